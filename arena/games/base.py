@@ -1,0 +1,157 @@
+"""The game interface every rules engine implements (OpenSpiel-shaped).
+
+A `Game` is built from its configuration (player count and variant options) and is immutable.
+`Game.new_match(seed)` gives the initial `State`. A state says which seats must decide now
+(`seats_to_act`: one seat in a turn-based step, every seat at once in a simultaneous step), the
+legal actions of a seat, applies actions, and once over gives scores and ranks. All chance is
+drawn from the match seed inside `new_match` (and, for games that reshuffle, from a generator
+owned by the state and seeded from the match seed), so (configuration, seed, actions) replays a
+match exactly.
+
+Engines are pure: no I/O, no clock, no global random, no protobuf. Actions are small immutable
+values (ints or tuples of ints) so that they hash, compare and serialise cheaply; each game
+documents its own action encoding and offers `action_to_string`.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+from typing import Any, ClassVar, Hashable, Mapping, Sequence
+
+Action = Hashable
+
+
+class RulesError(ValueError):
+    """Base class of errors raised by rules engines."""
+
+
+class ConfigError(RulesError):
+    """A game was asked for with a configuration its rules do not allow."""
+
+
+class IllegalActionError(RulesError):
+    """An action that the rules do not allow now. The state is left unchanged."""
+
+    def __init__(self, seat: int, action: Any, reason: str):
+        self.seat = seat
+        self.action = action
+        self.reason = reason
+        super().__init__(f"seat {seat} cannot play {action!r}: {reason}")
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One entry of a match's public event log.
+
+    `kind` names what happened (for example "play", "drop_out", "reveal", "round_end");
+    `seat` is the seat it concerns, or -1 for the table; `data` holds the kind's fields as plain
+    values (ints, strings, tuples), so a log can be stored, compared and shown without the engine.
+    """
+
+    kind: str
+    seat: int = -1
+    data: Mapping[str, Any] | None = None
+
+
+def ranks_from_scores(scores: Sequence[int]) -> tuple[int, ...]:
+    """Competition ranks, 0 = best: equal scores share a rank ("1224" ranking, zero-based)."""
+    return tuple(sum(1 for other in scores if other > mine) for mine in scores)
+
+
+class Game(abc.ABC):
+    """A game with fixed configuration. Subclasses declare their facts as class data."""
+
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    # Option name -> allowed values; the first value is the default.
+    options_spec: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
+    # Changes whenever a rule change could make an old replay play out differently.
+    engine_version: ClassVar[str] = "1"
+
+    def __init__(self, num_players: int, **options: Any):
+        if not self.min_players <= num_players <= self.max_players:
+            raise ConfigError(
+                f"{self.name} is played by {self.min_players} to {self.max_players} players, "
+                f"not {num_players}"
+            )
+        unknown = set(options) - set(self.options_spec)
+        if unknown:
+            raise ConfigError(
+                f"{self.name} has no option {', '.join(sorted(unknown))}; "
+                f"its options are: {', '.join(self.options_spec) or 'none'}"
+            )
+        resolved = {}
+        for key, allowed in self.options_spec.items():
+            value = options.get(key, allowed[0])
+            if value not in allowed:
+                raise ConfigError(
+                    f"{self.name} option {key} must be one of {list(allowed)}, not {value!r}"
+                )
+            resolved[key] = value
+        self.num_players = num_players
+        self.options: Mapping[str, Any] = resolved
+
+    def config(self) -> dict[str, Any]:
+        """Everything needed to build this game again: stored in replays and ladders."""
+        return {"game": self.name, "num_players": self.num_players, "options": dict(self.options)}
+
+    @abc.abstractmethod
+    def new_match(self, seed: int) -> "State":
+        """The initial state of a match dealt from `seed`."""
+
+    def action_to_string(self, action: Action) -> str:
+        return repr(action)
+
+
+class State(abc.ABC):
+    """The mutable state of one match. Only the rules engine changes it."""
+
+    game: Game
+
+    @abc.abstractmethod
+    def seats_to_act(self) -> tuple[int, ...]:
+        """Seats that must decide now; empty when the match is over. In a simultaneous step every
+        listed seat acts once, in any order, and the step resolves when the last one has."""
+
+    @abc.abstractmethod
+    def legal_actions(self, seat: int) -> Sequence[Action]:
+        """The legal actions of `seat` now (empty if it need not act)."""
+
+    @abc.abstractmethod
+    def apply_action(self, seat: int, action: Action) -> None:
+        """Apply one seat's action, or raise IllegalActionError and change nothing."""
+
+    @abc.abstractmethod
+    def default_action(self, seat: int) -> Action:
+        """The action the referee plays for a seat that timed out, played illegally or left.
+        Deterministic and documented per game."""
+
+    @abc.abstractmethod
+    def is_over(self) -> bool: ...
+
+    @abc.abstractmethod
+    def scores(self) -> tuple[int, ...]:
+        """Current total score per seat (final once the match is over)."""
+
+    def ranks(self) -> tuple[int, ...]:
+        """Rank per seat from the scores, 0 = best, equal scores share a rank."""
+        return ranks_from_scores(self.scores())
+
+    @abc.abstractmethod
+    def observation(self, seat: int) -> Any:
+        """What `seat` may see now: its own hand and the public information, nothing more."""
+
+    @abc.abstractmethod
+    def public_observation(self) -> Any:
+        """What a spectator may see now: the public information only."""
+
+    @property
+    @abc.abstractmethod
+    def events(self) -> Sequence[Event]:
+        """The public event log so far."""
+
+    @abc.abstractmethod
+    def clone(self) -> "State":
+        """An independent copy, for simulation."""

@@ -1,0 +1,95 @@
+"""The records a finished match leaves: its faults and its result.
+
+Plain frozen dataclasses shared by the referee (which makes them), the store (which keeps them),
+the ladder (which rates them) and the replay files. No protobuf, no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Kinds of bot fault (an outcome of a match, never an error of the platform).
+TIMEOUT = "timeout"
+ILLEGAL_ACTION = "illegal_action"
+UNKNOWN_REQUEST = "unknown_request"
+DISCONNECT = "disconnect"
+CRASH = "crash"
+MALFORMED = "malformed"
+FAULT_KINDS = (TIMEOUT, ILLEGAL_ACTION, UNKNOWN_REQUEST, DISCONNECT, CRASH, MALFORMED)
+
+# Match statuses.
+COMPLETED = "completed"  # played to the end (possibly with faulted seats played by default)
+ABANDONED = "abandoned"  # stopped by the platform (shutdown, infrastructure fault): never rated
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One fault of one seat: what, at which move (index into the match's action list, or -1
+    when it happened outside a move, such as a disconnect between moves), and how long it took."""
+
+    seat: int
+    kind: str
+    move: int
+    elapsed_ms: float
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "kind": self.kind, "move": self.move,
+                "elapsed_ms": round(self.elapsed_ms, 3), "detail": self.detail}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Fault":
+        return cls(d["seat"], d["kind"], d["move"], d["elapsed_ms"], d.get("detail", ""))
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    """One applied action: the seat, the action as the engine encodes it (JSON-able: ints and
+    lists), the time the seat took, and whether the referee played it by default."""
+
+    seat: int
+    action: Any
+    elapsed_ms: float
+    default: bool = False
+
+    def to_list(self) -> list[Any]:
+        return [self.seat, self.action, round(self.elapsed_ms, 3), self.default]
+
+    @classmethod
+    def from_list(cls, row: list[Any]) -> "MoveRecord":
+        return cls(row[0], row[1], row[2], bool(row[3]))
+
+
+def demote_faulted(scores: tuple[int, ...], faulted: set[int]) -> tuple[int, ...]:
+    """Ranks (0 = best, equal scores tie) where every seat that faulted ranks below every seat
+    that did not; within each group, by score."""
+    def key(seat: int) -> tuple[int, int]:
+        return (1 if seat in faulted else 0, -scores[seat])
+
+    keys = [key(s) for s in range(len(scores))]
+    return tuple(sum(1 for other in keys if other < mine) for mine in keys)
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """What a finished match leaves. `ranks` already puts faulted seats last."""
+
+    match_id: str
+    config: dict[str, Any]  # Game.config()
+    seed: int
+    seat_names: tuple[str, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    faults: tuple[Fault, ...]
+    moves: tuple[MoveRecord, ...]
+    status: str = COMPLETED
+    reason: str = "completed"
+    engine_version: str = "1"
+    started_at: float = 0.0
+    finished_at: float = 0.0
+    limits: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def faulted_seats(self) -> set[int]:
+        return {f.seat for f in self.faults}
