@@ -1,13 +1,121 @@
-"""Boom: Runaway: the rules engine (see docs/rules/boom.md). SKELETON: to be implemented.
+"""Boom: Runaway: the rules engine (rules as implemented: docs/rules/boom.md).
 
-Bomb cards are ints 0..49: colour COLOURS[id // 10], value VALUES[id % 10]. RUSE (50) stands
-for a seat's own ruse card. An action is a sorted tuple of the card ids a seat plays in the
-current step.
+This module owns the Boom rules: the deck and guard cards, dealing, the two simultaneous escape
+steps of a round, the per-colour resolution, scoring, the advanced game, ruse cards and longer
+play (a series of games to 200 points), plus what each seat may observe and the public event log.
+
+Encoding. Bomb cards are ints 0..49: colour COLOURS[id // 10], value VALUES[id % 10]. RUSE (50)
+stands for a seat's own ruse card. An action is a sorted tuple of the card ids a seat plays in
+the current step, for example (3,) or (12, 47) or (7, RUSE).
+
+Speed. Random playouts are the benchmark and bots simulate with this engine, so the hot path
+(`seats_to_act`, `legal_actions`, `apply_action`) uses ints, lists and precomputed tables, and
+the event log is recorded as compact tuples; `Event` objects and observations are built only
+when asked for.
 """
 
 from __future__ import annotations
 
+import random
+from bisect import insort
 from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, Iterable, Mapping, Sequence
+
+from .base import ConfigError, Event, Game, IllegalActionError, RulesError, State
+
+# =================================================================================================
+# Rules data. Every point the rulebook leaves open is decided here (see ../shared/RULES-NOTES.md
+# and docs/rules/boom.md); change a constant to play with the real cards if they differ.
+# =================================================================================================
+
+# (assumption) Colour order on the guard cards, left to right; also the order of resolution.
+COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue", "brown")
+# (assumption) The ten bomb cards of each colour, by value. Card id = colour * 10 + index here.
+VALUES: tuple[int, ...] = (1, 2, 2, 3, 3, 4, 4, 5, 5, 6)
+# (assumption) The 8 guard cards: the limit per colour, in COLOURS order. Index 0 is guard "1".
+GUARDS: tuple[tuple[int, ...], ...] = (
+    (8, 10, 12, 14, 16),
+    (16, 8, 10, 12, 14),
+    (14, 16, 8, 10, 12),
+    (12, 14, 16, 8, 10),
+    (10, 12, 14, 16, 8),
+    (6, 9, 11, 13, 7),
+    (9, 7, 13, 6, 11),
+    (11, 13, 6, 9, 15),
+)
+# Cards dealt to each seat in the basic game, by player count (rulebook); the rest are
+# discarded face down.
+BASIC_DEAL: Mapping[int, int] = {2: 16, 3: 12, 4: 12, 5: 10}
+# Cards dealt to each seat in the advanced game, by player count (rulebook); the rest are
+# discarded face up.
+ADVANCED_DEAL: Mapping[int, int] = {2: 15, 3: 13, 4: 12, 5: 10}
+# Values of which one card of each colour is removed before the advanced deal (rulebook).
+# (assumption) Of two cards with the same value, the one with the lower id is removed.
+ADVANCED_REMOVED_VALUES: Mapping[int, tuple[int, ...]] = {2: (2, 3, 4, 5), 3: (3, 5), 4: (), 5: ()}
+# Cards each seat plays in the first and in the second escape, by player count (rulebook).
+STEP_CARDS: Mapping[int, tuple[int, int]] = {2: (2, 2), 3: (1, 2), 4: (1, 2), 5: (1, 1)}
+# (assumption) A seat holding fewer cards than a step asks for plays all it has (its ruse card
+# counts as a card it may play in the second escape). If False, such a seat plays nothing then.
+SHORT_HAND_PLAYS_ALL: bool = True
+# The escape steps (1 = first, 2 = second) in which a ruse card may be played (rulebook).
+RUSE_STEPS: tuple[int, ...] = (2,)
+# Advanced game: points for the seat(s) holding the fewest bomb cards (rulebook: 5).
+FEWEST_CARDS_BONUS: int = 5
+# (assumption) The fewest-cards bonus is given at the end of every round (after the ruse cards
+# return, before the game-end check). If False, only at the end of a game's last round.
+FEWEST_CARDS_BONUS_EVERY_ROUND: bool = True
+# A game ends after a round in which some seat is left with this many bomb cards or fewer
+# (ruse cards do not count) (rulebook).
+GAME_END_HAND_SIZE: int = 2
+# Longer play: the series ends after the first game in which some seat's total reaches this
+# (rulebook). (assumption) If several reach it in that game, the highest total wins and equal
+# totals share the place: that is how ranks follow from scores anyway.
+SERIES_TARGET: int = 200
+
+# =================================================================================================
+
+RUSE = 50
+NUM_CARDS = len(COLOURS) * len(VALUES)
+NUM_GUARDS = len(GUARDS)
+NUM_COLOURS = len(COLOURS)
+assert NUM_CARDS == RUSE == 50, "card ids and RUSE assume 5 colours x 10 values"
+assert all(len(g) == NUM_COLOURS for g in GUARDS)
+
+# Per card id (0..50): colour index and value. RUSE maps to a sixth, ignored "colour" of value 0,
+# so the resolution can sum a seat's cards without testing for the ruse card.
+_COL: tuple[int, ...] = tuple(c // 10 for c in range(NUM_CARDS)) + (NUM_COLOURS,)
+_VAL: tuple[int, ...] = tuple(VALUES[c % 10] for c in range(NUM_CARDS)) + (0,)
+
+
+def card_colour(card: int) -> str:
+    return COLOURS[card // 10]
+
+
+def card_value(card: int) -> int:
+    return VALUES[card % 10]
+
+
+def card_to_string(card: int) -> str:
+    if card == RUSE:
+        return "ruse"
+    return f"{COLOURS[card // 10]} {VALUES[card % 10]} (#{card})"
+
+
+def action_to_string(action: Sequence[int]) -> str:
+    """A readable form of an action, e.g. "green 6 (#29) + ruse"."""
+    return " + ".join(card_to_string(c) for c in action) if action else "nothing"
+
+
+def removed_cards(num_players: int, advanced: bool) -> tuple[int, ...]:
+    """The cards taken out of the game before dealing (advanced game only)."""
+    if not advanced:
+        return ()
+    out = []
+    for colour in range(NUM_COLOURS):
+        for value in ADVANCED_REMOVED_VALUES[num_players]:
+            out.append(colour * 10 + VALUES.index(value))
+    return tuple(sorted(out))
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,3 +147,691 @@ class BoomObservation:
     discarded: tuple[int, ...]  # cards discarded face up (advanced game)
     scores: tuple[int, ...]  # this game's scores so far
     series_totals: tuple[int, ...]  # totals of the finished games of the series
+
+
+# Compact event-log records (tuples whose first item is one of these tags). Event objects are
+# built from them only when `State.events` is read.
+_GAME_START = "game_start"
+_GUARD = "guard"
+_REVEAL = "reveal"
+_TAKE_BACK = "take_back"
+_ESCAPE = "escape"
+_RUSE_RETURN = "ruse_return"
+_BONUS = "fewest_cards_bonus"
+_GAME_END = "game_end"
+_SERIES_END = "series_end"
+
+_GUARD_IDS = tuple(range(NUM_GUARDS))
+
+
+class BoomGame(Game):
+    """Boom: Runaway for 2-5 players. Options: advanced (card removal, open discard, +5 for the
+    fewest cards), ruse (one ruse card per seat), series (longer play to SERIES_TARGET)."""
+
+    name = "boom"
+    min_players = 2
+    max_players = 5
+    options_spec = {"advanced": (False, True), "ruse": (False, True), "series": (False, True)}
+    engine_version = "1"
+
+    def __init__(self, num_players: int, **options: Any):
+        super().__init__(num_players, **options)
+        self.advanced: bool = bool(self.options["advanced"])
+        self.ruse: bool = bool(self.options["ruse"])
+        self.series: bool = bool(self.options["series"])
+        self.deal_size: int = (ADVANCED_DEAL if self.advanced else BASIC_DEAL)[num_players]
+        self.removed: tuple[int, ...] = removed_cards(num_players, self.advanced)
+        self.deck: tuple[int, ...] = tuple(c for c in range(NUM_CARDS) if c not in self.removed)
+        self.step_cards: tuple[int, int] = STEP_CARDS[num_players]
+        if self.deal_size * num_players > len(self.deck):
+            raise ConfigError(
+                f"boom cannot deal {self.deal_size} cards to {num_players} players from "
+                f"{len(self.deck)} cards; check BASIC_DEAL, ADVANCED_DEAL, ADVANCED_REMOVED_VALUES"
+            )
+
+    def new_match(self, seed: int) -> "BoomState":
+        state = BoomState._blank(self, random.Random(seed))
+        state._deal_game()
+        return state
+
+    def action_to_string(self, action: Any) -> str:
+        return action_to_string(action)
+
+    def state_from_hands(
+        self,
+        hands: Sequence[Iterable[int]],
+        guard_order: Sequence[int] = (),
+        *,
+        discarded: Iterable[int] | None = None,
+        ruse: Sequence[bool] | None = None,
+        seed: int = 0,
+        series_totals: Sequence[int] | None = None,
+        game_number: int = 1,
+    ) -> "BoomState":
+        """A state at the start of a game (round 1, first escape) with the given hands, for tests,
+        puzzles and what-if analysis.
+
+        `hands[seat]` are the seat's bomb cards. `guard_order` lists guard indices (into GUARDS)
+        in the order they will be revealed, the first one now; guards not listed follow in an
+        order drawn from `seed`, which also drives every later reshuffle (and, in a series, the
+        later deals). `discarded` defaults to every card neither dealt nor removed; it is face
+        down in the basic game and face up in the advanced game. `ruse` says which seats hold
+        their ruse card (default: all, in the ruse variant). `series_totals` and `game_number`
+        place the game inside a series.
+        """
+        np = self.num_players
+        if len(hands) != np:
+            raise RulesError(f"state_from_hands needs {np} hands, got {len(hands)}")
+        hand_lists = [sorted(h) for h in hands]
+        dealt = [c for h in hand_lists for c in h]
+        removed = set(self.removed)
+        if discarded is None:
+            disc = sorted(set(self.deck) - set(dealt))
+        else:
+            disc = sorted(discarded)
+        everything = dealt + disc
+        bad = [c for c in everything if type(c) is not int or not 0 <= c < NUM_CARDS]
+        if bad:
+            raise RulesError(f"not bomb card ids (0..49): {bad}")
+        if len(set(everything)) != len(everything):
+            raise RulesError("a card is in two places (hands and discards must not overlap)")
+        if removed & set(everything):
+            raise RulesError(f"cards {sorted(removed & set(everything))} are removed in this game")
+        if ruse is None:
+            ruse = [self.ruse] * np
+        if any(ruse) and not self.ruse:
+            raise RulesError("ruse cards are only in the game with the ruse option")
+        order = _complete_guard_order(guard_order, random.Random(seed))
+        state = BoomState._blank(self, random.Random(seed))
+        state._game_no = game_number
+        if series_totals is not None:
+            state._totals = list(series_totals)
+        state._hands = hand_lists
+        state._has_ruse = [bool(r) for r in ruse]
+        if self.advanced:
+            state._disc_up = tuple(disc)
+        else:
+            state._disc_down = tuple(disc)
+        state._log_game_start()
+        state._order = order
+        state._gpos = -1
+        state._next_round()
+        return state
+
+
+def _complete_guard_order(given: Sequence[int], rng: random.Random) -> list[int]:
+    given = list(given)
+    if any(type(g) is not int or not 0 <= g < NUM_GUARDS for g in given) or len(set(given)) < len(
+        given
+    ):
+        raise RulesError(f"a guard order lists distinct guard indices 0..{NUM_GUARDS - 1}: {given}")
+    rest = [g for g in _GUARD_IDS if g not in given]
+    rng.shuffle(rest)
+    return given + rest
+
+
+class BoomState(State):
+    """One Boom match (one game, or one series in longer play). Mutated only by apply_action."""
+
+    __slots__ = (
+        "game", "_np", "_adv", "_ruse_v", "_series", "_rng", "_rng_shared",
+        "_hands", "_has_ruse", "_paradise", "_scores", "_totals",
+        "_game_no", "_round", "_step", "_order", "_gpos", "_guard", "_limits",
+        "_disc_up", "_disc_down", "_choice", "_to_play", "_waiting", "_to_act", "_legal",
+        "_ruse_ok", "_round_cards", "_over", "_log", "_events",
+    )  # fmt: skip
+
+    game: BoomGame
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def _blank(cls, game: BoomGame, rng: random.Random) -> "BoomState":
+        self = cls.__new__(cls)
+        np = game.num_players
+        self.game = game
+        self._np = np
+        self._adv = game.advanced
+        self._ruse_v = game.ruse
+        self._series = game.series
+        self._rng = rng
+        self._rng_shared = False
+        self._hands = [[] for _ in range(np)]
+        self._has_ruse = [game.ruse] * np
+        self._paradise = [[] for _ in range(np)]
+        self._scores = [0] * np
+        self._totals = [0] * np
+        self._game_no = 1
+        self._round = 0
+        self._step = 0
+        self._order = list(_GUARD_IDS)
+        self._gpos = 0
+        self._guard = 0
+        self._limits = GUARDS[0]
+        self._disc_up = ()
+        self._disc_down = ()
+        self._choice = [None] * np
+        self._to_play = [0] * np
+        self._waiting = 0
+        self._to_act = ()
+        self._legal = [()] * np
+        self._ruse_ok = False
+        self._round_cards = [[] for _ in range(np)]
+        self._over = False
+        self._log = []
+        self._events = []
+        return self
+
+    def _own_rng(self) -> random.Random:
+        # A clone shares the generator until one of the two needs it (copy on first use), so
+        # cloning stays cheap; neither ever draws from a shared generator.
+        if self._rng_shared:
+            rng = random.Random()
+            rng.setstate(self._rng.getstate())
+            self._rng = rng
+            self._rng_shared = False
+        return self._rng
+
+    def _deal_game(self) -> None:
+        """Fresh deal and guard shuffle for the next game (the first, or the next of a series)."""
+        game = self.game
+        rng = self._own_rng()
+        deck = list(game.deck)
+        rng.shuffle(deck)
+        n = game.deal_size
+        np = self._np
+        # Seat position i always gets the i-th slice: the same seed deals the same cards to the
+        # same seat positions whoever sits there.
+        self._hands = [sorted(deck[i * n:(i + 1) * n]) for i in range(np)]
+        rest = tuple(sorted(deck[np * n:]))
+        if self._adv:
+            self._disc_up, self._disc_down = rest, ()
+        else:
+            self._disc_up, self._disc_down = (), rest
+        self._has_ruse = [self._ruse_v] * np
+        self._paradise = [[] for _ in range(np)]
+        self._scores = [0] * np
+        self._round = 0
+        self._log_game_start()
+        order = list(_GUARD_IDS)
+        rng.shuffle(order)
+        self._order = order
+        self._gpos = -1
+        self._next_round()
+
+    def _log_game_start(self) -> None:
+        self._log.append((
+            _GAME_START, self._game_no, tuple(map(len, self._hands)), self._disc_up,
+            len(self._disc_down), self.game.removed, tuple(self._has_ruse),
+        ))  # fmt: skip
+
+    def _next_round(self) -> None:
+        self._round += 1
+        gpos = self._gpos + 1
+        reshuffled = False
+        if gpos >= NUM_GUARDS:
+            order = list(_GUARD_IDS)
+            self._own_rng().shuffle(order)
+            self._order = order
+            gpos = 0
+            reshuffled = True
+        self._gpos = gpos
+        guard = self._order[gpos]
+        self._guard = guard
+        self._limits = GUARDS[guard]
+        self._log.append((_GUARD, self._game_no, self._round, guard, NUM_GUARDS - 1 - gpos, reshuffled))
+        for cards in self._round_cards:
+            cards.clear()
+        self._begin_step(1)
+
+    def _begin_step(self, step: int) -> None:
+        self._step = step
+        np = self._np
+        asked = self.game.step_cards[step - 1]
+        ruse_ok = self._ruse_v and step in RUSE_STEPS
+        self._ruse_ok = ruse_ok
+        hands = self._hands
+        to_play = [asked] * np
+        for seat in range(np):
+            have = len(hands[seat])
+            if ruse_ok and self._has_ruse[seat]:
+                have += 1
+            if have < asked:
+                to_play[seat] = have if SHORT_HAND_PLAYS_ALL else 0
+        self._to_play = to_play
+        self._choice = [None] * np
+        self._legal = [None] * np
+        acting = tuple(seat for seat in range(np) if to_play[seat])
+        self._to_act = acting
+        self._waiting = len(acting)
+        if not acting:
+            self._end_step()
+
+    # ------------------------------------------------------------------ the interface
+
+    def seats_to_act(self) -> tuple[int, ...]:
+        acting = self._to_act
+        if acting is None:
+            choice = self._choice
+            to_play = self._to_play
+            acting = tuple(s for s in range(self._np) if to_play[s] and choice[s] is None)
+            self._to_act = acting
+        return acting
+
+    def legal_actions(self, seat: int) -> tuple[tuple[int, ...], ...]:
+        try:
+            legal = self._legal[seat]
+        except (IndexError, TypeError):
+            return ()
+        if legal is None:
+            if seat < 0:
+                return ()
+            hand = self._hands[seat]
+            if self._ruse_ok and self._has_ruse[seat]:
+                hand = hand + [RUSE]  # RUSE is the highest id, so the pool stays sorted
+            legal = tuple(combinations(hand, self._to_play[seat]))
+            self._legal[seat] = legal
+        return legal
+
+    def apply_action(self, seat: int, action: Any) -> None:
+        # Fast path for the usual one- and two-card steps; anything unusual or wrong goes
+        # through _apply_checked, which also explains a refusal.
+        try:
+            if seat < 0 or self._choice[seat] is not None:
+                raise IndexError
+            to_play = self._to_play[seat]
+        except (IndexError, TypeError):
+            raise self._refusal(seat, action) from None
+        if type(action) is not tuple or len(action) != to_play:
+            raise self._refusal(seat, action)
+        hand = self._hands[seat]
+        if to_play == 2:
+            a, b = action
+            if type(a) is int is type(b) and a < b and a in hand:
+                if b in hand:
+                    hand.remove(a)
+                    hand.remove(b)
+                elif b == RUSE and self._ruse_ok and self._has_ruse[seat]:
+                    hand.remove(a)
+                    self._has_ruse[seat] = False
+                else:
+                    raise self._refusal(seat, action)
+            else:
+                raise self._refusal(seat, action)
+        elif to_play == 1:
+            a = action[0]
+            if type(a) is int and a in hand:
+                hand.remove(a)
+            else:
+                self._apply_checked(seat, action)
+        else:
+            self._apply_checked(seat, action)
+        self._choice[seat] = action
+        self._legal[seat] = ()
+        self._to_act = None
+        self._waiting -= 1
+        if not self._waiting:
+            self._end_step()
+
+    def _illegal_reason(self, seat: Any, action: Any) -> str | None:
+        """Why `seat` may not play `action` now, or None if it may."""
+        if self._over:
+            return "the match is over"
+        if type(seat) is not int or not 0 <= seat < self._np:
+            return f"there is no seat {seat!r} (seats are 0..{self._np - 1})"
+        if self._choice[seat] is not None:
+            return f"it has already chosen its cards for escape step {self._step}"
+        to_play = self._to_play[seat]
+        if not to_play:
+            return f"it plays no cards in escape step {self._step}"
+        if type(action) is not tuple:
+            return "an action is a sorted tuple of card ids, e.g. (12,) or (3, 47)"
+        if len(action) != to_play:
+            return f"escape step {self._step} asks this seat for {to_play} card(s), not {len(action)}"
+        if any(type(c) is not int for c in action):
+            return "card ids are ints (0..49 bomb cards, 50 = own ruse card)"
+        if len(set(action)) != len(action):
+            return "a card appears twice"
+        if list(action) != sorted(action):
+            return "card ids must be listed in increasing order"
+        hand = self._hands[seat]
+        for c in action:
+            if c == RUSE:
+                if not self._ruse_v:
+                    return "there are no ruse cards in this game (option ruse is off)"
+                if not self._ruse_ok:
+                    return f"a ruse card may only be played in escape step(s) {RUSE_STEPS}"
+                if not self._has_ruse[seat]:
+                    return "its ruse card is not in its hand"
+            elif c not in hand:
+                return f"card {c} ({card_to_string(c) if 0 <= c < NUM_CARDS else 'no such card'}) is not in its hand"
+        return None
+
+    def _refusal(self, seat: Any, action: Any) -> IllegalActionError:
+        reason = self._illegal_reason(seat, action)
+        if reason is None:  # only reached through a fast-path quirk: say so rather than guess
+            reason = "the action is not legal now"
+        return IllegalActionError(seat, action, reason)
+
+    def _apply_checked(self, seat: int, action: tuple[int, ...]) -> None:
+        reason = self._illegal_reason(seat, action)
+        if reason is not None:
+            raise IllegalActionError(seat, action, reason)
+        hand = self._hands[seat]
+        for c in action:
+            if c == RUSE:
+                self._has_ruse[seat] = False
+            else:
+                hand.remove(c)
+
+    def default_action(self, seat: int) -> tuple[int, ...]:
+        """The lowest card ids the step asks for; the ruse card only when the seat holds too few
+        bomb cards to fill the step without it."""
+        if self._over or type(seat) is not int or not 0 <= seat < self._np:
+            raise IllegalActionError(seat, None, "this seat does not act now")
+        to_play = self._to_play[seat]
+        if not to_play or self._choice[seat] is not None:
+            raise IllegalActionError(seat, None, "this seat does not act now")
+        hand = self._hands[seat]
+        if len(hand) >= to_play:
+            return tuple(hand[:to_play])
+        return tuple(hand) + (RUSE,)
+
+    def is_over(self) -> bool:
+        return self._over
+
+    def scores(self) -> tuple[int, ...]:
+        if self._over:
+            return tuple(self._totals)
+        return tuple(t + s for t, s in zip(self._totals, self._scores))
+
+    # ------------------------------------------------------------------ resolution
+
+    def _end_step(self) -> None:
+        np = self._np
+        choice = self._choice
+        round_cards = self._round_cards
+        for seat in range(np):
+            played = choice[seat]
+            if played:
+                round_cards[seat].extend(played)
+        self._log.append((_REVEAL, self._step, tuple(c or () for c in choice)))
+        if self._step == 1:
+            self._begin_step(2)
+        else:
+            self._resolve_round()
+
+    def _resolve_round(self) -> None:
+        np = self._np
+        seats = range(np)
+        hands = self._hands
+        round_cards = self._round_cards
+        log = self._log
+        scores = self._scores
+        paradise = self._paradise
+        col_of = _COL
+        val_of = _VAL
+        # sums[colour][seat]: the value of seat's cards of that colour played this round
+        sums = [[0] * np for _ in range(NUM_COLOURS + 1)]
+        for seat in seats:
+            for c in round_cards[seat]:
+                sums[col_of[c]][seat] += val_of[c]
+        limits = self._limits
+        for col in range(NUM_COLOURS):
+            row = sums[col]
+            total = sum(row)
+            if not total:
+                continue
+            limit = limits[col]
+            while total > limit:
+                top = max(row)
+                for seat in seats:
+                    if row[seat] == top:
+                        cards = tuple(c for c in round_cards[seat] if col_of[c] == col)
+                        hand = hands[seat]
+                        for c in cards:
+                            insort(hand, c)
+                        log.append((_TAKE_BACK, seat, col, cards))
+                        row[seat] = 0
+                        total -= top
+            if not total:
+                continue
+            top = max(row)
+            for seat in seats:
+                s = row[seat]
+                if s:
+                    cards = tuple(c for c in round_cards[seat] if col_of[c] == col)
+                    if s == top:
+                        scores[seat] += len(cards) + s
+                        paradise[seat].extend([c * 2 + 1 for c in cards])
+                        log.append((_ESCAPE, seat, col, cards, True))
+                    else:
+                        scores[seat] += len(cards)
+                        paradise[seat].extend([c * 2 for c in cards])
+                        log.append((_ESCAPE, seat, col, cards, False))
+        if self._ruse_v:
+            has_ruse = self._has_ruse
+            for seat in seats:
+                if RUSE in round_cards[seat]:
+                    has_ruse[seat] = True
+                    log.append((_RUSE_RETURN, seat))
+        sizes = list(map(len, hands))
+        fewest = min(sizes)
+        game_ends = fewest <= GAME_END_HAND_SIZE
+        if self._adv and (game_ends or FEWEST_CARDS_BONUS_EVERY_ROUND):
+            for seat in seats:
+                if sizes[seat] == fewest:
+                    scores[seat] += FEWEST_CARDS_BONUS
+                    log.append((_BONUS, seat, FEWEST_CARDS_BONUS, fewest))
+        if game_ends:
+            self._end_game()
+        else:
+            self._next_round()
+
+    def _end_game(self) -> None:
+        totals = self._totals
+        for seat in range(self._np):
+            totals[seat] += self._scores[seat]
+        self._log.append((_GAME_END, self._game_no, tuple(self._scores), tuple(totals)))
+        if self._series and max(totals) < SERIES_TARGET:
+            self._game_no += 1
+            for cards in self._round_cards:
+                cards.clear()
+            self._deal_game()
+            return
+        if self._series:
+            self._log.append((_SERIES_END, self._game_no, tuple(totals)))
+        self._over = True
+        self._step = 0
+        np = self._np
+        self._to_play = [0] * np
+        self._choice = [None] * np
+        self._legal = [()] * np
+        self._to_act = ()
+        self._waiting = 0
+        self._ruse_ok = False
+
+    # ------------------------------------------------------------------ views
+
+    def _pending_bombs(self, seat: int) -> int:
+        played = self._choice[seat]
+        if not played:
+            return 0
+        return len(played) - (RUSE in played)
+
+    def observation(self, seat: int) -> BoomObservation:
+        """What `seat` sees; seat -1 is a spectator. A seat's own face-down choice has left its
+        `hand`; `hand_sizes` still count face-down cards until they are revealed, so that they
+        do not give away whether a seat played its ruse card."""
+        np = self._np
+        if type(seat) is not int or not -1 <= seat < np:
+            raise RulesError(f"there is no seat {seat!r} to observe (seats are 0..{np - 1}, or -1)")
+        over = self._over
+        gpos = self._gpos
+        if seat >= 0:
+            hand = tuple(self._hands[seat])
+            has_ruse = self._has_ruse[seat]
+            to_play = 0 if over or self._choice[seat] is not None else self._to_play[seat]
+        else:
+            hand, has_ruse, to_play = (), False, 0
+        return BoomObservation(
+            seat=seat,
+            num_players=np,
+            game_number=self._game_no,
+            round=self._round,
+            step=0 if over else self._step,
+            guard=self._guard,
+            guard_limits=self._limits,
+            guards_left=NUM_GUARDS - 1 - gpos,
+            guards_used=tuple(self._order[: gpos + 1]),
+            to_play=to_play,
+            hand=hand,
+            has_ruse=has_ruse,
+            hand_sizes=tuple(len(self._hands[s]) + self._pending_bombs(s) for s in range(np)),
+            acted=tuple(c is not None for c in self._choice),
+            revealed=tuple(tuple(rc) for rc in self._round_cards),
+            paradise=tuple(
+                tuple(ParadiseCard(code >> 1, bool(code & 1)) for code in p) for p in self._paradise
+            ),
+            discarded=self._disc_up,
+            scores=tuple(self._scores),
+            series_totals=tuple(self._totals),
+        )
+
+    def public_observation(self) -> BoomObservation:
+        return self.observation(-1)
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        built = self._events
+        log = self._log
+        for i in range(len(built), len(log)):
+            built.append(_to_event(log[i]))
+        return tuple(built)
+
+    def clone(self) -> "BoomState":
+        new = BoomState.__new__(BoomState)
+        new.game = self.game
+        new._np = self._np
+        new._adv = self._adv
+        new._ruse_v = self._ruse_v
+        new._series = self._series
+        new._rng = self._rng
+        new._rng_shared = self._rng_shared = True
+        new._hands = [h[:] for h in self._hands]
+        new._has_ruse = self._has_ruse[:]
+        new._paradise = [p[:] for p in self._paradise]
+        new._scores = self._scores[:]
+        new._totals = self._totals[:]
+        new._game_no = self._game_no
+        new._round = self._round
+        new._step = self._step
+        new._order = self._order[:]
+        new._gpos = self._gpos
+        new._guard = self._guard
+        new._limits = self._limits
+        new._disc_up = self._disc_up
+        new._disc_down = self._disc_down
+        new._choice = self._choice[:]
+        new._to_play = self._to_play[:]
+        new._waiting = self._waiting
+        new._to_act = self._to_act
+        new._legal = self._legal[:]  # tuples inside are immutable, so sharing them is safe
+        new._ruse_ok = self._ruse_ok
+        new._round_cards = [rc[:] for rc in self._round_cards]
+        new._over = self._over
+        new._log = self._log[:]
+        new._events = self._events[:]
+        return new
+
+    # ------------------------------------------------------------------ inspection
+
+    def hidden_discards(self) -> tuple[int, ...]:
+        """The cards discarded face down (basic game). Not public: for tests and audits only."""
+        return self._disc_down
+
+    def hand(self, seat: int) -> tuple[int, ...]:
+        """Seat's bomb cards (without any face-down choice of this step). Not public."""
+        return tuple(self._hands[seat])
+
+    def pending_choice(self, seat: int) -> tuple[int, ...] | None:
+        """Seat's face-down choice in this step, None if it has not chosen. Not public."""
+        return self._choice[seat]
+
+    def paradise(self, seat: int) -> tuple[ParadiseCard, ...]:
+        return tuple(ParadiseCard(code >> 1, bool(code & 1)) for code in self._paradise[seat])
+
+    def game_scores(self) -> tuple[int, ...]:
+        """The scores of the game in progress (or the last game, once over)."""
+        return tuple(self._scores)
+
+    def snapshot(self) -> tuple:
+        """Everything that determines the future of this state, as comparable plain values
+        (the generator's internal state included): equal snapshots play out identically."""
+        return (
+            self._np, self._adv, self._ruse_v, self._series, self._rng.getstate(),
+            tuple(map(tuple, self._hands)), tuple(self._has_ruse),
+            tuple(map(tuple, self._paradise)), tuple(self._scores), tuple(self._totals),
+            self._game_no, self._round, self._step, tuple(self._order), self._gpos,
+            self._disc_up, self._disc_down, tuple(self._choice), tuple(self._to_play),
+            tuple(map(tuple, self._round_cards)), self._over, tuple(self._log),
+        )  # fmt: skip
+
+
+def _to_event(rec: tuple) -> Event:
+    kind = rec[0]
+    if kind == _ESCAPE:
+        _, seat, col, cards, face_up = rec
+        points = len(cards) + (sum(_VAL[c] for c in cards) if face_up else 0)
+        return Event(kind, seat, {
+            "colour": COLOURS[col], "cards": cards, "face_up": face_up, "points": points,
+        })  # fmt: skip
+    if kind == _TAKE_BACK:
+        _, seat, col, cards = rec
+        return Event(kind, seat, {"colour": COLOURS[col], "cards": cards})
+    if kind == _REVEAL:
+        _, step, cards = rec
+        return Event(kind, -1, {"step": step, "cards": cards})
+    if kind == _GUARD:
+        _, game_no, round_no, guard, left, reshuffled = rec
+        return Event(kind, -1, {
+            "game": game_no, "round": round_no, "guard": guard, "limits": GUARDS[guard],
+            "guards_left": left, "reshuffled": reshuffled,
+        })  # fmt: skip
+    if kind == _RUSE_RETURN:
+        return Event(kind, rec[1], {})
+    if kind == _BONUS:
+        _, seat, points, cards_left = rec
+        return Event(kind, seat, {"points": points, "cards_left": cards_left})
+    if kind == _GAME_START:
+        _, game_no, sizes, disc_up, n_down, removed, ruse = rec
+        return Event(kind, -1, {
+            "game": game_no, "hand_sizes": sizes, "discarded_face_up": disc_up,
+            "discarded_face_down": n_down, "removed": removed, "ruse": ruse,
+        })  # fmt: skip
+    if kind == _GAME_END:
+        _, game_no, scores, totals = rec
+        return Event(kind, -1, {"game": game_no, "scores": scores, "series_totals": totals})
+    if kind == _SERIES_END:
+        _, game_no, totals = rec
+        return Event(kind, -1, {"games": game_no, "totals": totals})
+    raise AssertionError(f"unknown event record {rec!r}")
+
+
+def recount_scores(events: Sequence[Event]) -> tuple[int, ...]:
+    """Each seat's total over the whole match, recounted from the public event log alone:
+    1 per paradise card, plus its value when face up, plus every fewest-cards bonus."""
+    totals: list[int] | None = None
+    for event in events:
+        if event.kind == _GAME_START and totals is None:
+            totals = [0] * len(event.data["hand_sizes"])
+        elif event.kind == _ESCAPE:
+            cards = event.data["cards"]
+            totals[event.seat] += len(cards)
+            if event.data["face_up"]:
+                totals[event.seat] += sum(card_value(c) for c in cards)
+        elif event.kind == _BONUS:
+            totals[event.seat] += event.data["points"]
+    if totals is None:
+        raise RulesError("the event log has no game_start event")
+    return tuple(totals)

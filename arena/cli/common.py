@@ -1,0 +1,34 @@
+"""Options and helpers shared by several commands."""
+
+from __future__ import annotations
+
+import click
+
+from arena.games import ConfigError, Game, make_game
+
+
+def game_options(f):
+    """The variant options of both games (each game refuses those it does not have)."""
+    f = click.option("--series", is_flag=True, help="Boom: longer play, games to 200 points.")(f)
+    f = click.option("--ruse", is_flag=True, help="Boom: deal each player a ruse card.")(f)
+    f = click.option("--advanced", is_flag=True, help="Boom: the advanced game.")(f)
+    return f
+
+
+def build_game(name: str, players: int, advanced: bool, ruse: bool, series: bool) -> Game:
+    options = {k: True for k, v in (("advanced", advanced), ("ruse", ruse),
+                                    ("series", series)) if v}
+    try:
+        return make_game(name, players, **options)
+    except ConfigError as err:
+        raise click.UsageError(str(err)) from None
+
+
+def limit_options(f):
+    f = click.option("--max-strikes", type=click.IntRange(1, 1000), default=3, show_default=True,
+                     help="Faults before a seat is played by the default policy.")(f)
+    f = click.option("--time-bank-ms", type=click.IntRange(0, 3_600_000), default=10_000,
+                     show_default=True, help="Extra time per seat per match.")(f)
+    f = click.option("--move-ms", type=click.IntRange(1, 600_000), default=1000,
+                     show_default=True, help="Deadline of one move.")(f)
+    return f

@@ -1,0 +1,154 @@
+"""TrueSkill ratings of a ladder: one explicit environment, a match rated as a free-for-all.
+
+The environment is built from `RatingParams` (stored with each ladder, so a ladder's ratings can
+always be recomputed with the parameters it was rated with); `trueskill.setup()` and the global
+environment are never used.
+
+- mu 25, sigma 25/3: TrueSkill's standard scale; the conservative rating mu - 3 sigma starts at 0.
+- beta 25/6: the skill difference that gives the better bot about a 76% chance to beat the other
+  in one match; TrueSkill's default, and card games with one deal per match are luck-heavy enough
+  that a smaller beta would overreact.
+- tau 25/300: the default dynamics factor, which keeps sigma from collapsing over long ladders so
+  that a bot that is replaced by a better version can still climb.
+- draw_probability 0.05: a "draw" here is two seats with equal final scores. Both games score
+  tens of points per match (Balloon: five rounds of hand sums and bonus chips; Boom: rescued cards
+  plus face values), so two equally strong seats end on the same total rarely; ties concentrate
+  among weak bots that bust to zero. 5% is an estimate of that rate (TrueSkill's default of 10%
+  models games like chess where draws are a real outcome); the value is a ladder setting.
+
+A match is rated from its ranks (0 best, equal ranks tie; the referee has already put faulted
+seats last), each seat a team of one keyed by the bot's id, so a fault is a rated loss.
+
+Extreme upsets can make the factor graph's truncated-Gaussian update underflow, which trueskill
+reports as FloatingPointError. Then the match is rated again with the higher-precision backends
+that are installed (mpmath, then scipy); if every backend fails, the ratings are left unchanged
+for that match and the update says why (the store records that note with the match). With the
+parameters above this needs a mu gap of hundreds of points, far outside what ladders produce.
+
+Rating modes: "match" (the default) updates after every match; "set" rates each duplicate set
+once, as one free-for-all ranked by the bots' summed scores over the set (a bot that faulted in
+any match of the set ranks below those that did not). A simulation showed per-match rating
+converges faster; the set mode removes the remaining deal luck from each single update.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Hashable, Iterable, Mapping, Sequence, TypeVar
+
+import trueskill
+
+from arena.results import demote_faulted
+
+MATCH_MODE = "match"
+SET_MODE = "set"
+RATING_MODES = (MATCH_MODE, SET_MODE)
+
+K = TypeVar("K", bound=Hashable)
+
+
+@dataclass(frozen=True, slots=True)
+class RatingParams:
+    """The parameters of a ladder's TrueSkill environment (see the module docstring)."""
+
+    mu: float = 25.0
+    sigma: float = 25.0 / 3.0
+    beta: float = 25.0 / 6.0
+    tau: float = 25.0 / 300.0
+    draw_probability: float = 0.05
+
+    def to_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "RatingParams":
+        return cls(**{k: float(v) for k, v in d.items() if k in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True, slots=True)
+class SkillRating:
+    """One bot's rating: the mean and uncertainty of its skill."""
+
+    mu: float
+    sigma: float
+
+
+@dataclass(frozen=True, slots=True)
+class RatingUpdate:
+    """The ratings after one match (or set), for every bot that took part. `note` is empty when
+    the primary backend rated it, else it says which fallback was used or why it was skipped."""
+
+    ratings: dict[Any, SkillRating]
+    note: str = ""
+    skipped: bool = False
+
+
+def _backends_after_default() -> list[str]:
+    available = trueskill.backends.available_backends()
+    return [b for b in ("mpmath", "scipy") if b in available]
+
+
+@dataclass(slots=True)
+class Rater:
+    """Rates matches with one TrueSkill environment built from `params`."""
+
+    params: RatingParams = field(default_factory=RatingParams)
+    env: trueskill.TrueSkill = field(init=False)
+    _fallbacks: list[trueskill.TrueSkill] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.env = self._make_env(None)
+        self._fallbacks = [self._make_env(b) for b in _backends_after_default()]
+
+    def _make_env(self, backend: str | None) -> trueskill.TrueSkill:
+        p = self.params
+        return trueskill.TrueSkill(mu=p.mu, sigma=p.sigma, beta=p.beta, tau=p.tau,
+                                   draw_probability=p.draw_probability, backend=backend)
+
+    def initial(self) -> SkillRating:
+        return SkillRating(self.params.mu, self.params.sigma)
+
+    def conservative(self, rating: SkillRating) -> float:
+        """The leaderboard value, env.expose: mu - 3 sigma with the standard parameters."""
+        return float(self.env.expose(self.env.create_rating(rating.mu, rating.sigma)))
+
+    def rate(self, before: Mapping[K, SkillRating], ranks: Mapping[K, int]) -> RatingUpdate:
+        """Rate one free-for-all: `ranks` maps each bot (in seat order) to its rank, 0 best,
+        equal ranks tie; `before` holds each bot's rating before the match."""
+        bots = list(ranks)
+        if len(bots) < 2:
+            raise ValueError("a rated match needs at least two bots")
+        notes = []
+        for env in [self.env, *self._fallbacks]:
+            groups = [{bot: env.create_rating(before[bot].mu, before[bot].sigma)} for bot in bots]
+            try:
+                rated = env.rate(groups, ranks=[ranks[bot] for bot in bots])
+            except FloatingPointError as exc:
+                notes.append(f"{env.backend or 'default'} backend: {exc}")
+                continue
+            after = {bot: SkillRating(float(r.mu), float(r.sigma))
+                     for group in rated for bot, r in group.items()}
+            if all(math.isfinite(r.mu) and math.isfinite(r.sigma) for r in after.values()):
+                note = "" if env is self.env else (
+                    f"rated with the {env.backend} backend after FloatingPointError")
+                return RatingUpdate(after, note)
+            notes.append(f"{env.backend or 'default'} backend: non-finite rating")
+        return RatingUpdate({bot: before[bot] for bot in bots},
+                            "not rated (ratings unchanged): " + "; ".join(notes), skipped=True)
+
+
+def set_ranks(matches: Iterable[tuple[Sequence[K], Sequence[int], Iterable[int]]]) -> dict[K, int]:
+    """The ranks of one duplicate set rated as a whole: each item is one match of the set as
+    (bot per seat, score per seat, faulted seats). Bots are ranked by their summed scores; a bot
+    that faulted in any match ranks below every bot that did not (as within a match)."""
+    totals: dict[K, int] = {}
+    faulted: set[K] = set()
+    for seats, scores, faulted_seats in matches:
+        for seat, bot in enumerate(seats):
+            totals[bot] = totals.get(bot, 0) + scores[seat]
+        faulted.update(seats[s] for s in faulted_seats)
+    bots = list(totals)
+    ranks = demote_faulted(tuple(totals[b] for b in bots),
+                           {i for i, b in enumerate(bots) if b in faulted})
+    return dict(zip(bots, ranks))

@@ -1,0 +1,373 @@
+"""A bot's connection to the referee, and the seats that remote bots play through it.
+
+One `BotConnection` per Play stream. It owns the stream's outbox (one writer), the bot's request
+slots (never more requests outstanding than the bot declared), and the pending requests with
+their clocks: a move's clock starts when its request is handed to the stream and stops when the
+reply is read, so time spent queueing inside the platform never counts against a bot.
+
+`RemoteSeat` is the `Seat` of match.py for a bot behind a connection; it translates engine values
+to protocol messages through wire.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from arena.games.base import Action, State
+from arena.results import (
+    CRASH, DISCONNECT, MALFORMED, TIMEOUT, UNKNOWN_REQUEST, Fault,
+)
+from arena_sdk.proto import arena_pb2 as pb
+
+from . import wire
+from .match import Decision, MatchContext, SeatClock
+
+log = logging.getLogger(__name__)
+
+FAULT_TO_PB = {
+    TIMEOUT: pb.FAULT_TIMEOUT, "illegal_action": pb.FAULT_ILLEGAL_ACTION,
+    UNKNOWN_REQUEST: pb.FAULT_UNKNOWN_REQUEST, DISCONNECT: pb.FAULT_DISCONNECT,
+    CRASH: pb.FAULT_CRASH, MALFORMED: pb.FAULT_MALFORMED,
+}
+
+# A connection whose outbox holds this many unsent messages is not reading: it is closed.
+MAX_OUTBOX = 10_000
+# Unsolicited replies (to unknown requests) a connection may send before it is closed.
+MAX_UNSOLICITED = 100
+
+
+class ConnectionClosed(Exception):
+    """The bot's stream ended while a request was outstanding."""
+
+
+@dataclass(slots=True)
+class _Pending:
+    future: asyncio.Future  # -> (pb.ActionReply, received_at)
+    sent_at: float = -1.0
+    sent: asyncio.Event = field(default_factory=asyncio.Event)
+    cancelled: bool = False
+
+
+class BotConnection:
+    """The referee's side of one bot's Play stream."""
+
+    def __init__(self, bot_name: str, max_concurrent: int, peer: str = ""):
+        self.bot_name = bot_name
+        self.max_concurrent = max_concurrent
+        self.peer = peer
+        self._loop = asyncio.get_running_loop()
+        self._slots = asyncio.Semaphore(max_concurrent)
+        self._outbox: asyncio.Queue = asyncio.Queue()
+        self._pending: dict[tuple[str, int], _Pending] = {}
+        self._ids = itertools.count(1)
+        self._issued: dict[str, int] = {}  # match id -> highest request id issued
+        self._answered: set[tuple[str, int]] = set()  # replies already taken (or timed out)
+        self._seats: dict[str, "RemoteSeat"] = {}  # active matches on this connection
+        self._unsolicited = 0
+        self.closed = asyncio.Event()
+        self.close_reason = ""
+        self.close_fault = DISCONNECT
+
+    # ------------------------------------------------------------ the stream's two loops
+
+    async def next_outgoing(self) -> pb.RefereeMessage | None:
+        """For the stream's writer: the next message to write (None once closed). Marks a
+        request as sent, which starts its clock."""
+        while True:
+            if self.closed.is_set() and self._outbox.empty():
+                return None
+            get = asyncio.ensure_future(self._outbox.get())
+            closed = asyncio.ensure_future(self.closed.wait())
+            done, _ = await asyncio.wait({get, closed}, return_when=asyncio.FIRST_COMPLETED)
+            if get not in done:
+                get.cancel()
+                closed.cancel()
+                return None
+            closed.cancel()
+            msg, pending = get.result()
+            if pending is not None:
+                if pending.cancelled:
+                    continue
+                pending.sent_at = self._loop.time()
+                pending.sent.set()
+            return msg
+
+    def on_message(self, msg: pb.BotMessage) -> None:
+        """For the stream's reader: one message from the bot."""
+        kind = msg.WhichOneof("kind")
+        if kind == "action":
+            self._on_reply(msg.action)
+        elif kind == "ping":
+            self.send(pb.RefereeMessage(pong=pb.Pong(nonce=msg.ping.nonce)))
+        else:
+            self._unsolicited += 1
+            self.send(pb.RefereeMessage(rejected=pb.Rejected(
+                fault=pb.FAULT_MALFORMED,
+                detail=f"unexpected {kind or 'empty'} message after hello; send action "
+                       f"replies or pings")))
+            self._check_flood()
+
+    def close(self, reason: str, fault: str = DISCONNECT) -> None:
+        if self.closed.is_set():
+            return
+        self.close_reason = reason
+        self.close_fault = fault
+        self.closed.set()
+        for pending in self._pending.values():
+            if not pending.future.done():
+                pending.future.set_exception(ConnectionClosed(reason))
+
+    # ------------------------------------------------------------ used by seats
+
+    def send(self, msg: pb.RefereeMessage) -> None:
+        if self.closed.is_set():
+            return
+        if self._outbox.qsize() >= MAX_OUTBOX:
+            self.close("the bot does not read its stream (outbox full)", MALFORMED)
+            return
+        self._outbox.put_nowait((msg, None))
+
+    def attach(self, match_id: str, seat: "RemoteSeat") -> None:
+        self._seats[match_id] = seat
+
+    def detach(self, match_id: str) -> None:
+        self._seats.pop(match_id, None)
+        self._issued.pop(match_id, None)
+        self._answered = {k for k in self._answered if k[0] != match_id}
+
+    async def request(self, match_id: str, request: pb.ActionRequest, allowed_s: float,
+                      slot_wait_s: float) -> tuple[pb.ActionReply, float]:
+        """Send an action request and wait for its reply. Returns (reply, elapsed seconds from
+        send to receipt). Raises TimeoutError (after `allowed_s` from the send, or when no slot
+        frees within `slot_wait_s`) or ConnectionClosed."""
+        if self.closed.is_set():
+            raise ConnectionClosed(self.close_reason)
+        await asyncio.wait_for(self._slots.acquire(), slot_wait_s)
+        rid = next(self._ids)
+        key = (match_id, rid)
+        pending = _Pending(self._loop.create_future())
+        self._pending[key] = pending
+        self._issued[match_id] = rid
+        request.request_id = rid
+        try:
+            self._outbox.put_nowait((pb.RefereeMessage(action_request=request), pending))
+            closed_wait = asyncio.ensure_future(self.closed.wait())
+            sent_wait = asyncio.ensure_future(pending.sent.wait())
+            try:
+                await asyncio.wait({closed_wait, sent_wait}, timeout=slot_wait_s,
+                                   return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                closed_wait.cancel()
+                sent_wait.cancel()
+            if not pending.sent.is_set():
+                if self.closed.is_set():
+                    raise ConnectionClosed(self.close_reason)
+                raise TimeoutError("the request could not be sent in time")
+            remaining = allowed_s - (self._loop.time() - pending.sent_at)
+            reply, received_at = await asyncio.wait_for(pending.future, max(remaining, 0.0))
+            return reply, received_at - pending.sent_at
+        finally:
+            pending.cancelled = True
+            self._pending.pop(key, None)
+            self._answered.add(key)
+            self._slots.release()
+
+    # ------------------------------------------------------------ replies
+
+    def _on_reply(self, reply: pb.ActionReply) -> None:
+        key = (reply.match_id, reply.request_id)
+        pending = self._pending.get(key)
+        if pending is not None and not pending.future.done():
+            pending.future.set_result((reply, self._loop.time()))
+            return
+        seat = self._seats.get(reply.match_id)
+        if key in self._answered:
+            # A late reply to a request that already timed out (the timeout was the fault) or a
+            # second reply to an answered one: say so, record nothing more.
+            detail = (f"request {reply.request_id} of match {reply.match_id} was already "
+                      "answered or timed out")
+            self.send(pb.RefereeMessage(rejected=pb.Rejected(
+                match_id=reply.match_id, request_id=reply.request_id,
+                fault=pb.FAULT_UNKNOWN_REQUEST, detail=detail)))
+            return
+        self._unsolicited += 1
+        detail = (f"no request {reply.request_id} is open in match {reply.match_id!r} for "
+                  f"bot {self.bot_name}")
+        self.send(pb.RefereeMessage(rejected=pb.Rejected(
+            match_id=reply.match_id, request_id=reply.request_id,
+            fault=pb.FAULT_UNKNOWN_REQUEST, detail=detail)))
+        if seat is not None:
+            seat.record_unsolicited(detail)
+        self._check_flood()
+
+    def _check_flood(self) -> None:
+        if self._unsolicited > MAX_UNSOLICITED:
+            self.close(f"more than {MAX_UNSOLICITED} unsolicited messages", MALFORMED)
+
+
+class BotDirectory:
+    """Connected bots by name. A newer connection of a bot replaces the older one."""
+
+    def __init__(self) -> None:
+        self._connections: dict[str, BotConnection] = {}
+        self._changed = asyncio.Condition()
+
+    async def add(self, conn: BotConnection) -> None:
+        old = self._connections.get(conn.bot_name)
+        if old is not None:
+            old.close("replaced by a newer connection of the same bot")
+        async with self._changed:
+            self._connections[conn.bot_name] = conn
+            self._changed.notify_all()
+
+    def remove(self, conn: BotConnection) -> None:
+        if self._connections.get(conn.bot_name) is conn:
+            del self._connections[conn.bot_name]
+
+    def get(self, name: str) -> BotConnection | None:
+        conn = self._connections.get(name)
+        return conn if conn is not None and not conn.closed.is_set() else None
+
+    def connected(self) -> list[str]:
+        return [n for n, c in self._connections.items() if not c.closed.is_set()]
+
+    async def wait_for(self, name: str, timeout_s: float) -> BotConnection | None:
+        """The bot's live connection, waiting up to `timeout_s` for it to connect."""
+        async def wait() -> BotConnection:
+            async with self._changed:
+                await self._changed.wait_for(lambda: self.get(name) is not None)
+                return self.get(name)
+
+        try:
+            return await asyncio.wait_for(wait(), timeout_s)
+        except TimeoutError:
+            return None
+
+
+class BotProcessView(Protocol):
+    """What a seat needs to know of a bot process the platform launched."""
+
+    def exit_info(self) -> str | None: ...
+    async def wait(self) -> int: ...
+
+
+class RemoteSeat:
+    """A seat played by a remote bot. `process` (for a bot the platform launched) tells a crash
+    from a disconnect, and stops the wait for a bot that exited before it connected."""
+
+    def __init__(self, directory: BotDirectory, bot_name: str,
+                 process: BotProcessView | None = None):
+        self.directory = directory
+        self.bot_name = bot_name
+        self.process = process
+        self.bot_down = process.exit_info if process is not None else (lambda: None)
+        self.conn: BotConnection | None = None
+        self.ctx: MatchContext | None = None
+        self.seat = -1
+        self._unsolicited: list[str] = []
+
+    async def start(self, ctx: MatchContext, seat: int) -> str | None:
+        self.ctx, self.seat = ctx, seat
+        waiting = asyncio.ensure_future(
+            self.directory.wait_for(self.bot_name, ctx.limits.connect_ms / 1000))
+        if self.process is not None:
+            exited = asyncio.ensure_future(self.process.wait())
+            await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
+            exited.cancel()
+        if waiting.done():
+            self.conn = waiting.result()
+        else:  # the process exited before it connected
+            waiting.cancel()
+            self.conn = None
+        if self.conn is None:
+            return CRASH if self.bot_down() else DISCONNECT
+        self.conn.attach(ctx.match_id, self)
+        game = ctx.game
+        self.conn.send(pb.RefereeMessage(match_start=pb.MatchStart(
+            match_id=ctx.match_id, game=game.name, options=wire.options_to_pb(game), seat=seat,
+            seat_names=ctx.seat_names, limits=wire.limits_to_pb(ctx.limits),
+            bot_seed=bot_seed(ctx.seed, seat))))
+        return None
+
+    async def decide(self, state: State, seat: int, clock: SeatClock) -> Decision:
+        ctx, conn = self.ctx, self.conn
+        decision = await self._ask(state, seat, clock)
+        # Stray replies to requests never sent are faults too, charged without costing a move.
+        decision.extra_faults = [(UNKNOWN_REQUEST, d) for d in self._unsolicited]
+        self._unsolicited.clear()
+        return decision
+
+    async def _ask(self, state: State, seat: int, clock: SeatClock) -> Decision:
+        ctx, conn = self.ctx, self.conn
+        if conn is None or conn.closed.is_set():
+            return self._lost(0.0)
+        game_name = ctx.game.name
+        limits = ctx.limits
+        legal = state.legal_actions(seat)
+        request = pb.ActionRequest(
+            match_id=ctx.match_id,
+            observation=wire.observation_to_pb(game_name, state.observation(seat)),
+            legal_actions=[wire.action_to_pb(game_name, a) for a in legal],
+            move_ms=limits.move_ms, time_bank_ms=int(clock.bank_ms))
+        allowed_s = (limits.move_ms + clock.bank_ms) / 1000
+        # A slot is held by this bot's other moves, each bounded by its own deadline.
+        slot_wait_s = allowed_s * (conn.max_concurrent + 1) + 5
+        try:
+            reply, elapsed_s = await conn.request(ctx.match_id, request, allowed_s, slot_wait_s)
+        except TimeoutError:
+            clock.bank_ms = 0
+            return Decision(None, allowed_s * 1000, TIMEOUT,
+                            f"no reply within {limits.move_ms} ms plus the time bank")
+        except ConnectionClosed:
+            return self._lost(0.0)
+        elapsed_ms = elapsed_s * 1000
+        over = elapsed_ms - limits.move_ms
+        if over > 0:
+            clock.bank_ms = max(0.0, clock.bank_ms - over)
+        try:
+            action = wire.action_from_pb(game_name, reply.action)
+        except wire.WireError as err:
+            return Decision(None, elapsed_ms, MALFORMED, str(err))
+        return Decision(action, elapsed_ms)
+
+    def _lost(self, elapsed_ms: float) -> Decision:
+        exit_info = self.bot_down()
+        reason = self.conn.close_reason if self.conn else "not connected"
+        if exit_info:
+            return Decision(None, elapsed_ms, CRASH, f"{exit_info} ({reason})")
+        kind = self.conn.close_fault if self.conn else DISCONNECT
+        return Decision(None, elapsed_ms, kind, reason)
+
+    def record_unsolicited(self, detail: str) -> None:
+        # Charged with this seat's next decision (the match loop owns the fault list).
+        self._unsolicited.append(detail)
+
+    async def notify_fault(self, fault: Fault, played_instead: Action | None) -> None:
+        conn = self.conn
+        if conn is None or conn.closed.is_set():
+            return
+        msg = pb.Rejected(match_id=self.ctx.match_id, fault=FAULT_TO_PB.get(fault.kind, 0),
+                          detail=fault.detail)
+        if played_instead is not None:
+            msg.played_instead.CopyFrom(wire.action_to_pb(self.ctx.game.name, played_instead))
+        conn.send(pb.RefereeMessage(rejected=msg))
+
+    async def end(self, state: State, scores, ranks, reason: str) -> None:
+        conn = self.conn
+        if conn is None:
+            return
+        conn.send(pb.RefereeMessage(match_end=pb.MatchEnd(
+            match_id=self.ctx.match_id, scores=scores, ranks=ranks, reason=reason,
+            final_observation=wire.observation_to_pb(self.ctx.game.name,
+                                                     state.observation(self.seat)))))
+        conn.detach(self.ctx.match_id)
+
+
+def bot_seed(match_seed: int, seat: int) -> int:
+    """The seed a seat's bot gets for its own randomness: fixed by the match seed and the seat,
+    so a replayed match gives a seeded bot the same seed again."""
+    return (match_seed * 1_000_003 + seat * 7919 + 12345) % (1 << 63)

@@ -1,0 +1,98 @@
+"""A referee with its bots: starts the server, launches bot processes, runs matches, and ends
+everything it started. Used by `arena match` and the ladder runner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import secrets
+import uuid
+from pathlib import Path
+from typing import Sequence
+
+from arena.games.base import Game
+from arena.results import MatchResult
+
+from .connection import RemoteSeat
+from .launcher import BotCommand, BotProcess, ResourceLimits, bot_environment
+from .match import Limits, MatchContext, MatchObserver, play_match
+from .server import Authenticator, RefereeServer, TlsFiles
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class TokenBook:
+    """Tokens known to this referee, kept as hashes, compared in constant time."""
+
+    def __init__(self) -> None:
+        self._by_hash: dict[str, str] = {}
+
+    def issue(self, bot_name: str) -> str:
+        token = secrets.token_urlsafe(32)
+        self._by_hash[hash_token(token)] = bot_name
+        return token
+
+    async def authenticate(self, token: str) -> str | None:
+        digest = hash_token(token)
+        for known, name in self._by_hash.items():
+            if hmac.compare_digest(known, digest):
+                return name
+        return None
+
+
+class RefereeHost:
+    """Owns one RefereeServer and the bot processes it launched."""
+
+    def __init__(self, run_dir: Path, authenticate: Authenticator | None = None,
+                 host: str = "127.0.0.1", port: int = 0,
+                 resource_limits: ResourceLimits = ResourceLimits(),
+                 tls: TlsFiles | None = None):
+        self.run_dir = run_dir
+        self.tokens = TokenBook()
+        self.server = RefereeServer(authenticate or self.tokens.authenticate, host, port, tls)
+        self.resource_limits = resource_limits
+        self.bots: dict[str, BotProcess] = {}
+
+    async def __aenter__(self) -> "RefereeHost":
+        await self.server.start()
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await asyncio.gather(*(bot.stop() for bot in self.bots.values()))
+        await self.server.stop(grace_s=1.0)
+
+    async def launch(self, name: str, command: BotCommand, token: str | None = None) -> BotProcess:
+        """Start a bot process that will connect with `token` (issued here when None)."""
+        if name in self.bots:
+            raise ValueError(f"a bot named {name!r} is already running here")
+        token = token or self.tokens.issue(name)
+        workdir = self.run_dir / "bots" / name
+        proc = BotProcess(name, command, workdir, self.run_dir / "logs" / f"{name}.log",
+                          bot_environment(self.server.address, token, workdir),
+                          self.resource_limits)
+        await proc.start()
+        self.bots[name] = proc
+        return proc
+
+    def seat_for(self, name: str) -> RemoteSeat:
+        proc = self.bots.get(name)
+        return RemoteSeat(self.server.directory, name, proc)
+
+    async def run_match(self, game: Game, seed: int, seat_names: Sequence[str],
+                        limits: Limits = Limits(), match_id: str | None = None,
+                        observer: MatchObserver | None = None) -> MatchResult:
+        if len(set(seat_names)) != len(seat_names):
+            raise ValueError("a bot can hold only one seat of a match; launch it twice under "
+                             "two names to make it play itself")
+        match_id = match_id or uuid.uuid4().hex[:12]
+        ctx = MatchContext(match_id, game, seed, tuple(seat_names), limits)
+        if observer is None:
+            observer = self.server.live.observer(match_id, game.name)
+        return await play_match(ctx, [self.seat_for(n) for n in seat_names], observer)

@@ -1,0 +1,196 @@
+"""Launching bot processes, and ending them with their whole process group.
+
+A bot is a command (`python example_bots/random_bot.py`) or a directory holding a manifest
+(`arena-bot.toml` with `command = "..."`, run inside that directory). The launcher starts it in a
+new session (so its own process group), in its own working directory, with an environment that
+holds the referee's address and that bot's token only (plus PATH, HOME and LANG), its stdout and
+stderr going to a per-bot log file, and resource limits applied by `arena.referee.sandbox` just
+before the bot's program is executed. `stop()` sends SIGTERM to the group, waits, then SIGKILLs
+the group: children the bot forked die with it even when the bot itself has exited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import shutil
+import signal
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+MANIFEST = "arena-bot.toml"
+
+
+class BotCommandError(ValueError):
+    """A bot's command or manifest is unusable."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceLimits:
+    """Per-process limits applied to a launched bot (0 = no limit).
+
+    memory_mb caps the address space (RLIMIT_AS); cpu_s caps CPU seconds (RLIMIT_CPU, over the
+    bot's whole life, so set it for the ladder's length); open_files caps descriptors
+    (RLIMIT_NOFILE); file_mb caps any file the bot writes, its log included (RLIMIT_FSIZE)."""
+
+    memory_mb: int = 4096
+    cpu_s: int = 0
+    open_files: int = 256
+    file_mb: int = 64
+
+
+@dataclass(frozen=True, slots=True)
+class BotCommand:
+    argv: tuple[str, ...]
+    cwd: Path | None  # a manifest bot runs in its own directory; None = a fresh work directory
+
+
+def resolve_command(spec: str, base: Path | None = None) -> BotCommand:
+    """Turn what a user typed (a command line or a bot directory) into something runnable.
+    Raises BotCommandError saying what is wrong."""
+    base = base or Path.cwd()
+    path = (base / spec).resolve() if not os.path.isabs(spec) else Path(spec)
+    if path.is_dir():
+        manifest = path / MANIFEST
+        if not manifest.is_file():
+            raise BotCommandError(f"{spec} is a directory without {MANIFEST}; add one with a "
+                                  f'line like: command = "python bot.py"')
+        try:
+            data = tomllib.loads(manifest.read_text())
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+            raise BotCommandError(f"{manifest} is not valid TOML: {err}") from None
+        command = data.get("command")
+        if not isinstance(command, str) or not command.strip():
+            raise BotCommandError(f'{manifest} must set command = "..." (a non-empty string)')
+        argv = _absolutise(shlex.split(command), path)
+        _check_executable(argv, path, spec)
+        return BotCommand(tuple(argv), path)
+    try:
+        argv = shlex.split(spec)
+    except ValueError as err:
+        raise BotCommandError(f"cannot parse the bot command {spec!r}: {err}") from None
+    if not argv:
+        raise BotCommandError("the bot command is empty")
+    argv = _absolutise(argv, base)
+    _check_executable(argv, base, spec)
+    return BotCommand(tuple(argv), None)
+
+
+def _absolutise(argv: list[str], base: Path) -> list[str]:
+    # The bot runs in its own working directory, so arguments naming existing files are made
+    # absolute; `python`/`python3` means the interpreter running Arena (its venv has the SDK).
+    out = []
+    for i, arg in enumerate(argv):
+        if i == 0 and arg in ("python", "python3"):
+            out.append(sys.executable)
+        elif not arg.startswith("-") and (base / arg).exists():
+            out.append(str((base / arg).resolve()))
+        else:
+            out.append(arg)
+    return out
+
+
+def _check_executable(argv: list[str], base: Path, spec: str) -> None:
+    exe = argv[0]
+    if os.sep in exe:
+        if not os.access(exe, os.X_OK):
+            raise BotCommandError(f"{exe} (from {spec!r}) does not exist or is not executable")
+    elif shutil.which(exe) is None:
+        raise BotCommandError(f"{exe!r} (from {spec!r}) is not a program on PATH; give a path "
+                              "or install it")
+    if argv[0] == sys.executable and len(argv) > 1 and argv[1].endswith(".py") \
+            and not os.path.exists(argv[1]):
+        raise BotCommandError(f"the bot script {argv[1]} does not exist")
+
+
+class BotProcess:
+    """One launched bot process (and its process group)."""
+
+    def __init__(self, name: str, command: BotCommand, workdir: Path, log_path: Path,
+                 env: dict[str, str], limits: ResourceLimits = ResourceLimits()):
+        self.name = name
+        self.command = command
+        self.workdir = workdir
+        self.log_path = log_path
+        self.env = env
+        self.limits = limits
+        self.proc: asyncio.subprocess.Process | None = None
+        self.pgid: int | None = None
+
+    async def start(self) -> None:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        cwd = self.command.cwd or self.workdir
+        lim = self.limits
+        argv = [sys.executable, "-m", "arena.referee.sandbox",
+                str(lim.memory_mb), str(lim.cpu_s), str(lim.open_files), str(lim.file_mb),
+                "--", *self.command.argv]
+        with open(self.log_path, "ab") as log:
+            self.proc = await asyncio.create_subprocess_exec(
+                *argv, cwd=cwd, env=self.env, stdin=asyncio.subprocess.DEVNULL, stdout=log,
+                stderr=log, start_new_session=True)
+        self.pgid = self.proc.pid  # a new session: the leader's pid is the group id
+
+    async def wait(self) -> int:
+        return await self.proc.wait()
+
+    def exit_info(self) -> str | None:
+        """None while running, else how the process ended."""
+        if self.proc is None or self.proc.returncode is None:
+            return None
+        code = self.proc.returncode
+        if code < 0:
+            return f"the bot process was killed by {signal.Signals(-code).name}"
+        return f"the bot process exited with code {code}"
+
+    async def stop(self, grace_s: float = 2.0) -> None:
+        """Terminate the whole group, wait up to grace_s, then kill what is left; reap."""
+        if self.proc is None:
+            return
+        _signal_group(self.pgid, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(self.proc.wait(), grace_s)
+        except TimeoutError:
+            pass
+        # Kill the group even if the leader is gone: its children may still be in it.
+        _signal_group(self.pgid, signal.SIGKILL)
+        await self.proc.wait()
+
+    def log_tail(self, limit: int = 2000) -> str:
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                size = f.tell()
+                f.seek(max(0, size - limit))
+                return f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+
+def _signal_group(pgid: int | None, sig: int) -> None:
+    if pgid is None:
+        return
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def bot_environment(address: str, token: str, workdir: Path,
+                    extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a bot gets: the referee's address, its own token, and nothing of the
+    platform's (no other bot's token, no secrets from the caller's environment)."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(workdir),
+        "LANG": os.environ.get("LANG", "C.UTF-8"),
+        "ARENA_ADDRESS": address,
+        "ARENA_TOKEN": token,
+        "PYTHONUNBUFFERED": "1",
+    }
+    if extra:
+        env.update(extra)
+    return env

@@ -1,0 +1,237 @@
+"""The referee's gRPC server (grpc.aio): bot streams, spectator streams, health.
+
+Thin servicers: `Play` authenticates the bot's Hello, then runs the stream's reader and writer
+around a `BotConnection`; `Watch` streams a live match's public events. The matches themselves
+are run by whoever owns the server (`arena match`, the ladder runner, `arena serve`) through
+`match.play_match` with `RemoteSeat`s from this server's directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Awaitable, Callable, Sequence
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from arena.games.base import Event, State
+from arena.results import MALFORMED, MatchResult
+from arena_sdk.proto import arena_pb2 as pb
+from arena_sdk.proto import arena_pb2_grpc as pb_grpc
+
+from . import wire
+from .connection import BotConnection, BotDirectory
+
+log = logging.getLogger(__name__)
+
+PROTOCOL_VERSIONS = (1,)
+# The referee caps how many requests a bot may have outstanding, whatever it declares.
+MAX_CONCURRENT_CAP = 64
+HELLO_TIMEOUT_S = 10.0
+# Bot messages are small (an action reply is tens of bytes); anything larger is refused by gRPC
+# with RESOURCE_EXHAUSTED before it reaches us. Observations sent to bots are a few KiB.
+MAX_RECEIVE_BYTES = 64 * 1024
+MAX_SEND_BYTES = 4 * 1024 * 1024
+
+# Documented keepalive: the server pings an idle stream every 20 s and drops a peer that does not
+# answer within 10 s; clients may ping every 10 s at most (the SDK does so).
+SERVER_OPTIONS = (
+    ("grpc.keepalive_time_ms", 20_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
+    ("grpc.max_send_message_length", MAX_SEND_BYTES),
+    ("grpc.so_reuseport", 0),
+)
+
+# token -> bot name, or None for an unknown token.
+Authenticator = Callable[[str], Awaitable[str | None]]
+
+
+class LiveMatches:
+    """Public events of the matches in progress (and recently finished), for spectators."""
+
+    @dataclass
+    class _Live:
+        game_name: str
+        events: list  # pb.MatchEvent
+        changed: asyncio.Condition
+        over: bool = False
+
+    def __init__(self, keep_finished: int = 100):
+        self._matches: dict[str, LiveMatches._Live] = {}
+        self._finished: list[str] = []
+        self._keep = keep_finished
+
+    def observer(self, match_id: str, game_name: str) -> "_MatchFeed":
+        live = LiveMatches._Live(game_name, [], asyncio.Condition())
+        self._matches[match_id] = live
+        return _MatchFeed(self, match_id, live)
+
+    def _finish(self, match_id: str) -> None:
+        self._finished.append(match_id)
+        while len(self._finished) > self._keep:
+            self._matches.pop(self._finished.pop(0), None)
+
+    def get(self, match_id: str) -> "_Live | None":
+        return self._matches.get(match_id)
+
+
+class _MatchFeed:
+    """The MatchObserver that play_match feeds; turns engine events into MatchEvent messages."""
+
+    def __init__(self, owner: LiveMatches, match_id: str, live):
+        self.owner, self.match_id, self.live = owner, match_id, live
+
+    def on_events(self, events: Sequence[Event], state: State) -> None:
+        public = state.public_observation()
+        base = len(self.live.events)
+        for i, event in enumerate(events):
+            self.live.events.append(wire.event_to_pb(self.match_id, base + i, event, public,
+                                                     self.live.game_name, False))
+        asyncio.ensure_future(self._notify())
+
+    def on_end(self, result: MatchResult) -> None:
+        self.live.events.append(pb.MatchEvent(
+            match_id=self.match_id, index=len(self.live.events), kind="match_end", seat=-1,
+            data={"scores": " ".join(map(str, result.scores)),
+                  "ranks": " ".join(map(str, result.ranks))},
+            final=True))
+        self.live.over = True
+        self.owner._finish(self.match_id)
+        asyncio.ensure_future(self._notify())
+
+    async def _notify(self) -> None:
+        async with self.live.changed:
+            self.live.changed.notify_all()
+
+
+class RefereeServicer(pb_grpc.RefereeServicer):
+    def __init__(self, authenticate: Authenticator, directory: BotDirectory,
+                 live: LiveMatches):
+        self.authenticate = authenticate
+        self.directory = directory
+        self.live = live
+
+    async def Play(self, request_iterator, context: grpc.aio.ServicerContext):
+        try:
+            first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
+        except TimeoutError:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
+                                f"send Hello within {HELLO_TIMEOUT_S:.0f} s of opening the stream")
+        if first is grpc.aio.EOF or first.WhichOneof("kind") != "hello":
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                "the first message on a Play stream must be Hello")
+        hello = first.hello
+        if hello.protocol_version not in PROTOCOL_VERSIONS:
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"protocol version {hello.protocol_version} is not supported; this referee "
+                f"speaks {', '.join(map(str, PROTOCOL_VERSIONS))}")
+        name = await self.authenticate(hello.token)
+        if name is None:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                                "unknown bot token; register the bot (arena bot add) and use "
+                                "the token it printed")
+        max_concurrent = min(max(hello.max_concurrent, 1), MAX_CONCURRENT_CAP)
+        conn = BotConnection(name, max_concurrent, context.peer())
+        await context.write(pb.RefereeMessage(welcome=pb.Welcome(
+            bot_name=name, protocol_version=hello.protocol_version,
+            max_concurrent=max_concurrent)))
+        await self.directory.add(conn)
+        log.info("bot %s connected from %s (max_concurrent %d)", name, conn.peer, max_concurrent)
+        reader = asyncio.ensure_future(self._read(conn, context))
+        try:
+            while True:
+                msg = await conn.next_outgoing()
+                if msg is None:
+                    break
+                await context.write(msg)
+        finally:
+            reader.cancel()
+            conn.close(conn.close_reason or "the stream ended")
+            self.directory.remove(conn)
+            log.info("bot %s disconnected: %s", name, conn.close_reason)
+
+    async def _read(self, conn: BotConnection, context) -> None:
+        try:
+            while True:
+                msg = await context.read()
+                if msg is grpc.aio.EOF:
+                    conn.close("the bot closed its stream")
+                    return
+                conn.on_message(msg)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # a message that does not parse, a reset stream
+            kind = MALFORMED if "deserializ" in str(err).lower() else conn.close_fault
+            conn.close(f"the stream failed: {err}", kind)
+
+    async def Watch(self, request: pb.WatchRequest, context: grpc.aio.ServicerContext):
+        live = self.live.get(request.match_id)
+        if live is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND,
+                                f"no live or recent match {request.match_id!r}")
+        sent = 0
+        while True:
+            while sent < len(live.events):
+                yield live.events[sent]
+                sent += 1
+            if live.over:
+                return
+            async with live.changed:
+                await live.changed.wait_for(lambda: len(live.events) > sent or live.over)
+
+
+@dataclass
+class TlsFiles:
+    cert: bytes
+    key: bytes
+
+
+class RefereeServer:
+    """Owns the grpc.aio server: start on a port, stop gracefully."""
+
+    def __init__(self, authenticate: Authenticator, host: str = "127.0.0.1", port: int = 0,
+                 tls: TlsFiles | None = None):
+        self.directory = BotDirectory()
+        self.live = LiveMatches()
+        self.host = host
+        self._requested_port = port
+        self._tls = tls
+        self.port = 0
+        self._server = grpc.aio.server(options=SERVER_OPTIONS)
+        pb_grpc.add_RefereeServicer_to_server(
+            RefereeServicer(authenticate, self.directory, self.live), self._server)
+        self._health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    async def start(self) -> None:
+        target = f"{self.host}:{self._requested_port}"
+        if self._tls is not None:
+            creds = grpc.ssl_server_credentials([(self._tls.key, self._tls.cert)])
+            self.port = self._server.add_secure_port(target, creds)
+        else:
+            self.port = self._server.add_insecure_port(target)
+        if self.port == 0:
+            raise OSError(f"cannot listen on {target}: the port is taken or the address is "
+                          "not local; choose another with --port")
+        await self._server.start()
+        await _set_health(self._health, health_pb2.HealthCheckResponse.SERVING)
+
+    async def stop(self, grace_s: float = 5.0) -> None:
+        await _set_health(self._health, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self._server.stop(grace_s)
+
+
+async def _set_health(servicer, status) -> None:
+    for service in ("", "arena.v1.Referee"):
+        await servicer.set(service, status)

@@ -1,0 +1,146 @@
+"""Translation between the rules engines' values and the protocol's messages (server side).
+
+This is the only server module that builds or reads protobuf observations and actions. Engines
+speak card ids and small ints/tuples; the wire speaks typed messages (see proto/arena/v1).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from arena.games import balloon, boom
+from arena.games.base import Action, Game
+from arena_sdk.proto import arena_pb2 as pb
+
+
+class WireError(ValueError):
+    """A message from a bot that does not translate into an action of its game."""
+
+
+# Card messages are immutable once built and cards are few, so build each once.
+_BALLOON_CARDS = tuple(pb.Card(id=i, colour=c.colour, value=c.value)
+                       for i, c in enumerate(balloon.CARDS))
+_BOOM_CARDS = tuple(pb.Card(id=i, colour=boom.COLOURS[i // 10], value=boom.VALUES[i % 10])
+                    for i in range(50))
+
+
+# ---------------------------------------------------------------- actions
+
+@lru_cache(maxsize=None)  # at most 51 distinct actions
+def balloon_action_to_pb(action: int) -> pb.Action:
+    if action == balloon.DROP_OUT:
+        return pb.Action(balloon=pb.BalloonAction(drop_out=True))
+    return pb.Action(balloon=pb.BalloonAction(play=_BALLOON_CARDS[action]))
+
+
+@lru_cache(maxsize=4096)  # every pair and single of 51 cards fits
+def boom_action_to_pb(action: tuple[int, ...]) -> pb.Action:
+    cards = [_BOOM_CARDS[c] for c in action if c != boom.RUSE]
+    return pb.Action(boom=pb.BoomAction(cards=cards, ruse=boom.RUSE in action))
+
+
+def action_to_pb(game_name: str, action: Action) -> pb.Action:
+    return _ACTION_TO_PB[game_name](action)
+
+
+def action_from_pb(game_name: str, msg: pb.Action) -> Action:
+    """The engine action a reply names. Raises WireError when it is not an action of the game
+    (legality is the engine's business, not this module's)."""
+    which = msg.WhichOneof("game")
+    if which != game_name:
+        raise WireError(f"expected a {game_name} action, got {which or 'an empty action'}")
+    if game_name == "balloon":
+        kind = msg.balloon.WhichOneof("kind")
+        if kind == "drop_out":
+            if not msg.balloon.drop_out:
+                raise WireError("drop_out must be true when set")
+            return balloon.DROP_OUT
+        if kind == "play":
+            return _card_id(msg.balloon.play, len(balloon.CARDS))
+        raise WireError("a balloon action must set play or drop_out")
+    ids = [_card_id(c, 50) for c in msg.boom.cards]
+    if msg.boom.ruse:
+        ids.append(boom.RUSE)
+    return tuple(sorted(ids))
+
+
+def _card_id(card: pb.Card, deck_size: int) -> int:
+    if card.id >= deck_size:
+        raise WireError(f"card id {card.id} is not in the deck (0..{deck_size - 1})")
+    return card.id
+
+
+_ACTION_TO_PB = {"balloon": balloon_action_to_pb, "boom": boom_action_to_pb}
+
+
+# ---------------------------------------------------------------- observations
+
+def _balloon_cards(ids) -> list[pb.Card]:
+    return [_BALLOON_CARDS[i] for i in ids]
+
+
+def _boom_cards(ids) -> list[pb.Card]:
+    return [_BOOM_CARDS[i] for i in ids if i != boom.RUSE]
+
+
+def balloon_observation_to_pb(obs: "balloon.BalloonObservation") -> pb.Observation:
+    return pb.Observation(balloon=pb.BalloonObservation(
+        seat=obs.seat, num_players=obs.num_players, round=obs.round, turn=obs.turn,
+        start_seat=obs.start_seat, to_act=obs.to_act, hand=_balloon_cards(obs.hand),
+        hand_sizes=obs.hand_sizes, face_up=_balloon_cards(obs.face_up),
+        table=[pb.BalloonPlayed(seat=p.seat, card=_BALLOON_CARDS[p.card], turn=p.turn)
+               for p in obs.table],
+        dropped_out=obs.dropped_out, chips=obs.chips, chips_in_middle=obs.chips_in_middle,
+        first_drop_out_chip=obs.first_drop_out_chip, totals=obs.totals,
+    ))
+
+
+def boom_observation_to_pb(obs: "boom.BoomObservation") -> pb.Observation:
+    return pb.Observation(boom=pb.BoomObservation(
+        seat=obs.seat, num_players=obs.num_players, game_number=obs.game_number,
+        round=obs.round, step=obs.step, guard=obs.guard, guard_limits=obs.guard_limits,
+        guards_left=obs.guards_left, guards_used=obs.guards_used, to_play=obs.to_play,
+        hand=_boom_cards(obs.hand), has_ruse=obs.has_ruse, hand_sizes=obs.hand_sizes,
+        acted=obs.acted,
+        revealed=[pb.BoomRevealed(cards=_boom_cards(r), ruse=boom.RUSE in r)
+                  for r in obs.revealed],
+        paradise=[pb.BoomParadise(cards=[pb.BoomParadiseCard(card=_BOOM_CARDS[p.card],
+                                                             face_up=p.face_up) for p in pile])
+                  for pile in obs.paradise],
+        discarded=_boom_cards(obs.discarded), scores=obs.scores,
+        series_totals=obs.series_totals,
+    ))
+
+
+def observation_to_pb(game_name: str, obs: Any) -> pb.Observation:
+    return _OBS_TO_PB[game_name](obs)
+
+
+_OBS_TO_PB = {"balloon": balloon_observation_to_pb, "boom": boom_observation_to_pb}
+
+
+# ---------------------------------------------------------------- match messages
+
+def options_to_pb(game: Game) -> pb.GameOptions:
+    return pb.GameOptions(num_players=game.num_players, **{
+        k: bool(v) for k, v in game.options.items() if k in ("advanced", "ruse", "series")})
+
+
+def limits_to_pb(limits) -> pb.Limits:
+    return pb.Limits(move_ms=limits.move_ms, time_bank_ms=limits.time_bank_ms,
+                     max_strikes=limits.max_strikes)
+
+
+def event_to_pb(match_id: str, index: int, event, public_obs: Any, game_name: str,
+                final: bool) -> pb.MatchEvent:
+    data = {k: _text(v) for k, v in (event.data or {}).items()}
+    return pb.MatchEvent(match_id=match_id, index=index, kind=event.kind, seat=event.seat,
+                         data=data, public_observation=observation_to_pb(game_name, public_obs),
+                         final=final)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, (tuple, list)):
+        return " ".join(_text(v) for v in value)
+    return str(value)

@@ -1,0 +1,101 @@
+"""A misbehaving bot for the referee's fault tests, speaking the protocol directly (no SDK).
+
+Usage: python fault_bot.py MODE  (address and token from ARENA_ADDRESS / ARENA_TOKEN)
+
+Modes: good (first legal action), crash_start (exit before connecting), crash_mid (exit with
+code 3 at its 3rd request), hang (never answer), slow (answer each move after SLOW_MS), garbage
+(send bytes that are not a BotMessage), illegal (answer with an action not in legal_actions),
+wrong_game (answer with the other game's action), unknown_request (reply to request ids never
+sent, then play well), bad_token, wrong_version, fork_exit (fork a long-sleeping child that writes
+its pid to ./child.pid, then exit).
+"""
+
+import asyncio
+import os
+import sys
+import time
+
+import grpc
+
+from arena_sdk.proto import arena_pb2 as pb
+from arena_sdk.proto import arena_pb2_grpc as pb_grpc
+
+MODE = sys.argv[1]
+SLOW_MS = int(os.environ.get("SLOW_MS", "300"))
+
+
+def illegal_action(request):
+    obs = request.observation
+    if obs.WhichOneof("game") == "balloon":
+        held = {c.id for c in obs.balloon.hand}
+        card = next(i for i in range(50) if i not in held)
+        return pb.Action(balloon=pb.BalloonAction(play=pb.Card(id=card)))
+    held = {c.id for c in obs.boom.hand}
+    card = next(i for i in range(50) if i not in held)
+    return pb.Action(boom=pb.BoomAction(cards=[pb.Card(id=card)]))
+
+
+def wrong_game(request):
+    if request.observation.WhichOneof("game") == "balloon":
+        return pb.Action(boom=pb.BoomAction(cards=[pb.Card(id=1)]))
+    return pb.Action(balloon=pb.BalloonAction(drop_out=True))
+
+
+async def main() -> None:
+    if MODE == "crash_start":
+        sys.exit(2)
+    if MODE == "fork_exit":
+        pid = os.fork()
+        if pid == 0:
+            with open("child.pid", "w") as f:
+                f.write(str(os.getpid()))
+            time.sleep(3600)
+            os._exit(0)
+        sys.exit(0)
+    token = os.environ["ARENA_TOKEN"] if MODE != "bad_token" else "not-a-token"
+    version = 99 if MODE == "wrong_version" else 1
+    async with grpc.aio.insecure_channel(os.environ["ARENA_ADDRESS"]) as channel:
+        stub = pb_grpc.RefereeStub(channel)
+        if MODE == "garbage":
+            raw = channel.stream_stream("/arena.v1.Referee/Play",
+                                        request_serializer=lambda b: b,
+                                        response_deserializer=lambda b: b)
+            call = raw()
+            await call.write(pb.BotMessage(hello=pb.Hello(
+                token=token, name=MODE, protocol_version=1, max_concurrent=1)).SerializeToString())
+            async for _ in call:
+                await call.write(b"\xff\xff\xff\xff garbage \x00\x01")
+            return
+        call = stub.Play()
+        await call.write(pb.BotMessage(hello=pb.Hello(token=token, name=MODE,
+                                                      protocol_version=version, max_concurrent=1)))
+        requests = 0
+        try:
+            async for msg in call:
+                if msg.WhichOneof("kind") != "action_request":
+                    continue
+                req = msg.action_request
+                requests += 1
+                if MODE == "hang":
+                    continue
+                if MODE == "crash_mid" and requests == 3:
+                    os._exit(3)
+                action = req.legal_actions[0]
+                if MODE == "slow":
+                    await asyncio.sleep(SLOW_MS / 1000)
+                elif MODE == "illegal":
+                    action = illegal_action(req)
+                elif MODE == "wrong_game":
+                    action = wrong_game(req)
+                elif MODE == "unknown_request" and requests <= 2:
+                    await call.write(pb.BotMessage(action=pb.ActionReply(
+                        match_id=req.match_id, request_id=req.request_id + 1000, action=action)))
+                await call.write(pb.BotMessage(action=pb.ActionReply(
+                    match_id=req.match_id, request_id=req.request_id, action=action)))
+        except grpc.aio.AioRpcError as err:
+            print(f"rpc ended: {err.code().name}: {err.details()}", file=sys.stderr, flush=True)
+            sys.exit(1)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

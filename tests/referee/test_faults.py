@@ -1,0 +1,85 @@
+"""Every fault kind, with real bot processes over real gRPC: the match ends with the right
+outcome, the faulted seat ranks last, and no bot process is left behind."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.results import CRASH, DISCONNECT, ILLEGAL_ACTION, MALFORMED, TIMEOUT, UNKNOWN_REQUEST
+
+from .conftest import FAST, pid_alive, play
+
+
+def kinds(result, seat):
+    return [f.kind for f in result.faults if f.seat == seat]
+
+
+def assert_clean(pids):
+    assert [p for p in pids if pid_alive(p)] == []
+
+
+@pytest.mark.parametrize("game", ["balloon", "boom"])
+def test_good_bots_play_a_full_match_without_faults(tmp_path, run, game):
+    n = 2 if game == "balloon" else 3
+    result, pids = run(play(tmp_path, game, ["good"] * n))
+    assert result.faults == ()
+    assert len(result.scores) == n and len(result.moves) > 0
+    assert_clean(pids)
+
+
+@pytest.mark.parametrize("mode,expected", [
+    ("crash_start", CRASH),
+    ("crash_mid", CRASH),
+    ("hang", TIMEOUT),
+    ("illegal", ILLEGAL_ACTION),
+    ("wrong_game", MALFORMED),
+    ("garbage", MALFORMED),
+    ("bad_token", CRASH),
+    ("wrong_version", CRASH),
+])
+def test_fault_is_an_outcome_and_ranks_last(tmp_path, run, mode, expected):
+    result, pids = run(play(tmp_path, "balloon", [mode, "good", "good"]))
+    assert expected in kinds(result, 0), result.faults
+    assert kinds(result, 1) == [] and kinds(result, 2) == []
+    # The faulted seat ranks below every seat that did not fault, whatever the scores.
+    assert result.ranks[0] > max(result.ranks[1], result.ranks[2])
+    assert_clean(pids)
+
+
+def test_too_slow_draws_on_the_bank_then_times_out(tmp_path, run, monkeypatch):
+    # 250 ms over a 150 ms deadline: each move overruns by ~100 ms; a 300 ms bank covers
+    # about three of them, then moves time out until the strikes retire the seat.
+    monkeypatch.setenv("SLOW_MS", "250")
+    from arena.referee.match import Limits
+    limits = Limits(move_ms=150, time_bank_ms=300, max_strikes=2, connect_ms=8000)
+    result, pids = run(play(tmp_path, "balloon", ["slow", "good"], limits=limits))
+    timeouts = [f for f in result.faults if f.seat == 0]
+    assert [f.kind for f in timeouts] == [TIMEOUT, TIMEOUT]
+    slow_moves = [m for m in result.moves if m.seat == 0 and not m.default]
+    assert len(slow_moves) >= 2 and all(m.elapsed_ms > 150 for m in slow_moves)
+    assert_clean(pids)
+
+
+def test_reply_to_unknown_request_is_a_fault_but_play_goes_on(tmp_path, run):
+    result, pids = run(play(tmp_path, "balloon", ["unknown_request", "good"],
+                            limits=FAST.__class__(move_ms=400, time_bank_ms=300, max_strikes=5,
+                                                  connect_ms=8000)))
+    assert kinds(result, 0).count(UNKNOWN_REQUEST) == 2
+    assert result.ranks[0] == 1
+    assert_clean(pids)
+
+
+def test_disconnect_mid_match_retires_the_seat(tmp_path, run):
+    result, pids = run(play(tmp_path, "boom", ["crash_mid", "good", "good"]))
+    faults = kinds(result, 0)
+    assert faults in ([CRASH], [DISCONNECT])
+    later = [m for m in result.moves if m.seat == 0][3:]
+    assert later and all(m.default for m in later)
+    assert_clean(pids)
+
+
+def test_children_of_a_bot_die_with_its_group(tmp_path, run):
+    result, pids = run(play(tmp_path, "balloon", ["fork_exit", "good"]))
+    child = int((tmp_path / "bots" / "fork_exit-0" / "child.pid").read_text())
+    assert not pid_alive(child)
+    assert_clean(pids)
