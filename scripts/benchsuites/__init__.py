@@ -1,0 +1,1 @@
+"""One module per benchmark suite; each has run(seconds, log) -> {"results": ..., "goals": ...}."""
