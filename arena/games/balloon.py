@@ -122,10 +122,11 @@ def shuffled_deck(rng: random.Random, dealt: int) -> tuple[int, ...]:
     Only `rng.random()` is used, whose sequence Python guarantees across versions (shuffle and
     randrange carry no such promise), so a stored seed replays on any Python.
     """
-    deck = list(range(NUM_CARDS))
+    total = NUM_CARDS
+    deck = list(range(total))
     rnd = rng.random
     for i in range(dealt):
-        j = i + int(rnd() * (NUM_CARDS - i))
+        j = i + int(rnd() * (total - i))
         deck[i], deck[j] = deck[j], deck[i]
     return tuple(deck)
 
@@ -409,8 +410,8 @@ class BalloonState(State):
         return self._vol[seat]
 
     def undealt(self) -> tuple[int, ...]:
-        """This round's undealt cards (hidden information: not for bots)."""
-        return self._undealt
+        """This round's undealt cards, sorted (hidden information: not for bots)."""
+        return tuple(sorted(self._undealt))
 
     def table_cards(self) -> tuple[int, ...]:
         return tuple(p.card for p in self.observation(-1).table)
@@ -435,10 +436,13 @@ class BalloonState(State):
         f = face_up_count(n)
         legal = []
         vol = []
+        value = CARD_VALUE.__getitem__
         for s in range(n):
-            hand = sorted(deck[s * size:(s + 1) * size])
-            legal.append(tuple(hand) + (DROP_OUT,))
-            vol.append(sum([CARD_VALUE[c] for c in hand]))
+            hand = deck[s * size:(s + 1) * size]
+            vol.append(sum(map(value, hand)))
+            hand = sorted(hand)
+            hand.append(DROP_OUT)
+            legal.append(tuple(hand))
         face_up = tuple(deck[n * size:n * size + f])
         counts = [0] * (BLACK_INDEX + 1)
         for c in face_up:
@@ -456,14 +460,14 @@ class BalloonState(State):
         self._counts = counts
         self._size = f
         self._face_up = face_up
-        self._undealt = tuple(sorted(deck[n * size + f:]))
+        self._undealt = deck[n * size + f:]
         self._first_chip = FIRST_DROP_OUT_CHIPS
         self._middle = CHIPS_BY_PLAYER_COUNT[n] - FIRST_DROP_OUT_CHIPS
         self._chips = [0] * n
         self._dropped = [0] * n
         self._round_log = len(self._log)
         self._log.append(
-            (_ROUND_START, round_, start, tuple(size for _ in range(n)), face_up, self._middle,
+            (_ROUND_START, round_, start, (size,) * n, face_up, self._middle,
              self._first_chip)
         )
 

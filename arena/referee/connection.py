@@ -36,6 +36,8 @@ FAULT_TO_PB = {
 
 # A connection whose outbox holds this many unsent messages is not reading: it is closed.
 MAX_OUTBOX = 10_000
+# How long a lost stream's process is given to exit, to tell a crash from a disconnect.
+CRASH_GRACE_S = 1.0
 # Unsolicited replies (to unknown requests) a connection may send before it is closed.
 MAX_UNSOLICITED = 100
 
@@ -304,7 +306,7 @@ class RemoteSeat:
     async def _ask(self, state: State, seat: int, clock: SeatClock) -> Decision:
         ctx, conn = self.ctx, self.conn
         if conn is None or conn.closed.is_set():
-            return self._lost(0.0)
+            return await self._lost(0.0)
         game_name = ctx.game.name
         limits = ctx.limits
         legal = state.legal_actions(seat)
@@ -323,7 +325,7 @@ class RemoteSeat:
             return Decision(None, allowed_s * 1000, TIMEOUT,
                             f"no reply within {limits.move_ms} ms plus the time bank")
         except ConnectionClosed:
-            return self._lost(0.0)
+            return await self._lost(0.0)
         elapsed_ms = elapsed_s * 1000
         over = elapsed_ms - limits.move_ms
         if over > 0:
@@ -334,7 +336,18 @@ class RemoteSeat:
             return Decision(None, elapsed_ms, MALFORMED, str(err))
         return Decision(action, elapsed_ms)
 
-    def _lost(self, elapsed_ms: float) -> Decision:
+    async def _lost(self, elapsed_ms: float) -> Decision:
+        if self.conn is not None and self.conn.close_fault != DISCONNECT:
+            # The referee closed the stream for a reason of its own (bytes that do not parse,
+            # a flood): that is the fault, and an exit of the bot only follows from it.
+            return Decision(None, elapsed_ms, self.conn.close_fault, self.conn.close_reason)
+        if self.process is not None and self.bot_down() is None:
+            # A stream that ends is often a process that is exiting: give it a moment to be
+            # reaped, so a crash is recorded as a crash.
+            try:
+                await asyncio.wait_for(self.process.wait(), CRASH_GRACE_S)
+            except TimeoutError:
+                pass
         exit_info = self.bot_down()
         reason = self.conn.close_reason if self.conn else "not connected"
         if exit_info:

@@ -53,6 +53,7 @@ class Decision:
     elapsed_ms: float
     fault: str | None = None
     detail: str = ""
+    default: bool = False  # the referee chose the action (the seat is retired)
     # Faults that cost no move (a stray reply to a request never sent): (kind, detail).
     extra_faults: list[tuple[str, str]] = field(default_factory=list)
 
@@ -139,7 +140,7 @@ async def play_match(ctx: MatchContext, seats: Sequence[Seat],
                 await _fault(seats[seat], clocks[seat], rec, ctx.limits,
                              Fault(seat, kind, len(rec.moves), 0.0, detail), None)
             action = decision.action
-            default = False
+            default = decision.default
             if decision.fault is not None:
                 action = state.default_action(seat)
                 default = True
@@ -179,7 +180,7 @@ async def play_match(ctx: MatchContext, seats: Sequence[Seat],
 
 async def _decide(seat: Seat, state: State, index: int, clock: SeatClock) -> Decision:
     if clock.retired:
-        return Decision(state.default_action(index), 0.0)
+        return Decision(state.default_action(index), 0.0, default=True)
     return await seat.decide(state, index, clock)
 
 
@@ -209,7 +210,7 @@ class DefaultSeat:
         return None
 
     async def decide(self, state: State, seat: int, clock: SeatClock) -> Decision:
-        return Decision(state.default_action(seat), 0.0)
+        return Decision(state.default_action(seat), 0.0, default=True)
 
     async def notify_fault(self, fault: Fault, played_instead: Action | None) -> None:
         return None

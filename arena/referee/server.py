@@ -168,7 +168,8 @@ class RefereeServicer(pb_grpc.RefereeServicer):
         except asyncio.CancelledError:
             raise
         except Exception as err:  # a message that does not parse, a reset stream
-            kind = MALFORMED if "deserializ" in str(err).lower() else conn.close_fault
+            text = str(err).lower()
+            kind = MALFORMED if "pars" in text or "deserializ" in text else conn.close_fault
             conn.close(f"the stream failed: {err}", kind)
 
     async def Watch(self, request: pb.WatchRequest, context: grpc.aio.ServicerContext):

@@ -45,12 +45,15 @@ async def main() -> None:
     if MODE == "crash_start":
         sys.exit(2)
     if MODE == "fork_exit":
+        ready_r, ready_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             with open("child.pid", "w") as f:
                 f.write(str(os.getpid()))
+            os.write(ready_w, b"x")
             time.sleep(3600)
             os._exit(0)
+        os.read(ready_r, 1)  # exit only once the child is known to be running
         sys.exit(0)
     token = os.environ["ARENA_TOKEN"] if MODE != "bad_token" else "not-a-token"
     version = 99 if MODE == "wrong_version" else 1

@@ -47,11 +47,11 @@ def test_fault_is_an_outcome_and_ranks_last(tmp_path, run, mode, expected):
 
 
 def test_too_slow_draws_on_the_bank_then_times_out(tmp_path, run, monkeypatch):
-    # 250 ms over a 150 ms deadline: each move overruns by ~100 ms; a 300 ms bank covers
-    # about three of them, then moves time out until the strikes retire the seat.
+    # 250 ms against a 150 ms deadline: each move overruns by at least 100 ms, so a 600 ms
+    # bank covers a few moves and then moves time out until the strikes retire the seat.
     monkeypatch.setenv("SLOW_MS", "250")
     from arena.referee.match import Limits
-    limits = Limits(move_ms=150, time_bank_ms=300, max_strikes=2, connect_ms=8000)
+    limits = Limits(move_ms=150, time_bank_ms=600, max_strikes=2, connect_ms=8000)
     result, pids = run(play(tmp_path, "balloon", ["slow", "good"], limits=limits))
     timeouts = [f for f in result.faults if f.seat == 0]
     assert [f.kind for f in timeouts] == [TIMEOUT, TIMEOUT]

@@ -1,0 +1,45 @@
+"""A minimal bot for benchmarks, speaking the protocol directly: answers every request with its
+first legal action, optionally after DELAY_MS. Usage: raw_bot.py MAX_CONCURRENT [DELAY_MS]."""
+
+import asyncio
+import os
+import sys
+
+import grpc
+
+from arena_sdk.proto import arena_pb2 as pb
+from arena_sdk.proto import arena_pb2_grpc as pb_grpc
+
+
+async def main(max_concurrent: int, delay_ms: int) -> None:
+    async with grpc.aio.insecure_channel(os.environ["ARENA_ADDRESS"]) as channel:
+        call = pb_grpc.RefereeStub(channel).Play()
+        await call.write(pb.BotMessage(hello=pb.Hello(
+            token=os.environ["ARENA_TOKEN"], name="raw", protocol_version=1,
+            max_concurrent=max_concurrent)))
+
+        async def answer(req):
+            await asyncio.sleep(delay_ms / 1000)
+            await call.write(pb.BotMessage(action=pb.ActionReply(
+                match_id=req.match_id, request_id=req.request_id, action=req.legal_actions[0])))
+
+        tasks = set()
+        async for msg in call:
+            if msg.WhichOneof("kind") != "action_request":
+                continue
+            req = msg.action_request
+            if delay_ms:
+                task = asyncio.ensure_future(answer(req))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+            else:
+                await call.write(pb.BotMessage(action=pb.ActionReply(
+                    match_id=req.match_id, request_id=req.request_id,
+                    action=req.legal_actions[0])))
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main(int(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 0))
+    except (KeyboardInterrupt, grpc.aio.AioRpcError):
+        pass

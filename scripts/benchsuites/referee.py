@@ -1,0 +1,231 @@
+"""Referee: (a) raw grpc.aio bidirectional ping-pong between two processes; (b) the referee's
+decision round trip in one match, sequential (goal: at most 1.5 x (a)); (c) decisions per second
+with 64 concurrent matches among 4 bot processes, against a raw pipelined grpc.aio stream with
+the same messages in flight (goal: at least 0.6 x); (d) referee memory per concurrent match
+with 1,000 matches open."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import itertools
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+
+from arena.games import make_game
+from arena.referee import wire
+from arena.referee.host import RefereeHost
+from arena.referee.launcher import BotCommand
+from arena.referee.match import Limits
+from arena_sdk.proto import arena_pb2 as pb
+
+from .common import HERE, rss_bytes, start_process, stop_process
+
+LIMITS = Limits(move_ms=10_000, time_bank_ms=0, max_strikes=3, connect_ms=30_000)
+
+
+def sample_request() -> bytes:
+    """A real ActionRequest as the referee sends it (balloon, 4 players, first move)."""
+    game = make_game("balloon", 4)
+    state = game.new_match(1)
+    seat = state.seats_to_act()[0]
+    req = pb.ActionRequest(match_id="0123456789ab", request_id=1,
+                           observation=wire.observation_to_pb("balloon", state.observation(seat)),
+                           legal_actions=[wire.action_to_pb("balloon", a)
+                                          for a in state.legal_actions(seat)],
+                           move_ms=1000, time_bank_ms=10000)
+    return pb.RefereeMessage(action_request=req).SerializeToString()
+
+
+class RawServer:
+    """Plain grpc.aio server; each client stream is handed to `jobs` to drive."""
+
+    def __init__(self) -> None:
+        self.streams: asyncio.Queue = asyncio.Queue()
+        self.server = grpc.aio.server()
+        handler = grpc.stream_stream_rpc_method_handler(self._stream)
+        self.server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler("bench.Raw", {"Pingpong": handler}),))
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+
+    async def _stream(self, request_iterator, context):
+        await context.read()  # the client's hello
+        done = asyncio.get_running_loop().create_future()
+        await self.streams.put((context, done))
+        await done
+
+
+async def raw_pingpong(payload: bytes, seconds: float) -> float:
+    """Seconds per round trip, one message at a time."""
+    raw = RawServer()
+    await raw.server.start()
+    peer = start_process(str(HERE / "raw_peer.py"), f"127.0.0.1:{raw.port}")
+    try:
+        context, done = await asyncio.wait_for(raw.streams.get(), 30)
+        for _ in range(200):  # warm up
+            await context.write(payload)
+            await context.read()
+        n = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            await context.write(payload)
+            await context.read()
+            n += 1
+        elapsed = time.perf_counter() - start
+        done.set_result(None)
+        return elapsed / n
+    finally:
+        stop_process(peer)
+        await raw.server.stop(0)
+
+
+async def raw_pipelined(payload: bytes, seconds: float, clients: int, window: int) -> float:
+    """Messages per second with `window` messages in flight on each of `clients` streams."""
+    raw = RawServer()
+    await raw.server.start()
+    peers = [start_process(str(HERE / "raw_peer.py"), f"127.0.0.1:{raw.port}")
+             for _ in range(clients)]
+    try:
+        streams = [await asyncio.wait_for(raw.streams.get(), 30) for _ in range(clients)]
+        stop_at = time.perf_counter() + seconds
+        counts = []
+
+        async def drive(context) -> None:
+            slots = asyncio.Semaphore(window)
+            replies = 0
+            running = True
+
+            async def reader():
+                nonlocal replies
+                while running or replies < sent:
+                    await context.read()
+                    replies += 1
+                    slots.release()
+
+            sent = 0
+            task = asyncio.ensure_future(reader())
+            while time.perf_counter() < stop_at:
+                await slots.acquire()
+                await context.write(payload)
+                sent += 1
+            running = False
+            await task
+            counts.append(replies)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(drive(ctx) for ctx, _ in streams))
+        elapsed = time.perf_counter() - start
+        for _, done in streams:
+            done.set_result(None)
+        return sum(counts) / elapsed
+    finally:
+        for p in peers:
+            stop_process(p)
+        await raw.server.stop(0)
+
+
+def raw_bot(max_concurrent: int, delay_ms: int = 0) -> BotCommand:
+    return BotCommand((sys.executable, str(HERE / "raw_bot.py"), str(max_concurrent),
+                       str(delay_ms)), None)
+
+
+async def referee_sequential(seconds: float) -> tuple[float, int]:
+    """Seconds per decision, one balloon 2-player match at a time."""
+    game = make_game("balloon", 2)
+    with tempfile.TemporaryDirectory() as tmp:
+        async with RefereeHost(Path(tmp)) as host:
+            for name in ("a", "b"):
+                await host.launch(name, raw_bot(1))
+            await host.run_match(game, 0, ["a", "b"], LIMITS)  # warm up, wait for connections
+            decisions = 0
+            seed = itertools.count(1)
+            start = time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                result = await host.run_match(game, next(seed), ["a", "b"], LIMITS)
+                decisions += len(result.moves)
+            return (time.perf_counter() - start) / decisions, decisions
+
+
+async def referee_concurrent(seconds: float, matches: int = 64) -> float:
+    """Decisions per second with `matches` balloon 4-player matches at once among 4 bots."""
+    game = make_game("balloon", 4)
+    names = ["a", "b", "c", "d"]
+    with tempfile.TemporaryDirectory() as tmp:
+        async with RefereeHost(Path(tmp)) as host:
+            for name in names:
+                await host.launch(name, raw_bot(matches))
+            await host.run_match(game, 0, names, LIMITS)
+            decisions = 0
+            seed = itertools.count(1)
+            stop_at = time.perf_counter() + seconds
+
+            async def lane(i: int) -> None:
+                nonlocal decisions
+                while time.perf_counter() < stop_at:
+                    s = next(seed)
+                    order = names[s % 4:] + names[:s % 4]
+                    result = await host.run_match(game, s, order, LIMITS)
+                    decisions += len(result.moves)
+
+            start = time.perf_counter()
+            await asyncio.gather(*(lane(i) for i in range(matches)))
+            return decisions / (time.perf_counter() - start)
+
+
+async def referee_memory(matches: int = 1000) -> float:
+    """Bytes of referee memory per open match, with `matches` matches waiting on bots."""
+    game = make_game("balloon", 4)
+    names = ["a", "b", "c", "d"]
+    with tempfile.TemporaryDirectory() as tmp:
+        async with RefereeHost(Path(tmp)) as host:
+            for name in names:
+                await host.launch(name, raw_bot(matches, delay_ms=60_000))
+            for name in names:
+                await host.server.directory.wait_for(name, 30)
+            gc.collect()
+            before = rss_bytes()
+            tasks = [asyncio.ensure_future(host.run_match(game, s, names[s % 4:] + names[:s % 4],
+                                                          Limits(move_ms=120_000)))
+                     for s in range(matches)]
+            deadline = time.perf_counter() + 60
+            while time.perf_counter() < deadline:  # a benchmark may poll: wait for 1,000 asks
+                outstanding = sum(len(c._pending) for c in host.server.directory._connections
+                                  .values())
+                if outstanding >= matches:
+                    break
+                await asyncio.sleep(0.05)
+            gc.collect()
+            after = rss_bytes()
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            return (after - before) / matches
+
+
+def run(seconds: float, log) -> dict:
+    payload = sample_request()
+    a = asyncio.run(raw_pingpong(payload, seconds))
+    log(f"(a) raw grpc.aio ping-pong round trip:       {a * 1e6:8.1f} us")
+    b, n = asyncio.run(referee_sequential(seconds))
+    log(f"(b) referee decision round trip, sequential: {b * 1e6:8.1f} us  ({n} decisions)")
+    raw_rate = asyncio.run(raw_pipelined(payload, seconds, clients=4, window=16))
+    log(f"    raw pipelined, 4 streams x 16 in flight: {raw_rate:8.0f} messages/s")
+    c = asyncio.run(referee_concurrent(seconds))
+    log(f"(c) referee, 64 concurrent matches, 4 bots: {c:8.0f} decisions/s")
+    d = asyncio.run(referee_memory())
+    log(f"(d) referee memory per open match (1,000):   {d / 1024:8.1f} KiB")
+    results = {
+        "raw_pingpong_us": round(a * 1e6, 1), "referee_roundtrip_us": round(b * 1e6, 1),
+        "raw_pipelined_msgs_per_s": round(raw_rate), "referee_concurrent_decisions_per_s": round(c),
+        "referee_memory_per_match_kib": round(d / 1024, 1),
+    }
+    goals = {
+        "(b) / (a)": {"value": round(b / a, 3), "goal": "<= 1.5", "met": b / a <= 1.5},
+        "(c) / raw pipelined": {"value": round(c / raw_rate, 3), "goal": ">= 0.6",
+                                "met": c / raw_rate >= 0.6},
+    }
+    return {"results": results, "goals": goals}
