@@ -1,0 +1,209 @@
+"""Protobuf <-> arena_sdk.types: the only module of the SDK that touches generated classes.
+
+Incoming messages become the frozen dataclasses a bot sees; the bot's actions become protobuf
+on the way out. Every function is pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+
+from .proto import arena_pb2 as pb
+from .types import (
+    Action,
+    BalloonAction,
+    BalloonObservation,
+    BoomAction,
+    BoomObservation,
+    Card,
+    Limits,
+    Match,
+    MatchResult,
+    Observation,
+    ParadiseCard,
+    Played,
+    Rejection,
+    Revealed,
+)
+
+PROTOCOL_VERSION = 1
+
+# The variant options each game reads from GameOptions (the others are meaningless for it).
+GAME_OPTIONS: Mapping[str, tuple[str, ...]] = {"balloon": (), "boom": ("advanced", "ruse", "series")}
+
+_FAULT_PREFIX = "FAULT_"
+
+
+def card(msg: pb.Card) -> Card:
+    return Card(msg.id, msg.colour, msg.value)
+
+
+def _cards(msgs: Iterable[pb.Card]) -> tuple[Card, ...]:
+    return tuple(Card(m.id, m.colour, m.value) for m in msgs)
+
+
+def card_to_proto(c: Card) -> pb.Card:
+    return pb.Card(id=c.id, colour=c.colour, value=c.value)
+
+
+def balloon_observation(msg: pb.BalloonObservation) -> BalloonObservation:
+    return BalloonObservation(
+        seat=msg.seat,
+        num_players=msg.num_players,
+        round=msg.round,
+        turn=msg.turn,
+        start_seat=msg.start_seat,
+        to_act=msg.to_act,
+        hand=_cards(msg.hand),
+        hand_sizes=tuple(msg.hand_sizes),
+        face_up=_cards(msg.face_up),
+        table=tuple(Played(p.seat, card(p.card), p.turn) for p in msg.table),
+        dropped_out=tuple(msg.dropped_out),
+        chips=tuple(msg.chips),
+        chips_in_middle=msg.chips_in_middle,
+        first_drop_out_chip=msg.first_drop_out_chip,
+        totals=tuple(msg.totals),
+    )
+
+
+def boom_observation(msg: pb.BoomObservation) -> BoomObservation:
+    return BoomObservation(
+        seat=msg.seat,
+        num_players=msg.num_players,
+        game_number=msg.game_number,
+        round=msg.round,
+        step=msg.step,
+        guard=msg.guard,
+        guard_limits=tuple(msg.guard_limits),
+        guards_left=msg.guards_left,
+        guards_used=tuple(msg.guards_used),
+        to_play=msg.to_play,
+        hand=_cards(msg.hand),
+        has_ruse=msg.has_ruse,
+        hand_sizes=tuple(msg.hand_sizes),
+        acted=tuple(msg.acted),
+        revealed=tuple(Revealed(_cards(r.cards), r.ruse) for r in msg.revealed),
+        paradise=tuple(
+            tuple(ParadiseCard(card(pc.card), pc.face_up) for pc in p.cards) for p in msg.paradise
+        ),
+        discarded=_cards(msg.discarded),
+        scores=tuple(msg.scores),
+        series_totals=tuple(msg.series_totals),
+    )
+
+
+def observation(msg: pb.Observation) -> Observation | None:
+    """The observation inside `msg`, or None if it holds none."""
+    which = msg.WhichOneof("game")
+    if which == "balloon":
+        return balloon_observation(msg.balloon)
+    if which == "boom":
+        return boom_observation(msg.boom)
+    return None
+
+
+def action(msg: pb.Action) -> Action | None:
+    """The action inside `msg`, or None if it holds none."""
+    which = msg.WhichOneof("game")
+    if which == "balloon":
+        if msg.balloon.WhichOneof("kind") == "play":
+            return BalloonAction(play=card(msg.balloon.play))
+        return BalloonAction(drop_out=True)
+    if which == "boom":
+        return BoomAction(_cards(msg.boom.cards), msg.boom.ruse)
+    return None
+
+
+def action_to_proto(a: Action) -> pb.Action:
+    """Raises TypeError for anything but a BalloonAction or a BoomAction."""
+    if isinstance(a, BalloonAction):
+        if a.drop_out:
+            return pb.Action(balloon=pb.BalloonAction(drop_out=True))
+        assert a.play is not None  # BalloonAction guarantees one of the two
+        return pb.Action(balloon=pb.BalloonAction(play=card_to_proto(a.play)))
+    if isinstance(a, BoomAction):
+        return pb.Action(
+            boom=pb.BoomAction(cards=[card_to_proto(c) for c in a.cards], ruse=a.ruse)
+        )
+    raise TypeError(
+        f"act() must return a BalloonAction or a BoomAction (one of legal_actions), "
+        f"not {type(a).__name__}: {a!r}"
+    )
+
+
+def legal_actions(msgs: Iterable[pb.Action]) -> tuple[Action, ...]:
+    return tuple(a for a in (action(m) for m in msgs) if a is not None)
+
+
+def match(msg: pb.MatchStart) -> Match:
+    names = GAME_OPTIONS.get(msg.game, ())
+    return Match(
+        match_id=msg.match_id,
+        game=msg.game,
+        num_players=msg.options.num_players,
+        options=MappingProxyType({name: getattr(msg.options, name) for name in names}),
+        seat=msg.seat,
+        seat_names=tuple(msg.seat_names),
+        limits=Limits(msg.limits.move_ms, msg.limits.time_bank_ms, msg.limits.max_strikes),
+        bot_seed=msg.bot_seed,
+    )
+
+
+def stand_in_match(msg: pb.ActionRequest) -> Match:
+    """A Match for a request whose MatchStart this connection never saw (the referee should not
+    do that); built from what the request says, with bot_seed 0."""
+    obs = observation(msg.observation)
+    game = msg.observation.WhichOneof("game") or ""
+    num_players = obs.num_players if obs is not None else 0
+    return Match(
+        match_id=msg.match_id,
+        game=game,
+        num_players=num_players,
+        options=MappingProxyType({}),
+        seat=obs.seat if obs is not None else -1,
+        seat_names=tuple("" for _ in range(num_players)),
+        limits=Limits(msg.move_ms, msg.time_bank_ms, 0),
+        bot_seed=0,
+    )
+
+
+def result(msg: pb.MatchEnd) -> MatchResult:
+    return MatchResult(
+        scores=tuple(msg.scores),
+        ranks=tuple(msg.ranks),
+        reason=msg.reason,
+        final_observation=observation(msg.final_observation),
+    )
+
+
+def fault_name(value: int) -> str:
+    """FAULT_ILLEGAL_ACTION -> "illegal_action" (the names arena.results uses)."""
+    try:
+        name = pb.Fault.Name(value)
+    except ValueError:
+        return f"fault_{value}"  # a fault kind newer than this SDK
+    return name.removeprefix(_FAULT_PREFIX).lower()
+
+
+def rejection(msg: pb.Rejected) -> Rejection:
+    return Rejection(
+        request_id=msg.request_id,
+        fault=fault_name(msg.fault),
+        detail=msg.detail,
+        played_instead=action(msg.played_instead) if msg.HasField("played_instead") else None,
+    )
+
+
+def hello(token: str, name: str, max_concurrent: int) -> pb.BotMessage:
+    return pb.BotMessage(hello=pb.Hello(
+        token=token, name=name, protocol_version=PROTOCOL_VERSION, max_concurrent=max_concurrent,
+    ))
+
+
+def reply(match_id: str, request_id: int, a: pb.Action | None) -> pb.BotMessage:
+    """An ActionReply; `a` None leaves the action empty (the bot has none to give)."""
+    msg = pb.ActionReply(match_id=match_id, request_id=request_id)
+    if a is not None:
+        msg.action.CopyFrom(a)
+    return pb.BotMessage(action=msg)
