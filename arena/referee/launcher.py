@@ -158,6 +158,12 @@ class BotProcess:
         # Kill the group even if the leader is gone: its children may still be in it.
         _signal_group(self.pgid, signal.SIGKILL)
         await self.proc.wait()
+        # SIGKILL is delivered asynchronously and the kernel offers no event for "the group is
+        # empty", so look until no member is left running (bounded).
+        for _ in range(100):
+            if not group_members(self.pgid):
+                break
+            await asyncio.sleep(0.01)
 
     def log_tail(self, limit: int = 2000) -> str:
         try:
@@ -168,6 +174,24 @@ class BotProcess:
                 return f.read().decode("utf-8", "replace")
         except OSError:
             return ""
+
+
+def group_members(pgid: int) -> list[int]:
+    """Pids of the live (not zombie) processes in a process group (Linux /proc)."""
+    members = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # Fields after the command name (which may hold spaces) start after the last ')'.
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            members.append(int(entry.name))
+    return members
 
 
 def _signal_group(pgid: int | None, sig: int) -> None:
