@@ -17,7 +17,15 @@ import random
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple, Sequence
 
-from .base import ConfigError, Event, Game, IllegalActionError, RulesError, State
+from .base import (
+    ConfigError,
+    Event,
+    Game,
+    IllegalActionError,
+    RulesError,
+    State,
+    ranks_from_scores,
+)
 
 # --------------------------------------------------------------------------------------------
 # Rule constants. Everything the rulebook does not state is marked (assumption); see
@@ -226,6 +234,9 @@ class BalloonGame(Game):
         seat position, never on the actions. `decks` (round -> deck order, see
         `deck_from_hands`) overrides chosen rounds, for hand-built matches.
         """
+        if type(seed) is not int:
+            # random.Random(None) would seed from the OS: the match could never be replayed.
+            raise ConfigError(f"a match seed must be an int, not {seed!r}")
         rng = random.Random(seed)
         n = self.num_players
         dealt = [shuffled_deck(rng, cards_dealt(n, r)) for r in range(1, NUM_ROUNDS + 1)]
@@ -558,7 +569,8 @@ def _event_from_entry(e: tuple) -> Event:
                 "turn": e[2], "early_chips": e[3], "first_drop_out_chips": e[4],
                 "chips": e[3] + e[4],
             })
-        return Event("play", kind, {"card": e[1], "turn": e[2], "third_card_chips": e[3]})
+        return Event("play", kind, {
+            "card": e[1], "turn": e[2], "third_card_chips": e[3], "chips": e[3]})
     if kind == _ROUND_START:
         _, round_, start, hand_sizes, face_up, middle, first = e
         return Event("round_start", start, {
@@ -573,8 +585,6 @@ def _event_from_entry(e: tuple) -> Event:
             "round_scores": scores, "totals": totals,
         })
     if kind == _MATCH_END:
-        from .base import ranks_from_scores
-
         return Event("match_end", -1, {"totals": e[1], "ranks": ranks_from_scores(e[1])})
     if kind == _SAMPLED:
         return Event("sampled", -1, {"round": e[1], "turn": e[2]})
