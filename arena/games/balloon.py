@@ -259,12 +259,13 @@ class BalloonState(State):
         "game", "_n", "_decks", "_round", "_start", "_turn", "_order", "_pos", "_to_act",
         "_seats", "_over", "_legal", "_vol", "_counts", "_size", "_face_up", "_undealt",
         "_middle", "_first_chip", "_chips", "_dropped", "_totals", "_log", "_round_log",
-        "_events_cache",
+        "_events_cache", "_seat_tuples",
     )
 
     def __init__(self, game: BalloonGame, decks: tuple[tuple[int, ...], ...]):
         self.game = game
         self._n = game.num_players
+        self._seat_tuples = game._seat_tuples
         self._decks = decks
         self._totals = [0] * self._n
         self._log: list[tuple] = []
@@ -317,7 +318,7 @@ class BalloonState(State):
         self._pos = pos
         seat = order[pos]
         self._to_act = seat
-        self._seats = self.game._seat_tuples[seat]
+        self._seats = self._seat_tuples[seat]
 
     def default_action(self, seat: int) -> int:
         return DROP_OUT
@@ -368,6 +369,7 @@ class BalloonState(State):
     def clone(self) -> "BalloonState":
         c = object.__new__(BalloonState)
         c.game = self.game
+        c._seat_tuples = self._seat_tuples
         c._n = self._n
         c._decks = self._decks
         c._round = self._round
@@ -506,7 +508,7 @@ class BalloonState(State):
         self._pos = pos
         seat = order[pos]
         self._to_act = seat
-        self._seats = self.game._seat_tuples[seat]
+        self._seats = self._seat_tuples[seat]
 
     def _end_round(self) -> None:
         n = self._n
@@ -680,6 +682,7 @@ def sample_state(observation: BalloonObservation, rng: random.Random) -> Balloon
 
     st = object.__new__(BalloonState)
     st.game = game
+    st._seat_tuples = game._seat_tuples
     st._n = n
     st._decks = tuple(decks)
     st._round = obs.round
