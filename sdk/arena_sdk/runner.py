@@ -88,7 +88,6 @@ class Backoff:
 class _MatchSlot:
     match: Match
     tail: asyncio.Future[Any] | None = None  # the match's last scheduled job
-    ended: bool = False
 
 
 @dataclass
@@ -115,7 +114,7 @@ async def serve(
     bot in a way that a retry cannot fix.
     """
     stop = stop or asyncio.Event()
-    workers = _check_max_concurrent(bot)
+    workers = _check_bot(bot)
     name = bot.name or type(bot).__name__
     rng = random.Random()  # jitter only: must differ between bots, so not seeded
     attempt = 0
@@ -259,16 +258,10 @@ def _on_match_end(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor,
     if slot is None:
         log.warning("end of match %s, which this connection never started", end.match_id)
         return
-    result = wire.result(end)
-    job = _schedule(conn, slot, pool, _call_hook, "on_match_end", bot.on_match_end,
-                    slot.match, result)
-    slot.ended = True
-
-    def forget(_: asyncio.Future[Any]) -> None:
-        if conn.matches.get(end.match_id) is slot and slot.tail is job:
-            del conn.matches[end.match_id]
-
-    job.add_done_callback(forget)
+    # Forget the match now; its hook still runs after the match's earlier jobs.
+    del conn.matches[end.match_id]
+    _schedule(conn, slot, pool, _call_hook, "on_match_end", bot.on_match_end, slot.match,
+              wire.result(end))
 
 
 def _on_rejected(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor,
@@ -332,7 +325,11 @@ def _call_hook(hook_name: str, hook: Callable[..., None], *args: Any) -> None:
         log.exception("%s() failed", hook_name)
 
 
-def _check_max_concurrent(bot: Bot) -> int:
+def _check_bot(bot: Bot) -> int:
+    """The bot's max_concurrent, once the bot is known to be playable."""
+    if type(bot).act is Bot.act:
+        raise TypeError(f"{type(bot).__name__} must implement act(observation, legal_actions, "
+                        "match)")
     n = bot.max_concurrent
     if not isinstance(n, int) or n < 1:
         raise ValueError(f"{type(bot).__name__}.max_concurrent must be a whole number >= 1, "

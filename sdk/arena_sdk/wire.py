@@ -35,12 +35,23 @@ GAME_OPTIONS: Mapping[str, tuple[str, ...]] = {"balloon": (), "boom": ("advanced
 _FAULT_PREFIX = "FAULT_"
 
 
+# Cards are immutable and a game has a few dozen of them: share one object per card rather than
+# build a frozen dataclass per card per message (most of the cost of translating a request).
+_card_cache: dict[tuple[int, str, int], Card] = {}
+
+
 def card(msg: pb.Card) -> Card:
-    return Card(msg.id, msg.colour, msg.value)
+    key = (msg.id, msg.colour, msg.value)
+    c = _card_cache.get(key)
+    if c is None:
+        if len(_card_cache) >= 4096:  # only a misbehaving referee sends this many distinct cards
+            _card_cache.clear()
+        c = _card_cache[key] = Card(*key)
+    return c
 
 
 def _cards(msgs: Iterable[pb.Card]) -> tuple[Card, ...]:
-    return tuple(Card(m.id, m.colour, m.value) for m in msgs)
+    return tuple(map(card, msgs))
 
 
 def card_to_proto(c: Card) -> pb.Card:

@@ -10,11 +10,13 @@ import os
 import random
 import shutil
 import signal
+import socket
 import sys
 import threading
 from collections import defaultdict
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -261,6 +263,49 @@ def test_reconnects_after_the_referee_drops_the_stream(drop: str) -> None:
         assert len(referee.replies) == 4 * len(MATCHES)
 
     run_async(main())
+
+
+@dataclass(frozen=True)
+class CountingBackoff(Backoff):
+    """The fast backoff, recording each attempt; `third` is set at the third failure."""
+
+    attempts: list[int] = field(default_factory=list)
+    third: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        self.attempts.append(attempt)
+        if len(self.attempts) == 3:
+            self.third.set()
+        return super().delay(attempt, rng)
+
+
+def test_backs_off_while_no_referee_listens_and_stops_when_asked() -> None:
+    async def main() -> None:
+        # A bound but not listening socket: connections to its port are refused.
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            backoff = CountingBackoff(initial=0.001, maximum=0.004)
+            stop = asyncio.Event()
+            task = asyncio.create_task(serve(RecordingBot(), f"127.0.0.1:{sock.getsockname()[1]}",
+                                             TOKEN, backoff=backoff, stop=stop))
+            await asyncio.wait_for(backoff.third.wait(), TIMEOUT)
+            stop.set()
+            await asyncio.wait_for(task, TIMEOUT)
+        assert backoff.attempts[:3] == [0, 1, 2]
+
+    run_async(main())
+
+
+def test_backoff_grows_exponentially_with_jitter_up_to_its_maximum() -> None:
+    backoff, rng = Backoff(initial=0.5, factor=2.0, maximum=30.0), random.Random(1)
+    for attempt, ceiling in [(0, 0.5), (1, 1.0), (3, 4.0), (6, 30.0), (40, 30.0)]:
+        delays = {backoff.delay(attempt, rng) for _ in range(50)}
+        assert all(ceiling / 2 <= d <= ceiling for d in delays) and len(delays) > 1
+
+
+def test_a_bot_without_act_is_refused_before_connecting() -> None:
+    with pytest.raises(TypeError, match="must implement act"):
+        run_async(serve(Bot(), "127.0.0.1:9", TOKEN))
 
 
 def test_an_unsupported_protocol_version_is_a_refusal_naming_the_versions() -> None:

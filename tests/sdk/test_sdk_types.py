@@ -92,3 +92,14 @@ def test_settings_come_from_arguments_then_command_line_then_environment(tmp_pat
         settings_from(argv=[], environ={"ARENA_ADDRESS": "env:1"})
     assert usage.value.code == 2
 
+
+
+def test_a_match_builds_the_same_engine_game_for_simulation() -> None:
+    from arena.games import make_game
+
+    games = {}
+    for start in MATCHES:
+        match = wire.match(start)
+        games[match.game] = make_game(match.game, match.num_players, **match.options)
+        assert games[match.game].num_players == start.options.num_players
+    assert dict(games["boom"].options) == {"advanced": True, "ruse": True, "series": False}
