@@ -141,6 +141,10 @@ async def serve(
                     raise RefusedError(_refusal_message(address, e), e.code()) from None
                 log.warning("connection to %s failed: %s: %s", address, e.code().name,
                             e.details())
+            except RefusedError:
+                raise
+            except Exception:  # keep a long-running bot alive through the unforeseen
+                log.exception("connection to %s broke", address)
             if welcomed:
                 attempt = 0
             delay = backoff.delay(attempt, rng)

@@ -87,11 +87,13 @@ class Referee(arena_pb2_grpc.RefereeServicer):
 
 
 @asynccontextmanager
-async def serving(referee: Referee) -> AsyncIterator[str]:
-    """Run `referee` on a free loopback port; yields its address."""
+async def serving(referee: Referee,
+                  tls: grpc.ServerCredentials | None = None) -> AsyncIterator[str]:
+    """Run `referee` on a free loopback port (over TLS with `tls`); yields its address."""
     server = grpc.aio.server()
     arena_pb2_grpc.add_RefereeServicer_to_server(referee, server)
-    port = server.add_insecure_port("127.0.0.1:0")
+    port = (server.add_secure_port("127.0.0.1:0", tls) if tls
+            else server.add_insecure_port("127.0.0.1:0"))
     await server.start()
     try:
         yield f"127.0.0.1:{port}"

@@ -54,10 +54,10 @@ async def bot_task(bot: Bot, address: str, token: str = TOKEN) -> AsyncIterator[
 
 
 @asynccontextmanager
-async def bot_process(cmd: Sequence[str], address: str, token: str,
-                      log_path: Path) -> AsyncIterator[asyncio.subprocess.Process]:
+async def bot_process(cmd: Sequence[str], address: str, token: str, log_path: Path,
+                      **extra_env: str) -> AsyncIterator[asyncio.subprocess.Process]:
     """A bot as a real process, configured as the launcher does (environment variables)."""
-    env = dict(os.environ, ARENA_ADDRESS=address, ARENA_TOKEN=token,
+    env = dict(os.environ, ARENA_ADDRESS=address, ARENA_TOKEN=token, **extra_env,
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "sdk"),
                                                         os.environ.get("PYTHONPATH")])))
     with open(log_path, "wb") as log_file:
@@ -342,6 +342,58 @@ def test_random_bot_process_plays_and_stops_cleanly_on_sigterm(tmp_path: Path) -
         assert referee.hellos[0].name == "random"
         assert len(referee.replies) == 8 * len(MATCHES)
         assert "Traceback" not in (tmp_path / "bot.log").read_text()
+
+    run_async(main())
+
+
+def self_signed_loopback_certificate() -> tuple[bytes, bytes]:
+    """(certificate, key) in PEM for 127.0.0.1, valid for a day."""
+    x509 = pytest.importorskip("cryptography.x509", reason="cryptography makes the test's TLS "
+                               "certificate")
+    import datetime
+    import ipaddress
+
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(x509.oid.NameOID.COMMON_NAME, "arena test referee")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName(
+                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    return (cert.public_bytes(serialization.Encoding.PEM),
+            key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                              serialization.NoEncryption()))
+
+
+def test_random_bot_process_connects_over_tls_with_the_given_root_certificate(
+        tmp_path: Path) -> None:
+    cert, key = self_signed_loopback_certificate()
+    (tmp_path / "ca.pem").write_bytes(cert)
+
+    async def main() -> None:
+        done = asyncio.Event()
+
+        async def script(r: Referee, s: Session) -> None:
+            await play_matches(r, s, moves=2)
+            done.set()
+
+        referee = Referee(script)
+        tls = grpc.ssl_server_credentials([(key, cert)])
+        cmd = [sys.executable, "example_bots/random_bot.py"]
+        async with serving(referee, tls) as address, bot_process(
+                cmd, address, TOKEN, tmp_path / "bot.log",
+                ARENA_TLS_CA=str(tmp_path / "ca.pem")) as proc:
+            await asyncio.wait_for(done.wait(), TIMEOUT)
+            proc.send_signal(signal.SIGTERM)
+            assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+        assert referee.problems == [] and len(referee.replies) == 2 * len(MATCHES)
 
     run_async(main())
 
