@@ -920,57 +920,78 @@ class Store:
             return self.record_infra_failure(ladder, index, f"abandoned: {result.reason}",
                                              node=node)
         info = self._info(ladder)
+        with self._write() as conn:
+            recorded = self._record(conn, info, index, result, node)
+            rated = self._advance_ratings(conn, info) if recorded else ()
+        return RecordOutcome(recorded=recorded, rated=rated)
+
+    @_sqlite_errors
+    def record_results(self, ladder: str,
+                       items: Sequence[tuple[int, MatchResult]],
+                       node: str | None = None) -> RecordOutcome:
+        """record_result for many (index, result) pairs in one transaction (all or nothing):
+        for a runner that batches results under a high match rate. Abandoned results are not
+        accepted here. `recorded` is True if any was new."""
+        info = self._info(ladder)
+        with self._write() as conn:
+            recorded = False
+            for index, result in items:
+                if result.status == ABANDONED:
+                    raise MatchStateError(
+                        f"match {index} was abandoned; record it with record_infra_failure")
+                recorded |= self._record(conn, info, index, result, node)
+            rated = self._advance_ratings(conn, info) if recorded else ()
+        return RecordOutcome(recorded=recorded, rated=rated)
+
+    def _record(self, conn: sqlite3.Connection, info: _LadderInfo, index: int,
+                result: MatchResult, node: str | None) -> bool:
         k = info.table_size
         if not (len(result.seat_names) == len(result.scores) == len(result.ranks) == k):
             raise MatchStateError(
-                f"a result for ladder {ladder!r} needs {k} seats of names, scores and ranks")
-        with self._write() as conn:
-            row = conn.execute(
-                "SELECT id, status, seats FROM matches WHERE ladder_id = ? AND idx = ?",
-                (info.id, index)).fetchone()
-            if row is None:
-                raise MatchStateError(f"ladder {ladder!r} has no match {index}")
-            match_id, status, seats_json = row
-            if status == COMPLETED:
-                return RecordOutcome(recorded=False)
-            if status == STORE_ABANDONED:
-                raise MatchStateError(
-                    f"match {index} of ladder {ladder!r} was abandoned; its result is not taken")
-            seats = json.loads(seats_json)
-            names = tuple(info.bot_names[b] for b in seats)
-            if tuple(result.seat_names) != names:
-                raise MatchStateError(
-                    f"the result's seats {list(result.seat_names)} are not match {index}'s "
-                    f"scheduled seats {list(names)}")
-            now = _now()
-            started = result.started_at or None
-            finished = result.finished_at or now
-            conn.execute(
-                "UPDATE matches SET status = 'completed', started = coalesce(?, started), "
-                "finished = ?, duration_ms = ?, match_key = ?, reason = ?, engine_version = ?, "
-                "node = coalesce(?, node), replay = ? WHERE id = ?",
-                (started, finished,
-                 (finished - started) * 1000.0 if started else None,
-                 result.match_id, result.reason, result.engine_version, node,
-                 encode_replay(result), match_id))
-            kinds: dict[int, list[str]] = {}
-            for f in result.faults:
-                kinds.setdefault(f.seat, []).append(f.kind)
+                f"a result for ladder {info.name!r} needs {k} seats of names, scores and ranks")
+        row = conn.execute(
+            "SELECT id, status, seats FROM matches WHERE ladder_id = ? AND idx = ?",
+            (info.id, index)).fetchone()
+        if row is None:
+            raise MatchStateError(f"ladder {info.name!r} has no match {index}")
+        match_id, status, seats_json = row
+        if status == COMPLETED:
+            return False
+        if status == STORE_ABANDONED:
+            raise MatchStateError(
+                f"match {index} of ladder {info.name!r} was abandoned; its result is not taken")
+        seats = json.loads(seats_json)
+        names = tuple(info.bot_names[b] for b in seats)
+        if tuple(result.seat_names) != names:
+            raise MatchStateError(
+                f"the result's seats {list(result.seat_names)} are not match {index}'s "
+                f"scheduled seats {list(names)}")
+        started = result.started_at or None
+        finished = result.finished_at or _now()
+        conn.execute(
+            "UPDATE matches SET status = 'completed', started = coalesce(?, started), "
+            "finished = ?, duration_ms = ?, match_key = ?, reason = ?, engine_version = ?, "
+            "node = coalesce(?, node), replay = ? WHERE id = ?",
+            (started, finished, (finished - started) * 1000.0 if started else None,
+             result.match_id, result.reason, result.engine_version, node,
+             encode_replay(result), match_id))
+        kinds: dict[int, list[str]] = {}
+        for f in result.faults:
+            kinds.setdefault(f.seat, []).append(f.kind)
+        conn.executemany(
+            "INSERT INTO results (match_id, seat, bot_id, score, rank, faults, fault_kinds) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(match_id, seat, bot, result.scores[seat], result.ranks[seat],
+              len(kinds.get(seat, ())), ",".join(sorted(set(kinds.get(seat, ())))))
+             for seat, bot in enumerate(seats)])
+        if result.faults:
             conn.executemany(
-                "INSERT INTO results (match_id, seat, bot_id, score, rank, faults, fault_kinds) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(match_id, seat, bot, result.scores[seat], result.ranks[seat],
-                  len(kinds.get(seat, ())), ",".join(sorted(set(kinds.get(seat, ())))))
-                 for seat, bot in enumerate(seats)])
-            if result.faults:
-                conn.executemany(
-                    "INSERT INTO faults (match_id, seat, bot_id, kind, move, elapsed_ms, detail)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(match_id, f.seat, seats[f.seat], f.kind, f.move, f.elapsed_ms, f.detail)
-                     for f in result.faults])
-            conn.execute("UPDATE ladders SET completed = completed + 1 WHERE id = ?", (info.id,))
-            rated = self._advance_ratings(conn, info)
-        return RecordOutcome(recorded=True, rated=rated)
+                "INSERT INTO faults (match_id, seat, bot_id, kind, move, elapsed_ms, detail)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(match_id, f.seat, seats[f.seat], f.kind, f.move, f.elapsed_ms, f.detail)
+                 for f in result.faults])
+        conn.execute("UPDATE ladders SET completed = completed + 1 WHERE id = ?", (info.id,))
+        return True
 
     @_sqlite_errors
     def record_infra_failure(self, ladder: str, index: int, detail: str, *,
@@ -1214,6 +1235,10 @@ class AsyncStore:
                                    give_up: bool = False) -> RecordOutcome:
         return await self.run(Store.record_infra_failure, ladder, index, detail, node=node,
                               give_up=give_up)
+
+    async def record_results(self, ladder: str, items: Sequence[tuple[int, MatchResult]],
+                             node: str | None = None) -> RecordOutcome:
+        return await self.run(Store.record_results, ladder, items, node)
 
     async def rankings(self, ladder: str | None = None) -> Rankings:
         return await self.run(Store.rankings, ladder)

@@ -33,9 +33,10 @@ converges faster; the set mode removes the remaining deal luck from each single 
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Hashable, Iterable, Mapping, Sequence, TypeVar
+from typing import Any, Hashable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 import trueskill
 
@@ -85,8 +86,8 @@ class RatingUpdate:
 
 
 def _backends_after_default() -> list[str]:
-    available = trueskill.backends.available_backends()
-    return [b for b in ("mpmath", "scipy") if b in available]
+    # find_spec, not import: importing scipy costs half a second and is needed only on a failure.
+    return [b for b in ("mpmath", "scipy") if importlib.util.find_spec(b) is not None]
 
 
 @dataclass(slots=True)
@@ -95,16 +96,24 @@ class Rater:
 
     params: RatingParams = field(default_factory=RatingParams)
     env: trueskill.TrueSkill = field(init=False)
-    _fallbacks: list[trueskill.TrueSkill] = field(init=False)
+    _fallbacks: list[trueskill.TrueSkill] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.env = self._make_env(None)
-        self._fallbacks = [self._make_env(b) for b in _backends_after_default()]
+
+    def _fallback_envs(self) -> list[trueskill.TrueSkill]:
+        if self._fallbacks is None:
+            self._fallbacks = [self._make_env(b) for b in _backends_after_default()]
+        return self._fallbacks
 
     def _make_env(self, backend: str | None) -> trueskill.TrueSkill:
         p = self.params
         return trueskill.TrueSkill(mu=p.mu, sigma=p.sigma, beta=p.beta, tau=p.tau,
                                    draw_probability=p.draw_probability, backend=backend)
+
+    def _envs(self) -> Iterator[trueskill.TrueSkill]:
+        yield self.env
+        yield from self._fallback_envs()  # built only when the default backend failed
 
     def initial(self) -> SkillRating:
         return SkillRating(self.params.mu, self.params.sigma)
@@ -120,7 +129,7 @@ class Rater:
         if len(bots) < 2:
             raise ValueError("a rated match needs at least two bots")
         notes = []
-        for env in [self.env, *self._fallbacks]:
+        for env in self._envs():
             groups = [{bot: env.create_rating(before[bot].mu, before[bot].sigma)} for bot in bots]
             try:
                 rated = env.rate(groups, ranks=[ranks[bot] for bot in bots])

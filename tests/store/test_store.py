@@ -1,0 +1,400 @@
+"""The store: opening, schema versions, errors, the match lifecycle, one transaction per result,
+ratings in schedule order."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sqlite3
+
+import pytest
+import trueskill
+
+from arena.ladder.ratings import Rater
+from arena.results import ABANDONED, Fault, TIMEOUT
+from arena.store import (
+    RUNNABLE, SCHEMA_VERSION, AsyncStore, LadderError, LadderMismatch, MatchStateError,
+    SchemaTooNew, Store, StoreError, StoreLocked, UnknownBot,
+)
+from tests.store.helpers import add_remote_bots, make_result, new_store, random_results
+
+
+def test_open_creates_a_wal_database_with_the_current_schema(tmp_path):
+    with new_store(tmp_path) as store:
+        assert store.schema_version() == SCHEMA_VERSION
+        assert store.db.journal_mode == "wal"
+        assert {"bots", "ladders", "matches", "results", "faults", "ratings",
+                "rating_history"} <= set(store.db.table_names())
+    with new_store(tmp_path) as again:  # reopening migrates nothing and keeps the data
+        assert again.schema_version() == SCHEMA_VERSION
+
+
+def test_default_path_is_arena_db_in_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Store().close()
+    assert (tmp_path / "arena.db").is_file()
+
+
+def test_a_newer_schema_is_refused(tmp_path):
+    new_store(tmp_path).close()
+    conn = sqlite3.connect(tmp_path / "arena.db")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
+    conn.commit()
+    conn.close()
+    with pytest.raises(SchemaTooNew) as err:
+        new_store(tmp_path)
+    assert err.value.found == SCHEMA_VERSION + 5 and err.value.supported == SCHEMA_VERSION
+    assert f"schema version {SCHEMA_VERSION + 5}" in str(err.value)
+    assert f"up to {SCHEMA_VERSION}" in str(err.value)
+
+
+def test_a_missing_directory_is_a_clear_error_and_creates_nothing(tmp_path):
+    with pytest.raises(StoreError, match="does not exist"):
+        Store(tmp_path / "nowhere" / "arena.db")
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_file_that_is_not_a_database_is_refused(tmp_path):
+    (tmp_path / "arena.db").write_text("hello, I am not SQLite" * 100)
+    with pytest.raises(StoreError, match="not an Arena database"):
+        new_store(tmp_path)
+
+
+def test_a_locked_database_is_a_clear_error_and_changes_nothing(tmp_path):
+    path = tmp_path / "arena.db"
+    new_store(tmp_path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        store = Store(path, timeout=0.05)
+        with pytest.raises(StoreLocked, match="locked by another process"):
+            store.add_bot("late", remote=True)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert store.list_bots() == []
+    store.close()
+
+
+def test_a_read_only_store_reads_and_refuses_writes(tmp_path):
+    with new_store(tmp_path) as store:
+        bots = add_remote_bots(store, 3)
+        store.create_ladder("l", "balloon", 3, bots, seed=1)
+        reader = Store(tmp_path / "arena.db", readonly=True)
+        assert [s.bot for s in reader.rankings("l").standings] == sorted(bots)
+        with pytest.raises(StoreError, match="read-only"):
+            reader.add_bot("x", remote=True)
+        reader.close()
+    with pytest.raises(StoreError, match="no database"):
+        Store(tmp_path / "other.db", readonly=True)
+
+
+# ----------------------------------------------------------------------------------- ladders
+
+def test_create_ladder_writes_the_whole_schedule(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 5)
+    ladder = store.create_ladder("l", "boom", 3, bots, seed=9, rounds=2)
+    assert ladder.config == {"game": "boom", "num_players": 3,
+                             "options": {"advanced": False, "ruse": False, "series": False}}
+    assert ladder.num_matches == 2 * 10 * 3 and ladder.bots == tuple(bots)
+    matches = store.matches("l")
+    assert [m.index for m in matches] == list(range(60))
+    assert all(m.status == "pending" and m.attempts == 0 for m in matches)
+    assert store.progress("l")["pending"] == 60
+    assert store.rankings("l").standings[0].matches == 0
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(game="chess", table_size=3), "unknown game"),
+    (dict(game="balloon", table_size=9), "9"),
+    (dict(game="boom", table_size=3, options={"colour": 1}), "no option colour"),
+    (dict(game="balloon", table_size=5, bots=4), "at least 5 bots"),
+    (dict(game="balloon", table_size=3, rating_mode="elo"), "rating mode"),
+])
+def test_bad_ladders_are_refused_and_change_nothing(tmp_path, kwargs, message):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, kwargs.pop("bots", 6))
+    with pytest.raises(LadderError, match=message):
+        store.create_ladder("l", bots=bots, **kwargs)
+    assert store.list_ladders() == []
+    assert store.db["matches"].count == 0
+
+
+def test_a_ladder_of_unknown_bots_is_refused(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 3)
+    with pytest.raises(UnknownBot, match="ghost"):
+        store.create_ladder("l", "balloon", 2, [*bots, "ghost"])
+    assert store.list_ladders() == [] and store.db["ratings"].count == 0
+
+
+def test_ensure_ladder_resumes_checks_and_extends(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 4)
+    first = store.ensure_ladder("l", "balloon", 3, bots, seed=4, rounds=1)
+    assert store.ensure_ladder("l", "balloon", 3, bots, seed=4).id == first.id
+    with pytest.raises(LadderMismatch, match="table size is 3, not 2"):
+        store.ensure_ladder("l", "balloon", 2, bots)
+    before = store.matches("l")
+    longer = store.ensure_ladder("l", "balloon", 3, bots, seed=4, rounds=3)
+    assert longer.rounds == 3 and longer.num_matches == 3 * first.num_matches
+    assert store.matches("l")[: len(before)] == before
+
+
+# ------------------------------------------------------------------------- match lifecycle
+
+def play(store: Store, ladder: str, order: list[int], results: dict) -> None:
+    for index in order:
+        store.start_match(ladder, index, node="n1")
+        store.record_result(ladder, index, results[index])
+
+
+def direct_trueskill(ladder, matches, results):
+    """Ratings computed straight with the trueskill package from the same results."""
+    env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300,
+                              draw_probability=0.05)
+    ratings = {b: env.create_rating() for b in ladder.bots}
+    for m in matches:
+        r = results[m.index]
+        rated = env.rate([{b: ratings[b]} for b in m.seats], ranks=list(r.ranks))
+        for group in rated:
+            ratings.update(group)
+    return env, ratings
+
+
+def test_ratings_equal_a_direct_trueskill_computation(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 6)
+    ladder = store.create_ladder("l", "balloon", 4, bots, seed=3)
+    matches = store.matches("l")
+    results = random_results(matches, ladder.config, seed=1,
+                             skill={b: i for i, b in enumerate(bots)})
+    play(store, "l", [m.index for m in matches], results)
+    env, expected = direct_trueskill(ladder, matches, results)
+    table = store.rankings("l")
+    assert table.completed == table.rated == table.scheduled == len(matches)
+    by_bot = {s.bot: s for s in table.standings}
+    for bot in bots:
+        assert by_bot[bot].mu == pytest.approx(expected[bot].mu, abs=1e-12)
+        assert by_bot[bot].sigma == pytest.approx(expected[bot].sigma, abs=1e-12)
+        assert by_bot[bot].conservative == pytest.approx(env.expose(expected[bot]), abs=1e-12)
+    # Standings agree with the results they came from.
+    for bot in bots:
+        mine = [(r.scores[s], r.ranks[s], sum(f.seat == s for f in r.faults))
+                for r in results.values() for s, b in enumerate(r.seat_names) if b == bot]
+        s = by_bot[bot]
+        assert s.matches == len(mine)
+        assert s.wins == sum(rank == 0 for _, rank, _ in mine)
+        assert s.faults == sum(f for _, _, f in mine)
+        assert s.mean_score == pytest.approx(sum(sc for sc, _, _ in mine) / len(mine))
+    ordered = sorted(bots, key=lambda b: env.expose(expected[b]), reverse=True)
+    assert [s.bot for s in table.standings] == ordered
+    assert [s.rank for s in table.standings] == list(range(1, 7))
+    assert table.standings[0].bot == bots[-1]  # the most skilled bot leads
+
+
+def test_out_of_order_completion_gives_the_in_order_ratings(tmp_path):
+    runs = {}
+    for name, shuffle in (("in_order", False), ("shuffled", True)):
+        store = new_store(tmp_path, f"{name}.db")
+        bots = add_remote_bots(store, 5)
+        ladder = store.create_ladder("l", "balloon", 3, bots, seed=11)
+        matches = store.matches("l")
+        results = random_results(matches, ladder.config, seed=2)
+        order = [m.index for m in matches]
+        if shuffle:
+            random.Random(5).shuffle(order)
+        play(store, "l", order, results)
+        runs[name] = (store.rankings("l"), {b: store.rating_history("l", b) for b in bots})
+    assert runs["in_order"] == runs["shuffled"]
+
+
+def test_a_match_waits_unrated_until_its_predecessors_are_done(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 4)
+    ladder = store.create_ladder("l", "balloon", 2, bots, seed=1)
+    matches = store.matches("l")
+    results = random_results(matches, ladder.config, seed=3)
+    assert store.record_result("l", 2, results[2]).rated == ()
+    assert store.record_result("l", 1, results[1]).rated == ()
+    assert not store.get_match("l", 2).rated
+    assert all(s.matches == 0 for s in store.rankings("l").standings)
+    assert store.record_result("l", 0, results[0]).rated == (0, 1, 2)
+    assert store.get_ladder("l").rated_through == 3
+    assert sum(s.matches for s in store.rankings("l").standings) == 3 * 2
+
+
+def test_a_failure_inside_record_leaves_nothing_partial(tmp_path, monkeypatch):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 4)
+    ladder = store.create_ladder("l", "balloon", 2, bots, seed=1)
+    matches = store.matches("l")
+    results = random_results(matches, ladder.config, seed=4)
+    results[0] = make_result(matches[0], ladder.config, (3, 5),
+                             (Fault(1, TIMEOUT, 2, 1500.0, "slow"),))
+    store.record_result("l", 1, results[1])  # waits for match 0
+    store.start_match("l", 0)
+    tables = ("results", "faults", "rating_history", "ratings", "ladders", "matches")
+    snapshot = {t: list(store.db[t].rows) for t in tables}
+
+    def broken(self, before, ranks):
+        raise RuntimeError("rating blew up")
+
+    monkeypatch.setattr(Rater, "rate", broken)
+    with pytest.raises(RuntimeError, match="rating blew up"):
+        store.record_result("l", 0, results[0])
+    assert {t: list(store.db[t].rows) for t in tables} == snapshot
+    assert store.get_match("l", 0).status == "running"
+    monkeypatch.undo()
+    outcome = store.record_result("l", 0, results[0])
+    assert outcome.recorded and outcome.rated == (0, 1)
+    stored = store.db.execute("SELECT kind, move, detail FROM faults").fetchall()
+    assert stored == [("timeout", 2, "slow")]
+
+
+def test_a_result_is_never_counted_twice(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 3)
+    ladder = store.create_ladder("l", "balloon", 3, bots, seed=1)
+    m = store.matches("l")[0]
+    result = make_result(m, ladder.config, (1, 2, 3))
+    assert store.record_result("l", 0, result).recorded
+    first = store.rankings("l")
+    assert store.record_result("l", 0, result) == type(store.record_result("l", 0, result))(
+        recorded=False)
+    assert store.rankings("l") == first
+    assert store.db["results"].count == 3
+
+
+def test_a_result_for_other_seats_is_refused(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 3)
+    ladder = store.create_ladder("l", "balloon", 3, bots, seed=1)
+    m = store.matches("l")[0]
+    wrong = make_result(m, ladder.config, (1, 2, 3))
+    wrong = type(wrong)(**{**wrong.__dict__, "seat_names": tuple(reversed(m.seats))})
+    with pytest.raises(MatchStateError, match="scheduled seats"):
+        store.record_result("l", 0, wrong)
+    assert store.db["results"].count == 0
+
+
+def test_the_replay_is_stored_compact_with_the_result(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 3)
+    ladder = store.create_ladder("l", "balloon", 3, bots, seed=1)
+    m = store.matches("l")[0]
+    store.record_result("l", 0, make_result(m, ladder.config, (4, 4, 1)))
+    raw = store.db.execute("SELECT replay FROM matches WHERE idx = 0").fetchone()[0]
+    assert ", " not in raw and ": " not in raw
+    replay = store.replay("l", 0)
+    assert replay["seed"] == m.seed and replay["scores"] == [4, 4, 1]
+    assert replay["seat_names"] == list(m.seats) and len(replay["moves"]) == 6
+    assert replay["ranks"] == [0, 0, 2]
+
+
+def test_infrastructure_failures_are_kept_retried_and_never_rated(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 3)
+    ladder = store.create_ladder("l", "balloon", 2, bots, seed=1)
+    matches = store.matches("l")
+    results = random_results(matches, ladder.config, seed=6)
+    store.start_match("l", 0, node="w1")
+    store.record_infra_failure("l", 0, "referee crashed", node="w1")
+    assert store.get_match("l", 0).status == "infra_failed"
+    assert [m.index for m in store.matches("l", RUNNABLE)] == [0, 1, 2, 3, 4, 5]
+    store.start_match("l", 0, node="w2")
+    abandoned = type(results[0])(**{**results[0].__dict__, "status": ABANDONED,
+                                     "reason": "shutdown"})
+    store.record_result("l", 0, abandoned)
+    assert store.get_match("l", 0).attempts == 2
+    # Giving up on match 0 lets the rating order move past it.
+    store.record_result("l", 1, results[1])
+    assert store.record_infra_failure("l", 0, "worker lost", give_up=True).rated == (1,)
+    m0 = store.get_match("l", 0)
+    assert m0.status == "abandoned" and "worker lost" in m0.rating_note
+    details = [r[0] for r in store.db.execute("SELECT detail FROM infra_failures ORDER BY id")]
+    assert details == ["referee crashed", "abandoned: shutdown", "worker lost"]
+    with pytest.raises(MatchStateError, match="abandoned"):
+        store.start_match("l", 0)
+
+
+def test_reset_running_puts_killed_matches_back(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 3)
+    store.create_ladder("l", "balloon", 2, bots, seed=1)
+    store.start_match("l", 0)
+    store.start_match("l", 3)
+    assert store.reset_running("l") == 2
+    assert store.get_match("l", 3).status == "pending"
+    assert store.get_match("l", 3).attempts == 1
+
+
+def test_set_mode_rates_each_duplicate_set_as_one_result(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 4)
+    ladder = store.create_ladder("l", "balloon", 3, bots, seed=2, rating_mode="set")
+    matches = store.matches("l")
+    results = random_results(matches, ladder.config, seed=8)
+    order = [m.index for m in matches]
+    random.Random(1).shuffle(order)
+    play(store, "l", order, results)
+    env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300,
+                              draw_probability=0.05)
+    ratings = {b: env.create_rating() for b in bots}
+    for start in range(0, len(matches), 3):
+        group = matches[start:start + 3]
+        totals = {b: 0 for b in group[0].seats}
+        faulted = set()
+        for m in group:
+            r = results[m.index]
+            for seat, b in enumerate(m.seats):
+                totals[b] += r.scores[seat]
+            faulted |= {m.seats[f.seat] for f in r.faults}
+        order_bots = list(totals)
+        keys = [(b in faulted, -totals[b]) for b in order_bots]
+        ranks = [sum(o < mine for o in keys) for mine in keys]
+        rated = env.rate([{b: ratings[b]} for b in order_bots], ranks=ranks)
+        for g in rated:
+            ratings.update(g)
+    for s in store.rankings("l").standings:
+        assert s.mu == pytest.approx(ratings[s.bot].mu, abs=1e-12)
+        assert s.sigma == pytest.approx(ratings[s.bot].sigma, abs=1e-12)
+        assert s.matches == 3 * 3  # 3 sets of 3 matches for each of 4 bots at tables of 3
+
+
+def test_a_floating_point_error_is_recorded_and_leaves_ratings(tmp_path, monkeypatch):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 2)
+    ladder = store.create_ladder("l", "balloon", 2, bots, seed=1)
+    m = store.matches("l")[0]
+
+    def underflow(self, *args, **kwargs):
+        raise FloatingPointError("Cannot calculate correctly")
+
+    monkeypatch.setattr(trueskill.TrueSkill, "rate", underflow)
+    store.record_result("l", 0, make_result(m, ladder.config, (9, 1)))
+    stored = store.get_match("l", 0)
+    assert stored.rated and stored.rating_note.startswith("not rated")
+    top = store.rankings("l").standings
+    assert all(s.mu == 25.0 and s.matches == 1 for s in top)
+
+
+def test_async_store_runs_on_one_writer_thread(tmp_path):
+    async def main():
+        async with await AsyncStore.open(tmp_path / "arena.db") as store:
+            await store.run(Store.add_bot, "a", remote=True)
+            await store.run(Store.add_bot, "b", remote=True)
+            ladder = await store.ensure_ladder("l", "balloon", 2, ["a", "b"], seed=1)
+            matches = await store.matches("l", RUNNABLE)
+            results = random_results(matches, ladder.config, seed=1)
+            for m in matches:
+                await store.start_match("l", m.index)
+            # Many concurrent records: serialised by the writer thread, all in schedule order.
+            await asyncio.gather(*(store.record_result("l", m.index, results[m.index])
+                                   for m in reversed(matches)))
+            return await store.rankings("l")
+    table = asyncio.run(main())
+    assert table.rated == table.completed == 2
+    assert json.dumps(table.to_dict())
