@@ -1,0 +1,19 @@
+"""Ladders: the schedule (schedule.py: balanced round-robin of duplicate sets, all from the
+ladder's seed), the ratings (ratings.py: one explicit TrueSkill environment, free-for-all per
+match or per duplicate set) and the runner (runner.py: plays the schedule through the referee).
+Storage, the rating order and the rankings query live in arena/store.py."""
+
+from .ratings import (
+    MATCH_MODE, RATING_MODES, SET_MODE, Rater, RatingParams, RatingUpdate, SkillRating, set_ranks,
+)
+from .schedule import (
+    MAX_TABLE_SIZE, MIN_TABLE_SIZE, ScheduledMatch, ScheduleError, check_ladder_shape,
+    make_schedule, rotate, tables_per_round, uses_all_subsets,
+)
+
+__all__ = [
+    "MATCH_MODE", "MAX_TABLE_SIZE", "MIN_TABLE_SIZE", "RATING_MODES", "SET_MODE", "Rater",
+    "RatingParams", "RatingUpdate", "ScheduleError", "ScheduledMatch", "SkillRating",
+    "check_ladder_shape", "make_schedule", "rotate", "set_ranks", "tables_per_round",
+    "uses_all_subsets",
+]

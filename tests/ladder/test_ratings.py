@@ -1,0 +1,66 @@
+"""The TrueSkill rater: an explicit environment, free-for-all ranks, set aggregation, underflow."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import trueskill
+
+from arena.ladder.ratings import Rater, RatingParams, SkillRating, set_ranks
+
+
+def test_the_environment_is_explicit_and_documented():
+    rater = Rater()
+    env = rater.env
+    assert (env.mu, env.sigma, env.beta, env.tau, env.draw_probability) == (
+        25.0, 25 / 3, 25 / 6, 25 / 300, 0.05)
+    assert env is not trueskill.global_env()
+    assert rater.conservative(rater.initial()) == pytest.approx(0.0)
+    assert RatingParams.from_dict(RatingParams().to_dict()) == RatingParams()
+
+
+def test_a_match_is_rated_as_a_free_for_all_with_ties():
+    rater = Rater()
+    before = {"a": SkillRating(30, 5), "b": SkillRating(25, 8), "c": SkillRating(20, 3),
+              "d": SkillRating(25, 25 / 3)}
+    ranks = {"c": 0, "a": 1, "d": 1, "b": 3}
+    update = rater.rate(before, ranks)
+    env = trueskill.TrueSkill(mu=25, sigma=25 / 3, beta=25 / 6, tau=25 / 300,
+                              draw_probability=0.05)
+    expected = env.rate([{b: env.create_rating(before[b].mu, before[b].sigma)} for b in ranks],
+                        ranks=list(ranks.values()))
+    for group in expected:
+        for bot, r in group.items():
+            assert update.ratings[bot] == SkillRating(r.mu, r.sigma)
+    assert update.note == "" and not update.skipped
+    assert update.ratings["c"].mu > before["c"].mu and update.ratings["b"].mu < before["b"].mu
+
+
+def test_an_extreme_upset_never_yields_a_broken_rating():
+    rater = Rater()
+    before = {"giant": SkillRating(500.0, 1.0), "ant": SkillRating(0.0, 1.0)}
+    update = rater.rate(before, {"giant": 1, "ant": 0})
+    assert all(math.isfinite(r.mu) and math.isfinite(r.sigma) for r in update.ratings.values())
+    if update.skipped:  # no backend could rate it: ratings unchanged, and the note says why
+        assert update.ratings == before
+        assert update.note.startswith("not rated")
+    else:
+        assert "backend" in update.note
+
+
+def test_set_ranks_sum_scores_and_demote_faulted_bots():
+    # A set of 3 rotations of (x, y, z).
+    matches = [(("x", "y", "z"), (5, 3, 3), []),
+               (("y", "z", "x"), (1, 9, 0), []),
+               (("z", "x", "y"), (2, 2, 6), [2])]  # y faulted in the last match
+    ranks = set_ranks(matches)
+    # Totals: x 7, y 10 (faulted), z 14.
+    assert ranks == {"z": 0, "x": 1, "y": 2}
+    tie = set_ranks([(("a", "b"), (4, 1), []), (("b", "a"), (4, 1), [])])
+    assert tie == {"a": 0, "b": 0}
+
+
+def test_a_match_needs_two_bots():
+    with pytest.raises(ValueError):
+        Rater().rate({"a": SkillRating(25, 8)}, {"a": 0})
