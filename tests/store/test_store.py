@@ -4,6 +4,7 @@ ratings in schedule order."""
 from __future__ import annotations
 
 import asyncio
+import os
 import json
 import random
 import sqlite3
@@ -398,3 +399,18 @@ def test_async_store_runs_on_one_writer_thread(tmp_path):
     table = asyncio.run(main())
     assert table.rated == table.completed == 2
     assert json.dumps(table.to_dict())
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
+                    reason="root writes read-only files anyway")
+def test_an_unwritable_database_is_a_clear_error(tmp_path):
+    new_store(tmp_path).close()
+    for path in tmp_path.iterdir():
+        path.chmod(0o444)
+    tmp_path.chmod(0o555)
+    try:
+        with pytest.raises(StoreError, match="not writable|cannot open"):
+            store = new_store(tmp_path)
+            store.add_bot("x", remote=True)
+    finally:
+        tmp_path.chmod(0o755)
