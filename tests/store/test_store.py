@@ -15,7 +15,7 @@ import trueskill
 from arena.ladder.ratings import Rater
 from arena.results import ABANDONED, Fault, TIMEOUT
 from arena.store import (
-    RUNNABLE, SCHEMA_VERSION, AsyncStore, LadderError, LadderMismatch, MatchStateError,
+    RUNNABLE, SCHEMA_VERSION, RecordOutcome, AsyncStore, LadderError, LadderMismatch, MatchStateError,
     SchemaTooNew, Store, StoreError, StoreLocked, UnknownBot,
 )
 from tests.store.helpers import add_remote_bots, make_result, new_store, random_results
@@ -263,8 +263,7 @@ def test_a_result_is_never_counted_twice(tmp_path):
     result = make_result(m, ladder.config, (1, 2, 3))
     assert store.record_result("l", 0, result).recorded
     first = store.rankings("l")
-    assert store.record_result("l", 0, result) == type(store.record_result("l", 0, result))(
-        recorded=False)
+    assert store.record_result("l", 0, result) == RecordOutcome(recorded=False)
     assert store.rankings("l") == first
     assert store.db["results"].count == 3
 
