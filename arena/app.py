@@ -77,3 +77,88 @@ def random_seed() -> int:
 
 def default_run_dir() -> Path:
     return Path(os.environ.get("ARENA_RUN_DIR", "runs"))
+
+
+# ---------------------------------------------------------------- ladders
+
+@dataclass(frozen=True)
+class LadderSettings:
+    db: Path
+    name: str
+    game: str
+    table_size: int
+    bots: tuple[str, ...]
+    options: dict
+    rounds: int = 1
+    seed: int | None = None
+    rating_mode: str = "match"
+    concurrency: int = 4
+    limits: Limits = Limits()
+    resource_limits: ResourceLimits = ResourceLimits()
+    executor: str = "local"  # or "ray"
+    ray_address: str | None = None
+    run_dir: Path = Path("runs")
+    progress: bool = True
+
+
+def run_ladder(settings: LadderSettings):
+    """Create (or resume) a ladder and run its remaining matches. Ctrl-C or SIGTERM stops it
+    cleanly; running it again resumes. Returns (RunSummary, Rankings)."""
+    return asyncio.run(_run_ladder(settings))
+
+
+async def _run_ladder(settings: LadderSettings):
+    from arena.ladder.runner import LadderRunner
+    from arena.store import AsyncStore
+
+    store = await AsyncStore.open(settings.db)
+    try:
+        ladder = await store.ensure_ladder(
+            settings.name, settings.game, settings.table_size, list(settings.bots),
+            options=settings.options, rounds=settings.rounds, seed=settings.seed,
+            rating_mode=settings.rating_mode,
+            settings={"limits": settings.limits.to_dict()})
+        bots = [await store.get_bot(name) for name in ladder.bots]
+        executor = _make_executor(settings, store)
+        bar = _progress_bar(ladder, settings.progress)
+        runner = LadderRunner(store, executor, settings.limits, settings.concurrency,
+                              on_progress=lambda m, r: bar.update(1) if r is not None else None)
+        task = asyncio.ensure_future(runner.run(ladder.name, bots))
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, task.cancel)
+        try:
+            summary = await task
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+            bar.close()
+            await executor.close()
+        return summary, await store.rankings(ladder.name)
+    finally:
+        await store.close()
+
+
+def _make_executor(settings: LadderSettings, store):
+    if settings.executor == "ray":
+        from arena.ladder.ray_executor import RayExecutor
+
+        return RayExecutor(settings.ray_address, settings.run_dir)
+    from arena.ladder.local import LocalExecutor
+
+    return LocalExecutor(store, settings.run_dir / settings.name,
+                         resource_limits=settings.resource_limits)
+
+
+class _NoBar:
+    def update(self, n: int) -> None: ...
+    def close(self) -> None: ...
+
+
+def _progress_bar(ladder, enabled: bool):
+    if not enabled:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=ladder.num_matches, initial=ladder.completed, unit="match",
+                desc=ladder.name, dynamic_ncols=True)

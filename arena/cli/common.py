@@ -32,3 +32,11 @@ def limit_options(f):
     f = click.option("--move-ms", type=click.IntRange(1, 600_000), default=1000,
                      show_default=True, help="Deadline of one move.")(f)
     return f
+
+
+def db_option(f):
+    from pathlib import Path
+
+    return click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+                        default=Path("arena.db"), show_default=True,
+                        help="The SQLite database.")(f)

@@ -259,7 +259,7 @@ class BalloonState(State):
         "game", "_n", "_decks", "_round", "_start", "_turn", "_order", "_pos", "_to_act",
         "_seats", "_over", "_legal", "_vol", "_counts", "_size", "_face_up", "_undealt",
         "_middle", "_first_chip", "_chips", "_dropped", "_totals", "_log", "_round_log",
-        "_events_cache", "_seat_tuples",
+        "_events_cache", "_seat_tuples", "_table_cache",
     )
 
     def __init__(self, game: BalloonGame, decks: tuple[tuple[int, ...], ...]):
@@ -270,6 +270,7 @@ class BalloonState(State):
         self._totals = [0] * self._n
         self._log: list[tuple] = []
         self._events_cache: list[Event] = []
+        self._table_cache: tuple[int, int, tuple[Played, ...]] = (-1, 0, ())
         self._over = False
         self._start_round(1)
 
@@ -343,17 +344,26 @@ class BalloonState(State):
             hand=legal[seat][:-1] if seat >= 0 else (),
             hand_sizes=tuple(len(h) - 1 for h in legal),
             face_up=self._face_up,
-            table=tuple(
-                Played(e[0], e[1], e[2])
-                for e in self._log[self._round_log:]
-                if len(e) == 4 and type(e[0]) is int
-            ),
+            table=self._table(),
             dropped_out=tuple(self._dropped),
             chips=tuple(self._chips),
             chips_in_middle=self._middle,
             first_drop_out_chip=self._first_chip > 0,
             totals=tuple(self._totals),
         )
+
+    def _table(self) -> tuple[Played, ...]:
+        # The table only grows within a round, so extend the last answer instead of rebuilding
+        # it: observations are asked for at every move.
+        start, scanned, table = self._table_cache
+        log = self._log
+        if start != self._round_log:
+            start, scanned, table = self._round_log, self._round_log, ()
+        if scanned < len(log):
+            table += tuple(Played(e[0], e[1], e[2]) for e in log[scanned:]
+                           if len(e) == 4 and type(e[0]) is int)
+        self._table_cache = (start, len(log), table)
+        return table
 
     def public_observation(self) -> BalloonObservation:
         return self.observation(-1)
@@ -394,6 +404,7 @@ class BalloonState(State):
         c._log = self._log[:]
         c._round_log = self._round_log
         c._events_cache = self._events_cache[:]
+        c._table_cache = self._table_cache
         return c
 
     # ---- extra read-only views (tests, referee, replays) ----------------------------------
@@ -712,6 +723,7 @@ def sample_state(observation: BalloonObservation, rng: random.Random) -> Balloon
     st._log = [(_SAMPLED, obs.round, obs.turn)] + [(p.seat, p.card, p.turn, 0) for p in obs.table]
     st._round_log = 0
     st._events_cache = []
+    st._table_cache = (-1, 0, ())
     return st
 
 

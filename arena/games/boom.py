@@ -72,6 +72,11 @@ GAME_END_HAND_SIZE: int = 2
 # (rulebook). (assumption) If several reach it in that game, the highest total wins and equal
 # totals share the place: that is how ranks follow from scores anyway.
 SERIES_TARGET: int = 200
+# (assumption; the rulebook has no such rule) A game also ends after this many rounds in a row in
+# which no bomb card escaped. Without it a game can last forever: two players left with green
+# 2, 4, 5 and green 2, 3, 6 must play all their cards every round, tie at 11 and take them back
+# under every guard. Cards only leave hands by escaping, so this bounds every game.
+STALEMATE_ROUNDS: int = 8
 
 # =================================================================================================
 
@@ -82,10 +87,25 @@ NUM_COLOURS = len(COLOURS)
 assert NUM_CARDS == RUSE == 50, "card ids and RUSE assume 5 colours x 10 values"
 assert all(len(g) == NUM_COLOURS for g in GUARDS)
 
-# Per card id (0..50): colour index and value. RUSE maps to a sixth, ignored "colour" of value 0,
-# so the resolution can sum a seat's cards without testing for the ruse card.
-_COL: tuple[int, ...] = tuple(c // 10 for c in range(NUM_CARDS)) + (NUM_COLOURS,)
-_VAL: tuple[int, ...] = tuple(VALUES[c % 10] for c in range(NUM_CARDS)) + (0,)
+# Precomputed tables for the round resolution. A seat's cards of one round are a 50-bit mask
+# (bit = card id; the ruse card has no bit); the 10-bit slice of a colour is a "pattern" that
+# indexes the sums, card tuples and paradise codes below, so resolving a colour is a few lookups.
+_BIT: tuple[int, ...] = tuple(1 << c for c in range(NUM_CARDS)) + (0,)
+_PATTERNS = range(1 << len(VALUES))
+_PSUM: tuple[int, ...] = tuple(
+    sum(v for i, v in enumerate(VALUES) if p >> i & 1) for p in _PATTERNS
+)
+_PLEN: tuple[int, ...] = tuple(bin(p).count("1") for p in _PATTERNS)
+_PCARDS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(col * 10 + i for i in range(len(VALUES)) if p >> i & 1) for p in _PATTERNS)
+    for col in range(NUM_COLOURS)
+)
+# Paradise cards are stored as codes card * 2 + face_up.
+_PUP = tuple(tuple(tuple(c * 2 + 1 for c in cards) for cards in col) for col in _PCARDS)
+_PDOWN = tuple(tuple(tuple(c * 2 for c in cards) for cards in col) for col in _PCARDS)
+_SHIFTS = tuple((col, col * len(VALUES)) for col in range(NUM_COLOURS))
+_SINGLES = tuple((c,) for c in range(NUM_CARDS + 1))
+
 
 
 def card_colour(card: int) -> str:
@@ -271,14 +291,20 @@ def _complete_guard_order(given: Sequence[int], rng: random.Random) -> list[int]
 
 
 class BoomState(State):
-    """One Boom match (one game, or one series in longer play). Mutated only by apply_action."""
+    """One Boom match (one game, or one series in longer play). Mutated only by apply_action.
+
+    Hot-path representation: hands are sorted lists of card ids; `_choice[seat]` is the seat's
+    face-down action in this step (None: still to choose, (): plays nothing this step);
+    `_revealed` holds each seat's first-escape cards during the second escape; paradise cards
+    are codes card * 2 + face_up; the event log holds compact tuples (see _to_event).
+    """
 
     __slots__ = (
-        "game", "_np", "_adv", "_ruse_v", "_series", "_rng", "_rng_shared",
-        "_hands", "_has_ruse", "_paradise", "_scores", "_totals",
+        "game", "_np", "_all", "_empty", "_asked", "_adv", "_ruse_v", "_series",
+        "_rng", "_rng_shared", "_hands", "_has_ruse", "_paradise", "_scores", "_totals",
         "_game_no", "_round", "_step", "_order", "_gpos", "_guard", "_limits",
         "_disc_up", "_disc_down", "_choice", "_to_play", "_waiting", "_to_act", "_legal",
-        "_ruse_ok", "_round_cards", "_over", "_log", "_events",
+        "_ruse_ok", "_revealed", "_dry_rounds", "_over", "_log", "_events",
     )  # fmt: skip
 
     game: BoomGame
@@ -291,6 +317,9 @@ class BoomState(State):
         np = game.num_players
         self.game = game
         self._np = np
+        self._all = tuple(range(np))
+        self._empty = ((),) * np
+        self._asked = (0, *game.step_cards)
         self._adv = game.advanced
         self._ruse_v = game.ruse
         self._series = game.series
@@ -310,13 +339,14 @@ class BoomState(State):
         self._limits = GUARDS[0]
         self._disc_up = ()
         self._disc_down = ()
-        self._choice = [None] * np
+        self._choice = [()] * np
         self._to_play = [0] * np
         self._waiting = 0
         self._to_act = ()
-        self._legal = [()] * np
+        self._legal = dict.fromkeys(self._all, ())
         self._ruse_ok = False
-        self._round_cards = [[] for _ in range(np)]
+        self._revealed = self._empty
+        self._dry_rounds = 0
         self._over = False
         self._log = []
         self._events = []
@@ -324,7 +354,7 @@ class BoomState(State):
 
     def _own_rng(self) -> random.Random:
         # A clone shares the generator until one of the two needs it (copy on first use), so
-        # cloning stays cheap; neither ever draws from a shared generator.
+        # cloning stays cheap; no state ever draws from a generator it shares.
         if self._rng_shared:
             rng = random.Random()
             rng.setstate(self._rng.getstate())
@@ -342,8 +372,8 @@ class BoomState(State):
         np = self._np
         # Seat position i always gets the i-th slice: the same seed deals the same cards to the
         # same seat positions whoever sits there.
-        self._hands = [sorted(deck[i * n:(i + 1) * n]) for i in range(np)]
-        rest = tuple(sorted(deck[np * n:]))
+        self._hands = [sorted(deck[i * n : (i + 1) * n]) for i in range(np)]
+        rest = tuple(sorted(deck[np * n :]))
         if self._adv:
             self._disc_up, self._disc_down = rest, ()
         else:
@@ -352,6 +382,7 @@ class BoomState(State):
         self._paradise = [[] for _ in range(np)]
         self._scores = [0] * np
         self._round = 0
+        self._dry_rounds = 0
         self._log_game_start()
         order = list(_GUARD_IDS)
         rng.shuffle(order)
@@ -379,28 +410,34 @@ class BoomState(State):
         guard = self._order[gpos]
         self._guard = guard
         self._limits = GUARDS[guard]
-        self._log.append((_GUARD, self._game_no, self._round, guard, NUM_GUARDS - 1 - gpos, reshuffled))
-        for cards in self._round_cards:
-            cards.clear()
+        self._log.append(
+            (_GUARD, self._game_no, self._round, guard, NUM_GUARDS - 1 - gpos, reshuffled)
+        )
+        self._revealed = self._empty
         self._begin_step(1)
 
     def _begin_step(self, step: int) -> None:
         self._step = step
         np = self._np
-        asked = self.game.step_cards[step - 1]
+        asked = self._asked[step]
         ruse_ok = self._ruse_v and step in RUSE_STEPS
         self._ruse_ok = ruse_ok
         hands = self._hands
-        to_play = [asked] * np
+        if asked and min(map(len, hands)) >= asked:
+            # the usual case: every seat holds enough bomb cards
+            self._to_play = [asked] * np
+            self._choice = [None] * np
+            self._legal = dict.fromkeys(self._all)
+            self._to_act = self._all
+            self._waiting = np
+            return
+        to_play = []
         for seat in range(np):
-            have = len(hands[seat])
-            if ruse_ok and self._has_ruse[seat]:
-                have += 1
-            if have < asked:
-                to_play[seat] = have if SHORT_HAND_PLAYS_ALL else 0
+            have = len(hands[seat]) + (1 if ruse_ok and self._has_ruse[seat] else 0)
+            to_play.append(asked if have >= asked else (have if SHORT_HAND_PLAYS_ALL else 0))
         self._to_play = to_play
-        self._choice = [None] * np
-        self._legal = [None] * np
+        self._choice = [None if n else () for n in to_play]
+        self._legal = {seat: (None if to_play[seat] else ()) for seat in range(np)}
         acting = tuple(seat for seat in range(np) if to_play[seat])
         self._to_act = acting
         self._waiting = len(acting)
@@ -413,31 +450,33 @@ class BoomState(State):
         acting = self._to_act
         if acting is None:
             choice = self._choice
-            to_play = self._to_play
-            acting = tuple(s for s in range(self._np) if to_play[s] and choice[s] is None)
+            acting = tuple(s for s in range(self._np) if choice[s] is None)
             self._to_act = acting
         return acting
 
     def legal_actions(self, seat: int) -> tuple[tuple[int, ...], ...]:
+        """Every sorted tuple of `to_play` distinct cards from the seat's hand (and its ruse
+        card in a step that allows it), in lexicographic order; () if the seat need not act."""
         try:
             legal = self._legal[seat]
-        except (IndexError, TypeError):
+        except (KeyError, TypeError):
             return ()
         if legal is None:
-            if seat < 0:
-                return ()
             hand = self._hands[seat]
             if self._ruse_ok and self._has_ruse[seat]:
-                hand = hand + [RUSE]  # RUSE is the highest id, so the pool stays sorted
-            legal = tuple(combinations(hand, self._to_play[seat]))
+                pool = (*hand, RUSE)  # RUSE is the highest id, so the pool stays sorted
+            else:
+                pool = tuple(hand)
+            legal = tuple(combinations(pool, self._to_play[seat]))
             self._legal[seat] = legal
         return legal
 
     def apply_action(self, seat: int, action: Any) -> None:
         # Fast path for the usual one- and two-card steps; anything unusual or wrong goes
-        # through _apply_checked, which also explains a refusal.
+        # through _apply_checked / _refusal, which also say why an action is refused.
+        choice = self._choice
         try:
-            if seat < 0 or self._choice[seat] is not None:
+            if seat < 0 or choice[seat] is not None:
                 raise IndexError
             to_play = self._to_play[seat]
         except (IndexError, TypeError):
@@ -458,15 +497,11 @@ class BoomState(State):
                     raise self._refusal(seat, action)
             else:
                 raise self._refusal(seat, action)
-        elif to_play == 1:
-            a = action[0]
-            if type(a) is int and a in hand:
-                hand.remove(a)
-            else:
-                self._apply_checked(seat, action)
+        elif to_play == 1 and type(action[0]) is int and action[0] in hand:
+            hand.remove(action[0])
         else:
             self._apply_checked(seat, action)
-        self._choice[seat] = action
+        choice[seat] = action
         self._legal[seat] = ()
         self._to_act = None
         self._waiting -= 1
@@ -479,15 +514,18 @@ class BoomState(State):
             return "the match is over"
         if type(seat) is not int or not 0 <= seat < self._np:
             return f"there is no seat {seat!r} (seats are 0..{self._np - 1})"
-        if self._choice[seat] is not None:
-            return f"it has already chosen its cards for escape step {self._step}"
         to_play = self._to_play[seat]
         if not to_play:
             return f"it plays no cards in escape step {self._step}"
+        if self._choice[seat] is not None:
+            return f"it has already chosen its cards for escape step {self._step}"
         if type(action) is not tuple:
             return "an action is a sorted tuple of card ids, e.g. (12,) or (3, 47)"
         if len(action) != to_play:
-            return f"escape step {self._step} asks this seat for {to_play} card(s), not {len(action)}"
+            return (
+                f"escape step {self._step} asks this seat for {to_play} card(s), "
+                f"not {len(action)}"
+            )
         if any(type(c) is not int for c in action):
             return "card ids are ints (0..49 bomb cards, 50 = own ruse card)"
         if len(set(action)) != len(action):
@@ -503,14 +541,16 @@ class BoomState(State):
                     return f"a ruse card may only be played in escape step(s) {RUSE_STEPS}"
                 if not self._has_ruse[seat]:
                     return "its ruse card is not in its hand"
+            elif not 0 <= c < NUM_CARDS:
+                return f"{c} is not a card id (0..49 bomb cards, 50 = own ruse card)"
             elif c not in hand:
-                return f"card {c} ({card_to_string(c) if 0 <= c < NUM_CARDS else 'no such card'}) is not in its hand"
+                return f"card {c} ({card_to_string(c)}) is not in its hand"
         return None
 
     def _refusal(self, seat: Any, action: Any) -> IllegalActionError:
         reason = self._illegal_reason(seat, action)
-        if reason is None:  # only reached through a fast-path quirk: say so rather than guess
-            reason = "the action is not legal now"
+        if reason is None:  # the fast path refused a legal action: a bug, say so plainly
+            raise AssertionError(f"boom refused a legal action {action!r} of seat {seat}")
         return IllegalActionError(seat, action, reason)
 
     def _apply_checked(self, seat: int, action: tuple[int, ...]) -> None:
@@ -535,7 +575,7 @@ class BoomState(State):
         hand = self._hands[seat]
         if len(hand) >= to_play:
             return tuple(hand[:to_play])
-        return tuple(hand) + (RUSE,)
+        return (*hand, RUSE)
 
     def is_over(self) -> bool:
         return self._over
@@ -548,46 +588,38 @@ class BoomState(State):
     # ------------------------------------------------------------------ resolution
 
     def _end_step(self) -> None:
-        np = self._np
-        choice = self._choice
-        round_cards = self._round_cards
-        for seat in range(np):
-            played = choice[seat]
-            if played:
-                round_cards[seat].extend(played)
-        self._log.append((_REVEAL, self._step, tuple(c or () for c in choice)))
+        played = tuple(self._choice)
+        self._log.append((_REVEAL, self._step, played))
         if self._step == 1:
+            self._revealed = played
             self._begin_step(2)
         else:
-            self._resolve_round()
+            self._resolve_round(played)
 
-    def _resolve_round(self) -> None:
-        np = self._np
-        seats = range(np)
+    def _resolve_round(self, second: tuple[tuple[int, ...], ...]) -> None:
+        seats = self._all
+        first = self._revealed
         hands = self._hands
-        round_cards = self._round_cards
         log = self._log
         scores = self._scores
         paradise = self._paradise
-        col_of = _COL
-        val_of = _VAL
-        # sums[colour][seat]: the value of seat's cards of that colour played this round
-        sums = [[0] * np for _ in range(NUM_COLOURS + 1)]
-        for seat in seats:
-            for c in round_cards[seat]:
-                sums[col_of[c]][seat] += val_of[c]
+        psum = _PSUM
+        bit = _BIT.__getitem__
+        masks = [sum(map(bit, a + b)) for a, b in zip(first, second)]
         limits = self._limits
-        for col in range(NUM_COLOURS):
-            row = sums[col]
+        escaped = False
+        for col, shift in _SHIFTS:
+            row = [psum[m >> shift & 1023] for m in masks]
             total = sum(row)
             if not total:
                 continue
             limit = limits[col]
             while total > limit:
+                # every seat with the highest sum takes its cards of this colour back
                 top = max(row)
                 for seat in seats:
                     if row[seat] == top:
-                        cards = tuple(c for c in round_cards[seat] if col_of[c] == col)
+                        cards = _PCARDS[col][masks[seat] >> shift & 1023]
                         hand = hands[seat]
                         for c in cards:
                             insort(hand, c)
@@ -596,28 +628,33 @@ class BoomState(State):
                         total -= top
             if not total:
                 continue
+            escaped = True
             top = max(row)
             for seat in seats:
                 s = row[seat]
                 if s:
-                    cards = tuple(c for c in round_cards[seat] if col_of[c] == col)
+                    pattern = masks[seat] >> shift & 1023
                     if s == top:
-                        scores[seat] += len(cards) + s
-                        paradise[seat].extend([c * 2 + 1 for c in cards])
-                        log.append((_ESCAPE, seat, col, cards, True))
+                        scores[seat] += _PLEN[pattern] + s
+                        paradise[seat] += _PUP[col][pattern]
+                        log.append((_ESCAPE, seat, col, _PCARDS[col][pattern], True))
                     else:
-                        scores[seat] += len(cards)
-                        paradise[seat].extend([c * 2 for c in cards])
-                        log.append((_ESCAPE, seat, col, cards, False))
+                        scores[seat] += _PLEN[pattern]
+                        paradise[seat] += _PDOWN[col][pattern]
+                        log.append((_ESCAPE, seat, col, _PCARDS[col][pattern], False))
         if self._ruse_v:
             has_ruse = self._has_ruse
             for seat in seats:
-                if RUSE in round_cards[seat]:
+                if RUSE in second[seat] or RUSE in first[seat]:
                     has_ruse[seat] = True
                     log.append((_RUSE_RETURN, seat))
         sizes = list(map(len, hands))
         fewest = min(sizes)
-        game_ends = fewest <= GAME_END_HAND_SIZE
+        if escaped:
+            self._dry_rounds = 0
+        else:
+            self._dry_rounds += 1
+        game_ends = fewest <= GAME_END_HAND_SIZE or self._dry_rounds >= STALEMATE_ROUNDS
         if self._adv and (game_ends or FEWEST_CARDS_BONUS_EVERY_ROUND):
             for seat in seats:
                 if sizes[seat] == fewest:
@@ -630,13 +667,14 @@ class BoomState(State):
 
     def _end_game(self) -> None:
         totals = self._totals
-        for seat in range(self._np):
+        for seat in self._all:
             totals[seat] += self._scores[seat]
-        self._log.append((_GAME_END, self._game_no, tuple(self._scores), tuple(totals)))
+        self._log.append((
+            _GAME_END, self._game_no, tuple(self._scores), tuple(totals),
+            self._dry_rounds >= STALEMATE_ROUNDS,
+        ))  # fmt: skip
         if self._series and max(totals) < SERIES_TARGET:
             self._game_no += 1
-            for cards in self._round_cards:
-                cards.clear()
             self._deal_game()
             return
         if self._series:
@@ -645,24 +683,27 @@ class BoomState(State):
         self._step = 0
         np = self._np
         self._to_play = [0] * np
-        self._choice = [None] * np
-        self._legal = [()] * np
+        self._choice = [()] * np
+        self._legal = dict.fromkeys(self._all, ())
         self._to_act = ()
         self._waiting = 0
         self._ruse_ok = False
+        self._revealed = self._empty
 
     # ------------------------------------------------------------------ views
 
-    def _pending_bombs(self, seat: int) -> int:
+    def _hand_size(self, seat: int) -> int:
+        # Face-down bomb cards still count until revealed, so that a hand size does not give
+        # away whether the seat's face-down cards include its ruse card.
         played = self._choice[seat]
-        if not played:
-            return 0
-        return len(played) - (RUSE in played)
+        n = len(self._hands[seat])
+        if played:
+            n += len(played) - (RUSE in played)
+        return n
 
     def observation(self, seat: int) -> BoomObservation:
         """What `seat` sees; seat -1 is a spectator. A seat's own face-down choice has left its
-        `hand`; `hand_sizes` still count face-down cards until they are revealed, so that they
-        do not give away whether a seat played its ruse card."""
+        `hand`; `hand_sizes` count face-down bomb cards until they are revealed."""
         np = self._np
         if type(seat) is not int or not -1 <= seat < np:
             raise RulesError(f"there is no seat {seat!r} to observe (seats are 0..{np - 1}, or -1)")
@@ -671,7 +712,7 @@ class BoomState(State):
         if seat >= 0:
             hand = tuple(self._hands[seat])
             has_ruse = self._has_ruse[seat]
-            to_play = 0 if over or self._choice[seat] is not None else self._to_play[seat]
+            to_play = 0 if self._choice[seat] is not None else self._to_play[seat]
         else:
             hand, has_ruse, to_play = (), False, 0
         return BoomObservation(
@@ -687,9 +728,9 @@ class BoomState(State):
             to_play=to_play,
             hand=hand,
             has_ruse=has_ruse,
-            hand_sizes=tuple(len(self._hands[s]) + self._pending_bombs(s) for s in range(np)),
-            acted=tuple(c is not None for c in self._choice),
-            revealed=tuple(tuple(rc) for rc in self._round_cards),
+            hand_sizes=tuple(self._hand_size(s) for s in range(np)),
+            acted=tuple(bool(c) for c in self._choice),
+            revealed=self._revealed,
             paradise=tuple(
                 tuple(ParadiseCard(code >> 1, bool(code & 1)) for code in p) for p in self._paradise
             ),
@@ -713,6 +754,9 @@ class BoomState(State):
         new = BoomState.__new__(BoomState)
         new.game = self.game
         new._np = self._np
+        new._all = self._all
+        new._empty = self._empty
+        new._asked = self._asked
         new._adv = self._adv
         new._ruse_v = self._ruse_v
         new._series = self._series
@@ -736,53 +780,57 @@ class BoomState(State):
         new._to_play = self._to_play[:]
         new._waiting = self._waiting
         new._to_act = self._to_act
-        new._legal = self._legal[:]  # tuples inside are immutable, so sharing them is safe
+        new._legal = self._legal.copy()  # the tuples inside are immutable: sharing is safe
         new._ruse_ok = self._ruse_ok
-        new._round_cards = [rc[:] for rc in self._round_cards]
+        new._revealed = self._revealed
+        new._dry_rounds = self._dry_rounds
         new._over = self._over
         new._log = self._log[:]
         new._events = self._events[:]
         return new
 
-    # ------------------------------------------------------------------ inspection
-
-    def hidden_discards(self) -> tuple[int, ...]:
-        """The cards discarded face down (basic game). Not public: for tests and audits only."""
-        return self._disc_down
+    # ------------------------------------------------------------------ inspection (not public)
 
     def hand(self, seat: int) -> tuple[int, ...]:
-        """Seat's bomb cards (without any face-down choice of this step). Not public."""
+        """Seat's bomb cards, without its face-down choice of this step. Hidden information:
+        for tests, audits and simulation, never for another seat's bot."""
         return tuple(self._hands[seat])
 
     def pending_choice(self, seat: int) -> tuple[int, ...] | None:
-        """Seat's face-down choice in this step, None if it has not chosen. Not public."""
+        """Seat's face-down choice in this step (None: not chosen yet). Hidden information."""
         return self._choice[seat]
+
+    def hidden_discards(self) -> tuple[int, ...]:
+        """The cards discarded face down in the basic game. Hidden information."""
+        return self._disc_down
 
     def paradise(self, seat: int) -> tuple[ParadiseCard, ...]:
         return tuple(ParadiseCard(code >> 1, bool(code & 1)) for code in self._paradise[seat])
 
     def game_scores(self) -> tuple[int, ...]:
-        """The scores of the game in progress (or the last game, once over)."""
+        """The scores of the game in progress (or of the last game, once over)."""
         return tuple(self._scores)
 
-    def snapshot(self) -> tuple:
-        """Everything that determines the future of this state, as comparable plain values
-        (the generator's internal state included): equal snapshots play out identically."""
-        return (
-            self._np, self._adv, self._ruse_v, self._series, self._rng.getstate(),
-            tuple(map(tuple, self._hands)), tuple(self._has_ruse),
-            tuple(map(tuple, self._paradise)), tuple(self._scores), tuple(self._totals),
-            self._game_no, self._round, self._step, tuple(self._order), self._gpos,
-            self._disc_up, self._disc_down, tuple(self._choice), tuple(self._to_play),
-            tuple(map(tuple, self._round_cards)), self._over, tuple(self._log),
-        )  # fmt: skip
+    def guard_order(self) -> tuple[int, ...]:
+        """The current guard shuffle, in reveal order. Hidden beyond the revealed ones."""
+        return tuple(self._order)
 
+    def snapshot(self) -> tuple:
+        """Everything that determines this state's future, as comparable plain values (the
+        generator's internal state included): equal snapshots play out identically."""
+        return (
+            self.game.config(), self._rng.getstate(), tuple(map(tuple, self._hands)),
+            tuple(self._has_ruse), tuple(map(tuple, self._paradise)), tuple(self._scores),
+            tuple(self._totals), self._game_no, self._round, self._step, tuple(self._order),
+            self._gpos, self._disc_up, self._disc_down, tuple(self._choice),
+            tuple(self._to_play), self._revealed, self._dry_rounds, self._over, tuple(self._log),
+        )  # fmt: skip
 
 def _to_event(rec: tuple) -> Event:
     kind = rec[0]
     if kind == _ESCAPE:
         _, seat, col, cards, face_up = rec
-        points = len(cards) + (sum(_VAL[c] for c in cards) if face_up else 0)
+        points = len(cards) + (sum(VALUES[c % 10] for c in cards) if face_up else 0)
         return Event(kind, seat, {
             "colour": COLOURS[col], "cards": cards, "face_up": face_up, "points": points,
         })  # fmt: skip
@@ -791,7 +839,7 @@ def _to_event(rec: tuple) -> Event:
         return Event(kind, seat, {"colour": COLOURS[col], "cards": cards})
     if kind == _REVEAL:
         _, step, cards = rec
-        return Event(kind, -1, {"step": step, "cards": cards})
+        return Event(kind, -1, {"step": step, "cards": tuple(c or () for c in cards)})
     if kind == _GUARD:
         _, game_no, round_no, guard, left, reshuffled = rec
         return Event(kind, -1, {
@@ -810,8 +858,10 @@ def _to_event(rec: tuple) -> Event:
             "discarded_face_down": n_down, "removed": removed, "ruse": ruse,
         })  # fmt: skip
     if kind == _GAME_END:
-        _, game_no, scores, totals = rec
-        return Event(kind, -1, {"game": game_no, "scores": scores, "series_totals": totals})
+        _, game_no, scores, totals, stalemate = rec
+        return Event(kind, -1, {
+            "game": game_no, "scores": scores, "series_totals": totals, "stalemate": stalemate,
+        })  # fmt: skip
     if kind == _SERIES_END:
         _, game_no, totals = rec
         return Event(kind, -1, {"games": game_no, "totals": totals})

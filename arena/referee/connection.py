@@ -15,7 +15,7 @@ import asyncio
 import itertools
 import logging
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Awaitable, Callable, Protocol
 
 from arena.games.base import Action, State
 from arena.results import (
@@ -34,8 +34,10 @@ FAULT_TO_PB = {
     CRASH: pb.FAULT_CRASH, MALFORMED: pb.FAULT_MALFORMED,
 }
 
-# A connection whose outbox holds this many unsent messages is not reading: it is closed.
-MAX_OUTBOX = 10_000
+# A write that cannot complete in this long means the bot stopped reading its stream.
+WRITE_TIMEOUT_S = 30.0
+# Background writes (pongs, rejections of stray replies) a connection may have queued.
+MAX_BACKGROUND_WRITES = 1000
 # How long a lost stream's process is given to exit, to tell a crash from a disconnect.
 CRASH_GRACE_S = 1.0
 # Unsolicited replies (to unknown requests) a connection may send before it is closed.
@@ -48,55 +50,89 @@ class ConnectionClosed(Exception):
 
 @dataclass(slots=True)
 class _Pending:
-    future: asyncio.Future  # -> (pb.ActionReply, received_at)
+    future: asyncio.Future  # -> (pb.ActionReply, received_at); TimeoutError when it expires
     sent_at: float = -1.0
-    sent: asyncio.Event = field(default_factory=asyncio.Event)
-    cancelled: bool = False
+    timer: asyncio.TimerHandle | None = None
+
+
+def _expire(future: asyncio.Future) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
+
+
+Writer = Callable[[pb.RefereeMessage], Awaitable[None]]
 
 
 class BotConnection:
-    """The referee's side of one bot's Play stream."""
+    """The referee's side of one bot's Play stream.
 
-    def __init__(self, bot_name: str, max_concurrent: int, peer: str = ""):
+    Writes go straight from the task that has something to say (a seat asking for a move) to the
+    stream, one at a time under a lock, each under a deadline: a bot that stops reading its
+    stream stalls the write, and is disconnected. Sending directly, rather than through a
+    writer task, saves a hop through the event loop on every move.
+    """
+
+    def __init__(self, bot_name: str, max_concurrent: int, write: Writer, peer: str = ""):
         self.bot_name = bot_name
         self.max_concurrent = max_concurrent
         self.peer = peer
+        self._write = write
+        self._write_lock = asyncio.Lock()
         self._loop = asyncio.get_running_loop()
         self._slots = asyncio.Semaphore(max_concurrent)
-        self._outbox: asyncio.Queue = asyncio.Queue()
         self._pending: dict[tuple[str, int], _Pending] = {}
         self._ids = itertools.count(1)
-        self._issued: dict[str, int] = {}  # match id -> highest request id issued
-        self._answered: set[tuple[str, int]] = set()  # replies already taken (or timed out)
+        # match id -> request ids already answered or timed out
+        self._answered: dict[str, set[int]] = {}
         self._seats: dict[str, "RemoteSeat"] = {}  # active matches on this connection
         self._unsolicited = 0
+        self._background: set[asyncio.Task] = set()
+        self.on_close: Callable[[], None] = lambda: None  # set by the stream's handler
         self.closed = asyncio.Event()
         self.close_reason = ""
         self.close_fault = DISCONNECT
 
-    # ------------------------------------------------------------ the stream's two loops
+    # ------------------------------------------------------------ writing
 
-    async def next_outgoing(self) -> pb.RefereeMessage | None:
-        """For the stream's writer: the next message to write (None once closed). Marks a
-        request as sent, which starts its clock."""
-        while True:
-            if self.closed.is_set() and self._outbox.empty():
-                return None
-            get = asyncio.ensure_future(self._outbox.get())
-            closed = asyncio.ensure_future(self.closed.wait())
-            done, _ = await asyncio.wait({get, closed}, return_when=asyncio.FIRST_COMPLETED)
-            if get not in done:
-                get.cancel()
-                closed.cancel()
-                return None
-            closed.cancel()
-            msg, pending = get.result()
+    async def deliver(self, msg: pb.RefereeMessage, pending: _Pending | None = None,
+                      allowed_s: float = 0.0) -> None:
+        """Write one message. For a request, its clock starts when the write begins (after any
+        wait for the lock, which is the platform's queue, not the bot's time)."""
+        if self.closed.is_set():
+            raise ConnectionClosed(self.close_reason)
+        async with self._write_lock:
             if pending is not None:
-                if pending.cancelled:
-                    continue
-                pending.sent_at = self._loop.time()
-                pending.sent.set()
-            return msg
+                pending.sent_at = now = self._loop.time()
+                pending.timer = self._loop.call_at(now + allowed_s, _expire, pending.future)
+            try:
+                async with asyncio.timeout(WRITE_TIMEOUT_S):
+                    await self._write(msg)
+            except TimeoutError:
+                self.close(f"the bot did not read its stream for {WRITE_TIMEOUT_S:.0f} s",
+                           MALFORMED)
+                raise ConnectionClosed(self.close_reason) from None
+            except Exception as err:  # the stream broke under us
+                self.close(f"the stream failed: {err}")
+                raise ConnectionClosed(self.close_reason) from None
+
+    def send(self, msg: pb.RefereeMessage) -> None:
+        """Write a message from code that cannot wait (the reader): in the background."""
+        if self.closed.is_set():
+            return
+        if len(self._background) >= MAX_BACKGROUND_WRITES:
+            self.close("the bot does not read its stream (too many queued messages)", MALFORMED)
+            return
+        task = asyncio.ensure_future(self._deliver_quietly(msg))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _deliver_quietly(self, msg: pb.RefereeMessage) -> None:
+        try:
+            await self.deliver(msg)
+        except ConnectionClosed:
+            pass
+
+    # ------------------------------------------------------------ reading
 
     def on_message(self, msg: pb.BotMessage) -> None:
         """For the stream's reader: one message from the bot."""
@@ -122,61 +158,44 @@ class BotConnection:
         for pending in self._pending.values():
             if not pending.future.done():
                 pending.future.set_exception(ConnectionClosed(reason))
+        self.on_close()
 
     # ------------------------------------------------------------ used by seats
-
-    def send(self, msg: pb.RefereeMessage) -> None:
-        if self.closed.is_set():
-            return
-        if self._outbox.qsize() >= MAX_OUTBOX:
-            self.close("the bot does not read its stream (outbox full)", MALFORMED)
-            return
-        self._outbox.put_nowait((msg, None))
 
     def attach(self, match_id: str, seat: "RemoteSeat") -> None:
         self._seats[match_id] = seat
 
     def detach(self, match_id: str) -> None:
         self._seats.pop(match_id, None)
-        self._issued.pop(match_id, None)
-        self._answered = {k for k in self._answered if k[0] != match_id}
+        self._answered.pop(match_id, None)
 
     async def request(self, match_id: str, request: pb.ActionRequest, allowed_s: float,
                       slot_wait_s: float) -> tuple[pb.ActionReply, float]:
         """Send an action request and wait for its reply. Returns (reply, elapsed seconds from
-        send to receipt). Raises TimeoutError (after `allowed_s` from the send, or when no slot
-        frees within `slot_wait_s`) or ConnectionClosed."""
+        send to receipt). Raises TimeoutError (`allowed_s` after the send, or when no request
+        slot frees within `slot_wait_s`) or ConnectionClosed."""
         if self.closed.is_set():
             raise ConnectionClosed(self.close_reason)
-        await asyncio.wait_for(self._slots.acquire(), slot_wait_s)
+        slots = self._slots
+        if slots.locked():
+            await asyncio.wait_for(slots.acquire(), slot_wait_s)
+        else:
+            await slots.acquire()
         rid = next(self._ids)
         key = (match_id, rid)
         pending = _Pending(self._loop.create_future())
         self._pending[key] = pending
-        self._issued[match_id] = rid
         request.request_id = rid
         try:
-            self._outbox.put_nowait((pb.RefereeMessage(action_request=request), pending))
-            closed_wait = asyncio.ensure_future(self.closed.wait())
-            sent_wait = asyncio.ensure_future(pending.sent.wait())
-            try:
-                await asyncio.wait({closed_wait, sent_wait}, timeout=slot_wait_s,
-                                   return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                closed_wait.cancel()
-                sent_wait.cancel()
-            if not pending.sent.is_set():
-                if self.closed.is_set():
-                    raise ConnectionClosed(self.close_reason)
-                raise TimeoutError("the request could not be sent in time")
-            remaining = allowed_s - (self._loop.time() - pending.sent_at)
-            reply, received_at = await asyncio.wait_for(pending.future, max(remaining, 0.0))
+            await self.deliver(pb.RefereeMessage(action_request=request), pending, allowed_s)
+            reply, received_at = await pending.future
             return reply, received_at - pending.sent_at
         finally:
-            pending.cancelled = True
-            self._pending.pop(key, None)
-            self._answered.add(key)
-            self._slots.release()
+            if pending.timer is not None:
+                pending.timer.cancel()
+            del self._pending[key]
+            self._answered.setdefault(match_id, set()).add(rid)
+            slots.release()
 
     # ------------------------------------------------------------ replies
 
@@ -187,7 +206,7 @@ class BotConnection:
             pending.future.set_result((reply, self._loop.time()))
             return
         seat = self._seats.get(reply.match_id)
-        if key in self._answered:
+        if reply.request_id in self._answered.get(reply.match_id, ()):
             # A late reply to a request that already timed out (the timeout was the fault) or a
             # second reply to an answered one: say so, record nothing more.
             detail = (f"request {reply.request_id} of match {reply.match_id} was already "
@@ -289,11 +308,18 @@ class RemoteSeat:
             return CRASH if self.bot_down() else DISCONNECT
         self.conn.attach(ctx.match_id, self)
         game = ctx.game
-        self.conn.send(pb.RefereeMessage(match_start=pb.MatchStart(
+        await self._deliver(pb.RefereeMessage(match_start=pb.MatchStart(
             match_id=ctx.match_id, game=game.name, options=wire.options_to_pb(game), seat=seat,
             seat_names=ctx.seat_names, limits=wire.limits_to_pb(ctx.limits),
             bot_seed=bot_seed(ctx.seed, seat))))
         return None
+
+    async def _deliver(self, msg: pb.RefereeMessage) -> None:
+        # Best effort: a bot that is gone is found out at its next move.
+        try:
+            await self.conn.deliver(msg)
+        except ConnectionClosed:
+            pass
 
     async def decide(self, state: State, seat: int, clock: SeatClock) -> Decision:
         ctx, conn = self.ctx, self.conn
@@ -367,13 +393,13 @@ class RemoteSeat:
                           detail=fault.detail)
         if played_instead is not None:
             msg.played_instead.CopyFrom(wire.action_to_pb(self.ctx.game.name, played_instead))
-        conn.send(pb.RefereeMessage(rejected=msg))
+        await self._deliver(pb.RefereeMessage(rejected=msg))
 
     async def end(self, state: State, scores, ranks, reason: str) -> None:
         conn = self.conn
         if conn is None:
             return
-        conn.send(pb.RefereeMessage(match_end=pb.MatchEnd(
+        await self._deliver(pb.RefereeMessage(match_end=pb.MatchEnd(
             match_id=self.ctx.match_id, scores=scores, ranks=ranks, reason=reason,
             final_observation=wire.observation_to_pb(self.ctx.game.name,
                                                      state.observation(self.seat)))))

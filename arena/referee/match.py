@@ -131,8 +131,11 @@ async def play_match(ctx: MatchContext, seats: Sequence[Seat],
 
     while not state.is_over():
         to_act = state.seats_to_act()
-        decisions = await asyncio.gather(*(
-            _decide(seats[s], state, s, clocks[s]) for s in to_act))
+        if len(to_act) == 1:  # a turn: no need for gather's tasks
+            decisions = [await _decide(seats[to_act[0]], state, to_act[0], clocks[to_act[0]])]
+        else:
+            decisions = await asyncio.gather(*(
+                _decide(seats[s], state, s, clocks[s]) for s in to_act))
         # Apply in seat order: for a simultaneous step the engine hides each choice until the
         # last one is in, so the order cannot leak anything.
         for seat, decision in zip(to_act, decisions):

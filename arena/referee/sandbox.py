@@ -5,9 +5,13 @@ launcher (0 = no limit). Limits are set here rather than in a preexec_fn, which 
 process with threads (the referee has gRPC's).
 """
 
+import ctypes
 import os
 import resource
+import signal
 import sys
+
+PR_SET_PDEATHSIG = 1
 
 
 def _limit(which: int, value: int) -> None:
@@ -16,6 +20,18 @@ def _limit(which: int, value: int) -> None:
         if hard != resource.RLIM_INFINITY:
             value = min(value, hard)
         resource.setrlimit(which, (value, value if which != resource.RLIMIT_CPU else value + 5))
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel to kill the bot if the platform process that launched it dies, even by
+    kill -9 (Linux; kept across exec). Best effort elsewhere."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent died before prctl took effect
+        os._exit(1)
 
 
 def main(args: list[str]) -> None:
@@ -28,6 +44,7 @@ def main(args: list[str]) -> None:
     _limit(resource.RLIMIT_CPU, cpu_s)
     _limit(resource.RLIMIT_NOFILE, open_files)
     _limit(resource.RLIMIT_FSIZE, file_mb * 1024 * 1024)
+    _die_with_parent()
     try:
         os.execvp(argv[0], argv)
     except OSError as err:

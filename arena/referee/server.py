@@ -53,14 +53,18 @@ Authenticator = Callable[[str], Awaitable[str | None]]
 
 
 class LiveMatches:
-    """Public events of the matches in progress (and recently finished), for spectators."""
+    """Public events of the matches in progress (and recently finished), for spectators.
+
+    Events are kept as the engine gives them and translated only when someone watches: most
+    matches are never watched, and the referee's time per move is precious."""
 
     @dataclass
     class _Live:
         game_name: str
-        events: list  # pb.MatchEvent
+        state: State | None  # the match's state: the public view of its latest event
+        events: list  # engine Events
         changed: asyncio.Condition
-        over: bool = False
+        end: pb.MatchEvent | None = None
 
     def __init__(self, keep_finished: int = 100):
         self._matches: dict[str, LiveMatches._Live] = {}
@@ -68,7 +72,7 @@ class LiveMatches:
         self._keep = keep_finished
 
     def observer(self, match_id: str, game_name: str) -> "_MatchFeed":
-        live = LiveMatches._Live(game_name, [], asyncio.Condition())
+        live = LiveMatches._Live(game_name, None, [], asyncio.Condition())
         self._matches[match_id] = live
         return _MatchFeed(self, match_id, live)
 
@@ -82,26 +86,25 @@ class LiveMatches:
 
 
 class _MatchFeed:
-    """The MatchObserver that play_match feeds; turns engine events into MatchEvent messages."""
+    """The MatchObserver that play_match feeds."""
 
     def __init__(self, owner: LiveMatches, match_id: str, live):
         self.owner, self.match_id, self.live = owner, match_id, live
+        self._waiters = 0
 
     def on_events(self, events: Sequence[Event], state: State) -> None:
-        public = state.public_observation()
-        base = len(self.live.events)
-        for i, event in enumerate(events):
-            self.live.events.append(wire.event_to_pb(self.match_id, base + i, event, public,
-                                                     self.live.game_name, False))
-        asyncio.ensure_future(self._notify())
+        self.live.state = state
+        self.live.events.extend(events)
+        if self.live.changed._waiters:  # only wake spectators that exist
+            asyncio.ensure_future(self._notify())
 
     def on_end(self, result: MatchResult) -> None:
-        self.live.events.append(pb.MatchEvent(
+        self.live.end = pb.MatchEvent(
             match_id=self.match_id, index=len(self.live.events), kind="match_end", seat=-1,
             data={"scores": " ".join(map(str, result.scores)),
-                  "ranks": " ".join(map(str, result.ranks))},
-            final=True))
-        self.live.over = True
+                  "ranks": " ".join(map(str, result.ranks)),
+                  "faults": " ".join(f"{f.seat}:{f.kind}" for f in result.faults)},
+            final=True)
         self.owner._finish(self.match_id)
         asyncio.ensure_future(self._notify())
 
@@ -138,21 +141,22 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                                 "unknown bot token; register the bot (arena bot add) and use "
                                 "the token it printed")
         max_concurrent = min(max(hello.max_concurrent, 1), MAX_CONCURRENT_CAP)
-        conn = BotConnection(name, max_concurrent, context.peer())
+        conn = BotConnection(name, max_concurrent, context.write, context.peer())
         await context.write(pb.RefereeMessage(welcome=pb.Welcome(
             bot_name=name, protocol_version=hello.protocol_version,
             max_concurrent=max_concurrent)))
+        # When the referee closes the connection (a flood, a stalled stream), end the RPC by
+        # cancelling this handler, which is blocked reading.
+        handler = asyncio.current_task()
+        conn.on_close = lambda: handler is not asyncio.current_task() and handler.cancel()
         await self.directory.add(conn)
         log.info("bot %s connected from %s (max_concurrent %d)", name, conn.peer, max_concurrent)
-        reader = asyncio.ensure_future(self._read(conn, context))
         try:
-            while True:
-                msg = await conn.next_outgoing()
-                if msg is None:
-                    break
-                await context.write(msg)
+            await self._read(conn, context)
+        except asyncio.CancelledError:
+            if not conn.closed.is_set():
+                raise  # the server is stopping
         finally:
-            reader.cancel()
             conn.close(conn.close_reason or "the stream ended")
             self.directory.remove(conn)
             log.info("bot %s disconnected: %s", name, conn.close_reason)
@@ -179,13 +183,19 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                                 f"no live or recent match {request.match_id!r}")
         sent = 0
         while True:
-            while sent < len(live.events):
-                yield live.events[sent]
+            available = len(live.events)
+            while sent < available:
+                # The public view is that of the newest event; older ones go without it.
+                public = live.state.public_observation() if sent == available - 1 else None
+                yield wire.event_to_pb(request.match_id, sent, live.events[sent],
+                                       live.game_name, public)
                 sent += 1
-            if live.over:
+            if live.end is not None and sent >= len(live.events):
+                yield live.end
                 return
             async with live.changed:
-                await live.changed.wait_for(lambda: len(live.events) > sent or live.over)
+                await live.changed.wait_for(
+                    lambda: len(live.events) > sent or live.end is not None)
 
 
 @dataclass

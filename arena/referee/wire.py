@@ -84,13 +84,17 @@ def _boom_cards(ids) -> list[pb.Card]:
     return [_BOOM_CARDS[i] for i in ids if i != boom.RUSE]
 
 
+@lru_cache(maxsize=8192)  # seats x cards x turns: a few thousand at most
+def _balloon_played(seat: int, card: int, turn: int) -> pb.BalloonPlayed:
+    return pb.BalloonPlayed(seat=seat, card=_BALLOON_CARDS[card], turn=turn)
+
+
 def balloon_observation_to_pb(obs: "balloon.BalloonObservation") -> pb.Observation:
     return pb.Observation(balloon=pb.BalloonObservation(
         seat=obs.seat, num_players=obs.num_players, round=obs.round, turn=obs.turn,
         start_seat=obs.start_seat, to_act=obs.to_act, hand=_balloon_cards(obs.hand),
         hand_sizes=obs.hand_sizes, face_up=_balloon_cards(obs.face_up),
-        table=[pb.BalloonPlayed(seat=p.seat, card=_BALLOON_CARDS[p.card], turn=p.turn)
-               for p in obs.table],
+        table=[_balloon_played(p.seat, p.card, p.turn) for p in obs.table],
         dropped_out=obs.dropped_out, chips=obs.chips, chips_in_middle=obs.chips_in_middle,
         first_drop_out_chip=obs.first_drop_out_chip, totals=obs.totals,
     ))
@@ -132,12 +136,14 @@ def limits_to_pb(limits) -> pb.Limits:
                      max_strikes=limits.max_strikes)
 
 
-def event_to_pb(match_id: str, index: int, event, public_obs: Any, game_name: str,
-                final: bool) -> pb.MatchEvent:
+def event_to_pb(match_id: str, index: int, event, game_name: str,
+                public_obs: Any = None, final: bool = False) -> pb.MatchEvent:
     data = {k: _text(v) for k, v in (event.data or {}).items()}
-    return pb.MatchEvent(match_id=match_id, index=index, kind=event.kind, seat=event.seat,
-                         data=data, public_observation=observation_to_pb(game_name, public_obs),
-                         final=final)
+    msg = pb.MatchEvent(match_id=match_id, index=index, kind=event.kind, seat=event.seat,
+                        data=data, final=final)
+    if public_obs is not None:
+        msg.public_observation.CopyFrom(observation_to_pb(game_name, public_obs))
+    return msg
 
 
 def _text(value: Any) -> str:

@@ -1,0 +1,105 @@
+"""`arena bot add|list|remove|rotate-token`: the bot registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from arena.store import Store, StoreError
+
+from .common import db_option
+
+
+@click.group("bot")
+def bot_group():
+    """Register bots: launched from a command, or run remotely by their owners."""
+
+
+def _store(db: Path) -> Store:
+    if not db.parent.exists():
+        raise click.UsageError(f"cannot use database {db}: directory {db.parent} does not "
+                               "exist; create it, or choose another path with --db")
+    try:
+        return Store(db)
+    except StoreError as err:
+        raise click.ClickException(str(err)) from None
+
+
+@bot_group.command("add")
+@click.argument("name")
+@click.option("--command", help='How to start it, e.g. "python example_bots/random_bot.py".')
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
+              help="A bot directory with an arena-bot.toml manifest naming its command.")
+@click.option("--remote", is_flag=True, help="Its owner runs it and connects with the token.")
+@db_option
+def add_cmd(name, command, directory, remote, db):
+    """Register the bot NAME and print its token (shown once, stored only as a hash)."""
+    if sum(x is not None and x is not False for x in (command, directory, remote)) != 1:
+        raise click.UsageError("give exactly one of --command, --dir or --remote")
+    store = _store(db)
+    try:
+        token = store.add_bot(name, command, directory=str(directory) if directory else None,
+                              remote=remote)
+    except StoreError as err:
+        raise click.ClickException(str(err)) from None
+    finally:
+        store.close()
+    click.echo(f"registered {name}")
+    click.echo(f"token (shown once; keep it secret): {token}")
+
+
+@bot_group.command("list")
+@click.option("--all", "include_removed", is_flag=True, help="Include removed bots.")
+@db_option
+def list_cmd(include_removed, db):
+    """List registered bots."""
+    store = _store(db)
+    try:
+        bots = store.list_bots(include_removed=include_removed)
+    finally:
+        store.close()
+    if not bots:
+        click.echo("no bots yet; register one with arena bot add")
+    for bot in bots:
+        how = "remote" if bot.remote else bot.command
+        flags = []
+        if bot.suspended:
+            flags.append(f"suspended: {bot.suspended_reason}")
+        if bot.removed:
+            flags.append("removed")
+        click.echo(f"{bot.name:<24} {how}{'  (' + '; '.join(flags) + ')' if flags else ''}")
+
+
+@bot_group.command("remove")
+@click.argument("name")
+@db_option
+def remove_cmd(name, db):
+    """Remove a bot (its past results are kept)."""
+    store = _store(db)
+    try:
+        store.remove_bot(name)
+    except StoreError as err:
+        raise click.ClickException(str(err)) from None
+    finally:
+        store.close()
+    click.echo(f"removed {name}")
+
+
+@bot_group.command("rotate-token")
+@click.argument("name")
+@db_option
+def rotate_cmd(name, db):
+    """Give a bot a new token; the old one stops working."""
+    store = _store(db)
+    try:
+        token = store.rotate_token(name)
+    except StoreError as err:
+        raise click.ClickException(str(err)) from None
+    finally:
+        store.close()
+    click.echo(f"new token for {name} (shown once): {token}")
+
+
+def register(main: click.Group) -> None:
+    main.add_command(bot_group)

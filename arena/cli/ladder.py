@@ -1,0 +1,151 @@
+"""`arena ladder run|list` and `arena rankings`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from arena import app
+from arena.games import game_names
+from arena.referee.match import Limits
+from arena.store import Store, StoreError
+
+from .common import build_game, db_option, game_options, limit_options
+
+
+@click.group("ladder")
+def ladder_group():
+    """Round-robin ladders with duplicate deals, rated with TrueSkill."""
+
+
+@ladder_group.command("run")
+@click.argument("name")
+@click.option("--game", type=click.Choice(game_names()), required=True)
+@click.option("--table-size", "-k", type=click.IntRange(2, 5), required=True,
+              help="Players per table.")
+@click.option("--bots", required=True,
+              help="Comma-separated names of registered bots (arena bot add).")
+@click.option("--rounds", type=click.IntRange(1, 1000), default=1, show_default=True,
+              help="Repeat the round-robin with fresh seeds.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1),
+              help="The ladder's seed: the whole schedule follows from it (random if omitted).")
+@game_options
+@limit_options
+@click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4, show_default=True,
+              help="Matches played at once.")
+@click.option("--rating-mode", type=click.Choice(["match", "set"]), default="match",
+              show_default=True,
+              help="Rate each match on its own (default), or each duplicate set as one result.")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
+              show_default=True, help="Where matches run.")
+@click.option("--ray-address", help="The Ray cluster's address (with --executor ray).")
+@click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("runs"), show_default=True, help="Bot logs and work directories.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@db_option
+def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, move_ms,
+            time_bank_ms, max_strikes, concurrency, rating_mode, executor, ray_address, run_dir,
+            no_progress, db):
+    """Run the ladder NAME (created on first run; the same command again resumes it)."""
+    the_game = build_game(game, table_size, advanced, ruse, series)
+    names = tuple(b.strip() for b in bots.split(",") if b.strip())
+    if len(names) < table_size:
+        raise click.UsageError(f"a ladder with tables of {table_size} needs at least "
+                               f"{table_size} bots; --bots names {len(names)}")
+    if executor == "ray" and not ray_address:
+        raise click.UsageError("--executor ray needs --ray-address (for example 127.0.0.1:6379)")
+    _check_db_dir(db)
+    settings = app.LadderSettings(
+        db=db, name=name, game=game, table_size=table_size, bots=names,
+        options=dict(the_game.options), rounds=rounds, seed=seed, rating_mode=rating_mode,
+        concurrency=concurrency,
+        limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
+        executor=executor, ray_address=ray_address, run_dir=run_dir,
+        progress=not no_progress)
+    try:
+        summary, rankings = app.run_ladder(settings)
+    except StoreError as err:
+        raise click.ClickException(str(err)) from None
+    except KeyboardInterrupt:
+        raise click.ClickException("stopped; run the same command again to resume") from None
+    if summary.interrupted:
+        click.echo("stopped; run the same command again to resume", err=True)
+    for line in summary.errors:
+        click.echo(f"given up: {line}", err=True)
+    print_rankings(rankings)
+
+
+@ladder_group.command("list")
+@db_option
+def list_cmd(db):
+    """List the ladders in the database."""
+    with _open(db) as store:
+        ladders = store.list_ladders()
+    if not ladders:
+        click.echo("no ladders yet; run one with arena ladder run")
+    for ladder in ladders:
+        opts = " ".join(k for k, v in ladder.options.items() if v)
+        click.echo(f"{ladder.name:<24} {ladder.game:<8} k={ladder.table_size} "
+                   f"bots={len(ladder.bots)} matches {ladder.completed}/{ladder.num_matches}"
+                   f"{'  ' + opts if opts else ''}")
+
+
+@click.command("rankings")
+@click.argument("ladder", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@db_option
+def rankings_cmd(ladder, as_json, db):
+    """Show a ladder's rankings (default: the newest ladder)."""
+    with _open(db) as store:
+        rankings = store.rankings(ladder)
+    if as_json:
+        click.echo(json.dumps(rankings.to_dict(), indent=2))
+    else:
+        print_rankings(rankings)
+
+
+def print_rankings(rankings) -> None:
+    opts = " ".join(k for k, v in rankings.options.items() if v)
+    click.echo(f"\n{rankings.ladder}: {rankings.game}{' ' + opts if opts else ''}, tables of "
+               f"{rankings.table_size}, {rankings.completed}/{rankings.scheduled} matches played, "
+               f"{rankings.rated} rated ({rankings.rating_mode} rating)")
+    header = (f"{'rank':>4}  {'bot':<24} {'rating':>7} {'mu':>7} {'sigma':>6} {'matches':>7} "
+              f"{'mean score':>10} {'wins':>5} {'faults':>6}")
+    click.echo(header)
+    click.echo("-" * len(header))
+    for s in rankings.standings:
+        mean = f"{s.mean_score:.2f}" if s.mean_score is not None else "-"
+        click.echo(f"{s.rank:>4}  {s.bot:<24} {s.conservative:>7.2f} {s.mu:>7.2f} "
+                   f"{s.sigma:>6.2f} {s.matches:>7} {mean:>10} {s.wins:>5} {s.faults:>6}")
+
+
+def _check_db_dir(db: Path) -> None:
+    if not db.parent.exists():
+        raise click.UsageError(f"cannot use database {db}: directory {db.parent} does not "
+                               "exist; create it, or choose another path with --db")
+
+
+class _open:
+    """Open the store read-only, turning its errors into clear CLI errors."""
+
+    def __init__(self, db: Path):
+        self.db = db
+
+    def __enter__(self) -> Store:
+        try:
+            self.store = Store(self.db, readonly=True)
+        except StoreError as err:
+            raise click.ClickException(str(err)) from None
+        return self.store
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.store.close()
+        if isinstance(exc, StoreError):
+            raise click.ClickException(str(exc)) from None
+
+
+def register(main: click.Group) -> None:
+    main.add_command(ladder_group)
+    main.add_command(rankings_cmd)
