@@ -104,7 +104,26 @@ _PCARDS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 _PUP = tuple(tuple(tuple(c * 2 + 1 for c in cards) for cards in col) for col in _PCARDS)
 _PDOWN = tuple(tuple(tuple(c * 2 for c in cards) for cards in col) for col in _PCARDS)
 _SHIFTS = tuple((col, col * len(VALUES)) for col in range(NUM_COLOURS))
-_SINGLES = tuple((c,) for c in range(NUM_CARDS + 1))
+_FACTORIALS = [1]
+for _n in range(1, NUM_CARDS + 1):
+    _FACTORIALS.append(_FACTORIALS[-1] * _n)
+
+
+def _shuffle(rng: random.Random, items: list) -> None:
+    """Shuffle `items` in place, exactly uniformly, from `rng.getrandbits` alone.
+
+    One draw below n! (rejection sampling) is read as the digits of a Fisher-Yates shuffle. It
+    is faster than random.shuffle for a 50-card deck, and it depends only on the Mersenne
+    Twister's raw bits, so replays do not depend on how a Python version implements shuffle."""
+    n = len(items)
+    bound = _FACTORIALS[n]
+    bits = bound.bit_length()
+    x = rng.getrandbits(bits)
+    while x >= bound:
+        x = rng.getrandbits(bits)
+    for i in range(n - 1, 0, -1):
+        x, j = divmod(x, i + 1)
+        items[i], items[j] = items[j], items[i]
 
 
 
@@ -286,7 +305,7 @@ def _complete_guard_order(given: Sequence[int], rng: random.Random) -> list[int]
     ):
         raise RulesError(f"a guard order lists distinct guard indices 0..{NUM_GUARDS - 1}: {given}")
     rest = [g for g in _GUARD_IDS if g not in given]
-    rng.shuffle(rest)
+    _shuffle(rng, rest)
     return given + rest
 
 
@@ -367,7 +386,7 @@ class BoomState(State):
         game = self.game
         rng = self._own_rng()
         deck = list(game.deck)
-        rng.shuffle(deck)
+        _shuffle(rng, deck)
         n = game.deal_size
         np = self._np
         # Seat position i always gets the i-th slice: the same seed deals the same cards to the
@@ -385,7 +404,7 @@ class BoomState(State):
         self._dry_rounds = 0
         self._log_game_start()
         order = list(_GUARD_IDS)
-        rng.shuffle(order)
+        _shuffle(rng, order)
         self._order = order
         self._gpos = -1
         self._next_round()
@@ -402,7 +421,7 @@ class BoomState(State):
         reshuffled = False
         if gpos >= NUM_GUARDS:
             order = list(_GUARD_IDS)
-            self._own_rng().shuffle(order)
+            _shuffle(self._own_rng(), order)
             self._order = order
             gpos = 0
             reshuffled = True
@@ -630,6 +649,14 @@ class BoomState(State):
                 continue
             escaped = True
             top = max(row)
+            if row.count(top) == 1 and total == top:
+                # the usual case: a single seat played this colour, and it escapes face up
+                seat = row.index(top)
+                pattern = masks[seat] >> shift & 1023
+                scores[seat] += _PLEN[pattern] + top
+                paradise[seat] += _PUP[col][pattern]
+                log.append((_ESCAPE, seat, col, _PCARDS[col][pattern], True))
+                continue
             for seat in seats:
                 s = row[seat]
                 if s:
