@@ -912,3 +912,145 @@ def recount_scores(events: Sequence[Event]) -> tuple[int, ...]:
     if totals is None:
         raise RulesError("the event log has no game_start event")
     return tuple(totals)
+
+
+def _infer_game(observation: BoomObservation) -> BoomGame:
+    # Best effort: the observation does not carry the options (the match start does).
+    obs = observation
+    ruse = obs.has_ruse or any(RUSE in cards for cards in obs.revealed)
+    if not ruse and obs.seat >= 0 and obs.acted[obs.seat] and obs.hand:
+        # it put down fewer bomb cards than asked while still holding some: one was its ruse
+        asked = STEP_CARDS[obs.num_players][obs.step - 1]
+        ruse = obs.hand_sizes[obs.seat] - len(obs.hand) < asked
+    return BoomGame(
+        observation.num_players,
+        advanced=bool(observation.discarded),
+        ruse=ruse,
+        series=observation.game_number > 1 or any(observation.series_totals),
+    )
+
+
+def _public_knowledge(events: Sequence[Event], num_players: int) -> tuple[list[set[int]], int]:
+    """From the current game's events: the cards each seat is known to hold (taken back and not
+    played again since), and how many finished rounds in a row had no escape."""
+    pinned: list[set[int]] = [set() for _ in range(num_players)]
+    dry = 0
+    round_open = escaped = False
+    for event in events:
+        kind = event.kind
+        if kind == _GAME_START:
+            pinned = [set() for _ in range(num_players)]
+            dry = 0
+            round_open = escaped = False
+        elif kind == _GUARD:
+            if round_open:
+                dry = 0 if escaped else dry + 1
+            round_open, escaped = True, False
+        elif kind == _REVEAL:
+            for seat, cards in enumerate(event.data["cards"]):
+                pinned[seat].difference_update(cards)
+        elif kind == _TAKE_BACK:
+            pinned[event.seat].update(event.data["cards"])
+        elif kind == _ESCAPE:
+            escaped = True
+    return pinned, dry
+
+
+def sample_state(
+    observation: BoomObservation,
+    rng: random.Random,
+    game: BoomGame | None = None,
+    events: Sequence[Event] | None = None,
+) -> BoomState:
+    """A full state consistent with what `observation`'s seat knows (a determinization).
+
+    Drawn at random (from `rng`) among what that seat has not seen: the other seats' hands,
+    the face-down discards, the face-down choices of seats that have already acted in this step
+    (a uniformly random legal action), the order of the guard cards left in the deck, and the
+    generator behind later reshuffles and deals. Pass `game` (the match's BoomGame) for exact
+    options; without it they are guessed from the observation. Pass the public `events` to keep
+    cards taken back in the current game in the hands that took them back. The sampled state's
+    event log starts empty. If the observing seat has already acted in this step, its own
+    face-down cards are not in its observation, so they are sampled too.
+    """
+    obs = observation
+    if game is None:
+        game = _infer_game(obs)
+    np = obs.num_players
+    if game.num_players != np:
+        raise RulesError(f"the observation is of a {np}-player match, the game has {game.num_players}")
+    if obs.step == 0:
+        raise RulesError("the match is over: there is nothing left to sample")
+    me = obs.seat
+    if events is not None:
+        pinned, dry = _public_knowledge(events, np)
+    else:
+        pinned, dry = [set() for _ in range(np)], 0
+
+    known = set(obs.hand) | set(obs.discarded) | set(game.removed)
+    for cards in obs.revealed:
+        known.update(c for c in cards if c != RUSE)
+    for cards in obs.paradise:
+        known.update(p.card for p in cards)
+    unseen = [c for c in range(NUM_CARDS) if c not in known]
+    rng.shuffle(unseen)
+
+    # How many unseen bomb cards each seat holds (its face-down bomb cards included).
+    need = list(obs.hand_sizes)
+    if me >= 0:
+        need[me] -= len(obs.hand)
+        pinned[me] = set()
+    for seat in range(np):
+        pinned[seat] &= set(unseen)
+        if len(pinned[seat]) > need[seat]:
+            raise RulesError(f"the events pin more cards on seat {seat} than it holds")
+    taken = set().union(*pinned)
+    pool = [c for c in unseen if c not in taken]
+    drawn: list[list[int]] = []
+    for seat in range(np):
+        extra = need[seat] - len(pinned[seat])
+        if extra < 0 or extra > len(pool):
+            raise RulesError("the observation's hand sizes do not fit the cards left unseen")
+        drawn.append(sorted(pinned[seat]) + pool[:extra])
+        pool = pool[extra:]
+    if game.advanced and pool:
+        raise RulesError(f"cards {sorted(pool)} are unaccounted for in an advanced game")
+
+    state = BoomState._blank(game, random.Random(rng.getrandbits(64)))
+    state._game_no = obs.game_number
+    state._round = obs.round
+    state._totals = list(obs.series_totals)
+    state._scores = list(obs.scores)
+    state._paradise = [[p.card * 2 + p.face_up for p in cards] for cards in obs.paradise]
+    state._disc_up = tuple(obs.discarded)
+    state._disc_down = tuple(sorted(pool))
+    state._dry_rounds = dry
+    used = list(obs.guards_used)
+    rest = [g for g in _GUARD_IDS if g not in used]
+    rng.shuffle(rest)
+    state._order = used + rest
+    state._gpos = len(used) - 1
+    state._guard = obs.guard
+    state._limits = GUARDS[obs.guard]
+    state._revealed = tuple(tuple(cards) for cards in obs.revealed) if obs.step == 2 else state._empty
+    hands = [sorted(cards) for cards in drawn]
+    if me >= 0:
+        hands[me] = sorted(hands[me] + list(obs.hand))
+    state._hands = hands
+    has_ruse = [game.ruse and RUSE not in obs.revealed[s] for s in range(np)]
+    state._has_ruse = has_ruse
+    state._begin_step(obs.step)
+    # Replay the face-down choices already made in this step.
+    for seat in range(np):
+        if not obs.acted[seat]:
+            continue
+        if seat == me:
+            own = tuple(sorted(drawn[me]))
+            if game.ruse and not obs.has_ruse and RUSE not in obs.revealed[me]:
+                own += (RUSE,)
+            state.apply_action(seat, own)
+        else:
+            state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+    if state._waiting == 0 or state._step != obs.step:
+        raise RulesError("the observation says every seat has acted in a step that did not resolve")
+    return state

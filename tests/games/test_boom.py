@@ -1,0 +1,680 @@
+"""Boom: Runaway engine: the rulebook's worked examples, hand-built scenarios for every rule and
+edge, and property tests (hypothesis) over seeds, player counts and variants."""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arena.games import IllegalActionError, make_game
+from arena.games import boom
+from arena.games.boom import (
+    COLOURS,
+    GUARDS,
+    RUSE,
+    BoomGame,
+    BoomState,
+    ParadiseCard,
+    recount_scores,
+    sample_state,
+)
+
+
+def card(colour: str, value: int, copy: int = 0) -> int:
+    """Card id of `colour` `value` (copy 1 = the second card of a repeated value)."""
+    return COLOURS.index(colour) * 10 + boom.VALUES.index(value) + copy
+
+
+def play_round(state: BoomState, first: list[tuple[int, ...]], second: list[tuple[int, ...]]):
+    """Play one round; returns the events it produced."""
+    start = len(state.events)
+    for seat, action in enumerate(first):
+        state.apply_action(seat, tuple(sorted(action)))
+    for seat, action in enumerate(second):
+        state.apply_action(seat, tuple(sorted(action)))
+    return state.events[start:]
+
+
+def kinds(events, kind):
+    return [e for e in events if e.kind == kind]
+
+
+def random_playout(state: BoomState, rng: random.Random, check=None, limit=100_000) -> list:
+    """Random legal play to the end; returns the (seat, action) list."""
+    actions = []
+    while not state.is_over():
+        for seat in state.seats_to_act():
+            action = rng.choice(state.legal_actions(seat))
+            state.apply_action(seat, action)
+            actions.append((seat, action))
+            if check:
+                check(state)
+        assert len(actions) < limit, "the match did not end"
+    return actions
+
+
+# ---------------------------------------------------------------------------- worked examples
+
+AMY, BETTY, CINDY, DAVID = range(4)
+
+
+def test_rulebook_brown_guard_16_example():
+    # Brown bomb guard 16: Amy 6, Betty 6, Cindy 7, David 8. 27 fails: David takes back; 19
+    # fails: Cindy takes back; 12 escapes: Amy and Betty tie for highest, both face up.
+    guard = next(i for i, g in enumerate(GUARDS) if g[4] == 16)
+    amy = [card("brown", 6), card("red", 1), card("yellow", 1), card("red", 4), card("yellow", 4), card("green", 5)]
+    betty = [card("brown", 4), card("brown", 2), card("green", 1), card("red", 5), card("yellow", 5), card("blue", 5)]
+    cindy = [card("brown", 5), card("brown", 2, 1), card("blue", 1), card("red", 5, 1), card("yellow", 5, 1), card("blue", 5, 1)]
+    david = [card("brown", 5, 1), card("brown", 3), card("red", 2), card("red", 6), card("yellow", 6), card("blue", 6)]
+    state = BoomGame(4).state_from_hands([amy, betty, cindy, david], [guard])
+    assert state.observation(AMY).guard_limits[COLOURS.index("brown")] == 16
+    events = play_round(
+        state,
+        [(amy[0],), (betty[0],), (cindy[0],), (david[0],)],
+        [amy[1:3], betty[1:3], cindy[1:3], david[1:3]],
+    )
+    brown = [e for e in events if e.data.get("colour") == "brown"]
+    assert [(e.kind, e.seat) for e in brown] == [
+        ("take_back", DAVID), ("take_back", CINDY), ("escape", AMY), ("escape", BETTY)
+    ]
+    assert brown[0].data["cards"] == (card("brown", 3), card("brown", 5, 1))
+    assert brown[1].data["cards"] == (card("brown", 2, 1), card("brown", 5))
+    assert brown[2].data["face_up"] and brown[3].data["face_up"]
+    assert brown[2].data["points"] == 1 + 6  # one card, value 6
+    assert brown[3].data["points"] == 2 + 6  # two cards, values 4 + 2
+    # the taken-back cards are in hand again, the escaped ones on the paradise
+    assert set(david[:2]) <= set(state.hand(DAVID))
+    assert set(cindy[:2]) <= set(state.hand(CINDY))
+    assert ParadiseCard(card("brown", 6), True) in state.paradise(AMY)
+    # the rest of the round: red 1 (Amy) and red 2 (David): David highest, Amy face down;
+    # Amy's yellow 1, Betty's green 1 and Cindy's blue 1 escape face up, alone in their colour
+    assert state.scores() == (7 + 1 + 2, 8 + 2, 2, 3)
+    assert recount_scores(state.events) == state.scores()
+
+
+def test_rulebook_face_up_green_6_is_worth_7():
+    g6 = card("green", 6)
+    hands = [[g6, 0, 1, 2, 3], [10, 11, 12, 13, 14], [30, 31, 32, 33, 34]]
+    state = BoomGame(3).state_from_hands(hands, [0])
+    events = play_round(state, [(g6,), (10,), (30,)], [(0, 1), (11, 12), (31, 32)])
+    (green,) = [e for e in events if e.kind == "escape" and e.data["colour"] == "green"]
+    assert (green.seat, green.data["cards"], green.data["face_up"], green.data["points"]) == (
+        0, (g6,), True, 7
+    )
+
+
+def test_rulebook_final_score_7_1_2_4_is_14():
+    # Seat 0 ends with seven paradise cards, three of them face up with values 1, 2 and 4.
+    red1, yellow2, green4, blue1 = card("red", 1), card("yellow", 2), card("green", 4), card("blue", 1)
+    brown1, brown2, red2, green6 = card("brown", 1), card("brown", 2), card("red", 2), card("green", 6)
+    seat0 = [red1, yellow2, green4, blue1, brown1, brown2, red2, green6]
+    blues = [card("blue", 2), card("blue", 2, 1), card("blue", 3), card("blue", 3, 1)]
+    seat1 = blues + [card("brown", 6), card("red", 3), card("green", 1), card("blue", 4)]
+    seat1 += [card("blue", 4, 1), card("blue", 5), card("blue", 5, 1)]
+    green_limit_6 = next(i for i, g in enumerate(GUARDS) if g[2] == 6)
+    state = BoomGame(2).state_from_hands([seat0, seat1], [0, green_limit_6])
+    play_round(state, [(red1, yellow2), tuple(blues[:2])], [(green4, blue1), tuple(blues[2:])])
+    events = play_round(
+        state, [(brown1, brown2), (card("brown", 6), card("red", 3))],
+        [(red2, green6), (card("green", 1), card("blue", 4))],
+    )
+    assert [(e.seat, e.data["cards"]) for e in kinds(events, "take_back")] == [(0, (green6,))]
+    assert state.is_over()  # seat 0 is left with one card
+    paradise = state.paradise(0)
+    assert len(paradise) == 7
+    assert sorted(boom.card_value(p.card) for p in paradise if p.face_up) == [1, 2, 4]
+    assert state.scores()[0] == 7 + 1 + 2 + 4 == 14
+    assert state.ranks() == (1, 0)
+    assert recount_scores(state.events) == state.scores()
+
+
+# ---------------------------------------------------------------------------- hand-built rules
+
+def test_tied_highest_take_back_together_and_the_rest_escape():
+    red5a, red5b, red1 = card("red", 5), card("red", 5, 1), card("red", 1)
+    hands = [[red5a, 10, 11, 12, 13], [red5b, 20, 21, 22, 23], [red1, 30, 31, 32, 33]]
+    state = BoomGame(3).state_from_hands(hands, [0])  # red limit 8: 5 + 5 + 1 = 11
+    events = play_round(state, [(red5a,), (red5b,), (red1,)], [(10, 11), (20, 21), (30, 31)])
+    red = [e for e in events if e.data.get("colour") == "red"]
+    assert [(e.kind, e.seat) for e in red] == [("take_back", 0), ("take_back", 1), ("escape", 2)]
+    assert red[2].data["face_up"]  # the lone remaining seat is now the highest
+    assert red5a in state.hand(0) and red5b in state.hand(1)
+
+
+def test_every_seat_tied_over_the_limit_takes_everything_back():
+    # red 5 + 4 against red 5 + 4: 18 over the limit, both highest: both take back, none escape
+    seat0 = [card("red", 5), card("red", 4), 10, 11, 12]
+    seat1 = [card("red", 5, 1), card("red", 4, 1), 20, 21, 22]
+    state = BoomGame(2).state_from_hands([seat0, seat1], [0])  # red limit 8
+    events = play_round(state, [tuple(seat0[:2]), tuple(seat1[:2])], [(10, 11), (20, 21)])
+    red = [e for e in events if e.data.get("colour") == "red"]
+    assert [(e.kind, e.seat) for e in red] == [("take_back", 0), ("take_back", 1)]
+    assert set(seat0[:2]) <= set(state.hand(0)) and set(seat1[:2]) <= set(state.hand(1))
+    assert state.scores() == (2 + 3, 2 + 3)  # yellow 1+2 and green 1+2 escape face up
+
+
+def test_colours_resolve_left_to_right_and_all_five_colours_count():
+    hands = [[0, 10, 20, 30, 40, 1, 11], [2, 12, 22, 32, 42, 3, 13], [21, 41, 23, 33, 4, 5, 6]]
+    state = BoomGame(3).state_from_hands(hands, [0])
+    events = play_round(state, [(0,), (2,), (21,)], [(10, 20), (12, 22), (41, 33)])
+    colours = [e.data["colour"] for e in events if e.kind in ("escape", "take_back")]
+    assert colours == sorted(colours, key=COLOURS.index)
+    assert set(colours) == set(COLOURS)
+    assert recount_scores(state.events) == state.scores()
+
+
+def test_ruse_is_playable_only_in_the_second_escape_and_returns():
+    hands = [[0, 1, 2, 3, 4], [10, 11, 12, 13, 14], [20, 21, 22, 23, 24]]
+    state = BoomGame(3, ruse=True).state_from_hands(hands, [0])
+    assert all(RUSE not in a for a in state.legal_actions(0))
+    before = state.snapshot()
+    with pytest.raises(IllegalActionError, match="escape step"):
+        state.apply_action(0, (RUSE,))
+    assert state.snapshot() == before
+    for seat, c in enumerate((0, 10, 20)):
+        state.apply_action(seat, (c,))
+    assert (1, RUSE) in state.legal_actions(0)
+    state.apply_action(0, (1, RUSE))
+    obs = state.observation(0)
+    assert not obs.has_ruse and obs.hand == (2, 3, 4)
+    # face-down cards still count in hand sizes, so the ruse is not given away
+    assert state.observation(1).hand_sizes == (4, 4, 4)
+    state.apply_action(1, (11, 12))
+    state.apply_action(2, (21, 22))
+    reveal = kinds(state.events, "reveal")[-1]
+    assert reveal.data["cards"][0] == (1, RUSE)
+    assert [e.seat for e in kinds(state.events, "ruse_return")] == [0]
+    assert state.observation(0).has_ruse
+    assert state.observation(0).hand_sizes == (3, 2, 2)  # the ruse card is not a bomb card
+
+
+def test_ruse_refused_without_the_variant():
+    state = BoomGame(3).state_from_hands([[0, 1, 2, 3], [10, 11, 12, 13], [20, 21, 22, 23]], [0])
+    for seat, c in enumerate((0, 10, 20)):
+        state.apply_action(seat, (c,))
+    with pytest.raises(IllegalActionError, match="no ruse cards"):
+        state.apply_action(0, (1, RUSE))
+
+
+def test_a_hand_too_short_for_the_second_escape_plays_all_it_has():
+    # Two players: 2 cards then 2 cards; a seat with 3 cards plays 2, then its last one.
+    hands = [[0, 10, 20], [30, 31, 32, 33, 34, 35]]
+    state = BoomGame(2).state_from_hands(hands, [0])
+    state.apply_action(0, (0, 10))
+    state.apply_action(1, (30, 31))
+    assert state.legal_actions(0) == ((20,),)
+    assert state.default_action(0) == (20,)
+    assert state.observation(0).to_play == 1
+    with pytest.raises(IllegalActionError, match="1 card"):
+        state.apply_action(0, (20, 21))
+
+
+def test_a_short_hand_plays_its_ruse_card_too():
+    hands = [[0, 10, 20], [30, 31, 32, 33, 34, 35]]
+    state = BoomGame(2, ruse=True).state_from_hands(hands, [0])
+    state.apply_action(0, (0, 10))
+    state.apply_action(1, (30, 31))
+    assert state.legal_actions(0) == ((20, RUSE),)
+    assert state.default_action(0) == (20, RUSE)  # the ruse only because it is unavoidable
+
+
+def test_step_sizes_for_two_and_five_players():
+    two = BoomGame(2).new_match(1)
+    assert {len(a) for a in two.legal_actions(0)} == {2}
+    five = BoomGame(5).new_match(1)
+    assert {len(a) for a in five.legal_actions(0)} == {1}
+    for state, second in ((two, 2), (five, 1)):
+        for seat in state.seats_to_act():
+            state.apply_action(seat, state.default_action(seat))
+        assert state.observation(0).step == 2
+        assert {len(a) for a in state.legal_actions(0)} == {second}
+    assert len(BoomGame(2).new_match(0).hand(0)) == 16
+    assert len(BoomGame(5).new_match(0).hand(4)) == 10
+    assert len(BoomGame(3).new_match(0).hand(2)) == 12
+
+
+def test_guard_deck_reshuffles_after_eight_rounds_and_a_stalemate_ends_the_game():
+    # Green 2+4+5 against green 2+3+6: both play all their cards every round, tie at 11 and
+    # take them back under every guard (green limits are at most 16 < 22).
+    seat0 = [card("green", 2), card("green", 4), card("green", 5), card("red", 1)]
+    seat1 = [card("green", 2, 1), card("green", 3), card("green", 6)]
+    order = [3, 1, 4, 0, 5, 2, 7, 6]
+    state = BoomGame(2).state_from_hands([seat0, seat1], order, seed=7)
+    rounds = 0
+    while not state.is_over():
+        obs = state.observation(0)
+        if obs.round <= 8:
+            assert obs.guards_used == tuple(order[: obs.round])
+            assert obs.guards_left == 8 - obs.round
+        else:
+            assert obs.guards_left == 7 and len(obs.guards_used) == 1
+        for seat in state.seats_to_act():
+            state.apply_action(seat, state.legal_actions(seat)[0])
+        rounds += 1
+    guards = kinds(state.events, "guard")
+    assert [e.data["guard"] for e in guards[:8]] == order
+    assert [e.data["reshuffled"] for e in guards] == [False] * 8 + [True]
+    # round 1: red 1 escapes; rounds 2..9 have no escape: the 8th such round ends the game
+    assert rounds == 9 * 2
+    end = kinds(state.events, "game_end")[0]
+    assert end.data["stalemate"]
+    assert state.hand(0) == tuple(sorted(seat0[:3])) and state.hand(1) == tuple(sorted(seat1))
+
+
+def test_the_game_ends_once_a_seat_holds_two_cards_or_fewer():
+    five = [[0, 1, 2, 3, 4], [10, 11, 12, 13, 14, 15], [20, 21, 22, 23, 24, 25]]
+    state = BoomGame(3).state_from_hands(five, [0])
+    play_round(state, [(0,), (10,), (20,)], [(1, 2), (11, 12), (21, 22)])
+    assert state.is_over() and state.observation(-1).step == 0
+    assert state.seats_to_act() == () and state.legal_actions(0) == ()
+    six = [[0, 1, 2, 3, 4, 5], [10, 11, 12, 13, 14, 15], [20, 21, 22, 23, 24, 25]]
+    state = BoomGame(3).state_from_hands(six, [0])
+    play_round(state, [(0,), (10,), (20,)], [(1, 2), (11, 12), (21, 22)])
+    assert not state.is_over() and state.observation(0).round == 2
+    with pytest.raises(IllegalActionError, match="match is over"):
+        over = BoomGame(3).state_from_hands(five, [0])
+        play_round(over, [(0,), (10,), (20,)], [(1, 2), (11, 12), (21, 22)])
+        over.apply_action(0, (3,))
+
+
+def test_ruse_card_does_not_keep_a_game_going():
+    hands = [[0, 1, 2, 3, 4], [10, 11, 12, 13, 14, 15], [20, 21, 22, 23, 24, 25]]
+    state = BoomGame(3, ruse=True).state_from_hands(hands, [0])
+    play_round(state, [(0,), (10,), (20,)], [(1, 2), (11, 12), (21, 22)])
+    assert state.is_over()  # seat 0 holds 2 bomb cards and its ruse card
+
+
+def test_advanced_fewest_cards_bonus_every_round_with_ties():
+    game = BoomGame(4, advanced=True)  # four players: no cards removed
+    hands = [
+        [0, 1, 2, 3, 4, 5, 6],
+        [10, 11, 12, 13, 14, 15, 16],
+        [20, 21, 22, 23, 24, 25, 26, 27],
+        [30, 31, 32, 33, 34, 35, 36, 37],
+    ]
+    first = [(0,), (10,), (20,), (30,)]
+    second = [(1, 2), (11, 12), (21, 22), (31, 32)]
+    # guard 2 (red 16, yellow 8, green 10, blue 12): each seat's 1+2+2 = 5 escapes face up
+    state = game.state_from_hands(hands, [1, 3], discarded=[])
+    events = play_round(state, first, second)
+    bonus = kinds(events, "fewest_cards_bonus")
+    assert [(e.seat, e.data["points"], e.data["cards_left"]) for e in bonus] == [(0, 5, 4), (1, 5, 4)]
+    assert not state.is_over()
+    assert state.scores() == (3 + 5 + 5, 3 + 5 + 5, 3 + 5, 3 + 5)
+    assert recount_scores(state.events) == state.scores()
+    events = play_round(state, [(3,), (13,), (23,), (33,)], [(4, 5), (14, 15), (24, 25), (34, 35)])
+    assert state.is_over()  # seats 0 and 1 hold one card: the bonus is given in this round too
+    assert [e.seat for e in kinds(events, "fewest_cards_bonus")] == [0, 1]
+    assert recount_scores(state.events) == state.scores()
+    basic = BoomGame(4).state_from_hands(hands, [1])
+    assert not kinds(play_round(basic, first, second), "fewest_cards_bonus")
+
+
+@pytest.mark.parametrize(
+    "players, removed, deal, left", [(2, 20, 15, 0), (3, 10, 13, 1), (4, 0, 12, 2), (5, 0, 10, 0)]
+)
+def test_advanced_removal_deal_and_open_discard(players, removed, deal, left):
+    game = BoomGame(players, advanced=True)
+    assert len(game.removed) == removed
+    for colour in range(5):
+        values = sorted(boom.card_value(c) for c in game.removed if c // 10 == colour)
+        assert values == sorted(boom.ADVANCED_REMOVED_VALUES[players])
+    state = game.new_match(3)
+    obs = state.observation(0)
+    assert all(size == deal for size in obs.hand_sizes)
+    assert len(obs.discarded) == left and state.hidden_discards() == ()
+    start = state.events[0]
+    assert start.kind == "game_start" and start.data["discarded_face_up"] == obs.discarded
+    assert start.data["removed"] == game.removed
+    everything = set(game.removed) | set(obs.discarded)
+    for seat in range(players):
+        everything |= set(state.hand(seat))
+    assert everything == set(range(50))
+
+
+@pytest.mark.parametrize("players, left", [(2, 18), (3, 14), (4, 2), (5, 0)])
+def test_basic_discard_is_face_down(players, left):
+    state = BoomGame(players).new_match(11)
+    assert state.observation(0).discarded == ()
+    assert len(state.hidden_discards()) == left
+    assert state.events[0].data["discarded_face_down"] == left
+    assert state.events[0].data["discarded_face_up"] == ()
+
+
+def _series_end_game(totals):
+    # three seats, one round: seat 0 and 1 score 10 each, seat 2 scores 4 (see the hands)
+    game = BoomGame(3, series=True)
+    hands = [[0, 1, 2, 3, 4], [10, 11, 12, 13, 14], [30, 31, 32, 33, 34]]
+    state = game.state_from_hands(hands, [1], series_totals=totals, game_number=5)
+    play_round(state, [(0,), (10,), (30,)], [(1, 2), (11, 12), (31, 32)])
+    return state
+
+
+def test_series_two_players_pass_200_in_the_same_game_higher_total_wins():
+    state = _series_end_game([193, 196, 150])
+    # guard 2: red 16, yellow 8 (1+2+2 = 5 fits), blue 12
+    assert state.game_scores() == (8, 8, 8)
+    assert state.is_over()
+    assert state.scores() == (201, 204, 158)
+    assert state.ranks() == (1, 0, 2)
+    assert kinds(state.events, "series_end")[0].data["totals"] == (201, 204, 158)
+
+
+def test_series_equal_totals_share_the_place():
+    state = _series_end_game([195, 195, 10])
+    assert state.is_over() and state.scores() == (203, 203, 18)
+    assert state.ranks() == (0, 0, 2)
+
+
+def test_series_goes_on_with_a_fresh_deal_below_200():
+    state = _series_end_game([0, 0, 0])
+    assert not state.is_over()
+    obs = state.observation(1)
+    assert (obs.game_number, obs.round, obs.step) == (6, 1, 1)
+    assert obs.series_totals == (8, 8, 8) and obs.scores == (0, 0, 0)
+    assert obs.hand_sizes == (12, 12, 12) and obs.paradise == ((), (), ())
+    assert state.scores() == (8, 8, 8)
+    random_playout(state, random.Random(1))
+    assert max(state.scores()) >= 200
+    assert recount_scores(state.events) == state.scores()
+    totals = [e.data["series_totals"] for e in kinds(state.events, "game_end")]
+    assert all(max(t) < 200 for t in totals[:-1]) and max(totals[-1]) >= 200
+
+
+def test_illegal_actions_are_refused_with_a_reason_and_change_nothing():
+    state = BoomGame(3).new_match(5)
+    hand = state.hand(0)
+    other = state.hand(1)[0]
+    cases = [
+        ((hand[0], hand[1]), "1 card"),
+        ((other,), "not in its hand"),
+        ([hand[0]], "sorted tuple"),
+        ((99,), "not a card id"),
+        ((-1,), "not a card id"),
+        (("a",), "ints"),
+        ((RUSE,), "no ruse cards"),
+    ]
+    before = state.snapshot()
+    for action, reason in cases:
+        with pytest.raises(IllegalActionError, match=reason) as info:
+            state.apply_action(0, action)
+        assert info.value.seat == 0 and info.value.action == action
+        assert state.snapshot() == before
+    with pytest.raises(IllegalActionError, match="no seat"):
+        state.apply_action(3, (hand[0],))
+    with pytest.raises(IllegalActionError, match="no seat"):
+        state.apply_action(-1, (hand[0],))
+    state.apply_action(0, (hand[0],))
+    with pytest.raises(IllegalActionError, match="already chosen"):
+        state.apply_action(0, (hand[1],))
+    for seat in (1, 2):
+        state.apply_action(seat, state.default_action(seat))
+    step2 = state.snapshot()
+    with pytest.raises(IllegalActionError, match="twice"):
+        state.apply_action(0, (hand[1], hand[1]))
+    with pytest.raises(IllegalActionError, match="increasing"):
+        state.apply_action(0, (hand[2], hand[1]))
+    assert state.snapshot() == step2
+
+
+def test_default_action_is_the_lowest_cards():
+    state = BoomGame(4, ruse=True).new_match(2)
+    assert state.default_action(1) == state.hand(1)[:1]
+    for seat in state.seats_to_act():
+        state.apply_action(seat, state.default_action(seat))
+    assert state.default_action(2) == state.hand(2)[:2]
+    state.apply_action(2, state.default_action(2))
+    with pytest.raises(IllegalActionError):
+        state.default_action(2)
+
+
+def test_seats_to_act_lists_who_still_chooses_and_choices_stay_hidden():
+    state = BoomGame(4).new_match(8)
+    assert state.seats_to_act() == (0, 1, 2, 3)
+    n_events = len(state.events)
+    state.apply_action(2, state.default_action(2))
+    assert state.seats_to_act() == (0, 1, 3)
+    assert len(state.events) == n_events  # nothing is revealed until the last seat chooses
+    obs = state.observation(0)
+    assert obs.acted == (False, False, True, False)
+    assert obs.to_play == 1 and state.observation(2).to_play == 0
+    assert state.legal_actions(2) == ()
+    for seat in (0, 1, 3):
+        state.apply_action(seat, state.default_action(seat))
+    assert kinds(state.events, "reveal")[-1].data["step"] == 1
+    assert state.observation(0).step == 2
+
+
+def test_legal_actions_are_exactly_what_apply_accepts():
+    rng = random.Random(4)
+    for players, options in ((2, {"ruse": True}), (3, {}), (5, {"ruse": True})):
+        state = BoomGame(players, **options).new_match(rng.randrange(1000))
+        for _ in range(2):  # both escape steps
+            seat = state.seats_to_act()[0]
+            n = state.observation(seat).to_play
+            accepted = set()
+            for action in combinations(range(51), n):
+                trial = state.clone()
+                try:
+                    trial.apply_action(seat, action)
+                except IllegalActionError:
+                    continue
+                accepted.add(action)
+            assert accepted == set(state.legal_actions(seat))
+            for s in state.seats_to_act():
+                state.apply_action(s, rng.choice(state.legal_actions(s)))
+
+
+def test_clone_is_independent_and_replays_identically():
+    game = BoomGame(3, series=True, ruse=True)
+    state = game.new_match(21)
+    for seat in state.seats_to_act():
+        state.apply_action(seat, state.default_action(seat))
+    copy = state.clone()
+    a = random_playout(state, random.Random(5))
+    b = random_playout(copy, random.Random(5))  # same generator draws after the fork
+    assert a == b and state.snapshot() == copy.snapshot()
+    fork = game.new_match(21)
+    other = fork.clone()
+    random_playout(other, random.Random(6))
+    assert fork.observation(0).round == 1 and not fork.events[-1].kind == "game_end"
+
+
+def test_observation_shows_own_hand_and_public_information_only():
+    state = BoomGame(4, advanced=True).new_match(9)
+    obs = state.observation(1)
+    assert obs.hand == state.hand(1) and obs.seat == 1 and obs.to_play == 1
+    spectator = state.public_observation()
+    assert spectator.seat == -1 and spectator.hand == () and spectator.to_play == 0
+    assert spectator.discarded == obs.discarded and len(obs.discarded) == 2
+    with pytest.raises(boom.RulesError):
+        state.observation(4)
+
+
+def test_registry_and_config():
+    game = make_game("boom", 4, advanced=True)
+    assert isinstance(game, BoomGame) and game.config()["options"] == {
+        "advanced": True, "ruse": False, "series": False
+    }
+    with pytest.raises(boom.ConfigError):
+        BoomGame(6)
+    assert boom.action_to_string((29, RUSE)) == "green 6 (#29) + ruse"
+
+
+# ---------------------------------------------------------------------------- sampling
+
+def test_sample_state_matches_the_observation_and_varies_the_hidden_cards():
+    game = BoomGame(4, ruse=True)
+    state = game.new_match(13)
+    rng = random.Random(0)
+    random_playout_steps = 3
+    for _ in range(random_playout_steps):
+        for seat in state.seats_to_act():
+            state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+    state.apply_action(1, rng.choice(state.legal_actions(1)))
+    obs = state.observation(0)
+    others = set()
+    for _ in range(20):
+        sampled = sample_state(obs, rng, game, state.events)
+        assert sampled.observation(0) == obs
+        others.add(sampled.hand(2))
+        random_playout(sampled, rng)  # a sampled state plays on like any other
+    assert len(others) > 1
+
+
+def test_sample_state_keeps_taken_back_cards_with_their_seat():
+    red5a, red5b, red1 = card("red", 5), card("red", 5, 1), card("red", 1)
+    hands = [[red5a, 10, 11, 12, 13], [red5b, 20, 21, 22, 23], [red1, 30, 31, 32, 33, 34]]
+    state = BoomGame(3).state_from_hands(hands, [0])
+    play_round(state, [(red5a,), (red5b,), (red1,)], [(10, 11), (20, 21), (30, 31)])
+    assert not state.is_over()
+    rng = random.Random(3)
+    for _ in range(10):
+        sampled = sample_state(state.observation(2), rng, state.game, state.events)
+        assert red5a in sampled.hand(0) and red5b in sampled.hand(1)
+
+
+# ---------------------------------------------------------------------------- properties
+
+configs = st.tuples(
+    st.integers(2, 5), st.booleans(), st.booleans(), st.integers(0, 2**32 - 1)
+)
+FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _all_places(state: BoomState) -> list[int]:
+    cards = list(state.game.removed) + list(state.observation(-1).discarded)
+    cards += state.hidden_discards()
+    for seat in range(state.game.num_players):
+        cards += state.hand(seat)
+        cards += [c for c in (state.pending_choice(seat) or ()) if c != RUSE]
+        cards += [c for c in state.observation(-1).revealed[seat] if c != RUSE]
+        cards += [p.card for p in state.paradise(seat)]
+    return cards
+
+
+@FAST
+@given(configs)
+def test_property_random_play_ends_cards_conserved_scores_recounted(config):
+    players, advanced, ruse, seed = config
+    state = BoomGame(players, advanced=advanced, ruse=ruse).new_match(seed)
+
+    def check(s):
+        cards = _all_places(s)
+        assert sorted(cards) == list(range(50))
+
+    random_playout(state, random.Random(seed), check)
+    assert state.is_over()
+    assert recount_scores(state.events) == state.scores()
+    best = max(state.scores())
+    assert [r == 0 for r in state.ranks()] == [x == best for x in state.scores()]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(2, 5), st.booleans(), st.integers(0, 2**32 - 1))
+def test_property_series_end_at_200_and_recount(players, advanced, seed):
+    state = BoomGame(players, advanced=advanced, series=True).new_match(seed)
+    random_playout(state, random.Random(seed))
+    assert max(state.scores()) >= boom.SERIES_TARGET
+    assert recount_scores(state.events) == state.scores()
+    assert kinds(state.events, "series_end")[0].data["totals"] == state.scores()
+
+
+@FAST
+@given(configs)
+def test_property_no_observation_holds_a_hidden_card(config):
+    players, advanced, ruse, seed = config
+    state = BoomGame(players, advanced=advanced, ruse=ruse).new_match(seed)
+    rng = random.Random(seed)
+    public = set(state.game.removed) | set(state.observation(-1).discarded)
+    seen_events = 0
+    while not state.is_over():
+        for event in state.events[seen_events:]:
+            if event.kind == "reveal":
+                for cards in event.data["cards"]:
+                    public.update(cards)
+            # no event names a card still face down in a hand or a choice
+            for key in ("cards", "discarded_face_up"):
+                value = event.data.get(key, ())
+                flat = [c for x in value for c in (x if isinstance(x, tuple) else (x,))]
+                assert set(flat) <= public | {RUSE}
+        seen_events = len(state.events)
+        for seat in range(-1, players):
+            obs = state.observation(seat)
+            own = set(state.hand(seat)) if seat >= 0 else set()
+            shown = set(obs.hand) | set(obs.discarded)
+            for cards in obs.revealed:
+                shown.update(cards)
+            for pile in obs.paradise:
+                shown.update(p.card for p in pile)
+            assert shown - own <= public | {RUSE}
+            assert obs.hand == (tuple(sorted(own)) if seat >= 0 else ())
+        seat = state.seats_to_act()[0]
+        state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+
+
+@FAST
+@given(configs, st.booleans())
+def test_property_replay_gives_the_same_final_state(config, series):
+    players, advanced, ruse, seed = config
+    game = BoomGame(players, advanced=advanced, ruse=ruse, series=series and players > 3)
+    first = game.new_match(seed)
+    actions = random_playout(first, random.Random(seed))
+    again = game.new_match(seed)
+    for seat, action in actions:
+        again.apply_action(seat, action)
+    assert again.snapshot() == first.snapshot()
+    assert again.events == first.events
+
+
+@FAST
+@given(configs)
+def test_property_same_seed_same_deal_per_seat_position(config):
+    players, advanced, ruse, seed = config
+    base = BoomGame(players, advanced=advanced).new_match(seed)
+    for options in ({"ruse": True}, {"series": True}, {"ruse": ruse, "series": True}):
+        other = BoomGame(players, advanced=advanced, **options).new_match(seed)
+        for seat in range(players):
+            assert other.hand(seat) == base.hand(seat)
+        assert other.observation(0).guard == base.observation(0).guard
+
+
+@FAST
+@given(configs, st.lists(st.tuples(st.integers(-1, 5), st.lists(st.integers(-1, 52), max_size=3)), max_size=12))
+def test_property_illegal_actions_raise_and_change_nothing(config, attempts):
+    players, advanced, ruse, seed = config
+    state = BoomGame(players, advanced=advanced, ruse=ruse).new_match(seed)
+    rng = random.Random(seed)
+    for seat, cards in attempts:
+        if state.is_over():
+            break
+        action = tuple(cards)
+        legal = 0 <= seat < players and action in state.legal_actions(seat)
+        before = state.snapshot()
+        if legal:
+            state.apply_action(seat, action)
+            continue
+        with pytest.raises(IllegalActionError):
+            state.apply_action(seat, action)
+        assert state.snapshot() == before
+        mover = state.seats_to_act()[0]
+        state.apply_action(mover, rng.choice(state.legal_actions(mover)))
+
+
+@FAST
+@given(configs)
+def test_property_sampled_states_agree_with_the_observation(config):
+    players, advanced, ruse, seed = config
+    game = BoomGame(players, advanced=advanced, ruse=ruse)
+    state = game.new_match(seed)
+    rng = random.Random(seed)
+    while not state.is_over():
+        seat = state.seats_to_act()[0]
+        who = rng.randrange(-1, players)
+        obs = state.observation(who)
+        assert sample_state(obs, rng, game, state.events).observation(who) == obs
+        state.apply_action(seat, rng.choice(state.legal_actions(seat)))
