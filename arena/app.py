@@ -143,7 +143,8 @@ def _make_executor(settings: LadderSettings, store):
     if settings.executor == "ray":
         from arena.ladder.ray_executor import RayExecutor
 
-        return RayExecutor(settings.ray_address, settings.run_dir)
+        return RayExecutor(settings.ray_address, settings.run_dir / settings.name,
+                           resource_limits=settings.resource_limits)
     from arena.ladder.local import LocalExecutor
 
     return LocalExecutor(store, settings.run_dir / settings.name,

@@ -299,6 +299,8 @@ class RemoteSeat:
             exited = asyncio.ensure_future(self.process.wait())
             await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
             exited.cancel()
+        else:
+            await asyncio.wait({waiting})
         if waiting.done():
             self.conn = waiting.result()
         else:  # the process exited before it connected
@@ -399,7 +401,9 @@ class RemoteSeat:
         conn = self.conn
         if conn is None:
             return
-        await self._deliver(pb.RefereeMessage(match_end=pb.MatchEnd(
+        # In the background: nothing of this match follows it on the stream, and the next
+        # match need not wait for it.
+        conn.send(pb.RefereeMessage(match_end=pb.MatchEnd(
             match_id=self.ctx.match_id, scores=scores, ranks=ranks, reason=reason,
             final_observation=wire.observation_to_pb(self.ctx.game.name,
                                                      state.observation(self.seat)))))

@@ -1,5 +1,7 @@
 """A minimal bot for benchmarks, speaking the protocol directly: answers every request with its
-first legal action, optionally after DELAY_MS. Usage: raw_bot.py MAX_CONCURRENT [DELAY_MS]."""
+first legal action, optionally after DELAY_MS. Usage: raw_bot.py MAX_CONCURRENT [DELAY_MS].
+ARENA_TOKEN may hold several comma-separated tokens: the process then plays as several bots,
+one stream each (so a benchmark can run a whole match against one bot process)."""
 
 import asyncio
 import os
@@ -12,11 +14,15 @@ from arena_sdk.proto import arena_pb2_grpc as pb_grpc
 
 
 async def main(max_concurrent: int, delay_ms: int) -> None:
+    await asyncio.gather(*(play(token, max_concurrent, delay_ms)
+                           for token in os.environ["ARENA_TOKEN"].split(",")))
+
+
+async def play(token: str, max_concurrent: int, delay_ms: int) -> None:
     async with grpc.aio.insecure_channel(os.environ["ARENA_ADDRESS"]) as channel:
         call = pb_grpc.RefereeStub(channel).Play()
         await call.write(pb.BotMessage(hello=pb.Hello(
-            token=os.environ["ARENA_TOKEN"], name="raw", protocol_version=1,
-            max_concurrent=max_concurrent)))
+            token=token, name="raw", protocol_version=1, max_concurrent=max_concurrent)))
 
         async def answer(req):
             await asyncio.sleep(delay_ms / 1000)

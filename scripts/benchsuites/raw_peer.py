@@ -1,25 +1,31 @@
 """The reference for the referee benchmark: plain grpc.aio with no Arena code.
 
-The server side (in the benchmark's process) writes request-sized messages on a bidirectional
-stream and reads small replies, as the referee does; this client (its own process) answers each
-message with a small reply at once, as a bot does. Usage: raw_peer.py ADDRESS."""
+The server side (in the benchmark's process) writes the protocol's own messages (a real
+ActionRequest) on a bidirectional stream and reads replies, as the referee does; this client (its
+own process) parses each and answers with a prebuilt ActionReply at once, as a minimal bot does.
+Both sides pay protobuf's parsing and serialising, so the comparison isolates what the referee
+itself adds. Usage: raw_peer.py ADDRESS."""
 
 import asyncio
 import sys
 
 import grpc
 
+from arena_sdk.proto import arena_pb2 as pb
+
 METHOD = "/bench.Raw/Pingpong"
-REPLY = b"r" * 40  # about the size of an ActionReply
 
 
 async def main(address: str) -> None:
     async with grpc.aio.insecure_channel(address) as channel:
-        call = channel.stream_stream(METHOD, request_serializer=None,
-                                     response_deserializer=None)()
-        await call.write(b"hello")
-        async for _ in call:
-            await call.write(REPLY)
+        call = channel.stream_stream(
+            METHOD, request_serializer=pb.BotMessage.SerializeToString,
+            response_deserializer=pb.RefereeMessage.FromString)()
+        await call.write(pb.BotMessage(hello=pb.Hello(token="raw")))
+        async for msg in call:
+            req = msg.action_request
+            await call.write(pb.BotMessage(action=pb.ActionReply(
+                match_id=req.match_id, request_id=req.request_id, action=req.legal_actions[0])))
 
 
 if __name__ == "__main__":

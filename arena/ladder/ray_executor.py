@@ -1,0 +1,448 @@
+"""The Ray executor: a ladder's matches run on the nodes of a Ray cluster.
+
+What runs where:
+- The driver (the process running `arena ladder run --executor ray`) keeps the store, the
+  schedule and the ratings: it dispatches each match to a node and records what comes back, so
+  there is still one writer and ratings are applied in schedule order, as with LocalExecutor.
+- On every node with CPUs, one `NodeReferee` actor, pinned to that node (node affinity,
+  soft=False), owns a node-local RefereeHost (gRPC on the node's loopback) and the ladder's
+  command bots, launched on that node once, long-lived, each with its own token from the host's
+  TokenBook. A match goes to the least busy actor; its MatchResult (a plain dataclass) returns
+  to the driver.
+
+Shipping: the job's runtime_env carries the project (`working_dir`: the arena package and
+example_bots/), the SDK (`py_modules`), and every bot directory outside the project
+(`py_modules`), so a node that does not share the driver's file system runs the same code and
+bots. A bot's directory is sent as a path relative to what was shipped and resolved on the node.
+Nodes need the same Python environment (Ray's own requirement: same Python, same Ray).
+
+Failures: a node or actor that dies mid-match (RayActorError, ActorDiedError, WorkerCrashedError,
+node loss) is an InfrastructureError carrying `.node`; the runner records the attempt and
+retries the match, which goes to another actor. The dead actor is dropped at once; a new one is
+created in the background if its node is still alive. Ray's own max_restarts is 0 on purpose: a
+restarted actor would need its bots launched again before it could take a match, so the
+executor does the restart itself and only dispatches to actors that are ready.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import ray
+from ray.exceptions import RayError, RayTaskError
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from arena.referee.launcher import MANIFEST, ResourceLimits
+from arena.referee.match import Limits
+from arena.results import MatchResult
+from arena.store import Bot, Ladder, StoredMatch
+
+from .runner import InfrastructureError
+
+log = logging.getLogger(__name__)
+
+# How many times a crashed bot is launched again on one node during a run (as LocalExecutor).
+MAX_RELAUNCHES = 20
+# How many actors may be created for one node in one run (the first and its replacements): a
+# node whose actors keep dying is left out rather than retried forever.
+MAX_ACTORS_PER_NODE = 4
+# How long a new actor may take to start its referee and launch its bots.
+START_TIMEOUT_S = 120.0
+# How long close() waits for an actor to stop its bots before killing it.
+CLOSE_TIMEOUT_S = 15.0
+
+PROJECT = ""  # BotSpec.root for a bot directory inside the shipped project (the working_dir)
+
+
+class RayExecutorError(RuntimeError):
+    """The Ray executor cannot run this ladder (no cluster, a bot it cannot ship, ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """A command bot as a node needs it: its directory relative to a shipped root."""
+
+    name: str
+    command: str
+    root: str  # PROJECT, or the name of a shipped py_modules directory
+    directory: str  # relative to the root ("." for the root itself)
+    manifest: bool  # run the directory's arena-bot.toml command inside the directory
+
+
+def _infra(message: str, node: str | None) -> InfrastructureError:
+    err = InfrastructureError(message)
+    err.node = node  # read by the runner when it records the failed attempt
+    return err
+
+
+# ------------------------------------------------------------------------ on the node
+
+class NodeReferee:
+    """One node's referee and bots. Created through `ray.remote` by RayExecutor, pinned to a
+    node; methods are coroutines, so one actor plays many matches at once."""
+
+    def __init__(self, run_dir: str, resource_limits: ResourceLimits):
+        from arena.referee.host import RefereeHost
+
+        self.node_id = ray.get_runtime_context().get_node_id()
+        # Nodes on one machine share the file system: keep their logs and work dirs apart.
+        self.run_dir = Path(run_dir) / f"node-{self.node_id[:12]}"
+        self.host = RefereeHost(self.run_dir, resource_limits=resource_limits)
+        self.specs: dict[str, BotSpec] = {}
+        self.relaunches: dict[str, int] = {}
+        self.launch_lock = asyncio.Lock()
+        self.started = False
+        self.bot_pythonpath = _shipped_pythonpath()
+
+    async def start(self, specs: Sequence[BotSpec]) -> str:
+        """Start the referee and launch every bot not yet running here. Returns the node id."""
+        if not self.started:
+            await self.host.server.start()
+            self.started = True
+        async with self.launch_lock:
+            for spec in specs:
+                self.specs[spec.name] = spec
+                if spec.name not in self.host.bots:
+                    await self._launch(spec)
+        return self.node_id
+
+    async def _launch(self, spec: BotSpec) -> None:
+        from arena.referee.launcher import BotProcess, bot_environment, resolve_command
+
+        directory = _shipped_root(spec.root) / spec.directory
+        command = resolve_command(str(directory) if spec.manifest else spec.command, directory)
+        old = self.host.bots.pop(spec.name, None)
+        if old is not None:
+            await old.stop()
+        # As RefereeHost.launch, plus PYTHONPATH: the bot (and the sandbox wrapper) must import
+        # the shipped arena and arena_sdk, not whatever the node has installed.
+        token = self.host.tokens.issue(spec.name)
+        workdir = self.run_dir / "bots" / spec.name
+        env = bot_environment(self.host.server.address, token, workdir,
+                              {"PYTHONPATH": self.bot_pythonpath})
+        proc = BotProcess(spec.name, command, workdir, self.run_dir / "logs" / f"{spec.name}.log",
+                          env, self.host.resource_limits)
+        await proc.start()
+        self.host.bots[spec.name] = proc
+
+    async def _ensure_running(self, names: Sequence[str]) -> None:
+        async with self.launch_lock:
+            for name in names:
+                proc = self.host.bots.get(name)
+                if proc is None or proc.exit_info() is None:
+                    continue
+                count = self.relaunches.get(name, 0)
+                if count < MAX_RELAUNCHES:
+                    self.relaunches[name] = count + 1
+                    await self._launch(self.specs[name])
+
+    async def play(self, config: dict[str, Any], seed: int, seats: Sequence[str], limits: Limits,
+                   match_id: str) -> MatchResult:
+        from arena.games import game_from_config
+
+        await self._ensure_running(seats)
+        return await self.host.run_match(game_from_config(config), seed, seats, limits,
+                                          match_id=match_id)
+
+    async def bot_pids(self) -> dict[str, int]:
+        """The process group of each bot launched here (for tests and diagnosis)."""
+        return {name: proc.pgid for name, proc in self.host.bots.items()
+                if proc.pgid is not None}
+
+    async def close(self) -> None:
+        """End every bot process (group and all) and stop the referee."""
+        if self.started:
+            await self.host.close()
+            self.started = False
+
+
+def _shipped_root(root: str) -> Path:
+    """Where a shipped root is on this node: the working_dir is the actor's working directory;
+    a py_modules directory is a child of an entry Ray put on sys.path."""
+    if root == PROJECT:
+        return Path.cwd()
+    for entry in sys.path:
+        candidate = Path(entry) / root
+        if "_ray_pkg_" in entry and candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"the shipped bot directory {root!r} is not on this node; was it "
+                            "in the job's runtime_env py_modules?")
+
+
+def _shipped_pythonpath() -> str:
+    import arena
+    import arena_sdk
+
+    paths = [str(Path(m.__file__).resolve().parent.parent) for m in (arena, arena_sdk)]
+    return os.pathsep.join(dict.fromkeys(paths))
+
+
+RemoteNodeReferee = ray.remote(NodeReferee)
+
+
+# ----------------------------------------------------------------------- on the driver
+
+@dataclass(slots=True, eq=False)
+class _Worker:
+    node_id: str
+    node: str  # what the store records: "ADDRESS/NODE_ID"
+    actor: Any  # ActorHandle
+    busy: int = 0  # matches in flight
+    played: int = 0
+
+
+def project_root() -> Path | None:
+    """The source checkout the arena package comes from (None when it is installed)."""
+    import arena
+
+    root = Path(arena.__file__).resolve().parent.parent
+    return root if (root / "pyproject.toml").is_file() and (root / "sdk").is_dir() else None
+
+
+class RayExecutor:
+    """Runs matches on a Ray cluster; see the module docstring."""
+
+    def __init__(self, address: str | None, run_dir: Path, *,
+                 resource_limits: ResourceLimits = ResourceLimits(),
+                 max_workers: int | None = None, project: Path | None = None,
+                 excludes: Sequence[str] = ()):
+        if max_workers is not None and max_workers < 1:
+            raise ValueError("max_workers must be at least 1")
+        self.address = address
+        self.run_dir = Path(run_dir).resolve()
+        self.resource_limits = resource_limits
+        self.max_workers = max_workers
+        self.project = Path(project).resolve() if project else project_root()
+        self.excludes = list(excludes)
+        self.workers: list[_Worker] = []
+        self._specs: list[BotSpec] = []
+        self._created: dict[str, int] = {}
+        self._turn = 0
+        self._refresh_lock = asyncio.Lock()
+        self._background: set[asyncio.Task] = set()
+        self._connected_here = False
+        self._runtime_env: dict[str, Any] | None = None
+        self._start_error = ""  # why the last actor failed to start, for the error message
+
+    # -- start
+
+    async def start(self, bots: Sequence[Bot]) -> None:
+        specs, extra_roots = self._bot_specs(bots)
+        if self._runtime_env is None:
+            self._runtime_env = self._make_runtime_env(extra_roots)
+            await asyncio.to_thread(self._connect)
+        elif extra_roots - set(self._runtime_env.get("py_modules", [])):
+            raise RayExecutorError("bots from new directories cannot join a running Ray job; "
+                                   "run the ladder again")
+        known = {s.name for s in self._specs}
+        self._specs += [s for s in specs if s.name not in known]
+        if self.workers:
+            await asyncio.gather(*(self._start_worker(w) for w in list(self.workers)))
+        else:
+            await self._refresh()
+        if not self.workers:
+            raise RayExecutorError(
+                f"no node of the Ray cluster at {self.address} could start a referee "
+                f"({self._start_error or 'no alive node with CPUs'}); check `ray status` and "
+                "the actor logs in the nodes' /tmp/ray/session_latest/logs")
+
+    def _bot_specs(self, bots: Sequence[Bot]) -> tuple[list[BotSpec], set[str]]:
+        specs, extra_roots = [], set()
+        basenames: dict[str, Path] = {}
+        for bot in bots:
+            if not bot.command or not bot.directory:
+                raise RayExecutorError(
+                    f"bot {bot.name} is a remote bot (it connects by itself); the Ray executor "
+                    "launches bots on the cluster's nodes, so it runs only bots registered with "
+                    "a command or a directory; use --executor local for this ladder")
+            directory = Path(bot.directory).resolve()
+            if self.project and directory.is_relative_to(self.project):
+                root, rel = PROJECT, directory.relative_to(self.project)
+            else:
+                root, rel = directory.name, Path(".")
+                if basenames.setdefault(root, directory) != directory:
+                    raise RayExecutorError(
+                        f"bot directories {basenames[root]} and {directory} have the same name "
+                        f"{root!r}; the Ray executor ships each bot directory under its name, "
+                        "so rename one of them")
+                extra_roots.add(str(directory))
+            specs.append(BotSpec(bot.name, bot.command, root, str(rel),
+                                 _is_manifest_bot(bot)))
+        return specs, extra_roots
+
+    def _make_runtime_env(self, extra_roots: set[str]) -> dict[str, Any]:
+        import arena
+        import arena_sdk
+
+        excludes = ["*.db", "*.db-wal", "*.db-shm", "runs/", "logs/", ".hypothesis/",
+                    ".pytest_cache/", *self.excludes]
+        if self.project is not None:
+            env: dict[str, Any] = {"working_dir": str(self.project),
+                                   "py_modules": [str(self.project / "sdk" / "arena_sdk")]}
+        else:  # an installed arena: ship the two packages themselves
+            env = {"py_modules": [str(Path(m.__file__).parent) for m in (arena, arena_sdk)]}
+        env["py_modules"] += sorted(extra_roots)
+        env["excludes"] = excludes
+        return env
+
+    def _connect(self) -> None:
+        if ray.is_initialized():
+            raise RayExecutorError("Ray is already initialised in this process; the Ray "
+                                   "executor connects by itself (with its runtime_env)")
+        try:
+            ray.init(address=self.address, runtime_env=self._runtime_env,
+                     namespace="arena", logging_level=logging.WARNING, log_to_driver=False)
+        except (ConnectionError, ValueError, RuntimeError) as err:
+            raise RayExecutorError(
+                f"cannot connect to the Ray cluster at {self.address}: {err}; start one with "
+                "`ray start --head` and pass the address it prints") from err
+        self._connected_here = True
+
+    async def _refresh(self) -> None:
+        """Create actors on alive nodes that have none (new nodes, or nodes whose actor died),
+        up to max_workers. Only actors that started are dispatched to."""
+        async with self._refresh_lock:
+            nodes = await asyncio.to_thread(ray.nodes)
+            have = {w.node_id for w in self.workers}
+            todo = []
+            for node in sorted(nodes, key=lambda n: n["NodeID"]):
+                node_id = node["NodeID"]
+                if not node.get("Alive") or node.get("Resources", {}).get("CPU", 0) <= 0:
+                    continue  # a node started with --num-cpus=0 is kept free of matches
+                if node_id in have or self._created.get(node_id, 0) >= MAX_ACTORS_PER_NODE:
+                    continue
+                if self.max_workers is not None \
+                        and len(self.workers) + len(todo) >= self.max_workers:
+                    break
+                todo.append(node)
+            started = await asyncio.gather(*(self._create(n) for n in todo))
+            self.workers += [w for w in started if w is not None]
+
+    async def _create(self, node: dict[str, Any]) -> _Worker | None:
+        node_id = node["NodeID"]
+        self._created[node_id] = self._created.get(node_id, 0) + 1
+        label = f"{node.get('NodeManagerAddress', '?')}/{node_id}"
+        actor = RemoteNodeReferee.options(
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+            num_cpus=0,  # the bots, not the actor, use the node's CPUs
+            max_restarts=0,  # restarted by _refresh, once its bots run (module docstring)
+            name=None,
+        ).remote(str(self.run_dir), self.resource_limits)
+        worker = _Worker(node_id, label, actor)
+        try:
+            await self._start_worker(worker)
+        except (RayError, TimeoutError) as err:
+            self._start_error = _describe(err)
+            log.warning("no referee on node %s: %s", label, self._start_error)
+            _kill(actor)
+            return None
+        return worker
+
+    async def _start_worker(self, worker: _Worker) -> None:
+        await asyncio.wait_for(worker.actor.start.remote(self._specs), START_TIMEOUT_S)
+
+    # -- play
+
+    def _pick(self) -> _Worker:
+        least = min(w.busy for w in self.workers)
+        candidates = [w for w in self.workers if w.busy == least]
+        self._turn += 1
+        return candidates[self._turn % len(candidates)]
+
+    async def play(self, ladder: Ladder, match: StoredMatch, limits: Limits,
+                   match_id: str) -> tuple[MatchResult, str]:
+        if not self.workers:
+            await self._refresh()
+        if not self.workers:
+            raise _infra("no Ray node can run matches (every node's referee died); add nodes "
+                         "with `ray start --address ...` and run the ladder again to resume",
+                         None)
+        worker = self._pick()
+        worker.busy += 1
+        ref = worker.actor.play.remote(ladder.config, match.seed, tuple(match.seats), limits,
+                                       match_id)
+        try:
+            result = await ref
+        except asyncio.CancelledError:
+            try:
+                ray.cancel(ref)
+            except RayError:
+                pass
+            raise
+        except RayTaskError as err:  # raised by the referee's code; the actor lives on
+            raise _infra(f"the referee on node {worker.node} failed: {_describe(err)}",
+                         worker.node) from None
+        except RayError as err:  # the actor, its worker process or its node is gone
+            self._lost(worker)
+            raise _infra(f"node {worker.node} was lost during the match: {_describe(err)}",
+                         worker.node) from None
+        finally:
+            worker.busy -= 1
+        worker.played += 1
+        return result, worker.node
+
+    def _lost(self, worker: _Worker) -> None:
+        if worker not in self.workers:
+            return  # another match on it already reported the loss
+        self.workers.remove(worker)
+        _kill(worker.actor)
+        log.warning("lost the referee on node %s; replacing it if the node is alive",
+                    worker.node)
+        task = asyncio.ensure_future(self._refresh())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    # -- close
+
+    async def close(self) -> None:
+        for task in list(self._background):
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+        workers, self.workers = self.workers, []
+        if workers:
+            closing = [asyncio.wait_for(w.actor.close.remote(), CLOSE_TIMEOUT_S)
+                       for w in workers]
+            for worker, outcome in zip(workers,
+                                       await asyncio.gather(*closing, return_exceptions=True)):
+                if isinstance(outcome, BaseException):
+                    log.warning("the referee on node %s did not close cleanly: %s",
+                                worker.node, _describe(outcome))
+                _kill(worker.actor)
+        if self._connected_here:
+            await asyncio.to_thread(ray.shutdown)
+            self._connected_here = False
+        self._runtime_env = None
+
+
+def _kill(actor: Any) -> None:
+    try:
+        ray.kill(actor, no_restart=True)
+    except (RayError, ValueError):
+        pass  # already gone
+
+
+def _describe(err: BaseException) -> str:
+    cause = getattr(err, "cause", None)
+    if isinstance(err, RayTaskError) and cause is not None:
+        return f"{type(cause).__name__}: {cause}"
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[0] if text else ''}"
+
+
+def _is_manifest_bot(bot: Bot) -> bool:
+    """As arena.ladder.local: a bot registered from a directory runs its manifest's command in
+    that directory; a bot registered with a command gets a fresh work directory."""
+    if not bot.directory or not bot.command:
+        return False
+    try:
+        return tomllib.loads((Path(bot.directory) / MANIFEST).read_text()) \
+            .get("command") == bot.command
+    except (OSError, tomllib.TOMLDecodeError):
+        return False

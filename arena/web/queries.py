@@ -1,0 +1,426 @@
+"""The web's read queries over the store: ladders, standings, bots, a filtered and paginated match
+list, one match with its results and faults, a bot's recent results, faults and rating history.
+
+Everything reads through a read-only `Store` (its `db`, a sqlite_utils Database); nothing here
+writes. Each query is shaped to use the store's indexes (docs/web.md lists which, and the two
+more indexes that would help). A `Reader` gives each thread its own read-only Store, since a
+SQLite connection belongs to the thread that made it.
+
+Match order. Lists are newest first by match id (the order matches were scheduled in). Within one
+ladder, ids grow with the schedule index (the store inserts a ladder's matches in index order and
+appends later rounds), so a ladder's slice is read through the (ladder_id, status, idx) index in
+idx order, which is id order, and stops after a page.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from arena.store import COMPLETED, MATCH_STATUSES, Store, UnknownBot, UnknownLadder
+
+
+class UnknownMatch(LookupError):
+    """No match with that ladder and index."""
+
+
+# ------------------------------------------------------------------------------------ records
+
+@dataclass(slots=True)
+class LadderRow:
+    name: str
+    game: str
+    options: dict[str, Any]
+    table_size: int
+    rating_mode: str
+    bots: int
+    scheduled: int
+    completed: int
+    rated: int
+    created: float
+    leader: str | None
+
+
+@dataclass(slots=True)
+class StandingRow:
+    rank: int
+    bot: str
+    conservative: float
+    mu: float
+    sigma: float
+    matches: int
+    mean_score: float | None
+    wins: int
+    faults: int
+    suspended: bool
+
+
+@dataclass(slots=True)
+class BotRow:
+    name: str
+    remote: bool
+    created: float
+    suspended: bool
+    suspended_reason: str | None
+    removed: bool
+
+
+@dataclass(slots=True)
+class SeatRow:
+    seat: int
+    bot: str
+    score: int | None
+    rank: int | None
+    faults: int
+    fault_kinds: list[str]
+
+
+@dataclass(slots=True)
+class MatchRow:
+    id: int
+    ladder: str
+    index: int
+    status: str
+    seats: list[SeatRow]
+    started: float | None
+    finished: float | None
+    duration_ms: float | None
+    rated: bool
+    reason: str | None
+
+
+@dataclass(slots=True)
+class FaultRow:
+    ladder: str
+    index: int
+    seat: int
+    bot: str
+    kind: str
+    move: int
+    elapsed_ms: float
+    detail: str
+
+
+@dataclass(slots=True)
+class MatchDetail:
+    match: MatchRow
+    game: str
+    table_size: int
+    options: dict[str, Any]
+    set_index: int
+    round: int
+    rotation: int
+    seed: int
+    attempts: int
+    node: str | None
+    engine_version: str | None
+    rating_note: str | None
+    faults: list[FaultRow]
+    infra_failures: list[dict[str, Any]]
+    replay: dict[str, Any] | None
+
+
+@dataclass(slots=True)
+class BotLadderRow:
+    ladder: str
+    game: str
+    rank: int
+    of: int
+    conservative: float
+    mu: float
+    sigma: float
+    matches: int
+    mean_score: float | None
+    wins: int
+    faults: int
+
+
+@dataclass(slots=True)
+class HistoryPoint:
+    index: int
+    mu: float
+    sigma: float
+
+
+@dataclass(slots=True)
+class MatchPage:
+    matches: list[MatchRow]
+    next: int | None  # pass as `before` for the next (older) page; None on the last page
+    filters: dict[str, Any] = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------------------------- reader
+
+class Reader:
+    """Read-only Stores, one per thread, opened on first use (a SQLite connection belongs to the
+    thread that made it). Opening one checks the database (exists, is Arena's, schema not newer
+    than this Arena's): create_app opens one at once so that a bad --db fails before serving."""
+
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        self._local = threading.local()
+
+    def store(self) -> Store:
+        store = getattr(self._local, "store", None)
+        if store is None:
+            store = Store(self.path, readonly=True)
+            self._local.store = store
+        return store
+
+    def queries(self) -> "Queries":
+        return Queries(self.store())
+
+    def close(self) -> None:
+        """Let go of every thread's connection: dropping the thread-local map frees them, and a
+        freed sqlite3 connection closes itself (close() itself only works on its own thread)."""
+        self._local = threading.local()
+
+
+# ------------------------------------------------------------------------------------ queries
+
+class Queries:
+    """The web's queries on one read-only Store."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.db = store.db
+
+    def _ladder_id(self, ladder: str) -> tuple[int, str, int, str]:
+        row = self.db.execute("SELECT id, game, table_size, options FROM ladders WHERE name = ?",
+                              (ladder,)).fetchone()
+        if row is None:
+            raise UnknownLadder(f"there is no ladder called {ladder!r}")
+        return row[0], row[1], row[2], row[3]
+
+    def _bot_id(self, bot: str) -> int:
+        row = self.db.execute("SELECT id FROM bots WHERE name = ?", (bot,)).fetchone()
+        if row is None:
+            raise UnknownBot(f"there is no bot called {bot!r}")
+        return int(row[0])
+
+    def _bot_names(self) -> dict[int, str]:
+        return dict(self.db.execute("SELECT id, name FROM bots").fetchall())
+
+    # ---------------------------------------------------------------------------- ladders
+
+    def ladders(self) -> list[LadderRow]:
+        rows = self.db.execute(
+            "SELECT l.id, l.name, l.game, l.options, l.table_size, l.rating_mode, "
+            "l.num_matches, l.completed, l.rated_through, l.created, "
+            "(SELECT count(*) FROM ladder_bots lb WHERE lb.ladder_id = l.id), "
+            "(SELECT b.name FROM ratings r JOIN bots b ON b.id = r.bot_id "
+            " WHERE r.ladder_id = l.id ORDER BY r.conservative DESC, r.mu DESC, b.name LIMIT 1)"
+            " FROM ladders l ORDER BY l.created DESC, l.id DESC").fetchall()
+        return [LadderRow(name=r[1], game=r[2], options=json.loads(r[3]), table_size=r[4],
+                          rating_mode=r[5], scheduled=r[6], completed=r[7], rated=r[8],
+                          created=r[9], bots=r[10], leader=r[11] if r[8] else None)
+                for r in rows]
+
+    def ladder(self, ladder: str) -> LadderRow:
+        for row in self.ladders():
+            if row.name == ladder:
+                return row
+        raise UnknownLadder(f"there is no ladder called {ladder!r}")
+
+    def standings(self, ladder: str) -> tuple[LadderRow, list[StandingRow]]:
+        """The ladder and its standings, best first by the conservative rating (Store.rankings'
+        order), each row marked with whether the bot is suspended."""
+        table = self.store.rankings(ladder)
+        suspended = {r[0] for r in self.db.execute("SELECT name FROM bots WHERE suspended = 1")}
+        rows = [StandingRow(rank=s.rank, bot=s.bot, conservative=s.conservative, mu=s.mu,
+                            sigma=s.sigma, matches=s.matches, mean_score=s.mean_score,
+                            wins=s.wins, faults=s.faults, suspended=s.bot in suspended)
+                for s in table.standings]
+        return self.ladder(ladder), rows
+
+    # ------------------------------------------------------------------------------- bots
+
+    def bots(self) -> list[BotRow]:
+        return [BotRow(name=r[0], remote=bool(r[1]), created=r[2], suspended=bool(r[3]),
+                       suspended_reason=r[4], removed=r[5] is not None)
+                for r in self.db.execute(
+                    "SELECT name, remote, created, suspended, suspended_reason, removed "
+                    "FROM bots ORDER BY name")]
+
+    def bot(self, bot: str) -> BotRow:
+        r = self.db.execute(
+            "SELECT name, remote, created, suspended, suspended_reason, removed FROM bots "
+            "WHERE name = ?", (bot,)).fetchone()
+        if r is None:
+            raise UnknownBot(f"there is no bot called {bot!r}")
+        return BotRow(name=r[0], remote=bool(r[1]), created=r[2], suspended=bool(r[3]),
+                      suspended_reason=r[4], removed=r[5] is not None)
+
+    def bot_ladders(self, bot: str) -> list[BotLadderRow]:
+        """The bot's standing in each ladder it plays in (rank among that ladder's bots)."""
+        bot_id = self._bot_id(bot)
+        rows = self.db.execute(
+            "SELECT l.name, l.game, r.conservative, r.mu, r.sigma, r.matches, r.score_sum, "
+            "r.wins, r.faults, "
+            "(SELECT count(*) FROM ratings o WHERE o.ladder_id = r.ladder_id AND "
+            " (o.conservative > r.conservative OR (o.conservative = r.conservative AND "
+            "  o.mu > r.mu))), "
+            "(SELECT count(*) FROM ratings o WHERE o.ladder_id = r.ladder_id) "
+            "FROM ratings r JOIN ladders l ON l.id = r.ladder_id WHERE r.bot_id = ? "
+            "ORDER BY l.created DESC, l.id DESC", (bot_id,)).fetchall()
+        return [BotLadderRow(ladder=r[0], game=r[1], conservative=r[2], mu=r[3], sigma=r[4],
+                             matches=r[5], mean_score=(r[6] / r[5]) if r[5] else None,
+                             wins=r[7], faults=r[8], rank=r[9] + 1, of=r[10]) for r in rows]
+
+    def rating_history(self, bot: str, ladder: str | None = None) -> dict[str, list[HistoryPoint]]:
+        """The bot's rating after each rated match, per ladder (in match index order)."""
+        bot_id = self._bot_id(bot)
+        sql = ("SELECT l.name, m.idx, h.mu, h.sigma FROM rating_history h "
+               "JOIN matches m ON m.id = h.match_id JOIN ladders l ON l.id = m.ladder_id "
+               "WHERE h.bot_id = ?")
+        params: list[Any] = [bot_id]
+        if ladder is not None:
+            sql += " AND m.ladder_id = ?"
+            params.append(self._ladder_id(ladder)[0])
+        out: dict[str, list[HistoryPoint]] = {}
+        for name, idx, mu, sigma in self.db.execute(sql + " ORDER BY h.match_id", params):
+            out.setdefault(name, []).append(HistoryPoint(idx, mu, sigma))
+        for points in out.values():
+            points.sort(key=lambda p: p.index)
+        return out
+
+    def bot_faults(self, bot: str, limit: int = 20) -> list[FaultRow]:
+        """The bot's most recent faults (through its result rows that counted faults, so the
+        bot index is used rather than a scan of every fault)."""
+        bot_id = self._bot_id(bot)
+        rows = self.db.execute(
+            "SELECT l.name, m.idx, f.seat, f.kind, f.move, f.elapsed_ms, f.detail "
+            "FROM (SELECT match_id, seat FROM results WHERE bot_id = ? AND faults > 0 "
+            "      ORDER BY match_id DESC LIMIT ?) r "
+            "JOIN faults f ON f.match_id = r.match_id AND f.seat = r.seat "
+            "JOIN matches m ON m.id = f.match_id JOIN ladders l ON l.id = m.ladder_id "
+            "ORDER BY f.match_id DESC, f.id", (bot_id, limit)).fetchall()
+        return [FaultRow(ladder=r[0], index=r[1], seat=r[2], bot=bot, kind=r[3], move=r[4],
+                         elapsed_ms=r[5], detail=r[6]) for r in rows][:limit]
+
+    # ---------------------------------------------------------------------------- matches
+
+    def match_list(self, *, ladder: str | None = None, bot: str | None = None,
+                   status: str | None = None, before: int | None = None,
+                   limit: int = 50) -> MatchPage:
+        """Matches newest first, filtered by ladder, bot and status, `limit` per page; `before`
+        is the `next` of the previous page. Unknown ladder or bot raise UnknownLadder /
+        UnknownBot; an unknown status ValueError."""
+        if status is not None and status not in MATCH_STATUSES:
+            raise ValueError(f"status must be one of {', '.join(MATCH_STATUSES)}")
+        ladder_ids = ([self._ladder_id(ladder)[0]] if ladder is not None else
+                      [r[0] for r in self.db.execute("SELECT id FROM ladders")])
+        bot_id = self._bot_id(bot) if bot is not None else None
+        statuses = [status] if status is not None else list(MATCH_STATUSES)
+        cursor = before if before is not None else 1 << 62
+        streams: list[Iterable[int]] = []
+        for st in statuses:
+            if bot_id is not None and st == COMPLETED:
+                streams.append(self._completed_of_bot(bot_id, ladder, ladder_ids, cursor,
+                                                      limit + 1))
+                continue
+            for lid in ladder_ids:
+                streams.append(self._slice(lid, st, bot_id, cursor, limit + 1))
+        ids = list(heapq.merge(*streams, reverse=True))[:limit + 1]
+        more = len(ids) > limit
+        ids = ids[:limit]
+        rows = self.matches_by_id(ids)
+        return MatchPage(matches=rows, next=ids[-1] if more and ids else None,
+                         filters={"ladder": ladder, "bot": bot, "status": status})
+
+    def _slice(self, ladder_id: int, status: str, bot_id: int | None, before: int,
+               limit: int) -> list[int]:
+        # Read through matches_by_status (ladder_id, status, idx): no sort, stops at `limit`.
+        sql = "SELECT id FROM matches WHERE ladder_id = ? AND status = ? AND id < ?"
+        params: list[Any] = [ladder_id, status, before]
+        if bot_id is not None:
+            sql += " AND EXISTS (SELECT 1 FROM json_each(matches.seats) WHERE value = ?)"
+            params.append(bot_id)
+        sql += " ORDER BY idx DESC LIMIT ?"
+        params.append(limit)
+        return [r[0] for r in self.db.execute(sql, params)]
+
+    def _completed_of_bot(self, bot_id: int, ladder: str | None, ladder_ids: list[int],
+                          before: int, limit: int) -> list[int]:
+        # Completed matches have result rows: read them through results_by_bot.
+        sql = "SELECT r.match_id FROM results r"
+        params: list[Any] = []
+        if ladder is not None:
+            sql += " JOIN matches m ON m.id = r.match_id AND m.ladder_id = ?"
+            params.append(ladder_ids[0])
+        sql += " WHERE r.bot_id = ? AND r.match_id < ? ORDER BY r.match_id DESC LIMIT ?"
+        params += [bot_id, before, limit]
+        return [r[0] for r in self.db.execute(sql, params)]
+
+    def matches_by_id(self, ids: Sequence[int]) -> list[MatchRow]:
+        """Match rows with their seats and results, in the order of `ids`."""
+        if not ids:
+            return []
+        marks = ", ".join("?" for _ in ids)
+        names = self._bot_names()
+        found = {r[0]: r for r in self.db.execute(
+            "SELECT m.id, l.name, m.idx, m.status, m.seats, m.started, m.finished, "
+            f"m.duration_ms, m.rated, m.reason FROM matches m JOIN ladders l "
+            f"ON l.id = m.ladder_id WHERE m.id IN ({marks})", list(ids))}
+        results: dict[int, dict[int, tuple]] = {}
+        for match_id, seat, score, rank, faults, kinds in self.db.execute(
+                "SELECT match_id, seat, score, rank, faults, fault_kinds FROM results "
+                f"WHERE match_id IN ({marks})", list(ids)):
+            results.setdefault(match_id, {})[seat] = (score, rank, faults, kinds)
+        out = []
+        for match_id in ids:
+            r = found[match_id]
+            seat_results = results.get(match_id, {})
+            seats = []
+            for seat, bot_id in enumerate(json.loads(r[4])):
+                score, rank, faults, kinds = seat_results.get(seat, (None, None, 0, ""))
+                seats.append(SeatRow(seat=seat, bot=names.get(bot_id, f"#{bot_id}"),
+                                     score=score, rank=rank, faults=faults,
+                                     fault_kinds=[k for k in kinds.split(",") if k]))
+            out.append(MatchRow(id=r[0], ladder=r[1], index=r[2], status=r[3], seats=seats,
+                                started=r[5], finished=r[6], duration_ms=r[7],
+                                rated=bool(r[8]), reason=r[9]))
+        return out
+
+    def recent_matches(self, bot: str, limit: int = 20) -> list[MatchRow]:
+        """The bot's most recent completed matches, over all ladders."""
+        bot_id = self._bot_id(bot)
+        return self.matches_by_id(self._completed_of_bot(bot_id, None, [], 1 << 62, limit))
+
+    def match(self, ladder: str, index: int, *, with_replay: bool = True) -> MatchDetail:
+        ladder_id, game, table_size, options = self._ladder_id(ladder)
+        row = self.db.execute(
+            "SELECT id, set_index, round, rotation, seed, attempts, node, engine_version, "
+            f"rating_note{', replay' if with_replay else ''} FROM matches "
+            "WHERE ladder_id = ? AND idx = ?", (ladder_id, index)).fetchone()
+        if row is None:
+            raise UnknownMatch(f"ladder {ladder!r} has no match {index}")
+        match_id = row[0]
+        summary = self.matches_by_id([match_id])[0]
+        names = {s.seat: s.bot for s in summary.seats}
+        faults = [FaultRow(ladder=ladder, index=index, seat=f[0], bot=names.get(f[0], "?"),
+                           kind=f[1], move=f[2], elapsed_ms=f[3], detail=f[4])
+                  for f in self.db.execute(
+                      "SELECT seat, kind, move, elapsed_ms, detail FROM faults "
+                      "WHERE match_id = ? ORDER BY id", (match_id,))]
+        infra = [{"attempt": a, "node": n, "detail": d, "at": at} for a, n, d, at in
+                 self.db.execute("SELECT attempt, node, detail, at FROM infra_failures "
+                                 "WHERE match_id = ? ORDER BY id", (match_id,))]
+        replay = json.loads(row[9]) if with_replay and row[9] else None
+        return MatchDetail(match=summary, game=game, table_size=table_size,
+                           options=json.loads(options), set_index=row[1],
+                           round=row[2], rotation=row[3], seed=row[4], attempts=row[5],
+                           node=row[6], engine_version=row[7], rating_note=row[8],
+                           faults=faults, infra_failures=infra, replay=replay)
+
+    def match_status(self, ladder: str, index: int) -> str:
+        ladder_id = self._ladder_id(ladder)[0]
+        row = self.db.execute("SELECT status FROM matches WHERE ladder_id = ? AND idx = ?",
+                              (ladder_id, index)).fetchone()
+        if row is None:
+            raise UnknownMatch(f"ladder {ladder!r} has no match {index}")
+        return row[0]

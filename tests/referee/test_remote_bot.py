@@ -1,0 +1,37 @@
+"""A bot its owner runs (not launched by the platform) connects with its token and plays."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+from arena.games import make_game
+from arena.referee.host import RefereeHost
+
+from .conftest import FAST, fault_bot
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_remote_bot_with_its_token_plays_a_match(tmp_path, run):
+    async def main():
+        async with RefereeHost(tmp_path) as host:
+            token = host.tokens.issue("owner-run")
+            remote = subprocess.Popen(
+                [sys.executable, str(ROOT / "example_bots" / "random_bot.py"),
+                 "--address", host.server.address, "--token", token],
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+            try:
+                await host.launch("launched", fault_bot("good"))
+                result = await host.run_match(make_game("boom", 2), 3,
+                                              ["owner-run", "launched"], FAST)
+            finally:
+                remote.terminate()
+                await asyncio.to_thread(remote.wait, 10)
+            return result
+
+    result = run(main())
+    assert result.faults == ()
+    assert any(m.seat == 0 and not m.default for m in result.moves)
