@@ -978,7 +978,9 @@ def sample_state(
         game = _infer_game(obs)
     np = obs.num_players
     if game.num_players != np:
-        raise RulesError(f"the observation is of a {np}-player match, the game has {game.num_players}")
+        raise RulesError(
+            f"the observation is of a {np}-player match, the game has {game.num_players}"
+        )
     if obs.step == 0:
         raise RulesError("the match is over: there is nothing left to sample")
     me = obs.seat
@@ -1032,7 +1034,8 @@ def sample_state(
     state._gpos = len(used) - 1
     state._guard = obs.guard
     state._limits = GUARDS[obs.guard]
-    state._revealed = tuple(tuple(cards) for cards in obs.revealed) if obs.step == 2 else state._empty
+    if obs.step == 2:
+        state._revealed = tuple(tuple(cards) for cards in obs.revealed)
     hands = [sorted(cards) for cards in drawn]
     if me >= 0:
         hands[me] = sorted(hands[me] + list(obs.hand))
