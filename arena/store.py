@@ -749,6 +749,83 @@ class Store:
         conn.execute("UPDATE ladders SET num_matches = ?, rounds = ? WHERE id = ?",
                      (len(schedule), rounds, ladder_id))
 
+    # ------------------------------------------------------------ continuous (open) ladders
+
+    @_sqlite_errors
+    def ensure_open_ladder(self, name: str, game: str, table_size: int, *,
+                           options: Mapping[str, Any] | None = None,
+                           rating_params: RatingParams | None = None) -> Ladder:
+        """A continuous ladder for `arena serve`: no schedule drawn in advance; bots join it
+        (join_ladder) and the service appends each match it chooses (add_match). Rating is per
+        match, in the order matches were added. Returns the existing one if the definition
+        matches (LadderMismatch otherwise)."""
+        check_bot_name(name)
+        resolved = _resolve_game(game, table_size, options or {})
+        try:
+            ladder = self.get_ladder(name)
+        except UnknownLadder:
+            ladder = None
+        if ladder is not None:
+            if (ladder.game, ladder.table_size, ladder.options) != (game, table_size, resolved) \
+                    or not ladder.settings.get("open"):
+                raise LadderMismatch(
+                    f"ladder {name!r} exists with another definition ({ladder.game}, tables of "
+                    f"{ladder.table_size}, options {ladder.options}); choose another name")
+            return ladder
+        params = rating_params or RatingParams()
+        settings = {"open": True, "rating_params": params.to_dict(),
+                    "max_full_tables": DEFAULT_MAX_FULL_TABLES}
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO ladders (name, game, options, table_size, seed, rounds, rating_mode,"
+                " settings, created) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)",
+                (name, game, json.dumps(resolved), table_size, secrets.randbelow(SEED_BOUND),
+                 MATCH_MODE, json.dumps(settings), _now()))
+        return self.get_ladder(name)
+
+    @_sqlite_errors
+    def join_ladder(self, ladder: str, bot: str) -> bool:
+        """Add a bot to a ladder with a fresh rating; False if it was already in it."""
+        info = self._info(ladder)
+        full = self.get_ladder(ladder)
+        rater = Rater(full.rating_params)
+        with self._write() as conn:
+            bot_id = self._bot_id(conn, bot)
+            if bot_id in info.bot_names:
+                return False
+            position = conn.execute("SELECT coalesce(max(position) + 1, 0) FROM ladder_bots "
+                                    "WHERE ladder_id = ?", (info.id,)).fetchone()[0]
+            conn.execute("INSERT INTO ladder_bots (ladder_id, position, bot_id) VALUES (?, ?, ?)",
+                         (info.id, position, bot_id))
+            start = rater.initial()
+            conn.execute("INSERT INTO ratings (ladder_id, bot_id, mu, sigma, conservative) "
+                         "VALUES (?, ?, ?, ?, ?)",
+                         (info.id, bot_id, start.mu, start.sigma, rater.conservative(start)))
+        info.bot_names[bot_id] = bot
+        return True
+
+    @_sqlite_errors
+    def add_match(self, ladder: str, seats: Sequence[str], seed: int) -> StoredMatch:
+        """Append a pending match to an open ladder (its bots must have joined)."""
+        info = self._info(ladder)
+        ids = {name: i for i, name in info.bot_names.items()}
+        missing = [s for s in seats if s not in ids]
+        if missing:
+            raise LadderError(f"{', '.join(missing)} did not join ladder {ladder!r}")
+        if len(seats) != info.table_size or len(set(seats)) != len(seats):
+            raise LadderError(f"a match of ladder {ladder!r} needs {info.table_size} distinct "
+                              "bots")
+        with self._write() as conn:
+            idx = conn.execute("SELECT num_matches FROM ladders WHERE id = ?",
+                               (info.id,)).fetchone()[0]
+            conn.execute(
+                "INSERT INTO matches (ladder_id, idx, set_index, round, rotation, seed, seats) "
+                "VALUES (?, ?, ?, 0, 0, ?, ?)",
+                (info.id, idx, idx, seed, json.dumps([ids[s] for s in seats])))
+            conn.execute("UPDATE ladders SET num_matches = num_matches + 1 WHERE id = ?",
+                         (info.id,))
+        return self.get_match(ladder, idx)
+
     @_sqlite_errors
     def ensure_ladder(self, name: str, game: str, table_size: int, bots: Sequence[str],
                       **kwargs: Any) -> Ladder:
@@ -1239,6 +1316,16 @@ class AsyncStore:
     async def record_results(self, ladder: str, items: Sequence[tuple[int, MatchResult]],
                              node: str | None = None) -> RecordOutcome:
         return await self.run(Store.record_results, ladder, items, node)
+
+    async def ensure_open_ladder(self, name: str, game: str, table_size: int,
+                                 **kwargs: Any) -> Ladder:
+        return await self.run(Store.ensure_open_ladder, name, game, table_size, **kwargs)
+
+    async def join_ladder(self, ladder: str, bot: str) -> bool:
+        return await self.run(Store.join_ladder, ladder, bot)
+
+    async def add_match(self, ladder: str, seats: Sequence[str], seed: int) -> StoredMatch:
+        return await self.run(Store.add_match, ladder, seats, seed)
 
     async def rankings(self, ladder: str | None = None) -> Rankings:
         return await self.run(Store.rankings, ladder)

@@ -1,0 +1,1 @@
+"""`arena serve`: the long-running arena: referee, continuous scheduler and web server."""

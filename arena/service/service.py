@@ -1,0 +1,267 @@
+"""The arena service: one process holding the referee, a continuous scheduler and the web server.
+
+For each configured open ladder the scheduler keeps up to `concurrency` matches in flight among
+the ladder's available bots (registered, not suspended, and for remote bots connected), choosing
+tables with `tables.choose_table` and playing each table as a duplicate set (one seed, seats
+rotated). Results are stored and rated as in ladders. A bot that keeps faulting is suspended with
+a reason its owner can read (and an organiser can reinstate it). SIGTERM stops it gracefully:
+no new matches, matches in flight get `grace_s` to finish, the rest are recorded as abandoned
+(never rated), then bots, referee and web server are stopped. A restart carries on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.ladder.local import LocalExecutor
+from arena.ladder.ratings import Rater
+from arena.ladder.runner import InfrastructureError
+from arena.referee.launcher import ResourceLimits
+from arena.referee.match import Limits
+from arena.store import AsyncStore, Bot, Ladder, Store, StoredMatch
+
+from .tables import Candidate, FaultPolicy, choose_table
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LadderSpec:
+    name: str
+    game: str
+    table_size: int
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    db: Path
+    ladders: tuple[LadderSpec, ...]
+    referee_host: str = "127.0.0.1"
+    referee_port: int = 50051
+    web_host: str = "127.0.0.1"
+    web_port: int = 8000
+    admin_key: str | None = None
+    concurrency: int = 4  # matches in flight per ladder
+    limits: Limits = Limits()
+    resource_limits: ResourceLimits = ResourceLimits()
+    run_dir: Path = Path("runs/serve")
+    grace_s: float = 30.0
+    fault_policy: FaultPolicy = FaultPolicy()
+    share_cap: float = 1.5
+    max_matches: int | None = None  # stop after this many (tests, demos); None = until stopped
+    seed: int | None = None
+
+
+class ArenaService:
+    def __init__(self, settings: ServiceSettings):
+        self.settings = settings
+        self.rng = random.Random(settings.seed)
+        self.store: AsyncStore | None = None
+        self.executor: LocalExecutor | None = None
+        self.web = None
+        self._stopping = asyncio.Event()
+        self._in_flight: dict[str, set[asyncio.Task]] = {}
+        self._busy: dict[str, set[str]] = {}  # ladder -> bots at a table now
+        self._played: dict[tuple[str, str], int] = {}
+        self._last: dict[tuple[str, str], float] = {}
+        self._recent_faults: dict[str, list[bool]] = {}
+        self._started_matches = 0
+        self.ready = asyncio.Event()  # set once the referee and web server listen
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def run(self) -> None:
+        s = self.settings
+        self.store = await AsyncStore.open(s.db)
+        try:
+            self.executor = LocalExecutor(self.store, s.run_dir, host=s.referee_host,
+                                          port=s.referee_port,
+                                          resource_limits=s.resource_limits)
+            ladders = [await self.store.ensure_open_ladder(l.name, l.game, l.table_size,
+                                                           options=l.options)
+                       for l in s.ladders]
+            await self.executor.start([])
+            self.web = await self._start_web()
+            self.ready.set()
+            log.info("arena serving: referee on %s, web on http://%s:%d/",
+                     self.executor.referee.server.address, s.web_host, s.web_port)
+            loops = [asyncio.ensure_future(self._ladder_loop(l)) for l in ladders]
+            await self._stopping.wait()
+            for task in loops:
+                task.cancel()
+            await asyncio.gather(*loops, return_exceptions=True)
+            await self._drain()
+        finally:
+            if self.web is not None:
+                await self.web.stop()
+            if self.executor is not None:
+                await self.executor.close()
+            await self.store.close()
+
+    def stop(self) -> None:
+        """Begin a graceful stop (what SIGTERM and Ctrl-C do)."""
+        self._stopping.set()
+
+    def install_signal_handlers(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self.stop)
+
+    async def _drain(self) -> None:
+        tasks = [t for group in self._in_flight.values() for t in group]
+        if not tasks:
+            return
+        log.info("waiting up to %.0f s for %d matches in flight", self.settings.grace_s,
+                 len(tasks))
+        done, pending = await asyncio.wait(tasks, timeout=self.settings.grace_s)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+    async def _start_web(self):
+        from .web import WebServer
+
+        web = WebServer(self)
+        await web.start()
+        return web
+
+    # ------------------------------------------------------------ scheduling
+
+    async def _ladder_loop(self, ladder: Ladder) -> None:
+        s = self.settings
+        name = ladder.name
+        self._in_flight[name] = set()
+        self._busy[name] = set()
+        await self._resume(ladder)
+        rater = Rater(ladder.rating_params)
+        while not self._stopping.is_set():
+            if s.max_matches is not None and self._started_matches >= s.max_matches:
+                if not self._in_flight[name]:
+                    self.stop()
+                    return
+            elif len(self._in_flight[name]) < s.concurrency:
+                table = await self._next_table(ladder, rater)
+                if table is not None:
+                    await self._start_set(ladder, table)
+                    continue
+            await self._wait_for_change(name)
+
+    async def _wait_for_change(self, ladder: str) -> None:
+        # Woken by a match ending, or after a short while to see newly connected bots.
+        tasks = self._in_flight[ladder] | {asyncio.ensure_future(self._stopping.wait())}
+        done, _ = await asyncio.wait(tasks, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
+        for t in tasks:
+            if t not in self._in_flight[ladder] and not t.done():
+                t.cancel()
+
+    async def _resume(self, ladder: Ladder) -> None:
+        """Matches left pending or running by a previous run are abandoned: the service chooses
+        tables afresh from the bots available now."""
+        await self.store.reset_running(ladder.name)
+        for match in await self.store.matches(ladder.name, ("pending", "infra_failed")):
+            await self.store.record_infra_failure(ladder.name, match.index,
+                                                  "abandoned: the server stopped before it ran",
+                                                  give_up=True)
+
+    async def _available(self, ladder: Ladder) -> list[Bot]:
+        bots = [b for b in await self.store.run(Store.list_bots) if not b.suspended]
+        directory = self.executor.referee.server.directory
+        available = []
+        for bot in bots:
+            if bot.remote and directory.get(bot.name) is None:
+                continue
+            available.append(bot)
+        return available
+
+    async def _next_table(self, ladder: Ladder, rater: Rater) -> tuple[str, ...] | None:
+        name = ladder.name
+        bots = await self._available(ladder)
+        if len(bots) < ladder.table_size:
+            return None
+        await self.executor.start(bots)  # launches command bots not running yet
+        for bot in bots:
+            if await self.store.join_ladder(name, bot.name):
+                self._last[(name, bot.name)] = time.monotonic()
+        standings = {s.bot: s for s in (await self.store.rankings(name)).standings}
+        candidates = []
+        for bot in bots:
+            st = standings.get(bot.name)
+            key = (name, bot.name)
+            candidates.append(Candidate(
+                name=bot.name, mu=st.mu if st else rater.params.mu,
+                sigma=st.sigma if st else rater.params.sigma,
+                matches=(st.matches if st else 0) + self._played.get(key, 0),
+                busy=bot.name in self._busy[name],
+                last_played=self._last.get(key, 0.0)))
+        return choose_table(candidates, ladder.table_size, rater.env, self.rng,
+                            share_cap=self.settings.share_cap)
+
+    async def _start_set(self, ladder: Ladder, table: tuple[str, ...]) -> None:
+        """Play the table as a duplicate set: one seed, the seats rotated through every
+        position, one match after another."""
+        seed = self.rng.randrange(1 << 62)
+        k = len(table)
+        matches = [await self.store.add_match(ladder.name, table[r:] + table[:r], seed)
+                   for r in range(k)]
+        self._started_matches += k
+        now = time.monotonic()
+        for bot in table:
+            self._busy[ladder.name].add(bot)
+            self._played[(ladder.name, bot)] = self._played.get((ladder.name, bot), 0) + k
+            self._last[(ladder.name, bot)] = now
+        task = asyncio.ensure_future(self._play_set(ladder, table, matches))
+        self._in_flight[ladder.name].add(task)
+        task.add_done_callback(self._in_flight[ladder.name].discard)
+
+    async def _play_set(self, ladder: Ladder, table: tuple[str, ...],
+                        matches: list[StoredMatch]) -> None:
+        try:
+            for i, match in enumerate(matches):
+                if self._stopping.is_set() and i > 0:
+                    raise asyncio.CancelledError
+                await self._play_one(ladder, match)
+        except asyncio.CancelledError:
+            for match in matches:
+                await asyncio.shield(self.store.record_infra_failure(
+                    ladder.name, match.index, "abandoned: the server was stopping",
+                    give_up=True))
+        finally:
+            for bot in table:
+                self._busy[ladder.name].discard(bot)
+                played = self._played.get((ladder.name, bot), 0)
+                self._played[(ladder.name, bot)] = max(0, played - len(matches))
+
+    async def _play_one(self, ladder: Ladder, match: StoredMatch) -> None:
+        running = await self.store.start_match(ladder.name, match.index)
+        match_id = f"{ladder.name}.{match.index}.{running.attempts}"
+        try:
+            result, node = await self.executor.play(ladder, running, self.settings.limits,
+                                                    match_id)
+        except InfrastructureError as err:
+            await self.store.record_infra_failure(ladder.name, match.index, str(err),
+                                                  give_up=True)
+            return
+        await asyncio.shield(self.store.record_result(ladder.name, match.index, result,
+                                                      node=node))
+        for seat, bot in enumerate(result.seat_names):
+            history = self._recent_faults.setdefault(bot, [])
+            history.append(seat in result.faulted_seats)
+            del history[:-self.settings.fault_policy.window]
+            reason = self.settings.fault_policy.verdict(history)
+            if reason is not None:
+                await self.store.run(Store.suspend_bot, bot, reason)
+                self._recent_faults[bot] = []
+                log.warning("suspended %s: %s", bot, reason)
+
+    # ------------------------------------------------------------ for the web server
+
+    def live_matches(self):
+        return self.executor.referee.server.live if self.executor else None

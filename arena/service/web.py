@@ -1,0 +1,112 @@
+"""The service's web server: the web app over the store (arena.web), plus the admin API and
+live matches, served by uvicorn on the service's own event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+from typing import TYPE_CHECKING
+
+from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException
+from pydantic import BaseModel, Field
+
+from arena.store import Store, StoreError, UnknownBot
+
+if TYPE_CHECKING:
+    from .service import ArenaService
+
+
+class NewBot(BaseModel):
+    name: str = Field(description="Letters, digits, '_', '.', '-'; at most 64.")
+    command: str | None = Field(None, description="How the server starts it (run on the server).")
+    remote: bool = Field(False, description="Its owner runs it and connects with the token.")
+
+
+class NewBotToken(BaseModel):
+    name: str
+    token: str = Field(description="Shown once; only its hash is stored.")
+
+
+class Suspension(BaseModel):
+    reason: str
+
+
+class BotStatus(BaseModel):
+    name: str
+    suspended: bool
+    reason: str | None = None
+
+
+def admin_router(service: "ArenaService") -> APIRouter:
+    router = APIRouter(prefix="/api/admin", tags=["admin"])
+
+    def check_key(x_admin_key: str | None = Header(None)) -> None:
+        expected = service.settings.admin_key
+        if not expected:
+            raise HTTPException(403, "the admin API is disabled: start arena serve with "
+                                     "--admin-key (or ARENA_ADMIN_KEY)")
+        if x_admin_key is None or not hmac.compare_digest(x_admin_key.encode(),
+                                                          expected.encode()):
+            raise HTTPException(401, "a wrong or missing X-Admin-Key header")
+
+    async def call(fn, *args, **kwargs):
+        try:
+            return await service.store.run(fn, *args, **kwargs)
+        except UnknownBot as err:
+            raise HTTPException(404, str(err)) from None
+        except StoreError as err:
+            raise HTTPException(400, str(err)) from None
+
+    @router.post("/bots", status_code=201, response_model=NewBotToken,
+                 dependencies=[Depends(check_key)])
+    async def add_bot(bot: NewBot) -> NewBotToken:
+        """Register a bot; the response holds its token, shown this once."""
+        if (bot.command is None) == (not bot.remote):
+            raise HTTPException(400, "give exactly one of command or remote=true")
+        token = await call(Store.add_bot, bot.name, bot.command, remote=bot.remote)
+        return NewBotToken(name=bot.name, token=token)
+
+    @router.post("/bots/{name}/suspend", response_model=BotStatus,
+                 dependencies=[Depends(check_key)])
+    async def suspend(name: str, body: Suspension) -> BotStatus:
+        await call(Store.suspend_bot, name, body.reason)
+        return BotStatus(name=name, suspended=True, reason=body.reason)
+
+    @router.post("/bots/{name}/reinstate", response_model=BotStatus,
+                 dependencies=[Depends(check_key)])
+    async def reinstate(name: str) -> BotStatus:
+        await call(Store.suspend_bot, name, None)
+        return BotStatus(name=name, suspended=False)
+
+    return router
+
+
+class WebServer:
+    """uvicorn serving the app inside the service's event loop; stopped gracefully."""
+
+    def __init__(self, service: "ArenaService"):
+        import uvicorn
+
+        from arena.web.app import create_app
+
+        s = service.settings
+        self.app: FastAPI = create_app(s.db, live=service.live_matches)
+        self.app.include_router(admin_router(service))
+        config = uvicorn.Config(self.app, host=s.web_host, port=s.web_port, log_level="warning",
+                                lifespan="off")
+        self.server = uvicorn.Server(config)
+        self.server.install_signal_handlers = lambda: None  # the service owns the signals
+        self._task: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        self._task = asyncio.ensure_future(self.server.serve())
+        while not self.server.started:
+            if self._task.done():
+                self._task.result()  # raises why it could not start (port taken, ...)
+                raise OSError("the web server stopped as it started")
+            await asyncio.sleep(0.02)
+
+    async def stop(self) -> None:
+        self.server.should_exit = True
+        if self._task is not None:
+            await self._task
