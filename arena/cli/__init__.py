@@ -8,7 +8,7 @@ import importlib
 import click
 
 # Modules that add commands to `main`, each owning one area.
-COMMAND_MODULES = ("match", "ladder", "bots", "web")
+COMMAND_MODULES = ("match", "ladder", "bots", "web", "serve")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

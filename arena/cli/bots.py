@@ -101,5 +101,34 @@ def rotate_cmd(name, db):
     click.echo(f"new token for {name} (shown once): {token}")
 
 
+@bot_group.command("suspend")
+@click.argument("name")
+@click.option("--reason", required=True, help="Shown to the bot's owner.")
+@db_option
+def suspend_cmd(name, reason, db):
+    """Suspend a bot: it plays no more matches until reinstated."""
+    _set_suspension(db, name, reason)
+    click.echo(f"suspended {name}: {reason}")
+
+
+@bot_group.command("reinstate")
+@click.argument("name")
+@db_option
+def reinstate_cmd(name, db):
+    """Lift a bot's suspension."""
+    _set_suspension(db, name, None)
+    click.echo(f"reinstated {name}")
+
+
+def _set_suspension(db: Path, name: str, reason: str | None) -> None:
+    store = _store(db)
+    try:
+        store.suspend_bot(name, reason)
+    except StoreError as err:
+        raise click.ClickException(str(err)) from None
+    finally:
+        store.close()
+
+
 def register(main: click.Group) -> None:
     main.add_command(bot_group)

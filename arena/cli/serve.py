@@ -1,0 +1,89 @@
+"""`arena serve`: run Arena as a service (referee, continuous ladders, web)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import click
+
+from arena.games import ConfigError, make_game
+from arena.referee.match import Limits
+from arena.service.service import ArenaService, LadderSpec, ServiceSettings
+from arena.store import StoreError
+
+from .common import db_option, limit_options
+
+
+def parse_ladder(text: str) -> LadderSpec:
+    """NAME=GAME:K[:OPTION,...], e.g. balloon-3=balloon:3 or boom-adv=boom:4:advanced,ruse."""
+    try:
+        name, spec = text.split("=", 1)
+        parts = spec.split(":")
+        game, k = parts[0], int(parts[1])
+        options = {o: True for o in parts[2].split(",") if o} if len(parts) > 2 else {}
+        if len(parts) > 3:
+            raise ValueError
+    except (ValueError, IndexError):
+        raise click.BadParameter(f"{text!r} is not NAME=GAME:K[:OPTION,...] (for example "
+                                 "balloon-3=balloon:3 or boom-adv=boom:4:advanced,ruse)") from None
+    try:
+        make_game(game, k, **options)
+    except ConfigError as err:
+        raise click.BadParameter(f"{text!r}: {err}") from None
+    return LadderSpec(name, game, k, options)
+
+
+@click.command("serve")
+@db_option
+@click.option("--ladder", "ladders", multiple=True, required=True, metavar="NAME=GAME:K[:OPTS]",
+              help="An open ladder to run (repeatable), e.g. balloon-3=balloon:3.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address the referee listens on (0.0.0.0 for remote bots).")
+@click.option("--port", type=click.IntRange(0, 65535), default=50051, show_default=True,
+              help="The referee's port (bots connect here).")
+@click.option("--web-host", default="127.0.0.1", show_default=True)
+@click.option("--web-port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--admin-key", envvar="ARENA_ADMIN_KEY",
+              help="Enables the admin API (register, suspend, reinstate bots).")
+@click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4,
+              show_default=True, help="Matches in flight per ladder.")
+@limit_options
+@click.option("--grace", type=click.FloatRange(0, 3600), default=30.0, show_default=True,
+              help="Seconds matches in flight get to finish on SIGTERM.")
+@click.option("--max-matches", type=click.IntRange(1), help="Stop after this many matches.")
+@click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("runs/serve"), show_default=True)
+@click.option("--seed", type=int, help="Seed of the table choices (random if omitted).")
+def serve_cmd(db, ladders, host, port, web_host, web_port, admin_key, concurrency, move_ms,
+              time_bank_ms, max_strikes, grace, max_matches, run_dir, seed):
+    """Run Arena as a service: registered bots play continuous ladders; the web shows them."""
+    specs = tuple(parse_ladder(text) for text in ladders)
+    if len({s.name for s in specs}) != len(specs):
+        raise click.UsageError("two --ladder options have the same name")
+    if not db.parent.exists():
+        raise click.UsageError(f"cannot use database {db}: directory {db.parent} does not "
+                               "exist; create it, or choose another path with --db")
+    settings = ServiceSettings(
+        db=db, ladders=specs, referee_host=host, referee_port=port, web_host=web_host,
+        web_port=web_port, admin_key=admin_key, concurrency=concurrency,
+        limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
+        run_dir=run_dir, grace_s=grace, max_matches=max_matches, seed=seed)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+
+    async def main() -> None:
+        service = ArenaService(settings)
+        service.install_signal_handlers()
+        await service.run()
+
+    try:
+        asyncio.run(main())
+    except StoreError as err:
+        raise click.ClickException(str(err)) from None
+    except OSError as err:
+        raise click.ClickException(f"cannot start: {err}") from None
+
+
+def register(main: click.Group) -> None:
+    main.add_command(serve_cmd)
