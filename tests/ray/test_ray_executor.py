@@ -1,0 +1,187 @@
+"""The Ray executor on a real Ray cluster (a head and one more node on loopback, see conftest):
+a ladder played on the cluster equals the same ladder played locally, and a node killed in the
+middle of a ladder leaves it complete and equal to the local run, with the failed attempts
+recorded against the dead node."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
+
+from conftest import node_args  # noqa: E402  (tests/ray/conftest.py)
+
+from arena.ladder.local import LocalExecutor  # noqa: E402
+from arena.ladder.ray_executor import RayExecutor  # noqa: E402
+from arena.ladder.runner import LadderRunner  # noqa: E402
+from arena.referee.launcher import group_members  # noqa: E402
+from arena.referee.match import Limits  # noqa: E402
+from arena.store import AsyncStore, Store  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM = "python example_bots/random_bot.py"
+BOTS = ["a", "b", "c", "d"]
+SEED = 2024
+LIMITS = Limits(move_ms=5000)
+LADDER = "ray1"
+
+
+def make_db(path: Path) -> Path:
+    with Store(path) as store:
+        for name in BOTS:
+            store.add_bot(name, RANDOM, cwd=ROOT)
+    return path
+
+
+async def run_ladder(db: Path, executor, concurrency: int, during=None):
+    """Run the ladder with `executor`; `during(runner_task)` runs alongside it."""
+    store = await AsyncStore.open(db)
+    try:
+        ladder = await store.ensure_ladder(LADDER, "balloon", 3, BOTS, rounds=1, seed=SEED,
+                                           settings={"limits": LIMITS.to_dict()})
+        bots = [await store.get_bot(name) for name in ladder.bots]
+        runner = LadderRunner(store, executor, LIMITS, concurrency)
+        task = asyncio.ensure_future(runner.run(LADDER, bots))
+        try:
+            if during is not None:
+                await during(task)
+            summary = await task
+        finally:
+            await executor.close()
+        return summary, await store.rankings(LADDER)
+    finally:
+        await store.close()
+
+
+def results(db: Path) -> list[tuple]:
+    """Per match: its seats, scores, ranks, faults and every action played (not timings)."""
+    con = sqlite3.connect(db)
+    try:
+        rows = con.execute(
+            "SELECT m.idx, m.status, m.seats, m.replay, group_concat(r.score), "
+            "group_concat(r.rank), group_concat(r.fault_kinds, '|') FROM matches m "
+            "JOIN results r ON r.match_id = m.id GROUP BY m.id ORDER BY m.idx").fetchall()
+    finally:
+        con.close()
+    return [(idx, status, seats, [(m[0], m[1]) for m in json.loads(replay)["moves"]], scores,
+             ranks, faults) for idx, status, seats, replay, scores, ranks, faults in rows]
+
+
+def query(db: Path, sql: str) -> list[tuple]:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def standings(rankings) -> list[tuple]:
+    return [(s.bot, s.mu, s.sigma, s.matches, s.wins, s.faults) for s in rankings.standings]
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory):
+    """The reference: the same ladder played by the local executor."""
+    tmp = tmp_path_factory.mktemp("local")
+    db = make_db(tmp / "local.db")
+    summary, rankings = asyncio.run(_run_locally(db, tmp / "runs"))
+    return {"summary": summary, "rankings": rankings, "results": results(db)}
+
+
+async def _run_locally(db: Path, run_dir: Path):
+    store = await AsyncStore.open(db)  # the executor needs the store; run_ladder opens its own
+    try:
+        return await run_ladder(db, LocalExecutor(store, run_dir), concurrency=3)
+    finally:
+        await store.close()
+
+
+def test_ladder_on_the_cluster_equals_the_local_run(ray_cluster, local_run, tmp_path):
+    db = make_db(tmp_path / "ray.db")
+    executor = RayExecutor(ray_cluster.address, tmp_path / "runs")
+    seen: dict = {}
+
+    async def during(task):
+        # Wait on the condition (both nodes' referees up), not on time.
+        while len(executor.workers) < 2 and not task.done():
+            await asyncio.sleep(0.01)
+        # The bots run from the shipped copy of the project, not from this checkout.
+        for worker in executor.workers:
+            pgids = await worker.actor.bot_pids.remote()
+            seen[worker.node_id] = {name: (pgid, _cmdline(pgid)) for name, pgid in pgids.items()}
+
+    summary, rankings = asyncio.run(run_ladder(db, executor, concurrency=4, during=during))
+
+    assert summary.played == local_run["summary"].played == 12
+    assert summary.infra_failures == 0 and summary.remaining == 0
+    assert results(db) == local_run["results"]
+    assert len(results(db)) == 12
+    assert standings(rankings) == standings(local_run["rankings"])
+    # Both nodes ran matches, and the store says which.
+    assert len(seen) == 2
+    nodes = {n for (n,) in query(db, "SELECT node FROM matches")}
+    assert {n.split("/")[-1] for n in nodes} == set(seen)
+    for bots in seen.values():
+        assert sorted(bots) == BOTS
+        for _, argv in bots.values():
+            script = next(a for a in argv if a.endswith("random_bot.py"))
+            assert "_ray_pkg_" in script and not script.startswith(str(ROOT)), argv
+    # close() ended every bot process, group and all, and disconnected from the cluster.
+    assert all(group_members(pgid) == [] for bots in seen.values() for pgid, _ in bots.values())
+    assert not ray.is_initialized()
+
+
+def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(ray_cluster, local_run,
+                                                                   tmp_path):
+    victim = ray_cluster.add_node(**node_args())
+    ray_cluster.wait_for_nodes()
+    db = make_db(tmp_path / "ray.db")
+    executor = RayExecutor(ray_cluster.address, tmp_path / "runs")
+    killed: dict = {}
+
+    async def during(task):
+        def on_victim():
+            return next((w for w in executor.workers if w.node_id == victim.node_id), None)
+
+        while on_victim() is None and not task.done():
+            await asyncio.sleep(0.001)
+        worker = on_victim()
+        assert worker is not None, "no referee started on the added node"
+        killed["bots"] = list((await worker.actor.bot_pids.remote()).values())
+        # Kill the node while it has a match in flight (polling the condition, not the clock).
+        while worker.busy == 0 and not task.done():
+            await asyncio.sleep(0.001)
+        assert not task.done(), "the ladder ended before the node could be killed"
+        killed["busy"] = worker.busy
+        killed["node"] = worker.node
+        await asyncio.to_thread(ray_cluster.remove_node, victim, False)
+
+    summary, rankings = asyncio.run(run_ladder(db, executor, concurrency=4, during=during))
+
+    assert killed["busy"] >= 1
+    assert summary.remaining == 0 and summary.abandoned == 0
+    assert summary.infra_failures >= 1
+    assert results(db) == local_run["results"]
+    assert standings(rankings) == standings(local_run["rankings"])
+    # Every failed attempt is recorded against the dead node, and its matches were completed
+    # elsewhere; the store rated each match once.
+    failures = query(db, "SELECT node FROM infra_failures")
+    assert failures and {n for (n,) in failures} == {killed["node"]}
+    assert query(db, "SELECT count(*) FROM matches WHERE status = 'completed'") == [(12,)]
+    retried = query(db, "SELECT node, attempts FROM matches WHERE attempts > 1")
+    assert retried and all(node != killed["node"] for node, _ in retried)
+    # The bots on the dead node died with it.
+    assert killed["bots"] and all(group_members(pgid) == [] for pgid in killed["bots"])
+
+
+def _cmdline(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return [a.decode() for a in f.read().split(b"\0") if a]
+    except OSError:
+        return []
