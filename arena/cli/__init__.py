@@ -1,5 +1,9 @@
 """The `arena` command line. Each command group lives in its own module; commands parse and
-validate their input, then hand over to arena.app (the composition root)."""
+validate their input, then hand over to arena.app (the composition root).
+
+Commands are imported only when invoked, so that a quick one (`arena rankings`) does not pay
+for the referee's, the web server's or Ray's imports.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +11,52 @@ import importlib
 
 import click
 
-# Modules that add commands to `main`, each owning one area.
-COMMAND_MODULES = ("match", "ladder", "bots", "web", "serve")
+# command name -> (module, attribute, one-line help for `arena --help`)
+COMMANDS = {
+    "match": ("match", "match_cmd", "Play one match between bot processes."),
+    "replay": ("match", "replay_cmd", "Re-run a replay file and check its result."),
+    "bot": ("bots", "bot_group", "Register bots: launched from a command, or remote."),
+    "ladder": ("ladder", "ladder_group", "Round-robin ladders with duplicate deals."),
+    "rankings": ("ladder", "rankings_cmd", "Show a ladder's rankings."),
+    "serve": ("serve", "serve_cmd", "Run Arena as a service: continuous ladders and the web."),
+    "web": ("web", "web_cmd", "Serve the web pages over a database."),
+    "report": ("web", "report_cmd", "Write the web pages as a static site."),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module_name, attr, _ = COMMANDS[name]
+        try:
+            module = importlib.import_module(f"{__name__}.{module_name}")
+        except ModuleNotFoundError as err:  # an optional extra that is not installed
+            if err.name and not err.name.startswith("arena"):
+                return _missing(name, err.name)
+            raise
+        return getattr(module, attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(ctx)])
+
+
+def _missing(name: str, package: str) -> click.Command:
+    @click.command(name, context_settings={"ignore_unknown_options": True})
+    @click.argument("args", nargs=-1)
+    def missing(args):
+        raise click.ClickException(
+            f"`arena {name}` needs the Python package {package!r}, which is not installed; "
+            "install Arena with its extras: pip install -e '.[web,ray]'")
+
+    return missing
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="arena")
 def main() -> None:
     """Arena: bots play Balloon Challenge and Boom: Runaway; ladders rate them with TrueSkill."""
-
-
-for _name in COMMAND_MODULES:
-    try:
-        _module = importlib.import_module(f"{__name__}.{_name}")
-    except ModuleNotFoundError as err:
-        if err.name != f"{__name__}.{_name}":
-            raise
-        continue
-    _module.register(main)

@@ -128,7 +128,3 @@ def _set_suspension(db: Path, name: str, reason: str | None) -> None:
         raise click.ClickException(str(err)) from None
     finally:
         store.close()
-
-
-def register(main: click.Group) -> None:
-    main.add_command(bot_group)

@@ -7,9 +7,7 @@ from pathlib import Path
 
 import click
 
-from arena import app
 from arena.games import game_names
-from arena.referee.match import Limits
 from arena.store import Store, StoreError
 
 from .common import build_game, db_option, game_options, limit_options
@@ -49,6 +47,9 @@ def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, 
             time_bank_ms, max_strikes, concurrency, rating_mode, executor, ray_address, run_dir,
             no_progress, db):
     """Run the ladder NAME (created on first run; the same command again resumes it)."""
+    from arena import app
+    from arena.referee.match import Limits
+
     the_game = build_game(game, table_size, advanced, ruse, series)
     names = tuple(b.strip() for b in bots.split(",") if b.strip())
     if len(names) < table_size:
@@ -144,8 +145,3 @@ class _open:
         self.store.close()
         if isinstance(exc, StoreError):
             raise click.ClickException(str(exc)) from None
-
-
-def register(main: click.Group) -> None:
-    main.add_command(ladder_group)
-    main.add_command(rankings_cmd)

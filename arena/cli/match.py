@@ -110,8 +110,3 @@ def _action(value):
 def _card(game, card) -> str:
     to_string = getattr(game, "card_to_string", None)
     return to_string(card) if to_string else str(card)
-
-
-def register(main: click.Group) -> None:
-    main.add_command(match_cmd)
-    main.add_command(replay_cmd)

@@ -83,7 +83,3 @@ def serve_cmd(db, ladders, host, port, web_host, web_port, admin_key, concurrenc
         raise click.ClickException(str(err)) from None
     except OSError as err:
         raise click.ClickException(f"cannot start: {err}") from None
-
-
-def register(main: click.Group) -> None:
-    main.add_command(serve_cmd)
