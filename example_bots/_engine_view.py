@@ -8,7 +8,8 @@ It owns, in one place:
 - `PolicyBot`, the thin SDK class around such a policy: it converts, hands the policy the
   match's rng and a deadline, and maps the engine action it picks back to the SDK's legal one.
 
-A policy is `choose(observation, legal_actions, rng, deadline) -> action`, all in engine terms;
+A policy is `choose(game, observation, legal_actions, rng, deadline) -> action`, all in engine
+terms: `game` is the match's engine game (player count and variant options, for simulation);
 `deadline` is a `time.monotonic()` instant after which a search must stop (None: no wall-clock
 cut-off, so the policy is a pure function of its arguments and the rng).
 """
@@ -20,6 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from arena.games import Game, make_game
 from arena.games import balloon as balloon_engine
 from arena.games import boom as boom_engine
 from arena_sdk import (
@@ -31,7 +33,7 @@ from arena_sdk import (
     Match,
 )
 
-Policy = Callable[[Any, Sequence[Any], random.Random, "float | None"], Any]
+Policy = Callable[[Game, Any, Sequence[Any], random.Random, "float | None"], Any]
 
 # Share of the time left for a move that a search may use: the rest covers the reply's way back
 # and the gap between the referee starting its clock and the SDK receiving the request.
@@ -123,14 +125,25 @@ class PolicyBot(Bot):
     #: The game this bot plays; act() refuses another (a clear error beats a wrong move).
     game: str = ""
 
-    def choose(self, observation: Any, legal_actions: Sequence[Any], rng: random.Random,
-               deadline: float | None) -> Any:
-        raise NotImplementedError(f"{type(self).__name__} must implement choose()")
+    #: The policy, in engine terms: a plain function (a staticmethod here).
+    policy: Policy
 
     def act(self, observation, legal_actions, match: Match):
         if match.game != self.game:
             raise ValueError(f"{self.name} plays {self.game}, not {match.game}")
         by_engine = {engine_action(a): a for a in legal_actions}
-        choice = self.choose(engine_observation(observation), tuple(by_engine),
-                             match.rng, move_deadline(match))
+        choice = self.policy(match_game(match), engine_observation(observation),
+                             tuple(by_engine), match.rng, move_deadline(match))
         return by_engine[choice]
+
+
+_games: dict[tuple[str, int, tuple[tuple[str, Any], ...]], Game] = {}
+
+
+def match_game(match: Match) -> Game:
+    """The engine game of `match` (games are immutable, so one per configuration is shared)."""
+    key = (match.game, match.num_players, tuple(sorted(match.options.items())))
+    game = _games.get(key)
+    if game is None:
+        game = _games[key] = make_game(match.game, match.num_players, **match.options)
+    return game

@@ -28,6 +28,7 @@ from arena.games.balloon import (
     BalloonObservation,
     early_drop_out_chips,
 )
+from arena.games import Game
 from arena_sdk import run
 
 from _engine_view import PolicyBot
@@ -69,10 +70,10 @@ def colour_counts(obs: BalloonObservation) -> list[int]:
     return counts
 
 
-def choose(obs: BalloonObservation, legal_actions: Sequence[int], rng: random.Random,
-           deadline: float | None = None) -> int:
-    """The heuristic's move (engine terms). Deterministic; `rng` breaks no ties here but keeps
-    the policy signature every example bot shares."""
+def choose(game: Game, obs: BalloonObservation, legal_actions: Sequence[int],
+           rng: random.Random, deadline: float | None = None) -> int:
+    """The heuristic's move (engine terms). Deterministic: `game`, `rng` and `deadline` are
+    unused but keep the policy signature every example bot shares."""
     hand = obs.hand
     if not hand:
         return DROP_OUT
@@ -118,8 +119,7 @@ class BalloonHeuristicBot(PolicyBot):
     name = "balloon-heuristic"
     game = "balloon"
 
-    def choose(self, observation, legal_actions, rng, deadline):
-        return choose(observation, legal_actions, rng, deadline)
+    policy = staticmethod(choose)
 
 
 if __name__ == "__main__":

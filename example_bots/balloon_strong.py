@@ -23,6 +23,7 @@ import random
 import time
 from collections.abc import Sequence
 
+from arena.games import Game
 from arena.games.balloon import BalloonObservation, BalloonState, sample_state
 from arena_sdk import run
 
@@ -38,10 +39,12 @@ SIMULATIONS = 32
 def rollout(state: BalloonState, rng: random.Random) -> None:
     """Play `state` to the end of its round with the heuristic policy for every seat."""
     round_ = state.round
+    game = state.game
     choose = balloon_heuristic.choose
     while not state.is_over() and state.round == round_:
         seat = state.seats_to_act()[0]
-        state.apply_action(seat, choose(state.observation(seat), state.legal_actions(seat), rng))
+        state.apply_action(
+            seat, choose(game, state.observation(seat), state.legal_actions(seat), rng))
 
 
 def margin(before: Sequence[int], after: Sequence[int], seat: int) -> float:
@@ -51,8 +54,9 @@ def margin(before: Sequence[int], after: Sequence[int], seat: int) -> float:
     return mine - sum(gains) / len(gains)
 
 
-def choose(obs: BalloonObservation, legal_actions: Sequence[int], rng: random.Random,
-           deadline: float | None = None, simulations: int = SIMULATIONS) -> int:
+def choose(game: Game, obs: BalloonObservation, legal_actions: Sequence[int],
+           rng: random.Random, deadline: float | None = None,
+           simulations: int = SIMULATIONS) -> int:
     """The move with the best mean round margin over `simulations` determinizations."""
     if len(legal_actions) == 1:
         return legal_actions[0]
@@ -79,8 +83,7 @@ class BalloonStrongBot(PolicyBot):
     # share it and slow every move.
     max_concurrent = 1
 
-    def choose(self, observation, legal_actions, rng, deadline):
-        return choose(observation, legal_actions, rng, deadline)
+    policy = staticmethod(choose)
 
 
 if __name__ == "__main__":

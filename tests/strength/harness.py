@@ -1,7 +1,7 @@
 """In-process duels between example bots' policies, straight through the rules engines.
 
-Each example bot (example_bots/) is a pure policy `choose(observation, legal_actions, rng,
-deadline)` in engine terms wrapped by a thin SDK class, so a match here calls exactly the
+Each example bot (example_bots/) is a pure policy `choose(game, observation, legal_actions,
+rng, deadline)` in engine terms wrapped by a thin SDK class, so a match here calls exactly the
 decision function the bot process runs, without gRPC. A duel is scored in duplicate: for every
 seed the same deal is played with every arrangement of the lineup over the seats, so luck of the
 deal cancels out.
@@ -30,10 +30,10 @@ for _path in (_ROOT, _ROOT / "sdk", _ROOT / "example_bots"):
 
 from arena.games import Game, make_game  # noqa: E402
 
-Policy = Callable[[Any, Sequence[Any], random.Random, "float | None"], Any]
+Policy = Callable[[Game, Any, Sequence[Any], random.Random, "float | None"], Any]
 
 
-def random_policy(obs: Any, legal: Sequence[Any], rng: random.Random,
+def random_policy(game: Game, obs: Any, legal: Sequence[Any], rng: random.Random,
                   deadline: float | None = None) -> Any:
     """example_bots/random_bot.py in engine terms."""
     return rng.choice(legal)
@@ -70,7 +70,7 @@ def play_match(game: Game, seat_policies: Sequence[Policy], seed: int,
             obs = state.observation(seat)
             legal = state.legal_actions(seat)
             started = time.perf_counter()
-            action = seat_policies[seat](obs, legal, rngs[seat], None)
+            action = seat_policies[seat](game, obs, legal, rngs[seat], None)
             if timings is not None:
                 timings[seat].append(time.perf_counter() - started)
             chosen.append((seat, action))
