@@ -296,6 +296,14 @@ class RayExecutor:
         if ray.is_initialized():
             raise RayExecutorError("Ray is already initialised in this process; the Ray "
                                    "executor connects by itself (with its runtime_env)")
+        # Called in a thread on purpose: in the main thread ray.init replaces the SIGTERM
+        # handler, and the app's handler is what stops a ladder cleanly. Ray warns about that,
+        # and about the directories it never ships (.git, .venv): both are expected here.
+        quiet = _DropMessages("SIGTERM handler is not set", "is now ignored by default")
+        loggers = [logging.getLogger(n) for n in ("ray._private.worker",
+                                                  "ray._private.runtime_env.working_dir")]
+        for logger in loggers:
+            logger.addFilter(quiet)
         try:
             ray.init(address=self.address, runtime_env=self._runtime_env,
                      namespace="arena", logging_level=logging.WARNING, log_to_driver=False)
@@ -303,6 +311,9 @@ class RayExecutor:
             raise RayExecutorError(
                 f"cannot connect to the Ray cluster at {self.address}: {err}; start one with "
                 "`ray start --head` and pass the address it prints") from err
+        finally:
+            for logger in loggers:
+                logger.removeFilter(quiet)
         self._connected_here = True
 
     async def _refresh(self) -> None:
@@ -419,6 +430,16 @@ class RayExecutor:
             await asyncio.to_thread(ray.shutdown)
             self._connected_here = False
         self._runtime_env = None
+
+
+class _DropMessages(logging.Filter):
+    def __init__(self, *fragments: str):
+        super().__init__()
+        self.fragments = fragments
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not any(f in message for f in self.fragments)
 
 
 def _kill(actor: Any) -> None:
