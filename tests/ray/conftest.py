@@ -50,3 +50,13 @@ def ray_cluster():
         else:
             os.environ["RAY_TMPDIR"] = saved
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture
+def add_ray_node(ray_cluster):
+    """Add a node like the others to the shared cluster (a test may then kill it)."""
+    def add():
+        node = ray_cluster.add_node(**node_args())
+        ray_cluster.wait_for_nodes()
+        return node
+    return add

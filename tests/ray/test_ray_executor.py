@@ -14,8 +14,6 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
 
-from conftest import node_args  # noqa: E402  (tests/ray/conftest.py)
-
 from arena.ladder.local import LocalExecutor  # noqa: E402
 from arena.ladder.ray_executor import RayExecutor  # noqa: E402
 from arena.ladder.runner import LadderRunner  # noqa: E402
@@ -136,10 +134,9 @@ def test_ladder_on_the_cluster_equals_the_local_run(ray_cluster, local_run, tmp_
     assert not ray.is_initialized()
 
 
-def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(ray_cluster, local_run,
-                                                                   tmp_path):
-    victim = ray_cluster.add_node(**node_args())
-    ray_cluster.wait_for_nodes()
+def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(ray_cluster, add_ray_node,
+                                                                   local_run, tmp_path):
+    victim = add_ray_node()
     db = make_db(tmp_path / "ray.db")
     executor = RayExecutor(ray_cluster.address, tmp_path / "runs")
     killed: dict = {}
