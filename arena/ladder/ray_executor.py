@@ -344,7 +344,6 @@ class RayExecutor:
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
             num_cpus=0,  # the bots, not the actor, use the node's CPUs
             max_restarts=0,  # restarted by _refresh, once its bots run (module docstring)
-            name=None,
         ).remote(str(self.run_dir), self.resource_limits)
         worker = _Worker(node_id, label, actor)
         try:
