@@ -6,8 +6,8 @@ card from every other seat still in), drops out as soon as its volume fits that 
 early drop-out when its chips are worth more than what it could still hope to keep, and
 otherwise plays the card that brings its volume down to the guess with the least waste: a card
 that takes the third-card chip if one is there, else the smallest card that makes the volume
-fit, else its highest card. Zero-value cards are free size, so it plays one rather than drop
-out once early drop-out chips are gone.
+fit, else its highest card. Zero-value cards are free size, so when its volume only just fits
+and dropping out now earns no more chips than dropping out next turn, it plays one first.
 
 Run by the launcher (ARENA_ADDRESS and ARENA_TOKEN set), or by hand:
     python example_bots/balloon_heuristic.py --address HOST:PORT --token TOKEN
@@ -85,7 +85,7 @@ def choose(game: Game, obs: BalloonObservation, legal_actions: Sequence[int],
     zeros = [c for c in hand if CARD_VALUE[c] == 0]
 
     if volume <= target:
-        # Safe. A zero card adds size for free once dropping out earns nothing more by waiting.
+        # Safe. A zero card adds size for free when waiting a turn costs no chips.
         if zeros and drop_chips == early_drop_out_chips(obs.turn + 1) + (
                 1 if obs.first_drop_out_chip else 0) and volume > target - 1:
             return zeros[0]

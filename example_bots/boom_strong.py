@@ -8,8 +8,8 @@ guard deck order), and in each one plays every candidate: the other seats that s
 choose in this step choose with the heuristic from their own view of the sampled state, and the
 round is played on with the heuristic for every seat to its end (`HORIZON_ROUNDS` more rounds
 can be added), so that the other seats' answers, the resolution and the take-backs are played
-out exactly instead of estimated. A candidate's value is its mean score margin over that horizon: this
-seat's gain minus the mean of the other seats' gains. The same determinizations serve every
+out exactly instead of estimated. A candidate's value is its mean score margin over that
+horizon: this seat's gain minus the mean of the other seats' gains. The same determinizations serve every
 candidate (common random numbers), so the comparison is far less noisy than the values.
 
 Deterministic given the match's rng: the number of simulations is fixed. A wall-clock cut-off
@@ -34,7 +34,9 @@ from arena_sdk import run
 import boom_heuristic
 from _engine_view import PolicyBot
 
-# Determinizations per move; each plays every candidate out to the horizon.
+# Determinizations per move; each plays every candidate out to the horizon. Measured on the
+# development machine (CPU time per move): 2 players 23 ms on average, 55 ms at most; 5 players
+# 26 ms on average, 45 ms at most.
 SIMULATIONS = 16
 # Actions the heuristic ranks best, among which the simulations choose.
 CANDIDATES = 8

@@ -59,7 +59,8 @@ def play_match(game: Game, seat_policies: Sequence[Policy], seed: int,
                timings: list[list[float]] | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Play one match; returns (scores, ranks). Every seat of a simultaneous step decides on
     its observation before any of them is applied, as with the referee. `timings[seat]`
-    collects each decision's seconds when given."""
+    collects each decision's CPU seconds when given (CPU time, so that other work on the
+    machine does not inflate it: on an idle core it is the wall time)."""
     state = game.new_match(seed)
     # A bot's own randomness, seeded per seat as the referee's bot_seed would be.
     rngs = [random.Random(seed * 1009 + seat) for seat in range(game.num_players)]
@@ -69,10 +70,10 @@ def play_match(game: Game, seat_policies: Sequence[Policy], seed: int,
         for seat in seats:
             obs = state.observation(seat)
             legal = state.legal_actions(seat)
-            started = time.perf_counter()
+            started = time.thread_time()
             action = seat_policies[seat](game, obs, legal, rngs[seat], None)
             if timings is not None:
-                timings[seat].append(time.perf_counter() - started)
+                timings[seat].append(time.thread_time() - started)
             chosen.append((seat, action))
         for seat, action in chosen:
             state.apply_action(seat, action)
@@ -141,7 +142,8 @@ def duel(game_name: str, lineup: Sequence[str], seeds: Sequence[int],
                     if other_kind == kind:
                         continue
                     t.meetings[other_kind] = t.meetings.get(other_kind, 0) + 1
-                    won = (scores[seat] > scores[other_seat]) + (scores[seat] == scores[other_seat]) / 2
+                    mine, theirs = scores[seat], scores[other_seat]
+                    won = (mine > theirs) + (mine == theirs) / 2
                     t.beat[other_kind] = t.beat.get(other_kind, 0.0) + won
             if len(kinds) == 2:
                 a, b = (per_kind[k] for k in kinds)
@@ -158,8 +160,9 @@ def describe(result: DuelResult) -> str:
         t = result.tallies[k]
         vs = ", ".join(f"beats {o} {t.rate_against(o):.0%}" for o in t.beat)
         ms = sorted(t.decisions)
-        timing = (f"; decision mean {1000 * sum(ms) / len(ms):.2f} ms, "
-                  f"max {1000 * ms[-1]:.1f} ms") if ms else ""
+        timing = (f"; decision CPU mean {1000 * sum(ms) / len(ms):.2f} ms, "
+                  f"p99 {1000 * ms[int(len(ms) * 0.99)]:.1f} ms, max {1000 * ms[-1]:.1f} ms"
+                  ) if ms else ""
         lines.append(f"  {k:10} mean score {t.mean_score:7.2f}  first {t.win_rate:.0%}  {vs}"
                      f"{timing}")
     if result.margins:
