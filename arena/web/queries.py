@@ -229,7 +229,10 @@ class Queries:
     def standings(self, ladder: str) -> tuple[LadderRow, list[StandingRow]]:
         """The ladder and its standings, best first by the conservative rating (Store.rankings'
         order), each row marked with whether the bot is suspended."""
-        table = self.store.rankings(ladder)
+        try:
+            table = self.store.rankings(ladder)
+        except UnknownLadder:
+            raise UnknownLadder(f"there is no ladder called {ladder!r}") from None
         suspended = {r[0] for r in self.db.execute("SELECT name FROM bots WHERE suspended = 1")}
         rows = [StandingRow(rank=s.rank, bot=s.bot, conservative=s.conservative, mu=s.mu,
                             sigma=s.sigma, matches=s.matches, mean_score=s.mean_score,

@@ -29,6 +29,7 @@ def random_result(config: dict, seed: int, seat_names: Sequence[str], rng: rando
     while not state.is_over():
         for seat in state.seats_to_act():
             action = choice(state.legal_actions(seat))
+            state.apply_action(seat, action)
             moves.append(MoveRecord(seat, list(action) if isinstance(action, tuple) else action,
                                     round(rng.uniform(0.2, 40.0), 3)))
     scores = tuple(state.scores())

@@ -1,0 +1,312 @@
+"""The web app: HTML pages and a JSON API over the store, read-only, built by `create_app`.
+
+`create_app(store_path, live=...)` returns a FastAPI app; `arena web` serves it with uvicorn and
+`arena serve` mounts it beside the referee, passing a LiveSource for matches in progress (see
+site.LiveSource and docs/web.md). Nothing here writes to the store. Handlers are plain `def`
+functions, so FastAPI runs them on its worker threads and SQLite never blocks the event loop;
+each worker thread has its own read-only connection (queries.Reader).
+
+Errors: an unknown ladder, bot or match is a 404 (an HTML page, or a JSON {"error": ...} under
+/api/), a bad query parameter a 400 page or a 422 JSON error naming the parameter; nothing
+shows a stack trace.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Path as PathParam, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from arena import replay as replay_mod
+from arena.store import COMPLETED, RUNNING, StoreError, UnknownBot, UnknownLadder
+
+from . import models, site
+from .frames import build_frames, card_legend
+from .queries import MatchDetail, Queries, Reader, UnknownMatch
+
+log = logging.getLogger("arena.web")
+
+LADDER = PathParam(description="ladder name", max_length=64)
+BOT = PathParam(description="bot name", max_length=64)
+INDEX = PathParam(description="the match's index in its ladder's schedule", ge=0,
+                  le=2**53)
+LIMIT = Query(50, ge=1, le=200, description="matches per page")
+BEFORE = Query(None, ge=1, le=2**62, description="the `next` of the previous page")
+
+NOT_FOUND = {404: {"model": models.ErrorOut, "description": "no such ladder, bot or match"}}
+BAD_INPUT = {422: {"model": models.ErrorOut, "description": "a parameter is not valid"}}
+
+
+class FramesCache:
+    """The frames of completed matches, most recently used kept: a completed match's replay
+    never changes, and a page that many people open at once is rebuilt only once."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict[tuple[str, int], list[dict]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, detail: MatchDetail) -> list[dict]:
+        key = (detail.match.ladder, detail.match.index)
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        assert detail.replay is not None
+        frames = build_frames(detail.replay)
+        if self.size:
+            with self._lock:
+                self._items[key] = frames
+                while len(self._items) > self.size:
+                    self._items.popitem(last=False)
+        return frames
+
+
+def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
+               frames_cache: int = 32, title: str = "Arena") -> FastAPI:
+    """The web app over the database at `store_path` (opened read-only; raises StoreError,
+    SchemaTooNew included, at once if it cannot be read). `live` shows matches in progress;
+    `frames_cache` is how many completed matches' frames to keep in memory."""
+    reader = Reader(store_path)
+    reader.store()  # fail now, with the store's message, rather than on the first request
+    env = site.make_env()
+    env.globals["site_title"] = title
+    cache = FramesCache(frames_cache)
+    app = FastAPI(
+        title=f"{title} API", version="1",
+        description="Read-only JSON API over Arena's ladders, ratings, bots and matches. "
+                    "Errors are {\"error\": {\"status\", \"message\"}}.",
+        docs_url="/api/docs", redoc_url=None, openapi_url="/openapi.json")
+    app.state.reader = reader
+    app.state.live = live
+    app.mount("/static", StaticFiles(directory=str(site.STATIC)), name="static")
+
+    def queries() -> Queries:
+        return reader.queries()
+
+    def urls(request: Request) -> site.ServerUrls:
+        return site.ServerUrls(root=request.scope.get("root_path", "").rstrip("/"))
+
+    def render(request: Request, page: site.Page, status: int = 200) -> HTMLResponse:
+        template, context = page
+        html = env.get_template(template).render(url=urls(request), **context)
+        return HTMLResponse(html, status_code=status)
+
+    def error_page(request: Request, status: int, message: str) -> Response:
+        if request.url.path.startswith(f"{request.scope.get('root_path', '')}/api/") or \
+                request.url.path.startswith("/api/"):
+            return JSONResponse({"error": {"status": status, "message": message}},
+                                status_code=status)
+        titles = {400: "Bad request", 404: "Not found", 503: "Unavailable"}
+        html = env.get_template("error.html").render(
+            url=urls(request), title=titles.get(status, "Error"), status=status,
+            message=message)
+        return HTMLResponse(html, status_code=status)
+
+    # ------------------------------------------------------------------------ error handlers
+
+    @app.exception_handler(UnknownLadder)
+    @app.exception_handler(UnknownBot)
+    @app.exception_handler(UnknownMatch)
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return error_page(request, 404, str(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        message = (f"there is no page at {request.url.path}" if exc.status_code == 404
+                   else str(exc.detail))
+        return error_page(request, exc.status_code, message)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_input(request: Request, exc: RequestValidationError) -> Response:
+        problems = []
+        for e in exc.errors():
+            where = ".".join(str(p) for p in e.get("loc", ()) if p not in ("query", "path"))
+            problems.append(f"{where or 'request'}: {e.get('msg', 'not valid')}"
+                            + (f" (got {e['input']!r})" if "input" in e and
+                               not isinstance(e["input"], dict) else ""))
+        message = "; ".join(problems)
+        api = request.url.path.startswith(f"{request.scope.get('root_path', '')}/api/")
+        return error_page(request, 422 if api else 400, message)
+
+    @app.exception_handler(StoreError)
+    async def store_error(request: Request, exc: StoreError) -> Response:
+        return error_page(request, 503, str(exc))
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, exc: Exception) -> Response:
+        log.exception("error serving %s", request.url.path)
+        return error_page(request, 500, "the server failed to build this page; the error is "
+                                        "in the server's log")
+
+    # ---------------------------------------------------------------------------- pages
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def index_html(request: Request) -> HTMLResponse:
+        return render(request, site.index_page(queries()))
+
+    @app.get("/ladders/{ladder}", response_class=HTMLResponse, include_in_schema=False)
+    def ladder_html(request: Request, ladder: str = LADDER) -> HTMLResponse:
+        return render(request, site.ladder_page(queries(), ladder))
+
+    @app.get("/bots", response_class=HTMLResponse, include_in_schema=False)
+    def bots_html(request: Request) -> HTMLResponse:
+        return render(request, site.bots_page(queries()))
+
+    @app.get("/bots/{bot}", response_class=HTMLResponse, include_in_schema=False)
+    def bot_html(request: Request, bot: str = BOT) -> HTMLResponse:
+        return render(request, site.bot_page(queries(), bot))
+
+    @app.get("/matches", response_class=HTMLResponse, include_in_schema=False)
+    def matches_html(request: Request, ladder: str | None = Query(None, max_length=64),
+                     bot: str | None = Query(None, max_length=64),
+                     status: str | None = Query(None, max_length=32),
+                     before: int | None = BEFORE, limit: int = LIMIT) -> HTMLResponse:
+        # The filter form sends empty strings for "any".
+        status_value = _status(status)
+        return render(request, site.matches_page(
+            queries(), ladder=ladder or None, bot=bot or None, status=status_value,
+            before=before, limit=limit, urls=urls(request)))
+
+    @app.get("/ladders/{ladder}/matches/{index}", response_class=HTMLResponse,
+             include_in_schema=False)
+    def match_html(request: Request, ladder: str = LADDER, index: int = INDEX) -> HTMLResponse:
+        return render(request, site.match_page(queries(), ladder, index, live, urls(request),
+                                               cache))
+
+    # ------------------------------------------------------------------------------ API
+
+    @app.get("/api/ladders", response_model=list[models.LadderOut], tags=["ladders"])
+    def api_ladders() -> Any:
+        """Every ladder, newest first."""
+        return [_plain(r) for r in queries().ladders()]
+
+    @app.get("/api/ladders/{ladder}", response_model=models.RankingsOut, tags=["ladders"],
+             responses={**NOT_FOUND, **BAD_INPUT})
+    def api_rankings(ladder: str = LADDER) -> Any:
+        """A ladder and its standings, best first by the conservative rating mu - 3 sigma."""
+        info, standings = queries().standings(ladder)
+        return {"ladder": _plain(info), "standings": [_plain(s) for s in standings]}
+
+    @app.get("/api/bots", response_model=list[models.BotOut], tags=["bots"])
+    def api_bots() -> Any:
+        """Every registered bot (removed ones included, marked), by name."""
+        return [_plain(b) for b in queries().bots()]
+
+    @app.get("/api/bots/{bot}", response_model=models.BotDetailOut, tags=["bots"],
+             responses={**NOT_FOUND, **BAD_INPUT})
+    def api_bot(bot: str = BOT,
+                recent: int = Query(20, ge=1, le=200,
+                                    description="how many recent matches and faults")) -> Any:
+        """A bot: its standing in each ladder, its recent completed matches and faults."""
+        q = queries()
+        info = q.bot(bot)
+        return {"bot": _plain(info), "ladders": [_plain(r) for r in q.bot_ladders(bot)],
+                "recent_matches": [_plain(m) for m in q.recent_matches(bot, recent)],
+                "recent_faults": [_plain(f) for f in q.bot_faults(bot, recent)]}
+
+    @app.get("/api/bots/{bot}/history", response_model=list[models.HistoryOut],
+             tags=["bots"], responses={**NOT_FOUND, **BAD_INPUT})
+    def api_history(bot: str = BOT, ladder: str | None = Query(
+            None, max_length=64, description="only this ladder")) -> Any:
+        """The bot's rating after each rated match, per ladder."""
+        history = queries().rating_history(bot, ladder)
+        return [{"ladder": name, "bot": bot,
+                 "points": [{"index": p.index, "mu": p.mu, "sigma": p.sigma,
+                             "conservative": p.mu - 3 * p.sigma} for p in points]}
+                for name, points in history.items()]
+
+    @app.get("/api/matches", response_model=models.MatchListOut, tags=["matches"],
+             responses={**NOT_FOUND, **BAD_INPUT})
+    def api_matches(ladder: str | None = Query(None, max_length=64,
+                                               description="only this ladder's matches"),
+                    bot: str | None = Query(None, max_length=64,
+                                            description="only matches this bot plays in"),
+                    status: models.MatchStatus | None = Query(None),
+                    before: int | None = BEFORE, limit: int = LIMIT) -> Any:
+        """Matches newest first (schedule order), filtered, a page at a time."""
+        page = queries().match_list(ladder=ladder, bot=bot,
+                                    status=status.value if status else None,
+                                    before=before, limit=limit)
+        return {"matches": [_plain(m) for m in page.matches], "next": page.next}
+
+    @app.get("/api/ladders/{ladder}/matches/{index}", response_model=models.MatchOut,
+             tags=["matches"], responses={**NOT_FOUND, **BAD_INPUT})
+    def api_match(ladder: str = LADDER, index: int = INDEX,
+                  frames: bool = Query(False, description="include the replay's frames")
+                  ) -> Any:
+        """One match: seats, results, faults and, with frames=true, the replay's frames
+        (every seat's hand included) for a completed match."""
+        detail = queries().match(ladder, index, with_replay=True)
+        out = _plain(detail)
+        replay = out.pop("replay")
+        out["moves"] = len(replay["moves"]) if replay else None
+        if frames and detail.match.status == COMPLETED and replay is not None:
+            try:
+                out["frames"] = cache(detail)
+                out["legend"] = {str(k): v for k, v in card_legend(detail.game).items()}
+            except replay_mod.ReplayError as err:
+                out["replay_error"] = str(err)
+        # Everything is plain JSON already: skip re-validating hundreds of frames.
+        return JSONResponse(out)
+
+    @app.get("/api/ladders/{ladder}/matches/{index}/live", response_model=models.LiveOut,
+             tags=["matches"], responses={**NOT_FOUND, **BAD_INPUT})
+    def api_live(ladder: str = LADDER, index: int = INDEX,
+                 since: int = Query(0, ge=0, le=10**7,
+                                    description="frames already held: send from this one")
+                 ) -> Any:
+        """A match as it is being played: its public frames from `since` on (no hands, no
+        actions: what a spectator may see). Poll about once a second; when `done`, the match
+        is over and its full replay is on the match page."""
+        q = queries()
+        status = q.match_status(ladder, index)
+        frames: list[dict] = []
+        source = "store"
+        doc = live.live_replay(ladder, index) if live and status == RUNNING else None
+        try:
+            if doc is not None:
+                source = "live"
+                frames = build_frames(site.partial_doc(doc), with_hands=False, since=since)
+            elif status == COMPLETED:
+                detail = q.match(ladder, index)
+                if detail.replay is not None:
+                    frames = build_frames(detail.replay, with_hands=False, since=since)
+        except replay_mod.ReplayError as err:
+            log.warning("live frames of %s %s: %s", ladder, index, err)
+        return JSONResponse({"ladder": ladder, "index": index, "status": status,
+                             "since": since, "frames": frames, "source": source,
+                             "done": status in (COMPLETED, "abandoned")})
+
+    return app
+
+
+def _status(value: Any) -> str | None:
+    if value in (None, ""):
+        return None
+    text = str(value)
+    if text not in {s.value for s in models.MatchStatus}:
+        raise RequestValidationError([{
+            "loc": ("query", "status"), "input": text,
+            "msg": "must be one of " + ", ".join(s.value for s in models.MatchStatus)}])
+    return text
+
+
+def _plain(obj: Any) -> Any:
+    """A dataclass record (slots) as plain data for the response models."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(obj):
+        return {f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, list):
+        return [_plain(x) for x in obj]
+    return obj
+

@@ -1,0 +1,204 @@
+"""The JSON API's response models (pydantic): what /openapi.json describes and the API returns."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Union
+
+from pydantic import BaseModel, Field
+
+from arena.store import MATCH_STATUSES
+
+MatchStatus = Enum("MatchStatus", {s.upper(): s for s in MATCH_STATUSES}, type=str)  # type: ignore[misc]
+MatchStatus.__doc__ = "A stored match's status."
+
+
+class ErrorDetail(BaseModel):
+    status: int = Field(description="the HTTP status code")
+    message: str = Field(description="what was wrong and what to do")
+
+
+class ErrorOut(BaseModel):
+    error: ErrorDetail
+
+
+class LadderOut(BaseModel):
+    name: str
+    game: str
+    options: dict[str, Any]
+    table_size: int
+    rating_mode: str
+    bots: int = Field(description="bots in the ladder")
+    scheduled: int = Field(description="matches in its schedule")
+    completed: int
+    rated: int = Field(description="matches rated so far (schedule order)")
+    created: float = Field(description="Unix time")
+    leader: str | None = Field(description="the bot ranked first, once a match is rated")
+
+
+class StandingOut(BaseModel):
+    rank: int = Field(description="1 = best, by the conservative rating")
+    bot: str
+    conservative: float = Field(description="mu - 3 sigma")
+    mu: float
+    sigma: float
+    matches: int
+    mean_score: float | None
+    wins: int = Field(description="first places, shared ones included")
+    faults: int
+    suspended: bool
+
+
+class RankingsOut(BaseModel):
+    ladder: LadderOut
+    standings: list[StandingOut]
+
+
+class BotOut(BaseModel):
+    name: str
+    remote: bool = Field(description="run by its owner, connecting with a token")
+    created: float
+    suspended: bool
+    suspended_reason: str | None
+    removed: bool
+
+
+class SeatOut(BaseModel):
+    seat: int
+    bot: str
+    score: int | None = Field(description="None until the match is completed")
+    rank: int | None = Field(description="0 = first; None until the match is completed")
+    faults: int
+    fault_kinds: list[str]
+
+
+class MatchSummaryOut(BaseModel):
+    ladder: str
+    index: int = Field(description="the match's index in its ladder's schedule")
+    status: MatchStatus
+    seats: list[SeatOut]
+    started: float | None
+    finished: float | None
+    duration_ms: float | None
+    rated: bool
+    reason: str | None
+
+
+class MatchListOut(BaseModel):
+    matches: list[MatchSummaryOut]
+    next: int | None = Field(description="pass as `before` to get the next, older page; "
+                                         "null on the last page")
+
+
+class FaultOut(BaseModel):
+    ladder: str
+    index: int
+    seat: int
+    bot: str
+    kind: str
+    move: int = Field(description="index into the match's moves; -1 between moves")
+    elapsed_ms: float
+    detail: str
+
+
+class BotLadderOut(BaseModel):
+    ladder: str
+    game: str
+    rank: int
+    of: int = Field(description="bots in the ladder")
+    conservative: float
+    mu: float
+    sigma: float
+    matches: int
+    mean_score: float | None
+    wins: int
+    faults: int
+
+
+class BotDetailOut(BaseModel):
+    bot: BotOut
+    ladders: list[BotLadderOut]
+    recent_matches: list[MatchSummaryOut]
+    recent_faults: list[FaultOut]
+
+
+class HistoryPointOut(BaseModel):
+    index: int = Field(description="the match index after which the rating was this")
+    mu: float
+    sigma: float
+    conservative: float
+
+
+class HistoryOut(BaseModel):
+    ladder: str
+    bot: str
+    points: list[HistoryPointOut]
+
+
+# A card in a frame: a card id (see `legend`), [card id, note], or [text, colour].
+CardOut = Union[int, list[Union[int, str]]]
+
+
+class TableRowOut(BaseModel):
+    label: str
+    cards: list[CardOut]
+
+
+class SeatViewOut(BaseModel):
+    stats: list[list[str]] = Field(description="[label, value] pairs")
+    cards: list[CardOut] = Field(description="the seat's public cards")
+
+
+class MoveOut(BaseModel):
+    seat: int
+    default: bool = Field(description="played by the referee for a faulted seat")
+    ms: float = Field(description="time the seat took")
+    text: str | None = Field(default=None, description="the action; absent in live frames")
+
+
+class FrameOut(BaseModel):
+    n: int = Field(description="moves applied so far (0: the deal)")
+    move: MoveOut | None
+    events: list[str] = Field(description="what the move caused, in words")
+    info: list[list[str]] = Field(description="[label, value] pairs")
+    table: list[TableRowOut]
+    seats: list[SeatViewOut]
+    scores: list[int]
+    to_act: list[int]
+    hands: list[list[CardOut]] | None = Field(
+        default=None, description="each seat's hand; absent in live frames")
+
+
+class MatchOut(BaseModel):
+    match: MatchSummaryOut
+    game: str
+    table_size: int
+    options: dict[str, Any]
+    set_index: int
+    round: int
+    rotation: int
+    seed: int
+    attempts: int
+    node: str | None
+    engine_version: str | None
+    rating_note: str | None
+    faults: list[FaultOut]
+    infra_failures: list[dict[str, Any]]
+    moves: int | None = Field(description="moves in the stored replay")
+    legend: dict[str, list[str]] | None = Field(
+        default=None, description="card id -> [text, colour], with frames")
+    frames: list[FrameOut] | None = Field(
+        default=None, description="the replay's frames, with ?frames=true")
+    replay_error: str | None = Field(default=None,
+                                     description="why the stored replay does not re-run")
+
+
+class LiveOut(BaseModel):
+    ladder: str
+    index: int
+    status: MatchStatus
+    since: int
+    frames: list[FrameOut] = Field(description="public frames from `since` on")
+    done: bool = Field(description="the match will not change any more: reload the match "
+                                   "for its full replay")
+    source: str = Field(description="'live' (the referee's moves so far) or 'store'")

@@ -1,0 +1,325 @@
+"""The pages, independent of how they are served: URL builders (server paths, or relative file
+links for the static report), the Jinja environment and its filters, the server-drawn rating
+chart, and one function per page that gathers its context from the queries. The web app
+(app.py) and `arena report` (report.py) both render through here, so they show the same pages.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Protocol, Sequence
+from urllib.parse import quote, urlencode
+
+import jinja2
+from markupsafe import Markup
+
+from arena import replay as replay_mod
+from arena.store import COMPLETED, MATCH_STATUSES, RUNNING
+
+from .frames import build_frames, card_legend
+from .queries import HistoryPoint, MatchDetail, Queries
+
+HERE = Path(__file__).resolve().parent
+TEMPLATES = HERE / "templates"
+STATIC = HERE / "static"
+
+
+class LiveSource(Protocol):
+    """What `arena serve` gives the web app to show matches in progress (see docs/web.md).
+
+    `live_replay(ladder, index)` returns the match's replay so far — a dict in arena.replay's
+    format with at least config, seed, seat_names and the moves played so far (faults, scores
+    and ranks may be empty lists) — or None if this process is not playing that match. It is
+    called from worker threads, about once a second per watcher, and must return a snapshot
+    (a copy), never a list the referee goes on appending to."""
+
+    def live_replay(self, ladder: str, index: int) -> dict[str, Any] | None: ...
+
+
+# ------------------------------------------------------------------------------------- urls
+
+class Urls(Protocol):
+    static_mode: bool
+
+    def home(self) -> str: ...
+    def ladder(self, ladder: str) -> str: ...
+    def bots(self) -> str: ...
+    def bot(self, bot: str) -> str: ...
+    def match(self, ladder: str, index: int) -> str: ...
+    def matches(self, **filters: Any) -> str | None: ...
+    def static(self, path: str) -> str: ...
+    def live(self, ladder: str, index: int) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ServerUrls:
+    """Absolute paths under `root` (the mount point when `arena serve` mounts the app)."""
+
+    root: str = ""
+    static_mode: bool = False
+
+    def home(self) -> str:
+        return f"{self.root}/"
+
+    def ladder(self, ladder: str) -> str:
+        return f"{self.root}/ladders/{quote(ladder)}"
+
+    def bots(self) -> str:
+        return f"{self.root}/bots"
+
+    def bot(self, bot: str) -> str:
+        return f"{self.root}/bots/{quote(bot)}"
+
+    def match(self, ladder: str, index: int) -> str:
+        return f"{self.root}/ladders/{quote(ladder)}/matches/{index}"
+
+    def matches(self, **filters: Any) -> str | None:
+        query = urlencode({k: v for k, v in filters.items() if v not in (None, "")})
+        return f"{self.root}/matches" + (f"?{query}" if query else "")
+
+    def static(self, path: str) -> str:
+        return f"{self.root}/static/{path}"
+
+    def live(self, ladder: str, index: int) -> str | None:
+        return f"{self.root}/api/ladders/{quote(ladder)}/matches/{index}/live"
+
+
+@dataclass(frozen=True, slots=True)
+class ReportUrls:
+    """Relative links between the report's files, from a page `depth` folders deep, so the
+    report opens from file:// or any folder on a web server. Layout: index.html, bots.html,
+    ladders/L.html, bots/B.html, matches/L/I.html, matches/L/list-N.html, static/."""
+
+    depth: int = 0
+    static_mode: bool = True
+
+    @property
+    def up(self) -> str:
+        return "../" * self.depth
+
+    def home(self) -> str:
+        return f"{self.up}index.html"
+
+    def ladder(self, ladder: str) -> str:
+        return f"{self.up}ladders/{ladder}.html"
+
+    def bots(self) -> str:
+        return f"{self.up}bots.html"
+
+    def bot(self, bot: str) -> str:
+        return f"{self.up}bots/{bot}.html"
+
+    def match(self, ladder: str, index: int) -> str:
+        return f"{self.up}matches/{ladder}/{index}.html"
+
+    def matches(self, ladder: str | None = None, page: int = 1, **_: Any) -> str | None:
+        # The report has a match list per ladder only (no filters without a server).
+        return f"{self.up}matches/{ladder}/list-{page}.html" if ladder else None
+
+    def static(self, path: str) -> str:
+        return f"{self.up}static/{path}"
+
+    def live(self, ladder: str, index: int) -> str | None:
+        return None
+
+
+# ------------------------------------------------------------------------------- formatting
+
+def _num(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.{digits}f}"
+
+
+def _when(value: float | None) -> str:
+    if not value:
+        return "–"
+    return dt.datetime.fromtimestamp(value, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _duration(ms: float | None) -> str:
+    if ms is None:
+        return "–"
+    return f"{ms / 1000:.1f} s" if ms >= 1000 else f"{ms:.0f} ms"
+
+
+def script_json(value: Any) -> Markup:
+    """JSON safe to put inside <script type="application/json">: no '<', '>' or '&' that could
+    end the script element or start a comment."""
+    text = json.dumps(value, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return Markup(text)
+
+
+def make_env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=jinja2.select_autoescape(("html",)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True, lstrip_blocks=True, auto_reload=False)
+    env.filters.update(num=_num, when=_when, duration=_duration, script_json=script_json)
+    env.globals["STATUSES"] = MATCH_STATUSES
+    return env
+
+
+# ------------------------------------------------------------------------------------ chart
+
+def rating_chart(points: Sequence[HistoryPoint], width: int = 640, height: int = 220,
+                 max_points: int = 300) -> Markup:
+    """An SVG chart of a rating history: the mu ± sigma band, mu, and the conservative rating
+    mu - 3 sigma, against the match index. Long histories are thinned to `max_points`."""
+    if not points:
+        return Markup("")
+    if len(points) > max_points:
+        step = len(points) / max_points
+        thinned = [points[int(i * step)] for i in range(max_points)]
+        if thinned[-1] is not points[-1]:
+            thinned.append(points[-1])
+        points = thinned
+    left, right, top, bottom = 48, 12, 12, 28
+    xs = [p.index for p in points]
+    lows = [p.mu - 3 * p.sigma for p in points]
+    highs = [p.mu + p.sigma for p in points]
+    x0, x1 = min(xs), max(xs)
+    y0, y1 = math.floor(min(lows)), math.ceil(max(highs))
+    if x1 == x0:
+        x0, x1 = x0 - 1, x1 + 1
+    if y1 == y0:
+        y0, y1 = y0 - 1, y1 + 1
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def px(x: float) -> float:
+        return left + (x - x0) / (x1 - x0) * plot_w
+
+    def py(y: float) -> float:
+        return top + (y1 - y) / (y1 - y0) * plot_h
+
+    def line(values: Sequence[float]) -> str:
+        return " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, values))
+
+    band = line(highs) + " " + " ".join(
+        f"{px(x):.1f},{py(p.mu - p.sigma):.1f}" for x, p in zip(reversed(xs), reversed(points)))
+    ticks = []
+    for i in range(5):
+        y = y0 + (y1 - y0) * i / 4
+        ticks.append(
+            f'<line class="grid" x1="{left}" x2="{width - right}" y1="{py(y):.1f}" '
+            f'y2="{py(y):.1f}"/><text class="tick" x="{left - 6}" y="{py(y) + 4:.1f}" '
+            f'text-anchor="end">{y:.0f}</text>')
+    last = points[-1]
+    svg = (
+        f'<svg class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        f'role="img" aria-label="rating after each rated match: mu {last.mu:.2f}, sigma '
+        f'{last.sigma:.2f} after match {last.index}">'
+        + "".join(ticks)
+        + f'<polygon class="band" points="{band}"/>'
+        f'<polyline class="mu" points="{line([p.mu for p in points])}"/>'
+        f'<polyline class="conservative" points="{line(lows)}"/>'
+        f'<text class="tick" x="{left}" y="{height - 8}">match {xs[0]}</text>'
+        f'<text class="tick" x="{width - right}" y="{height - 8}" text-anchor="end">match '
+        f'{xs[-1]}</text></svg>')
+    return Markup(svg)
+
+
+# ------------------------------------------------------------------------------------ pages
+
+Page = tuple[str, dict[str, Any]]  # (template, context)
+
+
+def index_page(q: Queries) -> Page:
+    return "index.html", {"title": "Ladders", "ladders": q.ladders()}
+
+
+def ladder_page(q: Queries, ladder: str) -> Page:
+    info, standings = q.standings(ladder)
+    return "ladder.html", {"title": f"Ladder {info.name}", "ladder": info,
+                           "standings": standings,
+                           "running": q.match_list(ladder=ladder, status=RUNNING,
+                                                   limit=10).matches}
+
+
+def bots_page(q: Queries) -> Page:
+    return "bots.html", {"title": "Bots", "bots": q.bots()}
+
+
+def bot_page(q: Queries, bot: str, recent: int = 20) -> Page:
+    info = q.bot(bot)
+    history = q.rating_history(bot)
+    ladders = q.bot_ladders(bot)
+    charts = {name: rating_chart(points) for name, points in history.items()}
+    return "bot.html", {"title": f"Bot {info.name}", "bot": info, "ladders": ladders,
+                        "charts": charts, "recent": q.recent_matches(bot, recent),
+                        "faults": q.bot_faults(bot, recent)}
+
+
+def matches_page(q: Queries, *, ladder: str | None, bot: str | None, status: str | None,
+                 before: int | None, limit: int, urls: Urls) -> Page:
+    page = q.match_list(ladder=ladder, bot=bot, status=status, before=before, limit=limit)
+    older = (urls.matches(ladder=ladder, bot=bot, status=status, before=page.next, limit=limit)
+             if page.next is not None else None)
+    newest = (urls.matches(ladder=ladder, bot=bot, status=status, limit=limit)
+              if before is not None else None)
+    return "matches.html", {"title": "Matches", "page": page, "older": older, "newest": newest,
+                            "filters": {"ladder": ladder or "", "bot": bot or "",
+                                        "status": status or ""},
+                            "ladder_names": [l.name for l in q.ladders()],
+                            "bot_names": [b.name for b in q.bots()]}
+
+
+@dataclass(slots=True)
+class Viewer:
+    """What the match page's replay viewer gets: frames and how to follow a live match."""
+
+    data: dict[str, Any]
+    error: str | None
+
+
+def viewer_data(detail: MatchDetail, live: LiveSource | None, urls: Urls,
+                frames_cache: Callable[[MatchDetail], list[dict]] | None = None) -> Viewer:
+    """The replay viewer's data: every frame with hands for a completed match; for a match not
+    yet completed, the public frames known so far (the deal, or the live moves) and the URL to
+    poll for more."""
+    m = detail.match
+    names = [s.bot for s in m.seats]
+    config = {"game": detail.game, "num_players": detail.table_size,
+              "options": detail.options}
+    data: dict[str, Any] = {"ladder": m.ladder, "index": m.index, "status": m.status,
+                            "seat_names": names, "legend": card_legend(detail.game),
+                            "frames": [], "live": None, "full": False}
+    error = None
+    try:
+        if m.status == COMPLETED and detail.replay is not None:
+            data["frames"] = (frames_cache(detail) if frames_cache
+                              else build_frames(detail.replay))
+            data["full"] = True
+        else:
+            doc = live.live_replay(m.ladder, m.index) if live and m.status == RUNNING else None
+            if doc is None:
+                doc = {"config": config, "seed": detail.seed, "seat_names": names, "moves": []}
+            data["frames"] = build_frames(partial_doc(doc), with_hands=False)
+            if m.status in ("pending", RUNNING, "infra_failed"):
+                data["live"] = urls.live(m.ladder, m.index)
+    except replay_mod.ReplayError as err:
+        error = str(err)
+    return Viewer(data=data, error=error)
+
+
+def partial_doc(doc: dict[str, Any]) -> dict[str, Any]:
+    """A live match's replay so far, completed with what replay.check needs."""
+    out = {"format": replay_mod.FORMAT, "version": replay_mod.VERSION, "faults": [],
+           "scores": [], "ranks": []}
+    out.update(doc)
+    return out
+
+
+def match_page(q: Queries, ladder: str, index: int, live: LiveSource | None, urls: Urls,
+               frames_cache: Callable[[MatchDetail], list[dict]] | None = None) -> Page:
+    detail = q.match(ladder, index)
+    viewer = viewer_data(detail, live, urls, frames_cache)
+    return "match.html", {"title": f"{ladder} match {index}", "d": detail, "m": detail.match,
+                          "viewer": viewer.data, "replay_error": viewer.error,
+                          "moves": len(detail.replay["moves"]) if detail.replay else None}
