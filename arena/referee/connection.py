@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+
+import grpc
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Protocol
 
@@ -40,8 +42,11 @@ WRITE_TIMEOUT_S = 30.0
 MAX_BACKGROUND_WRITES = 1000
 # How long a lost stream's process is given to exit, to tell a crash from a disconnect.
 CRASH_GRACE_S = 1.0
-# Unsolicited replies (to unknown requests) a connection may send before it is closed.
-MAX_UNSOLICITED = 100
+# Stray messages (pings, replies to unknown or already answered requests, unexpected message
+# kinds) cost the referee work without being part of a move. A connection may send a burst of
+# STRAY_BURST of them, then STRAY_PER_S a second; beyond that it is closed as a flood.
+STRAY_BURST = 100
+STRAY_PER_S = 10.0
 
 
 class ConnectionClosed(Exception):
@@ -85,12 +90,15 @@ class BotConnection:
         # match id -> request ids already answered or timed out
         self._answered: dict[str, set[int]] = {}
         self._seats: dict[str, "RemoteSeat"] = {}  # active matches on this connection
-        self._unsolicited = 0
+        self._stray_budget = float(STRAY_BURST)
+        self._stray_at = self._loop.time()
         self._background: set[asyncio.Task] = set()
         self.on_close: Callable[[], None] = lambda: None  # set by the stream's handler
         self.closed = asyncio.Event()
         self.close_reason = ""
         self.close_fault = DISCONNECT
+        # The status the referee ends the stream with when it is the one closing it.
+        self.close_code = grpc.StatusCode.CANCELLED
 
     # ------------------------------------------------------------ writing
 
@@ -109,7 +117,7 @@ class BotConnection:
                     await self._write(msg)
             except TimeoutError:
                 self.close(f"the bot did not read its stream for {WRITE_TIMEOUT_S:.0f} s",
-                           MALFORMED)
+                           MALFORMED, grpc.StatusCode.RESOURCE_EXHAUSTED)
                 raise ConnectionClosed(self.close_reason) from None
             except Exception as err:  # the stream broke under us
                 self.close(f"the stream failed: {err}")
@@ -120,7 +128,8 @@ class BotConnection:
         if self.closed.is_set():
             return
         if len(self._background) >= MAX_BACKGROUND_WRITES:
-            self.close("the bot does not read its stream (too many queued messages)", MALFORMED)
+            self.close("the bot does not read its stream (too many queued messages)", MALFORMED,
+                       grpc.StatusCode.RESOURCE_EXHAUSTED)
             return
         task = asyncio.ensure_future(self._deliver_quietly(msg))
         self._background.add(task)
@@ -140,20 +149,21 @@ class BotConnection:
         if kind == "action":
             self._on_reply(msg.action)
         elif kind == "ping":
-            self.send(pb.RefereeMessage(pong=pb.Pong(nonce=msg.ping.nonce)))
-        else:
-            self._unsolicited += 1
+            if self._stray():
+                self.send(pb.RefereeMessage(pong=pb.Pong(nonce=msg.ping.nonce)))
+        elif self._stray():
             self.send(pb.RefereeMessage(rejected=pb.Rejected(
                 fault=pb.FAULT_MALFORMED,
                 detail=f"unexpected {kind or 'empty'} message after hello; send action "
                        f"replies or pings")))
-            self._check_flood()
 
-    def close(self, reason: str, fault: str = DISCONNECT) -> None:
+    def close(self, reason: str, fault: str = DISCONNECT,
+              code: grpc.StatusCode = grpc.StatusCode.CANCELLED) -> None:
         if self.closed.is_set():
             return
         self.close_reason = reason
         self.close_fault = fault
+        self.close_code = code
         self.closed.set()
         for pending in self._pending.values():
             if not pending.future.done():
@@ -205,6 +215,8 @@ class BotConnection:
         if pending is not None and not pending.future.done():
             pending.future.set_result((reply, self._loop.time()))
             return
+        if not self._stray():
+            return
         seat = self._seats.get(reply.match_id)
         if reply.request_id in self._answered.get(reply.match_id, ()):
             # A late reply to a request that already timed out (the timeout was the fault) or a
@@ -215,7 +227,6 @@ class BotConnection:
                 match_id=reply.match_id, request_id=reply.request_id,
                 fault=pb.FAULT_UNKNOWN_REQUEST, detail=detail)))
             return
-        self._unsolicited += 1
         detail = (f"no request {reply.request_id} is open in match {reply.match_id!r} for "
                   f"bot {self.bot_name}")
         self.send(pb.RefereeMessage(rejected=pb.Rejected(
@@ -223,11 +234,21 @@ class BotConnection:
             fault=pb.FAULT_UNKNOWN_REQUEST, detail=detail)))
         if seat is not None:
             seat.record_unsolicited(detail)
-        self._check_flood()
 
-    def _check_flood(self) -> None:
-        if self._unsolicited > MAX_UNSOLICITED:
-            self.close(f"more than {MAX_UNSOLICITED} unsolicited messages", MALFORMED)
+    def _stray(self) -> bool:
+        """Charge one stray message to the connection's budget (a token bucket). False, and
+        the connection closed as a flood, when the budget is spent."""
+        now = self._loop.time()
+        budget = min(float(STRAY_BURST), self._stray_budget + (now - self._stray_at) * STRAY_PER_S)
+        self._stray_at = now
+        if budget < 1.0:
+            self.close(f"flooding: more than {STRAY_BURST} stray messages (pings, replies to "
+                       f"unknown or answered requests, unexpected messages) at once, or more "
+                       f"than {STRAY_PER_S:g} a second after that", MALFORMED,
+                       grpc.StatusCode.RESOURCE_EXHAUSTED)
+            return False
+        self._stray_budget = budget - 1.0
+        return True
 
 
 class BotDirectory:
@@ -240,7 +261,8 @@ class BotDirectory:
     async def add(self, conn: BotConnection) -> None:
         old = self._connections.get(conn.bot_name)
         if old is not None:
-            old.close("replaced by a newer connection of the same bot")
+            old.close("replaced by a newer connection of the same bot", DISCONNECT,
+                      grpc.StatusCode.ABORTED)
         async with self._changed:
             self._connections[conn.bot_name] = conn
             self._changed.notify_all()
@@ -368,7 +390,8 @@ class RemoteSeat:
         if self.conn is not None and self.conn.close_fault != DISCONNECT:
             # The referee closed the stream for a reason of its own (bytes that do not parse,
             # a flood): that is the fault, and an exit of the bot only follows from it.
-            return Decision(None, elapsed_ms, self.conn.close_fault, self.conn.close_reason)
+            return Decision(None, elapsed_ms, self.conn.close_fault, self.conn.close_reason,
+                            retire=True)
         if self.process is not None and self.bot_down() is None:
             # A stream that ends is often a process that is exiting: give it a moment to be
             # reaped, so a crash is recorded as a crash.
@@ -379,9 +402,9 @@ class RemoteSeat:
         exit_info = self.bot_down()
         reason = self.conn.close_reason if self.conn else "not connected"
         if exit_info:
-            return Decision(None, elapsed_ms, CRASH, f"{exit_info} ({reason})")
+            return Decision(None, elapsed_ms, CRASH, f"{exit_info} ({reason})", retire=True)
         kind = self.conn.close_fault if self.conn else DISCONNECT
-        return Decision(None, elapsed_ms, kind, reason)
+        return Decision(None, elapsed_ms, kind, reason, retire=True)
 
     def record_unsolicited(self, detail: str) -> None:
         # Charged with this seat's next decision (the match loop owns the fault list).

@@ -3,9 +3,11 @@
 A bot is a command (`python example_bots/random_bot.py`) or a directory holding a manifest
 (`arena-bot.toml` with `command = "..."`, run inside that directory). The launcher starts it in a
 new session (so its own process group), in its own working directory, with an environment that
-holds the referee's address and that bot's token only (plus PATH, HOME and LANG), its stdout and
-stderr going to a per-bot log file, and resource limits applied by `arena.referee.sandbox` just
-before the bot's program is executed. `stop()` sends SIGTERM to the group, waits, then SIGKILLs
+holds the referee's address and that bot's token only (plus PATH, LANG, and HOME and TMPDIR inside
+its working directory), its stdout and stderr going to a per-bot log file, and resource limits and
+a umask of 077 applied by `arena.referee.sandbox` just before the bot's program is executed. What
+this does not prevent (no namespaces or seccomp: a bot runs as the platform's user) is listed in
+docs/reliability.md. `stop()` sends SIGTERM to the group, waits, then SIGKILLs
 the group: children the bot forked die with it even when the bot itself has exited.
 """
 
@@ -121,7 +123,9 @@ class BotProcess:
         self.pgid: int | None = None
 
     async def start(self) -> None:
-        self.workdir.mkdir(parents=True, exist_ok=True)
+        # Private to the platform's user (mode 700), with the bot's own temporary directory.
+        self.workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        (self.workdir / "tmp").mkdir(mode=0o700, exist_ok=True)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         cwd = self.command.cwd or self.workdir
         lim = self.limits
@@ -210,6 +214,7 @@ def bot_environment(address: str, token: str, workdir: Path,
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(workdir),
+        "TMPDIR": str(workdir / "tmp"),
         "LANG": os.environ.get("LANG", "C.UTF-8"),
         "ARENA_ADDRESS": address,
         "ARENA_TOKEN": token,

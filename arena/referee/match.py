@@ -54,6 +54,7 @@ class Decision:
     fault: str | None = None
     detail: str = ""
     default: bool = False  # the referee chose the action (the seat is retired)
+    retire: bool = False  # the fault ends the seat's play whatever its kind (its stream is gone)
     # Faults that cost no move (a stray reply to a request never sent): (kind, detail).
     extra_faults: list[tuple[str, str]] = field(default_factory=list)
 
@@ -149,7 +150,7 @@ async def play_match(ctx: MatchContext, seats: Sequence[Seat],
                 default = True
                 await _fault(seats[seat], clocks[seat], rec, ctx.limits,
                              Fault(seat, decision.fault, len(rec.moves), decision.elapsed_ms,
-                                   decision.detail), action)
+                                   decision.detail), action, decision.retire)
             try:
                 state.apply_action(seat, action)
             except IllegalActionError as err:
@@ -188,10 +189,10 @@ async def _decide(seat: Seat, state: State, index: int, clock: SeatClock) -> Dec
 
 
 async def _fault(seat: Seat, clock: SeatClock, rec: _Recorder, limits: Limits, fault: Fault,
-                 played_instead: Action | None) -> None:
+                 played_instead: Action | None, retire: bool = False) -> None:
     rec.faults.append(fault)
     clock.strikes += 1
-    if fault.kind in RETIRING_FAULTS or clock.strikes >= limits.max_strikes:
+    if retire or fault.kind in RETIRING_FAULTS or clock.strikes >= limits.max_strikes:
         clock.retired = True
     await seat.notify_fault(fault, played_instead)
 

@@ -1,4 +1,4 @@
-"""Exec wrapper that applies a bot's resource limits, then becomes the bot.
+"""Exec wrapper that applies a bot's resource limits and umask, then becomes the bot.
 
 Run as `python -m arena.referee.sandbox MEMORY_MB CPU_S OPEN_FILES FILE_MB -- ARGV...` by the
 launcher (0 = no limit). Limits are set here rather than in a preexec_fn, which is unsafe in a
@@ -44,6 +44,8 @@ def main(args: list[str]) -> None:
     _limit(resource.RLIMIT_CPU, cpu_s)
     _limit(resource.RLIMIT_NOFILE, open_files)
     _limit(resource.RLIMIT_FSIZE, file_mb * 1024 * 1024)
+    # What the bot creates is readable by its user only (not by other users of the machine).
+    os.umask(0o077)
     _die_with_parent()
     try:
         os.execvp(argv[0], argv)

@@ -30,6 +30,12 @@ PROTOCOL_VERSIONS = (1,)
 # The referee caps how many requests a bot may have outstanding, whatever it declares.
 MAX_CONCURRENT_CAP = 64
 HELLO_TIMEOUT_S = 10.0
+# Streams that are open but have not said Hello yet cost a handler each and cannot be charged
+# to a bot: beyond this many at once, new streams are refused with RESOURCE_EXHAUSTED (a
+# bot's own streams are one per bot: a newer one replaces the older).
+MAX_AWAITING_HELLO = 512
+# Spectator streams at once; beyond, Watch answers RESOURCE_EXHAUSTED.
+MAX_WATCHERS = 1024
 # Bot messages are small (an action reply is tens of bytes); anything larger is refused by gRPC
 # with RESOURCE_EXHAUSTED before it reaches us. Observations sent to bots are a few KiB.
 MAX_RECEIVE_BYTES = 64 * 1024
@@ -119,13 +125,27 @@ class RefereeServicer(pb_grpc.RefereeServicer):
         self.authenticate = authenticate
         self.directory = directory
         self.live = live
+        self.awaiting_hello = 0  # streams open without a Hello yet
+        self.watchers = 0
 
     async def Play(self, request_iterator, context: grpc.aio.ServicerContext):
+        if self.awaiting_hello >= MAX_AWAITING_HELLO:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"{MAX_AWAITING_HELLO} streams are already waiting to say Hello; "
+                                "send Hello as soon as the stream opens, and retry later")
+        self.awaiting_hello += 1
         try:
             first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
         except TimeoutError:
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
                                 f"send Hello within {HELLO_TIMEOUT_S:.0f} s of opening the stream")
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # bytes that do not parse, a reset stream
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                f"the first message is not a BotMessage Hello: {err}")
+        finally:
+            self.awaiting_hello -= 1
         if first is grpc.aio.EOF or first.WhichOneof("kind") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                                 "the first message on a Play stream must be Hello")
@@ -151,15 +171,21 @@ class RefereeServicer(pb_grpc.RefereeServicer):
         conn.on_close = lambda: handler is not asyncio.current_task() and handler.cancel()
         await self.directory.add(conn)
         log.info("bot %s connected from %s (max_concurrent %d)", name, conn.peer, max_concurrent)
+        closed_by_referee = False
         try:
             await self._read(conn, context)
         except asyncio.CancelledError:
             if not conn.closed.is_set():
                 raise  # the server is stopping
+            closed_by_referee = True
         finally:
             conn.close(conn.close_reason or "the stream ended")
             self.directory.remove(conn)
             log.info("bot %s disconnected: %s", name, conn.close_reason)
+        if closed_by_referee or conn.close_code != grpc.StatusCode.CANCELLED:
+            # Tell the bot why its stream ends (a flood, bytes that do not parse, a newer
+            # connection of the same bot), rather than leaving it a bare CANCELLED.
+            await context.abort(conn.close_code, conn.close_reason)
 
     async def _read(self, conn: BotConnection, context) -> None:
         try:
@@ -169,25 +195,42 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                     conn.close("the bot closed its stream")
                     return
                 conn.on_message(msg)
+                if conn.closed.is_set():  # the message closed it (a flood)
+                    return
         except asyncio.CancelledError:
             raise
         except Exception as err:  # a message that does not parse, a reset stream
             text = str(err).lower()
-            kind = MALFORMED if "pars" in text or "deserializ" in text else conn.close_fault
-            conn.close(f"the stream failed: {err}", kind)
+            if "pars" in text or "deserializ" in text:
+                conn.close(f"a message on the stream is not a BotMessage (it does not parse: "
+                           f"{err}); the stream is closed", MALFORMED,
+                           grpc.StatusCode.INVALID_ARGUMENT)
+            else:
+                conn.close(f"the stream failed: {err}", conn.close_fault)
 
     async def Watch(self, request: pb.WatchRequest, context: grpc.aio.ServicerContext):
         live = self.live.get(request.match_id)
         if live is None:
             await context.abort(grpc.StatusCode.NOT_FOUND,
                                 f"no live or recent match {request.match_id!r}")
+        if self.watchers >= MAX_WATCHERS:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"{MAX_WATCHERS} spectator streams are open; try again later")
+        self.watchers += 1
+        try:
+            async for event in self._watch(request.match_id, live):
+                yield event
+        finally:
+            self.watchers -= 1
+
+    async def _watch(self, match_id: str, live):
         sent = 0
         while True:
             available = len(live.events)
             while sent < available:
                 # The public view is that of the newest event; older ones go without it.
                 public = live.state.public_observation() if sent == available - 1 else None
-                yield wire.event_to_pb(request.match_id, sent, live.events[sent],
+                yield wire.event_to_pb(match_id, sent, live.events[sent],
                                        live.game_name, public)
                 sent += 1
             if live.end is not None and sent >= len(live.events):

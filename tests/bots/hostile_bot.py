@@ -1,0 +1,214 @@
+"""Hostile bots for the reliability suite (tests/reliability), speaking the protocol directly.
+
+Usage: python hostile_bot.py MODE [ARG]   (address and token from ARENA_ADDRESS / ARENA_TOKEN)
+
+Every mode plays well (the first legal action) except where it misbehaves, and writes what it
+observed to ./report.json (its working directory) when it has something to tell the test.
+
+  flood         after its first reply, sends that reply again 20,000 times, as fast as it can
+  ping_flood    sends 20,000 pings without reading the pongs
+  oversize      answers its first request with a message of 100 KiB (over the 64 KiB limit)
+  forge         before each reply, sends replies for request ids 1..30 of the same match
+                (requests of other seats, if ids were shared), all dropping out / lowest cards
+  other_match   answers each request with the id of another match it plays (max_concurrent 2)
+  thief         connects with the token in ARENA_TOKEN (someone else's) and sends replies for
+                the match ARG (request ids 1..30), then plays the matches it is given
+  many_conns    opens ARG streams (default 300): a third never says hello, a third says hello
+                with a bad token, a third with its own token; reports each stream's status
+  memory        allocates 2 GiB at its first request (dies under RLIMIT_AS)
+  spin          spins the CPU at its first request, never answering (RLIMIT_CPU kills it)
+  spam_stderr   writes up to 4 GiB to stderr at its first request, then plays on
+  snoop         reports its cwd, HOME, TMPDIR, environment, umask, and what it could reach
+  reconnect     at its 3rd request drops its stream, reconnects with the same token, plays on
+"""
+
+import asyncio
+import json
+import os
+import sys
+
+import grpc
+
+from arena_sdk.proto import arena_pb2 as pb
+from arena_sdk.proto import arena_pb2_grpc as pb_grpc
+
+MODE = sys.argv[1]
+ARG = sys.argv[2] if len(sys.argv) > 2 else ""
+
+
+def report(data: dict) -> None:
+    # Written to a temporary name then renamed, so the test never reads half a report.
+    with open("report.json.tmp", "w") as f:
+        json.dump(data, f)
+    os.replace("report.json.tmp", "report.json")
+
+
+def hello(token: str, max_concurrent: int = 1) -> pb.BotMessage:
+    return pb.BotMessage(hello=pb.Hello(token=token, name=MODE, protocol_version=1,
+                                        max_concurrent=max_concurrent))
+
+
+def reply(match_id: str, request_id: int, action: pb.Action) -> pb.BotMessage:
+    return pb.BotMessage(action=pb.ActionReply(match_id=match_id, request_id=request_id,
+                                               action=action))
+
+
+async def open_play(channel, token: str, max_concurrent: int = 1):
+    call = pb_grpc.RefereeStub(channel).Play()
+    await call.write(hello(token, max_concurrent))
+    return call
+
+
+async def play_well(call) -> None:
+    async for msg in call:
+        if msg.WhichOneof("kind") == "action_request":
+            req = msg.action_request
+            await call.write(reply(req.match_id, req.request_id, req.legal_actions[0]))
+
+
+async def main() -> None:
+    token = os.environ["ARENA_TOKEN"]
+    address = os.environ["ARENA_ADDRESS"]
+    if MODE == "snoop":
+        snoop(token)
+    if MODE == "many_conns":
+        await many_conns(address, token, int(ARG or 300))
+        return
+    max_concurrent = 2 if MODE == "other_match" else 1
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = await open_play(channel, token, max_concurrent)
+        if MODE == "thief":
+            for rid in range(1, 31):
+                await call.write(reply(ARG, rid, pb.Action(
+                    balloon=pb.BalloonAction(drop_out=True))))
+        requests = 0
+        matches: list[str] = []
+        try:
+            async for msg in call:
+                kind = msg.WhichOneof("kind")
+                if kind == "match_start":
+                    matches.append(msg.match_start.match_id)
+                if kind == "match_end" and msg.match_end.match_id in matches:
+                    matches.remove(msg.match_end.match_id)
+                if kind != "action_request":
+                    continue
+                req = msg.action_request
+                requests += 1
+                good = reply(req.match_id, req.request_id, req.legal_actions[0])
+                if MODE == "flood" and requests == 1:
+                    await call.write(good)
+                    for _ in range(20_000):
+                        await call.write(good)
+                    continue
+                if MODE == "ping_flood" and requests == 1:
+                    for n in range(20_000):
+                        await call.write(pb.BotMessage(ping=pb.Ping(nonce=n)))
+                if MODE == "oversize" and requests == 1:
+                    await call.write(reply("x" * 100 * 1024, req.request_id,
+                                           req.legal_actions[0]))
+                    continue
+                if MODE == "forge":
+                    for rid in range(1, 31):
+                        if rid != req.request_id:
+                            await call.write(reply(req.match_id, rid, req.legal_actions[-1]))
+                if MODE == "other_match":
+                    others = [m for m in matches if m != req.match_id]
+                    if others:
+                        await call.write(reply(others[0], req.request_id, req.legal_actions[0]))
+                        continue
+                if MODE == "memory" and requests == 1:
+                    hog = bytearray(2 * 1024 ** 3)
+                    hog[-1] = 1
+                if MODE == "spin" and requests == 1:
+                    while True:
+                        pass
+                if MODE == "spam_stderr" and requests == 1:
+                    spam_stderr()
+                if MODE == "reconnect" and requests == 3:
+                    call.cancel()
+                    call = await open_play(channel, token)
+                    report({"reconnected": True})
+                    await play_well(call)
+                    return
+                await call.write(good)
+        except grpc.aio.AioRpcError as err:
+            # A write that fails tells little ("Internal error from Core"): the call's own
+            # status is what the referee said.
+            code, details = err.code(), err.details()
+            if not call.cancelled():
+                code, details = await call.code(), await call.details()
+            report({"code": code.name, "details": details})
+            sys.exit(1)
+        if call.cancelled():
+            return
+        code = await call.code()
+        report({"code": code.name, "details": await call.details()})
+
+
+def spam_stderr() -> None:
+    chunk = b"spam " * (1 << 18)  # 1.25 MiB
+    written = 0
+    error = ""
+    try:
+        while written < 4 * 1024 ** 3:
+            written += os.write(2, chunk)
+    except OSError as err:  # EFBIG once the log reaches RLIMIT_FSIZE (Python ignores SIGXFSZ)
+        error = err.strerror or str(err)
+    report({"written": written, "error": error})
+
+
+def snoop(token: str) -> None:
+    """What a bot can find out about its surroundings (the test checks what must hold)."""
+    os.makedirs("sub", exist_ok=True)
+    with open("sub/mine.txt", "w") as f:
+        f.write("x")
+    mask = os.umask(0)
+    os.umask(mask)
+    outside = os.path.join(os.path.dirname(os.getcwd()), "snoop-was-here.txt")
+    try:
+        with open(outside, "w") as f:
+            f.write("x")
+        wrote_outside = True
+    except OSError:
+        wrote_outside = False
+    report({
+        "cwd": os.getcwd(), "home": os.environ.get("HOME"), "tmpdir": os.environ.get("TMPDIR"),
+        "env": dict(os.environ), "umask": mask,
+        "file_mode": os.stat("sub/mine.txt").st_mode & 0o777,
+        "dir_mode": os.stat("sub").st_mode & 0o777,
+        "wrote_outside": wrote_outside, "token_len": len(token),
+    })
+
+
+async def many_conns(address: str, token: str, n: int) -> None:
+    """Open n streams at once on separate channels; report how each ended."""
+    async def one(kind: str) -> str:
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = pb_grpc.RefereeStub(channel).Play()
+            try:
+                if kind == "bad":
+                    await call.write(hello("not-a-token"))
+                elif kind == "own":
+                    await call.write(hello(token))
+                    first = await call.read()
+                    if first is grpc.aio.EOF or first.WhichOneof("kind") != "welcome":
+                        return (await call.code()).name
+                    # Welcomed: hang up at once (a newer stream may already have replaced it).
+                    await call.done_writing()
+                while await call.read() is not grpc.aio.EOF:
+                    pass
+                return (await call.code()).name
+            except grpc.aio.AioRpcError as err:
+                return err.code().name
+
+    kinds = [("silent", "bad", "own")[i % 3] for i in range(n)]
+    codes = await asyncio.gather(*(one(k) for k in kinds))
+    out: dict[str, dict[str, int]] = {}
+    for kind, code in zip(kinds, codes):
+        out.setdefault(kind, {}).setdefault(code, 0)
+        out[kind][code] += 1
+    report(out)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

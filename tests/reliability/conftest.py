@@ -1,0 +1,69 @@
+"""Helpers for the reliability suite: a real referee on a free loopback port, real bot
+processes (tests/bots), and a way to read what a hostile bot reported."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from arena.referee.launcher import BotCommand
+from arena.referee.match import Limits
+
+BOTS = Path(__file__).resolve().parent.parent / "bots"
+ROOT = Path(__file__).resolve().parents[2]
+
+# Short deadlines keep the suite fast; the connect allowance covers a loaded CI machine.
+FAST = Limits(move_ms=400, time_bank_ms=300, max_strikes=2, connect_ms=15_000)
+
+
+def hostile(mode: str, arg: str = "") -> BotCommand:
+    return BotCommand((sys.executable, str(BOTS / "hostile_bot.py"), mode,
+                       *([arg] if arg else [])), None)
+
+
+def good() -> BotCommand:
+    return BotCommand((sys.executable, str(BOTS / "fault_bot.py"), "good"), None)
+
+
+def report_of(run_dir: Path, name: str) -> dict | None:
+    path = run_dir / "bots" / name / "report.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+async def exited(proc, timeout_s: float = 30.0) -> int:
+    """Wait for a launched bot's process to end by itself."""
+    return await asyncio.wait_for(proc.wait(), timeout_s)
+
+
+def kinds(result, seat: int) -> list[str]:
+    return [f.kind for f in result.faults if f.seat == seat]
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def first_legal_policy_holds(result, seat: int) -> bool:
+    """Every move the seat made itself is the first legal action of the state it was asked in:
+    what the good test bot plays. Replays the match through the engine to check."""
+    from arena.games import game_from_config
+    from arena.referee.match import action_from_json
+
+    state = game_from_config(result.config).new_match(result.seed)
+    for move in result.moves:
+        if move.seat == seat and not move.default:
+            if action_from_json(move.action) != state.legal_actions(seat)[0]:
+                return False
+        state.apply_action(move.seat, action_from_json(move.action))
+    return True

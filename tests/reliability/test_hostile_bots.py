@@ -1,0 +1,326 @@
+"""The hostile zoo: each bot a real process over real gRPC on loopback, each outcome asserted.
+
+Crash at start and mid-match, hang, too slow until the bank runs out, garbage bytes, forking
+children, bad tokens and protocol versions are covered by tests/referee/test_faults.py; this
+module covers the rest of issue 7's list. In every case the referee stays up and a good match
+running beside the hostile one finishes without a fault.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+
+import grpc
+import pytest
+
+from arena.games import make_game
+from arena.referee import server as referee_server
+from arena.referee.host import RefereeHost
+from arena.referee.launcher import BotCommand, ResourceLimits
+from arena.referee.match import Limits
+from arena.results import CRASH, DISCONNECT, MALFORMED, TIMEOUT, UNKNOWN_REQUEST
+
+from .conftest import (
+    BOTS, FAST, ROOT, exited, first_legal_policy_holds, good, hostile, kinds, pid_alive, report_of,
+)
+
+BALLOON2 = make_game("balloon", 2)
+
+
+async def beside_a_good_match(host: RefereeHost, hostile_names: list[str],
+                              limits: Limits = FAST, seed: int = 5):
+    """Play hostile_names (with good bots filling the table) and, at the same time, a match of
+    two good bots that has nothing to do with them. Returns (hostile result, good result)."""
+    for n in ("good-a", "good-b", "good-c"):
+        if n not in host.bots:
+            await host.launch(n, good())
+    seats = hostile_names + ["good-c"]
+    game = make_game("balloon", len(seats))
+    return await asyncio.gather(host.run_match(game, seed, seats, limits),
+                                host.run_match(BALLOON2, seed + 1, ["good-a", "good-b"], limits))
+
+
+def assert_stream_ended_by_referee(run_dir, name: str) -> None:
+    # The referee ends the stream with RESOURCE_EXHAUSTED (tests/reliability/test_fuzz_server.py
+    # checks the exact status with a client that reads). A grpc-python client that is writing
+    # at that moment gets INTERNAL ("Internal error from Core") from its failed write instead.
+    report = report_of(run_dir, name)
+    assert report["code"] in ("RESOURCE_EXHAUSTED", "INTERNAL"), report
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_a_flood_of_replies_is_cut_off_as_a_fault(tmp_path):
+    async def main():
+        async with RefereeHost(tmp_path) as host:
+            proc = await host.launch("flood", hostile("flood"))
+            hostile_result, good_result = await beside_a_good_match(host, ["flood"])
+            await exited(proc)
+            return hostile_result, good_result
+
+    result, beside = run(main())
+    # One fault, and the seat is retired: its stream is gone.
+    assert kinds(result, 0) == [MALFORMED], result.faults
+    assert "flooding" in result.faults[0].detail
+    assert all(m.default for m in result.moves[result.faults[0].move:] if m.seat == 0)
+    assert kinds(result, 1) == [] and beside.faults == ()
+    assert result.ranks[0] == 1
+    assert_stream_ended_by_referee(tmp_path, "flood")
+
+
+def test_a_flood_of_pings_is_cut_off_as_a_fault(tmp_path):
+    async def main():
+        async with RefereeHost(tmp_path) as host:
+            proc = await host.launch("pinger", hostile("ping_flood"))
+            pair = await beside_a_good_match(host, ["pinger"])
+            await exited(proc)
+            return pair
+
+    result, beside = run(main())
+    assert kinds(result, 0) == [MALFORMED], result.faults
+    assert "flooding" in result.faults[0].detail
+    assert beside.faults == () and kinds(result, 1) == []
+    assert_stream_ended_by_referee(tmp_path, "pinger")
+
+
+def test_a_message_over_the_size_limit_ends_the_stream_with_resource_exhausted(tmp_path):
+    async def main():
+        async with RefereeHost(tmp_path) as host:
+            proc = await host.launch("big", hostile("oversize"))
+            pair = await beside_a_good_match(host, ["big"])
+            await exited(proc)
+            # The referee is still up: a fresh match among good bots plays.
+            again = await host.run_match(BALLOON2, 99, ["good-a", "good-b"], FAST)
+            return (*pair, again)
+
+    result, beside, again = run(main())
+    # gRPC refuses the message before the referee sees it: for the referee the stream just
+    # ends, a disconnect (a crash when the bot exits on it, as this one does).
+    assert kinds(result, 0) in ([DISCONNECT], [CRASH]), result.faults
+    assert beside.faults == () and again.faults == ()
+    report = report_of(tmp_path, "big")
+    assert report["code"] == "RESOURCE_EXHAUSTED", report
+
+
+def test_replies_for_other_seats_requests_change_nothing_for_them(tmp_path):
+    # The forger sends, before each of its replies, replies for request ids 1..30 of the same
+    # match: had request ids been shared between seats, it would have answered for the others.
+    async def main():
+        async with RefereeHost(tmp_path) as host:
+            await host.launch("forger", hostile("forge"))
+            return await beside_a_good_match(
+                host, ["forger", "good-a"],
+                limits=Limits(move_ms=400, time_bank_ms=300, max_strikes=1000,
+                              connect_ms=15_000))
+
+    result, beside = run(main())
+    assert set(kinds(result, 0)) <= {UNKNOWN_REQUEST, MALFORMED} and kinds(result, 0)
+    # The victims' moves are theirs: each is the first legal action, as the good bot plays.
+    assert kinds(result, 1) == [] and kinds(result, 2) == []
+    assert first_legal_policy_holds(result, 1) and first_legal_policy_holds(result, 2)
+    assert beside.faults == ()
+
+
+def test_a_reply_naming_another_match_is_a_fault_of_that_match_only(tmp_path):
+    async def main():
+        async with RefereeHost(tmp_path) as host:
+            for n in ("mixer", "g1", "g2"):
+                await host.launch(n, hostile("other_match") if n == "mixer" else good())
+            limits = Limits(move_ms=400, time_bank_ms=0, max_strikes=3, connect_ms=15_000)
+            return await asyncio.gather(
+                host.run_match(BALLOON2, 1, ["mixer", "g1"], limits),
+                host.run_match(BALLOON2, 2, ["mixer", "g2"], limits))
+
+    first, second = run(main())
+    for result in (first, second):
+        assert kinds(result, 1) == []
+        assert first_legal_policy_holds(result, 1)
+        assert set(kinds(result, 0)) <= {TIMEOUT, UNKNOWN_REQUEST} and kinds(result, 0)
+
+
+def test_a_stolen_token_replaces_the_owner_but_cannot_act_in_its_running_match(tmp_path):
+    """Policy: a token is a bot's identity. A stream presenting it is that bot: it replaces the
+    bot's older stream (which is closed), and plays that bot's matches that start afterwards.
+    Requests are bound to the stream they were sent on, so the seats the replaced stream held
+    in running matches are retired (a disconnect) and nothing the newcomer sends acts in them."""
+    async def main():
+        async with RefereeHost(tmp_path) as host:
+            token = host.tokens.issue("owner")
+            # The owner is an SDK bot: it stays up and reconnects when its stream is closed.
+            await host.launch("owner", BotCommand(
+                (sys.executable, str(ROOT / "example_bots" / "random_bot.py")), None),
+                token=token)
+            await host.launch("slow", BotCommand((sys.executable, str(BOTS / "fault_bot.py"),
+                                                  "slow"), None))
+            await host.launch("g", good())
+            started = asyncio.Event()
+            match_id = "stolen-match"
+
+            class Watch:
+                def on_events(self, events, state):
+                    if len(state.events) > 3:
+                        started.set()
+
+                def on_end(self, result):
+                    pass
+
+            match = asyncio.ensure_future(host.run_match(
+                BALLOON2, 4, ["owner", "slow"],
+                Limits(move_ms=2000, time_bank_ms=0, max_strikes=3, connect_ms=15_000),
+                match_id=match_id, observer=Watch()))
+            await started.wait()
+            owner_conn = host.server.directory.get("owner")
+            # The thief is another process; it learnt the owner's token and the match id.
+            await host.launch("thief", hostile("thief", match_id), token=token)
+            result = await match
+            assert owner_conn.closed.is_set()
+            assert "replaced" in owner_conn.close_reason
+            # Whoever holds the token now (the thief, or the owner back again) is the bot.
+            after = await host.run_match(BALLOON2, 5, ["owner", "g"], FAST)
+            return result, after
+
+    result, after = run(main())
+    assert kinds(result, 0) == [DISCONNECT], result.faults
+    retired_at = result.faults[0].move
+    later = [m for m in result.moves[retired_at:] if m.seat == 0]
+    assert later and all(m.default for m in later)
+    assert kinds(result, 1) == []
+    assert after.faults == ()
+
+
+def test_hundreds_of_connections_are_bounded_and_others_are_served(tmp_path, monkeypatch):
+    # 300 streams at once from one process: 100 never say Hello, 100 present a bad token, 100
+    # present the bot's own token. Fewer streams may wait for Hello at once here (64) and they
+    # get less time (2 s) than in production, so that the bound is reached and the test quick.
+    monkeypatch.setattr(referee_server, "MAX_AWAITING_HELLO", 64)
+    monkeypatch.setattr(referee_server, "HELLO_TIMEOUT_S", 2.0)
+
+    async def main():
+        async with RefereeHost(tmp_path) as host:
+            await host.launch("good-a", good())
+            await host.launch("good-b", good())
+            await host.server.directory.wait_for("good-a", 15)
+            await host.server.directory.wait_for("good-b", 15)
+            proc = await host.launch("swarm", hostile("many_conns", "300"))
+            results = []
+            while proc.exit_info() is None:  # keep matches going while the swarm is on
+                results.append(await host.run_match(BALLOON2, len(results), ["good-a", "good-b"],
+                                                    FAST))
+            await exited(proc)
+            servicer_state = host.server.directory.connected()
+            return results, servicer_state
+
+    results, connected = run(main())
+    report = report_of(tmp_path, "swarm")
+    assert results and all(r.faults == () for r in results)
+    assert set(report["silent"]) <= {"DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED"}
+    assert set(report["bad"]) <= {"UNAUTHENTICATED", "RESOURCE_EXHAUSTED"}
+    # A newer stream of a bot replaces the older (ABORTED); the last one hung up itself (OK).
+    assert set(report["own"]) <= {"OK", "ABORTED", "RESOURCE_EXHAUSTED"}
+    # The bound was reached: some streams were refused at once.
+    assert sum(c.get("RESOURCE_EXHAUSTED", 0) for c in report.values()) > 0
+    assert "good-a" in connected and "good-b" in connected
+    print(f"FIGURE many_conns: {report}; {len(results)} good matches meanwhile, no fault")
+
+
+def test_memory_past_the_limit_kills_the_bot_as_a_crash(tmp_path):
+    async def main():
+        async with RefereeHost(tmp_path, resource_limits=ResourceLimits(memory_mb=1024)) as host:
+            proc = await host.launch("hog", hostile("memory"))
+            pair = await beside_a_good_match(host, ["hog"])
+            await exited(proc)
+            return (*pair, proc.exit_info(), proc.log_tail())
+
+    result, beside, exit_info, log = run(main())
+    assert kinds(result, 0) == [CRASH], result.faults
+    assert "MemoryError" in log
+    assert beside.faults == () and kinds(result, 1) == []
+
+
+def test_a_cpu_spinning_bot_is_killed_and_the_referee_stays_responsive(tmp_path):
+    async def main():
+        async with RefereeHost(tmp_path, resource_limits=ResourceLimits(cpu_s=2)) as host:
+            proc = await host.launch("spinner", hostile("spin"))
+            for name in ("g1", "g2", "g3"):
+                await host.launch(name, good())
+            patient = Limits(move_ms=400, time_bank_ms=300, max_strikes=100, connect_ms=15_000)
+            spin = asyncio.ensure_future(
+                host.run_match(BALLOON2, 3, ["spinner", "g1"], patient))
+            others = []
+            while not spin.done():  # other matches, move by move, while it spins
+                others.append(await host.run_match(BALLOON2, 10 + len(others), ["g2", "g3"],
+                                                   FAST))
+            return await spin, others, proc.exit_info()
+
+    result, others, exit_info = run(main())
+    assert kinds(result, 0)[-1] == CRASH, result.faults
+    assert "SIGXCPU" in result.faults[-1].detail and "SIGXCPU" in exit_info
+    assert set(kinds(result, 0)) <= {TIMEOUT, CRASH}
+    assert kinds(result, 1) == []
+    elapsed = [m.elapsed_ms for o in others for m in o.moves]
+    assert others and all(o.faults == () for o in others)
+    p50 = statistics.median(elapsed)
+    p99 = statistics.quantiles(elapsed, n=100)[98]
+    # Generous bounds (a shared 2-core CI machine); the figures go to docs/reliability.md.
+    assert p50 < 50 and p99 < FAST.move_ms
+    print(f"FIGURE cpu_spin: {len(elapsed)} moves of other matches meanwhile, "
+          f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {max(elapsed):.1f} ms")
+
+
+def test_gigabytes_to_stderr_are_capped_at_the_log_limit(tmp_path):
+    async def main():
+        async with RefereeHost(tmp_path, resource_limits=ResourceLimits(file_mb=1)) as host:
+            await host.launch("spammer", hostile("spam_stderr"))
+            return await beside_a_good_match(host, ["spammer"])
+
+    result, beside = run(main())
+    report = report_of(tmp_path, "spammer")
+    log_size = (tmp_path / "logs" / "spammer.log").stat().st_size
+    assert log_size <= 1024 * 1024
+    assert report["error"] and report["written"] <= 1024 * 1024
+    # The write failed (EFBIG), the bot went on playing: no fault, and no harm to anyone.
+    assert result.faults == () and beside.faults == ()
+    print(f"FIGURE spam_stderr: tried 4 GiB, log {log_size} bytes ({report['error']})")
+
+
+def test_a_bot_gets_its_own_directory_and_environment_only(tmp_path):
+    async def main():
+        async with RefereeHost(tmp_path) as host:
+            await host.launch("snoop", hostile("snoop"))
+            result, beside = await beside_a_good_match(host, ["snoop"])
+            return result, beside
+
+    result, beside = run(main())
+    report = report_of(tmp_path, "snoop")
+    workdir = str((tmp_path / "bots" / "snoop").resolve())
+    assert report["cwd"] == workdir and report["home"] == workdir
+    assert report["tmpdir"].startswith(workdir + "/")
+    assert set(report["env"]) <= {"PATH", "HOME", "LANG", "TMPDIR", "ARENA_ADDRESS",
+                                  "ARENA_TOKEN", "PYTHONUNBUFFERED"}
+    # Files it makes are its own: a umask of 077 (no use against bots of the same user).
+    assert report["umask"] == 0o077
+    assert report["file_mode"] == 0o600 and report["dir_mode"] == 0o700
+    assert result.faults == () and beside.faults == ()
+    # NOT prevented (no namespaces, no seccomp): writing where the user may write.
+    print(f"FIGURE snoop: wrote outside its directory: {report['wrote_outside']}")
+
+
+def test_a_bot_that_reconnects_mid_match_loses_that_seat_and_plays_on(tmp_path):
+    async def main():
+        async with RefereeHost(tmp_path) as host:
+            await host.launch("hopper", hostile("reconnect"))
+            first = await beside_a_good_match(host, ["hopper"])
+            second = await host.run_match(BALLOON2, 8, ["hopper", "good-a"], FAST)
+            return first, second
+
+    (result, beside), second = run(main())
+    assert kinds(result, 0) == [DISCONNECT], result.faults
+    assert all(m.default for m in result.moves[result.faults[0].move:] if m.seat == 0)
+    assert report_of(tmp_path, "hopper") == {"reconnected": True}
+    assert second.faults == () and any(not m.default for m in second.moves if m.seat == 0)
+    assert beside.faults == ()
