@@ -67,8 +67,7 @@
     clear(move);
     if (f.move) {
       var who = names[f.move.seat];
-      var text = who + (view === f.move.seat && f.move.text ? " played " + f.move.text
-                                                             : " moved");
+      var text = who + (view === f.move.seat && f.move.text ? ": " + f.move.text : " moved");
       if (f.move.default) text += " (played by the referee for a faulted seat)";
       move.appendChild(make("span", "who", text));
       move.appendChild(make("span", "ms", " · " + f.move.ms + " ms"));

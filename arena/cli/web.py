@@ -1,0 +1,77 @@
+"""`arena web` (the pages and JSON API over a database, read-only) and `arena report` (the same
+pages written as a static site)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from arena.store import DEFAULT_PATH, StoreError
+
+
+def _db_option(f):
+    return click.option("--db", "db", default=DEFAULT_PATH, show_default=True,
+                        type=click.Path(dir_okay=False, path_type=Path),
+                        help="The Arena database to show.")(f)
+
+
+@click.command("web")
+@_db_option
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (0.0.0.0 for every interface).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: any free port).")
+def web_cmd(db: Path, host: str, port: int) -> None:
+    """Serve the ladders, ratings, matches and replays of a database as web pages and a JSON
+    API (read-only: it never writes to the database, so it can run beside a ladder).
+
+    Example: arena web --db arena.db --port 8000, then open http://127.0.0.1:8000/
+    """
+    try:
+        import uvicorn
+
+        from arena.web.app import create_app
+    except ImportError as err:
+        raise click.ClickException(
+            f"the web pages need the web extra ({err.name} is missing); install it with "
+            "pip install 'arena[web]'") from None
+    try:
+        app = create_app(db)
+    except StoreError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(f"serving {db} read-only on http://{host}:{port}/ (Ctrl-C stops)")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+@click.command("report")
+@_db_option
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder to write the site into (created if missing).")
+@click.option("--matches", "max_matches", type=click.IntRange(0, 1_000_000), default=500,
+              show_default=True, help="Newest matches per ladder to give a page.")
+def report_cmd(db: Path, out: Path, max_matches: int) -> None:
+    """Write the web pages of a database as a static site that opens with no server (from
+    file:// or any static host): ladders, bots, match lists and match pages with replays.
+
+    Example: arena report --db arena.db --out site/, then open site/index.html
+    """
+    try:
+        from arena.web.report import write_report
+    except ImportError as err:
+        raise click.ClickException(
+            f"the report needs the web extra ({err.name} is missing); install it with "
+            "pip install 'arena[web]'") from None
+    try:
+        summary = write_report(db, out, max_matches=max_matches)
+    except StoreError as err:
+        raise click.ClickException(str(err)) from None
+    except OSError as err:
+        raise click.ClickException(f"cannot write the report into {out}: {err}") from None
+    click.echo(f"wrote {summary.pages} pages ({summary.matches} matches) into {out}; "
+               f"open {out / 'index.html'}")
+
+
+def register(main: click.Group) -> None:
+    main.add_command(web_cmd)
+    main.add_command(report_cmd)

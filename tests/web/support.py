@@ -1,0 +1,100 @@
+"""Helpers for the web tests: a database of real matches, a uvicorn server on a free port in a
+background thread, and a live source that a test advances move by move."""
+
+from __future__ import annotations
+
+import random
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from arena.results import MoveRecord
+from arena.store import Store
+from arena.web.sample import build_demo, random_result
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def build_db(path: Path) -> Path:
+    """The demo database (arena.web.sample.build_demo): 6 bots, a Balloon ladder of 3 and a
+    Boom ladder of 4 played by random legal moves, one match of each running, frank
+    suspended."""
+    build_demo(str(path))
+    return path
+
+
+class ServerThread:
+    """uvicorn serving `app` on a free loopback port in a thread; `stop()` ends it."""
+
+    def __init__(self, app: Any):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))  # the OS picks a free port; uvicorn gets the socket
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._ready = threading.Event()
+        ready = self._ready
+
+        class _Server(uvicorn.Server):
+            async def startup(self, sockets=None):  # noqa: ANN001 - uvicorn's signature
+                await super().startup(sockets=sockets)
+                ready.set()
+
+            def install_signal_handlers(self) -> None:
+                pass  # not the main thread; the test stops the server itself
+
+        config = uvicorn.Config(app, log_level="warning", lifespan="off")
+        self.server = _Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
+                                       name="web-test-server", daemon=True)
+
+    def start(self) -> "ServerThread":
+        self.thread.start()
+        if not self._ready.wait(20):
+            self.stop()
+            raise RuntimeError("the test web server did not start within 20 s")
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.sock.close()
+        if self.thread.is_alive():
+            raise RuntimeError("the test web server did not stop within 10 s")
+
+
+class FakeLive:
+    """A LiveSource for one running match: its moves come from a real random playout, and the
+    test reveals them with `advance(n)`, as the referee would while the match is played."""
+
+    def __init__(self, db: Path, ladder: str):
+        with Store(db, readonly=True) as store:
+            match = store.matches(ladder, ("running",))[0]
+            config = store.get_ladder(ladder).config
+        self.ladder, self.index = ladder, match.index
+        full = random_result(config, match.seed, match.seats, random.Random(5))
+        self._all: list[MoveRecord] = list(full.moves)
+        self._doc = {"config": config, "seed": match.seed, "seat_names": list(match.seats)}
+        self._shown = 0
+        self._lock = threading.Lock()
+
+    @property
+    def total(self) -> int:
+        return len(self._all)
+
+    def advance(self, n: int) -> int:
+        with self._lock:
+            self._shown = min(self.total, self._shown + n)
+            return self._shown
+
+    def live_replay(self, ladder: str, index: int) -> dict[str, Any] | None:
+        if (ladder, index) != (self.ladder, self.index):
+            return None
+        with self._lock:
+            moves = [m.to_list() for m in self._all[:self._shown]]
+        return {**self._doc, "moves": moves}
