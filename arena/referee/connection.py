@@ -135,6 +135,12 @@ class BotConnection:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
+    async def flush(self, timeout_s: float = 5.0) -> None:
+        """Wait (bounded) for the background writes queued so far, so that a bot that closes
+        its side still gets the answers to its last messages."""
+        if self._background:
+            await asyncio.wait(set(self._background), timeout=timeout_s)
+
     async def _deliver_quietly(self, msg: pb.RefereeMessage) -> None:
         try:
             await self.deliver(msg)

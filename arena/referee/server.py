@@ -192,6 +192,7 @@ class RefereeServicer(pb_grpc.RefereeServicer):
             while True:
                 msg = await context.read()
                 if msg is grpc.aio.EOF:
+                    await conn.flush()
                     conn.close("the bot closed its stream")
                     return
                 conn.on_message(msg)
