@@ -249,6 +249,7 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         out = _plain(detail)
         replay = out.pop("replay")
         out["moves"] = len(replay["moves"]) if replay else None
+        out.update(frames=None, legend=None, replay_error=None)
         if frames and detail.match.status == COMPLETED and replay is not None:
             try:
                 out["frames"] = cache(detail)

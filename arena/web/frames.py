@@ -34,7 +34,7 @@ def _balloon_legend() -> dict[int, Card]:
     return {i: [f"{c.colour} {c.value}", c.colour] for i, c in enumerate(balloon.CARDS)}
 
 
-def _balloon_public(obs: Any, names: Sequence[str]) -> dict[str, Any]:
+def _balloon_public(obs: Any, names: Sequence[str], game: Any) -> dict[str, Any]:
     size = len(obs.table) + len(obs.face_up)
     to_act = names[obs.to_act] if 0 <= obs.to_act < len(names) else "nobody (match over)"
     info = [["round", f"{obs.round} of 5"], ["turn", str(obs.turn)],
@@ -58,7 +58,7 @@ def _balloon_public(obs: Any, names: Sequence[str]) -> dict[str, Any]:
                       ["status", f"out in turn {out}" if out else "in"]],
             "cards": [],
         })
-    return {"info": info, "table": table, "seats": seats, "scores": list(obs.totals),
+    return {"info": info, "table": table, "seats": seats,
             "to_act": [obs.to_act] if obs.to_act >= 0 else []}
 
 
@@ -111,7 +111,7 @@ def _boom_name(card: int) -> str:
     return "ruse" if card == boom.RUSE else f"{boom.COLOURS[card // 10]} {boom.VALUES[card % 10]}"
 
 
-def _boom_public(obs: Any, names: Sequence[str]) -> dict[str, Any]:
+def _boom_public(obs: Any, names: Sequence[str], game: Any) -> dict[str, Any]:
     from arena.games import boom
 
     step = {0: "match over", 1: "first escape", 2: "second escape"}.get(obs.step, str(obs.step))
@@ -127,16 +127,14 @@ def _boom_public(obs: Any, names: Sequence[str]) -> dict[str, Any]:
     for s in range(obs.num_players):
         stats = [["score", str(obs.scores[s])], ["cards in hand", str(obs.hand_sizes[s])],
                  ["this step", "chosen" if obs.acted[s] else "choosing"]]
-        if any(obs.series_totals):
-            stats.insert(1, ["series total", str(obs.series_totals[s])])
+        if game.series:
+            stats.insert(1, ["series total (finished games)", str(obs.series_totals[s])])
         shown: list[Any] = [[c, "revealed"] for c in obs.revealed[s]]
         shown += [[p.card, "paradise" if p.face_up else "paradise, face down"]
                   for p in obs.paradise[s]]
         seats.append({"stats": stats, "cards": shown})
     to_act = [s for s in range(obs.num_players) if obs.step and not obs.acted[s]]
-    return {"info": info, "table": table, "seats": seats,
-            "scores": [a + b for a, b in zip(obs.series_totals, obs.scores)]
-            if any(obs.series_totals) else list(obs.scores), "to_act": to_act}
+    return {"info": info, "table": table, "seats": seats, "to_act": to_act}
 
 
 def _boom_hand(obs: Any) -> list[int]:
@@ -186,12 +184,12 @@ def _boom_event(ev: Event, names: Sequence[str]) -> str | None:
 
 # ----------------------------------------------------------------------------------- generic
 
-def _generic_public(obs: Any, names: Sequence[str]) -> dict[str, Any]:
+def _generic_public(obs: Any, names: Sequence[str], game: Any) -> dict[str, Any]:
     fields = dataclasses.asdict(obs) if dataclasses.is_dataclass(obs) else dict(vars(obs))
     fields.pop("hand", None)
     info = [[k, str(v)] for k, v in fields.items()]
     return {"info": info, "table": [], "seats": [{"stats": [], "cards": []} for _ in names],
-            "scores": [], "to_act": []}
+            "to_act": []}
 
 
 def _generic_hand(obs: Any) -> list[Any]:
@@ -259,7 +257,8 @@ def build_frames(doc: dict[str, Any], *, with_hands: bool = True,
             f"the replay names {len(names)} seats but its game has {k}")
 
     def frame(n: int, state: Any, move: dict | None, events: Iterable[Event]) -> dict[str, Any]:
-        out = public(state.public_observation(), names)
+        out = public(state.public_observation(), names, game)
+        out["scores"] = list(state.scores())  # the engine's match totals so far
         out["n"] = n
         out["move"] = move
         out["events"] = [t for t in (_event_text(event, e, names) for e in events) if t]

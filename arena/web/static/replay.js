@@ -151,6 +151,8 @@
     view = Math.max(-1, Math.min(names.length - 1, Number(hash[2])));
     $("view").value = String(view);
     pos = Math.min(Number(hash[1]), Math.max(0, frames.length - 1));
+  } else if (data.live) {
+    pos = Math.max(0, frames.length - 1);  // a live match opens at its latest move
   }
   render();
 
