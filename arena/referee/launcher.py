@@ -89,7 +89,9 @@ def _absolutise(argv: list[str], base: Path) -> list[str]:
         if i == 0 and arg in ("python", "python3"):
             out.append(sys.executable)
         elif not arg.startswith("-") and (base / arg).exists():
-            out.append(str((base / arg).resolve()))
+            # Absolute but not resolved: a venv's python is a symlink, and following it would
+            # leave the venv (and its packages) behind.
+            out.append(os.path.normpath(os.path.join(base, arg)))
         else:
             out.append(arg)
     return out
