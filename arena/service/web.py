@@ -100,7 +100,11 @@ class WebServer:
 
     async def start(self) -> None:
         self._task = asyncio.ensure_future(self.server.serve())
+        # uvicorn offers no event for "listening"; look, bounded.
+        deadline = asyncio.get_running_loop().time() + 30
         while not self.server.started:
+            if asyncio.get_running_loop().time() > deadline:
+                raise OSError("the web server did not start within 30 s")
             if self._task.done():
                 self._task.result()  # raises why it could not start (port taken, ...)
                 raise OSError("the web server stopped as it started")

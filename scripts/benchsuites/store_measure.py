@@ -1,6 +1,6 @@
 """Measure the store: per-match store + rating cost, and `rankings` over 100,000 stored matches.
 
-Not a test (nothing is timed in the suite). Run: .venv/bin/python -m tests.store.measure [--json]
+Used by the ladder benchmark suite (scripts/bench.py ladder); nothing is timed in the tests.
 """
 
 from __future__ import annotations

@@ -81,6 +81,10 @@ def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path):
     assert 4 <= done < 24
 
     arena(*ladder_args(killed_db, tmp_path))  # the same command resumes
+    for db in (clean_db, killed_db):  # real play, not bots that never started
+        con = sqlite3.connect(db)
+        assert con.execute("SELECT count(*) FROM faults").fetchone()[0] == 0
+        con.close()
     assert results(killed_db) == results(clean_db)
     assert results(clean_db)["count"] == 24 * 3
     assert rankings(killed_db) == rankings(clean_db)
