@@ -26,7 +26,9 @@ def hash_token(token: str) -> str:
 
 
 class TokenBook:
-    """Tokens known to this referee, kept as hashes, compared in constant time."""
+    """Tokens known to this referee, kept only as SHA-256 hashes (a token is shown once, to the
+    bot it is issued to). A presented token is hashed and its hash compared with each known one
+    in constant time (hmac.compare_digest), so timing tells nothing about a real token."""
 
     def __init__(self) -> None:
         self._by_hash: dict[str, str] = {}
