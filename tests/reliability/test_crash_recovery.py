@@ -1,0 +1,157 @@
+"""Crash tests of our own side, through the CLI with real processes.
+
+tests/ladder/test_run_ladder.py kills `arena ladder run` (scheduler and referee: one process)
+once, mid-ladder, and checks the resumed ladder equals an uninterrupted one. This module reuses
+its helpers and adds: killed twice, and killed during the very first match. Replay files that
+are truncated, corrupted or of another version are refused by `arena replay` with a clear
+message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.ladder.test_run_ladder import ROOT, arena, ladder_args, rankings, register, results
+
+TOTAL = 24  # matches of the ladder ladder_args describes
+
+
+@pytest.fixture(scope="module")
+def clean_run(tmp_path_factory):
+    """The uninterrupted ladder every interrupted one must equal."""
+    tmp = tmp_path_factory.mktemp("clean")
+    db = tmp / "clean.db"
+    register(db, ["a", "b", "c", "d"])
+    arena(*ladder_args(db, tmp))
+    return results(db), rankings(db)
+
+
+def count(db: Path, status: str) -> int:
+    try:
+        con = sqlite3.connect(db, timeout=5)
+        try:
+            return con.execute("SELECT count(*) FROM matches WHERE status = ?",
+                               (status,)).fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.OperationalError:  # the ladder is not created yet
+        return 0
+
+
+def start_ladder(db: Path, tmp: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "arena", *ladder_args(db, tmp)], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def kill_when(proc: subprocess.Popen, condition, timeout_s: float = 120) -> None:
+    """kill -9 the runner as soon as `condition()` holds (checked on the database itself)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        if condition():
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return
+        time.sleep(0.005)  # polling the database: the condition has no event to wait on
+    proc.kill()
+    proc.wait()
+    raise AssertionError("the ladder finished (or hung) before the kill condition held")
+
+
+def leftover_bots(tmp: Path) -> list[str]:
+    return subprocess.run(["pgrep", "-f", str(tmp / "runs")], capture_output=True,
+                          text=True).stdout.split()
+
+
+def test_killed_twice_then_resumed_equals_an_uninterrupted_run(tmp_path, clean_run):
+    db = tmp_path / "killed.db"
+    register(db, ["a", "b", "c", "d"])
+    kill_when(start_ladder(db, tmp_path), lambda: count(db, "completed") >= 3)
+    first = count(db, "completed")
+    kill_when(start_ladder(db, tmp_path), lambda: count(db, "completed") >= first + 5)
+    second = count(db, "completed")
+    assert 3 <= first < second < TOTAL
+    arena(*ladder_args(db, tmp_path))
+    assert (results(db), rankings(db)) == clean_run
+    assert leftover_bots(tmp_path) == []
+
+
+def test_killed_during_the_very_first_match_then_resumed_equals_an_uninterrupted_run(
+        tmp_path, clean_run):
+    db = tmp_path / "killed.db"
+    register(db, ["a", "b", "c", "d"])
+    # The first matches are running (their bots still starting) and none has finished.
+    kill_when(start_ladder(db, tmp_path),
+              lambda: count(db, "running") >= 1 and count(db, "completed") == 0)
+    assert count(db, "completed") == 0
+    arena(*ladder_args(db, tmp_path))
+    assert (results(db), rankings(db)) == clean_run
+    assert leftover_bots(tmp_path) == []
+
+
+# ---------------------------------------------------------------- replay files
+
+@pytest.fixture(scope="module")
+def replay_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("replay") / "match.json"
+    bot = "python example_bots/random_bot.py"
+    arena("match", "boom", bot, bot, bot, "--seed", "5", "--replay", str(path))
+    assert arena("replay", str(path), "--quiet").returncode == 0
+    return path
+
+
+def damaged(tmp_path: Path, replay_file: Path, how: str) -> Path:
+    text = replay_file.read_text()
+    doc = json.loads(text)
+    out = tmp_path / f"{how}.json"
+    if how == "truncated":
+        out.write_text(text[:len(text) // 2])
+    elif how == "binary":
+        out.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00garbage\xff\xfe")
+    elif how == "other_version":
+        doc["version"] = 2
+        out.write_text(json.dumps(doc))
+    elif how == "not_a_replay":
+        out.write_text(json.dumps({"hello": "world"}))
+    elif how == "moves_cut":
+        doc["moves"] = doc["moves"][:len(doc["moves"]) // 2]
+        out.write_text(json.dumps(doc))
+    elif how == "score_changed":
+        doc["scores"][0] += 1
+        out.write_text(json.dumps(doc))
+    elif how == "move_changed":
+        seat, action = doc["moves"][0][0], doc["moves"][0][1]
+        doc["moves"][0][1] = [49, 48] if action != [48, 49] else [0, 1]
+        out.write_text(json.dumps(doc))
+    elif how == "move_mangled":
+        doc["moves"][3] = "seat three played"
+        out.write_text(json.dumps(doc))
+    return out
+
+
+@pytest.mark.parametrize("how,message", [
+    ("truncated", "truncated or corrupted"),
+    pytest.param("binary", "not valid JSON", marks=pytest.mark.xfail(
+        strict=True, reason="arena/replay.py read(): path.read_text() raises "
+        "UnicodeDecodeError (a traceback) before json.loads; catch it there too")),
+    ("other_version", "is a version 2 replay; this Arena reads version 1"),
+    ("not_a_replay", "is not an Arena replay"),
+    ("moves_cut", "ends before the match is over"),
+    ("score_changed", "does not reproduce its result"),
+    ("move_changed", "does not replay"),
+    ("move_mangled", "is damaged: move 3"),
+])
+def test_a_damaged_replay_is_refused_with_a_clear_message(tmp_path, replay_file, how, message):
+    path = damaged(tmp_path, replay_file, how)
+    proc = arena("replay", str(path), check=False)
+    assert proc.returncode != 0
+    assert message in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
