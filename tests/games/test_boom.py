@@ -3,6 +3,7 @@ edge, and property tests (hypothesis) over seeds, player counts and variants."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from itertools import combinations
 
@@ -689,3 +690,91 @@ def test_property_sampled_states_agree_with_the_observation(config):
         obs = state.observation(who)
         assert sample_state(obs, rng, game, state.events).observation(who) == obs
         state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+
+
+
+# ---------------------------------------------------------------------------- determinism pins
+
+# (players, options, seed) -> final scores, decisions and a digest of every action, event and
+# observation of a random playout (actions drawn by random.Random(seed).choice over
+# legal_actions, so the order of the legal actions is pinned too), and of states drawn by
+# sample_state along the way. Computed with the engine before its speed work: an optimisation
+# must leave all of this unchanged.
+PINNED_PLAYOUTS = {
+    (2, (), 0): ((50, 69), 16, "86abbb054e352b5b79423c78"),
+    (3, (), 1): ((36, 33, 50), 24, "7f7b75999896eac6b671d024"),
+    (4, (), 2): ((35, 36, 20, 35), 32, "bc8277a110948f3af1bea9a9"),
+    (5, (), 3): ((27, 25, 20, 25, 15), 40, "bf8490d67ecae95bf0a0ec77"),
+    (4, ("advanced",), 4): ((64, 38, 44, 27), 32, "2ec6a44afc76246229c74149"),
+    (4, ("ruse",), 5): ((39, 14, 39, 27), 32, "d6d16f3fe81b33cb01f8e146"),
+    (2, ("advanced", "ruse"), 6): ((82, 37), 16, "c52a2027ba33d34dfcf9ffe6"),
+    (3, ("advanced", "ruse"), 7): ((36, 39, 66), 24, "e01deca365c2070b8fa3fec0"),
+    (5, ("ruse",), 8): ((10, 34, 36, 17, 22), 40, "2f1b8ad05b82d53ead2e39ec"),
+    (4, ("advanced", "ruse", "series"), 9): ((123, 170, 187, 201), 128, "92f31296d18a3fee2d72902c"),
+    (2, ("series",), 10): ((210, 179), 48, "e62bfb8aecd7e1c73a5d111b"),
+}
+
+
+def _pinned_playout(players: int, options: tuple[str, ...], seed: int) -> tuple:
+    game = BoomGame(players, **dict.fromkeys(options, True))
+    state = game.new_match(seed)
+    rng = random.Random(seed)
+    digest = hashlib.sha256()
+    decisions = 0
+    while not state.is_over():
+        for seat in state.seats_to_act():
+            legal = state.legal_actions(seat)
+            action = rng.choice(legal)
+            digest.update(repr((seat, len(legal), action)).encode())
+            who = decisions % (players + 1) - 1
+            if decisions % 3 == 0:
+                digest.update(repr(state.observation(who)).encode())
+            if decisions % 11 == 0 and who >= 0:
+                sampled = sample_state(
+                    state.observation(who), random.Random(decisions), game, state.events
+                )
+                digest.update(repr([sampled.hand(s) for s in range(players)]).encode())
+                digest.update(repr((
+                    sampled.guard_order(), sampled.hidden_discards(),
+                    [sampled.pending_choice(s) for s in range(players)],
+                )).encode())  # fmt: skip
+            state.apply_action(seat, action)
+            decisions += 1
+    digest.update(repr(state.events).encode())
+    digest.update(repr(state.observation(-1)).encode())
+    return state.scores(), decisions, digest.hexdigest()[:24]
+
+
+@pytest.mark.parametrize("case", sorted(PINNED_PLAYOUTS))
+def test_random_playouts_match_the_pinned_fingerprints(case):
+    assert _pinned_playout(*case) == PINNED_PLAYOUTS[case]
+
+
+# Per configuration: a digest of the final scores and actions of 60 random playouts (seeds 0..59,
+# actions by random.Random(1000 + seed).choice), pinned before the speed work.
+PINNED_BULK = {
+    (2, ()): "5c7e7a632989aaeac4f13aa8",
+    (3, ()): "fec3bf650b06ba414c60fcbf",
+    (4, ()): "1392dea49283ede127f1f1b6",
+    (5, ()): "acdf6b3683d325ae063c194d",
+    (4, ("advanced",)): "bfa7d1cedb778f94708a0086",
+    (4, ("ruse",)): "455aab71469a45146e63c796",
+    (3, ("advanced", "ruse")): "9bdc2c6f5dcb2d40bd02f36f",
+    (5, ("advanced", "ruse")): "f634fc4df5f5453546f991f9",
+    (4, ("series",)): "ceef2b757ffcfa69c14921a5",
+}
+
+
+def _bulk_digest(players: int, options: tuple[str, ...]) -> str:
+    game = BoomGame(players, **dict.fromkeys(options, True))
+    digest = hashlib.sha256()
+    for seed in range(60):
+        state = game.new_match(seed)
+        actions = random_playout(state, random.Random(1000 + seed))
+        digest.update(repr((seed, state.scores(), actions)).encode())
+    return digest.hexdigest()[:24]
+
+
+@pytest.mark.parametrize("case", sorted(PINNED_BULK))
+def test_many_random_playouts_match_the_pinned_digests(case):
+    assert _bulk_digest(*case) == PINNED_BULK[case]
