@@ -32,7 +32,8 @@ class ServerThread:
     """uvicorn serving `app` on a free loopback port in a thread; `stop()` ends it."""
 
     def __init__(self, app: Any):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP so that asyncio sets TCP_NODELAY on accepted connections.
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))  # the OS picks a free port; uvicorn gets the socket
         self.port = self.sock.getsockname()[1]
