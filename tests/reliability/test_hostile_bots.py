@@ -252,15 +252,18 @@ def test_a_cpu_spinning_bot_is_killed_and_the_referee_stays_responsive(tmp_path)
             spin = asyncio.ensure_future(
                 host.run_match(BALLOON2, 3, ["spinner", "g1"], patient))
             others = []
-            while not spin.done():  # other matches, move by move, while it spins
+            # Other matches, move by move, while it spins and until the kernel kills it.
+            while not spin.done() or proc.exit_info() is None:
                 others.append(await host.run_match(BALLOON2, 10 + len(others), ["g2", "g3"],
                                                    FAST))
             return await spin, others, proc.exit_info()
 
     result, others, exit_info = run(main())
-    assert kinds(result, 0)[-1] == CRASH, result.faults
-    assert "SIGXCPU" in result.faults[-1].detail and "SIGXCPU" in exit_info
-    assert set(kinds(result, 0)) <= {TIMEOUT, CRASH}
+    # It times out move after move; RLIMIT_CPU kills it (a crash, if its match is still on).
+    assert "SIGXCPU" in exit_info
+    assert kinds(result, 0) and set(kinds(result, 0)) <= {TIMEOUT, CRASH}, result.faults
+    if CRASH in kinds(result, 0):
+        assert "SIGXCPU" in result.faults[-1].detail
     assert kinds(result, 1) == []
     elapsed = [m.elapsed_ms for o in others for m in o.moves]
     assert others and all(o.faults == () for o in others)
