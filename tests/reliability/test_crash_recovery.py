@@ -2,7 +2,8 @@
 
 tests/ladder/test_run_ladder.py kills `arena ladder run` (scheduler and referee: one process)
 once, mid-ladder, and checks the resumed ladder equals an uninterrupted one. This module reuses
-its helpers and adds: killed twice, and killed during the very first match. Replay files that
+its helpers and adds: killed twice, killed during the very first match, and `arena serve` (the
+continuous service) killed and restarted. Replay files that
 are truncated, corrupted or of another version are refused by `arena replay` with a clear
 message.
 """
@@ -155,3 +156,56 @@ def test_a_damaged_replay_is_refused_with_a_clear_message(tmp_path, replay_file,
     assert proc.returncode != 0
     assert message in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# ---------------------------------------------------------------- arena serve
+
+def serve(db: Path, tmp: Path, max_matches: int) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--db", str(db), "--ladder", "open=balloon:3",
+         "--port", "0", "--web-port", "0", "--max-matches", str(max_matches), "--seed", "1",
+         "--run-dir", str(tmp / "runs"), "--move-ms", "5000"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stored(db: Path) -> tuple[dict, dict]:
+    """(results by completed match id, status by match id)."""
+    con = sqlite3.connect(db)
+    try:
+        rows = con.execute("SELECT r.match_id, r.seat, r.score, r.rank FROM results r "
+                           "ORDER BY r.match_id, r.seat").fetchall()
+        statuses = dict(con.execute("SELECT id, status FROM matches").fetchall())
+    finally:
+        con.close()
+    by_match: dict = {}
+    for match_id, seat, score, rank in rows:
+        by_match.setdefault(match_id, []).append((seat, score, rank))
+    return by_match, statuses
+
+
+def test_serve_killed_mid_ladder_then_restarted_loses_and_doubles_nothing(tmp_path):
+    db = tmp_path / "serve.db"
+    register(db, ["a", "b", "c", "d"])
+    kill_when(serve(db, tmp_path, 100_000), lambda: count(db, "completed") >= 6)
+    before, _ = stored(db)
+    assert len(before) >= 6
+    restarted = serve(db, tmp_path, 12)
+    assert restarted.wait(120) == 0
+    after, statuses = stored(db)
+    completed = {m for m, s in statuses.items() if s == "completed"}
+    # Nothing lost: every result from before the kill is still there, unchanged; the restart
+    # played its 12 matches; matches cut off by the kill were abandoned, never rated.
+    assert {m: after[m] for m in before} == before
+    assert set(after) == completed and len(completed) == len(before) + 12
+    assert set(statuses.values()) <= {"completed", "abandoned"}
+    # Nothing counted twice: three results per match, one per seat, and each bot's rating has
+    # taken exactly the matches it played.
+    assert all([r[0] for r in rows] == [0, 1, 2] for rows in after.values())
+    con = sqlite3.connect(db)
+    played = dict(con.execute(
+        "SELECT b.name, count(*) FROM results r JOIN bots b ON b.id = r.bot_id "
+        "JOIN matches m ON m.id = r.match_id WHERE m.status = 'completed' GROUP BY b.name"
+    ).fetchall())
+    con.close()
+    assert {s["bot"]: s["matches"] for s in rankings(db)} == played
+    assert leftover_bots(tmp_path) == []
