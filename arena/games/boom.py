@@ -20,6 +20,7 @@ import random
 from bisect import insort
 from dataclasses import dataclass
 from itertools import combinations
+from collections.abc import Sequence as SequenceABC
 from typing import Any, Iterable, Mapping, Sequence
 
 from .base import ConfigError, Event, Game, IllegalActionError, RulesError, State
@@ -87,14 +88,24 @@ NUM_COLOURS = len(COLOURS)
 assert NUM_CARDS == RUSE == 50, "card ids and RUSE assume 5 colours x 10 values"
 assert all(len(g) == NUM_COLOURS for g in GUARDS)
 
-# Precomputed tables for the round resolution. A seat's cards of one round are a 50-bit mask
-# (bit = card id; the ruse card has no bit); the 10-bit slice of a colour is a "pattern" that
-# indexes the sums, card tuples and paradise codes below, so resolving a colour is a few lookups.
-_BIT: tuple[int, ...] = tuple(1 << c for c in range(NUM_CARDS)) + (0,)
-_PATTERNS = range(1 << len(VALUES))
-_PSUM: tuple[int, ...] = tuple(
-    sum(v for i, v in enumerate(VALUES) if p >> i & 1) for p in _PATTERNS
+# Precomputed tables for the round resolution. A seat's cards of one round are summed into one
+# int "word" (_WORDS[seat][card]): bit `card` marks the card, and above bit _SUM_BASE each
+# (seat, colour) has a byte holding that seat's sum of that colour, at byte 5 * seat + colour
+# (a colour sums to 35 at most, so bytes never carry into each other). Summing the seats' words
+# and reading the bytes gives every colour's row of per-seat sums as a bytes slice, and the
+# 10-bit slice of a colour in a seat's word is a "pattern" that indexes the card tuples and
+# paradise codes below, so resolving a colour is a few slices and lookups.
+_MAX_PLAYERS = 5  # BoomGame.max_players
+_SUM_BASE = 56  # first byte boundary above the 50 card bits
+assert sum(VALUES) < 256 and _SUM_BASE >= NUM_CARDS
+_WORDS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        1 << c | VALUES[c % 10] << _SUM_BASE + 8 * (NUM_COLOURS * seat + c // 10)
+        for c in range(NUM_CARDS)
+    ) + (0,)  # RUSE (50) counts for nothing
+    for seat in range(_MAX_PLAYERS)
 )
+_PATTERNS = range(1 << len(VALUES))
 _PLEN: tuple[int, ...] = tuple(bin(p).count("1") for p in _PATTERNS)
 _PCARDS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(col * 10 + i for i in range(len(VALUES)) if p >> i & 1) for p in _PATTERNS)
@@ -103,6 +114,7 @@ _PCARDS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 # Paradise cards are stored as codes card * 2 + face_up.
 _PUP = tuple(tuple(tuple(c * 2 + 1 for c in cards) for cards in col) for col in _PCARDS)
 _PDOWN = tuple(tuple(tuple(c * 2 for c in cards) for cards in col) for col in _PCARDS)
+# Per colour: (colour, shift of its pattern in a word).
 _SHIFTS = tuple((col, col * len(VALUES)) for col in range(NUM_COLOURS))
 _FACTORIALS = [1]
 for _n in range(1, NUM_CARDS + 1):
@@ -125,6 +137,79 @@ def _shuffle(rng: random.Random, items: list) -> None:
         x, j = divmod(x, i + 1)
         items[i], items[j] = items[j], items[i]
 
+
+
+# Legal actions. One-card actions are shared 1-tuples; two-card actions are served by
+# LegalPairs, which maps an index to a pair by table instead of building every pair: the second
+# escape offers 55 pairs at 4 players and 120 at 2, and most callers look at one or a few.
+_SINGLES: tuple[tuple[int], ...] = tuple((c,) for c in range(NUM_CARDS + 1))
+
+
+class _PairIndex(dict):
+    """n -> the index pairs (i, j), i < j < n, in lexicographic order; built once per n."""
+
+    def __missing__(self, n: int) -> tuple[tuple[int, int], ...]:
+        pairs = self[n] = tuple(combinations(range(n), 2))
+        return pairs
+
+
+_PAIR_INDEX = _PairIndex()
+
+
+class LegalPairs(SequenceABC):
+    """The legal two-card actions of a seat: every sorted pair of distinct cards from a sorted
+    pool (the seat's hand, and its ruse card when it may play it), in lexicographic order, the
+    same sequence as tuple(itertools.combinations(pool, 2)). Immutable; indexing, iterating and
+    membership work without building all the pairs. Equal to a tuple or list of the same
+    actions."""
+
+    __slots__ = ("_pool", "_index")
+
+    def __init__(self, pool: tuple[int, ...]):
+        self._pool = pool
+        self._index = _PAIR_INDEX[len(pool)]
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __getitem__(self, i):
+        try:
+            a, b = self._index[i]
+        except TypeError:
+            if isinstance(i, slice):
+                return tuple(self)[i]
+            raise TypeError(f"legal actions are indexed by int, not {type(i).__name__}") from None
+        pool = self._pool
+        return (pool[a], pool[b])
+
+    def __iter__(self):
+        return combinations(self._pool, 2)
+
+    def __contains__(self, action: object) -> bool:
+        if type(action) is tuple:
+            if len(action) != 2:
+                return False
+            a, b = action
+            if type(a) is int and type(b) is int:
+                pool = self._pool
+                return a < b and a in pool and b in pool
+        return action in tuple(self)  # anything unusual: exactly what a tuple would answer
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LegalPairs):
+            return self._pool == other._pool
+        if isinstance(other, (tuple, list)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"LegalPairs({tuple(self)!r})"
+
+    def __reduce__(self):
+        return LegalPairs, (self._pool,)
 
 
 def card_colour(card: int) -> str:
@@ -188,6 +273,11 @@ class BoomObservation:
     series_totals: tuple[int, ...]  # totals of the finished games of the series
 
 
+# Every paradise card, by code card * 2 + face_up: immutable, so observations share them.
+_PARADISE_CARDS: tuple[ParadiseCard, ...] = tuple(
+    ParadiseCard(code >> 1, bool(code & 1)) for code in range(2 * NUM_CARDS)
+)
+
 # Compact event-log records (tuples whose first item is one of these tags). Event objects are
 # built from them only when `State.events` is read.
 _GAME_START = "game_start"
@@ -209,7 +299,7 @@ class BoomGame(Game):
 
     name = "boom"
     min_players = 2
-    max_players = 5
+    max_players = _MAX_PLAYERS
     options_spec = {"advanced": (False, True), "ruse": (False, True), "series": (False, True)}
     engine_version = "1"
 
@@ -323,7 +413,7 @@ class BoomState(State):
         "_rng", "_rng_shared", "_hands", "_has_ruse", "_paradise", "_scores", "_totals",
         "_game_no", "_round", "_step", "_order", "_gpos", "_guard", "_limits",
         "_disc_up", "_disc_down", "_choice", "_to_play", "_waiting", "_to_act", "_legal",
-        "_ruse_ok", "_revealed", "_dry_rounds", "_over", "_log", "_events",
+        "_ruse_ok", "_revealed", "_dry_rounds", "_over", "_log", "_events", "_view",
     )  # fmt: skip
 
     game: BoomGame
@@ -369,6 +459,7 @@ class BoomState(State):
         self._over = False
         self._log = []
         self._events = []
+        self._view = None
         return self
 
     def _own_rng(self) -> random.Random:
@@ -426,6 +517,7 @@ class BoomState(State):
             gpos = 0
             reshuffled = True
         self._gpos = gpos
+        self._view = None
         guard = self._order[gpos]
         self._guard = guard
         self._limits = GUARDS[guard]
@@ -473,9 +565,10 @@ class BoomState(State):
             self._to_act = acting
         return acting
 
-    def legal_actions(self, seat: int) -> tuple[tuple[int, ...], ...]:
+    def legal_actions(self, seat: int) -> Sequence[tuple[int, ...]]:
         """Every sorted tuple of `to_play` distinct cards from the seat's hand (and its ruse
-        card in a step that allows it), in lexicographic order; () if the seat need not act."""
+        card in a step that allows it), in lexicographic order; () if the seat need not act.
+        One-card actions come as a tuple, two-card actions as a LegalPairs sequence."""
         try:
             legal = self._legal[seat]
         except (KeyError, TypeError):
@@ -486,7 +579,13 @@ class BoomState(State):
                 pool = (*hand, RUSE)  # RUSE is the highest id, so the pool stays sorted
             else:
                 pool = tuple(hand)
-            legal = tuple(combinations(pool, self._to_play[seat]))
+            k = self._to_play[seat]
+            if k == 2:
+                legal = LegalPairs(pool)
+            elif k == 1:
+                legal = tuple(map(_SINGLES.__getitem__, pool))
+            else:
+                legal = tuple(combinations(pool, k))
             self._legal[seat] = legal
         return legal
 
@@ -622,37 +721,39 @@ class BoomState(State):
         log = self._log
         scores = self._scores
         paradise = self._paradise
-        psum = _PSUM
-        bit = _BIT.__getitem__
-        masks = [sum(map(bit, a + b)) for a, b in zip(first, second)]
+        words = [sum(map(w.__getitem__, a + b)) for w, a, b in zip(_WORDS, first, second)]
+        # byte 5 * seat + colour: the seat's sum of that colour (see _WORDS)
+        sums = (sum(words) >> _SUM_BASE).to_bytes(NUM_COLOURS * self._np, "little")
         limits = self._limits
         escaped = False
         for col, shift in _SHIFTS:
-            row = [psum[m >> shift & 1023] for m in masks]
+            row = sums[col::NUM_COLOURS]
             total = sum(row)
             if not total:
                 continue
-            limit = limits[col]
-            while total > limit:
-                # every seat with the highest sum takes its cards of this colour back
-                top = max(row)
-                for seat in seats:
-                    if row[seat] == top:
-                        cards = _PCARDS[col][masks[seat] >> shift & 1023]
-                        hand = hands[seat]
-                        for c in cards:
-                            insort(hand, c)
-                        log.append((_TAKE_BACK, seat, col, cards))
-                        row[seat] = 0
-                        total -= top
-            if not total:
-                continue
+            if total > limits[col]:
+                row = list(row)
+                limit = limits[col]
+                while total > limit:
+                    # every seat with the highest sum takes its cards of this colour back
+                    top = max(row)
+                    for seat in seats:
+                        if row[seat] == top:
+                            cards = _PCARDS[col][words[seat] >> shift & 1023]
+                            hand = hands[seat]
+                            for c in cards:
+                                insort(hand, c)
+                            log.append((_TAKE_BACK, seat, col, cards))
+                            row[seat] = 0
+                            total -= top
+                if not total:
+                    continue
             escaped = True
             top = max(row)
-            if row.count(top) == 1 and total == top:
-                # the usual case: a single seat played this colour, and it escapes face up
+            if total == top:
+                # a single seat has cards of this colour left: it escapes face up
                 seat = row.index(top)
-                pattern = masks[seat] >> shift & 1023
+                pattern = words[seat] >> shift & 1023
                 scores[seat] += _PLEN[pattern] + top
                 paradise[seat] += _PUP[col][pattern]
                 log.append((_ESCAPE, seat, col, _PCARDS[col][pattern], True))
@@ -660,7 +761,7 @@ class BoomState(State):
             for seat in seats:
                 s = row[seat]
                 if s:
-                    pattern = masks[seat] >> shift & 1023
+                    pattern = words[seat] >> shift & 1023
                     if s == top:
                         scores[seat] += _PLEN[pattern] + s
                         paradise[seat] += _PUP[col][pattern]
@@ -693,6 +794,7 @@ class BoomState(State):
             self._next_round()
 
     def _end_game(self) -> None:
+        self._view = None
         totals = self._totals
         for seat in self._all:
             totals[seat] += self._scores[seat]
@@ -734,36 +836,38 @@ class BoomState(State):
         np = self._np
         if type(seat) is not int or not -1 <= seat < np:
             raise RulesError(f"there is no seat {seat!r} to observe (seats are 0..{np - 1}, or -1)")
-        over = self._over
-        gpos = self._gpos
+        choice = self._choice
         if seat >= 0:
             hand = tuple(self._hands[seat])
             has_ruse = self._has_ruse[seat]
-            to_play = 0 if self._choice[seat] is not None else self._to_play[seat]
+            to_play = 0 if choice[seat] is not None else self._to_play[seat]
         else:
             hand, has_ruse, to_play = (), False, 0
+        view = self._view
+        if view is None:
+            view = self._view = self._round_view()
+        guards_used, paradise, scores, totals = view
+        sizes = list(map(len, self._hands))
+        for s, played in enumerate(choice):
+            if played:
+                sizes[s] += len(played) - (RUSE in played)
         return BoomObservation(
-            seat=seat,
-            num_players=np,
-            game_number=self._game_no,
-            round=self._round,
-            step=0 if over else self._step,
-            guard=self._guard,
-            guard_limits=self._limits,
-            guards_left=NUM_GUARDS - 1 - gpos,
-            guards_used=tuple(self._order[: gpos + 1]),
-            to_play=to_play,
-            hand=hand,
-            has_ruse=has_ruse,
-            hand_sizes=tuple(self._hand_size(s) for s in range(np)),
-            acted=tuple(bool(c) for c in self._choice),
-            revealed=self._revealed,
-            paradise=tuple(
-                tuple(ParadiseCard(code >> 1, bool(code & 1)) for code in p) for p in self._paradise
-            ),
-            discarded=self._disc_up,
-            scores=tuple(self._scores),
-            series_totals=tuple(self._totals),
+            seat, np, self._game_no, self._round, 0 if self._over else self._step, self._guard,
+            self._limits, NUM_GUARDS - len(guards_used), guards_used, to_play, hand, has_ruse,
+            tuple(sizes), tuple(map(bool, choice)), self._revealed, paradise, self._disc_up,
+            scores, totals,
+        )  # fmt: skip
+
+    def _round_view(self) -> tuple:
+        """The parts of an observation that change only when a round resolves or a game is
+        dealt (guards used, paradise, scores, series totals): built once, shared by every
+        observation until then (_view is cleared in _next_round and _end_game)."""
+        cards = _PARADISE_CARDS.__getitem__
+        return (
+            tuple(self._order[: self._gpos + 1]),
+            tuple(tuple(map(cards, p)) for p in self._paradise),
+            tuple(self._scores),
+            tuple(self._totals),
         )
 
     def public_observation(self) -> BoomObservation:
@@ -814,6 +918,7 @@ class BoomState(State):
         new._over = self._over
         new._log = self._log[:]
         new._events = self._events[:]
+        new._view = self._view  # immutable tuples: sharing is safe
         return new
 
     # ------------------------------------------------------------------ inspection (not public)
@@ -832,7 +937,7 @@ class BoomState(State):
         return self._disc_down
 
     def paradise(self, seat: int) -> tuple[ParadiseCard, ...]:
-        return tuple(ParadiseCard(code >> 1, bool(code & 1)) for code in self._paradise[seat])
+        return tuple(map(_PARADISE_CARDS.__getitem__, self._paradise[seat]))
 
     def game_scores(self) -> tuple[int, ...]:
         """The scores of the game in progress (or of the last game, once over)."""
