@@ -96,5 +96,5 @@ class RefereeHost:
         match_id = match_id or uuid.uuid4().hex[:12]
         ctx = MatchContext(match_id, game, seed, tuple(seat_names), limits)
         if observer is None:
-            observer = self.server.live.observer(match_id, game.name)
+            observer = self.server.live.observer(match_id, game.name, ctx)
         return await play_match(ctx, [self.seat_for(n) for n in seat_names], observer)

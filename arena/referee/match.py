@@ -95,6 +95,7 @@ class Seat(Protocol):
 
 class MatchObserver(Protocol):
     def on_events(self, events: Sequence[Event], state: State) -> None: ...
+    def on_move(self, move: MoveRecord) -> None: ...
     def on_end(self, result: MatchResult) -> None: ...
 
 
@@ -162,7 +163,10 @@ async def play_match(ctx: MatchContext, seats: Sequence[Seat],
                              Fault(seat, ILLEGAL_ACTION, len(rec.moves), decision.elapsed_ms,
                                    err.reason), action)
                 state.apply_action(seat, action)
-            rec.moves.append(MoveRecord(seat, _jsonable(action), decision.elapsed_ms, default))
+            move = MoveRecord(seat, _jsonable(action), decision.elapsed_ms, default)
+            rec.moves.append(move)
+            if observer is not None:
+                observer.on_move(move)
         if observer is not None and len(state.events) > seen_events:
             observer.on_events(state.events[seen_events:], state)
             seen_events = len(state.events)

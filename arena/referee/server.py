@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
-from typing import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Sequence
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -71,14 +71,27 @@ class LiveMatches:
         events: list  # engine Events
         changed: asyncio.Condition
         end: pb.MatchEvent | None = None
+        context: Any = None  # the MatchContext
+        moves: list = field(default_factory=list)  # MoveRecords so far
+
+        def replay_so_far(self) -> dict | None:
+            """The replay of the match so far (config, seed, seat names, moves): what the web
+            pages re-run to show a live match."""
+            ctx = self.context
+            if ctx is None:
+                return None
+            return {"config": ctx.game.config(), "seed": ctx.seed,
+                    "seat_names": list(ctx.seat_names),
+                    "moves": [m.to_list() for m in self.moves], "faults": [],
+                    "status": "running"}
 
     def __init__(self, keep_finished: int = 100):
         self._matches: dict[str, LiveMatches._Live] = {}
         self._finished: list[str] = []
         self._keep = keep_finished
 
-    def observer(self, match_id: str, game_name: str) -> "_MatchFeed":
-        live = LiveMatches._Live(game_name, None, [], asyncio.Condition())
+    def observer(self, match_id: str, game_name: str, context: Any = None) -> "_MatchFeed":
+        live = LiveMatches._Live(game_name, None, [], asyncio.Condition(), context=context)
         self._matches[match_id] = live
         return _MatchFeed(self, match_id, live)
 
@@ -103,6 +116,9 @@ class _MatchFeed:
         self.live.events.extend(events)
         if self.live.changed._waiters:  # only wake spectators that exist
             asyncio.ensure_future(self._notify())
+
+    def on_move(self, move) -> None:
+        self.live.moves.append(move)
 
     def on_end(self, result: MatchResult) -> None:
         self.live.end = pb.MatchEvent(
