@@ -48,6 +48,7 @@ def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, 
             no_progress, db):
     """Run the ladder NAME (created on first run; the same command again resumes it)."""
     from arena import app
+    from arena.ladder.runner import ExecutorSetupError
     from arena.referee.match import Limits
 
     the_game = build_game(game, table_size, advanced, ruse, series)
@@ -67,7 +68,7 @@ def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, 
         progress=not no_progress)
     try:
         summary, rankings = app.run_ladder(settings)
-    except StoreError as err:
+    except (StoreError, ExecutorSetupError) as err:
         raise click.ClickException(str(err)) from None
     except KeyboardInterrupt:
         raise click.ClickException("stopped; run the same command again to resume") from None

@@ -44,7 +44,7 @@ from arena.referee.match import Limits
 from arena.results import MatchResult
 from arena.store import Bot, Ladder, StoredMatch
 
-from .runner import InfrastructureError
+from .runner import ExecutorSetupError, InfrastructureError
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ CLOSE_TIMEOUT_S = 15.0
 PROJECT = ""  # BotSpec.root for a bot directory inside the shipped project (the working_dir)
 
 
-class RayExecutorError(RuntimeError):
+class RayExecutorError(ExecutorSetupError):
     """The Ray executor cannot run this ladder (no cluster, a bot it cannot ship, ...)."""
 
 

@@ -26,6 +26,11 @@ from arena.store import RUNNABLE, AsyncStore, Bot, Ladder, StoredMatch
 log = logging.getLogger(__name__)
 
 
+class ExecutorSetupError(Exception):
+    """An executor cannot start for a reason the user can fix (a cluster that cannot be
+    reached, a bot that cannot run there): reported, not retried."""
+
+
 class InfrastructureError(Exception):
     """A match attempt failed for a reason that is not any bot's: retried, never rated."""
 
