@@ -73,6 +73,7 @@ class ArenaService:
         self._played: dict[tuple[str, str], int] = {}
         self._last: dict[tuple[str, str], float] = {}
         self._recent_faults: dict[str, list[bool]] = {}
+        self._running: dict[tuple[str, int], str] = {}  # (ladder, index) -> referee match id
         self._started_matches = 0
         self.ready = asyncio.Event()  # set once the referee and web server listen
 
@@ -242,15 +243,18 @@ class ArenaService:
     async def _play_one(self, ladder: Ladder, match: StoredMatch) -> None:
         running = await self.store.start_match(ladder.name, match.index)
         match_id = f"{ladder.name}.{match.index}.{running.attempts}"
+        self._running[(ladder.name, match.index)] = match_id
         try:
             result, node = await self.executor.play(ladder, running, self.settings.limits,
                                                     match_id)
         except InfrastructureError as err:
+            self._running.pop((ladder.name, match.index), None)
             await self.store.record_infra_failure(ladder.name, match.index, str(err),
                                                   give_up=True)
             return
         await asyncio.shield(self.store.record_result(ladder.name, match.index, result,
                                                       node=node))
+        self._running.pop((ladder.name, match.index), None)
         for seat, bot in enumerate(result.seat_names):
             history = self._recent_faults.setdefault(bot, [])
             history.append(seat in result.faulted_seats)
@@ -263,5 +267,11 @@ class ArenaService:
 
     # ------------------------------------------------------------ for the web server
 
-    def live_matches(self):
-        return self.executor.referee.server.live if self.executor else None
+    def live_replay(self, ladder: str, index: int) -> dict[str, Any] | None:
+        """The replay so far of a match this service is playing (the web's LiveSource). Called
+        from the web server's worker threads: it returns a fresh snapshot."""
+        match_id = self._running.get((ladder, index))
+        if match_id is None or self.executor is None:
+            return None
+        live = self.executor.referee.server.live.get(match_id)
+        return live.replay_so_far() if live is not None else None

@@ -90,7 +90,7 @@ class WebServer:
         from arena.web.app import create_app
 
         s = service.settings
-        self.app: FastAPI = create_app(s.db, live=service.live_matches)
+        self.app: FastAPI = create_app(s.db, live=service)  # service.live_replay
         self.app.include_router(admin_router(service))
         config = uvicorn.Config(self.app, host=s.web_host, port=s.web_port, log_level="warning",
                                 lifespan="off")

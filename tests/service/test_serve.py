@@ -1,0 +1,184 @@
+"""`arena serve` for real: a server process, launched and remote bots, the web API, the admin
+API, suspension of a faulting bot, a graceful SIGTERM and a restart that carries on."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM = "python example_bots/random_bot.py"
+CRASHER = f"python {ROOT / 'tests' / 'bots' / 'fault_bot.py'} crash_start"
+ADMIN = "s3cret-admin-key"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def arena(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "arena", *args], cwd=ROOT, text=True,
+                          capture_output=True, timeout=120)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"arena {args} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def completed(db: Path) -> int:
+    con = sqlite3.connect(db, timeout=10)
+    try:
+        return con.execute("SELECT count(*) FROM matches WHERE status = 'completed'"
+                           ).fetchone()[0]
+    finally:
+        con.close()
+
+
+def wait_until(condition, what: str, timeout: float = 90.0, proc=None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"the server exited ({proc.returncode}) while waiting for "
+                                 f"{what}:\n{proc.stderr.read() if proc.stderr else ''}")
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Server:
+    def __init__(self, tmp: Path, db: Path, extra: list[str] = ()):
+        self.port, self.web_port = free_port(), free_port()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "arena", "serve", "--db", str(db), "--ladder",
+             "bal=balloon:3", "--port", str(self.port), "--web-port", str(self.web_port),
+             "--admin-key", ADMIN, "--run-dir", str(tmp / "runs"), "--seed", "1",
+             "--move-ms", "3000", "--grace", "20", *extra],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            start_new_session=True)
+        self.web = f"http://127.0.0.1:{self.web_port}"
+
+    def up(self) -> bool:
+        try:
+            return httpx.get(f"{self.web}/api/ladders", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(60)
+        finally:
+            if self.proc.poll() is None:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "arena.db"
+    for name in ("r1", "r2", "r3"):
+        arena("bot", "add", name, "--command", RANDOM, "--db", str(path))
+    return path
+
+
+def test_serve_runs_matches_shows_them_and_stops_gracefully(tmp_path, db):
+    remote_token = arena("bot", "add", "owner", "--remote", "--db", str(db)).stdout.split()[-1]
+    server = Server(tmp_path, db)
+    remote = None
+    try:
+        wait_until(server.up, "the web server", proc=server.proc)
+        remote = subprocess.Popen(
+            [sys.executable, str(ROOT / "example_bots" / "random_bot.py"), "--address",
+             f"127.0.0.1:{server.port}", "--token", remote_token],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        wait_until(lambda: completed(db) >= 9, "nine matches", proc=server.proc)
+
+        board = httpx.get(f"{server.web}/api/ladders/bal").json()
+        names = {row["bot"] for row in board["standings"]}
+        assert {"r1", "r2", "r3", "owner"} <= names  # the remote bot joined and played
+        assert httpx.get(f"{server.web}/ladders/bal").status_code == 200
+
+        # The admin API: a wrong key is refused; the right one registers a bot, token once.
+        bad = httpx.post(f"{server.web}/api/admin/bots", json={"name": "x", "remote": True},
+                         headers={"X-Admin-Key": "wrong"})
+        assert bad.status_code == 401
+        good = httpx.post(f"{server.web}/api/admin/bots", json={"name": "api-bot",
+                                                               "remote": True},
+                          headers={"X-Admin-Key": ADMIN})
+        assert good.status_code == 201 and len(good.json()["token"]) > 20
+        dup = httpx.post(f"{server.web}/api/admin/bots", json={"name": "api-bot",
+                                                              "remote": True},
+                         headers={"X-Admin-Key": ADMIN})
+        assert dup.status_code == 400 and "already exists" in dup.json()["error"]["message"]
+    finally:
+        code = server.stop()
+        if remote is not None:
+            remote.terminate()
+            remote.wait(10)
+    assert code == 0
+    con = sqlite3.connect(db)
+    statuses = dict(con.execute("SELECT status, count(*) FROM matches GROUP BY status"))
+    unrated_done = con.execute("SELECT count(*) FROM matches WHERE status='abandoned' AND "
+                               "rated=1").fetchone()[0]
+    con.close()
+    assert statuses.get("running", 0) == 0 and statuses.get("pending", 0) == 0
+    assert unrated_done == 0  # abandoned matches are never rated
+    before = completed(db)
+
+    # A restart carries on from where it stopped.
+    again = Server(tmp_path, db, ["--max-matches", "3"])
+    try:
+        assert again.proc.wait(120) == 0
+    finally:
+        again.stop()
+    assert completed(db) >= before + 3
+
+
+def test_a_bot_that_keeps_faulting_is_suspended_with_a_reason(tmp_path, db):
+    arena("bot", "add", "crasher", "--command", CRASHER, "--db", str(db))
+    server = Server(tmp_path, db)
+    try:
+        wait_until(server.up, "the web server", proc=server.proc)
+
+        def suspended():
+            bot = httpx.get(f"{server.web}/api/bots/crasher").json()["bot"]
+            return bot if bot["suspended"] else None
+
+        bot = wait_until(suspended, "the crasher's suspension", proc=server.proc)
+        assert "faulted in" in bot["suspended_reason"]
+        back = httpx.post(f"{server.web}/api/admin/bots/crasher/reinstate",
+                          headers={"X-Admin-Key": ADMIN})
+        assert back.status_code == 200 and back.json()["suspended"] is False
+    finally:
+        assert server.stop() == 0
+
+
+def test_serve_refuses_a_database_of_a_newer_schema(tmp_path, db):
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA user_version = 99")
+    con.commit()
+    con.close()
+    proc = arena("serve", "--db", str(db), "--ladder", "bal=balloon:3", "--port", "0",
+                 "--web-port", "0", check=False)
+    assert proc.returncode != 0
+    assert "schema" in proc.stderr.lower() and "Traceback" not in proc.stderr
+
+
+def test_serve_rejects_a_bad_ladder_option():
+    proc = arena("serve", "--ladder", "bal=balloon", check=False)
+    assert proc.returncode == 2 and "NAME=GAME:K" in proc.stderr
+    proc = arena("serve", "--ladder", "b=boom:3:turbo", check=False)
+    assert proc.returncode == 2 and "turbo" in proc.stderr
