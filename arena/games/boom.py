@@ -173,12 +173,9 @@ class LegalPairs(SequenceABC):
         return len(self._index)
 
     def __getitem__(self, i):
-        try:
-            a, b = self._index[i]
-        except TypeError:
-            if isinstance(i, slice):
-                return tuple(self)[i]
-            raise TypeError(f"legal actions are indexed by int, not {type(i).__name__}") from None
+        if type(i) is slice:
+            return tuple(self)[i]
+        a, b = self._index[i]  # an int (or any index a tuple takes); raises as a tuple would
         pool = self._pool
         return (pool[a], pool[b])
 
@@ -312,6 +309,13 @@ class BoomGame(Game):
         self.removed: tuple[int, ...] = removed_cards(num_players, self.advanced)
         self.deck: tuple[int, ...] = tuple(c for c in range(NUM_CARDS) if c not in self.removed)
         self.step_cards: tuple[int, int] = STEP_CARDS[num_players]
+        # Per-game constants the states share (hot path): seats, empty reveals, cards asked per
+        # step (index 0: none), every seat playing `asked` cards, a fresh legal-actions map.
+        self._seats = tuple(range(num_players))
+        self._no_cards = ((),) * num_players
+        self._asked = (0, *self.step_cards)
+        self._all_play = tuple((n,) * num_players for n in self._asked)
+        self._unasked = dict.fromkeys(self._seats)
         if self.deal_size * num_players > len(self.deck):
             raise ConfigError(
                 f"boom cannot deal {self.deal_size} cards to {num_players} players from "
@@ -426,9 +430,9 @@ class BoomState(State):
         np = game.num_players
         self.game = game
         self._np = np
-        self._all = tuple(range(np))
-        self._empty = ((),) * np
-        self._asked = (0, *game.step_cards)
+        self._all = game._seats
+        self._empty = game._no_cards
+        self._asked = game._asked
         self._adv = game.advanced
         self._ruse_v = game.ruse
         self._series = game.series
@@ -449,7 +453,7 @@ class BoomState(State):
         self._disc_up = ()
         self._disc_down = ()
         self._choice = [()] * np
-        self._to_play = [0] * np
+        self._to_play = game._all_play[0]
         self._waiting = 0
         self._to_act = ()
         self._legal = dict.fromkeys(self._all, ())
@@ -536,9 +540,9 @@ class BoomState(State):
         hands = self._hands
         if asked and min(map(len, hands)) >= asked:
             # the usual case: every seat holds enough bomb cards
-            self._to_play = [asked] * np
+            self._to_play = self.game._all_play[step]
             self._choice = [None] * np
-            self._legal = dict.fromkeys(self._all)
+            self._legal = self.game._unasked.copy()
             self._to_act = self._all
             self._waiting = np
             return
@@ -546,7 +550,7 @@ class BoomState(State):
         for seat in range(np):
             have = len(hands[seat]) + (1 if ruse_ok and self._has_ruse[seat] else 0)
             to_play.append(asked if have >= asked else (have if SHORT_HAND_PLAYS_ALL else 0))
-        self._to_play = to_play
+        self._to_play = tuple(to_play)
         self._choice = [None if n else () for n in to_play]
         self._legal = {seat: (None if to_play[seat] else ()) for seat in range(np)}
         acting = tuple(seat for seat in range(np) if to_play[seat])
@@ -811,7 +815,7 @@ class BoomState(State):
         self._over = True
         self._step = 0
         np = self._np
-        self._to_play = [0] * np
+        self._to_play = self.game._all_play[0]
         self._choice = [()] * np
         self._legal = dict.fromkeys(self._all, ())
         self._to_act = ()
@@ -908,7 +912,7 @@ class BoomState(State):
         new._disc_up = self._disc_up
         new._disc_down = self._disc_down
         new._choice = self._choice[:]
-        new._to_play = self._to_play[:]
+        new._to_play = self._to_play  # a tuple, replaced (never changed) at each step
         new._waiting = self._waiting
         new._to_act = self._to_act
         new._legal = self._legal.copy()  # the tuples inside are immutable: sharing is safe

@@ -778,3 +778,56 @@ def _bulk_digest(players: int, options: tuple[str, ...]) -> str:
 @pytest.mark.parametrize("case", sorted(PINNED_BULK))
 def test_many_random_playouts_match_the_pinned_digests(case):
     assert _bulk_digest(*case) == PINNED_BULK[case]
+
+
+# ---------------------------------------------------------------------------- legal pairs, views
+
+@pytest.mark.parametrize("size", [2, 3, 11, 17])
+def test_legal_pairs_behave_like_the_tuple_of_all_pairs(size):
+    pool = tuple(sorted(random.Random(size).sample(range(50), size - 1))) + (RUSE,)
+    pairs = boom.LegalPairs(pool)
+    expected = tuple(combinations(pool, 2))
+    assert len(pairs) == len(expected) and tuple(pairs) == expected and list(pairs) == list(expected)
+    assert [pairs[i] for i in range(-len(expected), len(expected))] == list(expected + expected)
+    assert pairs[1:4] == expected[1:4] and pairs[::-1] == expected[::-1]
+    with pytest.raises(IndexError):
+        pairs[len(expected)]
+    with pytest.raises(TypeError):
+        pairs["0"]
+    assert pairs == expected and pairs == list(expected) and expected == pairs
+    assert pairs != expected[:-1] and pairs != 3 and hash(pairs) == hash(expected)
+    assert pairs == boom.LegalPairs(pool) and pairs != boom.LegalPairs(pool[1:])
+    for action in expected:
+        assert action in pairs and pairs.index(action) == expected.index(action)
+    missing = [a for a in combinations(range(51), 2) if a not in expected]
+    assert not any(a in pairs for a in missing)
+    odd = [(pool[1], pool[0]), (pool[0],), pool[:2] + (1,), list(pool[:2]), (float(pool[0]), pool[1]),
+           (True, pool[1]), None, "ab"]
+    assert [a in pairs for a in odd] == [a in expected for a in odd]
+    assert isinstance(pairs, boom.SequenceABC) and repr(pairs) == f"LegalPairs({expected!r})"
+
+
+def test_legal_actions_keep_their_cards_after_the_hand_changes():
+    state = BoomGame(2).new_match(3)
+    legal = state.legal_actions(0)
+    before = tuple(legal)
+    state.apply_action(0, legal[5])
+    assert tuple(legal) == before and state.legal_actions(0) == ()
+    assert legal[5][0] not in state.hand(0)
+
+
+def test_observations_follow_each_round_and_clones_stay_apart():
+    game = BoomGame(3, advanced=True)
+    state = game.new_match(17)
+    rng = random.Random(17)
+    while not state.is_over():
+        copy = state.clone()
+        frozen = copy.observation(-1)
+        for seat in state.seats_to_act():
+            state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+        obs = state.observation(0)
+        assert obs.scores == state.game_scores()
+        assert obs.paradise == tuple(state.paradise(s) for s in range(3))
+        assert obs.guards_used[-1] == obs.guard and obs.guards_left == 8 - len(obs.guards_used)
+        assert copy.observation(-1) == frozen  # the clone did not see the move
+    assert state.observation(1).scores == state.scores()
