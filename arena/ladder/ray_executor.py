@@ -296,6 +296,7 @@ class RayExecutor:
         if ray.is_initialized():
             raise RayExecutorError("Ray is already initialised in this process; the Ray "
                                    "executor connects by itself (with its runtime_env)")
+        _check_reachable(self.address)
         # Called in a thread on purpose: in the main thread ray.init replaces the SIGTERM
         # handler, and the app's handler is what stops a ladder cleanly. Ray warns about that,
         # and about the directories it never ships (.git, .venv): both are expected here.
@@ -466,3 +467,19 @@ def _is_manifest_bot(bot: Bot) -> bool:
             .get("command") == bot.command
     except (OSError, tomllib.TOMLDecodeError):
         return False
+
+
+def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Fail fast on an address nothing listens on: ray.init itself retries for minutes."""
+    import socket
+
+    if address in ("auto", "local") or address.startswith("ray://"):
+        return
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host or "127.0.0.1", int(port)), timeout_s):
+            pass
+    except (OSError, ValueError) as err:
+        raise RayExecutorError(
+            f"cannot reach the Ray cluster at {address} ({err}); start one with "
+            "`ray start --head` and pass the address it prints (HOST:PORT)") from None
