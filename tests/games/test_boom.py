@@ -710,7 +710,8 @@ PINNED_PLAYOUTS = {
     (2, ("advanced", "ruse"), 6): ((82, 37), 16, "c52a2027ba33d34dfcf9ffe6"),
     (3, ("advanced", "ruse"), 7): ((36, 39, 66), 24, "e01deca365c2070b8fa3fec0"),
     (5, ("ruse",), 8): ((10, 34, 36, 17, 22), 40, "2f1b8ad05b82d53ead2e39ec"),
-    (4, ("advanced", "ruse", "series"), 9): ((123, 170, 187, 201), 128, "92f31296d18a3fee2d72902c"),
+    (4, ("advanced", "ruse", "series"), 9):
+        ((123, 170, 187, 201), 128, "92f31296d18a3fee2d72902c"),
     (2, ("series",), 10): ((210, 179), 48, "e62bfb8aecd7e1c73a5d111b"),
 }
 
@@ -801,8 +802,8 @@ def test_legal_pairs_behave_like_the_tuple_of_all_pairs(size):
         assert action in pairs and pairs.index(action) == expected.index(action)
     missing = [a for a in combinations(range(51), 2) if a not in expected]
     assert not any(a in pairs for a in missing)
-    odd = [(pool[1], pool[0]), (pool[0],), pool[:2] + (1,), list(pool[:2]), (float(pool[0]), pool[1]),
-           (True, pool[1]), None, "ab"]
+    odd = [(pool[1], pool[0]), (pool[0],), pool[:2] + (1,), list(pool[:2]),
+           (float(pool[0]), pool[1]), (True, pool[1]), None, "ab"]
     assert [a in pairs for a in odd] == [a in expected for a in odd]
     assert isinstance(pairs, boom.SequenceABC) and repr(pairs) == f"LegalPairs({expected!r})"
 
