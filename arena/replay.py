@@ -72,6 +72,9 @@ def read(path: Path) -> dict[str, Any]:
         text = path.read_text()
     except OSError as err:
         raise ReplayError(f"cannot read {path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise ReplayError(f"{path} is not a replay: it is not text (not valid JSON); it may be "
+                          "corrupted") from None
     try:
         doc = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
