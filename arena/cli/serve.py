@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from arena.games import ConfigError, make_game
+from arena.ladder.runner import ExecutorSetupError
 from arena.referee.match import Limits
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
 from arena.store import StoreError
@@ -56,8 +57,12 @@ def parse_ladder(text: str) -> LadderSpec:
 @click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("runs/serve"), show_default=True)
 @click.option("--seed", type=int, help="Seed of the table choices (random if omitted).")
+@click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
+              show_default=True, help="Where matches run (Ray: launched bots only).")
+@click.option("--ray-address", help="The Ray cluster's address (with --executor ray).")
 def serve_cmd(db, ladders, host, port, web_host, web_port, admin_key, concurrency, move_ms,
-              time_bank_ms, max_strikes, grace, max_matches, run_dir, seed):
+              time_bank_ms, max_strikes, grace, max_matches, run_dir, seed, executor,
+              ray_address):
     """Run Arena as a service: registered bots play continuous ladders; the web shows them."""
     specs = tuple(parse_ladder(text) for text in ladders)
     if len({s.name for s in specs}) != len(specs):
@@ -65,11 +70,14 @@ def serve_cmd(db, ladders, host, port, web_host, web_port, admin_key, concurrenc
     if not db.parent.exists():
         raise click.UsageError(f"cannot use database {db}: directory {db.parent} does not "
                                "exist; create it, or choose another path with --db")
+    if executor == "ray" and not ray_address:
+        raise click.UsageError("--executor ray needs --ray-address (for example 127.0.0.1:6379)")
     settings = ServiceSettings(
         db=db, ladders=specs, referee_host=host, referee_port=port, web_host=web_host,
         web_port=web_port, admin_key=admin_key, concurrency=concurrency,
         limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
-        run_dir=run_dir, grace_s=grace, max_matches=max_matches, seed=seed)
+        run_dir=run_dir, grace_s=grace, max_matches=max_matches, seed=seed, executor=executor,
+        ray_address=ray_address)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
 
     async def main() -> None:
@@ -79,7 +87,7 @@ def serve_cmd(db, ladders, host, port, web_host, web_port, admin_key, concurrenc
 
     try:
         asyncio.run(main())
-    except StoreError as err:
+    except (StoreError, ExecutorSetupError) as err:
         raise click.ClickException(str(err)) from None
     except OSError as err:
         raise click.ClickException(f"cannot start: {err}") from None

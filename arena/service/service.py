@@ -58,6 +58,8 @@ class ServiceSettings:
     share_cap: float = 1.5
     max_matches: int | None = None  # stop after this many (tests, demos); None = until stopped
     seed: int | None = None
+    executor: str = "local"  # or "ray": matches run on a Ray cluster (launched bots only)
+    ray_address: str | None = None
 
 
 class ArenaService:
@@ -83,17 +85,15 @@ class ArenaService:
         s = self.settings
         self.store = await AsyncStore.open(s.db)
         try:
-            self.executor = LocalExecutor(self.store, s.run_dir, host=s.referee_host,
-                                          port=s.referee_port,
-                                          resource_limits=s.resource_limits)
+            self.executor = self._make_executor()
             ladders = [await self.store.ensure_open_ladder(l.name, l.game, l.table_size,
                                                            options=l.options)
                        for l in s.ladders]
             await self.executor.start([])
             self.web = await self._start_web()
             self.ready.set()
-            log.info("arena serving: referee on %s, web on http://%s:%d/",
-                     self.executor.referee.server.address, s.web_host, s.web_port)
+            log.info("arena serving: %s, web on http://%s:%d/", self._where(), s.web_host,
+                     s.web_port)
             loops = [asyncio.ensure_future(self._ladder_loop(l)) for l in ladders]
             await self._stopping.wait()
             for task in loops:
@@ -106,6 +106,26 @@ class ArenaService:
             if self.executor is not None:
                 await self.executor.close()
             await self.store.close()
+
+    def _make_executor(self):
+        s = self.settings
+        if s.executor == "ray":
+            from arena.ladder.ray_executor import RayExecutor
+
+            return RayExecutor(s.ray_address, s.run_dir, resource_limits=s.resource_limits)
+        return LocalExecutor(self.store, s.run_dir, host=s.referee_host, port=s.referee_port,
+                             resource_limits=s.resource_limits)
+
+    def _directory(self):
+        """The local referee's connected bots (None on Ray: its referees are on the nodes)."""
+        referee = getattr(self.executor, "referee", None)
+        return referee.server.directory if referee is not None else None
+
+    def _where(self) -> str:
+        directory = self._directory()
+        if directory is None:
+            return f"matches on the Ray cluster at {self.settings.ray_address}"
+        return f"referee on {self.executor.referee.server.address}"
 
     def stop(self) -> None:
         """Begin a graceful stop (what SIGTERM and Ctrl-C do)."""
@@ -174,10 +194,11 @@ class ArenaService:
 
     async def _available(self, ladder: Ladder) -> list[Bot]:
         bots = [b for b in await self.store.run(Store.list_bots) if not b.suspended]
-        directory = self.executor.referee.server.directory
+        directory = self._directory()
         available = []
         for bot in bots:
-            if bot.remote and directory.get(bot.name) is None:
+            # A remote bot plays while it is connected (never on Ray: no single referee).
+            if bot.remote and (directory is None or directory.get(bot.name) is None):
                 continue
             available.append(bot)
         return available
@@ -271,7 +292,8 @@ class ArenaService:
         """The replay so far of a match this service is playing (the web's LiveSource). Called
         from the web server's worker threads: it returns a fresh snapshot."""
         match_id = self._running.get((ladder, index))
-        if match_id is None or self.executor is None:
-            return None
-        live = self.executor.referee.server.live.get(match_id)
+        referee = getattr(self.executor, "referee", None)
+        if match_id is None or referee is None:
+            return None  # on Ray the match is played on a node: shown when it is stored
+        live = referee.server.live.get(match_id)
         return live.replay_so_far() if live is not None else None

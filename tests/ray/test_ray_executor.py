@@ -182,3 +182,34 @@ def _cmdline(pid: int) -> list[str]:
             return [a.decode() for a in f.read().split(b"\0") if a]
     except OSError:
         return []
+
+
+def test_arena_serve_runs_its_matches_on_the_cluster(ray_cluster, tmp_path):
+    """The executor choice for the server: `arena serve --executor ray`."""
+    import socket
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    db = tmp_path / "serve.db"
+    for name in ("r1", "r2", "r3"):
+        subprocess.run([sys.executable, "-m", "arena", "bot", "add", name, "--command",
+                        "python example_bots/random_bot.py", "--db", str(db)], cwd=root,
+                       check=True, capture_output=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        web_port = s.getsockname()[1]
+    proc = subprocess.run(
+        [sys.executable, "-m", "arena", "serve", "--db", str(db), "--ladder", "bal=balloon:3",
+         "--executor", "ray", "--ray-address", ray_cluster.address, "--port", "0",
+         "--web-port", str(web_port), "--max-matches", "3", "--run-dir", str(tmp_path / "runs"),
+         "--move-ms", "5000", "--seed", "2"],
+        cwd=root, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT status, node FROM matches").fetchall()
+    faults = con.execute("SELECT count(*) FROM faults").fetchone()[0]
+    con.close()
+    assert [r[0] for r in rows] == ["completed"] * 3
+    assert all(r[1] and "/" in r[1] for r in rows)  # ADDRESS/NODE_ID of a Ray node
+    assert faults == 0
