@@ -140,9 +140,7 @@ def damaged(tmp_path: Path, replay_file: Path, how: str) -> Path:
 
 @pytest.mark.parametrize("how,message", [
     ("truncated", "truncated or corrupted"),
-    pytest.param("binary", "not valid JSON", marks=pytest.mark.xfail(
-        strict=True, reason="arena/replay.py read(): path.read_text() raises "
-        "UnicodeDecodeError (a traceback) before json.loads; catch it there too")),
+    ("binary", "not valid JSON"),
     ("other_version", "is a version 2 replay; this Arena reads version 1"),
     ("not_a_replay", "is not an Arena replay"),
     ("moves_cut", "ends before the match is over"),

@@ -166,6 +166,9 @@ def test_a_stolen_token_replaces_the_owner_but_cannot_act_in_its_running_match(t
                     if len(state.events) > 3:
                         started.set()
 
+                def on_move(self, move):
+                    pass
+
                 def on_end(self, result):
                     pass
 
@@ -173,7 +176,10 @@ def test_a_stolen_token_replaces_the_owner_but_cannot_act_in_its_running_match(t
                 BALLOON2, 4, ["owner", "slow"],
                 Limits(move_ms=2000, time_bank_ms=0, max_strikes=3, connect_ms=15_000),
                 match_id=match_id, observer=Watch()))
-            await started.wait()
+            waiting = asyncio.ensure_future(started.wait())
+            await asyncio.wait({waiting, match}, return_when=asyncio.FIRST_COMPLETED)
+            waiting.cancel()
+            assert not match.done(), match.result()  # (raises the match's error, if any)
             owner_conn = host.server.directory.get("owner")
             # The thief is another process; it learnt the owner's token and the match id.
             await host.launch("thief", hostile("thief", match_id), token=token)
@@ -218,12 +224,15 @@ def test_hundreds_of_connections_are_bounded_and_others_are_served(tmp_path, mon
     results, connected = run(main())
     report = report_of(tmp_path, "swarm")
     assert results and all(r.faults == () for r in results)
+    # A stream refused at once ends with RESOURCE_EXHAUSTED; a grpc-python client that was
+    # writing its Hello at that moment is told INTERNAL by its failed write instead.
+    refused = {"RESOURCE_EXHAUSTED", "INTERNAL"}
     assert set(report["silent"]) <= {"DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED"}
-    assert set(report["bad"]) <= {"UNAUTHENTICATED", "RESOURCE_EXHAUSTED"}
+    assert set(report["bad"]) <= {"UNAUTHENTICATED"} | refused
     # A newer stream of a bot replaces the older (ABORTED); the last one hung up itself (OK).
-    assert set(report["own"]) <= {"OK", "ABORTED", "RESOURCE_EXHAUSTED"}
+    assert set(report["own"]) <= {"OK", "ABORTED"} | refused
     # The bound was reached: some streams were refused at once.
-    assert sum(c.get("RESOURCE_EXHAUSTED", 0) for c in report.values()) > 0
+    assert report["silent"].get("RESOURCE_EXHAUSTED", 0) > 0
     assert "good-a" in connected and "good-b" in connected
     print(f"FIGURE many_conns: {report}; {len(results)} good matches meanwhile, no fault")
 
