@@ -76,9 +76,7 @@ def replay_cmd(path, seat, quiet):
         if seat is not None and not 0 <= seat < n:
             raise click.UsageError(f"--seat must be between 0 and {n - 1} for this replay")
         names = doc["seat_names"]
-        final = None
         for step in replay.rerun(doc):
-            final = step.state
             if quiet:
                 continue
             who = f"seat {step.seat} ({names[step.seat]})"

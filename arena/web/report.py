@@ -21,7 +21,7 @@ from typing import Any
 from arena.store import MATCH_STATUSES, StoreError
 
 from . import site
-from .queries import Queries, Reader
+from .queries import Reader
 
 LIST_PAGE = 100
 

@@ -104,13 +104,14 @@ def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path):
 def test_bad_ladder_input_is_refused_and_changes_nothing(tmp_path, args, message):
     db = tmp_path / "a.db"
     register(db, ["a", "b", "c"])
-    before = db.read_bytes()
     proc = arena("ladder", "run", "x", *args, "--db", str(db), "--no-progress", check=False)
     assert proc.returncode != 0
     assert message in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
     con = sqlite3.connect(db)
     assert con.execute("SELECT count(*) FROM ladders").fetchone()[0] == 0
+    assert con.execute("SELECT count(*) FROM matches").fetchone()[0] == 0
+    assert [r[0] for r in con.execute("SELECT name FROM bots ORDER BY name")] == ["a", "b", "c"]
     con.close()
 
 

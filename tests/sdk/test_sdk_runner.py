@@ -29,7 +29,7 @@ from sdk_fake_referee import (
 )
 
 from arena_sdk import (
-    Backoff, BalloonAction, BalloonObservation, Bot, BoomAction, BoomObservation, Card, Match,
+    Backoff, BalloonObservation, Bot, BoomAction, BoomObservation, Card, Match,
     MatchResult, RefusedError, Rejection, serve, wire,
 )
 
