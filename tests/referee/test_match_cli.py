@@ -1,0 +1,47 @@
+"""`arena match` and `arena replay` through the command line, with real bot processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM = "python example_bots/random_bot.py"
+
+
+def arena(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=ROOT, text=True,
+                          capture_output=True, timeout=120)
+
+
+def test_match_writes_a_replay_that_replays_from_each_view(tmp_path):
+    path = tmp_path / "m.json"
+    out = arena("match", "balloon", RANDOM, RANDOM, "--seed", "9", "--replay", str(path),
+                "--json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["seed"] == 9 and result["faults"] == []
+    assert result["seat_names"] == ["random_bot", "random_bot#2"]
+    doc = json.loads(path.read_text())
+    assert doc["format"] == "arena-replay" and doc["version"] == 1
+    # What each seat saw is in the replay, and it holds that seat's hand only.
+    first = doc["views"]["0"][0]
+    assert first["seat"] == 0 and len(first["hand"]) == 6
+
+    public = arena("replay", str(path))
+    assert public.returncode == 0, public.stderr
+    assert "reproduces its recorded result" in public.stdout and "hand before" not in public.stdout
+    seat = arena("replay", str(path), "--seat", "1")
+    assert seat.returncode == 0 and "hand before" in seat.stdout
+    bad = arena("replay", str(path), "--seat", "5")
+    assert bad.returncode == 2 and "between 0 and 1" in bad.stderr
+
+
+def test_match_refuses_a_bot_command_that_does_not_exist(tmp_path):
+    out = arena("match", "boom", RANDOM, RANDOM, "python no_such_bot.py")
+    assert out.returncode == 2
+    assert "no_such_bot.py" in out.stderr and "Traceback" not in out.stderr
+    out = arena("match", "boom", RANDOM)
+    assert out.returncode == 2 and "2 to 5 players" in out.stderr
