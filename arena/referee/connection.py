@@ -16,7 +16,7 @@ import itertools
 import logging
 
 import grpc
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Awaitable, Callable, Protocol
 
 from arena.games.base import Action, State
@@ -352,7 +352,6 @@ class RemoteSeat:
             pass
 
     async def decide(self, state: State, seat: int, clock: SeatClock) -> Decision:
-        ctx, conn = self.ctx, self.conn
         decision = await self._ask(state, seat, clock)
         # Stray replies to requests never sent are faults too, charged without costing a move.
         decision.extra_faults = [(UNKNOWN_REQUEST, d) for d in self._unsolicited]

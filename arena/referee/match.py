@@ -93,10 +93,18 @@ class Seat(Protocol):
         """Tell the bot the match is over (best effort)."""
 
 
-class MatchObserver(Protocol):
-    def on_events(self, events: Sequence[Event], state: State) -> None: ...
-    def on_move(self, move: MoveRecord) -> None: ...
-    def on_end(self, result: MatchResult) -> None: ...
+class MatchObserver:
+    """Watches a match as it is played (live spectators, tests). Override what you need; the
+    defaults do nothing, so an observer need not know every hook."""
+
+    def on_events(self, events: Sequence[Event], state: State) -> None:
+        """New public events, and the state after them (read it, do not keep it)."""
+
+    def on_move(self, move: MoveRecord) -> None:
+        """A move was applied."""
+
+    def on_end(self, result: MatchResult) -> None:
+        """The match is over."""
 
 
 @dataclass

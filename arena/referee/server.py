@@ -23,6 +23,7 @@ from arena_sdk.proto import arena_pb2_grpc as pb_grpc
 
 from . import wire
 from .connection import BotConnection, BotDirectory
+from .match import MatchObserver
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,7 @@ class LiveMatches:
         return self._matches.get(match_id)
 
 
-class _MatchFeed:
+class _MatchFeed(MatchObserver):
     """The MatchObserver that play_match feeds."""
 
     def __init__(self, owner: LiveMatches, match_id: str, live):

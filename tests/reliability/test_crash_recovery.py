@@ -129,7 +129,7 @@ def damaged(tmp_path: Path, replay_file: Path, how: str) -> Path:
         doc["scores"][0] += 1
         out.write_text(json.dumps(doc))
     elif how == "move_changed":
-        seat, action = doc["moves"][0][0], doc["moves"][0][1]
+        action = doc["moves"][0][1]
         doc["moves"][0][1] = [49, 48] if action != [48, 49] else [0, 1]
         out.write_text(json.dumps(doc))
     elif how == "move_mangled":

@@ -11,20 +11,17 @@ from __future__ import annotations
 import asyncio
 import statistics
 import sys
-import time
 
-import grpc
-import pytest
 
 from arena.games import make_game
 from arena.referee import server as referee_server
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
-from arena.referee.match import Limits
+from arena.referee.match import Limits, MatchObserver
 from arena.results import CRASH, DISCONNECT, MALFORMED, TIMEOUT, UNKNOWN_REQUEST
 
 from .conftest import (
-    BOTS, FAST, ROOT, exited, first_legal_policy_holds, good, hostile, kinds, pid_alive, report_of,
+    BOTS, FAST, ROOT, exited, first_legal_policy_holds, good, hostile, kinds, report_of,
 )
 
 BALLOON2 = make_game("balloon", 2)
@@ -161,16 +158,10 @@ def test_a_stolen_token_replaces_the_owner_but_cannot_act_in_its_running_match(t
             started = asyncio.Event()
             match_id = "stolen-match"
 
-            class Watch:
+            class Watch(MatchObserver):
                 def on_events(self, events, state):
                     if len(state.events) > 3:
                         started.set()
-
-                def on_move(self, move):
-                    pass
-
-                def on_end(self, result):
-                    pass
 
             match = asyncio.ensure_future(host.run_match(
                 BALLOON2, 4, ["owner", "slow"],

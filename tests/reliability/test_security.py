@@ -31,7 +31,7 @@ from arena_sdk.proto import arena_pb2 as pb
 from arena_sdk.proto import arena_pb2_grpc as pb_grpc
 
 from .conftest import ROOT
-from .variants import VARIANTS, game_of, variant_id
+from .variants import VARIANTS, game_of
 
 RANDOM_BOT = ROOT / "example_bots" / "random_bot.py"
 LIMITS = Limits(move_ms=3000, time_bank_ms=3000, max_strikes=3, connect_ms=20_000)
