@@ -28,10 +28,8 @@ import os
 import re
 import secrets
 import shlex
-import shutil
 import sqlite3
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, ParamSpec, Sequence, TypeVar
@@ -44,10 +42,11 @@ from arena.ladder.ratings import (
 from arena.ladder.schedule import (
     DEFAULT_MAX_FULL_TABLES, SEED_BOUND, ScheduleError, check_ladder_shape, make_schedule,
 )
+from arena import botcommand
+from arena.botcommand import MANIFEST
 from arena.results import ABANDONED, MatchResult
 
 DEFAULT_PATH = "arena.db"
-MANIFEST = "arena-bot.toml"
 
 # Match statuses as stored.
 PENDING = "pending"
@@ -59,7 +58,6 @@ MATCH_STATUSES = (PENDING, RUNNING, COMPLETED, INFRA_FAILED, STORE_ABANDONED)
 RUNNABLE = (PENDING, INFRA_FAILED)
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh", ".jar", ".pl", ".lua")
 
 
 # ---------------------------------------------------------------------------------------- errors
@@ -423,59 +421,19 @@ def check_bot_name(name: str) -> None:
 
 
 def resolve_command(command: str, cwd: str | os.PathLike[str]) -> list[str]:
-    """Split a bot command and check that it can run from `cwd`: its executable is found on PATH
-    or as a path relative to `cwd`, and a script argument such as `bot.py` exists. Returns argv."""
+    """Check a bot command as arena.botcommand does, raising the registry's CommandNotFound."""
     try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        raise CommandNotFound(f"cannot parse command {command!r} ({exc}); check its quoting")
-    if not argv:
-        raise CommandNotFound("the command is empty; give the command that starts the bot")
-    exe = argv[0]
-    base = Path(cwd)
-    if os.sep in exe or (os.altsep and os.altsep in exe):
-        path = base / exe
-        if not path.is_file():
-            raise CommandNotFound(
-                f"bot command {exe!r} does not exist (looked for {path}); check the path, which "
-                f"is relative to {base}")
-        if not os.access(path, os.X_OK):
-            raise CommandNotFound(
-                f"bot command {path} is not executable; make it executable (chmod +x) or run it "
-                "through its interpreter, for example 'python3 bot.py'")
-    elif shutil.which(exe) is None:
-        raise CommandNotFound(
-            f"bot command {exe!r} was not found on PATH; install it, or give a path to it")
-    for arg in argv[1:]:
-        if arg.startswith("-"):
-            continue
-        if arg.endswith(_SCRIPT_SUFFIXES) and not (base / arg).is_file():
-            raise CommandNotFound(
-                f"the bot's script {arg!r} does not exist (looked for {base / arg}); check the "
-                f"path, which is relative to {base}")
-        break  # only the first operand is the script; later ones are the bot's own arguments
-    return argv
+        return botcommand.check_command(command, cwd)
+    except botcommand.BotCommandError as exc:
+        raise CommandNotFound(str(exc)) from None
 
 
 def read_manifest(directory: str | os.PathLike[str]) -> str:
-    """The command of the bot in `directory`, from its arena-bot.toml (`command = "..."`)."""
-    path = Path(directory) / MANIFEST
-    if not Path(directory).is_dir():
-        raise BadManifest(f"bot directory {directory} does not exist")
-    if not path.is_file():
-        raise BadManifest(
-            f"{directory} has no {MANIFEST}; create one with a line such as "
-            "command = \"python3 bot.py\"")
+    """A bot directory's command, raising the registry's BadManifest."""
     try:
-        with path.open("rb") as f:
-            manifest = tomllib.load(f)
-    except tomllib.TOMLDecodeError as exc:
-        raise BadManifest(f"{path} is not valid TOML ({exc}); fix it")
-    command = manifest.get("command")
-    if not isinstance(command, str) or not command.strip():
-        raise BadManifest(
-            f"{path} has no command; add a line such as command = \"python3 bot.py\"")
-    return command
+        return botcommand.read_manifest(directory)
+    except botcommand.BotCommandError as exc:
+        raise BadManifest(str(exc)) from None
 
 
 def _now() -> float:

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import tomllib
 from pathlib import Path
 from typing import Sequence
 
 from arena.games import game_from_config
 from arena.referee.host import RefereeHost
-from arena.referee.launcher import (
-    MANIFEST, BotCommandError, ResourceLimits, resolve_command,
-)
+from arena import botcommand
+from arena.referee.launcher import BotCommandError, ResourceLimits, resolve_command
 from arena.referee.match import Limits
 from arena.results import MatchResult
 from arena.store import AsyncStore, Bot, Ladder, StoredMatch
@@ -104,8 +102,7 @@ def _is_manifest_bot(bot: Bot) -> bool:
     a bot registered with a command gets a fresh work directory of its own."""
     if not bot.directory or not bot.command:
         return False
-    manifest = Path(bot.directory) / MANIFEST
     try:
-        return tomllib.loads(manifest.read_text()).get("command") == bot.command
-    except (OSError, tomllib.TOMLDecodeError):
+        return botcommand.read_manifest(bot.directory) == bot.command
+    except botcommand.BotCommandError:
         return False

@@ -15,20 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shlex
-import shutil
 import signal
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-MANIFEST = "arena-bot.toml"
-
-
-class BotCommandError(ValueError):
-    """A bot's command or manifest is unusable."""
-
+from arena import botcommand
+from arena.botcommand import MANIFEST, BotCommand, BotCommandError  # noqa: F401 (re-exported)
 
 @dataclass(frozen=True, slots=True)
 class ResourceLimits:
@@ -44,70 +37,10 @@ class ResourceLimits:
     file_mb: int = 64
 
 
-@dataclass(frozen=True, slots=True)
-class BotCommand:
-    argv: tuple[str, ...]
-    cwd: Path | None  # a manifest bot runs in its own directory; None = a fresh work directory
-
-
 def resolve_command(spec: str, base: Path | None = None) -> BotCommand:
-    """Turn what a user typed (a command line or a bot directory) into something runnable.
-    Raises BotCommandError saying what is wrong."""
-    base = base or Path.cwd()
-    path = (base / spec).resolve() if not os.path.isabs(spec) else Path(spec)
-    if path.is_dir():
-        manifest = path / MANIFEST
-        if not manifest.is_file():
-            raise BotCommandError(f"{spec} is a directory without {MANIFEST}; add one with a "
-                                  f'line like: command = "python bot.py"')
-        try:
-            data = tomllib.loads(manifest.read_text())
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-            raise BotCommandError(f"{manifest} is not valid TOML: {err}") from None
-        command = data.get("command")
-        if not isinstance(command, str) or not command.strip():
-            raise BotCommandError(f'{manifest} must set command = "..." (a non-empty string)')
-        argv = _absolutise(shlex.split(command), path)
-        _check_executable(argv, path, spec)
-        return BotCommand(tuple(argv), path)
-    try:
-        argv = shlex.split(spec)
-    except ValueError as err:
-        raise BotCommandError(f"cannot parse the bot command {spec!r}: {err}") from None
-    if not argv:
-        raise BotCommandError("the bot command is empty")
-    argv = _absolutise(argv, base)
-    _check_executable(argv, base, spec)
-    return BotCommand(tuple(argv), None)
-
-
-def _absolutise(argv: list[str], base: Path) -> list[str]:
-    # The bot runs in its own working directory, so arguments naming existing files are made
-    # absolute; `python`/`python3` means the interpreter running Arena (its venv has the SDK).
-    out = []
-    for i, arg in enumerate(argv):
-        if i == 0 and arg in ("python", "python3"):
-            out.append(sys.executable)
-        elif not arg.startswith("-") and (base / arg).exists():
-            # Absolute but not resolved: a venv's python is a symlink, and following it would
-            # leave the venv (and its packages) behind.
-            out.append(os.path.normpath(os.path.join(base, arg)))
-        else:
-            out.append(arg)
-    return out
-
-
-def _check_executable(argv: list[str], base: Path, spec: str) -> None:
-    exe = argv[0]
-    if os.sep in exe:
-        if not os.access(exe, os.X_OK):
-            raise BotCommandError(f"{exe} (from {spec!r}) does not exist or is not executable")
-    elif shutil.which(exe) is None:
-        raise BotCommandError(f"{exe!r} (from {spec!r}) is not a program on PATH; give a path "
-                              "or install it")
-    if argv[0] == sys.executable and len(argv) > 1 and argv[1].endswith(".py") \
-            and not os.path.exists(argv[1]):
-        raise BotCommandError(f"the bot script {argv[1]} does not exist")
+    """What a user typed (a command line or a bot directory) made runnable; see
+    arena.botcommand. Raises BotCommandError saying what is wrong."""
+    return botcommand.resolve(spec, base)
 
 
 class BotProcess:

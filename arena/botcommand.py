@@ -1,0 +1,125 @@
+"""A bot's command: parsing and checking a command line or a bot directory's manifest.
+
+One place for the rules, used by the registry (which checks a bot when it is added) and by the
+launcher (which runs it). A bot is either a command line (`python example_bots/random_bot.py`,
+paths relative to the directory it was given in) or a directory holding `arena-bot.toml` with
+`command = "..."` (run inside that directory). `python` and `python3` mean the interpreter that
+runs Arena, whose environment has the SDK, whatever is on PATH.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+MANIFEST = "arena-bot.toml"
+PYTHON_NAMES = ("python", "python3")
+_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh", ".jar", ".pl", ".lua")
+
+
+class BotCommandError(ValueError):
+    """A bot's command or manifest is unusable; the message says what to do."""
+
+
+class CommandNotFound(BotCommandError):
+    """The command cannot run: unparsable, empty, or its program or script is missing."""
+
+
+class BadManifest(BotCommandError):
+    """A bot directory without a usable arena-bot.toml."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotCommand:
+    argv: tuple[str, ...]
+    cwd: Path | None  # a manifest bot runs in its own directory; None = a fresh work directory
+
+
+def read_manifest(directory: str | os.PathLike[str]) -> str:
+    """The command of the bot in `directory`, from its arena-bot.toml (`command = "..."`)."""
+    path = Path(directory) / MANIFEST
+    if not Path(directory).is_dir():
+        raise BadManifest(f"bot directory {directory} does not exist")
+    if not path.is_file():
+        raise BadManifest(
+            f"{directory} has no {MANIFEST}; create one with a line such as "
+            "command = \"python3 bot.py\"")
+    try:
+        with path.open("rb") as f:
+            manifest = tomllib.load(f)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise BadManifest(f"{path} is not valid TOML ({exc}); fix it") from None
+    command = manifest.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise BadManifest(
+            f"{path} has no command; add a line such as command = \"python3 bot.py\"")
+    return command
+
+
+def check_command(command: str, cwd: str | os.PathLike[str]) -> list[str]:
+    """Split a bot command and check that it can run from `cwd`: its program is Python, on PATH
+    or a path relative to `cwd`, and a script argument such as `bot.py` exists. Returns argv."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise CommandNotFound(f"cannot parse command {command!r} ({exc}); check its quoting") \
+            from None
+    if not argv:
+        raise CommandNotFound("the command is empty; give the command that starts the bot")
+    exe = argv[0]
+    base = Path(cwd)
+    if exe in PYTHON_NAMES:
+        pass
+    elif os.sep in exe or (os.altsep and os.altsep in exe):
+        path = base / exe
+        if not path.is_file():
+            raise CommandNotFound(
+                f"bot command {exe!r} does not exist (looked for {path}); check the path, which "
+                f"is relative to {base}")
+        if not os.access(path, os.X_OK):
+            raise CommandNotFound(
+                f"bot command {path} is not executable; make it executable (chmod +x) or run it "
+                "through its interpreter, for example 'python3 bot.py'")
+    elif shutil.which(exe) is None:
+        raise CommandNotFound(
+            f"bot command {exe!r} was not found on PATH; install it, or give a path to it")
+    for arg in argv[1:]:
+        if arg.startswith("-"):
+            continue
+        if arg.endswith(_SCRIPT_SUFFIXES) and not (base / arg).is_file():
+            raise CommandNotFound(
+                f"the bot's script {arg!r} does not exist (looked for {base / arg}); check the "
+                f"path, which is relative to {base}")
+        break  # only the first operand is the script; later ones are the bot's own arguments
+    return argv
+
+
+def resolve(spec: str, base: str | os.PathLike[str] | None = None) -> BotCommand:
+    """What a user typed (a command line, or a bot directory) made runnable from anywhere:
+    checked, with `python` replaced by Arena's interpreter and paths made absolute."""
+    base = Path(base) if base is not None else Path.cwd()
+    directory = Path(spec) if os.path.isabs(spec) else base / spec
+    if directory.is_dir():
+        argv = check_command(read_manifest(directory), directory)
+        return BotCommand(tuple(_absolutise(argv, directory)), directory.absolute())
+    return BotCommand(tuple(_absolutise(check_command(spec, base), base)), None)
+
+
+def _absolutise(argv: list[str], base: Path) -> list[str]:
+    # The bot runs in its own working directory, so arguments naming existing files are made
+    # absolute (not resolved: a venv's python is a symlink, and following it would leave the
+    # venv and its packages behind).
+    out = []
+    for i, arg in enumerate(argv):
+        if i == 0 and arg in PYTHON_NAMES:
+            out.append(sys.executable)
+        elif not arg.startswith("-") and (base / arg).exists():
+            out.append(os.path.normpath(os.path.join(base, arg)))
+        else:
+            out.append(arg)
+    return out
