@@ -108,7 +108,7 @@ def run_ladder(settings: LadderSettings):
 
 
 async def _run_ladder(settings: LadderSettings):
-    from arena.ladder.runner import LadderRunner
+    from arena.ladder.runner import LadderRunner, RunSummary
     from arena.store import AsyncStore
 
     store = await AsyncStore.open(settings.db)
@@ -129,6 +129,11 @@ async def _run_ladder(settings: LadderSettings):
             loop.add_signal_handler(sig, task.cancel)
         try:
             summary = await task
+        except asyncio.CancelledError:
+            if not task.cancelled():
+                raise
+            # Stopped by Ctrl-C or SIGTERM: the runner put the matches in flight back.
+            summary = RunSummary(ladder.name, interrupted=True)
         finally:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(sig)

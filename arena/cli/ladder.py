@@ -72,11 +72,12 @@ def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, 
         raise click.ClickException(str(err)) from None
     except KeyboardInterrupt:
         raise click.ClickException("stopped; run the same command again to resume") from None
-    if summary.interrupted:
-        click.echo("stopped; run the same command again to resume", err=True)
     for line in summary.errors:
         click.echo(f"given up: {line}", err=True)
     print_rankings(rankings)
+    if summary.interrupted:
+        click.echo("stopped; run the same command again to resume", err=True)
+        raise SystemExit(130)
 
 
 @ladder_group.command("list")

@@ -137,3 +137,33 @@ def test_locked_database_is_a_clear_error(tmp_path):
     assert proc.returncode != 0
     assert "locked" in proc.stderr.lower() and "Traceback" not in proc.stderr
     assert "d" not in arena("bot", "list", "--db", str(db)).stdout.split()
+
+
+def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
+    db = tmp_path / "a.db"
+    register(db, ["a", "b", "c", "d"])
+    proc = subprocess.Popen([sys.executable, "-m", "arena", *ladder_args(db, tmp_path)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            con = sqlite3.connect(db, timeout=5)
+            done = con.execute("SELECT count(*) FROM matches WHERE status='completed'"
+                               ).fetchone()[0]
+            con.close()
+        except sqlite3.OperationalError:
+            done = 0
+        if done >= 3:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the ladder finished before Ctrl-C"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "run the same command again to resume" in err and "Traceback" not in err
+    con = sqlite3.connect(db)
+    running = con.execute("SELECT count(*) FROM matches WHERE status='running'").fetchone()[0]
+    con.close()
+    assert running == 0  # the matches in flight went back to pending
+    arena(*ladder_args(db, tmp_path))
+    assert results(db)["count"] == 24 * 3
