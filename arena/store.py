@@ -17,8 +17,6 @@ finished first, and a resumed ladder ends with the same ratings as an uninterrup
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import contextlib
 import functools
 import hashlib
@@ -32,9 +30,12 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, ParamSpec, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, ParamSpec, Sequence, TypeVar
 
 import sqlite_utils
+
+if TYPE_CHECKING:
+    import concurrent.futures
 
 from arena.ladder.ratings import (
     MATCH_MODE, RATING_MODES, SET_MODE, Rater, RatingParams, SkillRating, set_ranks,
@@ -1198,6 +1199,12 @@ def _resolve_game(game: str, table_size: int, options: Mapping[str, Any]) -> dic
 T = TypeVar("T")
 
 
+def _wrap(future):
+    import asyncio  # imported late: only async callers need it
+
+    return asyncio.wrap_future(future)
+
+
 class AsyncStore:
     """A Store on its own writer thread, for async code: every call runs there, in order, and
     the caller awaits its result, so SQLite never blocks the event loop and there is exactly one
@@ -1214,10 +1221,12 @@ class AsyncStore:
 
     @classmethod
     async def open(cls, path: str | os.PathLike[str] = DEFAULT_PATH, **kwargs: Any) -> "AsyncStore":
+        import concurrent.futures  # here: `arena rankings` need not pay for it
+
         executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="arena-store")
         try:
             # The connection must be made on the thread that will use it.
-            store = await asyncio.wrap_future(executor.submit(Store, path, **kwargs))
+            store = await _wrap(executor.submit(Store, path, **kwargs))
         except BaseException:
             executor.shutdown(wait=False)
             raise
@@ -1227,7 +1236,7 @@ class AsyncStore:
         return self._executor.submit(fn, self.store, *args, **kwargs)
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        return await asyncio.wrap_future(self.submit(fn, *args, **kwargs))
+        return await _wrap(self.submit(fn, *args, **kwargs))
 
     async def close(self) -> None:
         try:

@@ -17,7 +17,7 @@ COMMANDS = {
     "replay": ("match", "replay_cmd", "Re-run a replay file and check its result."),
     "bot": ("bots", "bot_group", "Register bots: launched from a command, or remote."),
     "ladder": ("ladder", "ladder_group", "Round-robin ladders with duplicate deals."),
-    "rankings": ("ladder", "rankings_cmd", "Show a ladder's rankings."),
+    "rankings": ("rankings", "rankings_cmd", "Show a ladder's rankings."),
     "serve": ("serve", "serve_cmd", "Run Arena as a service: continuous ladders and the web."),
     "web": ("web", "web_cmd", "Serve the web pages over a database."),
     "report": ("web", "report_cmd", "Write the web pages as a static site."),

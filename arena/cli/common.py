@@ -40,3 +40,25 @@ def db_option(f):
     return click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
                         default=Path("arena.db"), show_default=True,
                         help="The SQLite database.")(f)
+
+
+class open_store:
+    """Open the store read-only, turning its errors into clear CLI errors."""
+
+    def __init__(self, db):
+        self.db = db
+
+    def __enter__(self):
+        from arena.store import Store, StoreError
+
+        self._error = StoreError
+        try:
+            self.store = Store(self.db, readonly=True)
+        except StoreError as err:
+            raise click.ClickException(str(err)) from None
+        return self.store
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.store.close()
+        if isinstance(exc, self._error):
+            raise click.ClickException(str(exc)) from None

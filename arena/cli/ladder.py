@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
 from arena.games import game_names
-from arena.store import Store, StoreError
+from arena.store import StoreError
 
-from .common import build_game, db_option, game_options, limit_options
+from .common import build_game, db_option, game_options, limit_options, open_store
+from .rankings import print_rankings
 
 
 @click.group("ladder")
@@ -84,7 +84,7 @@ def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, 
 @db_option
 def list_cmd(db):
     """List the ladders in the database."""
-    with _open(db) as store:
+    with open_store(db) as store:
         ladders = store.list_ladders()
     if not ladders:
         click.echo("no ladders yet; run one with arena ladder run")
@@ -95,55 +95,7 @@ def list_cmd(db):
                    f"{'  ' + opts if opts else ''}")
 
 
-@click.command("rankings")
-@click.argument("ladder", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
-@db_option
-def rankings_cmd(ladder, as_json, db):
-    """Show a ladder's rankings (default: the newest ladder)."""
-    with _open(db) as store:
-        rankings = store.rankings(ladder)
-    if as_json:
-        click.echo(json.dumps(rankings.to_dict(), indent=2))
-    else:
-        print_rankings(rankings)
-
-
-def print_rankings(rankings) -> None:
-    opts = " ".join(k for k, v in rankings.options.items() if v)
-    click.echo(f"\n{rankings.ladder}: {rankings.game}{' ' + opts if opts else ''}, tables of "
-               f"{rankings.table_size}, {rankings.completed}/{rankings.scheduled} matches played, "
-               f"{rankings.rated} rated ({rankings.rating_mode} rating)")
-    header = (f"{'rank':>4}  {'bot':<24} {'rating':>7} {'mu':>7} {'sigma':>6} {'matches':>7} "
-              f"{'mean score':>10} {'wins':>5} {'faults':>6}")
-    click.echo(header)
-    click.echo("-" * len(header))
-    for s in rankings.standings:
-        mean = f"{s.mean_score:.2f}" if s.mean_score is not None else "-"
-        click.echo(f"{s.rank:>4}  {s.bot:<24} {s.conservative:>7.2f} {s.mu:>7.2f} "
-                   f"{s.sigma:>6.2f} {s.matches:>7} {mean:>10} {s.wins:>5} {s.faults:>6}")
-
-
 def _check_db_dir(db: Path) -> None:
     if not db.parent.exists():
         raise click.UsageError(f"cannot use database {db}: directory {db.parent} does not "
                                "exist; create it, or choose another path with --db")
-
-
-class _open:
-    """Open the store read-only, turning its errors into clear CLI errors."""
-
-    def __init__(self, db: Path):
-        self.db = db
-
-    def __enter__(self) -> Store:
-        try:
-            self.store = Store(self.db, readonly=True)
-        except StoreError as err:
-            raise click.ClickException(str(err)) from None
-        return self.store
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        self.store.close()
-        if isinstance(exc, StoreError):
-            raise click.ClickException(str(exc)) from None
