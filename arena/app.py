@@ -7,7 +7,6 @@ objects, so there are no module-level singletons.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import signal
 import tempfile
@@ -73,10 +72,6 @@ async def _run_match(settings: MatchSettings) -> MatchResult:
 
 def random_seed() -> int:
     return random.SystemRandom().randrange(1 << 31)
-
-
-def default_run_dir() -> Path:
-    return Path(os.environ.get("ARENA_RUN_DIR", "runs"))
 
 
 # ---------------------------------------------------------------- ladders
