@@ -156,6 +156,10 @@ class NodeReferee:
         return {name: proc.pgid for name, proc in self.host.bots.items()
                 if proc.pgid is not None}
 
+    async def bot_commands(self) -> dict[str, list[str]]:
+        """The command each bot here was launched with (for tests and diagnosis)."""
+        return {name: list(proc.command.argv) for name, proc in self.host.bots.items()}
+
     async def close(self) -> None:
         """End every bot process (group and all) and stop the referee."""
         if self.started:

@@ -111,7 +111,8 @@ def test_ladder_on_the_cluster_equals_the_local_run(ray_cluster, local_run, tmp_
         # The bots run from the shipped copy of the project, not from this checkout.
         for worker in executor.workers:
             pgids = await worker.actor.bot_pids.remote()
-            seen[worker.node_id] = {name: (pgid, _cmdline(pgid)) for name, pgid in pgids.items()}
+            commands = await worker.actor.bot_commands.remote()
+            seen[worker.node_id] = {name: (pgid, commands[name]) for name, pgid in pgids.items()}
 
     summary, rankings = asyncio.run(run_ladder(db, executor, concurrency=4, during=during))
 
@@ -174,14 +175,6 @@ def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(ray_cluster, 
     assert retried and all(node != killed["node"] for node, _ in retried)
     # The bots on the dead node died with it.
     assert killed["bots"] and all(group_members(pgid) == [] for pgid in killed["bots"])
-
-
-def _cmdline(pid: int) -> list[str]:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return [a.decode() for a in f.read().split(b"\0") if a]
-    except OSError:
-        return []
 
 
 def test_arena_serve_runs_its_matches_on_the_cluster(ray_cluster, tmp_path):
