@@ -47,6 +47,25 @@ def results(db: Path) -> dict:
     return {"rows": rows, "count": counts}
 
 
+def wait_for_completed(db: Path, n: int, proc: subprocess.Popen, timeout_s: float = 120) -> int:
+    """Wait on the condition itself (n matches stored), not on time; stop early if the
+    ladder's process ends. Returns how many were completed."""
+    deadline = time.monotonic() + timeout_s
+    done = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            con = sqlite3.connect(db, timeout=5)
+            done = con.execute("SELECT count(*) FROM matches WHERE status='completed'"
+                               ).fetchone()[0]
+            con.close()
+        except sqlite3.OperationalError:  # not created yet
+            done = 0
+        if done >= n:
+            break
+        time.sleep(0.02)  # polling a condition, with a deadline
+    return done
+
+
 def rankings(db: Path) -> list[dict]:
     doc = json.loads(arena("rankings", "--json", "--db", str(db)).stdout)
     return [{k: s[k] for k in ("bot", "mu", "sigma", "matches", "wins", "faults")}
@@ -61,20 +80,7 @@ def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path):
 
     proc = subprocess.Popen([sys.executable, "-m", "arena", *ladder_args(killed_db, tmp_path)],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    done = 0
-    while time.monotonic() < deadline and proc.poll() is None:
-        # Wait on the condition itself (matches stored), not on time.
-        try:
-            con = sqlite3.connect(killed_db, timeout=5)
-            done = con.execute("SELECT count(*) FROM matches WHERE status='completed'"
-                               ).fetchone()[0]
-            con.close()
-        except sqlite3.OperationalError:
-            done = 0
-        if done >= 4:
-            break
-        time.sleep(0.02)
+    done = wait_for_completed(killed_db, 4, proc)
     assert proc.poll() is None, "the ladder finished before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
@@ -144,18 +150,7 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
     register(db, ["a", "b", "c", "d"])
     proc = subprocess.Popen([sys.executable, "-m", "arena", *ladder_args(db, tmp_path)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            con = sqlite3.connect(db, timeout=5)
-            done = con.execute("SELECT count(*) FROM matches WHERE status='completed'"
-                               ).fetchone()[0]
-            con.close()
-        except sqlite3.OperationalError:
-            done = 0
-        if done >= 3:
-            break
-        time.sleep(0.02)
+    wait_for_completed(db, 3, proc)
     assert proc.poll() is None, "the ladder finished before Ctrl-C"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

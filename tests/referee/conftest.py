@@ -31,7 +31,8 @@ def pid_alive(pid: int) -> bool:
     # A zombie still answers kill(0); it is dead for our purposes only if reaped, so check.
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return f.read().split()[2] != "Z"
+            # The state follows the command name, which may hold spaces: split after ')'.
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
 

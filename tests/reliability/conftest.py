@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -40,18 +39,6 @@ async def exited(proc, timeout_s: float = 30.0) -> int:
 
 def kinds(result, seat: int) -> list[str]:
     return [f.kind for f in result.faults if f.seat == seat]
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def first_legal_policy_holds(result, seat: int) -> bool:
