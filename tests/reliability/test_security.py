@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import datetime
 import hmac
-import ipaddress
 import sqlite3
 import sys
 
 import grpc
-import pytest
 
 from arena.games import balloon, boom
 from arena.referee import host as referee_host
@@ -32,6 +29,7 @@ from arena_sdk.proto import arena_pb2_grpc as pb_grpc
 
 from .conftest import ROOT
 from .variants import VARIANTS, game_of
+from tests.tls import self_signed_loopback_certificate
 
 RANDOM_BOT = ROOT / "example_bots" / "random_bot.py"
 LIMITS = Limits(move_ms=3000, time_bank_ms=3000, max_strikes=3, connect_ms=20_000)
@@ -236,31 +234,8 @@ def test_the_leak_check_catches_a_leak(monkeypatch):
 
 # ---------------------------------------------------------------- TLS
 
-def self_signed_certificate() -> tuple[bytes, bytes]:
-    """(certificate, key) in PEM for 127.0.0.1, valid for a day."""
-    x509 = pytest.importorskip("cryptography.x509", reason="cryptography makes the test's "
-                               "certificate (pip install cryptography)")
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(x509.oid.NameOID.COMMON_NAME, "arena referee")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
-    return (cert.public_bytes(serialization.Encoding.PEM),
-            key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                              serialization.NoEncryption()))
-
-
 def test_remote_bots_play_over_tls_and_plain_text_is_refused(tmp_path):
-    cert, key = self_signed_certificate()
+    cert, key = self_signed_loopback_certificate()
     ca = tmp_path / "ca.pem"
     ca.write_bytes(cert)
 

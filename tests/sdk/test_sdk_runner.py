@@ -33,6 +33,8 @@ from arena_sdk import (
     MatchResult, RefusedError, Rejection, serve, wire,
 )
 
+from tests.tls import self_signed_loopback_certificate
+
 FAST = Backoff(initial=0.01, factor=2.0, maximum=0.05)
 NODE_BOT = ROOT / "example_bots" / "node_random"
 
@@ -344,32 +346,6 @@ def test_random_bot_process_plays_and_stops_cleanly_on_sigterm(tmp_path: Path) -
         assert "Traceback" not in (tmp_path / "bot.log").read_text()
 
     run_async(main())
-
-
-def self_signed_loopback_certificate() -> tuple[bytes, bytes]:
-    """(certificate, key) in PEM for 127.0.0.1, valid for a day."""
-    x509 = pytest.importorskip("cryptography.x509", reason="cryptography makes the test's TLS "
-                               "certificate")
-    import datetime
-    import ipaddress
-
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(x509.oid.NameOID.COMMON_NAME, "arena test referee")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
-    return (cert.public_bytes(serialization.Encoding.PEM),
-            key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                              serialization.NoEncryption()))
 
 
 def test_random_bot_process_connects_over_tls_with_the_given_root_certificate(
