@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from pathlib import Path
 
@@ -36,10 +37,27 @@ def parse_ladder(text: str) -> LadderSpec:
     return LadderSpec(name, game, k, options)
 
 
+def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
+    """LADDER=BOT,BOT... restricts a ladder to those bots."""
+    by_name = {s.name: s for s in specs}
+    chosen: dict[str, frozenset[str]] = {}
+    for text in members:
+        name, _, bots = text.partition("=")
+        names = frozenset(b.strip() for b in bots.split(",") if b.strip())
+        if name not in by_name or not names:
+            raise click.BadParameter(
+                f"{text!r} is not LADDER=BOT[,BOT...] for one of the --ladder names "
+                f"({', '.join(by_name)})", param_hint="--members")
+        chosen[name] = names
+    return tuple(dataclasses.replace(s, members=chosen.get(s.name)) for s in specs)
+
+
 @click.command("serve")
 @db_option
 @click.option("--ladder", "ladders", multiple=True, required=True, metavar="NAME=GAME:K[:OPTS]",
               help="An open ladder to run (repeatable), e.g. balloon-3=balloon:3.")
+@click.option("--members", "members", multiple=True, metavar="LADDER=BOT[,BOT...]",
+              help="Only these bots play in that ladder (repeatable; default: every bot).")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address the referee listens on (0.0.0.0 for remote bots).")
 @click.option("--port", type=click.IntRange(0, 65535), default=50051, show_default=True,
@@ -60,13 +78,14 @@ def parse_ladder(text: str) -> LadderSpec:
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
               show_default=True, help="Where matches run (Ray: launched bots only).")
 @click.option("--ray-address", help="The Ray cluster's address (with --executor ray).")
-def serve_cmd(db, ladders, host, port, web_host, web_port, admin_key, concurrency, move_ms,
+def serve_cmd(db, ladders, members, host, port, web_host, web_port, admin_key, concurrency, move_ms,
               time_bank_ms, max_strikes, grace, max_matches, run_dir, seed, executor,
               ray_address):
     """Run Arena as a service: registered bots play continuous ladders; the web shows them."""
     specs = tuple(parse_ladder(text) for text in ladders)
     if len({s.name for s in specs}) != len(specs):
         raise click.UsageError("two --ladder options have the same name")
+    specs = apply_members(specs, members)
     if not db.parent.exists():
         raise click.UsageError(f"cannot use database {db}: directory {db.parent} does not "
                                "exist; create it, or choose another path with --db")

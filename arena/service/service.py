@@ -38,6 +38,8 @@ class LadderSpec:
     game: str
     table_size: int
     options: dict[str, Any] = field(default_factory=dict)
+    # The bots that may play in it (None: every registered bot), for bots of one game only.
+    members: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class ArenaService:
         self._last: dict[tuple[str, str], float] = {}
         self._recent_faults: dict[str, list[bool]] = {}
         self._running: dict[tuple[str, int], str] = {}  # (ladder, index) -> referee match id
+        self._joined: set[tuple[str, str]] = set()  # (ladder, bot) known to be in the ladder
+        self._specs = {spec.name: spec for spec in settings.ladders}
         self._started_matches = 0
         self.ready = asyncio.Event()  # set once the referee and web server listen
 
@@ -193,7 +197,9 @@ class ArenaService:
                                                   give_up=True)
 
     async def _available(self, ladder: Ladder) -> list[Bot]:
-        bots = [b for b in await self.store.run(Store.list_bots) if not b.suspended]
+        members = self._specs[ladder.name].members
+        bots = [b for b in await self.store.run(Store.list_bots)
+                if not b.suspended and (members is None or b.name in members)]
         directory = self._directory()
         available = []
         for bot in bots:
@@ -210,8 +216,10 @@ class ArenaService:
             return None
         await self.executor.start(bots)  # launches command bots not running yet
         for bot in bots:
-            if await self.store.join_ladder(name, bot.name):
-                self._last[(name, bot.name)] = time.monotonic()
+            if (name, bot.name) not in self._joined:
+                await self.store.join_ladder(name, bot.name)
+                self._joined.add((name, bot.name))
+                self._last.setdefault((name, bot.name), time.monotonic())
         standings = {s.bot: s for s in (await self.store.rankings(name)).standings}
         candidates = []
         for bot in bots:

@@ -182,3 +182,24 @@ def test_serve_rejects_a_bad_ladder_option():
     assert proc.returncode == 2 and "NAME=GAME:K" in proc.stderr
     proc = arena("serve", "--ladder", "b=boom:3:turbo", check=False)
     assert proc.returncode == 2 and "turbo" in proc.stderr
+
+
+def test_members_keep_each_ladder_to_its_own_bots(tmp_path, db):
+    proc = arena("serve", "--db", str(db), "--ladder", "bal=balloon:2", "--ladder", "boo=boom:2",
+                 "--members", "bal=r1,r2", "--members", "boo=r2,r3", "--port", "0",
+                 "--web-port", str(free_port()), "--max-matches", "8", "--run-dir",
+                 str(tmp_path / "runs"), "--seed", "4", "--move-ms", "3000")
+    assert proc.returncode == 0, proc.stderr
+    con = sqlite3.connect(db)
+    rows = con.execute(
+        "SELECT l.name, b.name FROM results r JOIN matches m ON m.id = r.match_id "
+        "JOIN ladders l ON l.id = m.ladder_id JOIN bots b ON b.id = r.bot_id").fetchall()
+    con.close()
+    played = {(ladder, bot) for ladder, bot in rows}
+    assert {b for l, b in played if l == "bal"} == {"r1", "r2"}
+    assert {b for l, b in played if l == "boo"} == {"r2", "r3"}
+
+
+def test_members_must_name_a_ladder():
+    proc = arena("serve", "--ladder", "bal=balloon:2", "--members", "nope=r1", check=False)
+    assert proc.returncode == 2 and "LADDER=BOT" in proc.stderr
