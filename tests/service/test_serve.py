@@ -104,11 +104,14 @@ def test_serve_runs_matches_shows_them_and_stops_gracefully(tmp_path, db):
             [sys.executable, str(ROOT / "example_bots" / "random_bot.py"), "--address",
              f"127.0.0.1:{server.port}", "--token", remote_token],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        wait_until(lambda: completed(db) >= 9, "nine matches", proc=server.proc)
+        def remote_played():
+            board = httpx.get(f"{server.web}/api/ladders/bal").json()
+            played = {row["bot"] for row in board["standings"] if row["matches"] > 0}
+            return played if completed(db) >= 9 and "owner" in played else None
 
-        board = httpx.get(f"{server.web}/api/ladders/bal").json()
-        names = {row["bot"] for row in board["standings"]}
-        assert {"r1", "r2", "r3", "owner"} <= names  # the remote bot joined and played
+        # The remote bot connects when it is ready, joins and gets its share of the tables.
+        names = wait_until(remote_played, "the remote bot's matches", proc=server.proc)
+        assert {"r1", "r2", "r3", "owner"} <= names
         assert httpx.get(f"{server.web}/ladders/bal").status_code == 200
 
         # The admin API: a wrong key is refused; the right one registers a bot, token once.
