@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.procs import processes_in
+
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python example_bots/random_bot.py"
 
@@ -95,9 +97,7 @@ def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path):
     assert results(clean_db)["count"] == 24 * 3
     assert rankings(killed_db) == rankings(clean_db)
     # The killed runner's bots died with it (the kernel kills them when their parent dies).
-    leftover = subprocess.run(["pgrep", "-f", str(tmp_path / "runs")], capture_output=True,
-                              text=True).stdout.split()
-    assert leftover == []
+    assert processes_in(tmp_path / "runs") == []
 
 
 @pytest.mark.parametrize("args,message", [

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.procs import processes_in
 from tests.ladder.test_run_ladder import ROOT, arena, ladder_args, rankings, register, results
 
 TOTAL = 24  # matches of the ladder ladder_args describes
@@ -67,9 +68,8 @@ def kill_when(proc: subprocess.Popen, condition, timeout_s: float = 120) -> None
     raise AssertionError("the ladder finished (or hung) before the kill condition held")
 
 
-def leftover_bots(tmp: Path) -> list[str]:
-    return subprocess.run(["pgrep", "-f", str(tmp / "runs")], capture_output=True,
-                          text=True).stdout.split()
+def leftover_bots(tmp: Path) -> list[int]:
+    return processes_in(tmp / "runs")
 
 
 def test_killed_twice_then_resumed_equals_an_uninterrupted_run(tmp_path, clean_run):

@@ -1,0 +1,25 @@
+"""Finding processes a test left behind, without ps or pgrep (not on every machine)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def processes_in(directory: Path) -> list[int]:
+    """Pids of live (not zombie) processes whose working directory is inside `directory`:
+    bots run in their own work directories under a run directory."""
+    root = str(Path(directory).resolve())
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{entry.name}/cwd")
+            with open(f"/proc/{entry.name}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and (cwd == root or cwd.startswith(root + os.sep)):
+            found.append(int(entry.name))
+    return found
