@@ -185,9 +185,10 @@ class BotConnection:
         self._seats.pop(match_id, None)
         self._answered.pop(match_id, None)
 
-    async def request(self, match_id: str, request: pb.ActionRequest, allowed_s: float,
+    async def request(self, match_id: str, request: pb.RefereeMessage, allowed_s: float,
                       slot_wait_s: float) -> tuple[pb.ActionReply, float]:
-        """Send an action request and wait for its reply. Returns (reply, elapsed seconds from
+        """Send an action request (a RefereeMessage holding an ActionRequest, whose request id
+        is set here) and wait for its reply. Returns (reply, elapsed seconds from
         send to receipt). Raises TimeoutError (`allowed_s` after the send, or when no request
         slot frees within `slot_wait_s`) or ConnectionClosed."""
         if self.closed.is_set():
@@ -201,9 +202,9 @@ class BotConnection:
         key = (match_id, rid)
         pending = _Pending(self._loop.create_future())
         self._pending[key] = pending
-        request.request_id = rid
+        request.action_request.request_id = rid
         try:
-            await self.deliver(pb.RefereeMessage(action_request=request), pending, allowed_s)
+            await self.deliver(request, pending, allowed_s)
             reply, received_at = await pending.future
             return reply, received_at - pending.sent_at
         finally:
@@ -364,12 +365,9 @@ class RemoteSeat:
             return await self._lost(0.0)
         game_name = ctx.game.name
         limits = ctx.limits
-        legal = state.legal_actions(seat)
-        request = pb.ActionRequest(
-            match_id=ctx.match_id,
-            observation=wire.observation_to_pb(game_name, state.observation(seat)),
-            legal_actions=[wire.action_to_pb(game_name, a) for a in legal],
-            move_ms=limits.move_ms, time_bank_ms=int(clock.bank_ms))
+        request = wire.action_request(game_name, ctx.match_id, state.observation(seat),
+                                      state.legal_actions(seat), limits.move_ms,
+                                      int(clock.bank_ms))
         allowed_s = (limits.move_ms + clock.bank_ms) / 1000
         # A slot is held by this bot's other moves, each bounded by its own deadline.
         slot_wait_s = allowed_s * (conn.max_concurrent + 1) + 5

@@ -89,39 +89,68 @@ def _balloon_played(seat: int, card: int, turn: int) -> pb.BalloonPlayed:
     return pb.BalloonPlayed(seat=seat, card=_BALLOON_CARDS[card], turn=turn)
 
 
-def balloon_observation_to_pb(obs: "balloon.BalloonObservation") -> pb.Observation:
-    return pb.Observation(balloon=pb.BalloonObservation(
-        seat=obs.seat, num_players=obs.num_players, round=obs.round, turn=obs.turn,
-        start_seat=obs.start_seat, to_act=obs.to_act, hand=_balloon_cards(obs.hand),
-        hand_sizes=obs.hand_sizes, face_up=_balloon_cards(obs.face_up),
-        table=[_balloon_played(p.seat, p.card, p.turn) for p in obs.table],
-        dropped_out=obs.dropped_out, chips=obs.chips, chips_in_middle=obs.chips_in_middle,
-        first_drop_out_chip=obs.first_drop_out_chip, totals=obs.totals,
-    ))
+def fill_balloon_observation(obs: "balloon.BalloonObservation", target: pb.Observation) -> None:
+    b = target.balloon
+    b.seat, b.num_players, b.round, b.turn = obs.seat, obs.num_players, obs.round, obs.turn
+    b.start_seat, b.to_act = obs.start_seat, obs.to_act
+    b.hand.extend(_balloon_cards(obs.hand))
+    b.hand_sizes.extend(obs.hand_sizes)
+    b.face_up.extend(_balloon_cards(obs.face_up))
+    b.table.extend([_balloon_played(p.seat, p.card, p.turn) for p in obs.table])
+    b.dropped_out.extend(obs.dropped_out)
+    b.chips.extend(obs.chips)
+    b.chips_in_middle = obs.chips_in_middle
+    b.first_drop_out_chip = obs.first_drop_out_chip
+    b.totals.extend(obs.totals)
 
 
-def boom_observation_to_pb(obs: "boom.BoomObservation") -> pb.Observation:
-    return pb.Observation(boom=pb.BoomObservation(
-        seat=obs.seat, num_players=obs.num_players, game_number=obs.game_number,
-        round=obs.round, step=obs.step, guard=obs.guard, guard_limits=obs.guard_limits,
-        guards_left=obs.guards_left, guards_used=obs.guards_used, to_play=obs.to_play,
-        hand=_boom_cards(obs.hand), has_ruse=obs.has_ruse, hand_sizes=obs.hand_sizes,
-        acted=obs.acted,
-        revealed=[pb.BoomRevealed(cards=_boom_cards(r), ruse=boom.RUSE in r)
-                  for r in obs.revealed],
-        paradise=[pb.BoomParadise(cards=[pb.BoomParadiseCard(card=_BOOM_CARDS[p.card],
-                                                             face_up=p.face_up) for p in pile])
-                  for pile in obs.paradise],
-        discarded=_boom_cards(obs.discarded), scores=obs.scores,
-        series_totals=obs.series_totals,
-    ))
+def fill_boom_observation(obs: "boom.BoomObservation", target: pb.Observation) -> None:
+    b = target.boom
+    b.seat, b.num_players, b.game_number, b.round = (obs.seat, obs.num_players,
+                                                     obs.game_number, obs.round)
+    b.step, b.guard, b.guards_left, b.to_play = obs.step, obs.guard, obs.guards_left, obs.to_play
+    b.guard_limits.extend(obs.guard_limits)
+    b.guards_used.extend(obs.guards_used)
+    b.hand.extend(_boom_cards(obs.hand))
+    b.has_ruse = obs.has_ruse
+    b.hand_sizes.extend(obs.hand_sizes)
+    b.acted.extend(obs.acted)
+    b.revealed.extend([pb.BoomRevealed(cards=_boom_cards(r), ruse=boom.RUSE in r)
+                       for r in obs.revealed])
+    b.paradise.extend([pb.BoomParadise(cards=[pb.BoomParadiseCard(card=_BOOM_CARDS[p.card],
+                                                                  face_up=p.face_up)
+                                              for p in pile])
+                       for pile in obs.paradise])
+    b.discarded.extend(_boom_cards(obs.discarded))
+    b.scores.extend(obs.scores)
+    b.series_totals.extend(obs.series_totals)
+
+
+def fill_observation(game_name: str, obs: Any, target: pb.Observation) -> None:
+    """Write an engine observation into an (empty) Observation message in place: building the
+    request message where it will be sent saves the copies nested constructors make."""
+    _FILL[game_name](obs, target)
 
 
 def observation_to_pb(game_name: str, obs: Any) -> pb.Observation:
-    return _OBS_TO_PB[game_name](obs)
+    msg = pb.Observation()
+    _FILL[game_name](obs, msg)
+    return msg
 
 
-_OBS_TO_PB = {"balloon": balloon_observation_to_pb, "boom": boom_observation_to_pb}
+_FILL = {"balloon": fill_balloon_observation, "boom": fill_boom_observation}
+
+
+def action_request(game_name: str, match_id: str, obs: Any, legal, move_ms: int,
+                   time_bank_ms: int) -> pb.RefereeMessage:
+    """The RefereeMessage asking a seat to act (its request_id is set when it is sent)."""
+    msg = pb.RefereeMessage()
+    req = msg.action_request
+    req.match_id, req.move_ms, req.time_bank_ms = match_id, move_ms, time_bank_ms
+    _FILL[game_name](obs, req.observation)
+    to_pb = _ACTION_TO_PB[game_name]
+    req.legal_actions.extend([to_pb(a) for a in legal])
+    return msg
 
 
 # ---------------------------------------------------------------- match messages
