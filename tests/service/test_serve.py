@@ -206,3 +206,31 @@ def test_members_keep_each_ladder_to_its_own_bots(tmp_path, db):
 def test_members_must_name_a_ladder():
     proc = arena("serve", "--ladder", "bal=balloon:2", "--members", "nope=r1", check=False)
     assert proc.returncode == 2 and "LADDER=BOT" in proc.stderr
+
+
+def test_a_match_in_progress_can_be_watched_live(tmp_path):
+    db = tmp_path / "live.db"
+    for name in ("s1", "s2", "s3"):  # strong bots think, so a match lasts long enough to watch
+        arena("bot", "add", name, "--command", "python example_bots/balloon_strong.py",
+              "--db", str(db))
+    server = Server(tmp_path, db, ["--max-matches", "6"])
+    try:
+        wait_until(server.up, "the web server", proc=server.proc)
+
+        def running_match():
+            found = httpx.get(f"{server.web}/api/matches",
+                              params={"ladder": "bal", "status": "running"}).json()["matches"]
+            return found[0]["index"] if found else None
+
+        index = wait_until(running_match, "a running match", proc=server.proc)
+        live = httpx.get(f"{server.web}/api/ladders/bal/matches/{index}/live",
+                         params={"since": 0})
+        assert live.status_code == 200
+        body = live.json()
+        # Frames come from the referee's live feed while the match is played (from the stored
+        # replay if it ended between the two requests).
+        assert body["frames"] and body["status"] in ("running", "completed")
+        page = httpx.get(f"{server.web}/ladders/bal/matches/{index}")
+        assert page.status_code == 200
+    finally:
+        assert server.stop() == 0
