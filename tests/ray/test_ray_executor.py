@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import sqlite3
 from pathlib import Path
 
@@ -151,6 +153,11 @@ def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(ray_cluster, 
         worker = on_victim()
         assert worker is not None, "no referee started on the added node"
         killed["bots"] = list((await worker.actor.bot_pids.remote()).values())
+        # Freeze the node's bots so that a match sent there stays in flight until the node dies
+        # (a random bot's match can otherwise end between seeing it busy and killing the node).
+        # The move deadline (5 s) is far longer than this wait; SIGKILL still ends stopped bots.
+        for pgid in killed["bots"]:
+            os.killpg(pgid, signal.SIGSTOP)
         # Kill the node while it has a match in flight (polling the condition, not the clock).
         while worker.busy == 0 and not task.done():
             await asyncio.sleep(0.001)
