@@ -49,7 +49,6 @@ class open_store:
         self.db = db
 
     def __enter__(self):
-        _import_sqlite_utils_lean()
         from arena.store import Store, StoreError
 
         self._error = StoreError
@@ -64,21 +63,3 @@ class open_store:
         if isinstance(exc, self._error):
             raise click.ClickException(str(exc)) from None
 
-
-def _import_sqlite_utils_lean() -> None:
-    """Import sqlite-utils without pandas and numpy. sqlite-utils imports them when they are
-    installed (to accept their types in inserts, which Arena never does), and that costs a
-    read-only command such as `arena rankings` a quarter of a second. They stay importable
-    for anything else afterwards."""
-    import sys
-
-    if "sqlite_utils" in sys.modules:
-        return
-    blocked = [name for name in ("pandas", "numpy") if name not in sys.modules]
-    for name in blocked:
-        sys.modules[name] = None  # makes `import name` raise ImportError
-    try:
-        import sqlite_utils  # noqa: F401
-    finally:
-        for name in blocked:
-            sys.modules.pop(name, None)

@@ -1,7 +1,7 @@
 """The web's read queries over the store: ladders, standings, bots, a filtered and paginated match
 list, one match with its results and faults, a bot's recent results, faults and rating history.
 
-Everything reads through a read-only `Store` (its `db`, a sqlite_utils Database); nothing here
+Everything reads through a read-only `Store` (its `db`, a plain SQL reader); nothing here
 writes. Each query is shaped to use the store's indexes (docs/web.md lists which, and the two
 more indexes that would help). A `Reader` gives each thread its own read-only Store, since a
 SQLite connection belongs to the thread that made it.
