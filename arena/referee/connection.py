@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+from collections import deque
 
 import grpc
 from dataclasses import dataclass
@@ -38,8 +39,11 @@ FAULT_TO_PB = {
 
 # A write that cannot complete in this long means the bot stopped reading its stream.
 WRITE_TIMEOUT_S = 30.0
-# Background writes (pongs, rejections of stray replies) a connection may have queued.
-MAX_BACKGROUND_WRITES = 1000
+# How often a connection checks that its stream takes writes.
+WATCHDOG_S = WRITE_TIMEOUT_S / 4
+# Messages a connection may have waiting to be written (requests are bounded by the bot's slots;
+# pongs and rejections of stray replies by the stray budget).
+MAX_QUEUED_WRITES = 1000
 # How long a lost stream's process is given to exit, to tell a crash from a disconnect.
 CRASH_GRACE_S = 1.0
 # Stray messages (pings, replies to unknown or already answered requests, unexpected message
@@ -71,10 +75,12 @@ Writer = Callable[[pb.RefereeMessage], Awaitable[None]]
 class BotConnection:
     """The referee's side of one bot's Play stream.
 
-    Writes go straight from the task that has something to say (a seat asking for a move) to the
-    stream, one at a time under a lock, each under a deadline: a bot that stops reading its
-    stream stalls the write, and is disconnected. Sending directly, rather than through a
-    writer task, saves a hop through the event loop on every move.
+    Writing: the stream takes one write at a time, so messages wait in an outbox, and the task
+    that finds the stream idle writes them all (its own first, then whatever other matches
+    queued meanwhile) before going back to its match. Nobody waits on a lock, and no writer task
+    costs a hop through the event loop per message. A watchdog (one timer per connection, not
+    one per write) disconnects a bot whose stream has not taken a write for WRITE_TIMEOUT_S: it
+    stopped reading.
     """
 
     def __init__(self, bot_name: str, max_concurrent: int, write: Writer, peer: str = ""):
@@ -82,8 +88,14 @@ class BotConnection:
         self.max_concurrent = max_concurrent
         self.peer = peer
         self._write = write
-        self._write_lock = asyncio.Lock()
+        # (message, pending request or None, seconds allowed for the reply)
+        self._outbox: deque[tuple[pb.RefereeMessage, _Pending | None, float]] = deque()
+        self._writer: asyncio.Task | None = None  # the task writing the outbox, if any
+        self._write_started = 0.0
+        self._stalled = False
+        self._idle: asyncio.Future | None = None  # flush() waits on it
         self._loop = asyncio.get_running_loop()
+        self._watchdog = self._loop.call_later(WATCHDOG_S, self._check_writes)
         self._slots = asyncio.Semaphore(max_concurrent)
         self._pending: dict[tuple[str, int], _Pending] = {}
         self._ids = itertools.count(1)
@@ -92,7 +104,6 @@ class BotConnection:
         self._seats: dict[str, "RemoteSeat"] = {}  # active matches on this connection
         self._stray_budget = float(STRAY_BURST)
         self._stray_at = self._loop.time()
-        self._background: set[asyncio.Task] = set()
         self.on_close: Callable[[], None] = lambda: None  # set by the stream's handler
         self.closed = asyncio.Event()
         self.close_reason = ""
@@ -104,48 +115,82 @@ class BotConnection:
 
     async def deliver(self, msg: pb.RefereeMessage, pending: _Pending | None = None,
                       allowed_s: float = 0.0) -> None:
-        """Write one message. For a request, its clock starts when the write begins (after any
-        wait for the lock, which is the platform's queue, not the bot's time)."""
+        """Send one message. For a request, its clock starts when its write begins (after any
+        wait in the outbox, which is the platform's queue, not the bot's time). Returns once the
+        message is written, or queued behind the write in progress; a stream that fails closes
+        the connection, which fails every pending request with ConnectionClosed."""
         if self.closed.is_set():
             raise ConnectionClosed(self.close_reason)
-        async with self._write_lock:
-            if pending is not None:
-                pending.sent_at = now = self._loop.time()
-                pending.timer = self._loop.call_at(now + allowed_s, _expire, pending.future)
-            try:
-                async with asyncio.timeout(WRITE_TIMEOUT_S):
-                    await self._write(msg)
-            except TimeoutError:
-                self.close(f"the bot did not read its stream for {WRITE_TIMEOUT_S:.0f} s",
-                           MALFORMED, grpc.StatusCode.RESOURCE_EXHAUSTED)
-                raise ConnectionClosed(self.close_reason) from None
-            except Exception as err:  # the stream broke under us
-                self.close(f"the stream failed: {err}")
-                raise ConnectionClosed(self.close_reason) from None
+        self._queue(msg, pending, allowed_s)
+        if self._writer is None:
+            await self._drain()
 
     def send(self, msg: pb.RefereeMessage) -> None:
-        """Write a message from code that cannot wait (the reader): in the background."""
+        """Send a message from code that cannot wait (the reader): in the background."""
         if self.closed.is_set():
             return
-        if len(self._background) >= MAX_BACKGROUND_WRITES:
+        if len(self._outbox) >= MAX_QUEUED_WRITES:
             self.close("the bot does not read its stream (too many queued messages)", MALFORMED,
                        grpc.StatusCode.RESOURCE_EXHAUSTED)
             return
-        task = asyncio.ensure_future(self._deliver_quietly(msg))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        self._queue(msg, None, 0.0)
+        if self._writer is None:
+            self._drain_in_background()
+
+    def _queue(self, msg: pb.RefereeMessage, pending: _Pending | None, allowed_s: float) -> None:
+        # Every message to the bot passes here, in the context of the code that sends it.
+        self._outbox.append((msg, pending, allowed_s))
+
+    def _drain_in_background(self) -> None:
+        self._writer = asyncio.ensure_future(self._drain())
+
+    async def _drain(self) -> None:
+        outbox, loop = self._outbox, self._loop
+        self._writer = task = asyncio.current_task()
+        try:
+            while outbox:
+                msg, pending, allowed_s = outbox.popleft()
+                self._write_started = now = loop.time()
+                if pending is not None:
+                    if pending.future.done():
+                        continue
+                    pending.sent_at = now
+                    pending.timer = loop.call_at(now + allowed_s, _expire, pending.future)
+                await self._write(msg)
+        except asyncio.CancelledError:
+            if not (self._stalled and task is not None and task.uncancel() == 0):
+                raise  # not the watchdog's doing: the task's own cancellation
+            self.close(f"the bot did not read its stream for {WRITE_TIMEOUT_S:.0f} s",
+                       MALFORMED, grpc.StatusCode.RESOURCE_EXHAUSTED)
+        except Exception as err:  # the stream broke under us
+            self.close(f"the stream failed: {err}")
+        finally:
+            self._writer = None
+            if self.closed.is_set():
+                outbox.clear()
+            elif outbox:  # this task was cancelled: others' messages still go out
+                self._drain_in_background()
+            if self._writer is None and self._idle is not None:
+                if not self._idle.done():
+                    self._idle.set_result(None)
+                self._idle = None
+
+    def _check_writes(self) -> None:
+        if self.closed.is_set():
+            return
+        if self._writer is not None and self._loop.time() - self._write_started > WRITE_TIMEOUT_S:
+            self._stalled = True
+            self._writer.cancel()
+        self._watchdog = self._loop.call_later(WATCHDOG_S, self._check_writes)
 
     async def flush(self, timeout_s: float = 5.0) -> None:
-        """Wait (bounded) for the background writes queued so far, so that a bot that closes
-        its side still gets the answers to its last messages."""
-        if self._background:
-            await asyncio.wait(set(self._background), timeout=timeout_s)
-
-    async def _deliver_quietly(self, msg: pb.RefereeMessage) -> None:
-        try:
-            await self.deliver(msg)
-        except ConnectionClosed:
-            pass
+        """Wait (bounded) for the messages queued so far, so that a bot that closes its side
+        still gets the answers to its last messages."""
+        if self._writer is None:
+            return
+        if self._idle is None:
+            self._idle = self._loop.create_future()
+        await asyncio.wait({self._idle}, timeout=timeout_s)
 
     # ------------------------------------------------------------ reading
 
@@ -171,6 +216,7 @@ class BotConnection:
         self.close_fault = fault
         self.close_code = code
         self.closed.set()
+        self._watchdog.cancel()
         for pending in self._pending.values():
             if not pending.future.done():
                 pending.future.set_exception(ConnectionClosed(reason))
@@ -210,6 +256,8 @@ class BotConnection:
         finally:
             if pending.timer is not None:
                 pending.timer.cancel()
+            elif not pending.future.done():  # cancelled while queued: the outbox skips it
+                pending.future.cancel()
             del self._pending[key]
             self._answered.setdefault(match_id, set()).add(rid)
             slots.release()

@@ -39,7 +39,8 @@ async def open_state(host: RefereeHost) -> dict[str, int]:
     return {"pending": sum(len(c._pending) for c in conns),
             "seats": sum(len(c._seats) for c in conns),
             "answered": sum(len(c._answered) for c in conns),
-            "background": sum(len(c._background) for c in conns)}
+            "queued": sum(len(c._outbox) for c in conns),
+            "writing": sum(c._writer is not None for c in conns)}
 
 
 def test_200_bot_connections_at_once_all_play(tmp_path):
@@ -64,7 +65,8 @@ def test_200_bot_connections_at_once_all_play(tmp_path):
     connected, connected_s, results, state = asyncio.run(main())
     assert connected == 200
     assert len(results) == 100 and all(r.faults == () for r in results)
-    assert state == {"pending": 0, "seats": 0, "answered": 0, "background": 0}
+    assert state == {"pending": 0, "seats": 0, "answered": 0, "queued": 0,
+                     "writing": 0}
     print(f"FIGURE 200 connections: all connected {connected_s:.2f} s after launch; "
           f"100 matches, {sum(len(r.moves) for r in results)} moves, no fault")
 
@@ -119,7 +121,8 @@ def test_1000_concurrent_matches_complete_and_memory_stays_bounded(tmp_path):
     assert len(first) == len(second) == 1000
     assert all(r.faults == () for r in first + second)
     # Nothing of a finished match stays behind but the recent matches kept for spectators.
-    assert state == {"pending": 0, "seats": 0, "answered": 0, "background": 0}
+    assert state == {"pending": 0, "seats": 0, "answered": 0, "queued": 0,
+                     "writing": 0}
     assert live <= 100
     mib = 1024 * 1024
     # Bounded: a match in flight costs tens of KiB; a second batch of 1,000 reuses the memory

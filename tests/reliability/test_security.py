@@ -138,7 +138,7 @@ class Recorder:
         self.checked = {"action_request": 0, "match_end": 0}
         self.other = 0
         self.failures: list[str] = []
-        decide, end, deliver = RemoteSeat.decide, RemoteSeat.end, BotConnection.deliver
+        decide, end, queue = RemoteSeat.decide, RemoteSeat.end, BotConnection._queue
         recorder = self
 
         async def wrapped_decide(seat_obj, state, seat, clock):
@@ -149,7 +149,7 @@ class Recorder:
                 CURRENT.reset(token)
 
         async def wrapped_end(seat_obj, state, scores, ranks, reason):
-            # end() sends in a background task, which starts with a copy of this context.
+            # end() queues its message for the bot while this context is current.
             token = CURRENT.set((state, seat_obj.seat, seat_obj.bot_name,
                                  seat_obj.ctx.game.name))
             try:
@@ -157,13 +157,14 @@ class Recorder:
             finally:
                 CURRENT.reset(token)
 
-        async def wrapped_deliver(conn, msg, pending=None, allowed_s=0.0):
+        def wrapped_queue(conn, msg, pending, allowed_s):
+            # Every message to a bot is queued here, in the context of the code sending it.
             recorder.record(conn.bot_name, msg, CURRENT.get())
-            return await deliver(conn, msg, pending, allowed_s)
+            return queue(conn, msg, pending, allowed_s)
 
         monkeypatch.setattr(RemoteSeat, "decide", wrapped_decide)
         monkeypatch.setattr(RemoteSeat, "end", wrapped_end)
-        monkeypatch.setattr(BotConnection, "deliver", wrapped_deliver)
+        monkeypatch.setattr(BotConnection, "_queue", wrapped_queue)
 
     def record(self, bot_name: str, msg: pb.RefereeMessage, current) -> None:
         kind = msg.WhichOneof("kind")

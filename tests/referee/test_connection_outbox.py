@@ -1,0 +1,151 @@
+"""Unit tests of BotConnection's outbox (one module, its stream replaced by a fake writer): one
+write at a time in queue order, a request's clock starting when its write begins, a cancelled
+writer handing the rest of the outbox on, and the watchdog disconnecting a bot whose stream
+stopped taking writes. The real stream is covered by the integration tests next to this one."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+
+from arena.referee.connection import WRITE_TIMEOUT_S, BotConnection, ConnectionClosed
+from arena.results import MALFORMED
+from arena_sdk.proto import arena_pb2 as pb
+
+
+class FakeStream:
+    """A stream whose writes complete only when the test says so."""
+
+    def __init__(self) -> None:
+        self.written: list[pb.RefereeMessage] = []
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.gates: list[asyncio.Future] = []
+
+    async def write(self, msg: pb.RefereeMessage) -> None:
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        gate = asyncio.get_running_loop().create_future()
+        self.gates.append(gate)
+        try:
+            await gate
+        finally:
+            self.in_flight -= 1
+        self.written.append(msg)
+
+    def open_gates(self) -> None:
+        for gate in self.gates:
+            if not gate.done():
+                gate.set_result(None)
+
+
+def request(match_id: str) -> pb.RefereeMessage:
+    return pb.RefereeMessage(action_request=pb.ActionRequest(match_id=match_id))
+
+
+async def until(condition) -> None:
+    """Let the loop run until `condition()` holds (a bounded number of turns, not a clock)."""
+    for _ in range(1000):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the condition never held")
+
+
+def test_one_write_at_a_time_in_queue_order_and_the_clock_starts_at_the_write():
+    async def main():
+        stream = FakeStream()
+        conn = BotConnection("bot", 8, stream.write)
+        asks = [asyncio.ensure_future(conn.request(f"m{i}", request(f"m{i}"), 60.0, 60.0))
+                for i in range(5)]
+        await until(lambda: len(conn._outbox) == 4)  # the first is being written, four wait
+        # Only the request being written has its clock running; the queued ones' have not started.
+        clocks = sorted((p.sent_at >= 0, p.timer is not None) for p in conn._pending.values())
+        assert clocks == [(False, False)] * 4 + [(True, True)]
+        for done in range(1, 6):
+            await until(lambda: stream.in_flight == 1)
+            stream.open_gates()
+            await until(lambda: len(stream.written) == done)
+        assert [m.action_request.match_id for m in stream.written] == [f"m{i}" for i in range(5)]
+        assert stream.most_in_flight == 1
+        for i, msg in enumerate(stream.written):
+            conn._on_reply(pb.ActionReply(match_id=f"m{i}", request_id=msg.action_request.request_id))
+        replies = await asyncio.gather(*asks)
+        assert [r.match_id for r, _ in replies] == [f"m{i}" for i in range(5)]
+        assert conn._pending == {} and not conn._outbox and conn._writer is None
+
+    asyncio.run(main())
+
+
+def test_a_writer_cancelled_mid_write_hands_the_rest_of_the_outbox_on():
+    async def main():
+        stream = FakeStream()
+        conn = BotConnection("bot", 8, stream.write)
+        first = asyncio.ensure_future(conn.deliver(request("m0")))
+        await until(lambda: stream.in_flight == 1)
+        conn.send(request("m1"))  # queued behind m0, written by first's task
+        second = asyncio.ensure_future(conn.request("m2", request("m2"), 60.0, 60.0))
+        await until(lambda: len(conn._outbox) == 2)
+        first.cancel()  # its match was stopped while it was writing
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        for done in (1, 2):
+            await until(lambda: stream.in_flight == 1)  # a background writer took over
+            stream.open_gates()
+            await until(lambda: len(stream.written) == done)
+        assert [m.action_request.match_id for m in stream.written] == ["m1", "m2"]
+        conn._on_reply(pb.ActionReply(match_id="m2",
+                                      request_id=stream.written[1].action_request.request_id))
+        reply, _ = await second
+        assert reply.match_id == "m2" and not conn.closed.is_set()
+        await conn.flush()
+        assert conn._writer is None
+
+    asyncio.run(main())
+
+
+def test_a_request_cancelled_while_queued_is_never_sent():
+    async def main():
+        stream = FakeStream()
+        conn = BotConnection("bot", 8, stream.write)
+        busy = asyncio.ensure_future(conn.deliver(request("m0")))
+        await until(lambda: stream.in_flight == 1)
+        queued = asyncio.ensure_future(conn.request("m1", request("m1"), 60.0, 60.0))
+        await until(lambda: len(conn._outbox) == 1)
+        queued.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await queued
+        stream.open_gates()
+        await busy
+        assert [m.action_request.match_id for m in stream.written] == ["m0"]
+        assert conn._pending == {} and not conn._outbox
+
+    asyncio.run(main())
+
+
+def test_a_stream_that_stops_taking_writes_is_closed_by_the_watchdog():
+    async def main():
+        stream = FakeStream()  # its gates are never opened: the bot stopped reading
+        conn = BotConnection("bot", 8, stream.write)
+        closed = []
+        conn.on_close = lambda: closed.append(conn.close_reason)
+        ask = asyncio.ensure_future(conn.request("m0", request("m0"), 600.0, 600.0))
+        queued = asyncio.ensure_future(conn.request("m1", request("m1"), 600.0, 600.0))
+        await until(lambda: stream.in_flight == 1 and len(conn._outbox) == 1)
+        conn._check_writes()  # the watchdog's round while the write is still young: no effect
+        assert not conn.closed.is_set()
+        conn._write_started -= WRITE_TIMEOUT_S + 1  # as if the write had hung that long
+        conn._check_writes()
+        for task in (ask, queued):
+            with pytest.raises(ConnectionClosed):
+                await task  # a fault for the seat, never a cancelled match
+        assert conn.close_fault == MALFORMED
+        assert conn.close_code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert closed and "did not read its stream" in closed[0]
+        assert not conn._outbox and conn._writer is None
+        with pytest.raises(ConnectionClosed):
+            await conn.deliver(request("m2"))
+
+    asyncio.run(main())
