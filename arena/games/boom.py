@@ -20,6 +20,7 @@ import random
 from bisect import insort
 from dataclasses import dataclass
 from itertools import combinations
+from operator import add, itemgetter
 from collections.abc import Sequence as SequenceABC
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -89,24 +90,30 @@ assert NUM_CARDS == RUSE == 50, "card ids and RUSE assume 5 colours x 10 values"
 assert all(len(g) == NUM_COLOURS for g in GUARDS)
 
 # Precomputed tables for the round resolution. A seat's cards of one round are summed into one
-# int "word" (_WORDS[seat][card]): bit `card` marks the card, and above bit _SUM_BASE each
-# (seat, colour) has a byte holding that seat's sum of that colour, at byte 5 * seat + colour
-# (a colour sums to 35 at most, so bytes never carry into each other). Summing the seats' words
-# and reading the bytes gives every colour's row of per-seat sums as a bytes slice, and the
-# 10-bit slice of a colour in a seat's word is a "pattern" that indexes the card tuples and
-# paradise codes below, so resolving a colour is a few slices and lookups.
+# int "word" (_WORDS[seat][card]): bit `card` marks the card, and above bit _SUM_BASE are bytes
+# of sums: byte `colour` holds the table's sum of that colour (shared by every seat: a colour's
+# cards sum to 35 at most), and from byte 5 each seat has 6 bytes, byte 5 + 6 * seat + colour
+# for its sum of that colour and byte 5 + 6 * seat + 5 for its count of bomb cards. No byte can
+# carry into the next, so summing the seats' words and reading the bytes gives each colour's
+# total and its row of per-seat sums as a bytes slice, and the 10-bit slice of a colour in a
+# seat's word is a "pattern" that indexes the card tuples below, so resolving a colour is a few
+# slices and lookups.
 _MAX_PLAYERS = 5  # BoomGame.max_players
 _SUM_BASE = 56  # first byte boundary above the 50 card bits
 assert sum(VALUES) < 256 and _SUM_BASE >= NUM_CARDS
+_SEAT_BYTES = NUM_COLOURS + 1
 _WORDS: tuple[tuple[int, ...], ...] = tuple(
     tuple(
-        1 << c | VALUES[c % 10] << _SUM_BASE + 8 * (NUM_COLOURS * seat + c // 10)
+        1 << c
+        | VALUES[c % 10] << _SUM_BASE + 8 * (c // 10)
+        | VALUES[c % 10] << _SUM_BASE + 8 * (NUM_COLOURS + _SEAT_BYTES * seat + c // 10)
+        | 1 << _SUM_BASE + 8 * (NUM_COLOURS + _SEAT_BYTES * seat + NUM_COLOURS)
         for c in range(NUM_CARDS)
     ) + (0,)  # RUSE (50) counts for nothing
     for seat in range(_MAX_PLAYERS)
 )
+_COUNT_AT = NUM_COLOURS + NUM_COLOURS  # the count byte of seat 0
 _PATTERNS = range(1 << len(VALUES))
-_PLEN: tuple[int, ...] = tuple(bin(p).count("1") for p in _PATTERNS)
 _PCARDS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(col * 10 + i for i in range(len(VALUES)) if p >> i & 1) for p in _PATTERNS)
     for col in range(NUM_COLOURS)
@@ -114,46 +121,57 @@ _PCARDS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 # Paradise cards are stored as codes card * 2 + face_up.
 _PUP = tuple(tuple(tuple(c * 2 + 1 for c in cards) for cards in col) for col in _PCARDS)
 _PDOWN = tuple(tuple(tuple(c * 2 for c in cards) for cards in col) for col in _PCARDS)
-# Per colour: (colour, shift of its pattern in a word).
-_SHIFTS = tuple((col, col * len(VALUES)) for col in range(NUM_COLOURS))
+# Per guard card: (colour, shift of its pattern in a word, the guard's limit, index of its row
+# in the sum bytes) for every colour, in resolution order.
+_GUARD_PLAN: tuple[tuple[tuple[int, int, int, int], ...], ...] = tuple(
+    tuple((col, col * len(VALUES), g[col], NUM_COLOURS + col) for col in range(NUM_COLOURS))
+    for g in GUARDS
+)
 _FACTORIALS = [1]
 for _n in range(1, NUM_CARDS + 1):
     _FACTORIALS.append(_FACTORIALS[-1] * _n)
 
 
-def _shuffle(rng: random.Random, items: list) -> None:
+def _shuffle(rng: random.Random, items: list, unordered: int = 1) -> None:
     """Shuffle `items` in place, exactly uniformly, from `rng.getrandbits` alone.
 
     One draw below n! (rejection sampling) is read as the digits of a Fisher-Yates shuffle. It
     is faster than random.shuffle for a 50-card deck, and it depends only on the Mersenne
-    Twister's raw bits, so replays do not depend on how a Python version implements shuffle."""
+    Twister's raw bits, so replays do not depend on how a Python version implements shuffle.
+
+    The last steps of Fisher-Yates only permute the first items among themselves: a caller
+    that will sort the first `unordered` items (a hand) may skip those steps. The draw is the
+    same, so the generator and every other position end up exactly as after a full shuffle."""
     n = len(items)
     bound = _FACTORIALS[n]
     bits = bound.bit_length()
     x = rng.getrandbits(bits)
     while x >= bound:
         x = rng.getrandbits(bits)
-    for i in range(n - 1, 0, -1):
+    for i in range(n - 1, max(unordered - 1, 0), -1):
         x, j = divmod(x, i + 1)
         items[i], items[j] = items[j], items[i]
-
 
 
 # Legal actions. One-card actions are shared 1-tuples; two-card actions are served by
 # LegalPairs, which maps an index to a pair by table instead of building every pair: the second
 # escape offers 55 pairs at 4 players and 120 at 2, and most callers look at one or a few.
 _SINGLES: tuple[tuple[int], ...] = tuple((c,) for c in range(NUM_CARDS + 1))
+_itemgetter = itemgetter
+_add = add
 
 
 class _PairIndex(dict):
-    """n -> the index pairs (i, j), i < j < n, in lexicographic order; built once per n."""
+    """n -> for the index pairs (i, j), i < j < n, in lexicographic order, itemgetter(i, j):
+    applied to a pool it gives the pair of cards in one C call. Built once per n."""
 
-    def __missing__(self, n: int) -> tuple[tuple[int, int], ...]:
-        pairs = self[n] = tuple(combinations(range(n), 2))
-        return pairs
+    def __missing__(self, n: int) -> tuple[Any, ...]:
+        getters = self[n] = tuple(itemgetter(i, j) for i, j in combinations(range(n), 2))
+        return getters
 
 
 _PAIR_INDEX = _PairIndex()
+_new_pairs = object.__new__  # LegalPairs without a Python __init__ call (hot path)
 
 
 class LegalPairs(SequenceABC):
@@ -173,11 +191,13 @@ class LegalPairs(SequenceABC):
         return len(self._index)
 
     def __getitem__(self, i):
-        if type(i) is slice:
-            return tuple(self)[i]
-        a, b = self._index[i]  # an int (or any index a tuple takes); raises as a tuple would
-        pool = self._pool
-        return (pool[a], pool[b])
+        try:
+            # an int (or any index a tuple takes); raises as a tuple would
+            return self._index[i](self._pool)
+        except TypeError:
+            if type(i) is slice:  # _index[i] was a tuple of getters, not one to call
+                return tuple(self)[i]
+            raise
 
     def __iter__(self):
         return combinations(self._pool, 2)
@@ -316,6 +336,10 @@ class BoomGame(Game):
         self._asked = (0, *self.step_cards)
         self._all_play = tuple((n,) * num_players for n in self._asked)
         self._unasked = dict.fromkeys(self._seats)
+        self._deal_starts = range(0, num_players * self.deal_size, self.deal_size)
+        self._deal_sizes = (self.deal_size,) * num_players
+        self._all_ruse = (self.ruse,) * num_players
+        self._sum_bytes = NUM_COLOURS + _SEAT_BYTES * num_players  # see _WORDS
         if self.deal_size * num_players > len(self.deck):
             raise ConfigError(
                 f"boom cannot deal {self.deal_size} cards to {num_players} players from "
@@ -323,9 +347,7 @@ class BoomGame(Game):
             )
 
     def new_match(self, seed: int) -> "BoomState":
-        state = BoomState._blank(self, random.Random(seed))
-        state._deal_game()
-        return state
+        return BoomState._dealt(self, random.Random(seed))
 
     def action_to_string(self, action: Any) -> str:
         return action_to_string(action)
@@ -415,9 +437,10 @@ class BoomState(State):
     __slots__ = (
         "game", "_np", "_all", "_empty", "_asked", "_adv", "_ruse_v", "_series",
         "_rng", "_rng_shared", "_hands", "_has_ruse", "_paradise", "_scores", "_totals",
-        "_game_no", "_round", "_step", "_order", "_gpos", "_guard", "_limits",
+        "_game_no", "_round", "_step", "_order", "_gpos", "_guard", "_limits", "_plan",
         "_disc_up", "_disc_down", "_choice", "_to_play", "_waiting", "_to_act", "_legal",
         "_ruse_ok", "_revealed", "_dry_rounds", "_over", "_log", "_events", "_view",
+        "_rw", "_fewest",
     )  # fmt: skip
 
     game: BoomGame
@@ -450,6 +473,7 @@ class BoomState(State):
         self._gpos = 0
         self._guard = 0
         self._limits = GUARDS[0]
+        self._plan = _GUARD_PLAN[0]
         self._disc_up = ()
         self._disc_down = ()
         self._choice = [()] * np
@@ -464,6 +488,30 @@ class BoomState(State):
         self._log = []
         self._events = []
         self._view = None
+        self._rw = [0] * np
+        self._fewest = -1
+        return self
+
+    @classmethod
+    def _dealt(cls, game: BoomGame, rng: random.Random) -> BoomState:
+        """A new match: only what _deal_game (and the round and step it begins) leaves unset."""
+        self = cls.__new__(cls)
+        self.game = game
+        self._np = np = game.num_players
+        self._all = game._seats
+        self._empty = game._no_cards
+        self._asked = game._asked
+        self._adv = game.advanced
+        self._ruse_v = game.ruse
+        self._series = game.series
+        self._rng = rng
+        self._rng_shared = False
+        self._totals = [0] * np
+        self._game_no = 1
+        self._over = False
+        self._log = []
+        self._events = []
+        self._deal_game()
         return self
 
     def _own_rng(self) -> random.Random:
@@ -481,23 +529,27 @@ class BoomState(State):
         game = self.game
         rng = self._own_rng()
         deck = list(game.deck)
-        _shuffle(rng, deck)
         n = game.deal_size
+        # hands are sorted: the order within the first hand does not matter
+        _shuffle(rng, deck, n)
         np = self._np
         # Seat position i always gets the i-th slice: the same seed deals the same cards to the
         # same seat positions whoever sits there.
-        self._hands = [sorted(deck[i * n : (i + 1) * n]) for i in range(np)]
+        self._hands = [sorted(deck[i : i + n]) for i in game._deal_starts]
         rest = tuple(sorted(deck[np * n :]))
         if self._adv:
             self._disc_up, self._disc_down = rest, ()
         else:
             self._disc_up, self._disc_down = (), rest
         self._has_ruse = [self._ruse_v] * np
-        self._paradise = [[] for _ in range(np)]
+        self._paradise = [[] for _ in game._seats]
         self._scores = [0] * np
         self._round = 0
         self._dry_rounds = 0
-        self._log_game_start()
+        self._log.append((
+            _GAME_START, self._game_no, game._deal_sizes, self._disc_up, len(self._disc_down),
+            game.removed, game._all_ruse,
+        ))  # fmt: skip
         order = list(_GUARD_IDS)
         _shuffle(rng, order)
         self._order = order
@@ -510,7 +562,7 @@ class BoomState(State):
             len(self._disc_down), self.game.removed, tuple(self._has_ruse),
         ))  # fmt: skip
 
-    def _next_round(self) -> None:
+    def _next_round(self, fewest: int = -1) -> None:
         self._round += 1
         gpos = self._gpos + 1
         reshuffled = False
@@ -525,27 +577,37 @@ class BoomState(State):
         guard = self._order[gpos]
         self._guard = guard
         self._limits = GUARDS[guard]
+        self._plan = _GUARD_PLAN[guard]
         self._log.append(
             (_GUARD, self._game_no, self._round, guard, NUM_GUARDS - 1 - gpos, reshuffled)
         )
         self._revealed = self._empty
-        self._begin_step(1)
+        self._rw = [0] * self._np
+        self._begin_step(1, fewest)
 
-    def _begin_step(self, step: int) -> None:
+    def _begin_step(self, step: int, fewest: int = -1) -> None:
+        """Begin escape step `step`; `fewest`, if not -1, is a lower bound on the hand sizes
+        (the caller knows it, so they need not be counted again)."""
         self._step = step
-        np = self._np
         asked = self._asked[step]
         ruse_ok = self._ruse_v and step in RUSE_STEPS
         self._ruse_ok = ruse_ok
         hands = self._hands
-        if asked and min(map(len, hands)) >= asked:
-            # the usual case: every seat holds enough bomb cards
-            self._to_play = self.game._all_play[step]
-            self._choice = [None] * np
-            self._legal = self.game._unasked.copy()
-            self._to_act = self._all
-            self._waiting = np
-            return
+        if asked:
+            if fewest < asked:
+                fewest = min(map(len, hands))
+            if fewest >= asked:
+                # the usual case: every seat holds enough bomb cards
+                game = self.game
+                self._to_play = game._all_play[step]
+                self._choice = [None] * self._np
+                self._legal = game._unasked.copy()
+                self._to_act = self._all
+                self._waiting = self._np
+                self._fewest = fewest - asked  # no hand loses more than `asked` in this step
+                return
+        self._fewest = -1
+        np = self._np
         to_play = []
         for seat in range(np):
             have = len(hands[seat]) + (1 if ruse_ok and self._has_ruse[seat] else 0)
@@ -579,13 +641,19 @@ class BoomState(State):
             return ()
         if legal is None:
             hand = self._hands[seat]
+            k = self._to_play[seat]
             if self._ruse_ok and self._has_ruse[seat]:
                 pool = (*hand, RUSE)  # RUSE is the highest id, so the pool stays sorted
+            elif k == 1 and len(hand) > 1:
+                # one C call: itemgetter of several indices gives the tuple of their 1-tuples
+                legal = self._legal[seat] = _itemgetter(*hand)(_SINGLES)
+                return legal
             else:
                 pool = tuple(hand)
-            k = self._to_play[seat]
             if k == 2:
-                legal = LegalPairs(pool)
+                legal = _new_pairs(LegalPairs)
+                legal._pool = pool
+                legal._index = _PAIR_INDEX[len(pool)]
             elif k == 1:
                 legal = tuple(map(_SINGLES.__getitem__, pool))
             else:
@@ -606,28 +674,37 @@ class BoomState(State):
         if type(action) is not tuple or len(action) != to_play:
             raise self._refusal(seat, action)
         hand = self._hands[seat]
-        if to_play == 2:
+        if to_play == 1:
+            a = action[0]
+            if type(a) is int and a in hand:
+                hand.remove(a)
+                self._rw[seat] += _WORDS[seat][a]
+            else:
+                self._apply_checked(seat, action)
+        elif to_play == 2:
             a, b = action
             if type(a) is int is type(b) and a < b and a in hand:
                 if b in hand:
                     hand.remove(a)
                     hand.remove(b)
+                    words = _WORDS[seat]
+                    self._rw[seat] += words[a] + words[b]
                 elif b == RUSE and self._ruse_ok and self._has_ruse[seat]:
                     hand.remove(a)
                     self._has_ruse[seat] = False
+                    self._rw[seat] += _WORDS[seat][a]
                 else:
                     raise self._refusal(seat, action)
             else:
                 raise self._refusal(seat, action)
-        elif to_play == 1 and type(action[0]) is int and action[0] in hand:
-            hand.remove(action[0])
         else:
             self._apply_checked(seat, action)
         choice[seat] = action
         self._legal[seat] = ()
         self._to_act = None
-        self._waiting -= 1
-        if not self._waiting:
+        waiting = self._waiting - 1
+        self._waiting = waiting
+        if not waiting:
             self._end_step()
 
     def _illegal_reason(self, seat: Any, action: Any) -> str | None:
@@ -685,6 +762,7 @@ class BoomState(State):
                 self._has_ruse[seat] = False
             else:
                 hand.remove(c)
+        self._rw[seat] += sum(map(_WORDS[seat].__getitem__, action))
 
     def default_action(self, seat: int) -> tuple[int, ...]:
         """The lowest card ids the step asks for; the ruse card only when the seat holds too few
@@ -714,88 +792,79 @@ class BoomState(State):
         self._log.append((_REVEAL, self._step, played))
         if self._step == 1:
             self._revealed = played
-            self._begin_step(2)
+            self._begin_step(2, self._fewest)
         else:
             self._resolve_round(played)
 
     def _resolve_round(self, second: tuple[tuple[int, ...], ...]) -> None:
-        seats = self._all
         first = self._revealed
         hands = self._hands
         log = self._log
-        scores = self._scores
         paradise = self._paradise
-        words = [sum(map(w.__getitem__, a + b)) for w, a, b in zip(_WORDS, first, second)]
-        # byte 5 * seat + colour: the seat's sum of that colour (see _WORDS)
-        sums = (sum(words) >> _SUM_BASE).to_bytes(NUM_COLOURS * self._np, "little")
-        limits = self._limits
+        words = self._rw  # the round's cards of each seat, summed as they were played
+        sums = (sum(words) >> _SUM_BASE).to_bytes(self.game._sum_bytes, "little")
+        # What each seat scores this round: 1 per bomb card played (less those taken back),
+        # plus the sum of each colour in which it escapes face up.
+        gained = list(sums[_COUNT_AT::_SEAT_BYTES])
         escaped = False
-        for col, shift in _SHIFTS:
-            row = sums[col::NUM_COLOURS]
-            total = sum(row)
+        for col, shift, limit, at in self._plan:
+            total = sums[col]
             if not total:
                 continue
-            if total > limits[col]:
+            row = sums[at::_SEAT_BYTES]  # each seat's sum of this colour
+            if total > limit:
                 row = list(row)
-                limit = limits[col]
                 while total > limit:
                     # every seat with the highest sum takes its cards of this colour back
                     top = max(row)
-                    for seat in seats:
-                        if row[seat] == top:
-                            cards = _PCARDS[col][words[seat] >> shift & 1023]
-                            hand = hands[seat]
-                            for c in cards:
-                                insort(hand, c)
-                            log.append((_TAKE_BACK, seat, col, cards))
-                            row[seat] = 0
-                            total -= top
+                    while top in row:
+                        seat = row.index(top)
+                        cards = _PCARDS[col][words[seat] >> shift & 1023]
+                        hand = hands[seat]
+                        for c in cards:
+                            insort(hand, c)
+                        gained[seat] -= len(cards)
+                        log.append((_TAKE_BACK, seat, col, cards))
+                        row[seat] = 0
+                        total -= top
                 if not total:
                     continue
             escaped = True
+            # the seats with the highest sum escape face up, the others face down
             top = max(row)
-            if total == top:
-                # a single seat has cards of this colour left: it escapes face up
-                seat = row.index(top)
-                pattern = words[seat] >> shift & 1023
-                scores[seat] += _PLEN[pattern] + top
-                paradise[seat] += _PUP[col][pattern]
-                log.append((_ESCAPE, seat, col, _PCARDS[col][pattern], True))
-                continue
-            for seat in seats:
-                s = row[seat]
+            for seat, s in enumerate(row):
                 if s:
                     pattern = words[seat] >> shift & 1023
                     if s == top:
-                        scores[seat] += _PLEN[pattern] + s
+                        gained[seat] += top
                         paradise[seat] += _PUP[col][pattern]
                         log.append((_ESCAPE, seat, col, _PCARDS[col][pattern], True))
                     else:
-                        scores[seat] += _PLEN[pattern]
                         paradise[seat] += _PDOWN[col][pattern]
                         log.append((_ESCAPE, seat, col, _PCARDS[col][pattern], False))
+        self._scores = list(map(_add, self._scores, gained))
         if self._ruse_v:
             has_ruse = self._has_ruse
-            for seat in seats:
+            for seat in self._all:
                 if RUSE in second[seat] or RUSE in first[seat]:
                     has_ruse[seat] = True
                     log.append((_RUSE_RETURN, seat))
-        sizes = list(map(len, hands))
-        fewest = min(sizes)
+        fewest = min(map(len, hands))
         if escaped:
             self._dry_rounds = 0
         else:
             self._dry_rounds += 1
         game_ends = fewest <= GAME_END_HAND_SIZE or self._dry_rounds >= STALEMATE_ROUNDS
         if self._adv and (game_ends or FEWEST_CARDS_BONUS_EVERY_ROUND):
-            for seat in seats:
-                if sizes[seat] == fewest:
+            scores = self._scores
+            for seat in self._all:
+                if len(hands[seat]) == fewest:
                     scores[seat] += FEWEST_CARDS_BONUS
                     log.append((_BONUS, seat, FEWEST_CARDS_BONUS, fewest))
         if game_ends:
             self._end_game()
         else:
-            self._next_round()
+            self._next_round(fewest)
 
     def _end_game(self) -> None:
         self._view = None
@@ -909,6 +978,7 @@ class BoomState(State):
         new._gpos = self._gpos
         new._guard = self._guard
         new._limits = self._limits
+        new._plan = self._plan
         new._disc_up = self._disc_up
         new._disc_down = self._disc_down
         new._choice = self._choice[:]
@@ -918,6 +988,8 @@ class BoomState(State):
         new._legal = self._legal.copy()  # the tuples inside are immutable: sharing is safe
         new._ruse_ok = self._ruse_ok
         new._revealed = self._revealed
+        new._rw = self._rw[:]
+        new._fewest = self._fewest
         new._dry_rounds = self._dry_rounds
         new._over = self._over
         new._log = self._log[:]
@@ -1145,6 +1217,7 @@ def sample_state(
     state._limits = GUARDS[obs.guard]
     if obs.step == 2:
         state._revealed = tuple(tuple(cards) for cards in obs.revealed)
+        state._rw = [sum(map(w.__getitem__, cards)) for w, cards in zip(_WORDS, state._revealed)]
     hands = [sorted(cards) for cards in drawn]
     if me >= 0:
         hands[me] = sorted(hands[me] + list(obs.hand))

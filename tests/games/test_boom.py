@@ -833,3 +833,44 @@ def test_observations_follow_each_round_and_clones_stay_apart():
         assert obs.guards_used[-1] == obs.guard and obs.guards_left == 8 - len(obs.guards_used)
         assert copy.observation(-1) == frozen  # the clone did not see the move
     assert state.observation(1).scores == state.scores()
+
+
+# ---------------------------------------------------------------------------- speed work, exactly
+
+@pytest.mark.parametrize("size, unordered", [(50, 12), (50, 16), (40, 13), (30, 15), (8, 1)])
+def test_shuffle_skipping_the_first_hands_order_deals_the_same(size, unordered):
+    # The deal skips the Fisher-Yates steps that only reorder the first hand (which is sorted
+    # anyway): the same first hand as a set, every other position and the generator unchanged.
+    for seed in range(200):
+        full, short = list(range(size)), list(range(size))
+        rng_full, rng_short = random.Random(seed), random.Random(seed)
+        boom._shuffle(rng_full, full)
+        boom._shuffle(rng_short, short, unordered)
+        assert sorted(full[:unordered]) == sorted(short[:unordered])
+        assert full[unordered:] == short[unordered:]
+        assert rng_full.getstate() == rng_short.getstate()
+
+
+@pytest.mark.parametrize("players, ruse", [(2, False), (3, True), (4, False), (4, True), (5, True)])
+def test_a_state_sampled_in_the_second_escape_resolves_every_card(players, ruse):
+    # A sampled state starts mid-round: the first escape's cards must still count when the
+    # round resolves (cards conserved, scores equal the points of the escapes logged).
+    game = BoomGame(players, ruse=ruse)
+    for seed in range(40):
+        state = game.new_match(seed)
+        rng = random.Random(seed)
+        for seat in state.seats_to_act():
+            state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+        assert state.observation(-1).step == 2
+        seat = state.seats_to_act()[0]
+        state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+        sampled = sample_state(state.observation(seat), random.Random(seed), game, state.events)
+        for other in sampled.seats_to_act():
+            sampled.apply_action(other, rng.choice(sampled.legal_actions(other)))
+        assert sampled.observation(-1).round == 2 or sampled.is_over()
+        assert sorted(_all_places(sampled)) == list(range(50))
+        points = [0] * players
+        for event in sampled.events:
+            if event.kind == "escape":
+                points[event.seat] += event.data["points"]
+        assert sampled.scores() == tuple(points)
