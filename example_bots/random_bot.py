@@ -9,6 +9,7 @@ from arena_sdk import Bot, run
 
 class RandomBot(Bot):
     name = "random"
+    quick = True  # act() is one random choice: run it on the SDK's loop, no thread hop
 
     def act(self, observation, legal_actions, match):
         # match.rng is seeded by the referee, so a replayed match replays this bot too.

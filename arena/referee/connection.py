@@ -83,10 +83,13 @@ class BotConnection:
     stopped reading.
     """
 
-    def __init__(self, bot_name: str, max_concurrent: int, write: Writer, peer: str = ""):
+    def __init__(self, bot_name: str, max_concurrent: int, write: Writer, peer: str = "",
+                 batches: bool = False):
         self.bot_name = bot_name
         self.max_concurrent = max_concurrent
         self.peer = peer
+        # The bot reads ActionRequests: requests queued together go out as one message.
+        self.batches = batches
         self._write = write
         # (message, pending request or None, seconds allowed for the reply)
         self._outbox: deque[tuple[pb.RefereeMessage, _Pending | None, float]] = deque()
@@ -156,6 +159,8 @@ class BotConnection:
                         continue
                     pending.sent_at = now
                     pending.timer = loop.call_at(now + allowed_s, _expire, pending.future)
+                    if self.batches and outbox and outbox[0][1] is not None:
+                        msg = self._batch(msg, now)
                 await self._write(msg)
         except asyncio.CancelledError:
             if not (self._stalled and task is not None and task.uncancel() == 0):
@@ -174,6 +179,24 @@ class BotConnection:
                 if not self._idle.done():
                     self._idle.set_result(None)
                 self._idle = None
+
+    def _batch(self, first: pb.RefereeMessage, now: float) -> pb.RefereeMessage:
+        """`first` and the requests queued right behind it, as one ActionRequests message
+        (order kept: a match's start or end, which are not requests, ends the run); every
+        clock starts now. A batch holds at most the bot's slots' worth, so it stays far below
+        the message size limit."""
+        outbox, loop = self._outbox, self._loop
+        batch = pb.RefereeMessage()
+        requests = batch.action_requests.requests
+        requests.append(first.action_request)
+        while outbox and outbox[0][1] is not None:
+            msg, pending, allowed_s = outbox.popleft()
+            if pending.future.done():  # cancelled while queued
+                continue
+            pending.sent_at = now
+            pending.timer = loop.call_at(now + allowed_s, _expire, pending.future)
+            requests.append(msg.action_request)
+        return batch
 
     def _check_writes(self) -> None:
         if self.closed.is_set():
@@ -199,6 +222,16 @@ class BotConnection:
         kind = msg.WhichOneof("kind")
         if kind == "action":
             self._on_reply(msg.action)
+        elif kind == "action_replies":
+            replies = msg.action_replies.replies
+            if not replies and self._stray():
+                self.send(pb.RefereeMessage(rejected=pb.Rejected(
+                    fault=pb.FAULT_MALFORMED, detail="an empty action_replies message; send "
+                    "one or more replies in it")))
+            for reply in replies:
+                self._on_reply(reply)
+                if self.closed.is_set():  # the batch was a flood
+                    return
         elif kind == "ping":
             if self._stray():
                 self.send(pb.RefereeMessage(pong=pb.Pong(nonce=msg.ping.nonce)))

@@ -178,7 +178,8 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                                 "unknown bot token; register the bot (arena bot add) and use "
                                 "the token it printed")
         max_concurrent = min(max(hello.max_concurrent, 1), MAX_CONCURRENT_CAP)
-        conn = BotConnection(name, max_concurrent, context.write, context.peer())
+        conn = BotConnection(name, max_concurrent, context.write, context.peer(),
+                             batches=hello.batches)
         await context.write(pb.RefereeMessage(welcome=pb.Welcome(
             bot_name=name, protocol_version=hello.protocol_version,
             max_concurrent=max_concurrent)))

@@ -1,5 +1,7 @@
 """A minimal bot for benchmarks, speaking the protocol directly: answers every request with its
-first legal action, optionally after DELAY_MS. Usage: raw_bot.py MAX_CONCURRENT [DELAY_MS].
+first legal action, optionally after DELAY_MS. Usage: raw_bot.py MAX_CONCURRENT [DELAY_MS
+[BATCHES]]: with BATCHES 1 it says `batches` in its Hello and answers an ActionRequests
+message with one ActionReplies message, as the SDK does.
 ARENA_TOKEN may hold several comma-separated tokens: the process then plays as several bots,
 one stream each (so a benchmark can run a whole match against one bot process)."""
 
@@ -13,16 +15,22 @@ from arena_sdk.proto import arena_pb2 as pb
 from arena_sdk.proto import arena_pb2_grpc as pb_grpc
 
 
-async def main(max_concurrent: int, delay_ms: int) -> None:
-    await asyncio.gather(*(play(token, max_concurrent, delay_ms)
+async def main(max_concurrent: int, delay_ms: int, batches: bool) -> None:
+    await asyncio.gather(*(play(token, max_concurrent, delay_ms, batches)
                            for token in os.environ["ARENA_TOKEN"].split(",")))
 
 
-async def play(token: str, max_concurrent: int, delay_ms: int) -> None:
+def first_legal(req) -> pb.ActionReply:
+    return pb.ActionReply(match_id=req.match_id, request_id=req.request_id,
+                          action=req.legal_actions[0])
+
+
+async def play(token: str, max_concurrent: int, delay_ms: int, batches: bool) -> None:
     async with grpc.aio.insecure_channel(os.environ["ARENA_ADDRESS"]) as channel:
         call = pb_grpc.RefereeStub(channel).Play()
         await call.write(pb.BotMessage(hello=pb.Hello(
-            token=token, name="raw", protocol_version=1, max_concurrent=max_concurrent)))
+            token=token, name="raw", protocol_version=1, max_concurrent=max_concurrent,
+            batches=batches)))
 
         async def answer(req):
             await asyncio.sleep(delay_ms / 1000)
@@ -31,6 +39,10 @@ async def play(token: str, max_concurrent: int, delay_ms: int) -> None:
 
         tasks = set()
         async for msg in call:
+            if msg.WhichOneof("kind") == "action_requests":
+                await call.write(pb.BotMessage(action_replies=pb.ActionReplies(
+                    replies=[first_legal(req) for req in msg.action_requests.requests])))
+                continue
             if msg.WhichOneof("kind") != "action_request":
                 continue
             req = msg.action_request
@@ -46,6 +58,7 @@ async def play(token: str, max_concurrent: int, delay_ms: int) -> None:
 
 if __name__ == "__main__":
     try:
-        asyncio.run(main(int(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 0))
+        asyncio.run(main(int(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 0,
+                         len(sys.argv) > 3 and sys.argv[3] == "1"))
     except (KeyboardInterrupt, grpc.aio.AioRpcError):
         pass

@@ -132,9 +132,9 @@ async def raw_pipelined(payload: pb.RefereeMessage, seconds: float, clients: int
         await raw.server.stop(0)
 
 
-def raw_bot(max_concurrent: int, delay_ms: int = 0) -> BotCommand:
+def raw_bot(max_concurrent: int, delay_ms: int = 0, batches: bool = False) -> BotCommand:
     return BotCommand((sys.executable, str(HERE / "raw_bot.py"), str(max_concurrent),
-                       str(delay_ms)), None)
+                       str(delay_ms), "1" if batches else "0"), None)
 
 
 async def referee_sequential(seconds: float) -> tuple[float, int]:

@@ -11,7 +11,8 @@ from .types import Action, Match, MatchResult, Observation, Rejection
 class Bot:
     """A bot: subclass it, implement `act`, and hand an instance to `arena_sdk.run`.
 
-    Threads: `act` and the hooks run in a pool of `max_concurrent` worker threads, so one bot
+    Threads: `act` and the hooks run in a pool of `max_concurrent` worker threads (on the event
+    loop for a `quick` bot), so one bot
     instance plays several matches at once. Calls for one match never overlap and come in order
     (on_match_start, then act for each move, then on_match_end); calls for different matches
     may run at the same time, so keep per-match state keyed by `match.match_id` (or on the
@@ -23,6 +24,11 @@ class Bot:
     name: ClassVar[str] = ""
     #: How many action requests this bot works on at once; the referee never sends more.
     max_concurrent: ClassVar[int] = 4
+    #: True for a bot whose act() and hooks return at once (well under a millisecond, never
+    #: blocking): the SDK then calls them on its event loop instead of in worker threads, which
+    #: saves a thread hop per move, about a third of the SDK's CPU per move. Calls still never
+    #: overlap and come in order; but a quick bot's slow act() holds up all of its matches.
+    quick: ClassVar[bool] = False
 
     def act(self, observation: Observation, legal_actions: Sequence[Action], match: Match) -> Action:
         """Choose this seat's move: return one of `legal_actions` (or an equal action built by

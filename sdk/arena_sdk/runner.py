@@ -7,7 +7,8 @@ until SIGTERM or SIGINT.
 
 `serve` keeps one Referee.Play stream open. Each incoming message becomes a job of its match;
 jobs of one match run in order, jobs of different matches run at once in a pool of
-`bot.max_concurrent` threads, so a slow act() never stalls the stream. Replies go through one
+`bot.max_concurrent` threads, so a slow act() never stalls the stream (a `quick` bot's jobs run
+on the loop itself, in the order their messages came). Replies go through one
 writer task. When the connection drops, it reconnects with exponential backoff and jitter;
 a refusal (unknown token, unsupported protocol version) ends it with RefusedError instead.
 """
@@ -94,7 +95,7 @@ class _MatchSlot:
 class _Connection:
     """The state of one Play stream: its matches and the queue of messages to write."""
 
-    outbox: asyncio.Queue[pb.BotMessage] = field(default_factory=asyncio.Queue)
+    outbox: asyncio.Queue[pb.ActionReply] = field(default_factory=asyncio.Queue)
     matches: dict[str, _MatchSlot] = field(default_factory=dict)
     jobs: set[asyncio.Future[Any]] = field(default_factory=set)
 
@@ -119,7 +120,8 @@ async def serve(
     rng = random.Random()  # jitter only: must differ between bots, so not seeded
     attempt = 0
     # Not a `with` block: its exit would join threads still inside act() and block the loop.
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arena-bot")
+    pool = (None if bot.quick else
+            ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arena-bot"))
     stopping = asyncio.ensure_future(stop.wait())
     playing: asyncio.Future[bool] | None = None
     try:
@@ -159,12 +161,13 @@ async def serve(
         if playing is not None:
             playing.cancel()
         # Jobs still queued would answer a stream that is gone; running ones finish alone.
-        pool.shutdown(wait=False, cancel_futures=True)
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 async def _play(
     bot: Bot, name: str, workers: int, address: str, token: str,
-    credentials: grpc.ChannelCredentials | None, pool: ThreadPoolExecutor,
+    credentials: grpc.ChannelCredentials | None, pool: ThreadPoolExecutor | None,
 ) -> bool:
     """One connection, from Hello to the end of the stream. Returns whether it was welcomed;
     raises grpc.aio.AioRpcError when the stream ends with an error status."""
@@ -219,13 +222,18 @@ async def _raise_for_status(call: grpc.aio.StreamStreamCall) -> None:
                                    await call.trailing_metadata(), await call.details())
 
 
-async def _write_loop(call: grpc.aio.StreamStreamCall, outbox: asyncio.Queue[pb.BotMessage]) -> None:
+async def _write_loop(call: grpc.aio.StreamStreamCall,
+                      outbox: asyncio.Queue[pb.ActionReply]) -> None:
+    # Replies that are ready together go out as one message: a write costs more than a reply.
     while True:
-        await call.write(await outbox.get())
+        ready = [await outbox.get()]
+        while not outbox.empty():
+            ready.append(outbox.get_nowait())
+        await call.write(wire.replies(ready))
 
 
 async def _read_loop(bot: Bot, call: grpc.aio.StreamStreamCall, conn: _Connection,
-                     pool: ThreadPoolExecutor) -> None:
+                     pool: ThreadPoolExecutor | None) -> None:
     while True:
         msg = await call.read()
         if msg is grpc.aio.EOF:
@@ -233,6 +241,10 @@ async def _read_loop(bot: Bot, call: grpc.aio.StreamStreamCall, conn: _Connectio
         kind = msg.WhichOneof("kind")
         if kind == "action_request":
             _on_request(bot, conn, pool, msg.action_request, time.monotonic())
+        elif kind == "action_requests":  # several at once (the Hello said `batches`)
+            received_at = time.monotonic()
+            for req in msg.action_requests.requests:
+                _on_request(bot, conn, pool, req, received_at)
         elif kind == "match_start":
             start = msg.match_start
             m = wire.match(start)
@@ -245,7 +257,7 @@ async def _read_loop(bot: Bot, call: grpc.aio.StreamStreamCall, conn: _Connectio
         # Welcome again, Pong, or a kind newer than this SDK: nothing to do.
 
 
-def _on_request(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor,
+def _on_request(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor | None,
                 req: pb.ActionRequest, received_at: float) -> None:
     slot = conn.matches.get(req.match_id)
     if slot is None:
@@ -253,10 +265,13 @@ def _on_request(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor,
                     "playing it with a stand-in Match (bot_seed 0)", req.request_id, req.match_id)
         slot = conn.matches[req.match_id] = _MatchSlot(wire.stand_in_match(req))
     job = _schedule(conn, slot, pool, _decide, bot, slot.match, req, received_at)
-    job.add_done_callback(lambda f: f.cancelled() or conn.outbox.put_nowait(f.result()))
+    if job.done():  # a quick bot's, decided already
+        conn.outbox.put_nowait(job.result())
+    else:
+        job.add_done_callback(lambda f: f.cancelled() or conn.outbox.put_nowait(f.result()))
 
 
-def _on_match_end(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor,
+def _on_match_end(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor | None,
                   end: pb.MatchEnd) -> None:
     slot = conn.matches.get(end.match_id)
     if slot is None:
@@ -268,7 +283,7 @@ def _on_match_end(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor,
               wire.result(end))
 
 
-def _on_rejected(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor,
+def _on_rejected(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor | None,
                  rejected: pb.Rejected) -> None:
     rejection = wire.rejection(rejected)
     played = f"; the referee played {rejection.played_instead}" if rejection.played_instead else ""
@@ -280,11 +295,17 @@ def _on_rejected(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor,
                   rejection)
 
 
-def _schedule(conn: _Connection, slot: _MatchSlot, pool: ThreadPoolExecutor,
+def _schedule(conn: _Connection, slot: _MatchSlot, pool: ThreadPoolExecutor | None,
               fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
     """Run fn(*args) in the pool after the match's previous job (jobs of one match stay in
-    order); returns its future."""
+    order); returns its future. Without a pool (a quick bot), run it now, on the loop: every
+    job then runs at once in the order its message came, so order holds as well. fn is
+    _decide or _call_hook, which never raise."""
     loop = asyncio.get_running_loop()
+    if pool is None:
+        done: asyncio.Future[Any] = loop.create_future()
+        done.set_result(fn(*args))
+        return done
     prev = slot.tail
     if prev is None or prev.done():
         job: asyncio.Future[Any] = loop.run_in_executor(pool, fn, *args)
@@ -297,12 +318,12 @@ def _schedule(conn: _Connection, slot: _MatchSlot, pool: ThreadPoolExecutor,
 
 
 async def _after(prev: asyncio.Future[Any], loop: asyncio.AbstractEventLoop,
-                 pool: ThreadPoolExecutor, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+                 pool: ThreadPoolExecutor | None, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     await asyncio.wait([prev])  # wait, but never inherit its failure or cancellation
     return await loop.run_in_executor(pool, fn, *args)
 
 
-def _decide(bot: Bot, match: Match, req: pb.ActionRequest, received_at: float) -> pb.BotMessage:
+def _decide(bot: Bot, match: Match, req: pb.ActionRequest, received_at: float) -> pb.ActionReply:
     """In a worker thread: the bot's reply to one request. A failing act() is logged and answered
     with an empty action, which the referee rejects at once (see Bot.act)."""
     clock = match.clock
@@ -334,6 +355,8 @@ def _check_bot(bot: Bot) -> int:
     if type(bot).act is Bot.act:
         raise TypeError(f"{type(bot).__name__} must implement act(observation, legal_actions, "
                         "match)")
+    if not isinstance(bot.quick, bool):
+        raise ValueError(f"{type(bot).__name__}.quick must be True or False, not {bot.quick!r}")
     n = bot.max_concurrent
     if not isinstance(n, int) or n < 1:
         raise ValueError(f"{type(bot).__name__}.max_concurrent must be a whole number >= 1, "

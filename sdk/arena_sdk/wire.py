@@ -209,12 +209,20 @@ def rejection(msg: pb.Rejected) -> Rejection:
 def hello(token: str, name: str, max_concurrent: int) -> pb.BotMessage:
     return pb.BotMessage(hello=pb.Hello(
         token=token, name=name, protocol_version=PROTOCOL_VERSION, max_concurrent=max_concurrent,
+        batches=True,
     ))
 
 
-def reply(match_id: str, request_id: int, a: pb.Action | None) -> pb.BotMessage:
+def reply(match_id: str, request_id: int, a: pb.Action | None) -> pb.ActionReply:
     """An ActionReply; `a` None leaves the action empty (the bot has none to give)."""
     msg = pb.ActionReply(match_id=match_id, request_id=request_id)
     if a is not None:
         msg.action.CopyFrom(a)
-    return pb.BotMessage(action=msg)
+    return msg
+
+
+def replies(ready: list[pb.ActionReply]) -> pb.BotMessage:
+    """The message carrying the replies ready to go: one alone, several as ActionReplies."""
+    if len(ready) == 1:
+        return pb.BotMessage(action=ready[0])
+    return pb.BotMessage(action_replies=pb.ActionReplies(replies=ready))

@@ -7,7 +7,9 @@ code 3 at its 3rd request), hang (never answer), slow (answer each move after SL
 (send bytes that are not a BotMessage), illegal (answer with an action not in legal_actions),
 wrong_game (answer with the other game's action), unknown_request (reply to request ids never
 sent, then play well), bad_token, wrong_version, fork_exit (fork a long-sleeping child that writes
-its pid to ./child.pid, then exit).
+its pid to ./child.pid, then exit), batcher (says `batches` in its Hello and answers only with
+ActionReplies: it holds requests until every match it is in waits on it, then answers them all in
+one message).
 """
 
 import asyncio
@@ -70,6 +72,9 @@ async def main() -> None:
                 await call.write(b"\xff\xff\xff\xff garbage \x00\x01")
             return
         call = stub.Play()
+        if MODE == "batcher":
+            await batcher(call, token)
+            return
         await call.write(pb.BotMessage(hello=pb.Hello(token=token, name=MODE,
                                                       protocol_version=version, max_concurrent=1)))
         requests = 0
@@ -98,6 +103,31 @@ async def main() -> None:
         except grpc.aio.AioRpcError as err:
             print(f"rpc ended: {err.code().name}: {err.details()}", file=sys.stderr, flush=True)
             sys.exit(1)
+
+
+async def batcher(call, token: str) -> None:
+    await call.write(pb.BotMessage(hello=pb.Hello(token=token, name=MODE, protocol_version=1,
+                                                  max_concurrent=8, batches=True)))
+    active: set[str] = set()
+    held: dict[str, pb.ActionRequest] = {}
+    sizes = []
+    async for msg in call:
+        kind = msg.WhichOneof("kind")
+        if kind == "match_start":
+            active.add(msg.match_start.match_id)
+        elif kind == "match_end":
+            active.discard(msg.match_end.match_id)
+        elif kind == "action_request":
+            held[msg.action_request.match_id] = msg.action_request
+        elif kind == "action_requests":
+            held.update((r.match_id, r) for r in msg.action_requests.requests)
+        if held and set(held) >= active:
+            sizes.append(len(held))
+            await call.write(pb.BotMessage(action_replies=pb.ActionReplies(replies=[
+                pb.ActionReply(match_id=r.match_id, request_id=r.request_id,
+                               action=r.legal_actions[0]) for r in held.values()])))
+            held.clear()
+            print(f"batch sizes so far: {sorted(set(sizes))}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

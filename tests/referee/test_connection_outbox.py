@@ -1,6 +1,7 @@
 """Unit tests of BotConnection's outbox (one module, its stream replaced by a fake writer): one
 write at a time in queue order, a request's clock starting when its write begins, a cancelled
-writer handing the rest of the outbox on, and the watchdog disconnecting a bot whose stream
+writer handing the rest of the outbox on, requests queued together going out as one
+ActionRequests to a bot that reads them, and the watchdog disconnecting a bot whose stream
 stopped taking writes. The real stream is covered by the integration tests next to this one."""
 
 from __future__ import annotations
@@ -149,3 +150,80 @@ def test_a_stream_that_stops_taking_writes_is_closed_by_the_watchdog():
             await conn.deliver(request("m2"))
 
     asyncio.run(main())
+
+
+def test_requests_queued_together_go_as_one_batch_to_a_bot_that_reads_batches():
+    async def main():
+        stream = FakeStream()
+        conn = BotConnection("bot", 8, stream.write, batches=True)
+        first = asyncio.ensure_future(conn.request("m0", request("m0"), 60.0, 60.0))
+        await until(lambda: stream.in_flight == 1)
+        # While m0's request is being written: two more requests, a match start, one more.
+        asks = [asyncio.ensure_future(conn.request(m, request(m), 60.0, 60.0))
+                for m in ("m1", "m2")]
+        await until(lambda: len(conn._outbox) == 2)
+        conn.send(pb.RefereeMessage(match_start=pb.MatchStart(match_id="m3")))
+        asks.append(asyncio.ensure_future(conn.request("m3", request("m3"), 60.0, 60.0)))
+        await until(lambda: len(conn._outbox) == 4)
+        for done in (1, 2, 3):
+            await until(lambda: stream.in_flight == 1)
+            stream.open_gates()
+            await until(lambda: len(stream.written) == done)
+        single, batch, start = stream.written
+        await until(lambda: stream.in_flight == 1)
+        stream.open_gates()
+        await until(lambda: len(stream.written) == 4)
+        last = stream.written[3]
+        # Order is kept: the run of requests ends at the match start, which is not a request.
+        assert single.WhichOneof("kind") == "action_request"
+        assert batch.WhichOneof("kind") == "action_requests"
+        assert [r.match_id for r in batch.action_requests.requests] == ["m1", "m2"]
+        assert start.WhichOneof("kind") == "match_start"
+        assert last.WhichOneof("kind") == "action_request" and last.action_request.match_id == "m3"
+        # Each request in the batch has its own id, and a reply to it is matched as usual.
+        for r in list(batch.action_requests.requests) + [single.action_request,
+                                                         last.action_request]:
+            conn._on_reply(pb.ActionReply(match_id=r.match_id, request_id=r.request_id))
+        replies = await asyncio.gather(first, *asks)
+        assert [r.match_id for r, _ in replies] == ["m0", "m1", "m2", "m3"]
+
+    asyncio.run(main())
+
+
+def test_a_bot_that_did_not_ask_for_batches_gets_one_request_per_message():
+    async def main():
+        stream = FakeStream()
+        conn = BotConnection("bot", 8, stream.write)  # batches=False, as an older bot says
+        asks = [asyncio.ensure_future(conn.request(f"m{i}", request(f"m{i}"), 60.0, 60.0))
+                for i in range(3)]
+        await until(lambda: len(conn._outbox) == 2)
+        for done in (1, 2, 3):
+            await until(lambda: stream.in_flight == 1)
+            stream.open_gates()
+            await until(lambda: len(stream.written) == done)
+        assert [m.WhichOneof("kind") for m in stream.written] == ["action_request"] * 3
+        for m in stream.written:
+            conn._on_reply(pb.ActionReply(match_id=m.action_request.match_id,
+                                          request_id=m.action_request.request_id))
+        await asyncio.gather(*asks)
+
+    asyncio.run(main())
+
+
+def test_an_empty_batch_of_replies_is_rejected_as_malformed():
+    async def main():
+        written: list[pb.RefereeMessage] = []
+
+        async def write(msg):
+            written.append(msg)
+
+        conn = BotConnection("bot", 4, write, batches=True)
+        conn.on_message(pb.BotMessage(action_replies=pb.ActionReplies()))
+        await conn.flush()
+        return written, conn
+
+    written, conn = asyncio.run(main())
+    [msg] = written
+    assert msg.rejected.fault == pb.FAULT_MALFORMED
+    assert "empty action_replies" in msg.rejected.detail
+    assert not conn.closed.is_set()  # one is a stray, charged to the flood budget, not a close

@@ -62,6 +62,7 @@ class Referee(arena_pb2_grpc.RefereeServicer):
     hellos: list[pb.Hello] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     replies: list[pb.ActionReply] = field(default_factory=list)
+    batches: list[int] = field(default_factory=list)  # the size of each ActionReplies received
 
     async def Play(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:
         first = await context.read()
@@ -170,14 +171,23 @@ MATCHES = (
 REQUESTS = {"m-balloon": balloon_request, "m-boom": boom_request}
 
 
+def replies_in(referee: Referee, msg: pb.BotMessage) -> list[pb.ActionReply]:
+    """The replies a message carries: one (`action`) or several (`action_replies`, which the
+    SDK sends when it has more than one ready); records a problem for any other kind."""
+    kind = msg.WhichOneof("kind")
+    if kind == "action":
+        return [msg.action]
+    if kind == "action_replies" and len(msg.action_replies.replies) > 0:
+        referee.batches.append(len(msg.action_replies.replies))
+        return list(msg.action_replies.replies)
+    referee.problems.append(f"expected ActionReply or ActionReplies, got {kind}")
+    return []
+
+
 def check_reply(referee: Referee, outstanding: dict[tuple[str, int], pb.ActionRequest],
-                msg: pb.BotMessage) -> pb.ActionRequest | None:
-    """Record a problem unless `msg` answers an outstanding request with one of its legal
+                reply: pb.ActionReply) -> pb.ActionRequest | None:
+    """Record a problem unless `reply` answers an outstanding request with one of its legal
     actions; returns the request it answers."""
-    if msg.WhichOneof("kind") != "action":
-        referee.problems.append(f"expected an ActionReply, got {msg.WhichOneof('kind')}")
-        return None
-    reply = msg.action
     referee.replies.append(reply)
     req = outstanding.pop((reply.match_id, reply.request_id), None)
     if req is None:
@@ -211,16 +221,20 @@ async def play_matches(referee: Referee, session: Session, moves: int = 6,
         await ask(start.match_id)
     answered = {m.match_id: 0 for m in MATCHES}
     while sum(answered.values()) < moves * len(MATCHES):
-        req = check_reply(referee, outstanding, await session.recv())
-        if req is None:
+        replies = replies_in(referee, await session.recv())
+        if not replies:
             return
-        answered[req.match_id] += 1
-        if reject and req.match_id == "m-boom" and answered["m-boom"] == 1:
-            await session.send(rejected=pb.Rejected(
-                match_id="m-boom", request_id=req.request_id, fault=pb.FAULT_TIMEOUT,
-                detail="no reply within 1000 ms", played_instead=req.legal_actions[0]))
-        if answered[req.match_id] < moves:
-            await ask(req.match_id)
+        for reply in replies:
+            req = check_reply(referee, outstanding, reply)
+            if req is None:
+                return
+            answered[req.match_id] += 1
+            if reject and req.match_id == "m-boom" and answered["m-boom"] == 1:
+                await session.send(rejected=pb.Rejected(
+                    match_id="m-boom", request_id=req.request_id, fault=pb.FAULT_TIMEOUT,
+                    detail="no reply within 1000 ms", played_instead=req.legal_actions[0]))
+            if answered[req.match_id] < moves:
+                await ask(req.match_id)
     for i, start in enumerate(MATCHES):
         last = REQUESTS[start.match_id](start.match_id, 0, moves).observation
         await session.send(match_end=pb.MatchEnd(

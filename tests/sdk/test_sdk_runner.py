@@ -124,8 +124,8 @@ def test_serves_two_concurrent_matches_in_order_with_legal_tagged_replies() -> N
 
         assert referee.problems == []
         [hello] = referee.hellos
-        assert (hello.token, hello.name, hello.protocol_version, hello.max_concurrent) == (
-            TOKEN, "recorder", 1, 3)
+        assert (hello.token, hello.name, hello.protocol_version, hello.max_concurrent,
+                hello.batches) == (TOKEN, "recorder", 1, 3, True)
         assert len(referee.replies) == 12
         # Each match's calls come in protocol order, the rejection where it was sent.
         assert bot.calls["m-balloon"] == ["start"] + ["act"] * 6 + ["end"]
@@ -165,6 +165,73 @@ def test_serves_two_concurrent_matches_in_order_with_legal_tagged_replies() -> N
         assert isinstance(result.final_observation, BalloonObservation)
 
     run_async(main())
+
+
+class QuickRecordingBot(RecordingBot):
+    """A quick bot: its calls run on the SDK's event loop thread, never in a worker."""
+
+    quick = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[int] = set()
+
+    def act(self, observation: Any, legal_actions: Sequence[Any], match: Match) -> Any:
+        self.threads.add(threading.get_ident())
+        return super().act(observation, legal_actions, match)
+
+
+def test_a_quick_bot_plays_on_the_event_loop_in_protocol_order() -> None:
+    async def main() -> None:
+        referee = Referee(lambda r, s: play_matches(r, s, moves=6, reject=True))
+        bot = QuickRecordingBot()
+        async with serving(referee) as address, bot_task(bot, address):
+            await asyncio.wait_for(bot.both_ended.wait(), TIMEOUT)
+        assert referee.problems == []
+        assert len(referee.replies) == 12
+        assert bot.calls["m-balloon"] == ["start"] + ["act"] * 6 + ["end"]
+        assert bot.calls["m-boom"] == ["start", "act", "rejected"] + ["act"] * 5 + ["end"]
+        assert bot.threads == {threading.get_ident()}  # this test's loop thread
+
+    run_async(main())
+
+
+def test_a_batch_of_requests_is_answered_with_one_batch_of_replies() -> None:
+    """ActionRequests (sent to a bot whose Hello said `batches`): each request is answered, and
+    replies ready together (a quick bot's are, at once) go back as one ActionReplies."""
+    async def main() -> pb.BotMessage:
+        answer: asyncio.Future[pb.BotMessage] = asyncio.get_running_loop().create_future()
+
+        async def script(r: Referee, s: Session) -> None:
+            assert s.hello.batches
+            await s.send(welcome=pb.Welcome(bot_name="quick", protocol_version=1,
+                                            max_concurrent=3))
+            for start in MATCHES:
+                await s.send(match_start=start)
+            await s.send(action_requests=pb.ActionRequests(requests=[
+                balloon_request("m-balloon", 1, 0), boom_request("m-boom", 2, 0)]))
+            answer.set_result(await s.recv())
+
+        async with serving(Referee(script)) as address, bot_task(QuickRecordingBot(), address):
+            return await asyncio.wait_for(answer, TIMEOUT)
+
+    msg = run_async(main())
+    assert msg.WhichOneof("kind") == "action_replies"
+    replies = list(msg.action_replies.replies)
+    assert [(r.match_id, r.request_id) for r in replies] == [("m-balloon", 1), ("m-boom", 2)]
+    assert replies[0].action in list(balloon_request("m-balloon", 1, 0).legal_actions)
+    assert replies[1].action in list(boom_request("m-boom", 2, 0).legal_actions)
+
+
+def test_quick_must_be_a_bool() -> None:
+    class Odd(Bot):
+        quick = "yes"  # type: ignore[assignment]
+
+        def act(self, observation: Any, legal_actions: Sequence[Any], match: Match) -> Any:
+            return legal_actions[0]
+
+    with pytest.raises(ValueError, match="quick must be True or False"):
+        run_async(serve(Odd(), "127.0.0.1:9", TOKEN))
 
 
 class BarrierBot(Bot):

@@ -25,26 +25,36 @@ FAULT_CRASH: Fault
 FAULT_MALFORMED: Fault
 
 class BotMessage(_message.Message):
-    __slots__ = ("hello", "action", "ping")
+    __slots__ = ("hello", "action", "ping", "action_replies")
     HELLO_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     PING_FIELD_NUMBER: _ClassVar[int]
+    ACTION_REPLIES_FIELD_NUMBER: _ClassVar[int]
     hello: Hello
     action: ActionReply
     ping: Ping
-    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[ActionReply, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ...) -> None: ...
+    action_replies: ActionReplies
+    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[ActionReply, _Mapping]] = ..., ping: _Optional[_Union[Ping, _Mapping]] = ..., action_replies: _Optional[_Union[ActionReplies, _Mapping]] = ...) -> None: ...
+
+class ActionReplies(_message.Message):
+    __slots__ = ("replies",)
+    REPLIES_FIELD_NUMBER: _ClassVar[int]
+    replies: _containers.RepeatedCompositeFieldContainer[ActionReply]
+    def __init__(self, replies: _Optional[_Iterable[_Union[ActionReply, _Mapping]]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("token", "name", "protocol_version", "max_concurrent")
+    __slots__ = ("token", "name", "protocol_version", "max_concurrent", "batches")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     MAX_CONCURRENT_FIELD_NUMBER: _ClassVar[int]
+    BATCHES_FIELD_NUMBER: _ClassVar[int]
     token: str
     name: str
     protocol_version: int
     max_concurrent: int
-    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., protocol_version: _Optional[int] = ..., max_concurrent: _Optional[int] = ...) -> None: ...
+    batches: bool
+    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., protocol_version: _Optional[int] = ..., max_concurrent: _Optional[int] = ..., batches: _Optional[bool] = ...) -> None: ...
 
 class ActionReply(_message.Message):
     __slots__ = ("match_id", "request_id", "action")
@@ -63,20 +73,28 @@ class Ping(_message.Message):
     def __init__(self, nonce: _Optional[int] = ...) -> None: ...
 
 class RefereeMessage(_message.Message):
-    __slots__ = ("welcome", "match_start", "action_request", "match_end", "rejected", "pong")
+    __slots__ = ("welcome", "match_start", "action_request", "match_end", "rejected", "pong", "action_requests")
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     MATCH_START_FIELD_NUMBER: _ClassVar[int]
     ACTION_REQUEST_FIELD_NUMBER: _ClassVar[int]
     MATCH_END_FIELD_NUMBER: _ClassVar[int]
     REJECTED_FIELD_NUMBER: _ClassVar[int]
     PONG_FIELD_NUMBER: _ClassVar[int]
+    ACTION_REQUESTS_FIELD_NUMBER: _ClassVar[int]
     welcome: Welcome
     match_start: MatchStart
     action_request: ActionRequest
     match_end: MatchEnd
     rejected: Rejected
     pong: Pong
-    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., action_request: _Optional[_Union[ActionRequest, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., rejected: _Optional[_Union[Rejected, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ...) -> None: ...
+    action_requests: ActionRequests
+    def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., action_request: _Optional[_Union[ActionRequest, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., rejected: _Optional[_Union[Rejected, _Mapping]] = ..., pong: _Optional[_Union[Pong, _Mapping]] = ..., action_requests: _Optional[_Union[ActionRequests, _Mapping]] = ...) -> None: ...
+
+class ActionRequests(_message.Message):
+    __slots__ = ("requests",)
+    REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    requests: _containers.RepeatedCompositeFieldContainer[ActionRequest]
+    def __init__(self, requests: _Optional[_Iterable[_Union[ActionRequest, _Mapping]]] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("bot_name", "protocol_version", "max_concurrent")
