@@ -333,10 +333,15 @@ def _decide(bot: Bot, match: Match, req: pb.ActionRequest, received_at: float) -
         obs = wire.observation(req.observation)
         legal = wire.legal_actions(req.legal_actions)
         choice = bot.act(obs, legal, match)  # type: ignore[arg-type]
-        action = wire.action_to_proto(choice)
-        if choice not in legal:
-            log.warning("match %s request %d: act() returned %s, which is not a legal action",
-                        req.match_id, req.request_id, choice)
+        try:  # one of the request's own actions: send that back as it came
+            if len(legal) != len(req.legal_actions):  # some were of a kind this SDK lacks
+                raise ValueError
+            action = req.legal_actions[legal.index(choice)]
+        except ValueError:
+            action = wire.action_to_proto(choice)  # raises TypeError for what is no action
+            if choice not in legal:
+                log.warning("match %s request %d: act() returned %s, which is not a legal "
+                            "action", req.match_id, req.request_id, choice)
     except Exception:
         log.exception("match %s request %d: act() failed; sending no action (the referee will "
                       "play the default action and count a fault)", req.match_id, req.request_id)

@@ -114,13 +114,24 @@ def observation(msg: pb.Observation) -> Observation | None:
     return None
 
 
+_DROP_OUT = BalloonAction(drop_out=True)
+# As cards: actions are immutable, and a Balloon move is one of a few dozen.
+_balloon_plays: dict[Card, BalloonAction] = {}
+
+
 def action(msg: pb.Action) -> Action | None:
     """The action inside `msg`, or None if it holds none."""
     which = msg.WhichOneof("game")
     if which == "balloon":
         if msg.balloon.WhichOneof("kind") == "play":
-            return BalloonAction(play=card(msg.balloon.play))
-        return BalloonAction(drop_out=True)
+            c = card(msg.balloon.play)
+            a = _balloon_plays.get(c)
+            if a is None:
+                if len(_balloon_plays) >= 4096:
+                    _balloon_plays.clear()
+                a = _balloon_plays[c] = BalloonAction(play=c)
+            return a
+        return _DROP_OUT
     if which == "boom":
         return BoomAction(_cards(msg.boom.cards), msg.boom.ruse)
     return None

@@ -227,3 +227,19 @@ def test_an_empty_batch_of_replies_is_rejected_as_malformed():
     assert msg.rejected.fault == pb.FAULT_MALFORMED
     assert "empty action_replies" in msg.rejected.detail
     assert not conn.closed.is_set()  # one is a stray, charged to the flood budget, not a close
+
+
+def test_a_batch_of_stray_replies_is_a_flood_like_as_many_messages():
+    async def main():
+        async def write(msg):
+            pass
+
+        conn = BotConnection("bot", 4, write, batches=True)
+        strays = [pb.ActionReply(match_id="nope", request_id=i) for i in range(1, 501)]
+        conn.on_message(pb.BotMessage(action_replies=pb.ActionReplies(replies=strays)))
+        return conn
+
+    conn = asyncio.run(main())
+    assert conn.closed.is_set() and conn.close_fault == MALFORMED
+    assert conn.close_code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "flooding" in conn.close_reason
