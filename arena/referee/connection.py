@@ -149,7 +149,7 @@ class BotConnection:
 
     async def _drain(self) -> None:
         outbox, loop = self._outbox, self._loop
-        self._writer = task = asyncio.current_task()
+        self._writer = task = asyncio.current_task(loop)
         try:
             while outbox:
                 msg, pending, allowed_s = outbox.popleft()
@@ -159,8 +159,11 @@ class BotConnection:
                         continue
                     pending.sent_at = now
                     pending.timer = loop.call_at(now + allowed_s, _expire, pending.future)
+                    # A request is queued as its encoded ActionRequest (see wire.py).
                     if self.batches and outbox and outbox[0][1] is not None:
                         msg = self._batch(msg, now)
+                    else:
+                        msg = wire.request_message(msg)
                 await self._write(msg)
         except asyncio.CancelledError:
             if not (self._stalled and task is not None and task.uncancel() == 0):
@@ -180,23 +183,21 @@ class BotConnection:
                     self._idle.set_result(None)
                 self._idle = None
 
-    def _batch(self, first: pb.RefereeMessage, now: float) -> pb.RefereeMessage:
-        """`first` and the requests queued right behind it, as one ActionRequests message
-        (order kept: a match's start or end, which are not requests, ends the run); every
-        clock starts now. A batch holds at most the bot's slots' worth, so it stays far below
-        the message size limit."""
+    def _batch(self, first: bytes, now: float) -> bytes:
+        """The request `first` and those queued right behind it, as one ActionRequests
+        message (order kept: a match's start or end, which are not requests, ends the run);
+        every clock starts now. A batch holds at most the bot's slots' worth, so it stays far
+        below the message size limit."""
         outbox, loop = self._outbox, self._loop
-        batch = pb.RefereeMessage()
-        requests = batch.action_requests.requests
-        requests.append(first.action_request)
+        bodies = [first]
         while outbox and outbox[0][1] is not None:
-            msg, pending, allowed_s = outbox.popleft()
+            body, pending, allowed_s = outbox.popleft()
             if pending.future.done():  # cancelled while queued
                 continue
             pending.sent_at = now
             pending.timer = loop.call_at(now + allowed_s, _expire, pending.future)
-            requests.append(msg.action_request)
-        return batch
+            bodies.append(body)
+        return wire.requests_message(bodies)
 
     def _check_writes(self) -> None:
         if self.closed.is_set():
@@ -264,10 +265,10 @@ class BotConnection:
         self._seats.pop(match_id, None)
         self._answered.pop(match_id, None)
 
-    async def request(self, match_id: str, request: pb.RefereeMessage, allowed_s: float,
+    async def request(self, match_id: str, request: tuple[bytes, bytes], allowed_s: float,
                       slot_wait_s: float) -> tuple[pb.ActionReply, float]:
-        """Send an action request (a RefereeMessage holding an ActionRequest, whose request id
-        is set here) and wait for its reply. Returns (reply, elapsed seconds from
+        """Send an action request (as wire.action_request encodes it; its request id is chosen
+        here) and wait for its reply. Returns (reply, elapsed seconds from
         send to receipt). Raises TimeoutError (`allowed_s` after the send, or when no request
         slot frees within `slot_wait_s`) or ConnectionClosed."""
         if self.closed.is_set():
@@ -281,9 +282,8 @@ class BotConnection:
         key = (match_id, rid)
         pending = _Pending(self._loop.create_future())
         self._pending[key] = pending
-        request.action_request.request_id = rid
         try:
-            await self.deliver(request, pending, allowed_s)
+            await self.deliver(wire.request_body(request, rid), pending, allowed_s)
             reply, received_at = await pending.future
             return reply, received_at - pending.sent_at
         finally:

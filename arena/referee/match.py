@@ -175,9 +175,11 @@ async def play_match(ctx: MatchContext, seats: Sequence[Seat],
             rec.moves.append(move)
             if observer is not None:
                 observer.on_move(move)
-        if observer is not None and len(state.events) > seen_events:
-            observer.on_events(state.events[seen_events:], state)
-            seen_events = len(state.events)
+        if observer is not None:
+            events = state.events
+            if len(events) > seen_events:
+                observer.on_events(events[seen_events:], state)
+                seen_events = len(events)
 
     scores = state.scores()
     faulted = {f.seat for f in rec.faults}

@@ -278,8 +278,21 @@ class RefereeServer:
         self._tls = tls
         self.port = 0
         self._server = grpc.aio.server(options=SERVER_OPTIONS)
-        pb_grpc.add_RefereeServicer_to_server(
-            RefereeServicer(authenticate, self.directory, self.live), self._server)
+        servicer = RefereeServicer(authenticate, self.directory, self.live)
+        # As pb_grpc.add_RefereeServicer_to_server, but Play's serializer also takes the action
+        # requests that wire.py encodes directly.
+        handlers = {
+            "Play": grpc.stream_stream_rpc_method_handler(
+                servicer.Play, request_deserializer=pb.BotMessage.FromString,
+                response_serializer=wire.serialize_referee_message),
+            "Watch": grpc.unary_stream_rpc_method_handler(
+                servicer.Watch, request_deserializer=pb.WatchRequest.FromString,
+                response_serializer=pb.MatchEvent.SerializeToString),
+        }
+        self._server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler("arena.v1.Referee", handlers),))
+        if hasattr(self._server, "add_registered_method_handlers"):  # grpcio >= 1.63
+            self._server.add_registered_method_handlers("arena.v1.Referee", handlers)
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
 

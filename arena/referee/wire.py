@@ -141,16 +141,193 @@ def observation_to_pb(game_name: str, obs: Any) -> pb.Observation:
 _FILL = {"balloon": fill_balloon_observation, "boom": fill_boom_observation}
 
 
+# ---------------------------------------------------------------- action requests, as bytes
+#
+# An action request is built for every move. Built as protobuf objects, with nested messages
+# copied into repeated fields, it cost 15-40 us of the referee's 100-200 us per move; so it is
+# written here directly in protobuf's wire format, from fragments made once per card and per
+# action. The bytes are exactly those protobuf would write (tests/referee/test_wire_encoding.py
+# compares them over random states of every variant), and bots parse them as usual.
+
+_M64 = (1 << 64) - 1
+_ONE_BYTE = tuple(bytes((i,)) for i in range(128))
+
+
+def _varint(n: int) -> bytes:
+    if n < 0:  # int32 and int64 fields encode negatives as ten-byte two's complement
+        n &= _M64
+    if n < 128:
+        return _ONE_BYTE[n]
+    out = bytearray()
+    while n >= 128:
+        out.append((n & 127) | 128)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _tag(field: int, wire_type: int) -> bytes:
+    return _varint(field << 3 | wire_type)
+
+
+_LEN_TAGS = tuple(_tag(field, 2) for field in range(32))  # every field number used here
+
+
+def _field(field: int, payload: bytes) -> bytes:
+    """A length-delimited field (a message, a string, packed numbers)."""
+    return _LEN_TAGS[field] + _varint(len(payload)) + payload
+
+
+def _scalars(out: list[bytes], field: int, values) -> None:
+    """A packed repeated number field (proto3's encoding), left out when empty."""
+    if values:
+        try:  # numbers 0..127 (most of them) are one byte each: their varints are their bytes
+            payload = bytes(values)
+            if not payload.isascii():
+                raise ValueError
+        except ValueError:  # negative, or 128 and above
+            payload = b"".join(map(_varint, values))
+        out.append(_LEN_TAGS[field] + _varint(len(payload)) + payload)
+
+
+def _card_payload(card: pb.Card) -> bytes:
+    return card.SerializeToString()
+
+
+# The encoded Card fields of every card, per field number that holds cards.
+_BALLOON_CARD_FIELDS = {f: tuple(_field(f, _card_payload(c)) for c in _BALLOON_CARDS)
+                        for f in (7, 9)}  # BalloonObservation.hand, .face_up
+_BOOM_CARD_FIELDS = {f: tuple(_field(f, _card_payload(c)) for c in _BOOM_CARDS)
+                     for f in (1, 10, 16)}  # BoomRevealed.cards, BoomObservation.hand, .discarded
+_BALLOON_PLAYED_CARD = tuple(_field(2, _card_payload(c)) for c in _BALLOON_CARDS)
+
+
+@lru_cache(maxsize=8192)  # seats x cards x turns
+def _balloon_played_field(seat: int, card: int, turn: int) -> bytes:
+    payload = ((b"\x08" + _varint(seat) if seat else b"") + _BALLOON_PLAYED_CARD[card]
+               + (b"\x18" + _varint(turn) if turn else b""))
+    return _field(10, payload)  # BalloonObservation.table
+
+
+@lru_cache(maxsize=None)  # at most 51
+def _balloon_legal_field(action: int) -> bytes:
+    return _field(4, balloon_action_to_pb(action).SerializeToString())  # ActionRequest.legal_actions
+
+
+@lru_cache(maxsize=8192)  # every single, pair and ruse combination
+def _boom_legal_field(action: tuple[int, ...]) -> bytes:
+    return _field(4, boom_action_to_pb(action).SerializeToString())
+
+
+@lru_cache(maxsize=8192)
+def _boom_revealed_field(cards: tuple[int, ...]) -> bytes:
+    fields = _BOOM_CARD_FIELDS[1]
+    payload = b"".join([fields[c] for c in cards if c != boom.RUSE])
+    if boom.RUSE in cards:
+        payload += b"\x10\x01"
+    return _field(14, payload)  # BoomObservation.revealed
+
+
+@lru_cache(maxsize=4096)
+def _boom_paradise_field(pile: tuple) -> bytes:
+    payload = b"".join([_field(1, pb.BoomParadiseCard(card=_BOOM_CARDS[p.card],
+                                                      face_up=p.face_up).SerializeToString())
+                        for p in pile])
+    return _field(15, payload)  # BoomObservation.paradise
+
+
+def _balloon_observation_bytes(obs: "balloon.BalloonObservation") -> bytes:
+    out = [b"\x08" + _varint(obs.seat)] if obs.seat else []
+    if obs.num_players:
+        out.append(b"\x10" + _varint(obs.num_players))
+    if obs.round:
+        out.append(b"\x18" + _varint(obs.round))
+    if obs.turn:
+        out.append(b"\x20" + _varint(obs.turn))
+    if obs.start_seat:
+        out.append(b"\x28" + _varint(obs.start_seat))
+    if obs.to_act:
+        out.append(b"\x30" + _varint(obs.to_act))
+    hand = _BALLOON_CARD_FIELDS[7]
+    out += [hand[c] for c in obs.hand]
+    _scalars(out, 8, obs.hand_sizes)
+    face_up = _BALLOON_CARD_FIELDS[9]
+    out += [face_up[c] for c in obs.face_up]
+    out += [_balloon_played_field(p.seat, p.card, p.turn) for p in obs.table]
+    _scalars(out, 11, obs.dropped_out)
+    _scalars(out, 12, obs.chips)
+    if obs.chips_in_middle:
+        out.append(b"\x68" + _varint(obs.chips_in_middle))
+    if obs.first_drop_out_chip:
+        out.append(b"\x70\x01")
+    _scalars(out, 15, obs.totals)
+    return _field(1, b"".join(out))  # Observation.balloon
+
+
+def _boom_observation_bytes(obs: "boom.BoomObservation") -> bytes:
+    out = [b"\x08" + _varint(obs.seat)] if obs.seat else []
+    for key, value in ((b"\x10", obs.num_players), (b"\x18", obs.game_number),
+                       (b"\x20", obs.round), (b"\x28", obs.step), (b"\x30", obs.guard)):
+        if value:
+            out.append(key + _varint(value))
+    _scalars(out, 7, obs.guard_limits)
+    if obs.guards_left:
+        out.append(b"\x40" + _varint(obs.guards_left))
+    if obs.to_play:
+        out.append(b"\x48" + _varint(obs.to_play))
+    hand = _BOOM_CARD_FIELDS[10]
+    out += [hand[c] for c in obs.hand if c != boom.RUSE]
+    if obs.has_ruse:
+        out.append(b"\x58\x01")
+    _scalars(out, 12, obs.hand_sizes)
+    _scalars(out, 13, [int(a) for a in obs.acted])
+    out += [_boom_revealed_field(r) for r in obs.revealed]
+    out += [_boom_paradise_field(pile) for pile in obs.paradise]
+    discarded = _BOOM_CARD_FIELDS[16]
+    out += [discarded[c] for c in obs.discarded if c != boom.RUSE]
+    _scalars(out, 17, obs.scores)
+    _scalars(out, 18, obs.series_totals)
+    _scalars(out, 19, obs.guards_used)
+    return _field(2, b"".join(out))  # Observation.boom
+
+
+_OBSERVATION_BYTES = {"balloon": _balloon_observation_bytes, "boom": _boom_observation_bytes}
+_LEGAL_FIELD = {"balloon": _balloon_legal_field, "boom": _boom_legal_field}
+
+
 def action_request(game_name: str, match_id: str, obs: Any, legal, move_ms: int,
-                   time_bank_ms: int) -> pb.RefereeMessage:
-    """The RefereeMessage asking a seat to act (its request_id is set when it is sent)."""
-    msg = pb.RefereeMessage()
-    req = msg.action_request
-    req.match_id, req.move_ms, req.time_bank_ms = match_id, move_ms, time_bank_ms
-    _FILL[game_name](obs, req.observation)
-    to_pb = _ACTION_TO_PB[game_name]
-    req.legal_actions.extend([to_pb(a) for a in legal])
-    return msg
+                   time_bank_ms: int) -> tuple[bytes, bytes]:
+    """An ActionRequest asking a seat to act, encoded, as (what goes before the request id,
+    what goes after it): the id is chosen when the request is sent (`request_body`)."""
+    head = _field(1, match_id.encode()) if match_id else b""
+    to_field = _LEGAL_FIELD[game_name]
+    tail = b"".join([_field(3, _OBSERVATION_BYTES[game_name](obs)),
+                     *[to_field(a) for a in legal],
+                     b"\x28" + _varint(move_ms) if move_ms else b"",
+                     b"\x30" + _varint(time_bank_ms) if time_bank_ms else b""])
+    return head, tail
+
+
+def request_body(request: tuple[bytes, bytes], request_id: int) -> bytes:
+    """The encoded ActionRequest with its id."""
+    head, tail = request
+    return head + (b"\x10" + _varint(request_id) if request_id else b"") + tail
+
+
+def request_message(body: bytes) -> bytes:
+    """The encoded RefereeMessage holding one ActionRequest (field 3)."""
+    return b"\x1a" + _varint(len(body)) + body
+
+
+def requests_message(bodies: list[bytes]) -> bytes:
+    """The encoded RefereeMessage holding ActionRequests (field 7) of several."""
+    inner = b"".join([b"\x0a" + _varint(len(b)) + b for b in bodies])
+    return b"\x3a" + _varint(len(inner)) + inner
+
+
+def serialize_referee_message(msg: pb.RefereeMessage | bytes) -> bytes:
+    """The Play stream's serializer: messages built as objects, and those encoded above."""
+    return msg if msg.__class__ is bytes else msg.SerializeToString()
 
 
 # ---------------------------------------------------------------- match messages

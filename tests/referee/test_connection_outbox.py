@@ -25,7 +25,9 @@ class FakeStream:
         self.most_in_flight = 0
         self.gates: list[asyncio.Future] = []
 
-    async def write(self, msg: pb.RefereeMessage) -> None:
+    async def write(self, msg: pb.RefereeMessage | bytes) -> None:
+        if isinstance(msg, bytes):  # an action request, encoded by wire.py
+            msg = pb.RefereeMessage.FromString(msg)
         self.in_flight += 1
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
         gate = asyncio.get_running_loop().create_future()
@@ -42,8 +44,18 @@ class FakeStream:
                 gate.set_result(None)
 
 
-def request(match_id: str) -> pb.RefereeMessage:
-    return pb.RefereeMessage(action_request=pb.ActionRequest(match_id=match_id))
+def start(match_id: str) -> pb.RefereeMessage:
+    """A message that is not a request (a match start)."""
+    return pb.RefereeMessage(match_start=pb.MatchStart(match_id=match_id))
+
+
+def request(match_id: str) -> tuple[bytes, bytes]:
+    """An action request as wire.action_request encodes it: (before the id, after it)."""
+    return pb.ActionRequest(match_id=match_id).SerializeToString(), b"\x28\x01"  # move_ms 1
+
+
+def match_of(msg: pb.RefereeMessage) -> str:
+    return getattr(msg, msg.WhichOneof("kind")).match_id
 
 
 async def until(condition) -> None:
@@ -84,9 +96,9 @@ def test_a_writer_cancelled_mid_write_hands_the_rest_of_the_outbox_on():
     async def main():
         stream = FakeStream()
         conn = BotConnection("bot", 8, stream.write)
-        first = asyncio.ensure_future(conn.deliver(request("m0")))
+        first = asyncio.ensure_future(conn.deliver(start("m0")))
         await until(lambda: stream.in_flight == 1)
-        conn.send(request("m1"))  # queued behind m0, written by first's task
+        conn.send(start("m1"))  # queued behind m0, written by first's task
         second = asyncio.ensure_future(conn.request("m2", request("m2"), 60.0, 60.0))
         await until(lambda: len(conn._outbox) == 2)
         first.cancel()  # its match was stopped while it was writing
@@ -96,7 +108,7 @@ def test_a_writer_cancelled_mid_write_hands_the_rest_of_the_outbox_on():
             await until(lambda: stream.in_flight == 1)  # a background writer took over
             stream.open_gates()
             await until(lambda: len(stream.written) == done)
-        assert [m.action_request.match_id for m in stream.written] == ["m1", "m2"]
+        assert [match_of(m) for m in stream.written] == ["m1", "m2"]
         conn._on_reply(pb.ActionReply(match_id="m2",
                                       request_id=stream.written[1].action_request.request_id))
         reply, _ = await second
@@ -111,7 +123,7 @@ def test_a_request_cancelled_while_queued_is_never_sent():
     async def main():
         stream = FakeStream()
         conn = BotConnection("bot", 8, stream.write)
-        busy = asyncio.ensure_future(conn.deliver(request("m0")))
+        busy = asyncio.ensure_future(conn.deliver(start("m0")))
         await until(lambda: stream.in_flight == 1)
         queued = asyncio.ensure_future(conn.request("m1", request("m1"), 60.0, 60.0))
         await until(lambda: len(conn._outbox) == 1)
@@ -120,7 +132,7 @@ def test_a_request_cancelled_while_queued_is_never_sent():
             await queued
         stream.open_gates()
         await busy
-        assert [m.action_request.match_id for m in stream.written] == ["m0"]
+        assert [match_of(m) for m in stream.written] == ["m0"]
         assert conn._pending == {} and not conn._outbox
 
     asyncio.run(main())
@@ -147,7 +159,7 @@ def test_a_stream_that_stops_taking_writes_is_closed_by_the_watchdog():
         assert closed and "did not read its stream" in closed[0]
         assert not conn._outbox and conn._writer is None
         with pytest.raises(ConnectionClosed):
-            await conn.deliver(request("m2"))
+            await conn.deliver(start("m2"))
 
     asyncio.run(main())
 

@@ -158,8 +158,11 @@ class Recorder:
                 CURRENT.reset(token)
 
         def wrapped_queue(conn, msg, pending, allowed_s):
-            # Every message to a bot is queued here, in the context of the code sending it.
-            recorder.record(conn.bot_name, msg, CURRENT.get())
+            # Every message to a bot is queued here, in the context of the code sending it; an
+            # action request as the ActionRequest that wire.py encoded.
+            seen = (pb.RefereeMessage(action_request=pb.ActionRequest.FromString(msg))
+                    if isinstance(msg, bytes) else msg)
+            recorder.record(conn.bot_name, seen, CURRENT.get())
             return queue(conn, msg, pending, allowed_s)
 
         monkeypatch.setattr(RemoteSeat, "decide", wrapped_decide)

@@ -1,0 +1,77 @@
+"""The referee writes action requests in protobuf's wire format directly (arena/referee/wire.py):
+the bytes must be exactly those the protobuf library writes for the same request, for every
+game, variant, player count and state, including spectator seats (negative numbers), empty
+fields, long match ids and large request ids; and batches must be what ActionRequests is."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.games import make_game
+from arena.referee import wire
+from arena_sdk.proto import arena_pb2 as pb
+
+VARIANTS = [("balloon", n, {}) for n in (2, 3, 4, 5)] + [("boom", n, {}) for n in (2, 3, 4, 5)] + [
+    ("boom", 4, {"advanced": True}), ("boom", 3, {"ruse": True}),
+    ("boom", 5, {"advanced": True, "ruse": True}), ("boom", 3, {"series": True}),
+]
+
+
+def reference(game_name, match_id, obs, legal, move_ms, bank_ms, request_id) -> pb.ActionRequest:
+    """The same request built the ordinary way, as protobuf objects."""
+    return pb.ActionRequest(
+        match_id=match_id, request_id=request_id,
+        observation=wire.observation_to_pb(game_name, obs),
+        legal_actions=[wire.action_to_pb(game_name, a) for a in legal],
+        move_ms=move_ms, time_bank_ms=bank_ms)
+
+
+@pytest.mark.parametrize("name,players,options", VARIANTS,
+                         ids=[f"{n}-{p}-{'-'.join(o) or 'basic'}" for n, p, o in VARIANTS])
+def test_encoded_requests_are_byte_for_byte_protobufs_own(name, players, options):
+    game = make_game(name, players, **options)
+    rng = random.Random(f"{name}{players}{sorted(options)}")
+    checked = 0
+    for seed in range(6 if not options.get("series") else 2):
+        state = game.new_match(seed)
+        while not state.is_over():
+            to_act = state.seats_to_act()
+            for seat in list(to_act) + [-1]:  # -1: a spectator's view, seat and to_act < 0
+                obs = state.observation(seat)
+                legal = state.legal_actions(seat) if seat >= 0 else []
+                match_id = rng.choice(["", "m1", "x" * 200])
+                move_ms, bank_ms = rng.choice([(0, 0), (1000, 10_000), (2**31, 1)])
+                request_id = rng.choice([0, 1, 127, 128, 2**40])
+                expected = reference(name, match_id, obs, legal, move_ms, bank_ms, request_id)
+                parts = wire.action_request(name, match_id, obs, legal, move_ms, bank_ms)
+                body = wire.request_body(parts, request_id)
+                assert body == expected.SerializeToString(), (seed, seat, obs)
+                assert pb.ActionRequest.FromString(body) == expected
+                checked += 1
+            for seat in to_act:
+                state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+    assert checked > 100
+
+
+def test_request_messages_and_batches_are_referee_messages():
+    game = make_game("boom", 3, ruse=True)
+    state = game.new_match(5)
+    requests = [reference("boom", f"m{seat}", state.observation(seat), state.legal_actions(seat),
+                          1000, 500, seat + 1) for seat in state.seats_to_act()]
+    bodies = [wire.request_body(wire.action_request(
+        "boom", r.match_id, state.observation(i), state.legal_actions(i), 1000, 500),
+        r.request_id) for i, r in enumerate(requests)]
+    assert wire.request_message(bodies[0]) == pb.RefereeMessage(
+        action_request=requests[0]).SerializeToString()
+    batch = wire.requests_message(bodies)
+    assert batch == pb.RefereeMessage(
+        action_requests=pb.ActionRequests(requests=requests)).SerializeToString()
+    assert pb.RefereeMessage.FromString(batch).action_requests.requests[2] == requests[2]
+
+
+def test_the_stream_serializer_passes_encoded_bytes_and_serializes_messages():
+    msg = pb.RefereeMessage(pong=pb.Pong(nonce=7))
+    assert wire.serialize_referee_message(msg) == msg.SerializeToString()
+    assert wire.serialize_referee_message(b"\x1a\x00") == b"\x1a\x00"
