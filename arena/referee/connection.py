@@ -69,7 +69,9 @@ def _expire(future: asyncio.Future) -> None:
         future.set_exception(TimeoutError())
 
 
-Writer = Callable[[pb.RefereeMessage], Awaitable[None]]
+# What goes to a bot's stream: a message, or bytes already encoded by wire.py.
+Outgoing = pb.RefereeMessage | bytes
+Writer = Callable[[Outgoing], Awaitable[None]]
 
 
 class BotConnection:
@@ -91,8 +93,9 @@ class BotConnection:
         # The bot reads ActionRequests: requests queued together go out as one message.
         self.batches = batches
         self._write = write
-        # (message, pending request or None, seconds allowed for the reply)
-        self._outbox: deque[tuple[pb.RefereeMessage, _Pending | None, float]] = deque()
+        # (message, pending request or None, seconds allowed for the reply); a request is
+        # queued as its encoded ActionRequest (wire.request_body)
+        self._outbox: deque[tuple[Outgoing, _Pending | None, float]] = deque()
         self._writer: asyncio.Task | None = None  # the task writing the outbox, if any
         self._write_started = 0.0
         self._stalled = False
@@ -116,9 +119,10 @@ class BotConnection:
 
     # ------------------------------------------------------------ writing
 
-    async def deliver(self, msg: pb.RefereeMessage, pending: _Pending | None = None,
+    async def deliver(self, msg: Outgoing, pending: _Pending | None = None,
                       allowed_s: float = 0.0) -> None:
-        """Send one message. For a request, its clock starts when its write begins (after any
+        """Send one message (for a request: its encoded ActionRequest, and its `pending`
+        entry). For a request, its clock starts when its write begins (after any
         wait in the outbox, which is the platform's queue, not the bot's time). Returns once the
         message is written, or queued behind the write in progress; a stream that fails closes
         the connection, which fails every pending request with ConnectionClosed."""
@@ -140,7 +144,7 @@ class BotConnection:
         if self._writer is None:
             self._drain_in_background()
 
-    def _queue(self, msg: pb.RefereeMessage, pending: _Pending | None, allowed_s: float) -> None:
+    def _queue(self, msg: Outgoing, pending: _Pending | None, allowed_s: float) -> None:
         # Every message to the bot passes here, in the context of the code that sends it.
         self._outbox.append((msg, pending, allowed_s))
 
@@ -159,7 +163,6 @@ class BotConnection:
                         continue
                     pending.sent_at = now
                     pending.timer = loop.call_at(now + allowed_s, _expire, pending.future)
-                    # A request is queued as its encoded ActionRequest (see wire.py).
                     if self.batches and outbox and outbox[0][1] is not None:
                         msg = self._batch(msg, now)
                     else:
