@@ -1215,6 +1215,7 @@ def sample_state(
     state._gpos = len(used) - 1
     state._guard = obs.guard
     state._limits = GUARDS[obs.guard]
+    state._plan = _GUARD_PLAN[obs.guard]  # the resolution reads the limits from here
     if obs.step == 2:
         state._revealed = tuple(tuple(cards) for cards in obs.revealed)
         state._rw = [sum(map(w.__getitem__, cards)) for w, cards in zip(_WORDS, state._revealed)]

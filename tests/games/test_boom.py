@@ -874,3 +874,37 @@ def test_a_state_sampled_in_the_second_escape_resolves_every_card(players, ruse)
             if event.kind == "escape":
                 points[event.seat] += event.data["points"]
         assert sampled.scores() == tuple(points)
+
+
+@pytest.mark.parametrize("players, advanced", [(2, False), (3, True), (4, False), (5, False)])
+def test_a_sampled_state_resolves_its_round_by_the_observed_guard(players, advanced):
+    # A state sampled from a seat's observation must resolve the current round with that round's
+    # guard card: no colour escapes more than the guard's limit, and some colours go over it and
+    # are taken back (so the limits were really in play). A sampled state once kept the first
+    # guard card's limits for its resolution, which made the strong bot's rollouts wrong.
+    game = BoomGame(players, advanced=advanced)
+    took_back = 0
+    for seed in range(60):
+        state = game.new_match(seed)
+        rng = random.Random(seed)
+        for _ in range(seed % 3):  # start from round 1, 2 or 3
+            round_ = state.observation(-1).round
+            while not state.is_over() and state.observation(-1).round == round_:
+                for seat in state.seats_to_act():
+                    state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+        if state.is_over():
+            continue
+        obs = state.observation(0)
+        sampled = sample_state(obs, random.Random(seed), game, state.events)
+        while not sampled.is_over() and sampled.observation(-1).round == obs.round:
+            for seat in sampled.seats_to_act():
+                sampled.apply_action(seat, rng.choice(sampled.legal_actions(seat)))
+        escaped = [0] * len(COLOURS)
+        for event in sampled.events:
+            colour = COLOURS.index(event.data["colour"]) if "colour" in event.data else None
+            if event.kind == "escape":
+                escaped[colour] += sum(boom.VALUES[c % 10] for c in event.data["cards"])
+            elif event.kind == "take_back":
+                took_back += 1
+        assert all(e <= limit for e, limit in zip(escaped, obs.guard_limits)), (seed, escaped)
+    assert took_back > 0

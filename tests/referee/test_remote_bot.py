@@ -29,9 +29,9 @@ def test_remote_bot_with_its_token_plays_a_match(tmp_path, run):
                                               ["owner-run", "launched"], FAST)
             finally:
                 remote.terminate()
-                await asyncio.to_thread(remote.wait, 10)
-            return result
+                _, stderr = await asyncio.to_thread(remote.communicate, timeout=10)
+            return result, stderr.decode(errors="replace")
 
-    result = run(main())
-    assert result.faults == ()
+    result, stderr = run(main())
+    assert result.faults == (), f"the remote bot's stderr:\n{stderr}"
     assert any(m.seat == 0 and not m.default for m in result.moves)
