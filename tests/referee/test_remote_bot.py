@@ -25,13 +25,19 @@ def test_remote_bot_with_its_token_plays_a_match(tmp_path, run):
                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
             try:
                 await host.launch("launched", fault_bot("good"))
-                result = await host.run_match(make_game("boom", 2), 3,
-                                              ["owner-run", "launched"], FAST)
+                # The owner starts its bot when it likes: wait until it is connected. (Left to
+                # the match, it gets FAST's 8 s to connect; once, in a CI run, it had not by
+                # then, cause unknown: its stderr is in the message if it ever fails again.)
+                connected = await host.server.directory.wait_for("owner-run", 60)
+                result = (await host.run_match(make_game("boom", 2), 3,
+                                               ["owner-run", "launched"], FAST)
+                          if connected is not None else None)
             finally:
                 remote.terminate()
                 _, stderr = await asyncio.to_thread(remote.communicate, timeout=10)
             return result, stderr.decode(errors="replace")
 
     result, stderr = run(main())
+    assert result is not None, f"the remote bot never connected; its stderr:\n{stderr}"
     assert result.faults == (), f"the remote bot's stderr:\n{stderr}"
     assert any(m.seat == 0 and not m.default for m in result.moves)
