@@ -2,7 +2,8 @@
 //
 // It loads proto/arena/v1/arena.proto at run time (no generated code), reads the referee's
 // address and its token from ARENA_ADDRESS and ARENA_TOKEN (set by the launcher), says Hello on
-// one Referee.Play stream, and answers each ActionRequest with one of its legal actions, drawn
+// one Referee.Play stream (asking for batches), and answers each ActionRequest with one of its
+// legal actions (a batch of them with one ActionReplies), drawn
 // from a generator seeded with the match's bot_seed so that a replayed match replays the bot.
 // Reconnects with backoff when the stream drops; exits 1 when the referee refuses it.
 'use strict';
@@ -50,6 +51,14 @@ function seeded(seed) {
 }
 
 const matches = new Map(); // match_id -> random generator
+
+// The reply to one ActionRequest: one of its legal actions, sent back as it came.
+function answer(req) {
+  const legal = req.legal_actions;
+  if (!matches.has(req.match_id)) matches.set(req.match_id, seeded('0'));
+  const action = legal[Math.floor(matches.get(req.match_id)() * legal.length)];
+  return { match_id: req.match_id, request_id: req.request_id, action };
+}
 let call = null;
 let attempt = 0;
 let stopping = false;
@@ -57,8 +66,9 @@ let stopping = false;
 function connect() {
   call = client.Play();
   const current = call;
+  // batches: the referee may send several requests in one ActionRequests message.
   current.write({ hello: { token, name: 'node-random', protocol_version: PROTOCOL_VERSION,
-                           max_concurrent: MAX_CONCURRENT } });
+                           max_concurrent: MAX_CONCURRENT, batches: true } });
   current.on('data', (msg) => {
     switch (msg.kind) {
       case 'welcome':
@@ -68,14 +78,12 @@ function connect() {
       case 'match_start':
         matches.set(msg.match_start.match_id, seeded(msg.match_start.bot_seed));
         break;
-      case 'action_request': {
-        const req = msg.action_request;
-        const legal = req.legal_actions;
-        if (!matches.has(req.match_id)) matches.set(req.match_id, seeded('0'));
-        const action = legal[Math.floor(matches.get(req.match_id)() * legal.length)];
-        current.write({ action: { match_id: req.match_id, request_id: req.request_id, action } });
+      case 'action_request':
+        current.write({ action: answer(msg.action_request) });
         break;
-      }
+      case 'action_requests': // several at once: answer them all in one message
+        current.write({ action_replies: { replies: msg.action_requests.requests.map(answer) } });
+        break;
       case 'match_end':
         matches.delete(msg.match_end.match_id);
         console.error(`node-random: match ${msg.match_end.match_id} ended: ` +

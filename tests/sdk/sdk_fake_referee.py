@@ -200,25 +200,34 @@ def check_reply(referee: Referee, outstanding: dict[tuple[str, int], pb.ActionRe
 
 
 async def play_matches(referee: Referee, session: Session, moves: int = 6,
-                       reject: bool = False) -> None:
+                       reject: bool = False, batched: bool = False) -> None:
     """Welcome, then both MATCHES at once, `moves` requests each, one outstanding per match (as
-    a real referee), then MatchEnd. With `reject`, the first Boom reply draws a Rejected."""
+    a real referee), then MatchEnd. With `reject`, the first Boom reply draws a Rejected. With
+    `batched` (for a bot whose Hello asked for batches), the first requests of both matches go
+    as one ActionRequests message."""
     await session.send(welcome=pb.Welcome(bot_name=session.hello.name, protocol_version=1,
                                           max_concurrent=session.hello.max_concurrent))
     ids = itertools.count(1)
     outstanding: dict[tuple[str, int], pb.ActionRequest] = {}
     sent = {m.match_id: 0 for m in MATCHES}
 
-    async def ask(match_id: str) -> None:
+    def make(match_id: str) -> pb.ActionRequest:
         req = REQUESTS[match_id](match_id, next(ids), sent[match_id])
         sent[match_id] += 1
         outstanding[(match_id, req.request_id)] = req
-        await session.send(action_request=req)
+        return req
+
+    async def ask(match_id: str) -> None:
+        await session.send(action_request=make(match_id))
 
     for start in MATCHES:
         await session.send(match_start=start)
-    for start in MATCHES:
-        await ask(start.match_id)
+    if batched:
+        await session.send(action_requests=pb.ActionRequests(
+            requests=[make(start.match_id) for start in MATCHES]))
+    else:
+        for start in MATCHES:
+            await ask(start.match_id)
     answered = {m.match_id: 0 for m in MATCHES}
     while sum(answered.values()) < moves * len(MATCHES):
         replies = replies_in(referee, await session.recv())

@@ -466,7 +466,7 @@ def test_node_bot_process_plays_both_games(tmp_path: Path) -> None:
         done = asyncio.Event()
 
         async def script(r: Referee, s: Session) -> None:
-            await play_matches(r, s, moves=8, reject=True)
+            await play_matches(r, s, moves=8, reject=True, batched=s.hello.batches)
             done.set()
 
         referee = Referee(script)
@@ -477,7 +477,8 @@ def test_node_bot_process_plays_both_games(tmp_path: Path) -> None:
             proc.send_signal(signal.SIGTERM)
             assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
         assert referee.problems == [], (tmp_path / "bot.log").read_text()
-        assert referee.hellos[0].name == "node-random"
+        assert referee.hellos[0].name == "node-random" and referee.hellos[0].batches
         assert len(referee.replies) == 8 * len(MATCHES)
+        assert referee.batches == [2]  # the batch of two first requests, answered as one
 
     run_async(main())
