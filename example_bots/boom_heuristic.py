@@ -127,6 +127,7 @@ def choose(game: Game, obs: BoomObservation, legal_actions: Sequence[tuple[int, 
 class BoomHeuristicBot(PolicyBot):
     name = "boom-heuristic"
     game = "boom"
+    quick = True  # well under a millisecond a move (docs/bots.md): no thread hop
     policy = staticmethod(choose)
 
 
