@@ -69,6 +69,13 @@ def _expire(future: asyncio.Future) -> None:
         future.set_exception(TimeoutError())
 
 
+def _start_clock(pending: _Pending, now: float, allowed_s: float,
+                 loop: asyncio.AbstractEventLoop) -> None:
+    """A request is being written: its move's clock starts now."""
+    pending.sent_at = now
+    pending.timer = loop.call_at(now + allowed_s, _expire, pending.future)
+
+
 # What goes to a bot's stream: a message, or bytes already encoded by wire.py.
 Outgoing = pb.RefereeMessage | bytes
 Writer = Callable[[Outgoing], Awaitable[None]]
@@ -161,8 +168,7 @@ class BotConnection:
                 if pending is not None:
                     if pending.future.done():
                         continue
-                    pending.sent_at = now
-                    pending.timer = loop.call_at(now + allowed_s, _expire, pending.future)
+                    _start_clock(pending, now, allowed_s, loop)
                     if self.batches and outbox and outbox[0][1] is not None:
                         msg = self._batch(msg, now)
                     else:
@@ -197,8 +203,7 @@ class BotConnection:
             body, pending, allowed_s = outbox.popleft()
             if pending.future.done():  # cancelled while queued
                 continue
-            pending.sent_at = now
-            pending.timer = loop.call_at(now + allowed_s, _expire, pending.future)
+            _start_clock(pending, now, allowed_s, loop)
             bodies.append(body)
         return wire.requests_message(bodies)
 

@@ -74,80 +74,15 @@ def _card_id(card: pb.Card, deck_size: int) -> int:
 _ACTION_TO_PB = {"balloon": balloon_action_to_pb, "boom": boom_action_to_pb}
 
 
-# ---------------------------------------------------------------- observations
-
-def _balloon_cards(ids) -> list[pb.Card]:
-    return [_BALLOON_CARDS[i] for i in ids]
-
-
-def _boom_cards(ids) -> list[pb.Card]:
-    return [_BOOM_CARDS[i] for i in ids if i != boom.RUSE]
-
-
-@lru_cache(maxsize=8192)  # seats x cards x turns: a few thousand at most
-def _balloon_played(seat: int, card: int, turn: int) -> pb.BalloonPlayed:
-    return pb.BalloonPlayed(seat=seat, card=_BALLOON_CARDS[card], turn=turn)
-
-
-def fill_balloon_observation(obs: "balloon.BalloonObservation", target: pb.Observation) -> None:
-    b = target.balloon
-    b.seat, b.num_players, b.round, b.turn = obs.seat, obs.num_players, obs.round, obs.turn
-    b.start_seat, b.to_act = obs.start_seat, obs.to_act
-    b.hand.extend(_balloon_cards(obs.hand))
-    b.hand_sizes.extend(obs.hand_sizes)
-    b.face_up.extend(_balloon_cards(obs.face_up))
-    b.table.extend([_balloon_played(p.seat, p.card, p.turn) for p in obs.table])
-    b.dropped_out.extend(obs.dropped_out)
-    b.chips.extend(obs.chips)
-    b.chips_in_middle = obs.chips_in_middle
-    b.first_drop_out_chip = obs.first_drop_out_chip
-    b.totals.extend(obs.totals)
-
-
-def fill_boom_observation(obs: "boom.BoomObservation", target: pb.Observation) -> None:
-    b = target.boom
-    b.seat, b.num_players, b.game_number, b.round = (obs.seat, obs.num_players,
-                                                     obs.game_number, obs.round)
-    b.step, b.guard, b.guards_left, b.to_play = obs.step, obs.guard, obs.guards_left, obs.to_play
-    b.guard_limits.extend(obs.guard_limits)
-    b.guards_used.extend(obs.guards_used)
-    b.hand.extend(_boom_cards(obs.hand))
-    b.has_ruse = obs.has_ruse
-    b.hand_sizes.extend(obs.hand_sizes)
-    b.acted.extend(obs.acted)
-    b.revealed.extend([pb.BoomRevealed(cards=_boom_cards(r), ruse=boom.RUSE in r)
-                       for r in obs.revealed])
-    b.paradise.extend([pb.BoomParadise(cards=[pb.BoomParadiseCard(card=_BOOM_CARDS[p.card],
-                                                                  face_up=p.face_up)
-                                              for p in pile])
-                       for pile in obs.paradise])
-    b.discarded.extend(_boom_cards(obs.discarded))
-    b.scores.extend(obs.scores)
-    b.series_totals.extend(obs.series_totals)
-
-
-def fill_observation(game_name: str, obs: Any, target: pb.Observation) -> None:
-    """Write an engine observation into an (empty) Observation message in place: building the
-    request message where it will be sent saves the copies nested constructors make."""
-    _FILL[game_name](obs, target)
-
-
-def observation_to_pb(game_name: str, obs: Any) -> pb.Observation:
-    msg = pb.Observation()
-    _FILL[game_name](obs, msg)
-    return msg
-
-
-_FILL = {"balloon": fill_balloon_observation, "boom": fill_boom_observation}
-
-
-# ---------------------------------------------------------------- action requests, as bytes
+# ---------------------------------------------------------------- observations and requests
 #
 # An action request is built for every move. Built as protobuf objects, with nested messages
-# copied into repeated fields, it cost 15-40 us of the referee's 100-200 us per move; so it is
-# written here directly in protobuf's wire format, from fragments made once per card and per
-# action. The bytes are exactly those protobuf would write (tests/referee/test_wire_encoding.py
-# compares them over random states of every variant), and bots parse them as usual.
+# copied into repeated fields, it cost 15-40 us of the referee's 100-200 us per move; so
+# observations and requests are written here directly in protobuf's wire format, from fragments
+# made once per card and per action. The bytes are exactly those protobuf would write
+# (tests/referee/test_wire_encoding.py compares them with messages built the ordinary way over
+# random states of every variant), and bots parse them as usual. Where an Observation object
+# is wanted (a match's end, spectators), it is parsed from the same bytes: one encoder.
 
 _M64 = (1 << 64) - 1
 _ONE_BYTE = tuple(bytes((i,)) for i in range(128))
@@ -190,16 +125,12 @@ def _scalars(out: list[bytes], field: int, values) -> None:
         out.append(_LEN_TAGS[field] + _varint(len(payload)) + payload)
 
 
-def _card_payload(card: pb.Card) -> bytes:
-    return card.SerializeToString()
-
-
 # The encoded Card fields of every card, per field number that holds cards.
-_BALLOON_CARD_FIELDS = {f: tuple(_field(f, _card_payload(c)) for c in _BALLOON_CARDS)
+_BALLOON_CARD_FIELDS = {f: tuple(_field(f, c.SerializeToString()) for c in _BALLOON_CARDS)
                         for f in (7, 9)}  # BalloonObservation.hand, .face_up
-_BOOM_CARD_FIELDS = {f: tuple(_field(f, _card_payload(c)) for c in _BOOM_CARDS)
+_BOOM_CARD_FIELDS = {f: tuple(_field(f, c.SerializeToString()) for c in _BOOM_CARDS)
                      for f in (1, 10, 16)}  # BoomRevealed.cards, BoomObservation.hand, .discarded
-_BALLOON_PLAYED_CARD = tuple(_field(2, _card_payload(c)) for c in _BALLOON_CARDS)
+_BALLOON_PLAYED_CARD = tuple(_field(2, c.SerializeToString()) for c in _BALLOON_CARDS)
 
 
 @lru_cache(maxsize=8192)  # seats x cards x turns
@@ -295,6 +226,10 @@ _OBSERVATION_BYTES = {"balloon": _balloon_observation_bytes, "boom": _boom_obser
 _LEGAL_FIELD = {"balloon": _balloon_legal_field, "boom": _boom_legal_field}
 
 
+def observation_to_pb(game_name: str, obs: Any) -> pb.Observation:
+    return pb.Observation.FromString(_OBSERVATION_BYTES[game_name](obs))
+
+
 def action_request(game_name: str, match_id: str, obs: Any, legal, move_ms: int,
                    time_bank_ms: int) -> tuple[bytes, bytes]:
     """An ActionRequest asking a seat to act, encoded, as (what goes before the request id,
@@ -348,7 +283,7 @@ def event_to_pb(match_id: str, index: int, event, game_name: str,
     msg = pb.MatchEvent(match_id=match_id, index=index, kind=event.kind, seat=event.seat,
                         data=data, final=final)
     if public_obs is not None:
-        msg.public_observation.CopyFrom(observation_to_pb(game_name, public_obs))
+        msg.public_observation.MergeFromString(_OBSERVATION_BYTES[game_name](public_obs))
     return msg
 
 

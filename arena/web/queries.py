@@ -17,11 +17,11 @@ from __future__ import annotations
 import heapq
 import json
 import threading
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from arena.store import COMPLETED, MATCH_STATUSES, Store, UnknownBot, UnknownLadder
+from arena.store import COMPLETED, MATCH_STATUSES, Standing, Store, UnknownBot, UnknownLadder
 
 
 class UnknownMatch(LookupError):
@@ -45,17 +45,10 @@ class LadderRow:
     leader: str | None
 
 
-@dataclass(slots=True)
-class StandingRow:
-    rank: int
-    bot: str
-    conservative: float
-    mu: float
-    sigma: float
-    matches: int
-    mean_score: float | None
-    wins: int
-    faults: int
+@dataclass(frozen=True, slots=True)
+class StandingRow(Standing):
+    """A ladder's standing (the store's), marked with whether the bot is suspended."""
+
     suspended: bool
 
 
@@ -234,10 +227,7 @@ class Queries:
         except UnknownLadder:
             raise UnknownLadder(f"there is no ladder called {ladder!r}") from None
         suspended = {r[0] for r in self.db.execute("SELECT name FROM bots WHERE suspended = 1")}
-        rows = [StandingRow(rank=s.rank, bot=s.bot, conservative=s.conservative, mu=s.mu,
-                            sigma=s.sigma, matches=s.matches, mean_score=s.mean_score,
-                            wins=s.wins, faults=s.faults, suspended=s.bot in suspended)
-                for s in table.standings]
+        rows = [StandingRow(*astuple(s), suspended=s.bot in suspended) for s in table.standings]
         return self.ladder(ladder), rows
 
     # ------------------------------------------------------------------------------- bots

@@ -34,8 +34,7 @@ async def play(token: str, max_concurrent: int, delay_ms: int, batches: bool) ->
 
         async def answer(req):
             await asyncio.sleep(delay_ms / 1000)
-            await call.write(pb.BotMessage(action=pb.ActionReply(
-                match_id=req.match_id, request_id=req.request_id, action=req.legal_actions[0])))
+            await call.write(pb.BotMessage(action=first_legal(req)))
 
         tasks = set()
         async for msg in call:
@@ -51,9 +50,7 @@ async def play(token: str, max_concurrent: int, delay_ms: int, batches: bool) ->
                 tasks.add(task)
                 task.add_done_callback(tasks.discard)
             else:
-                await call.write(pb.BotMessage(action=pb.ActionReply(
-                    match_id=req.match_id, request_id=req.request_id,
-                    action=req.legal_actions[0])))
+                await call.write(pb.BotMessage(action=first_legal(req)))
 
 
 if __name__ == "__main__":
