@@ -28,6 +28,7 @@ from arena_sdk.proto import arena_pb2 as pb
 
 from . import wire
 from .match import Decision, MatchContext, SeatClock
+from .reply import Reply
 
 log = logging.getLogger(__name__)
 
@@ -59,12 +60,12 @@ class ConnectionClosed(Exception):
 
 @dataclass(slots=True)
 class _Pending:
-    future: asyncio.Future  # -> (pb.ActionReply, received_at); TimeoutError when it expires
+    future: Reply  # -> (pb.ActionReply, received_at); TimeoutError when it expires
     sent_at: float = -1.0
     timer: asyncio.TimerHandle | None = None
 
 
-def _expire(future: asyncio.Future) -> None:
+def _expire(future: Reply) -> None:
     if not future.done():
         future.set_exception(TimeoutError())
 
@@ -288,7 +289,7 @@ class BotConnection:
             await slots.acquire()
         rid = next(self._ids)
         key = (match_id, rid)
-        pending = _Pending(self._loop.create_future())
+        pending = _Pending(Reply(self._loop))
         self._pending[key] = pending
         try:
             await self.deliver(wire.request_body(request, rid), pending, allowed_s)
@@ -309,7 +310,9 @@ class BotConnection:
         key = (reply.match_id, reply.request_id)
         pending = self._pending.get(key)
         if pending is not None and not pending.future.done():
-            pending.future.set_result((reply, self._loop.time()))
+            # The match that waits runs on at once, in this turn of the reader, up to its
+            # next await: no pass through the event loop between a reply and the next move.
+            pending.future.deliver_now((reply, self._loop.time()))
             return
         if not self._stray():
             return

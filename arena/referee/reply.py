@@ -1,0 +1,139 @@
+"""A request's reply slot: awaited by the match that asked, filled by the stream's reader.
+
+An asyncio.Future wakes the task that awaits it through the event loop: `set_result` schedules
+the task, which runs one pass of the loop later. A reply is what a match waits for between two
+moves, so that pass is on every move's path (one of the five passes a sequential decision
+takes; scripts/bench.py referee measures it). A `Reply` keeps the future protocol that a task
+awaits (asyncio's duck-typed futures: `_asyncio_future_blocking`, `add_done_callback`,
+`result`, `cancel`), and adds `deliver_now`: fill the reply and run the waiting task's next step
+at once, in the reader's turn, up to the match's next await (typically its next write).
+Everything else (a deadline expiring, a stream closing, the waiter being cancelled) wakes the
+task through the loop, as a future does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from asyncio import tasks as _tasks
+from typing import Any, Callable, Generator
+
+_PENDING, _DONE, _CANCELLED = 0, 1, 2
+
+
+class Reply:
+    __slots__ = ("_loop", "_state", "_result", "_exception", "_callbacks",
+                 "_asyncio_future_blocking")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self._loop = loop
+        self._state = _PENDING
+        self._result: Any = None
+        self._exception: BaseException | None = None
+        self._callbacks: list[tuple[Callable[[Reply], Any], contextvars.Context]] = []
+        self._asyncio_future_blocking = False  # asyncio's marker of a future-like object
+
+    # ------------------------------------------------------------ the future protocol
+
+    def get_loop(self) -> asyncio.AbstractEventLoop:
+        return self._loop
+
+    def done(self) -> bool:
+        return self._state != _PENDING
+
+    def cancelled(self) -> bool:
+        return self._state == _CANCELLED
+
+    def result(self) -> Any:
+        if self._state == _CANCELLED:
+            raise asyncio.CancelledError()
+        if self._state == _PENDING:
+            raise asyncio.InvalidStateError("the reply has not arrived")
+        if self._exception is not None:
+            raise self._exception
+        return self._result
+
+    def exception(self) -> BaseException | None:
+        if self._state == _CANCELLED:
+            raise asyncio.CancelledError()
+        if self._state == _PENDING:
+            raise asyncio.InvalidStateError("the reply has not arrived")
+        return self._exception
+
+    def add_done_callback(self, fn: Callable[["Reply"], Any], *,
+                          context: contextvars.Context | None = None) -> None:
+        if context is None:
+            context = contextvars.copy_context()
+        if self._state != _PENDING:
+            self._loop.call_soon(fn, self, context=context)
+        else:
+            self._callbacks.append((fn, context))
+
+    def remove_done_callback(self, fn: Callable[["Reply"], Any]) -> int:
+        kept = [(f, c) for f, c in self._callbacks if f != fn]
+        removed = len(self._callbacks) - len(kept)
+        self._callbacks = kept
+        return removed
+
+    def set_result(self, result: Any) -> None:
+        self._finish(_DONE, result, None)
+        self._schedule_callbacks()
+
+    def set_exception(self, exception: BaseException) -> None:
+        self._finish(_DONE, None, exception)
+        self._schedule_callbacks()
+
+    def cancel(self, msg: Any = None) -> bool:
+        if self._state != _PENDING:
+            return False
+        self._state = _CANCELLED
+        self._schedule_callbacks()
+        return True
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        if self._state == _PENDING:
+            self._asyncio_future_blocking = True
+            yield self  # the task registers its wakeup with add_done_callback
+        return self.result()
+
+    __iter__ = __await__
+
+    # ------------------------------------------------------------ the reader's way in
+
+    def deliver_now(self, result: Any) -> None:
+        """Fill the reply and run its waiter's next step now. The caller's own task (the
+        stream's reader), if any, steps aside meanwhile: asyncio allows one current task per
+        loop, and the woken task's step enters and leaves as itself."""
+        self._finish(_DONE, result, None)
+        callbacks, self._callbacks = self._callbacks, []
+        if not callbacks:
+            return  # nobody waits yet: the match finds the reply when it gets there
+        loop = self._loop
+        current = _tasks.current_task(loop)
+        if current is not None:
+            _tasks._leave_task(loop, current)
+        try:
+            for fn, context in callbacks:
+                try:
+                    context.run(fn, self)
+                except (SystemExit, KeyboardInterrupt):
+                    raise
+                except BaseException as exc:  # as the loop would treat a failing callback
+                    loop.call_exception_handler({
+                        "message": f"exception in a reply's callback {fn!r}",
+                        "exception": exc, "future": self})
+        finally:
+            if current is not None:
+                _tasks._enter_task(loop, current)
+
+    # ------------------------------------------------------------ internals
+
+    def _finish(self, state: int, result: Any, exception: BaseException | None) -> None:
+        if self._state != _PENDING:
+            raise asyncio.InvalidStateError("the reply is already settled")
+        self._state, self._result, self._exception = state, result, exception
+
+    def _schedule_callbacks(self) -> None:
+        callbacks, self._callbacks = self._callbacks, []
+        for fn, context in callbacks:
+            self._loop.call_soon(fn, self, context=context)
