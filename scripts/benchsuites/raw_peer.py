@@ -16,7 +16,11 @@ from arena_sdk.proto import arena_pb2 as pb
 METHOD = "/bench.Raw/Pingpong"
 
 
-async def main(address: str) -> None:
+async def main(address: str, streams: int = 1) -> None:
+    await asyncio.gather(*(serve(address) for _ in range(streams)))
+
+
+async def serve(address: str) -> None:
     async with grpc.aio.insecure_channel(address) as channel:
         call = channel.stream_stream(
             METHOD, request_serializer=pb.BotMessage.SerializeToString,
@@ -30,6 +34,6 @@ async def main(address: str) -> None:
 
 if __name__ == "__main__":
     try:
-        asyncio.run(main(sys.argv[1]))
+        asyncio.run(main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1))
     except (KeyboardInterrupt, grpc.aio.AioRpcError):
         pass

@@ -63,28 +63,44 @@ class RawServer:
         await done
 
 
-async def raw_pingpong(payload: pb.RefereeMessage, seconds: float) -> float:
-    """Seconds per round trip, one message at a time."""
-    raw = RawServer()
-    await raw.server.start()
-    peer = start_process(str(HERE / "raw_peer.py"), f"127.0.0.1:{raw.port}")
-    try:
-        context, done = await asyncio.wait_for(raw.streams.get(), 30)
-        for _ in range(200):  # warm up
-            await context.write(payload)
-            await context.read()
+class RawPingpong:
+    """(a): a plain grpc.aio server in this process and a peer process; one message at a time.
+    With `streams=2` the peer opens two streams and the round trips alternate between them, as
+    a 2-player match's moves alternate between its two seats' streams in (b): not the goal's
+    reference, but it shows what of (b)'s extra time is gRPC's rather than the referee's."""
+
+    def __init__(self, payload: pb.RefereeMessage, streams: int = 1):
+        self.payload = payload
+        self.streams = streams
+
+    async def __aenter__(self) -> "RawPingpong":
+        self.raw = RawServer()
+        await self.raw.server.start()
+        self.peer = start_process(str(HERE / "raw_peer.py"), f"127.0.0.1:{self.raw.port}",
+                                  str(self.streams))
+        self.calls = [await asyncio.wait_for(self.raw.streams.get(), 30)
+                      for _ in range(self.streams)]
+        await self.window(0.2)  # warm up
+        return self
+
+    async def window(self, seconds: float) -> tuple[float, int]:
+        """Seconds per round trip over about `seconds`, and how many round trips."""
+        contexts = [context for context, _ in self.calls]
+        payload = self.payload
         n = 0
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
+            context = contexts[n % len(contexts)]
             await context.write(payload)
             await context.read()
             n += 1
-        elapsed = time.perf_counter() - start
-        done.set_result(None)
-        return elapsed / n
-    finally:
-        stop_process(peer)
-        await raw.server.stop(0)
+        return (time.perf_counter() - start) / n, n
+
+    async def __aexit__(self, *exc) -> None:
+        for _, done in self.calls:
+            done.set_result(None)
+        stop_process(self.peer)
+        await self.raw.server.stop(0)
 
 
 async def raw_pipelined(payload: pb.RefereeMessage, seconds: float, clients: int,
@@ -138,22 +154,54 @@ def raw_bot(max_concurrent: int, delay_ms: int = 0, batches: bool = False) -> Bo
                        str(delay_ms), "1" if batches else "0"), None)
 
 
-async def referee_sequential(seconds: float) -> tuple[float, int]:
-    """Seconds per decision, one balloon 2-player match at a time. Both seats' bots live in one
-    process (one stream each), so that, as in (a), two processes take part."""
-    game = make_game("balloon", 2)
-    with tempfile.TemporaryDirectory() as tmp:
-        async with RefereeHost(Path(tmp)) as host:
-            tokens = ",".join(host.tokens.issue(name) for name in ("a", "b"))
-            await host.launch("a+b", raw_bot(1), token=tokens)
-            await host.run_match(game, 0, ["a", "b"], LIMITS)  # warm up, wait for connections
-            decisions = 0
-            seed = itertools.count(1)
-            start = time.perf_counter()
-            while time.perf_counter() - start < seconds:
-                result = await host.run_match(game, next(seed), ["a", "b"], LIMITS)
-                decisions += len(result.moves)
-            return (time.perf_counter() - start) / decisions, decisions
+class RefereeSequential:
+    """(b): the referee's decisions, one balloon 2-player match at a time. Both seats' bots live
+    in one process (one stream each), so that, as in (a), two processes take part."""
+
+    def __init__(self) -> None:
+        self.game = make_game("balloon", 2)
+        self.seeds = itertools.count(1)
+
+    async def __aenter__(self) -> "RefereeSequential":
+        self.tmp = tempfile.TemporaryDirectory()
+        self.host = RefereeHost(Path(self.tmp.name))
+        await self.host.__aenter__()
+        tokens = ",".join(self.host.tokens.issue(name) for name in ("a", "b"))
+        await self.host.launch("a+b", raw_bot(1), token=tokens)
+        await self.host.run_match(self.game, 0, ["a", "b"], LIMITS)  # wait for connections
+        await self.window(0.2)  # warm up
+        return self
+
+    async def window(self, seconds: float) -> tuple[float, int]:
+        """Seconds per decision over whole matches for about `seconds`, and how many."""
+        decisions = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            result = await self.host.run_match(self.game, next(self.seeds), ["a", "b"], LIMITS)
+            decisions += len(result.moves)
+        return (time.perf_counter() - start) / decisions, decisions
+
+    async def __aexit__(self, *exc) -> None:
+        await self.host.__aexit__(*exc)
+        self.tmp.cleanup()
+
+
+async def roundtrips(payload: pb.RefereeMessage, seconds: float,
+                     window_s: float = 0.25) -> tuple[list[float], list[float], list[float], int]:
+    """(a), (b) and (a) over two alternating streams, in turn, in windows of about `window_s`,
+    `seconds` each in all, with their processes kept running throughout: a burst of load on
+    this shared machine then lands on every side alike instead of on one. Returns the windows'
+    times of (a), of (b), of the two-stream (a), and the decisions (b) measured."""
+    a_windows, b_windows, a2_windows, decisions = [], [], [], 0
+    async with (RawPingpong(payload) as a, RefereeSequential() as b,
+                RawPingpong(payload, streams=2) as a2):
+        for _ in range(max(3, round(seconds / window_s))):
+            a_windows.append((await a.window(window_s))[0])
+            per_decision, n = await b.window(window_s)
+            b_windows.append(per_decision)
+            decisions += n
+            a2_windows.append((await a2.window(window_s))[0])
+    return a_windows, b_windows, a2_windows, decisions
 
 
 async def referee_concurrent(seconds: float, matches: int = 64, batches: bool = True) -> float:
@@ -216,15 +264,18 @@ async def referee_memory(matches: int = 1000) -> float:
 
 def run(seconds: float, log) -> dict:
     payload = sample_request()
-    # (a) and (b) alternate three times and their medians are compared, so that a burst of
-    # load on this shared machine does not land on one side only.
-    a_runs, b_runs = [], []
-    for _ in range(3):
-        a_runs.append(asyncio.run(raw_pingpong(payload, seconds / 3)))
-        b_runs.append(asyncio.run(referee_sequential(seconds / 3))[0])
-    a, b = statistics.median(a_runs), statistics.median(b_runs)
-    log(f"(a) raw grpc.aio ping-pong round trip:       {a * 1e6:8.1f} us  (median of 3)")
-    log(f"(b) referee decision round trip, sequential: {b * 1e6:8.1f} us  (median of 3)")
+    a_windows, b_windows, a2_windows, decisions = asyncio.run(roundtrips(payload, seconds))
+    a, b = statistics.median(a_windows), statistics.median(b_windows)
+    a2 = statistics.median(a2_windows)
+    ratios = sorted(y / x for x, y in zip(a_windows, b_windows))
+    log(f"(a) raw grpc.aio ping-pong round trip:       {a * 1e6:8.1f} us  (median of "
+        f"{len(a_windows)} windows)")
+    log(f"(b) referee decision round trip, sequential: {b * 1e6:8.1f} us  (median of "
+        f"{len(b_windows)} windows, {decisions} decisions)")
+    log(f"    (b)/(a) window by window: {ratios[0]:.2f} lowest, {ratios[len(ratios) // 2]:.2f} "
+        f"median, {ratios[-1]:.2f} highest")
+    log(f"    raw ping-pong alternating two streams:   {a2 * 1e6:8.1f} us  ((b) is "
+        f"{b / a2:.2f} x this; not the goal's reference)")
     raw_rate = asyncio.run(raw_pipelined(payload, seconds, clients=4, window=16))
     log(f"    raw pipelined, 4 streams x 16 in flight: {raw_rate:8.0f} messages/s")
     c = asyncio.run(referee_concurrent(seconds))
@@ -237,6 +288,12 @@ def run(seconds: float, log) -> dict:
     log(f"(d) referee memory per open match (1,000):   {d / 1024:8.1f} KiB")
     results = {
         "raw_pingpong_us": round(a * 1e6, 1), "referee_roundtrip_us": round(b * 1e6, 1),
+        "roundtrip_windows": len(a_windows),
+        "raw_pingpong_two_streams_us": round(a2 * 1e6, 1),
+        "referee_roundtrip_vs_two_streams": round(b / a2, 3),
+        "roundtrip_ratio_by_window": {"lowest": round(ratios[0], 3),
+                                      "median": round(ratios[len(ratios) // 2], 3),
+                                      "highest": round(ratios[-1], 3)},
         "raw_pipelined_msgs_per_s": round(raw_rate), "referee_concurrent_decisions_per_s": round(c),
         # Not a goal of its own: what bots that never ask for batches get.
         "referee_concurrent_unbatched_decisions_per_s": round(c_single),
