@@ -42,7 +42,9 @@ def server(web_db, live):
     srv.stop()
 
 
-@pytest.fixture(scope="session")
+# Package scope: Playwright's sync API holds a running event loop on this thread until it
+# stops, and asyncio.run() refuses to start under it; so it stops before other packages' tests.
+@pytest.fixture(scope="package")
 def browser():
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}; install it with "
