@@ -414,6 +414,21 @@ class RemoteSeat:
 
     async def start(self, ctx: MatchContext, seat: int) -> str | None:
         self.ctx, self.seat = ctx, seat
+        # Usually the bot is connected already: then there is nothing to wait for.
+        self.conn = self.directory.get(self.bot_name) or await self._wait_for_bot(ctx)
+        if self.conn is None:
+            return CRASH if self.bot_down() else DISCONNECT
+        self.conn.attach(ctx.match_id, self)
+        game = ctx.game
+        await self._deliver(pb.RefereeMessage(match_start=pb.MatchStart(
+            match_id=ctx.match_id, game=game.name, options=wire.options_to_pb(game), seat=seat,
+            seat_names=ctx.seat_names, limits=wire.limits_to_pb(ctx.limits),
+            bot_seed=bot_seed(ctx.seed, seat))))
+        return None
+
+    async def _wait_for_bot(self, ctx: MatchContext) -> BotConnection | None:
+        """The bot's connection once it connects within the match's connect_ms; None if it
+        does not, or if its process exits first."""
         waiting = asyncio.ensure_future(
             self.directory.wait_for(self.bot_name, ctx.limits.connect_ms / 1000))
         if self.process is not None:
@@ -423,18 +438,8 @@ class RemoteSeat:
         else:
             await asyncio.wait({waiting})
         if waiting.done():
-            self.conn = waiting.result()
-        else:  # the process exited before it connected
-            waiting.cancel()
-            self.conn = None
-        if self.conn is None:
-            return CRASH if self.bot_down() else DISCONNECT
-        self.conn.attach(ctx.match_id, self)
-        game = ctx.game
-        await self._deliver(pb.RefereeMessage(match_start=pb.MatchStart(
-            match_id=ctx.match_id, game=game.name, options=wire.options_to_pb(game), seat=seat,
-            seat_names=ctx.seat_names, limits=wire.limits_to_pb(ctx.limits),
-            bot_seed=bot_seed(ctx.seed, seat))))
+            return waiting.result()
+        waiting.cancel()  # the process exited before it connected
         return None
 
     async def _deliver(self, msg: pb.RefereeMessage) -> None:

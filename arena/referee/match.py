@@ -90,7 +90,8 @@ class Seat(Protocol):
 
     async def end(self, state: State, scores: Sequence[int], ranks: Sequence[int],
                   reason: str) -> None:
-        """Tell the bot the match is over (best effort)."""
+        """Tell the bot the match is over (best effort, and without waiting on the bot: the
+        match's other seats are told after it)."""
 
 
 class MatchObserver:
@@ -190,7 +191,8 @@ async def play_match(ctx: MatchContext, seats: Sequence[Seat],
         status=COMPLETED, reason="completed", engine_version=game.engine_version,
         started_at=started_at, finished_at=clock(), limits=ctx.limits.to_dict(),
     )
-    await asyncio.gather(*(s.end(state, scores, ranks, "completed") for s in seats))
+    for s in seats:  # each returns at once (see Seat.end): no tasks needed to run them
+        await s.end(state, scores, ranks, "completed")
     if observer is not None:
         observer.on_end(result)
     return result

@@ -129,7 +129,8 @@ class _MatchFeed(MatchObserver):
                   "faults": " ".join(f"{f.seat}:{f.kind}" for f in result.faults)},
             final=True)
         self.owner._finish(self.match_id)
-        asyncio.ensure_future(self._notify())
+        if self.live.changed._waiters:  # only wake spectators that exist
+            asyncio.ensure_future(self._notify())
 
     async def _notify(self) -> None:
         async with self.live.changed:
