@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
-from arena.games.base import Action, Event, Game, IllegalActionError, State
+from arena.games.base import Action, Game, IllegalActionError, State
 from arena.results import (
     COMPLETED, CRASH, DISCONNECT, ILLEGAL_ACTION, Fault, MatchResult, MoveRecord, demote_faulted,
 )
@@ -96,13 +96,17 @@ class Seat(Protocol):
 
 class MatchObserver:
     """Watches a match as it is played (live spectators, tests). Override what you need; the
-    defaults do nothing, so an observer need not know every hook."""
+    defaults do nothing, so an observer need not know every hook. The state passed is the
+    match's own: read it (its events, its public view) then or later, never change it. The
+    referee hands over no event list: building one per move cost every match time whether
+    anyone watched or not, so an observer takes `state.events` when it wants them."""
 
-    def on_events(self, events: Sequence[Event], state: State) -> None:
-        """New public events, and the state after them (read it, do not keep it)."""
+    def on_start(self, state: State) -> None:
+        """The match has begun; its first events (the deal) are in `state`."""
 
-    def on_move(self, move: MoveRecord) -> None:
-        """A move was applied."""
+    def on_move(self, move: MoveRecord, state: State) -> None:
+        """A move was applied; `state` is the state after it (in a simultaneous step, the
+        step's events arrive with its last move)."""
 
     def on_end(self, result: MatchResult) -> None:
         """The match is over."""
@@ -135,10 +139,8 @@ async def play_match(ctx: MatchContext, seats: Sequence[Seat],
                          Fault(i, kind, -1, 0.0, "the bot was not connected when the match "
                                "started"), None)
 
-    seen_events = 0
     if observer is not None:
-        observer.on_events(state.events, state)
-        seen_events = len(state.events)
+        observer.on_start(state)
 
     while not state.is_over():
         to_act = state.seats_to_act()
@@ -175,12 +177,7 @@ async def play_match(ctx: MatchContext, seats: Sequence[Seat],
             move = MoveRecord(seat, _jsonable(action), decision.elapsed_ms, default)
             rec.moves.append(move)
             if observer is not None:
-                observer.on_move(move)
-        if observer is not None:
-            events = state.events
-            if len(events) > seen_events:
-                observer.on_events(events[seen_events:], state)
-                seen_events = len(events)
+                observer.on_move(move, state)
 
     scores = state.scores()
     faulted = {f.seat for f in rec.faults}

@@ -62,18 +62,21 @@ Authenticator = Callable[[str], Awaitable[str | None]]
 class LiveMatches:
     """Public events of the matches in progress (and recently finished), for spectators.
 
-    Events are kept as the engine gives them and translated only when someone watches: most
+    A match's events are read from its state, and translated, only when someone watches: most
     matches are never watched, and the referee's time per move is precious."""
 
     @dataclass
     class _Live:
         game_name: str
-        state: State | None  # the match's state: the public view of its latest event
-        events: list  # engine Events
+        state: State | None  # the match's own state (its events, its latest public view)
         changed: asyncio.Condition
         end: pb.MatchEvent | None = None
         context: Any = None  # the MatchContext
         moves: list = field(default_factory=list)  # MoveRecords so far
+
+        @property
+        def events(self) -> Sequence[Event]:
+            return self.state.events if self.state is not None else ()
 
         def replay_so_far(self) -> dict | None:
             """The replay of the match so far (config, seed, seat names, moves): what the web
@@ -92,7 +95,7 @@ class LiveMatches:
         self._keep = keep_finished
 
     def observer(self, match_id: str, game_name: str, context: Any = None) -> "_MatchFeed":
-        live = LiveMatches._Live(game_name, None, [], asyncio.Condition(), context=context)
+        live = LiveMatches._Live(game_name, None, asyncio.Condition(), context=context)
         self._matches[match_id] = live
         return _MatchFeed(self, match_id, live)
 
@@ -112,14 +115,17 @@ class _MatchFeed(MatchObserver):
         self.owner, self.match_id, self.live = owner, match_id, live
         self._waiters = 0
 
-    def on_events(self, events: Sequence[Event], state: State) -> None:
+    def on_start(self, state: State) -> None:
         self.live.state = state
-        self.live.events.extend(events)
+        self._wake()
+
+    def on_move(self, move, state: State) -> None:
+        self.live.moves.append(move)
+        self._wake()
+
+    def _wake(self) -> None:
         if self.live.changed._waiters:  # only wake spectators that exist
             asyncio.ensure_future(self._notify())
-
-    def on_move(self, move) -> None:
-        self.live.moves.append(move)
 
     def on_end(self, result: MatchResult) -> None:
         self.live.end = pb.MatchEvent(
@@ -129,8 +135,7 @@ class _MatchFeed(MatchObserver):
                   "faults": " ".join(f"{f.seat}:{f.kind}" for f in result.faults)},
             final=True)
         self.owner._finish(self.match_id)
-        if self.live.changed._waiters:  # only wake spectators that exist
-            asyncio.ensure_future(self._notify())
+        self._wake()
 
     async def _notify(self) -> None:
         async with self.live.changed:
@@ -246,12 +251,12 @@ class RefereeServicer(pb_grpc.RefereeServicer):
     async def _watch(self, match_id: str, live):
         sent = 0
         while True:
-            available = len(live.events)
+            events = live.events
+            available = len(events)
             while sent < available:
                 # The public view is that of the newest event; older ones go without it.
                 public = live.state.public_observation() if sent == available - 1 else None
-                yield wire.event_to_pb(match_id, sent, live.events[sent],
-                                       live.game_name, public)
+                yield wire.event_to_pb(match_id, sent, events[sent], live.game_name, public)
                 sent += 1
             if live.end is not None and sent >= len(live.events):
                 yield live.end

@@ -159,7 +159,7 @@ def test_a_stolen_token_replaces_the_owner_but_cannot_act_in_its_running_match(t
             match_id = "stolen-match"
 
             class Watch(MatchObserver):
-                def on_events(self, events, state):
+                def on_move(self, move, state):
                     if len(state.events) > 3:
                         started.set()
 
