@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import math
 from collections import deque
 
 import grpc
@@ -61,20 +62,8 @@ class ConnectionClosed(Exception):
 @dataclass(slots=True)
 class _Pending:
     future: Reply  # -> (pb.ActionReply, received_at); TimeoutError when it expires
-    sent_at: float = -1.0
-    timer: asyncio.TimerHandle | None = None
-
-
-def _expire(future: Reply) -> None:
-    if not future.done():
-        future.set_exception(TimeoutError())
-
-
-def _start_clock(pending: _Pending, now: float, allowed_s: float,
-                 loop: asyncio.AbstractEventLoop) -> None:
-    """A request is being written: its move's clock starts now."""
-    pending.sent_at = now
-    pending.timer = loop.call_at(now + allowed_s, _expire, pending.future)
+    sent_at: float = -1.0  # loop time its write began: its clock started (-1: still queued)
+    deadline: float = math.inf  # loop time by which its reply must arrive
 
 
 # What goes to a bot's stream: a message, or bytes already encoded by wire.py.
@@ -110,6 +99,10 @@ class BotConnection:
         self._idle: asyncio.Future | None = None  # flush() waits on it
         self._loop = asyncio.get_running_loop()
         self._watchdog = self._loop.call_later(WATCHDOG_S, self._check_writes)
+        # One timer for every request in flight, set for the earliest deadline among them
+        # (not one timer per request: a request answered in time then costs no timer at all).
+        self._deadline_timer: asyncio.TimerHandle | None = None
+        self._deadline_at = math.inf
         self._slots = asyncio.Semaphore(max_concurrent)
         self._pending: dict[tuple[str, int], _Pending] = {}
         self._ids = itertools.count(1)
@@ -169,7 +162,7 @@ class BotConnection:
                 if pending is not None:
                     if pending.future.done():
                         continue
-                    _start_clock(pending, now, allowed_s, loop)
+                    self._start_clock(pending, now, allowed_s)
                     if self.batches and outbox and outbox[0][1] is not None:
                         msg = self._batch(msg, now)
                     else:
@@ -198,15 +191,48 @@ class BotConnection:
         message (order kept: a match's start or end, which are not requests, ends the run);
         every clock starts now. A batch holds at most the bot's slots' worth, so it stays far
         below the message size limit."""
-        outbox, loop = self._outbox, self._loop
+        outbox = self._outbox
         bodies = [first]
         while outbox and outbox[0][1] is not None:
             body, pending, allowed_s = outbox.popleft()
             if pending.future.done():  # cancelled while queued
                 continue
-            _start_clock(pending, now, allowed_s, loop)
+            self._start_clock(pending, now, allowed_s)
             bodies.append(body)
         return wire.requests_message(bodies)
+
+    # ------------------------------------------------------------ clocks
+
+    def _start_clock(self, pending: _Pending, now: float, allowed_s: float) -> None:
+        """A request is being written: its move's clock starts now."""
+        pending.sent_at = now
+        deadline = pending.deadline = now + allowed_s
+        if deadline < self._deadline_at:
+            self._arm_deadline(deadline)
+
+    def _arm_deadline(self, at: float) -> None:
+        if self._deadline_timer is not None:
+            self._deadline_timer.cancel()
+        self._deadline_at = at
+        self._deadline_timer = self._loop.call_at(at, self._expire_due)
+
+    def _expire_due(self) -> None:
+        """The earliest deadline set has come: time out every request in flight that is due,
+        and wait for the next deadline, if any."""
+        if self._deadline_timer is not None:
+            self._deadline_timer.cancel()  # when called other than by the timer itself
+        self._deadline_timer, self._deadline_at = None, math.inf
+        now = self._loop.time()
+        earliest = math.inf
+        for pending in self._pending.values():
+            if pending.future.done() or pending.sent_at < 0:
+                continue
+            if pending.deadline <= now:
+                pending.future.set_exception(TimeoutError())  # wakes its task through the loop
+            elif pending.deadline < earliest:
+                earliest = pending.deadline
+        if earliest < math.inf:
+            self._arm_deadline(earliest)
 
     def _check_writes(self) -> None:
         if self.closed.is_set():
@@ -260,6 +286,8 @@ class BotConnection:
         self.close_code = code
         self.closed.set()
         self._watchdog.cancel()
+        if self._deadline_timer is not None:
+            self._deadline_timer.cancel()
         for pending in self._pending.values():
             if not pending.future.done():
                 pending.future.set_exception(ConnectionClosed(reason))
@@ -296,10 +324,8 @@ class BotConnection:
             reply, received_at = await pending.future
             return reply, received_at - pending.sent_at
         finally:
-            if pending.timer is not None:
-                pending.timer.cancel()
-            elif not pending.future.done():  # cancelled while queued: the outbox skips it
-                pending.future.cancel()
+            if pending.sent_at < 0 and not pending.future.done():
+                pending.future.cancel()  # cancelled while queued: the outbox skips it
             del self._pending[key]
             self._answered.setdefault(match_id, set()).add(rid)
             slots.release()

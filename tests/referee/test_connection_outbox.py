@@ -7,6 +7,7 @@ stopped taking writes. The real stream is covered by the integration tests next 
 from __future__ import annotations
 
 import asyncio
+import math
 
 import grpc
 import pytest
@@ -75,7 +76,7 @@ def test_one_write_at_a_time_in_queue_order_and_the_clock_starts_at_the_write():
                 for i in range(5)]
         await until(lambda: len(conn._outbox) == 4)  # the first is being written, four wait
         # Only the request being written has its clock running; the queued ones' have not started.
-        clocks = sorted((p.sent_at >= 0, p.timer is not None) for p in conn._pending.values())
+        clocks = sorted((p.sent_at >= 0, p.deadline < math.inf) for p in conn._pending.values())
         assert clocks == [(False, False)] * 4 + [(True, True)]
         for done in range(1, 6):
             await until(lambda: stream.in_flight == 1)
@@ -255,3 +256,45 @@ def test_a_batch_of_stray_replies_is_a_flood_like_as_many_messages():
     assert conn.closed.is_set() and conn.close_fault == MALFORMED
     assert conn.close_code == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert "flooding" in conn.close_reason
+
+
+def test_one_timer_serves_every_deadline_in_flight_and_each_request_times_out_at_its_own():
+    async def main():
+        stream = FakeStream()
+        conn = BotConnection("bot", 8, stream.write, batches=True)
+        allowed = {"m0": 30.0, "m1": 10.0, "m2": 20.0}
+        asks = {m: asyncio.ensure_future(conn.request(m, request(m), s, 60.0))
+                for m, s in allowed.items()}
+        await until(lambda: len(conn._outbox) == 2)  # m0 is being written, m1 and m2 wait
+        stream.open_gates()
+        await until(lambda: all(p.sent_at >= 0 for p in conn._pending.values()))
+        await until(lambda: stream.in_flight == 1)
+        stream.open_gates()  # the batch is written: m0's task, which wrote it, waits for m0
+        await until(lambda: len(stream.written) == 2)
+        # One timer, set for the earliest deadline of the three.
+        assert conn._deadline_at == min(p.deadline for p in conn._pending.values())
+        assert conn._deadline_at == next(p.sent_at + 10.0 for key, p in conn._pending.items()
+                                         if key[0] == "m1")
+        # m1's deadline comes (moved into the past rather than waited for): only m1 times out,
+        # and the timer moves on to the next deadline in flight, m2's.
+        by_match = {key[0]: p for key, p in conn._pending.items()}
+        now = asyncio.get_running_loop().time()
+        by_match["m1"].deadline = now - 1.0
+        conn._expire_due()
+        with pytest.raises(TimeoutError):
+            await asks["m1"]
+        assert not asks["m0"].done() and not asks["m2"].done()
+        assert conn._deadline_at == by_match["m2"].deadline
+        # m2 is answered in time; then m0's deadline passes: m0 times out, and nothing is left
+        # to watch, so no timer stays armed.
+        rid2 = next(key[1] for key in conn._pending if key[0] == "m2")
+        conn._on_reply(pb.ActionReply(match_id="m2", request_id=rid2))
+        reply, _ = await asks["m2"]
+        assert reply.match_id == "m2"
+        by_match["m0"].deadline = now - 1.0
+        conn._expire_due()
+        with pytest.raises(TimeoutError):
+            await asks["m0"]
+        assert conn._deadline_timer is None and conn._pending == {}
+
+    asyncio.run(main())
