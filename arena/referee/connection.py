@@ -112,6 +112,7 @@ class BotConnection:
         self._stray_budget = float(STRAY_BURST)
         self._stray_at = self._loop.time()
         self.on_close: Callable[[], None] = lambda: None  # set by the stream's handler
+        self.dispatching = False  # the reader is inside on_message (see server.py's on_close)
         self.closed = asyncio.Event()
         self.close_reason = ""
         self.close_fault = DISCONNECT
@@ -254,19 +255,30 @@ class BotConnection:
     # ------------------------------------------------------------ reading
 
     def on_message(self, msg: pb.BotMessage) -> None:
-        """For the stream's reader: one message from the bot."""
+        """For the stream's reader: one message from the bot. A reply runs the match that
+        waits for it on at once (Reply.deliver_now), inside this call."""
+        self.dispatching = True
+        try:
+            self._dispatch(msg)
+        finally:
+            self.dispatching = False
+
+    def _dispatch(self, msg: pb.BotMessage) -> None:
         kind = msg.WhichOneof("kind")
         if kind == "action":
             self._on_reply(msg.action)
         elif kind == "action_replies":
+            # Every reply of a batch arrived now, whatever the referee then does for the
+            # replies before it (their matches run on here, one after the other).
+            received_at = self._loop.time()
             replies = msg.action_replies.replies
             if not replies and self._stray():
                 self.send(pb.RefereeMessage(rejected=pb.Rejected(
                     fault=pb.FAULT_MALFORMED, detail="an empty action_replies message; send "
                     "one or more replies in it")))
             for reply in replies:
-                self._on_reply(reply)
-                if self.closed.is_set():  # the batch was a flood
+                self._on_reply(reply, received_at)
+                if self.closed.is_set():  # a flood, or a match's step found the stream broken
                     return
         elif kind == "ping":
             if self._stray():
@@ -332,18 +344,22 @@ class BotConnection:
 
     # ------------------------------------------------------------ replies
 
-    def _on_reply(self, reply: pb.ActionReply) -> None:
+    def _on_reply(self, reply: pb.ActionReply, received_at: float | None = None) -> None:
+        if received_at is None:
+            received_at = self._loop.time()
         key = (reply.match_id, reply.request_id)
         pending = self._pending.get(key)
         if pending is not None and not pending.future.done():
             # The match that waits runs on at once, in this turn of the reader, up to its
             # next await: no pass through the event loop between a reply and the next move.
-            pending.future.deliver_now((reply, self._loop.time()))
+            pending.future.deliver_now((reply, received_at))
             return
         if not self._stray():
             return
         seat = self._seats.get(reply.match_id)
-        if reply.request_id in self._answered.get(reply.match_id, ()):
+        # A request still listed but settled timed out a moment ago (its waiter has not yet
+        # run): its reply is late, like one to a request already answered or timed out.
+        if pending is not None or reply.request_id in self._answered.get(reply.match_id, ()):
             # A late reply to a request that already timed out (the timeout was the fault) or a
             # second reply to an answered one: say so, record nothing more.
             detail = (f"request {reply.request_id} of match {reply.match_id} was already "
@@ -552,11 +568,13 @@ class RemoteSeat:
             return
         # In the background: nothing of this match follows it on the stream, and the next
         # match need not wait for it.
-        conn.send(pb.RefereeMessage(match_end=pb.MatchEnd(
-            match_id=self.ctx.match_id, scores=scores, ranks=ranks, reason=reason,
-            final_observation=wire.observation_to_pb(self.ctx.game.name,
-                                                     state.observation(self.seat)))))
-        conn.detach(self.ctx.match_id)
+        try:
+            conn.send(pb.RefereeMessage(match_end=pb.MatchEnd(
+                match_id=self.ctx.match_id, scores=scores, ranks=ranks, reason=reason,
+                final_observation=wire.observation_to_pb(self.ctx.game.name,
+                                                         state.observation(self.seat)))))
+        finally:
+            conn.detach(self.ctx.match_id)
 
 
 def bot_seed(match_seed: int, seat: int) -> int:

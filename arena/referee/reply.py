@@ -22,7 +22,7 @@ _PENDING, _DONE, _CANCELLED = 0, 1, 2
 
 
 class Reply:
-    __slots__ = ("_loop", "_state", "_result", "_exception", "_callbacks",
+    __slots__ = ("_loop", "_state", "_result", "_exception", "_callbacks", "_cancel_message",
                  "_asyncio_future_blocking")
 
     def __init__(self, loop: asyncio.AbstractEventLoop):
@@ -31,6 +31,7 @@ class Reply:
         self._result: Any = None
         self._exception: BaseException | None = None
         self._callbacks: list[tuple[Callable[[Reply], Any], contextvars.Context]] = []
+        self._cancel_message: Any = None
         self._asyncio_future_blocking = False  # asyncio's marker of a future-like object
 
     # ------------------------------------------------------------ the future protocol
@@ -46,7 +47,7 @@ class Reply:
 
     def result(self) -> Any:
         if self._state == _CANCELLED:
-            raise asyncio.CancelledError()
+            raise self._make_cancelled_error()
         if self._state == _PENDING:
             raise asyncio.InvalidStateError("the reply has not arrived")
         if self._exception is not None:
@@ -55,7 +56,7 @@ class Reply:
 
     def exception(self) -> BaseException | None:
         if self._state == _CANCELLED:
-            raise asyncio.CancelledError()
+            raise self._make_cancelled_error()
         if self._state == _PENDING:
             raise asyncio.InvalidStateError("the reply has not arrived")
         return self._exception
@@ -87,8 +88,15 @@ class Reply:
         if self._state != _PENDING:
             return False
         self._state = _CANCELLED
+        self._cancel_message = msg
         self._schedule_callbacks()
         return True
+
+    def _make_cancelled_error(self) -> asyncio.CancelledError:
+        # as asyncio.Future has it (gather asks a cancelled child for it)
+        if self._cancel_message is None:
+            return asyncio.CancelledError()
+        return asyncio.CancelledError(self._cancel_message)
 
     def __await__(self) -> Generator[Any, None, Any]:
         if self._state == _PENDING:
@@ -114,14 +122,20 @@ class Reply:
             _tasks._leave_task(loop, current)
         try:
             for fn, context in callbacks:
+                started = []
                 try:
-                    context.run(fn, self)
+                    context.run(_start, started, fn, self)
                 except (SystemExit, KeyboardInterrupt):
                     raise
-                except BaseException as exc:  # as the loop would treat a failing callback
-                    loop.call_exception_handler({
-                        "message": f"exception in a reply's callback {fn!r}",
-                        "exception": exc, "future": self})
+                except BaseException as exc:
+                    if not started:
+                        # The context could not be entered here (it is the reader's own,
+                        # already entered): wake the waiter through the loop, as a future does.
+                        loop.call_soon(fn, self, context=context)
+                    else:  # as the loop treats a failing callback
+                        loop.call_exception_handler({
+                            "message": f"exception in a reply's callback {fn!r}",
+                            "exception": exc, "future": self})
         finally:
             if current is not None:
                 _tasks._enter_task(loop, current)
@@ -137,3 +151,8 @@ class Reply:
         callbacks, self._callbacks = self._callbacks, []
         for fn, context in callbacks:
             self._loop.call_soon(fn, self, context=context)
+
+
+def _start(started: list, fn: Callable[[Reply], Any], reply: Reply) -> Any:
+    started.append(True)  # inside the context: it could be entered
+    return fn(reply)

@@ -190,9 +190,12 @@ class RefereeServicer(pb_grpc.RefereeServicer):
             bot_name=name, protocol_version=hello.protocol_version,
             max_concurrent=max_concurrent)))
         # When the referee closes the connection (a flood, a stalled stream), end the RPC by
-        # cancelling this handler, which is blocked reading.
+        # cancelling this handler, which is blocked reading; not when the handler is the one
+        # closing it, itself or through a match it runs on from on_message (deliver_now): it
+        # then returns from its read loop by itself.
         handler = asyncio.current_task()
-        conn.on_close = lambda: handler is not asyncio.current_task() and handler.cancel()
+        conn.on_close = lambda: (not conn.dispatching and handler is not asyncio.current_task()
+                                 and handler.cancel())
         await self.directory.add(conn)
         log.info("bot %s connected from %s (max_concurrent %d)", name, conn.peer, max_concurrent)
         closed_by_referee = False

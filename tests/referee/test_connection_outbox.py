@@ -298,3 +298,37 @@ def test_one_timer_serves_every_deadline_in_flight_and_each_request_times_out_at
         assert conn._deadline_timer is None and conn._pending == {}
 
     asyncio.run(main())
+
+
+def test_a_reply_just_after_its_deadline_is_late_not_unknown_and_costs_no_second_fault():
+    async def main():
+        stream = FakeStream()
+        conn = BotConnection("bot", 8, stream.write)
+
+        class Seat:
+            unsolicited: list[str] = []
+
+            def record_unsolicited(self, detail: str) -> None:
+                self.unsolicited.append(detail)
+
+        seat = Seat()
+        conn.attach("m0", seat)
+        ask = asyncio.ensure_future(conn.request("m0", request("m0"), 60.0, 60.0))
+        await until(lambda: stream.in_flight == 1)
+        stream.open_gates()
+        await until(lambda: len(stream.written) == 1)
+        (key, pending), = conn._pending.items()
+        pending.deadline = asyncio.get_running_loop().time() - 1.0
+        conn._expire_due()  # the deadline has fired; the waiting task has not run yet
+        conn._on_reply(pb.ActionReply(match_id="m0", request_id=key[1]))  # the reply, late
+        with pytest.raises(TimeoutError):  # the timeout is the fault...
+            await ask
+        assert seat.unsolicited == []  # ...and the late reply is not a second one
+        await until(lambda: len(stream.written) == 2 or stream.in_flight == 1)
+        stream.open_gates()
+        await until(lambda: len(stream.written) == 2)
+        rejected = stream.written[1].rejected
+        assert rejected.fault == pb.FAULT_UNKNOWN_REQUEST
+        assert "already answered or timed out" in rejected.detail
+
+    asyncio.run(main())

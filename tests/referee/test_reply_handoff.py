@@ -5,8 +5,10 @@ tasks awaiting `BotConnection.request`. They cover what a match's step may do wh
 is part-way through a batch of replies: write to the same stream, fail its write, raise, cancel
 the reader, deliver another reply (nesting), and what the reader must still do afterwards.
 
-Tests marked xfail(strict=True) pin defects found in review; each names the fix. Once the fix
-lands the test passes, strict xfail turns that into a failure, and the marker is to be removed.
+Four of them were written in review against defects since fixed: a batch's replies timed
+after the steps run for the replies before them, a close from a step cancelling the reader's
+handler, a cancelled Reply losing its message (and gather over it), and a waiter sharing the
+reader's context never waking.
 """
 
 from __future__ import annotations
@@ -401,10 +403,6 @@ class SkewedLoop(asyncio.SelectorEventLoop):
         return super().time() + self.skew
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "connection.py stamps each reply of a batch as it reaches it, after the steps run for the "
-    "replies before it (deliver_now): stamp the batch once, on_message passing "
-    "received_at=self._loop.time() taken before its loop to _on_reply"))
 def test_replies_in_one_batch_are_timed_from_the_batchs_arrival_not_after_other_matches_steps():
     async def main():
         stream = FakeStream()
@@ -431,11 +429,6 @@ def test_replies_in_one_batch_are_timed_from_the_batchs_arrival_not_after_other_
     assert elapsed_2 < 1.0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "server.py's on_close cancels the handler whenever it is not the current task, but a match "
-    "step run by deliver_now is current while the reader is on the stack: the cancel lands on "
-    "the handler's next await (its abort). Fix: BotConnection.on_message sets a flag while it "
-    "runs, and on_close does not cancel the handler while it is set"))
 def test_a_close_made_by_a_match_step_inside_the_reader_ends_the_stream_as_a_close_by_the_reader():
     async def main():
         stream = FakeStream()
@@ -461,10 +454,6 @@ def test_a_close_made_by_a_match_step_inside_the_reader_ends_the_stream_as_a_clo
     run(main())
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Reply.cancel drops its message and Reply has no _make_cancelled_error/_cancel_message, "
-    "which asyncio.gather calls on a cancelled child: keep the message and add them as "
-    "asyncio.Future has them"))
 def test_a_cancelled_reply_carries_its_message_and_gather_over_it_finishes():
     async def main():
         loop = asyncio.get_running_loop()
@@ -488,11 +477,6 @@ async def _await(reply):
     return await reply
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "deliver_now runs the waiter's wakeup in the waiter's context; a waiter that shares the "
-    "reader's context cannot enter it (already entered), the error is only logged, and the "
-    "waiter never wakes. Fix: when a callback could not be started there, hand it to "
-    "loop.call_soon with its context, as a Future would"))
 def test_a_waiter_that_shares_the_readers_context_still_gets_its_reply():
     async def main():
         loop = asyncio.get_running_loop()
