@@ -20,6 +20,11 @@ from typing import Any, Callable, Generator
 
 _PENDING, _DONE, _CANCELLED = 0, 1, 2
 
+# asyncio's own hooks for running a task's step (CPython 3.11 to 3.14 have them). Without them
+# deliver_now wakes the waiter through the loop, as set_result does.
+_enter_task = getattr(_tasks, "_enter_task", None)
+_leave_task = getattr(_tasks, "_leave_task", None)
+
 
 class Reply:
     __slots__ = ("_loop", "_state", "_result", "_exception", "_callbacks", "_cancel_message",
@@ -113,13 +118,16 @@ class Reply:
         stream's reader), if any, steps aside meanwhile: asyncio allows one current task per
         loop, and the woken task's step enters and leaves as itself."""
         self._finish(_DONE, result, None)
+        if _enter_task is None or _leave_task is None:
+            self._schedule_callbacks()
+            return
         callbacks, self._callbacks = self._callbacks, []
         if not callbacks:
             return  # nobody waits yet: the match finds the reply when it gets there
         loop = self._loop
         current = _tasks.current_task(loop)
         if current is not None:
-            _tasks._leave_task(loop, current)
+            _leave_task(loop, current)
         try:
             for fn, context in callbacks:
                 started = []
@@ -138,7 +146,7 @@ class Reply:
                             "exception": exc, "future": self})
         finally:
             if current is not None:
-                _tasks._enter_task(loop, current)
+                _enter_task(loop, current)
 
     # ------------------------------------------------------------ internals
 
