@@ -19,12 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import hmac
 import json
 import os
 import re
-import secrets
 import shlex
 import sqlite3
 import time
@@ -43,8 +40,6 @@ from arena.ladder.ratings import (
 from arena.ladder.schedule import (
     DEFAULT_MAX_FULL_TABLES, SEED_BOUND, ScheduleError, check_ladder_shape, make_schedule,
 )
-from arena import botcommand
-from arena.botcommand import MANIFEST
 from arena.results import ABANDONED, MatchResult
 
 DEFAULT_PATH = "arena.db"
@@ -443,8 +438,31 @@ class Rankings:
 
 # ------------------------------------------------------------------------------------ helpers
 
+# hashlib, hmac, secrets and arena.botcommand are imported where they are used: loading them
+# (OpenSSL's hashes, tomllib, shutil) is ~10 ms of a command that only reads, `arena rankings`.
+
 def hash_token(token: str) -> str:
+    import hashlib
+
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _new_token() -> str:
+    import secrets
+
+    return secrets.token_urlsafe(32)
+
+
+def _same_digest(a: str, b: str) -> bool:
+    import hmac
+
+    return hmac.compare_digest(a, b)  # constant time: timing tells nothing of a real token
+
+
+def _random_seed() -> int:
+    import secrets
+
+    return secrets.randbelow(SEED_BOUND)
 
 
 def encode_replay(result: MatchResult) -> str:
@@ -464,6 +482,8 @@ def check_bot_name(name: str) -> None:
 
 def resolve_command(command: str, cwd: str | os.PathLike[str]) -> list[str]:
     """Check a bot command as arena.botcommand does, raising the registry's CommandNotFound."""
+    from arena import botcommand
+
     try:
         return botcommand.check_command(command, cwd)
     except botcommand.BotCommandError as exc:
@@ -472,6 +492,8 @@ def resolve_command(command: str, cwd: str | os.PathLike[str]) -> list[str]:
 
 def read_manifest(directory: str | os.PathLike[str]) -> str:
     """A bot directory's command, raising the registry's BadManifest."""
+    from arena import botcommand
+
     try:
         return botcommand.read_manifest(directory)
     except botcommand.BotCommandError as exc:
@@ -606,11 +628,13 @@ class Store:
             try:
                 resolve_command(command, run_dir)
             except CommandNotFound as exc:
+                from arena.botcommand import MANIFEST
+
                 raise BadManifest(f"{Path(run_dir) / MANIFEST}: {exc}") from None
         elif command is not None:
             run_dir = str(Path(cwd or os.getcwd()).resolve())
             resolve_command(command, run_dir)
-        token = secrets.token_urlsafe(32)
+        token = _new_token()
         with self._write() as conn:
             row = conn.execute("SELECT removed FROM bots WHERE name = ?", (name,)).fetchone()
             if row is not None:
@@ -656,7 +680,7 @@ class Store:
     @_sqlite_errors
     def rotate_token(self, name: str) -> str:
         """Give a bot a new token (returned once) and make the old one stop working."""
-        token = secrets.token_urlsafe(32)
+        token = _new_token()
         with self._write() as conn:
             cur = conn.execute(
                 "UPDATE bots SET token_hash = ? WHERE name = ? AND removed IS NULL",
@@ -673,7 +697,7 @@ class Store:
         row = self.db.execute(
             f"SELECT {_BOT_COLUMNS}, token_hash FROM bots "
             "WHERE token_hash = ? AND removed IS NULL", (digest,)).fetchone()
-        if row is None or not hmac.compare_digest(row[-1], digest):
+        if row is None or not _same_digest(row[-1], digest):
             return None
         return _bot(row[:-1])
 
@@ -722,7 +746,7 @@ class Store:
         except ScheduleError as exc:
             raise LadderError(str(exc)) from None
         if seed is None:
-            seed = secrets.randbelow(SEED_BOUND)
+            seed = _random_seed()
         params = rating_params or RatingParams()
         all_settings = dict(settings or {})
         all_settings["rating_params"] = params.to_dict()
@@ -791,7 +815,7 @@ class Store:
             conn.execute(
                 "INSERT INTO ladders (name, game, options, table_size, seed, rounds, rating_mode,"
                 " settings, created) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)",
-                (name, game, json.dumps(resolved), table_size, secrets.randbelow(SEED_BOUND),
+                (name, game, json.dumps(resolved), table_size, _random_seed(),
                  MATCH_MODE, json.dumps(settings), _now()))
         return self.get_ladder(name)
 

@@ -38,7 +38,6 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Hashable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
-import trueskill
 
 from arena.results import demote_faulted
 
@@ -108,6 +107,8 @@ class Rater:
 
     def _make_env(self, backend: str | None) -> trueskill.TrueSkill:
         p = self.params
+        import trueskill  # here, not at the top: reading rankings needs no TrueSkill maths
+
         return trueskill.TrueSkill(mu=p.mu, sigma=p.sigma, beta=p.beta, tau=p.tau,
                                    draw_probability=p.draw_probability, backend=backend)
 
