@@ -21,10 +21,21 @@ CRASHER = f"python {ROOT / 'tests' / 'bots' / 'fault_bot.py'} crash_start"
 ADMIN = "s3cret-admin-key"
 
 
+def free_ports(n: int) -> list[int]:
+    """n distinct free ports: the sockets stay bound until all are chosen, so that the kernel
+    cannot hand the same port out twice."""
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
 
 
 def arena(*args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -59,7 +70,7 @@ def wait_until(condition, what: str, timeout: float = 90.0, proc=None):
 
 class Server:
     def __init__(self, tmp: Path, db: Path, extra: list[str] = ()):
-        self.port, self.web_port = free_port(), free_port()
+        self.port, self.web_port = free_ports(2)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "arena", "serve", "--db", str(db), "--ladder",
              "bal=balloon:3", "--port", str(self.port), "--web-port", str(self.web_port),
