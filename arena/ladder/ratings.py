@@ -38,7 +38,6 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Hashable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
-
 from arena.results import demote_faulted
 
 MATCH_MODE = "match"
@@ -106,9 +105,9 @@ class Rater:
         return self._fallbacks
 
     def _make_env(self, backend: str | None) -> trueskill.TrueSkill:
-        p = self.params
         import trueskill  # here, not at the top: reading rankings needs no TrueSkill maths
 
+        p = self.params
         return trueskill.TrueSkill(mu=p.mu, sigma=p.sigma, beta=p.beta, tau=p.tau,
                                    draw_probability=p.draw_probability, backend=backend)
 
