@@ -55,30 +55,38 @@ def completed(db: Path) -> int:
         con.close()
 
 
-def wait_until(condition, what: str, timeout: float = 90.0, proc=None):
+def wait_until(condition, what: str, timeout: float = 90.0, server: "Server | None" = None):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = condition()
         if value:
             return value
-        if proc is not None and proc.poll() is not None:
-            raise AssertionError(f"the server exited ({proc.returncode}) while waiting for "
-                                 f"{what}:\n{proc.stderr.read() if proc.stderr else ''}")
+        if server is not None and server.proc.poll() is not None:
+            raise AssertionError(f"the server exited ({server.proc.returncode}) while waiting "
+                                 f"for {what}; its log:\n{server.log_tail()}")
         time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    log = f"; the server's log:\n{server.log_tail()}" if server is not None else ""
+    raise AssertionError(f"timed out waiting for {what}{log}")
 
 
 class Server:
     def __init__(self, tmp: Path, db: Path, extra: list[str] = ()):
         self.port, self.web_port = free_ports(2)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "arena", "serve", "--db", str(db), "--ladder",
-             "bal=balloon:3", "--port", str(self.port), "--web-port", str(self.web_port),
-             "--admin-key", ADMIN, "--run-dir", str(tmp / "runs"), "--seed", "1",
-             "--move-ms", "3000", "--grace", "20", *extra],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-            start_new_session=True)
+        # The server's log goes to a file, not a pipe: nobody reads a pipe while the server
+        # runs, and a full one would stop it mid-write. A failure shows the file's tail.
+        self.log = tmp / f"serve-{len(list(tmp.glob('serve-*.log')))}.log"
+        with open(self.log, "w") as log:  # the child keeps its own descriptor
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "arena", "serve", "--db", str(db), "--ladder",
+                 "bal=balloon:3", "--port", str(self.port), "--web-port", str(self.web_port),
+                 "--admin-key", ADMIN, "--run-dir", str(tmp / "runs"), "--seed", "1",
+                 "--move-ms", "3000", "--grace", "20", *extra],
+                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log, text=True,
+                start_new_session=True)
         self.web = f"http://127.0.0.1:{self.web_port}"
+
+    def log_tail(self, lines: int = 40) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
 
     def up(self) -> bool:
         try:
@@ -110,18 +118,24 @@ def test_serve_runs_matches_shows_them_and_stops_gracefully(tmp_path, db):
     server = Server(tmp_path, db)
     remote = None
     try:
-        wait_until(server.up, "the web server", proc=server.proc)
-        remote = subprocess.Popen(
-            [sys.executable, str(ROOT / "example_bots" / "random_bot.py"), "--address",
-             f"127.0.0.1:{server.port}", "--token", remote_token],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        wait_until(server.up, "the web server", server=server)
+        remote_log = tmp_path / "remote-bot.log"
+        with open(remote_log, "w") as log:
+            remote = subprocess.Popen(
+                [sys.executable, str(ROOT / "example_bots" / "random_bot.py"), "--address",
+                 f"127.0.0.1:{server.port}", "--token", remote_token],
+                stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
         def remote_played():
             board = httpx.get(f"{server.web}/api/ladders/bal").json()
             played = {row["bot"] for row in board["standings"] if row["matches"] > 0}
             return played if completed(db) >= 9 and "owner" in played else None
 
         # The remote bot connects when it is ready, joins and gets its share of the tables.
-        names = wait_until(remote_played, "the remote bot's matches", proc=server.proc)
+        try:
+            names = wait_until(remote_played, "the remote bot's matches", server=server)
+        except AssertionError as err:
+            raise AssertionError(f"{err}\nthe remote bot's log:\n"
+                                 f"{remote_log.read_text(errors='replace')[-3000:]}") from None
         assert {"r1", "r2", "r3", "owner"} <= names
         assert httpx.get(f"{server.web}/ladders/bal").status_code == 200
 
@@ -165,13 +179,13 @@ def test_a_bot_that_keeps_faulting_is_suspended_with_a_reason(tmp_path, db):
     arena("bot", "add", "crasher", "--command", CRASHER, "--db", str(db))
     server = Server(tmp_path, db)
     try:
-        wait_until(server.up, "the web server", proc=server.proc)
+        wait_until(server.up, "the web server", server=server)
 
         def suspended():
             bot = httpx.get(f"{server.web}/api/bots/crasher").json()["bot"]
             return bot if bot["suspended"] else None
 
-        bot = wait_until(suspended, "the crasher's suspension", proc=server.proc)
+        bot = wait_until(suspended, "the crasher's suspension", server=server)
         assert "faulted in" in bot["suspended_reason"]
         back = httpx.post(f"{server.web}/api/admin/bots/crasher/reinstate",
                           headers={"X-Admin-Key": ADMIN})
@@ -226,14 +240,14 @@ def test_a_match_in_progress_can_be_watched_live(tmp_path):
               "--db", str(db))
     server = Server(tmp_path, db, ["--max-matches", "6"])
     try:
-        wait_until(server.up, "the web server", proc=server.proc)
+        wait_until(server.up, "the web server", server=server)
 
         def running_match():
             found = httpx.get(f"{server.web}/api/matches",
                               params={"ladder": "bal", "status": "running"}).json()["matches"]
             return found[0]["index"] if found else None
 
-        index = wait_until(running_match, "a running match", proc=server.proc)
+        index = wait_until(running_match, "a running match", server=server)
         live = httpx.get(f"{server.web}/api/ladders/bal/matches/{index}/live",
                          params={"since": 0})
         assert live.status_code == 200
