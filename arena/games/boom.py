@@ -448,11 +448,12 @@ class BoomState(State):
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def _blank(cls, game: BoomGame, rng: random.Random) -> "BoomState":
+    def _bare(cls, game: BoomGame, rng: random.Random) -> "BoomState":
+        """A state with what every match starts from: its game's settings, its generator,
+        zero totals, an empty log. The deal (or the hands given) is the caller's."""
         self = cls.__new__(cls)
-        np = game.num_players
         self.game = game
-        self._np = np
+        self._np = np = game.num_players
         self._all = game._seats
         self._empty = game._no_cards
         self._asked = game._asked
@@ -461,12 +462,22 @@ class BoomState(State):
         self._series = game.series
         self._rng = rng
         self._rng_shared = False
+        self._totals = [0] * np
+        self._game_no = 1
+        self._over = False
+        self._log = []
+        self._events = []
+        return self
+
+    @classmethod
+    def _blank(cls, game: BoomGame, rng: random.Random) -> "BoomState":
+        """No cards dealt yet: every field set, for a caller that fills in the hands."""
+        self = cls._bare(game, rng)
+        np = self._np
         self._hands = [[] for _ in range(np)]
         self._has_ruse = [game.ruse] * np
         self._paradise = [[] for _ in range(np)]
         self._scores = [0] * np
-        self._totals = [0] * np
-        self._game_no = 1
         self._round = 0
         self._step = 0
         self._order = list(_GUARD_IDS)
@@ -484,9 +495,6 @@ class BoomState(State):
         self._ruse_ok = False
         self._revealed = self._empty
         self._dry_rounds = 0
-        self._over = False
-        self._log = []
-        self._events = []
         self._view = None
         self._rw = [0] * np
         self._fewest = -1
@@ -494,23 +502,8 @@ class BoomState(State):
 
     @classmethod
     def _dealt(cls, game: BoomGame, rng: random.Random) -> BoomState:
-        """A new match: only what _deal_game (and the round and step it begins) leaves unset."""
-        self = cls.__new__(cls)
-        self.game = game
-        self._np = np = game.num_players
-        self._all = game._seats
-        self._empty = game._no_cards
-        self._asked = game._asked
-        self._adv = game.advanced
-        self._ruse_v = game.ruse
-        self._series = game.series
-        self._rng = rng
-        self._rng_shared = False
-        self._totals = [0] * np
-        self._game_no = 1
-        self._over = False
-        self._log = []
-        self._events = []
+        """A new match: _deal_game (and the round and step it begins) sets the rest."""
+        self = cls._bare(game, rng)
         self._deal_game()
         return self
 

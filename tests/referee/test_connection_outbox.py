@@ -16,6 +16,8 @@ from arena.referee.connection import WRITE_TIMEOUT_S, BotConnection, ConnectionC
 from arena.results import MALFORMED
 from arena_sdk.proto import arena_pb2 as pb
 
+from .support import until
+
 
 class FakeStream:
     """A stream whose writes complete only when the test says so."""
@@ -57,15 +59,6 @@ def request(match_id: str) -> tuple[bytes, bytes]:
 
 def match_of(msg: pb.RefereeMessage) -> str:
     return getattr(msg, msg.WhichOneof("kind")).match_id
-
-
-async def until(condition) -> None:
-    """Let the loop run until `condition()` holds (a bounded number of turns, not a clock)."""
-    for _ in range(1000):
-        if condition():
-            return
-        await asyncio.sleep(0)
-    raise AssertionError("the condition never held")
 
 
 def test_one_write_at_a_time_in_queue_order_and_the_clock_starts_at_the_write():

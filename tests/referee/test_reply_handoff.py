@@ -25,6 +25,8 @@ from arena.referee.server import LiveMatches, RefereeServicer
 from arena.results import MALFORMED
 from arena_sdk.proto import arena_pb2 as pb
 
+from .support import until
+
 MOVE_S = 60.0  # deadlines far beyond any test: no timer fires unless a test moves the clock
 
 who = contextvars.ContextVar("who", default="nobody")
@@ -125,15 +127,6 @@ def run(main, loop_factory=asyncio.new_event_loop):
     assert not stuck, f"tasks that never woke and cannot be cancelled: {stuck}"
     assert reported == [], reported
     return result
-
-
-async def until(condition) -> None:
-    """Let the loop run until `condition()` holds (a bounded number of turns, not a clock)."""
-    for _ in range(1000):
-        if condition():
-            return
-        await asyncio.sleep(0)
-    raise AssertionError("the condition never held")
 
 
 async def outcome(task: asyncio.Future):
