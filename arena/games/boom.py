@@ -306,8 +306,47 @@ _RUSE_RETURN = "ruse_return"
 _BONUS = "fewest_cards_bonus"
 _GAME_END = "game_end"
 _SERIES_END = "series_end"
+# A resolved round: (_ROUND, guard plan, each seat's word of played cards, seats given the
+# fewest-cards bonus). It stands for the round's take-back and escape records (_round_outcome).
+_ROUND = "round"
 
 _GUARD_IDS = tuple(range(NUM_GUARDS))
+_CARD_VALUE = tuple(VALUES[c % 10] for c in range(NUM_CARDS))
+
+
+def _round_outcome(record: tuple) -> tuple[list[tuple], list[int]]:
+    """What a round record (_ROUND) stands for: its take-back and escape records, in the order
+    the rules take them (colour by colour, left to right on the guard card), and each seat's
+    points from the round. The same rules as the hot path in _resolve_round, told in full."""
+    _, plan, words, bonus = record
+    np = len(words)
+    sums = (sum(words) >> _SUM_BASE).to_bytes(NUM_COLOURS + _SEAT_BYTES * np, "little")
+    out: list[tuple] = []
+    gains = [0] * np
+    for col, shift, limit, at in plan:
+        total = sums[col]
+        if not total:
+            continue
+        row = list(sums[at::_SEAT_BYTES])  # each seat's sum of this colour
+        while total > limit:
+            top = max(row)
+            for seat, s in enumerate(row):
+                if s == top:
+                    out.append((_TAKE_BACK, seat, col, _PCARDS[col][words[seat] >> shift & 1023]))
+                    row[seat] = 0
+                    total -= top
+        if not total:
+            continue
+        # the seats with the highest sum escape face up, the others face down
+        top = max(row)
+        for seat, s in enumerate(row):
+            if s:
+                cards = _PCARDS[col][words[seat] >> shift & 1023]
+                out.append((_ESCAPE, seat, col, cards, s == top))
+                gains[seat] += len(cards) + (s if s == top else 0)
+    for seat in bonus:
+        gains[seat] += FEWEST_CARDS_BONUS
+    return out, gains
 
 
 class BoomGame(Game):
@@ -440,7 +479,7 @@ class BoomState(State):
         "_game_no", "_round", "_step", "_order", "_gpos", "_guard", "_limits", "_plan",
         "_disc_up", "_disc_down", "_choice", "_to_play", "_waiting", "_to_act", "_legal",
         "_ruse_ok", "_revealed", "_dry_rounds", "_over", "_log", "_events", "_view",
-        "_rw", "_fewest",
+        "_rw", "_fewest", "_game_rounds", "_folded", "_score_base", "_expanded",
     )  # fmt: skip
 
     game: BoomGame
@@ -467,6 +506,7 @@ class BoomState(State):
         self._over = False
         self._log = []
         self._events = []
+        self._expanded = 0
         return self
 
     @classmethod
@@ -476,8 +516,7 @@ class BoomState(State):
         np = self._np
         self._hands = [[] for _ in range(np)]
         self._has_ruse = [game.ruse] * np
-        self._paradise = [[] for _ in range(np)]
-        self._scores = [0] * np
+        self._new_game_scores()
         self._round = 0
         self._step = 0
         self._order = list(_GUARD_IDS)
@@ -535,8 +574,7 @@ class BoomState(State):
         else:
             self._disc_up, self._disc_down = (), rest
         self._has_ruse = [self._ruse_v] * np
-        self._paradise = [[] for _ in game._seats]
-        self._scores = [0] * np
+        self._new_game_scores()
         self._round = 0
         self._dry_rounds = 0
         self._log.append((
@@ -548,6 +586,16 @@ class BoomState(State):
         self._order = order
         self._gpos = -1
         self._next_round()
+
+    def _new_game_scores(self, base: Sequence[int] | None = None) -> None:
+        """A game begins: no round resolved yet, its scores at `base` (zero unless a state is
+        built in mid-game) and no paradise cards."""
+        np = self._np
+        self._score_base = tuple(base) if base is not None else (0,) * np
+        self._scores = list(self._score_base)
+        self._paradise = [[] for _ in range(np)]
+        self._game_rounds = []
+        self._folded = 0
 
     def _log_game_start(self) -> None:
         self._log.append((
@@ -774,9 +822,8 @@ class BoomState(State):
         return self._over
 
     def scores(self) -> tuple[int, ...]:
-        if self._over:
-            return tuple(self._totals)
-        return tuple(t + s for t, s in zip(self._totals, self._scores))
+        self._fold()
+        return tuple(map(_add, self._totals, self._scores))
 
     # ------------------------------------------------------------------ resolution
 
@@ -790,90 +837,91 @@ class BoomState(State):
             self._resolve_round(played)
 
     def _resolve_round(self, second: tuple[tuple[int, ...], ...]) -> None:
-        first = self._revealed
-        hands = self._hands
-        log = self._log
-        paradise = self._paradise
+        """Resolve the round's colours. Only what later play depends on is done here: cards
+        taken back go back to their hands, and the game-end checks. Who escapes, the paradise
+        cards and the scores follow from the round record (_round_outcome), worked out when
+        they are asked for (_fold, events): a playout that reads them once pays once."""
         words = self._rw  # the round's cards of each seat, summed as they were played
         sums = (sum(words) >> _SUM_BASE).to_bytes(self.game._sum_bytes, "little")
-        # What each seat scores this round: 1 per bomb card played (less those taken back),
-        # plus the sum of each colour in which it escapes face up.
-        gained = list(sums[_COUNT_AT::_SEAT_BYTES])
+        hands = self._hands
         escaped = False
         for col, shift, limit, at in self._plan:
             total = sums[col]
-            if not total:
-                continue
-            row = sums[at::_SEAT_BYTES]  # each seat's sum of this colour
             if total > limit:
-                row = list(row)
+                row = list(sums[at::_SEAT_BYTES])  # each seat's sum of this colour
                 while total > limit:
                     # every seat with the highest sum takes its cards of this colour back
                     top = max(row)
                     while top in row:
                         seat = row.index(top)
-                        cards = _PCARDS[col][words[seat] >> shift & 1023]
                         hand = hands[seat]
-                        for c in cards:
+                        for c in _PCARDS[col][words[seat] >> shift & 1023]:
                             insort(hand, c)
-                        gained[seat] -= len(cards)
-                        log.append((_TAKE_BACK, seat, col, cards))
                         row[seat] = 0
                         total -= top
-                if not total:
-                    continue
-            escaped = True
-            # the seats with the highest sum escape face up, the others face down
-            top = max(row)
-            for seat, s in enumerate(row):
-                if s:
-                    pattern = words[seat] >> shift & 1023
-                    if s == top:
-                        gained[seat] += top
-                        paradise[seat] += _PUP[col][pattern]
-                        log.append((_ESCAPE, seat, col, _PCARDS[col][pattern], True))
-                    else:
-                        paradise[seat] += _PDOWN[col][pattern]
-                        log.append((_ESCAPE, seat, col, _PCARDS[col][pattern], False))
-        self._scores = list(map(_add, self._scores, gained))
-        if self._ruse_v:
-            has_ruse = self._has_ruse
-            for seat in self._all:
-                if RUSE in second[seat] or RUSE in first[seat]:
-                    has_ruse[seat] = True
-                    log.append((_RUSE_RETURN, seat))
+            if total:
+                escaped = True
         fewest = min(map(len, hands))
         if escaped:
             self._dry_rounds = 0
         else:
             self._dry_rounds += 1
         game_ends = fewest <= GAME_END_HAND_SIZE or self._dry_rounds >= STALEMATE_ROUNDS
+        bonus = ()
         if self._adv and (game_ends or FEWEST_CARDS_BONUS_EVERY_ROUND):
-            scores = self._scores
+            bonus = tuple(seat for seat in self._all if len(hands[seat]) == fewest)
+        record = (_ROUND, self._plan, tuple(words), bonus)
+        log = self._log
+        log.append(record)
+        self._game_rounds.append(record)
+        if self._ruse_v:
+            first = self._revealed
+            has_ruse = self._has_ruse
             for seat in self._all:
-                if len(hands[seat]) == fewest:
-                    scores[seat] += FEWEST_CARDS_BONUS
-                    log.append((_BONUS, seat, FEWEST_CARDS_BONUS, fewest))
+                if RUSE in second[seat] or RUSE in first[seat]:
+                    has_ruse[seat] = True
+                    log.append((_RUSE_RETURN, seat))
+        for seat in bonus:
+            log.append((_BONUS, seat, FEWEST_CARDS_BONUS, fewest))
         if game_ends:
             self._end_game()
         else:
             self._next_round(fewest)
 
+    def _fold(self) -> None:
+        """Bring the game's scores and paradise cards up to date with its resolved rounds."""
+        rounds = self._game_rounds
+        if self._folded == len(rounds):
+            return
+        scores = self._scores
+        paradise = self._paradise
+        for record in rounds[self._folded :]:
+            escapes, gains = _round_outcome(record)
+            for seat, gain in enumerate(gains):
+                scores[seat] += gain
+            for rec in escapes:
+                if rec[0] == _ESCAPE:
+                    _, seat, _, cards, face_up = rec
+                    paradise[seat] += [c * 2 + face_up for c in cards]
+        self._folded = len(rounds)
+
     def _end_game(self) -> None:
         self._view = None
-        totals = self._totals
-        for seat in self._all:
-            totals[seat] += self._scores[seat]
+        stalemate = self._dry_rounds >= STALEMATE_ROUNDS
         self._log.append((
-            _GAME_END, self._game_no, tuple(self._scores), tuple(totals),
-            self._dry_rounds >= STALEMATE_ROUNDS,
+            _GAME_END, self._game_no, stalemate, tuple(self._totals), self._score_base,
+            tuple(self._game_rounds),
         ))  # fmt: skip
-        if self._series and max(totals) < SERIES_TARGET:
-            self._game_no += 1
-            self._deal_game()
-            return
         if self._series:
+            self._fold()
+            totals = list(map(_add, self._totals, self._scores))
+            if max(totals) < SERIES_TARGET:
+                self._totals = totals
+                self._game_no += 1
+                self._deal_game()
+                return
             self._log.append((_SERIES_END, self._game_no, tuple(totals)))
+        # _totals keeps the finished games before this one: scores() adds this game's
         self._over = True
         self._step = 0
         np = self._np
@@ -928,12 +976,16 @@ class BoomState(State):
         """The parts of an observation that change only when a round resolves or a game is
         dealt (guards used, paradise, scores, series totals): built once, shared by every
         observation until then (_view is cleared in _next_round and _end_game)."""
+        self._fold()
         cards = _PARADISE_CARDS.__getitem__
+        totals = self._totals
+        if self._over:  # the last game is finished too
+            totals = map(_add, totals, self._scores)
         return (
             tuple(self._order[: self._gpos + 1]),
             tuple(tuple(map(cards, p)) for p in self._paradise),
             tuple(self._scores),
-            tuple(self._totals),
+            tuple(totals),
         )
 
     def public_observation(self) -> BoomObservation:
@@ -943,8 +995,13 @@ class BoomState(State):
     def events(self) -> tuple[Event, ...]:
         built = self._events
         log = self._log
-        for i in range(len(built), len(log)):
-            built.append(_to_event(log[i]))
+        for i in range(self._expanded, len(log)):
+            record = log[i]
+            if record[0] == _ROUND:
+                built.extend(map(_to_event, _round_outcome(record)[0]))
+            else:
+                built.append(_to_event(record))
+        self._expanded = len(log)
         return tuple(built)
 
     def clone(self) -> "BoomState":
@@ -982,6 +1039,10 @@ class BoomState(State):
         new._ruse_ok = self._ruse_ok
         new._revealed = self._revealed
         new._rw = self._rw[:]
+        new._game_rounds = self._game_rounds[:]
+        new._folded = self._folded
+        new._score_base = self._score_base
+        new._expanded = self._expanded
         new._fewest = self._fewest
         new._dry_rounds = self._dry_rounds
         new._over = self._over
@@ -1006,10 +1067,12 @@ class BoomState(State):
         return self._disc_down
 
     def paradise(self, seat: int) -> tuple[ParadiseCard, ...]:
+        self._fold()
         return tuple(map(_PARADISE_CARDS.__getitem__, self._paradise[seat]))
 
     def game_scores(self) -> tuple[int, ...]:
         """The scores of the game in progress (or of the last game, once over)."""
+        self._fold()
         return tuple(self._scores)
 
     def guard_order(self) -> tuple[int, ...]:
@@ -1019,6 +1082,7 @@ class BoomState(State):
     def snapshot(self) -> tuple:
         """Everything that determines this state's future, as comparable plain values (the
         generator's internal state included): equal snapshots play out identically."""
+        self._fold()
         return (
             self.game.config(), self._rng.getstate(), tuple(map(tuple, self._hands)),
             tuple(self._has_ruse), tuple(map(tuple, self._paradise)), tuple(self._scores),
@@ -1059,7 +1123,12 @@ def _to_event(rec: tuple) -> Event:
             "discarded_face_down": n_down, "removed": removed, "ruse": ruse,
         })  # fmt: skip
     if kind == _GAME_END:
-        _, game_no, scores, totals, stalemate = rec
+        _, game_no, stalemate, before, base, rounds = rec
+        scores = list(base)
+        for record in rounds:
+            scores = list(map(_add, scores, _round_outcome(record)[1]))
+        scores = tuple(scores)
+        totals = tuple(map(_add, before, scores))
         return Event(kind, -1, {
             "game": game_no, "scores": scores, "series_totals": totals, "stalemate": stalemate,
         })  # fmt: skip
@@ -1196,7 +1265,7 @@ def sample_state(
     state._game_no = obs.game_number
     state._round = obs.round
     state._totals = list(obs.series_totals)
-    state._scores = list(obs.scores)
+    state._new_game_scores(obs.scores)
     state._paradise = [[p.card * 2 + p.face_up for p in cards] for cards in obs.paradise]
     state._disc_up = tuple(obs.discarded)
     state._disc_down = tuple(sorted(pool))
