@@ -127,6 +127,29 @@ _GUARD_PLAN: tuple[tuple[tuple[int, int, int, int], ...], ...] = tuple(
     tuple((col, col * len(VALUES), g[col], NUM_COLOURS + col) for col in range(NUM_COLOURS))
     for g in GUARDS
 )
+# Which colours go over the guard's limit, for the whole round at once. Bytes 0..4 of a round's
+# summed words are the colours' totals (each at most sum(VALUES)). Adding 127 - limit to each
+# sets bit 7 of a colour's byte exactly when its total is over the limit, with no carry into the
+# next byte; the over bits then index the colours to resolve, in resolution order.
+assert sum(VALUES) + 127 < 256 and all(0 <= limit <= 127 for g in GUARDS for limit in g)
+_OVER_ADD: tuple[int, ...] = tuple(
+    sum((127 - g[col]) << 8 * col for col in range(NUM_COLOURS)) for g in GUARDS
+)
+_OVER_BITS = sum(0x80 << 8 * col for col in range(NUM_COLOURS))
+_COLOUR_BYTES = (1 << 8 * NUM_COLOURS) - 1
+# over bits -> ((colour, shift of its pattern in a word, index of its row in the sum bytes), ...)
+_OVER_COLOURS: dict[int, tuple[tuple[int, int, int], ...]] = {}
+# over bits -> the bytes of the colours within their limit
+_UNDER_BYTES: dict[int, int] = {}
+for _mask in range(1 << NUM_COLOURS):
+    _bits = sum(0x80 << 8 * col for col in range(NUM_COLOURS) if _mask >> col & 1)
+    _OVER_COLOURS[_bits] = tuple(
+        (col, col * len(VALUES), NUM_COLOURS + col)
+        for col in range(NUM_COLOURS) if _mask >> col & 1
+    )  # fmt: skip
+    _UNDER_BYTES[_bits] = sum(
+        0xFF << 8 * col for col in range(NUM_COLOURS) if not _mask >> col & 1
+    )
 _FACTORIALS = [1]
 for _n in range(1, NUM_CARDS + 1):
     _FACTORIALS.append(_FACTORIALS[-1] * _n)
@@ -306,7 +329,7 @@ _RUSE_RETURN = "ruse_return"
 _BONUS = "fewest_cards_bonus"
 _GAME_END = "game_end"
 _SERIES_END = "series_end"
-# A resolved round: (_ROUND, guard plan, each seat's word of played cards, seats given the
+# A resolved round: (_ROUND, guard index, each seat's word of played cards, seats given the
 # fewest-cards bonus). It stands for the round's take-back and escape records (_round_outcome).
 _ROUND = "round"
 
@@ -318,12 +341,12 @@ def _round_outcome(record: tuple) -> tuple[list[tuple], list[int]]:
     """What a round record (_ROUND) stands for: its take-back and escape records, in the order
     the rules take them (colour by colour, left to right on the guard card), and each seat's
     points from the round. The same rules as the hot path in _resolve_round, told in full."""
-    _, plan, words, bonus = record
+    _, guard, words, bonus = record
     np = len(words)
     sums = (sum(words) >> _SUM_BASE).to_bytes(NUM_COLOURS + _SEAT_BYTES * np, "little")
     out: list[tuple] = []
     gains = [0] * np
-    for col, shift, limit, at in plan:
+    for col, shift, limit, at in _GUARD_PLAN[guard]:
         total = sums[col]
         if not total:
             continue
@@ -476,7 +499,7 @@ class BoomState(State):
     __slots__ = (
         "game", "_np", "_all", "_empty", "_asked", "_adv", "_ruse_v", "_series",
         "_rng", "_rng_shared", "_hands", "_has_ruse", "_paradise", "_scores", "_totals",
-        "_game_no", "_round", "_step", "_order", "_gpos", "_guard", "_limits", "_plan",
+        "_game_no", "_round", "_step", "_order", "_gpos", "_guard",
         "_disc_up", "_disc_down", "_choice", "_to_play", "_waiting", "_to_act", "_legal",
         "_ruse_ok", "_revealed", "_dry_rounds", "_over", "_log", "_events", "_view",
         "_rw", "_fewest", "_game_rounds", "_folded", "_score_base", "_expanded",
@@ -522,8 +545,6 @@ class BoomState(State):
         self._order = list(_GUARD_IDS)
         self._gpos = 0
         self._guard = 0
-        self._limits = GUARDS[0]
-        self._plan = _GUARD_PLAN[0]
         self._disc_up = ()
         self._disc_down = ()
         self._choice = [()] * np
@@ -617,8 +638,6 @@ class BoomState(State):
         self._view = None
         guard = self._order[gpos]
         self._guard = guard
-        self._limits = GUARDS[guard]
-        self._plan = _GUARD_PLAN[guard]
         self._log.append(
             (_GUARD, self._game_no, self._round, guard, NUM_GUARDS - 1 - gpos, reshuffled)
         )
@@ -842,12 +861,18 @@ class BoomState(State):
         cards and the scores follow from the round record (_round_outcome), worked out when
         they are asked for (_fold, events): a playout that reads them once pays once."""
         words = self._rw  # the round's cards of each seat, summed as they were played
-        sums = (sum(words) >> _SUM_BASE).to_bytes(self.game._sum_bytes, "little")
+        guard = self._guard
+        table = sum(words) >> _SUM_BASE
+        over = (table + _OVER_ADD[guard]) & _OVER_BITS
         hands = self._hands
-        escaped = False
-        for col, shift, limit, at in self._plan:
-            total = sums[col]
-            if total > limit:
+        if over:
+            # a colour within its limit escapes if it has any card
+            escaped = table & _UNDER_BYTES[over]
+            sums = table.to_bytes(self.game._sum_bytes, "little")
+            limits = GUARDS[guard]
+            for col, shift, at in _OVER_COLOURS[over]:
+                total = sums[col]
+                limit = limits[col]
                 row = list(sums[at::_SEAT_BYTES])  # each seat's sum of this colour
                 while total > limit:
                     # every seat with the highest sum takes its cards of this colour back
@@ -859,8 +884,10 @@ class BoomState(State):
                             insort(hand, c)
                         row[seat] = 0
                         total -= top
-            if total:
-                escaped = True
+                if total:
+                    escaped = True
+        else:
+            escaped = table & _COLOUR_BYTES  # any card escapes
         fewest = min(map(len, hands))
         if escaped:
             self._dry_rounds = 0
@@ -870,7 +897,7 @@ class BoomState(State):
         bonus = ()
         if self._adv and (game_ends or FEWEST_CARDS_BONUS_EVERY_ROUND):
             bonus = tuple(seat for seat in self._all if len(hands[seat]) == fewest)
-        record = (_ROUND, self._plan, tuple(words), bonus)
+        record = (_ROUND, guard, tuple(words), bonus)
         log = self._log
         log.append(record)
         self._game_rounds.append(record)
@@ -967,7 +994,7 @@ class BoomState(State):
                 sizes[s] += len(played) - (RUSE in played)
         return BoomObservation(
             seat, np, self._game_no, self._round, 0 if self._over else self._step, self._guard,
-            self._limits, NUM_GUARDS - len(guards_used), guards_used, to_play, hand, has_ruse,
+            GUARDS[self._guard], NUM_GUARDS - len(guards_used), guards_used, to_play, hand, has_ruse,
             tuple(sizes), tuple(map(bool, choice)), self._revealed, paradise, self._disc_up,
             scores, totals,
         )  # fmt: skip
@@ -1027,8 +1054,6 @@ class BoomState(State):
         new._order = self._order[:]
         new._gpos = self._gpos
         new._guard = self._guard
-        new._limits = self._limits
-        new._plan = self._plan
         new._disc_up = self._disc_up
         new._disc_down = self._disc_down
         new._choice = self._choice[:]
@@ -1276,8 +1301,6 @@ def sample_state(
     state._order = used + rest
     state._gpos = len(used) - 1
     state._guard = obs.guard
-    state._limits = GUARDS[obs.guard]
-    state._plan = _GUARD_PLAN[obs.guard]  # the resolution reads the limits from here
     if obs.step == 2:
         state._revealed = tuple(tuple(cards) for cards in obs.revealed)
         state._rw = [sum(map(w.__getitem__, cards)) for w, cards in zip(_WORDS, state._revealed)]
