@@ -195,6 +195,8 @@ class _PairIndex(dict):
 
 _PAIR_INDEX = _PairIndex()
 _new_pairs = object.__new__  # LegalPairs without a Python __init__ call (hot path)
+# A seat's legal actions before they are first asked for (then built, and kept).
+_LATER = type("_Later", (), {"__slots__": (), "__repr__": lambda self: "<not built yet>"})()
 
 
 class LegalPairs(SequenceABC):
@@ -397,7 +399,7 @@ class BoomGame(Game):
         self._no_cards = ((),) * num_players
         self._asked = (0, *self.step_cards)
         self._all_play = tuple((n,) * num_players for n in self._asked)
-        self._unasked = dict.fromkeys(self._seats)
+        self._unasked = dict.fromkeys(self._seats, _LATER)
         self._deal_starts = range(0, num_players * self.deal_size, self.deal_size)
         self._deal_sizes = (self.deal_size,) * num_players
         self._all_ruse = (self.ruse,) * num_players
@@ -500,7 +502,7 @@ class BoomState(State):
         "game", "_np", "_all", "_empty", "_asked", "_adv", "_ruse_v", "_series",
         "_rng", "_rng_shared", "_hands", "_has_ruse", "_paradise", "_scores", "_totals",
         "_game_no", "_round", "_step", "_order", "_gpos", "_guard",
-        "_disc_up", "_disc_down", "_choice", "_to_play", "_waiting", "_to_act", "_legal",
+        "_disc_up", "_disc_down", "_choice", "_to_play", "_pending", "_kind",
         "_ruse_ok", "_revealed", "_dry_rounds", "_over", "_log", "_events", "_view",
         "_rw", "_fewest", "_game_rounds", "_folded", "_score_base", "_expanded",
     )  # fmt: skip
@@ -549,9 +551,8 @@ class BoomState(State):
         self._disc_down = ()
         self._choice = [()] * np
         self._to_play = game._all_play[0]
-        self._waiting = 0
-        self._to_act = ()
-        self._legal = dict.fromkeys(self._all, ())
+        self._pending = {}
+        self._kind = 0
         self._ruse_ok = False
         self._revealed = self._empty
         self._dry_rounds = 0
@@ -657,16 +658,17 @@ class BoomState(State):
             if fewest < asked:
                 fewest = min(map(len, hands))
             if fewest >= asked:
-                # the usual case: every seat holds enough bomb cards
-                game = self.game
-                self._to_play = game._all_play[step]
+                # the usual case: every seat holds enough bomb cards and plays `asked` of them
+                self._to_play = self.game._all_play[step]
                 self._choice = [None] * self._np
-                self._legal = game._unasked.copy()
-                self._to_act = self._all
-                self._waiting = self._np
+                self._pending = self.game._unasked.copy()  # every seat, legal actions _LATER
+                # the fast paths: 1 = one bomb card from a hand of two or more, 2 = two bomb
+                # cards (a ruse card in play takes the general path)
+                self._kind = 0 if ruse_ok else 2 if asked == 2 else 1 if fewest > 1 else 0
                 self._fewest = fewest - asked  # no hand loses more than `asked` in this step
                 return
         self._fewest = -1
+        self._kind = 0
         np = self._np
         to_play = []
         for seat in range(np):
@@ -674,97 +676,84 @@ class BoomState(State):
             to_play.append(asked if have >= asked else (have if SHORT_HAND_PLAYS_ALL else 0))
         self._to_play = tuple(to_play)
         self._choice = [None if n else () for n in to_play]
-        self._legal = {seat: (None if to_play[seat] else ()) for seat in range(np)}
-        acting = tuple(seat for seat in range(np) if to_play[seat])
-        self._to_act = acting
-        self._waiting = len(acting)
-        if not acting:
+        self._pending = {seat: _LATER for seat in range(np) if to_play[seat]}
+        if not self._pending:
             self._end_step()
 
     # ------------------------------------------------------------------ the interface
 
     def seats_to_act(self) -> tuple[int, ...]:
-        acting = self._to_act
-        if acting is None:
-            choice = self._choice
-            acting = tuple(s for s in range(self._np) if choice[s] is None)
-            self._to_act = acting
-        return acting
+        return tuple(self._pending)
 
     def legal_actions(self, seat: int) -> Sequence[tuple[int, ...]]:
         """Every sorted tuple of `to_play` distinct cards from the seat's hand (and its ruse
         card in a step that allows it), in lexicographic order; () if the seat need not act.
         One-card actions come as a tuple, two-card actions as a LegalPairs sequence."""
         try:
-            legal = self._legal[seat]
+            legal = self._pending[seat]
         except (KeyError, TypeError):
             return ()
-        if legal is None:
-            hand = self._hands[seat]
-            k = self._to_play[seat]
-            if self._ruse_ok and self._has_ruse[seat]:
-                pool = (*hand, RUSE)  # RUSE is the highest id, so the pool stays sorted
-            elif k == 1 and len(hand) > 1:
+        if legal is _LATER:
+            kind = self._kind
+            if kind == 1:
                 # one C call: itemgetter of several indices gives the tuple of their 1-tuples
-                legal = self._legal[seat] = _itemgetter(*hand)(_SINGLES)
-                return legal
-            else:
-                pool = tuple(hand)
-            if k == 2:
+                legal = _itemgetter(*self._hands[seat])(_SINGLES)
+            elif kind == 2:
                 legal = _new_pairs(LegalPairs)
-                legal._pool = pool
+                legal._pool = pool = tuple(self._hands[seat])
                 legal._index = _PAIR_INDEX[len(pool)]
-            elif k == 1:
-                legal = tuple(map(_SINGLES.__getitem__, pool))
             else:
-                legal = tuple(combinations(pool, k))
-            self._legal[seat] = legal
+                legal = self._build_legal(seat)
+            self._pending[seat] = legal
         return legal
 
-    def apply_action(self, seat: int, action: Any) -> None:
-        # Fast path for the usual one- and two-card steps; anything unusual or wrong goes
-        # through _apply_checked / _refusal, which also say why an action is refused.
-        choice = self._choice
-        try:
-            if seat < 0 or choice[seat] is not None:
-                raise IndexError
-            to_play = self._to_play[seat]
-        except (IndexError, TypeError):
-            raise self._refusal(seat, action) from None
-        if type(action) is not tuple or len(action) != to_play:
-            raise self._refusal(seat, action)
+    def _build_legal(self, seat: int) -> Sequence[tuple[int, ...]]:
         hand = self._hands[seat]
-        if to_play == 1:
-            a = action[0]
+        k = self._to_play[seat]
+        if self._ruse_ok and self._has_ruse[seat]:
+            pool = (*hand, RUSE)  # RUSE is the highest id, so the pool stays sorted
+        else:
+            pool = tuple(hand)
+        if k == 2:
+            return LegalPairs(pool)
+        if k == 1:
+            return tuple(map(_SINGLES.__getitem__, pool))
+        return tuple(combinations(pool, k))
+
+    def apply_action(self, seat: int, action: Any) -> None:
+        # Fast paths for the usual one- and two-card steps; anything unusual or wrong goes
+        # through _apply_checked / _refusal, which also say why an action is refused.
+        pending = self._pending
+        try:
+            pending[seat]  # the seats still to choose in this step
+        except (KeyError, TypeError):
+            raise self._refusal(seat, action) from None
+        kind = self._kind
+        if type(action) is not tuple or len(action) != kind:
+            self._apply_checked(seat, action)
+        elif kind == 1:
+            (a,) = action
+            hand = self._hands[seat]
             if type(a) is int and a in hand:
                 hand.remove(a)
                 self._rw[seat] += _WORDS[seat][a]
             else:
-                self._apply_checked(seat, action)
-        elif to_play == 2:
-            a, b = action
-            if type(a) is int is type(b) and a < b and a in hand:
-                if b in hand:
-                    hand.remove(a)
-                    hand.remove(b)
-                    words = _WORDS[seat]
-                    self._rw[seat] += words[a] + words[b]
-                elif b == RUSE and self._ruse_ok and self._has_ruse[seat]:
-                    hand.remove(a)
-                    self._has_ruse[seat] = False
-                    self._rw[seat] += _WORDS[seat][a]
-                else:
-                    raise self._refusal(seat, action)
-            else:
                 raise self._refusal(seat, action)
+        elif kind == 2:
+            a, b = action
+            hand = self._hands[seat]
+            if type(a) is int is type(b) and a < b and a in hand and b in hand:
+                hand.remove(a)
+                hand.remove(b)
+                words = _WORDS[seat]
+                self._rw[seat] += words[a] + words[b]
+            else:
+                self._apply_checked(seat, action)
         else:
             self._apply_checked(seat, action)
-        choice[seat] = action
-        self._legal[seat] = ()
-        self._to_act = None
-        waiting = self._waiting - 1
-        self._waiting = waiting
-        if not waiting:
+        self._choice[seat] = action
+        del pending[seat]
+        if not pending:
             self._end_step()
 
     def _illegal_reason(self, seat: Any, action: Any) -> str | None:
@@ -954,9 +943,8 @@ class BoomState(State):
         np = self._np
         self._to_play = self.game._all_play[0]
         self._choice = [()] * np
-        self._legal = dict.fromkeys(self._all, ())
-        self._to_act = ()
-        self._waiting = 0
+        self._pending = {}
+        self._kind = 0
         self._ruse_ok = False
         self._revealed = self._empty
 
@@ -1058,9 +1046,8 @@ class BoomState(State):
         new._disc_down = self._disc_down
         new._choice = self._choice[:]
         new._to_play = self._to_play  # a tuple, replaced (never changed) at each step
-        new._waiting = self._waiting
-        new._to_act = self._to_act
-        new._legal = self._legal.copy()  # the tuples inside are immutable: sharing is safe
+        new._pending = self._pending.copy()  # legal actions are immutable: sharing is safe
+        new._kind = self._kind
         new._ruse_ok = self._ruse_ok
         new._revealed = self._revealed
         new._rw = self._rw[:]
@@ -1322,6 +1309,6 @@ def sample_state(
             state.apply_action(seat, own)
         else:
             state.apply_action(seat, rng.choice(state.legal_actions(seat)))
-    if state._waiting == 0 or state._step != obs.step:
+    if not state._pending or state._step != obs.step:
         raise RulesError("the observation says every seat has acted in a step that did not resolve")
     return state
