@@ -26,6 +26,13 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .base import ConfigError, Event, Game, IllegalActionError, RulesError, State
 
+try:  # hashlib.blake2b is this; importing it from here skips loading OpenSSL (~15 ms)
+    from _blake2 import blake2b as _blake2b
+except ImportError:  # pragma: no cover - Pythons without the builtin module
+    from hashlib import blake2b as _blake2b
+
+_from_bytes = int.from_bytes
+
 # =================================================================================================
 # Rules data. Every point the rulebook leaves open is decided here (see ../shared/RULES-NOTES.md
 # and docs/rules/boom.md); change a constant to play with the real cards if they differ.
@@ -155,23 +162,49 @@ for _n in range(1, NUM_CARDS + 1):
     _FACTORIALS.append(_FACTORIALS[-1] * _n)
 
 
-def _shuffle(rng: random.Random, items: list, unordered: int = 1) -> None:
-    """Shuffle `items` in place, exactly uniformly, from `rng.getrandbits` alone.
+# What a draw of chance is for (see _draw).
+_DEAL_DRAW = 0
+_GUARD_DRAW = 1
 
-    One draw below n! (rejection sampling) is read as the digits of a Fisher-Yates shuffle. It
-    is faster than random.shuffle for a 50-card deck, and it depends only on the Mersenne
-    Twister's raw bits, so replays do not depend on how a Python version implements shuffle.
+
+def _draw(bound: int, seed: int, purpose: int, game_no: int, number: int = 0) -> int:
+    """A uniformly random int in [0, bound) for one event of chance in a match, determined by
+    the match seed and the event alone: `purpose` (_DEAL_DRAW or _GUARD_DRAW), the game's number
+    in the match (1 unless a series) and, for guard shuffles, which shuffle of that game.
+
+    The bits come from BLAKE2b over these numbers and a counter: a block of one digest (512
+    bits, or as many digests as a chunk needs) is read in chunks of bound.bit_length() bits;
+    the first chunk below `bound` is the draw (rejection sampling, so every value is equally
+    likely), and further blocks count on. No generator is seeded or carried: a state is its
+    seed plus the count of what it has drawn, which makes clones and replays cheap and exact,
+    and the result does not depend on the Python version."""
+    bits = bound.bit_length()
+    mask = (1 << bits) - 1
+    digests = -(-bits // 512)  # per block
+    counter = 0
+    while True:
+        block = 0
+        for _ in range(digests):
+            block = block << 512 | _from_bytes(
+                _blake2b(b"%d %d %d %d %d" % (seed, purpose, game_no, number, counter)).digest(),
+                "little",
+            )
+            counter += 1
+        for _ in range(512 * digests // bits):
+            x = block & mask
+            if x < bound:
+                return x
+            block >>= bits
+
+
+def _shuffle(items: list, x: int, unordered: int = 1) -> None:
+    """Shuffle `items` in place by the draw x in [0, len(items)!), read as the digits of a
+    Fisher-Yates shuffle: every order is equally likely when x is.
 
     The last steps of Fisher-Yates only permute the first items among themselves: a caller
-    that will sort the first `unordered` items (a hand) may skip those steps. The draw is the
-    same, so the generator and every other position end up exactly as after a full shuffle."""
-    n = len(items)
-    bound = _FACTORIALS[n]
-    bits = bound.bit_length()
-    x = rng.getrandbits(bits)
-    while x >= bound:
-        x = rng.getrandbits(bits)
-    for i in range(n - 1, max(unordered - 1, 0), -1):
+    that will sort the first `unordered` items (a hand) may skip those steps; every other
+    position ends up exactly as after a full shuffle."""
+    for i in range(len(items) - 1, max(unordered - 1, 0), -1):
         x, j = divmod(x, i + 1)
         items[i], items[j] = items[j], items[i]
 
@@ -336,6 +369,7 @@ _SERIES_END = "series_end"
 _ROUND = "round"
 
 _GUARD_IDS = tuple(range(NUM_GUARDS))
+_GUARD_ORDERS = _FACTORIALS[NUM_GUARDS]
 _CARD_VALUE = tuple(VALUES[c % 10] for c in range(NUM_CARDS))
 
 
@@ -382,7 +416,8 @@ class BoomGame(Game):
     min_players = 2
     max_players = _MAX_PLAYERS
     options_spec = {"advanced": (False, True), "ruse": (False, True), "series": (False, True)}
-    engine_version = "1"
+    # 2: chance drawn from BLAKE2b by event (_draw) instead of random.Random(seed)
+    engine_version = "2"
 
     def __init__(self, num_players: int, **options: Any):
         super().__init__(num_players, **options)
@@ -403,6 +438,7 @@ class BoomGame(Game):
         self._deal_starts = range(0, num_players * self.deal_size, self.deal_size)
         self._deal_sizes = (self.deal_size,) * num_players
         self._all_ruse = (self.ruse,) * num_players
+        self._deck_orders = _FACTORIALS[len(self.deck)]
         self._sum_bytes = NUM_COLOURS + _SEAT_BYTES * num_players  # see _WORDS
         if self.deal_size * num_players > len(self.deck):
             raise ConfigError(
@@ -411,7 +447,11 @@ class BoomGame(Game):
             )
 
     def new_match(self, seed: int) -> "BoomState":
-        return BoomState._dealt(self, random.Random(seed))
+        if type(seed) is not int:
+            raise RulesError(f"a match seed is an int, not {seed!r}")
+        state = BoomState._bare(self, seed)
+        state._deal_game()
+        return state
 
     def action_to_string(self, action: Any) -> str:
         return action_to_string(action)
@@ -460,8 +500,10 @@ class BoomGame(Game):
             ruse = [self.ruse] * np
         if any(ruse) and not self.ruse:
             raise RulesError("ruse cards are only in the game with the ruse option")
-        order = _complete_guard_order(guard_order, random.Random(seed))
-        state = BoomState._blank(self, random.Random(seed))
+        if type(seed) is not int:
+            raise RulesError(f"a seed is an int, not {seed!r}")
+        order = _complete_guard_order(guard_order, seed, game_number)
+        state = BoomState._blank(self, seed)
         state._game_no = game_number
         if series_totals is not None:
             state._totals = list(series_totals)
@@ -473,19 +515,20 @@ class BoomGame(Game):
             state._disc_down = tuple(disc)
         state._log_game_start()
         state._order = order
+        state._shuffles = 1  # later reshuffles are new draws
         state._gpos = -1
         state._next_round()
         return state
 
 
-def _complete_guard_order(given: Sequence[int], rng: random.Random) -> list[int]:
+def _complete_guard_order(given: Sequence[int], seed: int, game_no: int) -> list[int]:
     given = list(given)
     if any(type(g) is not int or not 0 <= g < NUM_GUARDS for g in given) or len(set(given)) < len(
         given
     ):
         raise RulesError(f"a guard order lists distinct guard indices 0..{NUM_GUARDS - 1}: {given}")
     rest = [g for g in _GUARD_IDS if g not in given]
-    _shuffle(rng, rest)
+    _shuffle(rest, _draw(_FACTORIALS[len(rest)], seed, _GUARD_DRAW, game_no))
     return given + rest
 
 
@@ -500,7 +543,7 @@ class BoomState(State):
 
     __slots__ = (
         "game", "_np", "_all", "_empty", "_asked", "_adv", "_ruse_v", "_series",
-        "_rng", "_rng_shared", "_hands", "_has_ruse", "_paradise", "_scores", "_totals",
+        "_seed", "_shuffles", "_hands", "_has_ruse", "_paradise", "_scores", "_totals",
         "_game_no", "_round", "_step", "_order", "_gpos", "_guard",
         "_disc_up", "_disc_down", "_choice", "_to_play", "_pending", "_kind",
         "_ruse_ok", "_revealed", "_dry_rounds", "_over", "_log", "_events", "_view",
@@ -512,9 +555,9 @@ class BoomState(State):
     # ------------------------------------------------------------------ construction
 
     @classmethod
-    def _bare(cls, game: BoomGame, rng: random.Random) -> "BoomState":
-        """A state with what every match starts from: its game's settings, its generator,
-        zero totals, an empty log. The deal (or the hands given) is the caller's."""
+    def _bare(cls, game: BoomGame, seed: int) -> "BoomState":
+        """A state with what every match starts from: its game's settings, its seed, zero
+        totals, an empty log. The deal (or the hands given) is the caller's."""
         self = cls.__new__(cls)
         self.game = game
         self._np = np = game.num_players
@@ -524,8 +567,8 @@ class BoomState(State):
         self._adv = game.advanced
         self._ruse_v = game.ruse
         self._series = game.series
-        self._rng = rng
-        self._rng_shared = False
+        self._seed = seed
+        self._shuffles = 0  # guard shuffles drawn in the current game
         self._totals = [0] * np
         self._game_no = 1
         self._over = False
@@ -535,9 +578,9 @@ class BoomState(State):
         return self
 
     @classmethod
-    def _blank(cls, game: BoomGame, rng: random.Random) -> "BoomState":
+    def _blank(cls, game: BoomGame, seed: int) -> "BoomState":
         """No cards dealt yet: every field set, for a caller that fills in the hands."""
-        self = cls._bare(game, rng)
+        self = cls._bare(game, seed)
         np = self._np
         self._hands = [[] for _ in range(np)]
         self._has_ruse = [game.ruse] * np
@@ -561,31 +604,15 @@ class BoomState(State):
         self._fewest = -1
         return self
 
-    @classmethod
-    def _dealt(cls, game: BoomGame, rng: random.Random) -> BoomState:
-        """A new match: _deal_game (and the round and step it begins) sets the rest."""
-        self = cls._bare(game, rng)
-        self._deal_game()
-        return self
-
-    def _own_rng(self) -> random.Random:
-        # A clone shares the generator until one of the two needs it (copy on first use), so
-        # cloning stays cheap; no state ever draws from a generator it shares.
-        if self._rng_shared:
-            rng = random.Random()
-            rng.setstate(self._rng.getstate())
-            self._rng = rng
-            self._rng_shared = False
-        return self._rng
-
     def _deal_game(self) -> None:
         """Fresh deal and guard shuffle for the next game (the first, or the next of a series)."""
         game = self.game
-        rng = self._own_rng()
+        seed = self._seed
+        game_no = self._game_no
         deck = list(game.deck)
         n = game.deal_size
         # hands are sorted: the order within the first hand does not matter
-        _shuffle(rng, deck, n)
+        _shuffle(deck, _draw(game._deck_orders, seed, _DEAL_DRAW, game_no), n)
         np = self._np
         # Seat position i always gets the i-th slice: the same seed deals the same cards to the
         # same seat positions whoever sits there.
@@ -604,8 +631,9 @@ class BoomState(State):
             game.removed, game._all_ruse,
         ))  # fmt: skip
         order = list(_GUARD_IDS)
-        _shuffle(rng, order)
+        _shuffle(order, _draw(_GUARD_ORDERS, seed, _GUARD_DRAW, game_no))
         self._order = order
+        self._shuffles = 1
         self._gpos = -1
         self._next_round()
 
@@ -631,7 +659,9 @@ class BoomState(State):
         reshuffled = False
         if gpos >= NUM_GUARDS:
             order = list(_GUARD_IDS)
-            _shuffle(self._own_rng(), order)
+            number = self._shuffles
+            _shuffle(order, _draw(_GUARD_ORDERS, self._seed, _GUARD_DRAW, self._game_no, number))
+            self._shuffles = number + 1
             self._order = order
             gpos = 0
             reshuffled = True
@@ -1029,8 +1059,8 @@ class BoomState(State):
         new._adv = self._adv
         new._ruse_v = self._ruse_v
         new._series = self._series
-        new._rng = self._rng
-        new._rng_shared = self._rng_shared = True
+        new._seed = self._seed
+        new._shuffles = self._shuffles
         new._hands = [h[:] for h in self._hands]
         new._has_ruse = self._has_ruse[:]
         new._paradise = [p[:] for p in self._paradise]
@@ -1096,7 +1126,7 @@ class BoomState(State):
         generator's internal state included): equal snapshots play out identically."""
         self._fold()
         return (
-            self.game.config(), self._rng.getstate(), tuple(map(tuple, self._hands)),
+            self.game.config(), self._seed, self._shuffles, tuple(map(tuple, self._hands)),
             tuple(self._has_ruse), tuple(map(tuple, self._paradise)), tuple(self._scores),
             tuple(self._totals), self._game_no, self._round, self._step, tuple(self._order),
             self._gpos, self._disc_up, self._disc_down, tuple(self._choice),
@@ -1273,7 +1303,8 @@ def sample_state(
     if game.advanced and pool:
         raise RulesError(f"cards {sorted(pool)} are unaccounted for in an advanced game")
 
-    state = BoomState._blank(game, random.Random(rng.getrandbits(64)))
+    state = BoomState._blank(game, rng.getrandbits(64))
+    state._shuffles = 1  # later reshuffles are new draws, not the one behind the current order
     state._game_no = obs.game_number
     state._round = obs.round
     state._totals = list(obs.series_totals)
