@@ -759,26 +759,31 @@ class BoomState(State):
         except (KeyError, TypeError):
             raise self._refusal(seat, action) from None
         kind = self._kind
-        if type(action) is not tuple or len(action) != kind:
-            self._apply_checked(seat, action)
-        elif kind == 1:
-            (a,) = action
-            hand = self._hands[seat]
-            if type(a) is int and a in hand:
-                hand.remove(a)
-                self._rw[seat] += _WORDS[seat][a]
-            else:
-                raise self._refusal(seat, action)
+        if kind == 1:
+            try:
+                (a,) = action  # ValueError or TypeError if not exactly one item
+                if type(a) is not int or type(action) is not tuple:
+                    raise TypeError
+                self._hands[seat].remove(a)  # ValueError if not in the hand
+            except (ValueError, TypeError):
+                raise self._refusal(seat, action) from None
+            self._rw[seat] += _WORDS[seat][a]
         elif kind == 2:
-            a, b = action
-            hand = self._hands[seat]
-            if type(a) is int is type(b) and a < b and a in hand and b in hand:
+            try:
+                a, b = action
+                if type(a) is not int or type(b) is not int or a >= b or type(action) is not tuple:
+                    raise TypeError
+                hand = self._hands[seat]
                 hand.remove(a)
-                hand.remove(b)
-                words = _WORDS[seat]
-                self._rw[seat] += words[a] + words[b]
-            else:
-                self._apply_checked(seat, action)
+                try:
+                    hand.remove(b)
+                except ValueError:
+                    insort(hand, a)
+                    raise
+            except (ValueError, TypeError):
+                raise self._refusal(seat, action) from None
+            words = _WORDS[seat]
+            self._rw[seat] += words[a] + words[b]
         else:
             self._apply_checked(seat, action)
         self._choice[seat] = action
