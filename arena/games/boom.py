@@ -713,7 +713,8 @@ class BoomState(State):
     # ------------------------------------------------------------------ the interface
 
     def seats_to_act(self) -> tuple[int, ...]:
-        return tuple(self._pending)
+        pending = self._pending
+        return self._all if len(pending) == self._np else tuple(pending)
 
     def legal_actions(self, seat: int) -> Sequence[tuple[int, ...]]:
         """Every sorted tuple of `to_play` distinct cards from the seat's hand (and its ruse
@@ -921,7 +922,7 @@ class BoomState(State):
         bonus = ()
         if self._adv and (game_ends or FEWEST_CARDS_BONUS_EVERY_ROUND):
             bonus = tuple(seat for seat in self._all if len(hands[seat]) == fewest)
-        record = (_ROUND, guard, tuple(words), bonus)
+        record = (_ROUND, guard, words, bonus)  # _next_round gives _rw a new list
         log = self._log
         log.append(record)
         self._game_rounds.append(record)
