@@ -20,7 +20,8 @@ import random
 from bisect import insort
 from dataclasses import dataclass
 from itertools import combinations
-from operator import add, itemgetter
+from operator import add, itemgetter, lt as _lt, mod as _mod
+from struct import Struct
 from collections.abc import Sequence as SequenceABC
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -157,56 +158,48 @@ for _mask in range(1 << NUM_COLOURS):
     _UNDER_BYTES[_bits] = sum(
         0xFF << 8 * col for col in range(NUM_COLOURS) if not _mask >> col & 1
     )
-_FACTORIALS = [1]
-for _n in range(1, NUM_CARDS + 1):
-    _FACTORIALS.append(_FACTORIALS[-1] * _n)
-
-
-# What a draw of chance is for (see _draw).
+# What a draw of chance is for (see _draw_digits).
 _DEAL_DRAW = 0
 _GUARD_DRAW = 1
+# radices -> (unpacker of their 16-bit values, the largest multiple of each radix up to 2**16,
+# the least of these, digests a draw takes)
+_DIGIT_PLANS: dict[tuple[int, ...], tuple[Any, tuple[int, ...], int, int]] = {}
 
 
-def _draw(bound: int, seed: int, purpose: int, game_no: int, number: int = 0) -> int:
-    """A uniformly random int in [0, bound) for one event of chance in a match, determined by
-    the match seed and the event alone: `purpose` (_DEAL_DRAW or _GUARD_DRAW), the game's number
-    in the match (1 unless a series) and, for guard shuffles, which shuffle of that game.
+def _draw_digits(
+    radices: tuple[int, ...], seed: int, purpose: int, game_no: int, number: int = 0
+) -> list[int]:
+    """For each radix r, a digit uniform in [0, r), all independent, for one event of chance in
+    a match: determined by the match seed and the event alone (`purpose`, _DEAL_DRAW or
+    _GUARD_DRAW; the game's number in the match, 1 unless a series; and, for guard shuffles,
+    which shuffle of that game). Popping cards from a pool at these digits deals them in a
+    uniformly random order.
 
-    The bits come from BLAKE2b over these numbers and a counter: a block of one digest (512
-    bits, or as many digests as a chunk needs) is read in chunks of bound.bit_length() bits;
-    the first chunk below `bound` is the draw (rejection sampling, so every value is equally
-    likely), and further blocks count on. No generator is seeded or carried: a state is its
-    seed plus the count of what it has drawn, which makes clones and replays cheap and exact,
-    and the result does not depend on the Python version."""
-    bits = bound.bit_length()
-    mask = (1 << bits) - 1
-    digests = -(-bits // 512)  # per block
+    Each digit is a 16-bit value from BLAKE2b over these numbers and a counter, modulo its radix.
+    A value at or above the largest multiple of the radix below 2**16 would make small digits
+    likelier, so if any value is, all are drawn again from the next digests (about 2% of deals):
+    the digits of an accepted draw are exactly uniform. No generator is seeded or carried: a
+    state is its seed plus the count of its shuffles, which keeps clones and replays cheap and
+    exact, and the draws do not depend on the Python version."""
+    plan = _DIGIT_PLANS.get(radices)
+    if plan is None:
+        limits = tuple(r * (65536 // r) for r in radices)
+        plan = _DIGIT_PLANS[radices] = (
+            Struct("<%dH" % len(radices)).unpack_from, limits, min(limits, default=0),
+            -(-2 * len(radices) // 64),
+        )  # fmt: skip
+    unpack, limits, least, digests = plan
     counter = 0
     while True:
-        block = 0
-        for _ in range(digests):
-            block = block << 512 | _from_bytes(
-                _blake2b(b"%d %d %d %d %d" % (seed, purpose, game_no, number, counter)).digest(),
-                "little",
-            )
-            counter += 1
-        for _ in range(512 * digests // bits):
-            x = block & mask
-            if x < bound:
-                return x
-            block >>= bits
-
-
-def _shuffle(items: list, x: int, unordered: int = 1) -> None:
-    """Shuffle `items` in place by the draw x in [0, len(items)!), read as the digits of a
-    Fisher-Yates shuffle: every order is equally likely when x is.
-
-    The last steps of Fisher-Yates only permute the first items among themselves: a caller
-    that will sort the first `unordered` items (a hand) may skip those steps; every other
-    position ends up exactly as after a full shuffle."""
-    for i in range(len(items) - 1, max(unordered - 1, 0), -1):
-        x, j = divmod(x, i + 1)
-        items[i], items[j] = items[j], items[i]
+        block = _blake2b(b"%d %d %d %d %d" % (seed, purpose, game_no, number, counter)).digest()
+        for i in range(1, digests):
+            block += _blake2b(
+                b"%d %d %d %d %d" % (seed, purpose, game_no, number, counter + i)
+            ).digest()
+        counter += digests
+        values = unpack(block)
+        if max(values, default=0) < least or all(map(_lt, values, limits)):
+            return list(map(_mod, values, radices))
 
 
 # Legal actions. One-card actions are shared 1-tuples; two-card actions are served by
@@ -369,7 +362,7 @@ _SERIES_END = "series_end"
 _ROUND = "round"
 
 _GUARD_IDS = tuple(range(NUM_GUARDS))
-_GUARD_ORDERS = _FACTORIALS[NUM_GUARDS]
+_GUARD_RADICES = tuple(range(NUM_GUARDS, 1, -1))  # a guard shuffle: pop at these digits
 _CARD_VALUE = tuple(VALUES[c % 10] for c in range(NUM_CARDS))
 
 
@@ -416,7 +409,7 @@ class BoomGame(Game):
     min_players = 2
     max_players = _MAX_PLAYERS
     options_spec = {"advanced": (False, True), "ruse": (False, True), "series": (False, True)}
-    # 2: chance drawn from BLAKE2b by event (_draw) instead of random.Random(seed)
+    # 2: chance drawn from BLAKE2b by event (_draw_digits) instead of random.Random(seed)
     engine_version = "2"
 
     def __init__(self, num_players: int, **options: Any):
@@ -435,10 +428,15 @@ class BoomGame(Game):
         self._asked = (0, *self.step_cards)
         self._all_play = tuple((n,) * num_players for n in self._asked)
         self._unasked = dict.fromkeys(self._seats, _LATER)
-        self._deal_starts = range(0, num_players * self.deal_size, self.deal_size)
+        self._deal_starts = range(0, (num_players - 1) * self.deal_size, self.deal_size)
         self._deal_sizes = (self.deal_size,) * num_players
         self._all_ruse = (self.ruse,) * num_players
-        self._deck_orders = _FACTORIALS[len(self.deck)]
+        # A deal pops every card but the first seat's hand from the sorted deck (what is left is
+        # that hand), then pops the guards' order: the digits it draws.
+        self._dealt_by_draw = len(self.deck) - self.deal_size
+        self._deal_radices = (
+            tuple(range(len(self.deck), self.deal_size, -1)) + _GUARD_RADICES
+        )
         self._sum_bytes = NUM_COLOURS + _SEAT_BYTES * num_players  # see _WORDS
         if self.deal_size * num_players > len(self.deck):
             raise ConfigError(
@@ -528,8 +526,8 @@ def _complete_guard_order(given: Sequence[int], seed: int, game_no: int) -> list
     ):
         raise RulesError(f"a guard order lists distinct guard indices 0..{NUM_GUARDS - 1}: {given}")
     rest = [g for g in _GUARD_IDS if g not in given]
-    _shuffle(rest, _draw(_FACTORIALS[len(rest)], seed, _GUARD_DRAW, game_no))
-    return given + rest
+    digits = _draw_digits(tuple(range(len(rest), 1, -1)), seed, _GUARD_DRAW, game_no)
+    return given + list(map(rest.pop, digits)) + rest
 
 
 class BoomState(State):
@@ -607,17 +605,19 @@ class BoomState(State):
     def _deal_game(self) -> None:
         """Fresh deal and guard shuffle for the next game (the first, or the next of a series)."""
         game = self.game
-        seed = self._seed
-        game_no = self._game_no
-        deck = list(game.deck)
+        digits = _draw_digits(game._deal_radices, self._seed, _DEAL_DRAW, self._game_no)
+        k = game._dealt_by_draw
+        first = list(game.deck)  # sorted; what the pops leave is the first seat's hand
+        drawn = list(map(first.pop, digits[:k]))
+        guards = list(_GUARD_IDS)
+        order = list(map(guards.pop, digits[k:]))
+        order += guards
         n = game.deal_size
-        # hands are sorted: the order within the first hand does not matter
-        _shuffle(deck, _draw(game._deck_orders, seed, _DEAL_DRAW, game_no), n)
         np = self._np
-        # Seat position i always gets the i-th slice: the same seed deals the same cards to the
-        # same seat positions whoever sits there.
-        self._hands = [sorted(deck[i : i + n]) for i in game._deal_starts]
-        rest = tuple(sorted(deck[np * n :]))
+        # Seat position i always gets the same cards of the draw: the same seed deals the same
+        # cards to the same seat positions whoever sits there.
+        self._hands = [first] + [sorted(drawn[i : i + n]) for i in game._deal_starts]
+        rest = tuple(sorted(drawn[(np - 1) * n :]))
         if self._adv:
             self._disc_up, self._disc_down = rest, ()
         else:
@@ -630,8 +630,6 @@ class BoomState(State):
             _GAME_START, self._game_no, game._deal_sizes, self._disc_up, len(self._disc_down),
             game.removed, game._all_ruse,
         ))  # fmt: skip
-        order = list(_GUARD_IDS)
-        _shuffle(order, _draw(_GUARD_ORDERS, seed, _GUARD_DRAW, game_no))
         self._order = order
         self._shuffles = 1
         self._gpos = -1
@@ -658,11 +656,13 @@ class BoomState(State):
         gpos = self._gpos + 1
         reshuffled = False
         if gpos >= NUM_GUARDS:
-            order = list(_GUARD_IDS)
             number = self._shuffles
-            _shuffle(order, _draw(_GUARD_ORDERS, self._seed, _GUARD_DRAW, self._game_no, number))
+            guards = list(_GUARD_IDS)
+            order = list(map(guards.pop, _draw_digits(
+                _GUARD_RADICES, self._seed, _GUARD_DRAW, self._game_no, number
+            )))  # fmt: skip
+            self._order = order + guards
             self._shuffles = number + 1
-            self._order = order
             gpos = 0
             reshuffled = True
         self._gpos = gpos
