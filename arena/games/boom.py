@@ -161,45 +161,44 @@ for _mask in range(1 << NUM_COLOURS):
 # What a draw of chance is for (see _draw_digits).
 _DEAL_DRAW = 0
 _GUARD_DRAW = 1
-# radices -> (unpacker of their 16-bit values, the largest multiple of each radix up to 2**16,
-# the least of these, digests a draw takes)
-_DIGIT_PLANS: dict[tuple[int, ...], tuple[Any, tuple[int, ...], int, int]] = {}
 
 
-def _draw_digits(
-    radices: tuple[int, ...], seed: int, purpose: int, game_no: int, number: int = 0
-) -> list[int]:
-    """For each radix r, a digit uniform in [0, r), all independent, for one event of chance in
-    a match: determined by the match seed and the event alone (`purpose`, _DEAL_DRAW or
-    _GUARD_DRAW; the game's number in the match, 1 unless a series; and, for guard shuffles,
-    which shuffle of that game). Popping cards from a pool at these digits deals them in a
-    uniformly random order.
+def _digit_plan(radices: tuple[int, ...]) -> tuple:
+    """What _draw_digits needs to draw a digit for each of these radices: the radices, an
+    unpacker of their 16-bit values, the largest multiple of each radix up to 2**16, the bytes
+    the values take and the digests those need."""
+    assert all(1 <= r <= 256 for r in radices), "a value's high byte decides (see _draw_digits)"
+    size = 2 * len(radices)
+    return (
+        radices, Struct("<%dH" % len(radices)).unpack_from,
+        tuple(r * (65536 // r) for r in radices), size, max(1, -(-size // 64)),
+    )  # fmt: skip
+
+
+def _draw_digits(plan: tuple, seed: int, purpose: int, game_no: int, number: int = 0) -> list[int]:
+    """For each radix r of the plan (_digit_plan), a digit uniform in [0, r), all independent,
+    for one event of chance in a match: determined by the match seed and the event alone
+    (`purpose`, _DEAL_DRAW or _GUARD_DRAW; the game's number in the match, 1 unless a series;
+    and, for guard shuffles, which shuffle of that game). Popping cards from a pool at these
+    digits deals them in a uniformly random order.
 
     Each digit is a 16-bit value from BLAKE2b over these numbers and a counter, modulo its radix.
     A value at or above the largest multiple of the radix below 2**16 would make small digits
     likelier, so if any value is, all are drawn again from the next digests (about 2% of deals):
-    the digits of an accepted draw are exactly uniform. No generator is seeded or carried: a
-    state is its seed plus the count of its shuffles, which keeps clones and replays cheap and
-    exact, and the draws do not depend on the Python version."""
-    plan = _DIGIT_PLANS.get(radices)
-    if plan is None:
-        limits = tuple(r * (65536 // r) for r in radices)
-        plan = _DIGIT_PLANS[radices] = (
-            Struct("<%dH" % len(radices)).unpack_from, limits, min(limits, default=0),
-            -(-2 * len(radices) // 64),
-        )  # fmt: skip
-    unpack, limits, least, digests = plan
+    the digits of an accepted draw are exactly uniform. Such a value has a high byte of 0xff
+    (radices are at most 256), so most draws are cleared by looking for that byte. No generator
+    is seeded or carried: a state is its seed plus the count of its shuffles, which keeps clones
+    and replays cheap and exact, and the draws do not depend on the Python version."""
+    radices, unpack, limits, size, digests = plan
+    prefix = b"%d %d %d %d " % (seed, purpose, game_no, number)
     counter = 0
     while True:
-        block = _blake2b(b"%d %d %d %d %d" % (seed, purpose, game_no, number, counter)).digest()
+        block = _blake2b(prefix + b"%d" % counter).digest()
         for i in range(1, digests):
-            block += _blake2b(
-                b"%d %d %d %d %d" % (seed, purpose, game_no, number, counter + i)
-            ).digest()
+            block += _blake2b(prefix + b"%d" % (counter + i)).digest()
         counter += digests
-        values = unpack(block)
-        if max(values, default=0) < least or all(map(_lt, values, limits)):
-            return list(map(_mod, values, radices))
+        if b"\xff" not in block[1:size:2] or all(map(_lt, unpack(block), limits)):
+            return list(map(_mod, unpack(block), radices))
 
 
 # Legal actions. One-card actions are shared 1-tuples; two-card actions are served by
@@ -363,6 +362,7 @@ _ROUND = "round"
 
 _GUARD_IDS = tuple(range(NUM_GUARDS))
 _GUARD_RADICES = tuple(range(NUM_GUARDS, 1, -1))  # a guard shuffle: pop at these digits
+_GUARD_SHUFFLE = _digit_plan(_GUARD_RADICES)
 _CARD_VALUE = tuple(VALUES[c % 10] for c in range(NUM_CARDS))
 
 
@@ -428,13 +428,23 @@ class BoomGame(Game):
         self._asked = (0, *self.step_cards)
         self._all_play = tuple((n,) * num_players for n in self._asked)
         self._unasked = dict.fromkeys(self._seats, _LATER)
+        # Per escape step (index 0: none): cards asked, whether a ruse card may be played, the
+        # fast path of apply_action and legal_actions when every seat plays `asked` cards
+        # (1: one bomb card, 2: two bomb cards, 0: the general path, for ruse cards), and
+        # every seat's count.
+        self._steps = tuple(
+            (n, self.ruse and step in RUSE_STEPS,
+             0 if self.ruse and step in RUSE_STEPS or n not in (1, 2) else n,
+             (n,) * num_players)
+            for step, n in enumerate(self._asked)
+        )  # fmt: skip
         self._deal_starts = range(0, (num_players - 1) * self.deal_size, self.deal_size)
         self._deal_sizes = (self.deal_size,) * num_players
         self._all_ruse = (self.ruse,) * num_players
         # A deal pops every card but the first seat's hand from the sorted deck (what is left is
         # that hand), then pops the guards' order: the digits it draws.
         self._dealt_by_draw = len(self.deck) - self.deal_size
-        self._deal_radices = (
+        self._deal_plan = _digit_plan(
             tuple(range(len(self.deck), self.deal_size, -1)) + _GUARD_RADICES
         )
         self._sum_bytes = NUM_COLOURS + _SEAT_BYTES * num_players  # see _WORDS
@@ -526,7 +536,8 @@ def _complete_guard_order(given: Sequence[int], seed: int, game_no: int) -> list
     ):
         raise RulesError(f"a guard order lists distinct guard indices 0..{NUM_GUARDS - 1}: {given}")
     rest = [g for g in _GUARD_IDS if g not in given]
-    digits = _draw_digits(tuple(range(len(rest), 1, -1)), seed, _GUARD_DRAW, game_no)
+    plan = _digit_plan(tuple(range(len(rest), 1, -1)))
+    digits = _draw_digits(plan, seed, _GUARD_DRAW, game_no)
     return given + list(map(rest.pop, digits)) + rest
 
 
@@ -605,7 +616,7 @@ class BoomState(State):
     def _deal_game(self) -> None:
         """Fresh deal and guard shuffle for the next game (the first, or the next of a series)."""
         game = self.game
-        digits = _draw_digits(game._deal_radices, self._seed, _DEAL_DRAW, self._game_no)
+        digits = _draw_digits(game._deal_plan, self._seed, _DEAL_DRAW, self._game_no)
         k = game._dealt_by_draw
         first = list(game.deck)  # sorted; what the pops leave is the first seat's hand
         drawn = list(map(first.pop, digits[:k]))
@@ -659,7 +670,7 @@ class BoomState(State):
             number = self._shuffles
             guards = list(_GUARD_IDS)
             order = list(map(guards.pop, _draw_digits(
-                _GUARD_RADICES, self._seed, _GUARD_DRAW, self._game_no, number
+                _GUARD_SHUFFLE, self._seed, _GUARD_DRAW, self._game_no, number
             )))  # fmt: skip
             self._order = order + guards
             self._shuffles = number + 1
@@ -679,24 +690,21 @@ class BoomState(State):
     def _begin_step(self, step: int, fewest: int = -1) -> None:
         """Begin escape step `step`; `fewest`, if not -1, is a lower bound on the hand sizes
         (the caller knows it, so they need not be counted again)."""
+        game = self.game
+        asked, ruse_ok, kind, all_play = game._steps[step]
         self._step = step
-        asked = self._asked[step]
-        ruse_ok = self._ruse_v and step in RUSE_STEPS
         self._ruse_ok = ruse_ok
+        if fewest < asked:
+            fewest = min(map(len, self._hands))
+        if fewest >= asked > 0:
+            # the usual case: every seat holds enough bomb cards and plays `asked` of them
+            self._to_play = all_play
+            self._choice = [None] * self._np
+            self._pending = game._unasked.copy()  # every seat, legal actions _LATER
+            self._kind = kind if fewest > 1 else 0  # kind 1 builds on a hand of two or more
+            self._fewest = fewest - asked  # no hand loses more than `asked` in this step
+            return
         hands = self._hands
-        if asked:
-            if fewest < asked:
-                fewest = min(map(len, hands))
-            if fewest >= asked:
-                # the usual case: every seat holds enough bomb cards and plays `asked` of them
-                self._to_play = self.game._all_play[step]
-                self._choice = [None] * self._np
-                self._pending = self.game._unasked.copy()  # every seat, legal actions _LATER
-                # the fast paths: 1 = one bomb card from a hand of two or more, 2 = two bomb
-                # cards (a ruse card in play takes the general path)
-                self._kind = 0 if ruse_ok else 2 if asked == 2 else 1 if fewest > 1 else 0
-                self._fewest = fewest - asked  # no hand loses more than `asked` in this step
-                return
         self._fewest = -1
         self._kind = 0
         np = self._np
