@@ -425,6 +425,7 @@ class BoomGame(Game):
         # step (index 0: none), every seat playing `asked` cards, a fresh legal-actions map.
         self._seats = tuple(range(num_players))
         self._no_cards = ((),) * num_players
+        self._zeros = (0,) * num_players
         self._asked = (0, *self.step_cards)
         self._all_play = tuple((n,) * num_players for n in self._asked)
         self._unasked = dict.fromkeys(self._seats, _LATER)
@@ -644,15 +645,15 @@ class BoomState(State):
         self._order = order
         self._shuffles = 1
         self._gpos = -1
-        self._next_round()
+        self._next_round(n)  # every hand holds n cards
 
     def _new_game_scores(self, base: Sequence[int] | None = None) -> None:
         """A game begins: no round resolved yet, its scores at `base` (zero unless a state is
         built in mid-game) and no paradise cards."""
-        np = self._np
-        self._score_base = tuple(base) if base is not None else (0,) * np
+        game = self.game
+        self._score_base = tuple(base) if base is not None else game._zeros
         self._scores = list(self._score_base)
-        self._paradise = [[] for _ in range(np)]
+        self._paradise = list(map(list, game._no_cards))  # an empty list per seat
         self._game_rounds = []
         self._folded = 0
 
