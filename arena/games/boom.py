@@ -357,7 +357,8 @@ _BONUS = "fewest_cards_bonus"
 _GAME_END = "game_end"
 _SERIES_END = "series_end"
 # A resolved round: (_ROUND, guard index, each seat's word of played cards, seats given the
-# fewest-cards bonus). It stands for the round's take-back and escape records (_round_outcome).
+# fewest-cards bonus, a _Memo of its outcome). It stands for the round's take-back and escape
+# records (_round_outcome).
 _ROUND = "round"
 
 _GUARD_IDS = tuple(range(NUM_GUARDS))
@@ -366,39 +367,71 @@ _GUARD_SHUFFLE = _digit_plan(_GUARD_RADICES)
 _CARD_VALUE = tuple(VALUES[c % 10] for c in range(NUM_CARDS))
 
 
-def _round_outcome(record: tuple) -> tuple[list[tuple], list[int]]:
+class _Memo(list):
+    """A cache cell inside a record (empty until filled). Every cell equals every other, so
+    records compare by what they record, whatever has been worked out from them."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Memo)
+
+    def __ne__(self, other: object) -> bool:
+        return not isinstance(other, _Memo)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _round_outcome(record: tuple) -> tuple[list[tuple], list[int], list[tuple[int, tuple]]]:
     """What a round record (_ROUND) stands for: its take-back and escape records, in the order
-    the rules take them (colour by colour, left to right on the guard card), and each seat's
-    points from the round. The same rules as the hot path in _resolve_round, told in full."""
-    _, guard, words, bonus = record
+    the rules take them (colour by colour, left to right on the guard card), each seat's points
+    from the round, and the paradise cards (codes) each escape adds. The same rules as the hot
+    path in _resolve_round, told in full; worked out once per record (kept in its memo)."""
+    memo = record[4]
+    if memo:
+        return memo[0]
+    _, guard, words, bonus, _ = record
     np = len(words)
     sums = (sum(words) >> _SUM_BASE).to_bytes(NUM_COLOURS + _SEAT_BYTES * np, "little")
     out: list[tuple] = []
-    gains = [0] * np
+    paradise: list[tuple[int, tuple]] = []
+    # 1 per bomb card played (less those taken back), plus each face-up escape's sum
+    gains = list(sums[_COUNT_AT::_SEAT_BYTES])
     for col, shift, limit, at in _GUARD_PLAN[guard]:
         total = sums[col]
         if not total:
             continue
-        row = list(sums[at::_SEAT_BYTES])  # each seat's sum of this colour
-        while total > limit:
-            top = max(row)
-            for seat, s in enumerate(row):
-                if s == top:
-                    out.append((_TAKE_BACK, seat, col, _PCARDS[col][words[seat] >> shift & 1023]))
+        row = sums[at::_SEAT_BYTES]  # each seat's sum of this colour
+        if total > limit:
+            row = list(row)
+            while total > limit:
+                top = max(row)
+                while top in row:
+                    seat = row.index(top)
+                    cards = _PCARDS[col][words[seat] >> shift & 1023]
+                    out.append((_TAKE_BACK, seat, col, cards))
+                    gains[seat] -= len(cards)
                     row[seat] = 0
                     total -= top
-        if not total:
-            continue
+            if not total:
+                continue
         # the seats with the highest sum escape face up, the others face down
         top = max(row)
         for seat, s in enumerate(row):
             if s:
-                cards = _PCARDS[col][words[seat] >> shift & 1023]
-                out.append((_ESCAPE, seat, col, cards, s == top))
-                gains[seat] += len(cards) + (s if s == top else 0)
+                pattern = words[seat] >> shift & 1023
+                if s == top:
+                    gains[seat] += top
+                    paradise.append((seat, _PUP[col][pattern]))
+                    out.append((_ESCAPE, seat, col, _PCARDS[col][pattern], True))
+                else:
+                    paradise.append((seat, _PDOWN[col][pattern]))
+                    out.append((_ESCAPE, seat, col, _PCARDS[col][pattern], False))
     for seat in bonus:
         gains[seat] += FEWEST_CARDS_BONUS
-    return out, gains
+    outcome = (out, gains, paradise)
+    memo.append(outcome)
+    return outcome
 
 
 class BoomGame(Game):
@@ -931,7 +964,7 @@ class BoomState(State):
         bonus = ()
         if self._adv and (game_ends or FEWEST_CARDS_BONUS_EVERY_ROUND):
             bonus = tuple(seat for seat in self._all if len(hands[seat]) == fewest)
-        record = (_ROUND, guard, words, bonus)  # _next_round gives _rw a new list
+        record = (_ROUND, guard, words, bonus, _Memo())  # _next_round gives _rw a new list
         log = self._log
         log.append(record)
         self._game_rounds.append(record)
@@ -957,13 +990,10 @@ class BoomState(State):
         scores = self._scores
         paradise = self._paradise
         for record in rounds[self._folded :]:
-            escapes, gains = _round_outcome(record)
-            for seat, gain in enumerate(gains):
-                scores[seat] += gain
-            for rec in escapes:
-                if rec[0] == _ESCAPE:
-                    _, seat, _, cards, face_up = rec
-                    paradise[seat] += [c * 2 + face_up for c in cards]
+            _, gains, escapes = _round_outcome(record)
+            self._scores = scores = list(map(_add, scores, gains))
+            for seat, codes in escapes:
+                paradise[seat] += codes
         self._folded = len(rounds)
 
     def _end_game(self) -> None:
