@@ -11,7 +11,10 @@ the current step, for example (3,) or (12, 47) or (7, RUSE).
 Speed. Random playouts are the benchmark and bots simulate with this engine, so the hot path
 (`seats_to_act`, `legal_actions`, `apply_action`) uses ints, lists and precomputed tables, and
 the event log is recorded as compact tuples; `Event` objects and observations are built only
-when asked for.
+when asked for. A round's resolution does only what later play depends on (cards taken back,
+the end of the game); who escaped, the paradise cards and the scores are worked out from the
+round's record when first read (`_round_outcome`, `_fold`). Chance is drawn by event from the
+seed (`_draw_digits`), so a state carries no random generator.
 """
 
 from __future__ import annotations
