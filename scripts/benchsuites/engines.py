@@ -23,6 +23,10 @@ CASES = [
     ("boom", 4, {"advanced": True}), ("boom", 4, {"ruse": True}),
     ("boom", 4, {"advanced": True, "ruse": True}), ("boom", 4, {"series": True}),
 ]
+# Context, not goals: the same playouts reading what a bot or the referee reads. "scores": the
+# scores at the end (a simulating bot); "referee": an observation before every decision, then
+# the event log, the scores and the spectators' view at the end (the referee's reads).
+READS = [("boom", 4, "scores"), ("boom", 4, "referee"), ("balloon", 4, "referee")]
 GOAL_GAMES = ("balloon", "boom")  # each at 4 players, against goofspiel
 
 
@@ -30,24 +34,35 @@ class Playouts:
     """Random playouts of one game through the public interface, window after window (each
     window plays whole matches, from the next seed on)."""
 
-    def __init__(self, game):
+    def __init__(self, game, reads: str = ""):
         self.game = game
         self.choice = random.Random(1).choice
         self.seed = 0
+        self.reads = reads
 
     def window(self, seconds: float) -> tuple[int, int, float]:
         """(games, decisions, seconds taken) of the matches played in about `seconds`."""
-        game, choice = self.game, self.choice
+        game, choice, reads = self.game, self.choice, self.reads
         games = decisions = 0
         start = time.perf_counter()
         deadline = start + seconds
         while True:
             state = game.new_match(self.seed)
             self.seed += 1
-            while not state.is_over():
-                for seat in state.seats_to_act():
-                    state.apply_action(seat, choice(state.legal_actions(seat)))
-                    decisions += 1
+            if reads == "referee":
+                while not state.is_over():
+                    for seat in state.seats_to_act():
+                        state.observation(seat)
+                        state.apply_action(seat, choice(state.legal_actions(seat)))
+                        decisions += 1
+                state.events, state.scores(), state.public_observation()
+            else:
+                while not state.is_over():
+                    for seat in state.seats_to_act():
+                        state.apply_action(seat, choice(state.legal_actions(seat)))
+                        decisions += 1
+                if reads:
+                    state.scores()
             games += 1
             now = time.perf_counter()
             if now >= deadline:
@@ -98,6 +113,11 @@ def run(seconds: float, log) -> dict:
     for name, n, options in CASES:
         gps, dps = rates([Playouts(make_game(name, n, **options)).window(seconds)])
         label = f"{name} {n}p" + "".join(f" {k}" for k in options)
+        results[label] = {"games_per_s": round(gps, 1), "decisions_per_s": round(dps)}
+        log(f"{label:<36} {gps:>10.1f} {dps:>12.0f}")
+    for name, n, reads in READS:
+        gps, dps = rates([Playouts(make_game(name, n), reads).window(seconds)])
+        label = f"{name} {n}p, reading {reads}"
         results[label] = {"games_per_s": round(gps, 1), "decisions_per_s": round(dps)}
         log(f"{label:<36} {gps:>10.1f} {dps:>12.0f}")
     try:
