@@ -437,6 +437,41 @@ def _round_outcome(record: tuple) -> tuple[list[tuple], list[int], list[tuple[in
     return outcome
 
 
+def _round_gains(record: tuple) -> list[int]:
+    """Each seat's points from a round record: what _round_outcome counts, without telling who
+    escaped how (for scores alone, which a simulating bot reads after every playout)."""
+    memo = record[4]
+    if memo:
+        return memo[0][1]
+    _, guard, words, bonus, _ = record
+    np = len(words)
+    sums = (sum(words) >> _SUM_BASE).to_bytes(NUM_COLOURS + _SEAT_BYTES * np, "little")
+    gains = list(sums[_COUNT_AT::_SEAT_BYTES])  # 1 per bomb card played
+    for col, shift, limit, at in _GUARD_PLAN[guard]:
+        total = sums[col]
+        if not total:
+            continue
+        row = list(sums[at::_SEAT_BYTES])
+        while total > limit:
+            top = max(row)
+            while top in row:
+                seat = row.index(top)
+                gains[seat] -= (words[seat] >> shift & 1023).bit_count()  # its cards go back
+                row[seat] = 0
+                total -= top
+        if total:
+            top = max(row)
+            seat = row.index(top)
+            gains[seat] += top  # face up
+            if row.count(top) > 1:
+                for other in range(seat + 1, np):
+                    if row[other] == top:
+                        gains[other] += top
+    for seat in bonus:
+        gains[seat] += FEWEST_CARDS_BONUS
+    return gains
+
+
 class BoomGame(Game):
     """Boom: Runaway for 2-5 players. Options: advanced (card removal, open discard, +5 for the
     fewest cards), ruse (one ruse card per seat), series (longer play to SERIES_TARGET)."""
@@ -593,7 +628,7 @@ class BoomState(State):
         "_game_no", "_round", "_step", "_order", "_gpos", "_guard",
         "_disc_up", "_disc_down", "_choice", "_to_play", "_pending", "_kind",
         "_ruse_ok", "_revealed", "_dry_rounds", "_over", "_log", "_events", "_view",
-        "_rw", "_fewest", "_game_rounds", "_folded", "_score_base", "_expanded",
+        "_rw", "_fewest", "_game_rounds", "_scored", "_folded", "_score_base", "_expanded",
     )  # fmt: skip
 
     game: BoomGame
@@ -691,7 +726,7 @@ class BoomState(State):
         self._scores = list(self._score_base)
         self._paradise = list(map(list, game._no_cards))  # an empty list per seat
         self._game_rounds = []
-        self._folded = 0
+        self._scored = self._folded = 0
 
     def _log_game_start(self) -> None:
         self._log.append((
@@ -911,7 +946,7 @@ class BoomState(State):
         return self._over
 
     def scores(self) -> tuple[int, ...]:
-        self._fold()
+        self._fold_scores()
         return tuple(map(_add, self._totals, self._scores))
 
     # ------------------------------------------------------------------ resolution
@@ -985,19 +1020,26 @@ class BoomState(State):
         else:
             self._next_round(fewest)
 
+    def _fold_scores(self) -> None:
+        """Bring the game's scores up to date with its resolved rounds."""
+        rounds = self._game_rounds
+        if self._scored < len(rounds):
+            scores = self._scores
+            for record in rounds[self._scored :]:
+                scores = list(map(_add, scores, _round_gains(record)))
+            self._scores = scores
+            self._scored = len(rounds)
+
     def _fold(self) -> None:
         """Bring the game's scores and paradise cards up to date with its resolved rounds."""
         rounds = self._game_rounds
-        if self._folded == len(rounds):
-            return
-        scores = self._scores
-        paradise = self._paradise
-        for record in rounds[self._folded :]:
-            _, gains, escapes = _round_outcome(record)
-            self._scores = scores = list(map(_add, scores, gains))
-            for seat, codes in escapes:
-                paradise[seat] += codes
-        self._folded = len(rounds)
+        if self._folded < len(rounds):
+            self._fold_scores()
+            paradise = self._paradise
+            for record in rounds[self._folded :]:
+                for seat, codes in _round_outcome(record)[2]:
+                    paradise[seat] += codes
+            self._folded = len(rounds)
 
     def _end_game(self) -> None:
         self._view = None
@@ -1007,7 +1049,7 @@ class BoomState(State):
             tuple(self._game_rounds),
         ))  # fmt: skip
         if self._series:
-            self._fold()
+            self._fold_scores()
             totals = list(map(_add, self._totals, self._scores))
             if max(totals) < SERIES_TARGET:
                 self._totals = totals
@@ -1130,6 +1172,7 @@ class BoomState(State):
         new._revealed = self._revealed
         new._rw = self._rw[:]
         new._game_rounds = self._game_rounds[:]
+        new._scored = self._scored
         new._folded = self._folded
         new._score_base = self._score_base
         new._expanded = self._expanded
@@ -1162,7 +1205,7 @@ class BoomState(State):
 
     def game_scores(self) -> tuple[int, ...]:
         """The scores of the game in progress (or of the last game, once over)."""
-        self._fold()
+        self._fold_scores()
         return tuple(self._scores)
 
     def guard_order(self) -> tuple[int, ...]:
@@ -1216,7 +1259,7 @@ def _to_event(rec: tuple) -> Event:
         _, game_no, stalemate, before, base, rounds = rec
         scores = list(base)
         for record in rounds:
-            scores = list(map(_add, scores, _round_outcome(record)[1]))
+            scores = list(map(_add, scores, _round_gains(record)))
         scores = tuple(scores)
         totals = tuple(map(_add, before, scores))
         return Event(kind, -1, {

@@ -990,3 +990,19 @@ def test_a_sampled_state_resolves_its_round_by_the_observed_guard(players, advan
                 took_back += 1
         assert all(e <= limit for e, limit in zip(escaped, obs.guard_limits)), (seed, escaped)
     assert took_back > 0
+
+
+def test_a_rounds_points_alone_match_its_full_outcome():
+    # scores() counts a round's points without telling its escapes (_round_gains); the event
+    # log and the paradise cards tell them (_round_outcome): the two must agree on every round.
+    rounds = 0
+    for players, options in [(2, {}), (4, {}), (5, {"advanced": True}), (4, {"ruse": True})]:
+        game = BoomGame(players, **options)
+        for seed in range(40):
+            state = game.new_match(seed)
+            random_playout(state, random.Random(seed))
+            for record in state._game_rounds:
+                fresh = record[:4] + (boom._Memo(),)  # nothing worked out yet
+                assert boom._round_gains(fresh) == boom._round_outcome(fresh)[1], record
+                rounds += 1
+    assert rounds > 500
