@@ -502,13 +502,13 @@ class BoomGame(Game):
         self._unasked = dict.fromkeys(self._seats, _LATER)
         # Per escape step (index 0: none): cards asked, whether a ruse card may be played, the
         # fast path of apply_action and legal_actions when every seat plays `asked` cards
-        # (1: one bomb card, 2: two bomb cards, 0: the general path, for ruse cards), and
-        # every seat's count.
+        # (1: one bomb card, 2: two bomb cards, 3: two cards of which one may be the seat's
+        # ruse card, 0: the general path), and every seat's count.
         self._steps = tuple(
-            (n, self.ruse and step in RUSE_STEPS,
-             0 if self.ruse and step in RUSE_STEPS or n not in (1, 2) else n,
+            (n, ruse_ok, {(1, False): 1, (2, False): 2, (2, True): 3}.get((n, ruse_ok), 0),
              (n,) * num_players)
             for step, n in enumerate(self._asked)
+            for ruse_ok in [self.ruse and step in RUSE_STEPS]
         )  # fmt: skip
         self._deal_starts = range(0, (num_players - 1) * self.deal_size, self.deal_size)
         self._deal_sizes = (self.deal_size,) * num_players
@@ -813,6 +813,10 @@ class BoomState(State):
                 legal = _new_pairs(LegalPairs)
                 legal._pool = pool = tuple(self._hands[seat])
                 legal._index = _PAIR_INDEX[len(pool)]
+            elif kind == 3 and self._has_ruse[seat]:
+                legal = _new_pairs(LegalPairs)
+                legal._pool = pool = (*self._hands[seat], RUSE)  # RUSE is the highest id
+                legal._index = _PAIR_INDEX[len(pool)]
             else:
                 legal = self._build_legal(seat)
             self._pending[seat] = legal
@@ -849,18 +853,21 @@ class BoomState(State):
             except (ValueError, TypeError):
                 raise self._refusal(seat, action) from None
             self._rw[seat] += _WORDS[seat][a]
-        elif kind == 2:
+        elif kind:  # 2 or 3
             try:
                 a, b = action
                 if type(a) is not int or type(b) is not int or a >= b or type(action) is not tuple:
                     raise TypeError
                 hand = self._hands[seat]
                 hand.remove(a)
-                try:
-                    hand.remove(b)
-                except ValueError:
-                    insort(hand, a)
-                    raise
+                if b == RUSE and kind == 3 and self._has_ruse[seat]:
+                    self._has_ruse[seat] = False  # its word is 0: it counts for nothing
+                else:
+                    try:
+                        hand.remove(b)
+                    except ValueError:
+                        insort(hand, a)
+                        raise
             except (ValueError, TypeError):
                 raise self._refusal(seat, action) from None
             words = _WORDS[seat]
@@ -1034,12 +1041,12 @@ class BoomState(State):
         """Bring the game's scores and paradise cards up to date with its resolved rounds."""
         rounds = self._game_rounds
         if self._folded < len(rounds):
-            self._fold_scores()
             paradise = self._paradise
             for record in rounds[self._folded :]:
                 for seat, codes in _round_outcome(record)[2]:
                     paradise[seat] += codes
             self._folded = len(rounds)
+            self._fold_scores()  # from the outcomes just worked out
 
     def _end_game(self) -> None:
         self._view = None
