@@ -510,7 +510,11 @@ class BoomGame(Game):
             for step, n in enumerate(self._asked)
             for ruse_ok in [self.ruse and step in RUSE_STEPS]
         )  # fmt: skip
-        self._deal_starts = range(0, (num_players - 1) * self.deal_size, self.deal_size)
+        # the other seats' hands in the cards a deal draws (see _deal_game)
+        self._deal_slices = tuple(
+            slice(i, i + self.deal_size)
+            for i in range(0, (num_players - 1) * self.deal_size, self.deal_size)
+        )
         self._deal_sizes = (self.deal_size,) * num_players
         self._all_ruse = (self.ruse,) * num_players
         # A deal pops every card but the first seat's hand from the sorted deck (what is left is
@@ -699,7 +703,7 @@ class BoomState(State):
         np = self._np
         # Seat position i always gets the same cards of the draw: the same seed deals the same
         # cards to the same seat positions whoever sits there.
-        self._hands = [first] + [sorted(drawn[i : i + n]) for i in game._deal_starts]
+        self._hands = [first, *map(sorted, map(drawn.__getitem__, game._deal_slices))]
         rest = tuple(sorted(drawn[(np - 1) * n :]))
         if self._adv:
             self._disc_up, self._disc_down = rest, ()
