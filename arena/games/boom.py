@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import random
 from bisect import insort
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from itertools import combinations
-from operator import add, itemgetter, lt as _lt, mod as _mod
+from operator import add, itemgetter, lt, mod
 from struct import Struct
-from collections.abc import Sequence as SequenceABC
 from typing import Any, Iterable, Mapping, Sequence
 
 from .base import ConfigError, Event, Game, IllegalActionError, RulesError, State
@@ -200,8 +200,8 @@ def _draw_digits(plan: tuple, seed: int, purpose: int, game_no: int, number: int
         for i in range(1, digests):
             block += _blake2b(prefix + b"%d" % (counter + i)).digest()
         counter += digests
-        if b"\xff" not in block[1:size:2] or all(map(_lt, unpack(block), limits)):
-            return list(map(_mod, unpack(block), radices))
+        if b"\xff" not in block[1:size:2] or all(map(lt, unpack(block), limits)):
+            return list(map(mod, unpack(block), radices))
 
 
 # Legal actions. One-card actions are shared 1-tuples; two-card actions are served by

@@ -11,8 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.games import IllegalActionError, RulesError, make_game
-from arena.games import boom
+from arena.games import IllegalActionError, RulesError, boom, make_game
 from arena.games.boom import (
     COLOURS,
     GUARDS,
