@@ -620,10 +620,13 @@ def _complete_guard_order(given: Sequence[int], seed: int, game_no: int) -> list
 class BoomState(State):
     """One Boom match (one game, or one series in longer play). Mutated only by apply_action.
 
-    Hot-path representation: hands are sorted lists of card ids; `_choice[seat]` is the seat's
-    face-down action in this step (None: still to choose, (): plays nothing this step);
-    `_revealed` holds each seat's first-escape cards during the second escape; paradise cards
-    are codes card * 2 + face_up; the event log holds compact tuples (see _to_event).
+    Hot-path representation: hands are sorted lists of card ids; `_pending` maps each seat still
+    to choose in this step to its legal actions (_LATER until asked for); `_choice[seat]` is the
+    seat's face-down action in this step (None: still to choose, (): plays nothing this step);
+    `_revealed` holds each seat's first-escape cards during the second escape; `_rw[seat]` sums
+    the words (_WORDS) of the seat's cards this round; paradise cards are codes card * 2 +
+    face_up, folded in from the rounds' records when read (`_fold`); the event log holds
+    compact tuples (see _to_event).
     """
 
     __slots__ = (
@@ -1224,8 +1227,8 @@ class BoomState(State):
         return tuple(self._order)
 
     def snapshot(self) -> tuple:
-        """Everything that determines this state's future, as comparable plain values (the
-        generator's internal state included): equal snapshots play out identically."""
+        """Everything that determines this state's future, as comparable plain values (its seed
+        and count of shuffles included): equal snapshots play out identically."""
         self._fold()
         return (
             self.game.config(), self._seed, self._shuffles, tuple(map(tuple, self._hands)),
@@ -1354,7 +1357,7 @@ def sample_state(
     Drawn at random (from `rng`) among what that seat has not seen: the other seats' hands,
     the face-down discards, the face-down choices of seats that have already acted in this step
     (a uniformly random legal action), the order of the guard cards left in the deck, and the
-    generator behind later reshuffles and deals. Pass `game` (the match's BoomGame) for exact
+    seed behind later reshuffles and deals. Pass `game` (the match's BoomGame) for exact
     options; without it they are guessed from the observation. Pass the public `events` to keep
     cards taken back in the current game in the hands that took them back. The sampled state's
     event log starts empty. If the observing seat has already acted in this step, its own
