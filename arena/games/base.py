@@ -97,12 +97,21 @@ class Game(abc.ABC):
         """Everything needed to build this game again: stored in replays and ladders."""
         return {"game": self.name, "num_players": self.num_players, "options": dict(self.options)}
 
+    def __reduce__(self):
+        # built again from its configuration when copied or unpickled (a game may hold tables
+        # and precompiled helpers that do not pickle)
+        return _game_from_config, (type(self), self.num_players, dict(self.options))
+
     @abc.abstractmethod
     def new_match(self, seed: int) -> "State":
         """The initial state of a match dealt from `seed`."""
 
     def action_to_string(self, action: Action) -> str:
         return repr(action)
+
+
+def _game_from_config(cls: type, num_players: int, options: dict[str, Any]) -> Game:
+    return cls(num_players, **options)
 
 
 class State(abc.ABC):

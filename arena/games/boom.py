@@ -35,7 +35,6 @@ try:  # hashlib.blake2b is this; importing it from here skips loading OpenSSL (~
 except ImportError:  # pragma: no cover - Pythons without the builtin module
     from hashlib import blake2b as _blake2b
 
-_from_bytes = int.from_bytes
 
 # =================================================================================================
 # Rules data. Every point the rulebook leaves open is decided here (see ../shared/RULES-NOTES.md
@@ -187,7 +186,7 @@ def _draw_digits(plan: tuple, seed: int, purpose: int, game_no: int, number: int
 
     Each digit is a 16-bit value from BLAKE2b over these numbers and a counter, modulo its radix.
     A value at or above the largest multiple of the radix below 2**16 would make small digits
-    likelier, so if any value is, all are drawn again from the next digests (about 2% of deals):
+    likelier, so if any value is, all are drawn again from the next digests (0.84% of deals):
     the digits of an accepted draw are exactly uniform. Such a value has a high byte of 0xff
     (radices are at most 256), so most draws are cleared by looking for that byte. No generator
     is seeded or carried: a state is its seed plus the count of its shuffles, which keeps clones
@@ -223,8 +222,28 @@ class _PairIndex(dict):
 
 _PAIR_INDEX = _PairIndex()
 _new_pairs = object.__new__  # LegalPairs without a Python __init__ call (hot path)
-# A seat's legal actions before they are first asked for (then built, and kept).
-_LATER = type("_Later", (), {"__slots__": (), "__repr__": lambda self: "<not built yet>"})()
+
+
+class _Later:
+    """The placeholder for a seat's legal actions before they are first asked for (then built,
+    and kept). One instance, _LATER, which copies and pickles as itself."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<not built yet>"
+
+    def __reduce__(self) -> str:
+        return "_LATER"
+
+    def __copy__(self) -> "_Later":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "_Later":
+        return self
+
+
+_LATER = _Later()
 
 
 class LegalPairs(SequenceABC):
@@ -367,7 +386,6 @@ _ROUND = "round"
 _GUARD_IDS = tuple(range(NUM_GUARDS))
 _GUARD_RADICES = tuple(range(NUM_GUARDS, 1, -1))  # a guard shuffle: pop at these digits
 _GUARD_SHUFFLE = _digit_plan(_GUARD_RADICES)
-_CARD_VALUE = tuple(VALUES[c % 10] for c in range(NUM_CARDS))
 
 
 class _Memo(list):
@@ -432,12 +450,12 @@ def _round_outcome(record: tuple) -> tuple[list[tuple], list[int], list[tuple[in
                     out.append((_ESCAPE, seat, col, _PCARDS[col][pattern], False))
     for seat in bonus:
         gains[seat] += FEWEST_CARDS_BONUS
-    outcome = (out, gains, paradise)
+    outcome = (out, tuple(gains), paradise)  # shared by clones: nothing in it may change
     memo.append(outcome)
     return outcome
 
 
-def _round_gains(record: tuple) -> list[int]:
+def _round_gains(record: tuple) -> Sequence[int]:
     """Each seat's points from a round record: what _round_outcome counts, without telling who
     escaped how (for scores alone, which a simulating bot reads after every playout)."""
     memo = record[4]
@@ -630,7 +648,7 @@ class BoomState(State):
     """
 
     __slots__ = (
-        "game", "_np", "_all", "_empty", "_asked", "_adv", "_ruse_v", "_series",
+        "game", "_np", "_all", "_empty", "_adv", "_ruse_v", "_series",
         "_seed", "_shuffles", "_hands", "_has_ruse", "_paradise", "_scores", "_totals",
         "_game_no", "_round", "_step", "_order", "_gpos", "_guard",
         "_disc_up", "_disc_down", "_choice", "_to_play", "_pending", "_kind",
@@ -651,7 +669,6 @@ class BoomState(State):
         self._np = np = game.num_players
         self._all = game._seats
         self._empty = game._no_cards
-        self._asked = game._asked
         self._adv = game.advanced
         self._ruse_v = game.ruse
         self._series = game.series
@@ -809,6 +826,8 @@ class BoomState(State):
         One-card actions come as a tuple, two-card actions as a LegalPairs sequence."""
         try:
             legal = self._pending[seat]
+            if type(seat) is not int:  # True would find seat 1
+                return ()
         except (KeyError, TypeError):
             return ()
         if legal is _LATER:
@@ -848,6 +867,8 @@ class BoomState(State):
         pending = self._pending
         try:
             pending[seat]  # the seats still to choose in this step
+            if type(seat) is not int:  # True would find seat 1
+                raise TypeError
         except (KeyError, TypeError):
             raise self._refusal(seat, action) from None
         kind = self._kind
@@ -1159,7 +1180,6 @@ class BoomState(State):
         new._np = self._np
         new._all = self._all
         new._empty = self._empty
-        new._asked = self._asked
         new._adv = self._adv
         new._ruse_v = self._ruse_v
         new._series = self._series

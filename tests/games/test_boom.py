@@ -1002,6 +1002,86 @@ def test_a_rounds_points_alone_match_its_full_outcome():
             random_playout(state, random.Random(seed))
             for record in state._game_rounds:
                 fresh = record[:4] + (boom._Memo(),)  # nothing worked out yet
-                assert boom._round_gains(fresh) == boom._round_outcome(fresh)[1], record
+                assert tuple(boom._round_gains(fresh)) == boom._round_outcome(fresh)[1], record
                 rounds += 1
     assert rounds > 500
+
+
+def _candidate_actions(state, seat, rng):
+    """Legal actions of `seat` and malformed or illegal ones around them."""
+    hand = list(state.hand(seat))
+    cards = hand[:4] + [RUSE, 51, -1, 0, 49]
+    out = list(state.legal_actions(seat))[:6]
+    out += [None, (), [], "ab", (True,), (True, hand[-1]), (1.0,), (RUSE, RUSE)]
+    for c in cards:
+        out += [(c,), [c], (float(c),)]
+    out += [(a, b) for a in cards for b in cards]
+    out += [tuple(sorted(rng.sample(cards, 3))) for _ in range(3)]
+    return out
+
+
+def test_fast_paths_accept_refuse_and_apply_exactly_as_the_general_check():
+    # apply_action's fast paths (_kind 1, 2 and 3) against the general path (_kind 0) on the
+    # same states: the same actions accepted, the same refused, the same state after either.
+    rng = random.Random(12)
+    compared = {1: 0, 2: 0, 3: 0}
+    for players, ruse, advanced in [(2, True, False), (3, False, True), (4, True, False),
+                                    (4, False, False), (5, True, True)]:
+        game = BoomGame(players, ruse=ruse, advanced=advanced)
+        for seed in range(6):
+            if ruse and seed % 2:  # some seats without their ruse card, short hands
+                deck = rng.sample(game.deck, 4 * players)
+                hands = [deck[i * 4 : i * 4 + 4] for i in range(players)]
+                holds = [rng.random() < 0.5 for _ in range(players)]
+                state = game.state_from_hands(hands, ruse=holds, seed=seed)
+            else:
+                state = game.new_match(seed)
+            while not state.is_over():
+                seat = rng.choice(state.seats_to_act())
+                if state._kind:
+                    for action in _candidate_actions(state, seat, rng):
+                        fast, general = state.clone(), state.clone()
+                        general._kind = 0
+                        outcomes = []
+                        for copy in (fast, general):
+                            try:
+                                copy.apply_action(seat, action)
+                                outcomes.append(None)
+                            except IllegalActionError as refused:
+                                outcomes.append(refused.reason)
+                        assert outcomes[0] == outcomes[1], (state._kind, seat, action, outcomes)
+                        assert fast.snapshot() == general.snapshot(), (state._kind, seat, action)
+                        if outcomes[0] is not None:
+                            assert fast.snapshot() == state.snapshot()
+                        compared[state._kind] += 1
+                state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+    assert all(n > 200 for n in compared.values()), compared
+
+
+def test_a_bool_seat_is_no_seat_in_any_step():
+    state = BoomGame(3).new_match(1)  # step 1: a fast path
+    assert state.legal_actions(True) == ()
+    with pytest.raises(IllegalActionError, match="no seat True"):
+        state.apply_action(True, (state.hand(1)[0],))
+    state.apply_action(1, (state.hand(1)[0],))
+
+
+def test_states_pickle_and_deep_copy_in_the_middle_of_a_step():
+    import copy
+    import pickle
+
+    game = BoomGame(4, ruse=True, advanced=True)
+    state = game.new_match(8)
+    rng = random.Random(8)
+    for _ in range(13):  # into a second escape, some seats' legal actions built, some not
+        seat = state.seats_to_act()[0]
+        state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+    state.observation(0)  # outcomes worked out (memo cells filled)
+    for twin in (pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
+        assert twin.snapshot() == state.snapshot()
+        assert [twin.legal_actions(s) for s in range(4)] == [
+            state.legal_actions(s) for s in range(4)
+        ]
+        original = state.clone()
+        assert random_playout(twin, random.Random(3)) == random_playout(original, random.Random(3))
+        assert twin.events == original.events and twin.scores() == original.scores()
