@@ -41,6 +41,7 @@ from arena.ladder.schedule import (
     DEFAULT_MAX_FULL_TABLES, SEED_BOUND, ScheduleError, check_ladder_shape, make_schedule,
 )
 from arena.results import ABANDONED, MatchResult
+from arena.tokens import hash_token, new_token
 
 DEFAULT_PATH = "arena.db"
 
@@ -438,20 +439,9 @@ class Rankings:
 
 # ------------------------------------------------------------------------------------ helpers
 
-# hashlib, hmac, secrets and arena.botcommand are imported where they are used: loading them
-# (OpenSSL's hashes, tomllib, shutil) is ~10 ms of a command that only reads, `arena rankings`.
-
-def hash_token(token: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def _new_token() -> str:
-    import secrets
-
-    return secrets.token_urlsafe(32)
-
+# hmac, secrets and arena.botcommand are imported where they are used (and hashlib by
+# arena.tokens): loading them (OpenSSL's hashes, tomllib, shutil) is ~10 ms of a command that
+# only reads, `arena rankings`.
 
 def _same_digest(a: str, b: str) -> bool:
     import hmac
@@ -634,7 +624,7 @@ class Store:
         elif command is not None:
             run_dir = str(Path(cwd or os.getcwd()).resolve())
             resolve_command(command, run_dir)
-        token = _new_token()
+        token = new_token()
         with self._write() as conn:
             row = conn.execute("SELECT removed FROM bots WHERE name = ?", (name,)).fetchone()
             if row is not None:
@@ -680,7 +670,7 @@ class Store:
     @_sqlite_errors
     def rotate_token(self, name: str) -> str:
         """Give a bot a new token (returned once) and make the old one stop working."""
-        token = _new_token()
+        token = new_token()
         with self._write() as conn:
             cur = conn.execute(
                 "UPDATE bots SET token_hash = ? WHERE name = ? AND removed IS NULL",

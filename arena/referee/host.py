@@ -6,24 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import hashlib
 import hmac
-import secrets
 import uuid
 from pathlib import Path
 from typing import Sequence
 
 from arena.games.base import Game
 from arena.results import MatchResult
+from arena.tokens import hash_token, new_token
 
 from .connection import RemoteSeat
 from .launcher import BotCommand, BotProcess, ResourceLimits, bot_environment
 from .match import Limits, MatchContext, MatchObserver, play_match
 from .server import Authenticator, RefereeServer, TlsFiles
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class TokenBook:
@@ -35,7 +30,7 @@ class TokenBook:
         self._by_hash: dict[str, str] = {}
 
     def issue(self, bot_name: str) -> str:
-        token = secrets.token_urlsafe(32)
+        token = new_token()
         self._by_hash[hash_token(token)] = bot_name
         return token
 

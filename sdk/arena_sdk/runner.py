@@ -393,6 +393,18 @@ class Settings:
     tls_ca: str | None = None
 
 
+def _joined(argv: Sequence[str]) -> list[str]:
+    """`--option VALUE` as `--option=VALUE` for this runner's options, so that a value starting
+    with "-" (a token issued before tokens had a prefix starts so one time in 64) is read as the
+    value, not as an option."""
+    out: list[str] = []
+    args = iter(argv)
+    for arg in args:
+        value = next(args, None) if arg in ("--address", "--token", "--tls-ca") else None
+        out.append(arg if value is None else f"{arg}={value}")
+    return out
+
+
 def settings_from(
     address: str | None = None, token: str | None = None, tls_ca: str | None = None,
     argv: Sequence[str] | None = None, environ: dict[str, str] | None = None,
@@ -409,7 +421,7 @@ def settings_from(
     parser.add_argument("--token", help="this bot's token, issued by the referee's owner")
     parser.add_argument("--tls-ca", metavar="FILE",
                         help="PEM root certificate to connect with TLS (default: plain text)")
-    args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
+    args = parser.parse_args(_joined(sys.argv[1:] if argv is None else argv))
     address = address or args.address or environ.get("ARENA_ADDRESS")
     token = token or args.token or environ.get("ARENA_TOKEN")
     tls_ca = tls_ca or args.tls_ca or environ.get("ARENA_TLS_CA") or None

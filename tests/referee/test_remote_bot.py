@@ -25,9 +25,10 @@ def test_remote_bot_with_its_token_plays_a_match(tmp_path, run):
                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
             try:
                 await host.launch("launched", fault_bot("good"))
-                # The owner starts its bot when it likes: wait until it is connected. (Left to
-                # the match, it gets FAST's 8 s to connect; once, in a CI run, it had not by
-                # then, cause unknown: its stderr is in the message if it ever fails again.)
+                # The owner starts its bot when it likes: wait until it is connected. (This
+                # failed now and then until tokens got their "arena_" prefix: a token starting
+                # with "-" made `--token TOKEN` a usage error. The bot's stderr is in the
+                # message if it ever fails again.)
                 connected = await host.server.directory.wait_for("owner-run", 60)
                 result = (await host.run_match(make_game("boom", 2), 3,
                                                ["owner-run", "launched"], FAST)

@@ -20,10 +20,11 @@ from arena.games import balloon, boom
 from arena.referee import host as referee_host
 from arena.referee import wire
 from arena.referee.connection import BotConnection, RemoteSeat
-from arena.referee.host import RefereeHost, TokenBook, hash_token
+from arena.referee.host import RefereeHost, TokenBook
 from arena.referee.launcher import BotCommand
 from arena.referee.match import Limits
 from arena.referee.server import TlsFiles
+from arena.tokens import hash_token
 from arena_sdk.proto import arena_pb2 as pb
 from arena_sdk.proto import arena_pb2_grpc as pb_grpc
 

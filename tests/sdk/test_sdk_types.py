@@ -91,6 +91,12 @@ def test_settings_come_from_arguments_then_command_line_then_environment(tmp_pat
     with pytest.raises(SystemExit) as usage:
         settings_from(argv=[], environ={"ARENA_ADDRESS": "env:1"})
     assert usage.value.code == 2
+    # a token may start with "-" (URL-safe tokens issued before the "arena_" prefix)
+    assert settings_from(argv=["--address", "cli:2", "--token", "-Ab_9"], environ={}) == (
+        Settings("cli:2", "-Ab_9", None))
+    assert settings_from(argv=["--token=-x", "--address=cli:2"], environ={}).token == "-x"
+    with pytest.raises(SystemExit):
+        settings_from(argv=["--address", "cli:2", "--token"], environ={})
 
 
 

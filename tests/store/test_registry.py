@@ -8,6 +8,7 @@ import stat
 
 import pytest
 
+from arena.referee.host import TokenBook
 from arena.store import (
     BadManifest, CommandNotFound, DuplicateBot, InvalidBotName, RegistryError, UnknownBot,
 )
@@ -27,6 +28,16 @@ def test_the_token_is_returned_once_and_only_its_hash_is_stored(tmp_path):
     # Nowhere in the database files, not even in the WAL.
     for path in tmp_path.iterdir():
         assert token.encode() not in path.read_bytes(), path
+
+
+def test_tokens_carry_their_prefix_so_none_reads_as_a_command_line_option(tmp_path):
+    # A bare URL-safe token starts with "-" one time in 64; `--token TOKEN` then fails.
+    store = new_store(tmp_path)
+    tokens = [store.add_bot(f"bot{i}", remote=True) for i in range(100)]
+    tokens += [store.rotate_token("bot0") for _ in range(100)]
+    tokens += [TokenBook().issue("x") for _ in range(100)]
+    assert all(t.startswith("arena_") and len(t) == 6 + 43 for t in tokens)
+    assert len(set(tokens)) == 300
 
 
 def test_rotate_token_retires_the_old_one(tmp_path):
