@@ -186,7 +186,7 @@ def _draw_digits(plan: tuple, seed: int, purpose: int, game_no: int, number: int
 
     Each digit is a 16-bit value from BLAKE2b over these numbers and a counter, modulo its radix.
     A value at or above the largest multiple of the radix below 2**16 would make small digits
-    likelier, so if any value is, all are drawn again from the next digests (0.84% of deals):
+    likelier, so if any value is, all are drawn again from the next digests (under 1% of deals):
     the digits of an accepted draw are exactly uniform. Such a value has a high byte of 0xff
     (radices are at most 256), so most draws are cleared by looking for that byte. No generator
     is seeded or carried: a state is its seed plus the count of its shuffles, which keeps clones
