@@ -17,8 +17,6 @@ Every run must give the same per-match results (same seed): the suite checks it.
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 import sqlite3
 import tempfile
 import time
@@ -93,24 +91,14 @@ def _results(db: Path, name: str) -> list[tuple]:
 
 def run(seconds: float, log) -> dict:
     del seconds  # a fixed ladder: the cases must play the same matches to be compared
-    tmp = tempfile.mkdtemp(prefix="arena-raybench-", dir="/tmp")
-    saved = os.environ.get("RAY_TMPDIR")
-    os.environ["RAY_TMPDIR"] = tmp  # Ray's files (and its address file) stay in here
-    os.makedirs(os.path.join(tmp, "ray"))
-    cluster = None
-    try:
-        from ray.cluster_utils import Cluster
+    from arena.ladder.local import LocalExecutor
+    from arena.ladder.ray_executor import RayExecutor
+    from arena.ladder.ray_loopback import loopback_cluster
+    from arena.store import Store
 
-        from arena.ladder.local import LocalExecutor
-        from arena.ladder.ray_executor import RayExecutor
-        from arena.store import Store
-
-        node = {"num_cpus": 1, "object_store_memory": 80 * 1024 * 1024}
-        started = time.perf_counter()
-        cluster = Cluster(initialize_head=True,
-                          head_node_args={**node, "include_dashboard": False})
-        cluster.add_node(**node)
-        cluster.wait_for_nodes()
+    started = time.perf_counter()
+    with loopback_cluster(nodes=2, prefix="arena-raybench-") as cluster, \
+            tempfile.TemporaryDirectory(prefix="arena-raybench-runs-") as tmp:
         log(f"two-node Ray cluster up in {time.perf_counter() - started:.1f} s")
 
         db = Path(tmp) / "bench.db"
@@ -165,11 +153,3 @@ def run(seconds: float, log) -> dict:
                                                  "met": same},
         }
         return {"results": results, "goals": goals}
-    finally:
-        if cluster is not None:
-            cluster.shutdown()
-        if saved is None:
-            os.environ.pop("RAY_TMPDIR", None)
-        else:
-            os.environ["RAY_TMPDIR"] = saved
-        shutil.rmtree(tmp, ignore_errors=True)
