@@ -145,6 +145,11 @@ async def end_stream(stream: FakeStream, handler: asyncio.Task) -> None:
     await outcome(handler)
 
 
+def asks_once(conn: BotConnection, match: str):
+    """A match that asks the bot once and returns its reply (a coroutine)."""
+    return conn.request(match, request(match), MOVE_S, MOVE_S)
+
+
 async def two_requests_written(stream: FakeStream, conn: BotConnection, first, second):
     """Start matches m1 (coroutine `first`) and m2 (`second`), each asking the bot once; return
     their tasks and their two requests once both are on the stream."""
@@ -211,10 +216,8 @@ def test_a_match_whose_write_fails_inside_the_batch_closes_the_stream_and_leaves
             stream.broken = True  # its next write fails: the stream is gone
             return await conn.request("m1", request("m1"), MOVE_S, MOVE_S)
 
-        async def second():
-            return await conn.request("m2", request("m2"), MOVE_S, MOVE_S)
-
-        m1, m2, req1, req2 = await two_requests_written(stream, conn, first(), second())
+        m1, m2, req1, req2 = await two_requests_written(
+            stream, conn, first(), asks_once(conn, "m2"))
         stream.inbox.put_nowait(batch(reply_to(req1), reply_to(req2)))
         await ended(handler, m1, m2)
         assert conn.closed.is_set() and "the stream failed" in conn.close_reason
@@ -240,10 +243,8 @@ def test_a_match_that_raises_inside_the_batch_keeps_its_error_and_the_reader_rea
             await conn.request("m1", request("m1"), MOVE_S, MOVE_S)
             raise LookupError("a bug in m1's next step")
 
-        async def second():
-            return await conn.request("m2", request("m2"), MOVE_S, MOVE_S)
-
-        m1, m2, req1, req2 = await two_requests_written(stream, conn, first(), second())
+        m1, m2, req1, req2 = await two_requests_written(
+            stream, conn, first(), asks_once(conn, "m2"))
         stream.inbox.put_nowait(batch(reply_to(req1), reply_to(req2)))
         reply, _ = await outcome(m2)
         assert reply.request_id == req2.request_id
@@ -268,10 +269,8 @@ def test_a_reader_cancelled_by_a_match_step_takes_the_rest_of_its_batch_then_sto
             handler.cancel()  # the server stops at this moment
             return reply
 
-        async def second():
-            return await conn.request("m2", request("m2"), MOVE_S, MOVE_S)
-
-        m1, m2, req1, req2 = await two_requests_written(stream, conn, first(), second())
+        m1, m2, req1, req2 = await two_requests_written(
+            stream, conn, first(), asks_once(conn, "m2"))
         waiting = asyncio.ensure_future(conn.request("m3", request("m3"), MOVE_S, MOVE_S))
         await until(lambda: len(stream.requests()) == 3)
         stream.inbox.put_nowait(batch(reply_to(req1), reply_to(req2)))
@@ -407,10 +406,8 @@ def test_replies_in_one_batch_are_timed_from_the_batchs_arrival_not_after_other_
             loop.skew += 2.0  # m1's next step takes the referee 2 s (engine, encoding, ...)
             return reply
 
-        async def second():
-            return await conn.request("m2", request("m2"), MOVE_S, MOVE_S)
-
-        m1, m2, req1, req2 = await two_requests_written(stream, conn, first(), second())
+        m1, m2, req1, req2 = await two_requests_written(
+            stream, conn, first(), asks_once(conn, "m2"))
         stream.inbox.put_nowait(batch(reply_to(req1), reply_to(req2)))
         (_, elapsed_1), (_, elapsed_2) = await outcome(m1), await outcome(m2)
         await end_stream(stream, handler)
