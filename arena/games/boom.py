@@ -23,10 +23,10 @@ import random
 from bisect import insort
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
-from itertools import combinations
-from operator import add, itemgetter, lt, mod
+from itertools import combinations, islice
+from operator import add, attrgetter, itemgetter, lt, mod
 from struct import Struct
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from .base import ConfigError, Event, Game, IllegalActionError, RulesError, State
 
@@ -177,12 +177,14 @@ def _digit_plan(radices: tuple[int, ...]) -> tuple:
     )  # fmt: skip
 
 
-def _draw_digits(plan: tuple, seed: int, purpose: int, game_no: int, number: int = 0) -> list[int]:
-    """For each radix r of the plan (_digit_plan), a digit uniform in [0, r), all independent,
-    for one event of chance in a match: determined by the match seed and the event alone
-    (`purpose`, _DEAL_DRAW or _GUARD_DRAW; the game's number in the match, 1 unless a series;
-    and, for guard shuffles, which shuffle of that game). Popping cards from a pool at these
-    digits deals them in a uniformly random order.
+def _draw_digits(
+    plan: tuple, seed: int, purpose: int, game_no: int, number: int = 0
+) -> Iterator[int]:
+    """An iterator of a digit uniform in [0, r) for each radix r of the plan (_digit_plan), in
+    turn, all independent, for one event of chance in a match: determined by the match seed
+    and the event alone (`purpose`, _DEAL_DRAW or _GUARD_DRAW; the game's number in the match,
+    1 unless a series; and, for guard shuffles, which shuffle of that game). Popping cards from
+    a pool at these digits deals them in a uniformly random order.
 
     Each digit is a 16-bit value from BLAKE2b over these numbers and a counter, modulo its radix.
     A value at or above the largest multiple of the radix below 2**16 would make small digits
@@ -200,7 +202,7 @@ def _draw_digits(plan: tuple, seed: int, purpose: int, game_no: int, number: int
             block += _blake2b(prefix + b"%d" % (counter + i)).digest()
         counter += digests
         if b"\xff" not in block[1:size:2] or all(map(lt, unpack(block), limits)):
-            return list(map(mod, unpack(block), radices))
+            return map(mod, unpack(block), radices)
 
 
 # Legal actions. One-card actions are shared 1-tuples; two-card actions are served by
@@ -212,12 +214,14 @@ _add = add
 
 
 class _PairIndex(dict):
-    """n -> for the index pairs (i, j), i < j < n, in lexicographic order, itemgetter(i, j):
-    applied to a pool it gives the pair of cards in one C call. Built once per n."""
+    """n -> (getters, length): for the index pairs (i, j), i < j < n, in lexicographic order,
+    itemgetter(i, j), which applied to a pool gives the pair of cards in one C call; and the
+    count of pairs as a bound C method (see LegalPairs.__len__). Built once per n."""
 
-    def __missing__(self, n: int) -> tuple[Any, ...]:
-        getters = self[n] = tuple(itemgetter(i, j) for i, j in combinations(range(n), 2))
-        return getters
+    def __missing__(self, n: int) -> tuple[tuple[Any, ...], Any]:
+        getters = tuple(itemgetter(i, j) for i, j in combinations(range(n), 2))
+        entry = self[n] = (getters, len(getters).__index__)
+        return entry
 
 
 _PAIR_INDEX = _PairIndex()
@@ -253,14 +257,16 @@ class LegalPairs(SequenceABC):
     membership work without building all the pairs. Equal to a tuple or list of the same
     actions."""
 
-    __slots__ = ("_pool", "_index")
+    __slots__ = ("_pool", "_index", "_len")
 
     def __init__(self, pool: tuple[int, ...]):
         self._pool = pool
-        self._index = _PAIR_INDEX[len(pool)]
+        self._index, self._len = _PAIR_INDEX[len(pool)]
 
-    def __len__(self) -> int:
-        return len(self._index)
+    # len() runs no Python code: it calls the bound C method in _len, which returns the count.
+    # random.choice calls len() twice per choice, and a Python __len__ made choosing a pair
+    # cost a tenth more than choosing a single card.
+    __len__ = property(attrgetter("_len"))
 
     def __getitem__(self, i):
         try:
@@ -715,9 +721,9 @@ class BoomState(State):
         digits = _draw_digits(game._deal_plan, self._seed, _DEAL_DRAW, self._game_no)
         k = game._dealt_by_draw
         first = list(game.deck)  # sorted; what the pops leave is the first seat's hand
-        drawn = list(map(first.pop, digits[:k]))
+        drawn = list(map(first.pop, islice(digits, k)))
         guards = list(_GUARD_IDS)
-        order = list(map(guards.pop, digits[k:]))
+        order = list(map(guards.pop, digits))  # the digits after the deal's
         order += guards
         n = game.deal_size
         np = self._np
@@ -746,9 +752,8 @@ class BoomState(State):
         """A game begins: no round resolved yet, its scores at `base` (zero unless a state is
         built in mid-game) and no paradise cards."""
         game = self.game
-        self._score_base = tuple(base) if base is not None else game._zeros
-        self._scores = list(self._score_base)
-        self._paradise = list(map(list, game._no_cards))  # an empty list per seat
+        self._score_base = self._scores = tuple(base) if base is not None else game._zeros
+        self._paradise = game._no_cards  # no codes for any seat (tuples, replaced when folded)
         self._game_rounds = []
         self._scored = self._folded = 0
 
@@ -838,11 +843,11 @@ class BoomState(State):
             elif kind == 2:
                 legal = _new_pairs(LegalPairs)
                 legal._pool = pool = tuple(self._hands[seat])
-                legal._index = _PAIR_INDEX[len(pool)]
+                legal._index, legal._len = _PAIR_INDEX[len(pool)]
             elif kind == 3 and self._has_ruse[seat]:
                 legal = _new_pairs(LegalPairs)
                 legal._pool = pool = (*self._hands[seat], RUSE)  # RUSE is the highest id
-                legal._index = _PAIR_INDEX[len(pool)]
+                legal._index, legal._len = _PAIR_INDEX[len(pool)]
             else:
                 legal = self._build_legal(seat)
             self._pending[seat] = legal
@@ -1028,7 +1033,11 @@ class BoomState(State):
                     escaped = True
         else:
             escaped = table & _COLOUR_BYTES  # any card escapes
-        fewest = min(map(len, hands))
+        # No hand is smaller than _fewest (-1: not known), since cards taken back only add to
+        # hands; count them only when that bound does not rule out the end of the game.
+        fewest = self._fewest
+        if fewest <= GAME_END_HAND_SIZE:
+            fewest = min(map(len, hands))
         if escaped:
             self._dry_rounds = 0
         else:
@@ -1036,6 +1045,7 @@ class BoomState(State):
         game_ends = fewest <= GAME_END_HAND_SIZE or self._dry_rounds >= STALEMATE_ROUNDS
         bonus = ()
         if self._adv and (game_ends or FEWEST_CARDS_BONUS_EVERY_ROUND):
+            fewest = min(map(len, hands))
             bonus = tuple(seat for seat in self._all if len(hands[seat]) == fewest)
         record = (_ROUND, guard, words, bonus, _Memo())  # _next_round gives _rw a new list
         log = self._log
@@ -1069,10 +1079,11 @@ class BoomState(State):
         """Bring the game's scores and paradise cards up to date with its resolved rounds."""
         rounds = self._game_rounds
         if self._folded < len(rounds):
-            paradise = self._paradise
+            paradise = list(self._paradise)
             for record in rounds[self._folded :]:
                 for seat, codes in _round_outcome(record)[2]:
                     paradise[seat] += codes
+            self._paradise = tuple(paradise)
             self._folded = len(rounds)
             self._fold_scores()  # from the outcomes just worked out
 
@@ -1187,8 +1198,8 @@ class BoomState(State):
         new._shuffles = self._shuffles
         new._hands = [h[:] for h in self._hands]
         new._has_ruse = self._has_ruse[:]
-        new._paradise = [p[:] for p in self._paradise]
-        new._scores = self._scores[:]
+        new._paradise = self._paradise  # tuples: sharing is safe
+        new._scores = self._scores  # replaced, never changed
         new._totals = self._totals[:]
         new._game_no = self._game_no
         new._round = self._round
@@ -1434,7 +1445,7 @@ def sample_state(
     state._round = obs.round
     state._totals = list(obs.series_totals)
     state._new_game_scores(obs.scores)
-    state._paradise = [[p.card * 2 + p.face_up for p in cards] for cards in obs.paradise]
+    state._paradise = tuple(tuple(p.card * 2 + p.face_up for p in cards) for cards in obs.paradise)
     state._disc_up = tuple(obs.discarded)
     state._disc_down = tuple(sorted(pool))
     state._dry_rounds = dry

@@ -841,7 +841,7 @@ def test_observations_follow_each_round_and_clones_stay_apart():
 
 def test_draws_depend_on_the_seed_and_the_event_only_and_cover_their_range_evenly():
     def draw(radices, *event):
-        return boom._draw_digits(boom._digit_plan(radices), *event)
+        return list(boom._draw_digits(boom._digit_plan(radices), *event))
 
     radices = tuple(range(50, 12, -1)) + tuple(range(8, 1, -1))
     assert draw(radices, 5, boom._DEAL_DRAW, 1) == draw(radices, 5, boom._DEAL_DRAW, 1)
@@ -882,7 +882,7 @@ def test_a_draw_with_a_value_over_its_radix_limit_is_drawn_again(monkeypatch):
         return _Digest(b"\xff" * 64) if len(calls) == 1 else real(data)
 
     monkeypatch.setattr(boom, "_blake2b", first_digest_all_ones)
-    digits = boom._draw_digits(boom._digit_plan((50, 49)), 7, boom._DEAL_DRAW, 1)
+    digits = list(boom._draw_digits(boom._digit_plan((50, 49)), 7, boom._DEAL_DRAW, 1))
     assert len(calls) == 2 and calls[1].endswith(b" 1")  # the counter moved on
     monkeypatch.setattr(boom, "_blake2b", real)
     values = boom.Struct("<2H").unpack_from(real(calls[1]).digest())
@@ -900,7 +900,7 @@ class _Digest:
 def test_the_deal_leaves_the_first_hand_and_pops_the_rest_by_the_drawn_digits():
     game = BoomGame(4)
     state = game.new_match(11)
-    digits = boom._draw_digits(game._deal_plan, 11, boom._DEAL_DRAW, 1)
+    digits = list(boom._draw_digits(game._deal_plan, 11, boom._DEAL_DRAW, 1))
     pool = list(range(50))
     drawn = [pool.pop(d) for d in digits[:38]]
     assert state.hand(0) == tuple(pool)
