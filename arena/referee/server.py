@@ -73,6 +73,7 @@ class LiveMatches:
         end: pb.MatchEvent | None = None
         context: Any = None  # the MatchContext
         moves: list = field(default_factory=list)  # MoveRecords so far
+        watching: int = 0  # spectators waiting for the next change (see _MatchFeed._wake)
 
         @property
         def events(self) -> Sequence[Event]:
@@ -113,7 +114,6 @@ class _MatchFeed(MatchObserver):
 
     def __init__(self, owner: LiveMatches, match_id: str, live):
         self.owner, self.match_id, self.live = owner, match_id, live
-        self._waiters = 0
 
     def on_start(self, state: State) -> None:
         self.live.state = state
@@ -124,7 +124,7 @@ class _MatchFeed(MatchObserver):
         self._wake()
 
     def _wake(self) -> None:
-        if self.live.changed._waiters:  # only wake spectators that exist
+        if self.live.watching:  # only wake spectators that exist
             asyncio.ensure_future(self._notify())
 
     def on_end(self, result: MatchResult) -> None:
@@ -264,9 +264,13 @@ class RefereeServicer(pb_grpc.RefereeServicer):
             if live.end is not None and sent >= len(live.events):
                 yield live.end
                 return
-            async with live.changed:
-                await live.changed.wait_for(
-                    lambda: len(live.events) > sent or live.end is not None)
+            live.watching += 1
+            try:
+                async with live.changed:
+                    await live.changed.wait_for(
+                        lambda: len(live.events) > sent or live.end is not None)
+            finally:
+                live.watching -= 1
 
 
 @dataclass
