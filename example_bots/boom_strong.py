@@ -35,8 +35,8 @@ import boom_heuristic
 from _engine_view import PolicyBot
 
 # Determinizations per move; each plays every candidate out to the horizon. Measured on the
-# development machine (CPU time per move): 2 players 23 ms on average, 55 ms at most; 5 players
-# 26 ms on average, 45 ms at most.
+# development machine (CPU time per move, tests/strength/harness.py): 2 players 26 ms on average,
+# 67 ms at most; 5 players 25 ms on average, 49 ms at most.
 SIMULATIONS = 16
 # Actions the heuristic ranks best, among which the simulations choose.
 CANDIDATES = 8
