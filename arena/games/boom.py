@@ -225,7 +225,6 @@ class _PairIndex(dict):
 
 
 _PAIR_INDEX = _PairIndex()
-_new_pairs = object.__new__  # LegalPairs without a Python __init__ call (hot path)
 
 
 class _Later:
@@ -307,6 +306,15 @@ class LegalPairs(SequenceABC):
         return LegalPairs, (self._pool,)
 
 
+class _BuiltPairs(LegalPairs):
+    """A LegalPairs as legal_actions makes it, its fields set there: calling a class with no
+    Python __init__ is a single C call, where object.__new__(LegalPairs) parses its arguments
+    as any callable does."""
+
+    __slots__ = ()
+    __init__ = object.__init__
+
+
 def card_colour(card: int) -> str:
     return COLOURS[card // 10]
 
@@ -385,8 +393,10 @@ _BONUS = "fewest_cards_bonus"
 _GAME_END = "game_end"
 _SERIES_END = "series_end"
 # A resolved round: (_ROUND, guard index, each seat's word of played cards, seats given the
-# fewest-cards bonus, a _Memo of its outcome). It stands for the round's take-back and escape
-# records (_round_outcome).
+# fewest-cards bonus, a _Memo of its outcome, game number, round number, guards left, whether
+# the guards were reshuffled for it, each seat's cards of the first escape, and of the second).
+# It stands for all the round's records: the guard, the two reveals, the take-backs and the
+# escapes (_round_outcome). The round in progress is told from the state (_round_so_far).
 _ROUND = "round"
 
 _GUARD_IDS = tuple(range(NUM_GUARDS))
@@ -417,10 +427,13 @@ def _round_outcome(record: tuple) -> tuple[list[tuple], list[int], list[tuple[in
     memo = record[4]
     if memo:
         return memo[0]
-    _, guard, words, bonus, _ = record
+    _, guard, words, bonus, _, game_no, round_no, left, reshuffled, first, second = record
     np = len(words)
     sums = (sum(words) >> _SUM_BASE).to_bytes(NUM_COLOURS + _SEAT_BYTES * np, "little")
-    out: list[tuple] = []
+    out: list[tuple] = [
+        (_GUARD, game_no, round_no, guard, left, reshuffled), (_REVEAL, 1, first),
+        (_REVEAL, 2, second),
+    ]
     paradise: list[tuple[int, tuple]] = []
     # 1 per bomb card played (less those taken back), plus each face-up escape's sum
     gains = list(sums[_COUNT_AT::_SEAT_BYTES])
@@ -467,7 +480,7 @@ def _round_gains(record: tuple) -> Sequence[int]:
     memo = record[4]
     if memo:
         return memo[0][1]
-    _, guard, words, bonus, _ = record
+    guard, words, bonus = record[1:4]
     np = len(words)
     sums = (sum(words) >> _SUM_BASE).to_bytes(NUM_COLOURS + _SEAT_BYTES * np, "little")
     gains = list(sums[_COUNT_AT::_SEAT_BYTES])  # 1 per bomb card played
@@ -656,7 +669,7 @@ class BoomState(State):
     __slots__ = (
         "game", "_np", "_all", "_empty", "_adv", "_ruse_v", "_series",
         "_seed", "_shuffles", "_hands", "_has_ruse", "_paradise", "_scores", "_totals",
-        "_game_no", "_round", "_step", "_order", "_gpos", "_guard",
+        "_game_no", "_round", "_step", "_order", "_gpos", "_guard", "_reshuffled",
         "_disc_up", "_disc_down", "_choice", "_to_play", "_pending", "_kind",
         "_ruse_ok", "_revealed", "_dry_rounds", "_over", "_log", "_events", "_view",
         "_rw", "_fewest", "_game_rounds", "_scored", "_folded", "_score_base", "_expanded",
@@ -701,6 +714,7 @@ class BoomState(State):
         self._order = list(_GUARD_IDS)
         self._gpos = 0
         self._guard = 0
+        self._reshuffled = False
         self._disc_up = ()
         self._disc_down = ()
         self._choice = [()] * np
@@ -779,11 +793,8 @@ class BoomState(State):
             reshuffled = True
         self._gpos = gpos
         self._view = None
-        guard = self._order[gpos]
-        self._guard = guard
-        self._log.append(
-            (_GUARD, self._game_no, self._round, guard, NUM_GUARDS - 1 - gpos, reshuffled)
-        )
+        self._guard = self._order[gpos]
+        self._reshuffled = reshuffled
         self._revealed = self._empty
         self._rw = [0] * self._np
         self._begin_step(1, fewest)
@@ -841,11 +852,11 @@ class BoomState(State):
                 # one C call: itemgetter of several indices gives the tuple of their 1-tuples
                 legal = _itemgetter(*self._hands[seat])(_SINGLES)
             elif kind == 2:
-                legal = _new_pairs(LegalPairs)
+                legal = _BuiltPairs()
                 legal._pool = pool = tuple(self._hands[seat])
                 legal._index, legal._len = _PAIR_INDEX[len(pool)]
             elif kind == 3 and self._has_ruse[seat]:
-                legal = _new_pairs(LegalPairs)
+                legal = _BuiltPairs()
                 legal._pool = pool = (*self._hands[seat], RUSE)  # RUSE is the highest id
                 legal._index, legal._len = _PAIR_INDEX[len(pool)]
             else:
@@ -992,8 +1003,7 @@ class BoomState(State):
     # ------------------------------------------------------------------ resolution
 
     def _end_step(self) -> None:
-        played = tuple(self._choice)
-        self._log.append((_REVEAL, self._step, played))
+        played = tuple(self._choice)  # revealed (recorded with the round, _resolve_round)
         if self._step == 1:
             self._revealed = played
             self._begin_step(2, self._fewest)
@@ -1022,13 +1032,16 @@ class BoomState(State):
                 while total > limit:
                     # every seat with the highest sum takes its cards of this colour back
                     top = max(row)
-                    while top in row:
-                        seat = row.index(top)
+                    seat = row.index(top)
+                    while True:
                         hand = hands[seat]
                         for c in _PCARDS[col][words[seat] >> shift & 1023]:
                             insort(hand, c)
                         row[seat] = 0
                         total -= top
+                        if top not in row:
+                            break
+                        seat = row.index(top)
                 if total:
                     escaped = True
         else:
@@ -1047,7 +1060,11 @@ class BoomState(State):
         if self._adv and (game_ends or FEWEST_CARDS_BONUS_EVERY_ROUND):
             fewest = min(map(len, hands))
             bonus = tuple(seat for seat in self._all if len(hands[seat]) == fewest)
-        record = (_ROUND, guard, words, bonus, _Memo())  # _next_round gives _rw a new list
+        # the record keeps `words`, the list in _rw: _next_round gives _rw a new one
+        record = (
+            _ROUND, guard, words, bonus, _Memo(), self._game_no, self._round,
+            NUM_GUARDS - 1 - self._gpos, self._reshuffled, self._revealed, second,
+        )  # fmt: skip
         log = self._log
         log.append(record)
         self._game_rounds.append(record)
@@ -1183,7 +1200,20 @@ class BoomState(State):
             else:
                 built.append(_to_event(record))
         self._expanded = len(log)
-        return tuple(built)
+        if self._over:
+            return tuple(built)
+        return (*built, *map(_to_event, self._round_so_far()))
+
+    def _round_so_far(self) -> list[tuple]:
+        """The records of the round in progress, which its record will hold once it is resolved:
+        its guard, and the first reveal once the second escape has begun."""
+        so_far = [(
+            _GUARD, self._game_no, self._round, self._guard, NUM_GUARDS - 1 - self._gpos,
+            self._reshuffled,
+        )]  # fmt: skip
+        if self._step == 2:
+            so_far.append((_REVEAL, 1, self._revealed))
+        return so_far
 
     def clone(self) -> "BoomState":
         new = BoomState.__new__(BoomState)
@@ -1207,6 +1237,7 @@ class BoomState(State):
         new._order = self._order[:]
         new._gpos = self._gpos
         new._guard = self._guard
+        new._reshuffled = self._reshuffled
         new._disc_up = self._disc_up
         new._disc_down = self._disc_down
         new._choice = self._choice[:]
@@ -1265,7 +1296,7 @@ class BoomState(State):
             self.game.config(), self._seed, self._shuffles, tuple(map(tuple, self._hands)),
             tuple(self._has_ruse), tuple(map(tuple, self._paradise)), tuple(self._scores),
             tuple(self._totals), self._game_no, self._round, self._step, tuple(self._order),
-            self._gpos, self._disc_up, self._disc_down, tuple(self._choice),
+            self._gpos, self._reshuffled, self._disc_up, self._disc_down, tuple(self._choice),
             tuple(self._to_play), self._revealed, self._dry_rounds, self._over, tuple(self._log),
         )  # fmt: skip
 
@@ -1391,7 +1422,8 @@ def sample_state(
     seed behind later reshuffles and deals. Pass `game` (the match's BoomGame) for exact
     options; without it they are guessed from the observation. Pass the public `events` to keep
     cards taken back in the current game in the hands that took them back. The sampled state's
-    event log starts empty. If the observing seat has already acted in this step, its own
+    event log starts with the round in progress: its guard (not marked reshuffled: an
+    observation does not say) and, in the second escape, the first reveal. If the observing seat has already acted in this step, its own
     face-down cards are not in its observation, so they are sampled too.
     """
     obs = observation

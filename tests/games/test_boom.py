@@ -1001,10 +1001,37 @@ def test_a_rounds_points_alone_match_its_full_outcome():
             state = game.new_match(seed)
             random_playout(state, random.Random(seed))
             for record in state._game_rounds:
-                fresh = record[:4] + (boom._Memo(),)  # nothing worked out yet
+                fresh = record[:4] + (boom._Memo(),) + record[5:]  # nothing worked out yet
                 assert tuple(boom._round_gains(fresh)) == boom._round_outcome(fresh)[1], record
                 rounds += 1
     assert rounds > 500
+
+
+def test_the_event_log_read_at_any_moment_is_a_prefix_of_every_later_read():
+    # A round is recorded once, when it resolves; while it is in progress its guard (and, in the
+    # second escape, its first reveal) are told from the state. Every read must agree with what
+    # is recorded later, in every variant, across the games of a series too.
+    reads = 0
+    for players, options in [(2, {}), (3, {"ruse": True}), (4, {"advanced": True}), (5, {}),
+                             (3, {"series": True, "ruse": True})]:  # fmt: skip
+        game = BoomGame(players, **options)
+        for seed in range(12):
+            state = game.new_match(seed)
+            rng = random.Random(seed)
+            seen = [state.events]
+            while not state.is_over():
+                for seat in state.seats_to_act():
+                    state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+                    seen.append(state.events)
+                    if not state.is_over():  # the round in progress: its guard, then a reveal
+                        tail = [e.kind for e in seen[-1][-2:]]
+                        assert tail[-1] == "guard" or tail == ["guard", "reveal"], tail
+            final = state.events
+            assert final[-1].kind in ("game_end", "series_end")
+            for earlier in seen:
+                assert final[: len(earlier)] == earlier
+            reads += len(seen)
+    assert reads > 2000
 
 
 def _candidate_actions(state, seat, rng):
