@@ -419,6 +419,30 @@ class _Memo(list):
     __hash__ = None  # type: ignore[assignment]
 
 
+def _taken_back(row: list[int], total: int, limit: int) -> tuple[list[int], int]:
+    """The rule for a colour over its guard's limit: while its total is over, every seat with
+    the highest sum (`row`: each seat's sum of the colour) takes its cards of the colour back.
+    Returns those seats, in the order the rules take them, and the total left; their sums in
+    `row` become 0. (_resolve_round applies the same rule inline, on its hot path.)"""
+    seats = []
+    while total > limit:
+        top = max(row)
+        while top in row:
+            seat = row.index(top)
+            seats.append(seat)
+            row[seat] = 0
+            total -= top
+    return seats, total
+
+
+def _add_gains(scores: Sequence[int], rounds: Iterable[tuple]) -> list[int]:
+    """`scores` plus each seat's points from these round records."""
+    scores = list(scores)
+    for record in rounds:
+        scores = list(map(_add, scores, _round_gains(record)))
+    return scores
+
+
 def _round_outcome(record: tuple) -> tuple[list[tuple], list[int], list[tuple[int, tuple]]]:
     """What a round record (_ROUND) stands for: its take-back and escape records, in the order
     the rules take them (colour by colour, left to right on the guard card), each seat's points
@@ -444,15 +468,11 @@ def _round_outcome(record: tuple) -> tuple[list[tuple], list[int], list[tuple[in
         row = sums[at::_SEAT_BYTES]  # each seat's sum of this colour
         if total > limit:
             row = list(row)
-            while total > limit:
-                top = max(row)
-                while top in row:
-                    seat = row.index(top)
-                    cards = _PCARDS[col][words[seat] >> shift & 1023]
-                    out.append((_TAKE_BACK, seat, col, cards))
-                    gains[seat] -= len(cards)
-                    row[seat] = 0
-                    total -= top
+            takers, total = _taken_back(row, total, limit)
+            for seat in takers:
+                cards = _PCARDS[col][words[seat] >> shift & 1023]
+                out.append((_TAKE_BACK, seat, col, cards))
+                gains[seat] -= len(cards)
             if not total:
                 continue
         # the seats with the highest sum escape face up, the others face down
@@ -489,13 +509,10 @@ def _round_gains(record: tuple) -> Sequence[int]:
         if not total:
             continue
         row = list(sums[at::_SEAT_BYTES])
-        while total > limit:
-            top = max(row)
-            while top in row:
-                seat = row.index(top)
+        if total > limit:
+            takers, total = _taken_back(row, total, limit)
+            for seat in takers:
                 gains[seat] -= (words[seat] >> shift & 1023).bit_count()  # its cards go back
-                row[seat] = 0
-                total -= top
         if total:
             top = max(row)
             seat = row.index(top)
@@ -1029,7 +1046,7 @@ class BoomState(State):
                 total = sums[col]
                 limit = limits[col]
                 row = list(sums[at::_SEAT_BYTES])  # each seat's sum of this colour
-                while total > limit:
+                while total > limit:  # the rule of _taken_back, inline (hot path)
                     # every seat with the highest sum takes its cards of this colour back
                     top = max(row)
                     seat = row.index(top)
@@ -1086,10 +1103,7 @@ class BoomState(State):
         """Bring the game's scores up to date with its resolved rounds."""
         rounds = self._game_rounds
         if self._scored < len(rounds):
-            scores = self._scores
-            for record in rounds[self._scored :]:
-                scores = list(map(_add, scores, _round_gains(record)))
-            self._scores = scores
+            self._scores = _add_gains(self._scores, rounds[self._scored :])
             self._scored = len(rounds)
 
     def _fold(self) -> None:
@@ -1333,10 +1347,7 @@ def _to_event(rec: tuple) -> Event:
         })  # fmt: skip
     if kind == _GAME_END:
         _, game_no, stalemate, before, base, rounds = rec
-        scores = list(base)
-        for record in rounds:
-            scores = list(map(_add, scores, _round_gains(record)))
-        scores = tuple(scores)
+        scores = tuple(_add_gains(base, rounds))
         totals = tuple(map(_add, before, scores))
         return Event(kind, -1, {
             "game": game_no, "scores": scores, "series_totals": totals, "stalemate": stalemate,
@@ -1423,8 +1434,9 @@ def sample_state(
     options; without it they are guessed from the observation. Pass the public `events` to keep
     cards taken back in the current game in the hands that took them back. The sampled state's
     event log starts with the round in progress: its guard (not marked reshuffled: an
-    observation does not say) and, in the second escape, the first reveal. If the observing seat has already acted in this step, its own
-    face-down cards are not in its observation, so they are sampled too.
+    observation does not say) and, in the second escape, the first reveal. If the observing
+    seat has already acted in this step, its own face-down cards are not in its observation, so
+    they are sampled too.
     """
     obs = observation
     if game is None:

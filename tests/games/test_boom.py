@@ -700,8 +700,8 @@ def test_property_sampled_states_agree_with_the_observation(config):
 # sample_state along the way. An optimisation must leave all of this unchanged.
 # Pinned first before the speed work; pinned again for engine version 2, whose chance comes from
 # BLAKE2b by event instead of random.Random(seed) (_draw_digits): deals and guard orders
-# changed, and nothing else did (version 1 and 2 played 2,400 random games identically from the same cards: 2 to 5
-# players, basic, advanced, ruse, advanced with ruse, 150 seeds each).
+# changed, and nothing else did (version 1 and 2 played 2,400 random games identically from the
+# same cards: 2 to 5 players, basic, advanced, ruse, advanced with ruse, 150 seeds each).
 PINNED_PLAYOUTS = {
     (2, (), 0): ((55, 55), 20, "746ca62b5f66f30cf644600e"),
     (3, (), 1): ((35, 46, 39), 24, "5733245a4c5f4af3ef6bcc66"),
