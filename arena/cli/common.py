@@ -34,6 +34,30 @@ def limit_options(f):
     return f
 
 
+def sandbox_option(f):
+    return click.option(
+        "--no-sandbox", is_flag=True, envvar="ARENA_NO_SANDBOX",
+        help="Launch bots without the bubblewrap sandbox: they run as your user, can read what "
+             "you can read (the database, other bots' tokens) and reach the network. Only for "
+             "bots you trust. Also set by ARENA_NO_SANDBOX=1.")(f)
+
+
+def launch_limits(no_sandbox: bool, check_now: bool = False):
+    """The ResourceLimits of launched bots. Without the sandbox, warn once; with it and
+    check_now, refuse at once (saying why and what to install) when bubblewrap cannot run."""
+    from arena.referee import sandbox
+    from arena.referee.launcher import ResourceLimits
+
+    if no_sandbox:
+        click.echo("warning: --no-sandbox: launched bots run unconfined, as your user; they can "
+                   "read your files (the database, other bots' tokens) and reach the network. "
+                   "Use it only for bots you trust.", err=True)
+        return ResourceLimits(sandbox=False)
+    if check_now and (reason := sandbox.unavailable_reason()) is not None:
+        raise click.ClickException(f"cannot launch bots: {reason}")
+    return ResourceLimits()
+
+
 def db_option(f):
     from pathlib import Path
 

@@ -9,7 +9,9 @@ import click
 from arena.games import game_names
 from arena.store import StoreError
 
-from .common import build_game, db_option, game_options, limit_options, open_store
+from .common import (
+    build_game, db_option, game_options, launch_limits, limit_options, open_store, sandbox_option,
+)
 from .rankings import print_rankings
 
 
@@ -42,10 +44,11 @@ def ladder_group():
 @click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("runs"), show_default=True, help="Bot logs and work directories.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
+@sandbox_option
 @db_option
 def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, move_ms,
             time_bank_ms, max_strikes, concurrency, rating_mode, executor, ray_address, run_dir,
-            no_progress, db):
+            no_progress, no_sandbox, db):
     """Run the ladder NAME (created on first run; the same command again resumes it)."""
     from arena import app
     from arena.ladder.runner import ExecutorSetupError
@@ -64,8 +67,8 @@ def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, 
         options=dict(the_game.options), rounds=rounds, seed=seed, rating_mode=rating_mode,
         concurrency=concurrency,
         limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
-        executor=executor, ray_address=ray_address, run_dir=run_dir,
-        progress=not no_progress)
+        resource_limits=launch_limits(no_sandbox), executor=executor,
+        ray_address=ray_address, run_dir=run_dir, progress=not no_progress)
     try:
         summary, rankings = app.run_ladder(settings)
     except (StoreError, ExecutorSetupError) as err:

@@ -12,7 +12,7 @@ from arena.games import game_names
 from arena.referee.launcher import BotCommandError, resolve_command
 from arena.referee.match import Limits
 
-from .common import build_game, game_options, limit_options
+from .common import build_game, game_options, launch_limits, limit_options, sandbox_option
 
 
 @click.command("match")
@@ -26,8 +26,9 @@ from .common import build_game, game_options, limit_options
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Keep bot logs and work directories here (default: a temporary folder).")
+@sandbox_option
 def match_cmd(game, bots, seed, advanced, ruse, series, move_ms, time_bank_ms, max_strikes,
-              replay_path, as_json, run_dir):
+              replay_path, as_json, run_dir, no_sandbox):
     """Play one GAME match between BOTS (each a command or a bot directory), one per seat.
 
     Example: arena match balloon "python example_bots/random_bot.py" "python example_bots/random_bot.py"
@@ -40,11 +41,12 @@ def match_cmd(game, bots, seed, advanced, ruse, series, move_ms, time_bank_ms, m
     if replay_path is not None and not replay_path.parent.exists():
         raise click.UsageError(f"cannot write the replay: {replay_path.parent} does not exist")
     names = app.seat_names_for(bots)
+    resource_limits = launch_limits(no_sandbox, check_now=True)
     settings = app.MatchSettings(
         game=the_game, bots=tuple(zip(names, commands)),
         seed=app.random_seed() if seed is None else seed,
         limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
-        run_dir=run_dir)
+        resource_limits=resource_limits, run_dir=run_dir)
     result = app.run_match(settings)
     if replay_path is not None:
         replay.write(result, replay_path)

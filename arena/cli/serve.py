@@ -15,7 +15,7 @@ from arena.referee.match import Limits
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
 from arena.store import StoreError
 
-from .common import db_option, limit_options
+from .common import db_option, launch_limits, limit_options, sandbox_option
 
 
 def parse_ladder(text: str) -> LadderSpec:
@@ -78,9 +78,10 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
               show_default=True, help="Where matches run (Ray: launched bots only).")
 @click.option("--ray-address", help="The Ray cluster's address (with --executor ray).")
+@sandbox_option
 def serve_cmd(db, ladders, members, host, port, web_host, web_port, admin_key, concurrency, move_ms,
               time_bank_ms, max_strikes, grace, max_matches, run_dir, seed, executor,
-              ray_address):
+              ray_address, no_sandbox):
     """Run Arena as a service: registered bots play continuous ladders; the web shows them."""
     specs = tuple(parse_ladder(text) for text in ladders)
     if len({s.name for s in specs}) != len(specs):
@@ -96,7 +97,8 @@ def serve_cmd(db, ladders, members, host, port, web_host, web_port, admin_key, c
         web_port=web_port, admin_key=admin_key, concurrency=concurrency,
         limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
         run_dir=run_dir, grace_s=grace, max_matches=max_matches, seed=seed, executor=executor,
-        ray_address=ray_address)
+        ray_address=ray_address,
+        resource_limits=launch_limits(no_sandbox, check_now=executor == "local"))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
 
     async def main() -> None:

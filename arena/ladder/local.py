@@ -16,11 +16,12 @@ from arena.games import game_from_config
 from arena.referee.host import RefereeHost
 from arena import botcommand
 from arena.referee.launcher import BotCommandError, ResourceLimits, resolve_command
+from arena.referee.sandbox import SandboxUnavailable
 from arena.referee.match import Limits
 from arena.results import MatchResult
 from arena.store import AsyncStore, Bot, Ladder, StoredMatch
 
-from .runner import InfrastructureError
+from .runner import ExecutorSetupError, InfrastructureError
 
 # How many times a crashed bot is launched again during one run before its seats are left to
 # fault (each crash is already a fault of the matches it was in).
@@ -65,7 +66,10 @@ class LocalExecutor:
         old = self.referee.bots.pop(bot.name, None)
         if old is not None:
             await old.stop()
-        await self.referee.launch(bot.name, command)
+        try:
+            await self.referee.launch(bot.name, command)
+        except SandboxUnavailable as err:  # this machine cannot launch bots: no match can run
+            raise ExecutorSetupError(f"cannot launch bot {bot.name}: {err}") from None
 
     async def _ensure_running(self, names: Sequence[str]) -> None:
         async with self._launch_lock:

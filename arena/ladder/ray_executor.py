@@ -125,10 +125,9 @@ class NodeReferee:
         # the shipped arena and arena_sdk, not whatever the node has installed.
         token = self.host.tokens.issue(spec.name)
         workdir = self.run_dir / "bots" / spec.name
-        env = bot_environment(self.host.server.address, token, workdir,
-                              {"PYTHONPATH": self.bot_pythonpath})
+        env = bot_environment(token, workdir, {"PYTHONPATH": self.bot_pythonpath})
         proc = BotProcess(spec.name, command, workdir, self.run_dir / "logs" / f"{spec.name}.log",
-                          env, self.host.resource_limits)
+                          env, self.host.server.bot_socket, self.host.resource_limits)
         await proc.start()
         self.host.bots[spec.name] = proc
 

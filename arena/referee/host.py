@@ -80,7 +80,7 @@ class RefereeHost:
         token = token or self.tokens.issue(name)
         workdir = self.run_dir / "bots" / name
         proc = BotProcess(name, command, workdir, self.run_dir / "logs" / f"{name}.log",
-                          bot_environment(self.server.address, token, workdir),
+                          bot_environment(token, workdir), self.server.bot_socket,
                           self.resource_limits)
         await proc.start()
         self.bots[name] = proc

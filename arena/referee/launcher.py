@@ -1,14 +1,17 @@
-"""Launching bot processes, and ending them with their whole process group.
+"""Launching bot processes in their sandbox, and ending them with everything they started.
 
 A bot is a command (`python example_bots/random_bot.py`) or a directory holding a manifest
 (`arena-bot.toml` with `command = "..."`, run inside that directory). The launcher starts it in a
-new session (so its own process group), in its own working directory, with an environment that
-holds the referee's address and that bot's token only (plus PATH, LANG, and HOME and TMPDIR inside
-its working directory), its stdout and stderr going to a per-bot log file, and resource limits and
-a umask of 077 applied by `arena.referee.sandbox` just before the bot's program is executed. What
-this does not prevent (no namespaces or seccomp: a bot runs as the platform's user) is listed in
-docs/reliability.md. `stop()` sends SIGTERM to the group, waits, then SIGKILLs
-the group: children the bot forked die with it even when the bot itself has exited.
+new session, in a bubblewrap sandbox (arena.referee.sandbox: its own PID, mount, IPC, UTS and
+network namespaces, its own user, a file system with nothing of the platform's but what a bot
+needs to run), with an environment that holds the referee's address (a Unix socket bound into
+the sandbox) and that bot's token only (plus PATH, LANG, and HOME and TMPDIR inside its work
+directory), its stdout and stderr going to a per-bot log file, and resource limits and a umask
+of 077 applied by `arena.referee.rlimits` just before bubblewrap runs. `stop()` ends the sandbox
+(the kernel ends every process in its PID namespace with it) and waits until none is left.
+
+With `ResourceLimits(sandbox=False)` (`--no-sandbox`) the bot runs unconfined as the platform's
+user, in its own process group, which `stop()` ends as a whole: for bots the organiser trusts.
 """
 
 from __future__ import annotations
@@ -23,18 +26,27 @@ from pathlib import Path
 from arena import botcommand
 from arena.botcommand import MANIFEST, BotCommand, BotCommandError  # noqa: F401 (re-exported)
 
+from . import sandbox
+
+_SIGNALS = {int(s): s.name for s in signal.Signals}
+
 @dataclass(frozen=True, slots=True)
 class ResourceLimits:
     """Per-process limits applied to a launched bot (0 = no limit).
 
     memory_mb caps the address space (RLIMIT_AS); cpu_s caps CPU seconds (RLIMIT_CPU, over the
     bot's whole life, so set it for the ladder's length); open_files caps descriptors
-    (RLIMIT_NOFILE); file_mb caps any file the bot writes, its log included (RLIMIT_FSIZE)."""
+    (RLIMIT_NOFILE); file_mb caps any file the bot writes, its log included (RLIMIT_FSIZE), and
+    the size of its private /tmp; max_processes caps its processes and threads together
+    (RLIMIT_NPROC of the sandbox's own user: applied when the platform runs as root). sandbox
+    False runs bots unconfined (`--no-sandbox`), for bots the organiser trusts."""
 
     memory_mb: int = 4096
     cpu_s: int = 0
     open_files: int = 256
     file_mb: int = 64
+    max_processes: int = 64
+    sandbox: bool = True
 
 
 def resolve_command(spec: str, base: Path | None = None) -> BotCommand:
@@ -44,32 +56,62 @@ def resolve_command(spec: str, base: Path | None = None) -> BotCommand:
 
 
 class BotProcess:
-    """One launched bot process (and its process group)."""
+    """One launched bot process: its sandbox (or, unconfined, its process group)."""
 
     def __init__(self, name: str, command: BotCommand, workdir: Path, log_path: Path,
-                 env: dict[str, str], limits: ResourceLimits = ResourceLimits()):
+                 env: dict[str, str], referee_socket: Path,
+                 limits: ResourceLimits = ResourceLimits()):
         self.name = name
         self.command = command
         self.workdir = workdir
         self.log_path = log_path
         self.env = env
+        self.referee_socket = referee_socket
         self.limits = limits
         self.proc: asyncio.subprocess.Process | None = None
         self.pgid: int | None = None
+        self.uid: int | None = None  # the sandbox's own user, when the platform is root
+        self._pidns: str | None = None
 
     async def start(self) -> None:
+        """Launch the bot. Raises sandbox.SandboxUnavailable when it should run in a sandbox
+        and bubblewrap cannot run here (an infrastructure error, not the bot's fault)."""
+        lim = self.limits
+        env = dict(self.env)
+        cwd = self.command.cwd or self.workdir
+        proto = sandbox.protocol_file()
         # Private to the platform's user (mode 700), with the bot's own temporary directory.
         self.workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
         (self.workdir / "tmp").mkdir(mode=0o700, exist_ok=True)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        cwd = self.command.cwd or self.workdir
-        lim = self.limits
-        argv = [sys.executable, "-m", "arena.referee.sandbox",
+        processes = 0
+        if lim.sandbox:
+            sandbox.require()
+            if os.geteuid() == 0:
+                self.uid = sandbox.pick_uid()
+                _chown_tree(self.workdir, self.uid)
+                processes = lim.max_processes
+            own = sandbox.bot_directory(self.command.argv, self.command.cwd)
+            extra = [Path(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+            box = sandbox.Sandbox(
+                self.workdir, self.referee_socket, uid=self.uid, proto=proto,
+                read_only=tuple(sandbox.runtime_paths() + extra + ([own] if own else [])),
+                tmp_mb=lim.file_mb or 64)
+            command = box.argv(self.command.argv, cwd)
+            env["ARENA_ADDRESS"] = sandbox.ADDRESS_IN_SANDBOX
+            if proto is not None:
+                env["ARENA_PROTO"] = sandbox.PROTO_IN_SANDBOX
+        else:
+            command = list(self.command.argv)
+            env["ARENA_ADDRESS"] = f"unix:{self.referee_socket}"
+            if proto is not None:
+                env["ARENA_PROTO"] = str(proto)
+        argv = [sys.executable, "-m", "arena.referee.rlimits",
                 str(lim.memory_mb), str(lim.cpu_s), str(lim.open_files), str(lim.file_mb),
-                "--", *self.command.argv]
+                str(processes), "--", *command]
         with open(self.log_path, "ab") as log:
             self.proc = await asyncio.create_subprocess_exec(
-                *argv, cwd=cwd, env=self.env, stdin=asyncio.subprocess.DEVNULL, stdout=log,
+                *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=log,
                 stderr=log, start_new_session=True)
         self.pgid = self.proc.pid  # a new session: the leader's pid is the group id
 
@@ -83,12 +125,38 @@ class BotProcess:
         code = self.proc.returncode
         if code < 0:
             return f"the bot process was killed by {signal.Signals(-code).name}"
+        if self.limits.sandbox and code > 128 and code - 128 in _SIGNALS:
+            # bubblewrap exits with 128 + the signal that killed the bot
+            return f"the bot process was killed by {_SIGNALS[code - 128]} (exit status {code})"
         return f"the bot process exited with code {code}"
 
+    def sandbox_pids(self) -> list[int]:
+        """Pids (as the platform sees them) of every live process in the bot's sandbox, the
+        namespace's init included; for an unconfined bot, of its process group."""
+        if not self.limits.sandbox:
+            return group_members(self.pgid) if self.pgid is not None else []
+        namespace = self._pid_namespace()
+        return namespace_members(namespace) if namespace is not None else []
+
+    def _pid_namespace(self) -> str | None:
+        # The namespace of bubblewrap's child (its init), found once while it runs.
+        if self._pidns is None and self.proc is not None and self.proc.returncode is None:
+            for pid in children_of(self.proc.pid):
+                try:
+                    namespace = os.readlink(f"/proc/{pid}/ns/pid")
+                except OSError:
+                    continue
+                if namespace != os.readlink("/proc/self/ns/pid"):
+                    self._pidns = namespace
+        return self._pidns
+
     async def stop(self, grace_s: float = 2.0) -> None:
-        """Terminate the whole group, wait up to grace_s, then kill what is left; reap."""
+        """Terminate the bot, wait up to grace_s, then kill what is left; reap. In a sandbox the
+        end of bubblewrap ends its PID namespace, every process in it included (setsid and
+        double-forked ones too); unconfined, the whole process group is killed."""
         if self.proc is None:
             return
+        self._pid_namespace()  # known before bubblewrap ends, to check the namespace is empty
         _signal_group(self.pgid, signal.SIGTERM)
         try:
             await asyncio.wait_for(self.proc.wait(), grace_s)
@@ -99,8 +167,8 @@ class BotProcess:
         await self.proc.wait()
         # SIGKILL is delivered asynchronously and the kernel offers no event for "the group is
         # empty", so look until no member is left running (bounded).
-        for _ in range(100):
-            if not group_members(self.pgid):
+        for _ in range(200):
+            if not self.sandbox_pids() and not group_members(self.pgid):
                 break
             await asyncio.sleep(0.01)
 
@@ -117,7 +185,30 @@ class BotProcess:
 
 def group_members(pgid: int) -> list[int]:
     """Pids of the live (not zombie) processes in a process group (Linux /proc)."""
+    return [pid for pid, fields in _proc_stats() if int(fields[2]) == pgid and fields[0] != "Z"]
+
+
+def children_of(pid: int) -> list[int]:
+    """Pids of the live children of `pid` (Linux /proc)."""
+    return [p for p, fields in _proc_stats() if int(fields[1]) == pid and fields[0] != "Z"]
+
+
+def namespace_members(namespace: str) -> list[int]:
+    """Pids of the live processes in a PID namespace (its `/proc/PID/ns/pid` link text)."""
     members = []
+    for pid, fields in _proc_stats():
+        if fields[0] == "Z":
+            continue
+        try:
+            if os.readlink(f"/proc/{pid}/ns/pid") == namespace:
+                members.append(pid)
+        except OSError:
+            continue
+    return members
+
+
+def _proc_stats():
+    """(pid, fields after the command name) of every process in /proc."""
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -127,10 +218,15 @@ def group_members(pgid: int) -> list[int]:
         except OSError:
             continue
         # Fields after the command name (which may hold spaces) start after the last ')'.
-        fields = stat[stat.rindex(")") + 2:].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            members.append(int(entry.name))
-    return members
+        yield int(entry.name), stat[stat.rindex(")") + 2:].split()
+
+
+def _chown_tree(root: Path, uid: int) -> None:
+    """Give the sandbox's user its work directory (files a previous launch left included)."""
+    os.chown(root, uid, uid)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            os.chown(os.path.join(dirpath, name), uid, uid, follow_symlinks=False)
 
 
 def _signal_group(pgid: int | None, sig: int) -> None:
@@ -142,16 +238,16 @@ def _signal_group(pgid: int | None, sig: int) -> None:
         pass
 
 
-def bot_environment(address: str, token: str, workdir: Path,
+def bot_environment(token: str, workdir: Path,
                     extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment a bot gets: the referee's address, its own token, and nothing of the
-    platform's (no other bot's token, no secrets from the caller's environment)."""
+    """The environment a bot gets: its own token, and nothing of the platform's (no other bot's
+    token, no secrets from the caller's environment). The launcher adds the referee's address
+    (ARENA_ADDRESS) and the protocol file (ARENA_PROTO)."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(workdir),
         "TMPDIR": str(workdir / "tmp"),
         "LANG": os.environ.get("LANG", "C.UTF-8"),
-        "ARENA_ADDRESS": address,
         "ARENA_TOKEN": token,
         "PYTHONUNBUFFERED": "1",
     }

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Awaitable, Callable, Sequence
 
 import grpc
@@ -280,7 +284,12 @@ class TlsFiles:
 
 
 class RefereeServer:
-    """Owns the grpc.aio server: start on a port, stop gracefully."""
+    """Owns the grpc.aio server: start on a port, stop gracefully.
+
+    Besides its TCP port (for remote bots and spectators) it listens on a Unix domain socket in
+    a private temporary directory (`bot_socket`), which the launcher binds into each launched
+    bot's sandbox: sandboxed bots have no network. The socket is plain text, like loopback TCP
+    without TLS: only processes that can reach the file can connect."""
 
     def __init__(self, authenticate: Authenticator, host: str = "127.0.0.1", port: int = 0,
                  tls: TlsFiles | None = None):
@@ -290,6 +299,7 @@ class RefereeServer:
         self._requested_port = port
         self._tls = tls
         self.port = 0
+        self.bot_socket: Path | None = None
         self._server = grpc.aio.server(options=SERVER_OPTIONS)
         servicer = RefereeServicer(authenticate, self.directory, self.live)
         # As pb_grpc.add_RefereeServicer_to_server, but Play's serializer also takes the action
@@ -323,12 +333,24 @@ class RefereeServer:
         if self.port == 0:
             raise OSError(f"cannot listen on {target}: the port is taken or the address is "
                           "not local; choose another with --port")
+        # A short path (a Unix socket's path is limited to 107 bytes), private to this user.
+        socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-"))
+        socket = socket_dir / "referee.sock"
+        if self._server.add_insecure_port(f"unix:{socket}") == 0:
+            shutil.rmtree(socket_dir, ignore_errors=True)
+            raise OSError(f"cannot listen on the Unix socket {socket}")
+        self.bot_socket = socket
         await self._server.start()
+        # Inside a sandbox the bot runs as a user of its own, and connecting to a Unix socket
+        # needs write permission on it; its directory keeps everyone else out.
+        os.chmod(socket, 0o666)
         await _set_health(self._health, health_pb2.HealthCheckResponse.SERVING)
 
     async def stop(self, grace_s: float = 5.0) -> None:
         await _set_health(self._health, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self._server.stop(grace_s)
+        if self.bot_socket is not None:
+            shutil.rmtree(self.bot_socket.parent, ignore_errors=True)
 
 
 async def _set_health(servicer, status) -> None:

@@ -1,7 +1,9 @@
 // An Arena bot in Node.js that plays a random legal action in any game.
 //
-// It loads proto/arena/v1/arena.proto at run time (no generated code), reads the referee's
-// address and its token from ARENA_ADDRESS and ARENA_TOKEN (set by the launcher), says Hello on
+// It loads the protocol file at run time (no generated code): ARENA_PROTO, which the launcher sets
+// (inside the sandbox the file is at /run/arena/arena.proto), else proto/arena/v1/arena.proto of
+// the checkout it sits in. It reads the referee's address (HOST:PORT, or unix:PATH for a
+// launched bot) and its token from ARENA_ADDRESS and ARENA_TOKEN (set by the launcher), says Hello on
 // one Referee.Play stream (asking for batches), and answers each ActionRequest with one of its
 // legal actions (a batch of them with one ActionReplies), drawn
 // from a generator seeded with the match's bot_seed so that a replayed match replays the bot.
@@ -13,7 +15,8 @@ const fs = require('fs');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
-const PROTO = path.join(__dirname, '..', '..', 'proto', 'arena', 'v1', 'arena.proto');
+const PROTO = process.env.ARENA_PROTO
+  || path.join(__dirname, '..', '..', 'proto', 'arena', 'v1', 'arena.proto');
 const PROTOCOL_VERSION = 1;
 const MAX_CONCURRENT = 16; // answering is instant, so take many requests at once
 
@@ -26,7 +29,7 @@ const arena = grpc.loadPackageDefinition(definition).arena.v1;
 const address = process.env.ARENA_ADDRESS;
 const token = process.env.ARENA_TOKEN;
 if (!address || !token) {
-  console.error('node-random: set ARENA_ADDRESS (HOST:PORT) and ARENA_TOKEN');
+  console.error('node-random: set ARENA_ADDRESS (HOST:PORT or unix:PATH) and ARENA_TOKEN');
   process.exit(2);
 }
 const credentials = process.env.ARENA_TLS_CA

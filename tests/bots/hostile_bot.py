@@ -20,12 +20,20 @@ observed to ./report.json (its working directory) when it has something to tell 
   spam_stderr   writes up to 4 GiB to stderr at its first request, then plays on
   snoop         reports its cwd, HOME, TMPDIR, environment, umask, and what it could reach
   reconnect     at its 3rd request drops its stream, reconnects with the same token, plays on
+  escape        tries to get out of its sandbox before it connects (ARG: JSON naming the files to
+                read, the pids whose environment to read, the TCP ports on 127.0.0.1 to reach,
+                the paths to write), leaves a setsid child and a double-forked grandchild
+                sleeping, reports what each attempt did, then plays well
+  fork_bomb     at its first request forks sleeping children until a fork fails, reports how
+                many it made and why it stopped, then plays on
 """
 
 import asyncio
 import json
 import os
+import socket
 import sys
+import time
 
 import grpc
 
@@ -71,6 +79,8 @@ async def main() -> None:
     address = os.environ["ARENA_ADDRESS"]
     if MODE == "snoop":
         snoop(token)
+    if MODE == "escape":
+        escape(json.loads(ARG))
     if MODE == "many_conns":
         await many_conns(address, token, int(ARG or 300))
         return
@@ -124,6 +134,8 @@ async def main() -> None:
                         pass
                 if MODE == "spam_stderr" and requests == 1:
                     spam_stderr()
+                if MODE == "fork_bomb" and requests == 1:
+                    fork_bomb()
                 if MODE == "reconnect" and requests == 3:
                     call.cancel()
                     call = await open_play(channel, token)
@@ -155,6 +167,83 @@ def spam_stderr() -> None:
     except OSError as err:  # EFBIG once the log reaches RLIMIT_FSIZE (Python ignores SIGXFSZ)
         error = err.strerror or str(err)
     report({"written": written, "error": error})
+
+
+def attempt(action) -> str:
+    """'ok: ...' when the action worked, else the error it met."""
+    try:
+        return f"ok: {action()!r}"[:200]
+    except Exception as err:  # noqa: BLE001 - every failure is what we report
+        return f"{type(err).__name__}: {err}"[:200]
+
+
+def read(path: str) -> int:
+    with open(path, "rb") as f:
+        return len(f.read())
+
+
+def write(path: str) -> str:
+    with open(path, "w") as f:
+        f.write("escaped")
+    return path
+
+
+def connect(port: int) -> str:
+    with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+        return str(s.getpeername())
+
+
+def sleep_forever() -> None:
+    os.closerange(3, 1024)
+    time.sleep(3600)
+    os._exit(0)
+
+
+def escape(targets: dict) -> None:
+    """Try each way out, and leave two children that a process group kill would not reach."""
+    found = {
+        "read": {p: attempt(lambda p=p: read(p)) for p in targets["read"]},
+        "environ": {str(pid): attempt(lambda pid=pid: read(f"/proc/{pid}/environ"))
+                    for pid in targets["environ_pids"]},
+        "tcp": {str(port): attempt(lambda port=port: connect(port)) for port in targets["tcp"]},
+        "write": {p: attempt(lambda p=p: write(p)) for p in targets["write"]},
+        "proc": sorted(int(e) for e in os.listdir("/proc") if e.isdigit()),
+        "uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups(),
+    }
+    ready_r, ready_w = os.pipe()
+    if os.fork() == 0:  # a child in a session of its own: out of the bot's process group
+        os.setsid()
+        os.write(ready_w, b"s")
+        sleep_forever()
+    if (middle := os.fork()) == 0:  # a double fork: the grandchild is an orphan
+        if os.fork() == 0:
+            os.setsid()
+            os.write(ready_w, b"d")
+            sleep_forever()
+        os._exit(0)
+    os.waitpid(middle, 0)
+    found["children_ready"] = sorted(os.read(ready_r, 1).decode() + os.read(ready_r, 1).decode())
+    report(found)
+
+
+def fork_bomb() -> None:
+    # Forked from a process of its own: forking the gRPC process itself over and over breaks
+    # gRPC's threads before any limit is reached, and that is not what is tried here.
+    import subprocess
+
+    subprocess.run([sys.executable, __file__, "fork_bomb_child"], check=False)
+
+
+def fork_bomb_child() -> None:
+    made, error = 0, ""
+    try:
+        while made < 100_000:
+            if os.fork() == 0:
+                sleep_forever()
+            made += 1
+    except OSError as err:
+        error = f"{type(err).__name__}: {err}"
+    report({"forked": made, "error": error})
 
 
 def snoop(token: str) -> None:
@@ -210,5 +299,7 @@ async def many_conns(address: str, token: str, n: int) -> None:
     report(out)
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and MODE == "fork_bomb_child":
+    fork_bomb_child()
+elif __name__ == "__main__":
     asyncio.run(main())

@@ -11,7 +11,7 @@ import pytest
 
 from arena.games import make_game
 from arena.referee.host import RefereeHost
-from arena.referee.launcher import BotCommand
+from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits
 
 FAULT_BOT = Path(__file__).resolve().parent.parent / "bots" / "fault_bot.py"
@@ -38,10 +38,11 @@ def pid_alive(pid: int) -> bool:
 
 
 async def play(tmp_path: Path, game_name: str, modes: list[str], seed: int = 7,
-               limits: Limits = FAST, **options):
+               limits: Limits = FAST, resource_limits: ResourceLimits = ResourceLimits(),
+               **options):
     """Launch one fault_bot per seat, play one match, stop everything. Returns (result, pids)."""
     game = make_game(game_name, len(modes), **options)
-    async with RefereeHost(tmp_path) as host:
+    async with RefereeHost(tmp_path, resource_limits=resource_limits) as host:
         names = [f"{m}-{i}" for i, m in enumerate(modes)]
         procs = [await host.launch(n, fault_bot(m)) for n, m in zip(names, modes)]
         result = await host.run_match(game, seed, names, limits)

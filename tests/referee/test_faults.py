@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from arena.referee.launcher import ResourceLimits
 from arena.results import CRASH, DISCONNECT, ILLEGAL_ACTION, MALFORMED, TIMEOUT, UNKNOWN_REQUEST
 
 from .conftest import FAST, pid_alive, play
@@ -78,8 +79,11 @@ def test_disconnect_mid_match_retires_the_seat(tmp_path, run):
     assert_clean(pids)
 
 
-def test_children_of_a_bot_die_with_its_group(tmp_path, run):
-    result, pids = run(play(tmp_path, "balloon", ["fork_exit", "good"]))
+def test_children_of_an_unconfined_bot_die_with_its_group(tmp_path, run):
+    # Unconfined (--no-sandbox), the process group is what ends a bot's children; in a sandbox
+    # its PID namespace does (tests/reliability/test_sandbox.py).
+    result, pids = run(play(tmp_path, "balloon", ["fork_exit", "good"],
+                            resource_limits=ResourceLimits(sandbox=False)))
     child = int((tmp_path / "bots" / "fork_exit-0" / "child.pid").read_text())
     assert not pid_alive(child)
     assert_clean(pids)

@@ -304,13 +304,16 @@ def test_a_bot_gets_its_own_directory_and_environment_only(tmp_path):
     assert report["cwd"] == workdir and report["home"] == workdir
     assert report["tmpdir"].startswith(workdir + "/")
     assert set(report["env"]) <= {"PATH", "HOME", "LANG", "TMPDIR", "ARENA_ADDRESS",
-                                  "ARENA_TOKEN", "PYTHONUNBUFFERED"}
+                                  "ARENA_TOKEN", "ARENA_PROTO", "PYTHONUNBUFFERED"}
+    assert report["env"]["ARENA_ADDRESS"] == "unix:/run/arena/referee.sock"
     # Files it makes are its own: a umask of 077 (no use against bots of the same user).
     assert report["umask"] == 0o077
     assert report["file_mode"] == 0o600 and report["dir_mode"] == 0o700
     assert result.faults == () and beside.faults == ()
-    # NOT prevented (no namespaces, no seccomp): writing where the user may write.
-    print(f"FIGURE snoop: wrote outside its directory: {report['wrote_outside']}")
+    # Its sandbox has nothing writable outside its work directory (and a private /tmp): the
+    # run directory around it is not there (tests/reliability/test_sandbox.py tries more).
+    assert report["wrote_outside"] is False
+    assert not (tmp_path / "bots" / "snoop-was-here.txt").exists()
 
 
 def test_a_bot_that_reconnects_mid_match_loses_that_seat_and_plays_on(tmp_path):

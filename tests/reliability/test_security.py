@@ -21,7 +21,7 @@ from arena.referee import host as referee_host
 from arena.referee import wire
 from arena.referee.connection import BotConnection, RemoteSeat
 from arena.referee.host import RefereeHost, TokenBook
-from arena.referee.launcher import BotCommand
+from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits
 from arena.referee.server import TlsFiles
 from arena.tokens import hash_token
@@ -244,9 +244,13 @@ def test_remote_bots_play_over_tls_and_plain_text_is_refused(tmp_path):
     ca.write_bytes(cert)
 
     async def main():
-        async with RefereeHost(tmp_path, tls=TlsFiles(cert=cert, key=key)) as host:
+        # The bots play the part of remote bots, on their owners' machines: unconfined, over
+        # the network (a sandboxed bot has none).
+        async with RefereeHost(tmp_path, tls=TlsFiles(cert=cert, key=key),
+                               resource_limits=ResourceLimits(sandbox=False)) as host:
             for name in ("tls-a", "tls-b"):
-                await host.launch(name, random_bot("--tls-ca", str(ca)))
+                await host.launch(name, random_bot("--tls-ca", str(ca),
+                                                   "--address", host.server.address))
             result = await host.run_match(game_of(("boom", 2, {})), 4, ["tls-a", "tls-b"],
                                           LIMITS)
             # A plain-text client cannot even start a stream.
