@@ -1,7 +1,8 @@
 """A minimal bot for benchmarks, speaking the protocol directly: answers every request with its
 first legal action, optionally after DELAY_MS. Usage: raw_bot.py MAX_CONCURRENT [DELAY_MS
-[BATCHES]]: with BATCHES 1 it says `batches` in its Hello and answers an ActionRequests
-message with one ActionReplies message, as the SDK does.
+[BATCHES [ADDRESS]]]: with BATCHES 1 it says `batches` in its Hello and answers an ActionRequests
+message with one ActionReplies message, as the SDK does; ADDRESS (HOST:PORT) replaces
+ARENA_ADDRESS (the launcher's Unix socket), to measure TCP beside it.
 ARENA_TOKEN may hold several comma-separated tokens: the process then plays as several bots,
 one stream each (so a benchmark can run a whole match against one bot process)."""
 
@@ -15,8 +16,8 @@ from arena_sdk.proto import arena_pb2 as pb
 from arena_sdk.proto import arena_pb2_grpc as pb_grpc
 
 
-async def main(max_concurrent: int, delay_ms: int, batches: bool) -> None:
-    await asyncio.gather(*(play(token, max_concurrent, delay_ms, batches)
+async def main(max_concurrent: int, delay_ms: int, batches: bool, address: str) -> None:
+    await asyncio.gather(*(play(token, max_concurrent, delay_ms, batches, address)
                            for token in os.environ["ARENA_TOKEN"].split(",")))
 
 
@@ -25,8 +26,9 @@ def first_legal(req) -> pb.ActionReply:
                           action=req.legal_actions[0])
 
 
-async def play(token: str, max_concurrent: int, delay_ms: int, batches: bool) -> None:
-    async with grpc.aio.insecure_channel(os.environ["ARENA_ADDRESS"]) as channel:
+async def play(token: str, max_concurrent: int, delay_ms: int, batches: bool,
+               address: str) -> None:
+    async with grpc.aio.insecure_channel(address) as channel:
         call = pb_grpc.RefereeStub(channel).Play()
         await call.write(pb.BotMessage(hello=pb.Hello(
             token=token, name="raw", protocol_version=1, max_concurrent=max_concurrent,
@@ -56,6 +58,7 @@ async def play(token: str, max_concurrent: int, delay_ms: int, batches: bool) ->
 if __name__ == "__main__":
     try:
         asyncio.run(main(int(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 0,
-                         len(sys.argv) > 3 and sys.argv[3] == "1"))
+                         len(sys.argv) > 3 and sys.argv[3] == "1",
+                         sys.argv[4] if len(sys.argv) > 4 else os.environ["ARENA_ADDRESS"]))
     except (KeyboardInterrupt, grpc.aio.AioRpcError):
         pass

@@ -21,7 +21,7 @@ import grpc
 from arena.games import make_game
 from arena.referee import wire
 from arena.referee.host import RefereeHost
-from arena.referee.launcher import BotCommand
+from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits
 from arena_sdk.proto import arena_pb2 as pb
 
@@ -149,25 +149,32 @@ async def raw_pipelined(payload: pb.RefereeMessage, seconds: float, clients: int
         await raw.server.stop(0)
 
 
-def raw_bot(max_concurrent: int, delay_ms: int = 0, batches: bool = False) -> BotCommand:
+def raw_bot(max_concurrent: int, delay_ms: int = 0, batches: bool = False,
+            address: str | None = None) -> BotCommand:
     return BotCommand((sys.executable, str(HERE / "raw_bot.py"), str(max_concurrent),
-                       str(delay_ms), "1" if batches else "0"), None)
+                       str(delay_ms), "1" if batches else "0", *([address] if address else [])),
+                      None)
 
 
 class RefereeSequential:
     """(b): the referee's decisions, one balloon 2-player match at a time. Both seats' bots live
-    in one process (one stream each), so that, as in (a), two processes take part."""
+    in one process (one stream each), so that, as in (a), two processes take part. The bot is
+    launched in its sandbox and reaches the referee over its Unix socket; with `tcp` it runs
+    unconfined and connects over TCP loopback instead (the sandbox suite compares the two)."""
 
-    def __init__(self) -> None:
+    def __init__(self, tcp: bool = False) -> None:
         self.game = make_game("balloon", 2)
         self.seeds = itertools.count(1)
+        self.tcp = tcp
 
     async def __aenter__(self) -> "RefereeSequential":
         self.tmp = tempfile.TemporaryDirectory()
-        self.host = RefereeHost(Path(self.tmp.name))
+        limits = ResourceLimits(sandbox=not self.tcp)
+        self.host = RefereeHost(Path(self.tmp.name), resource_limits=limits)
         await self.host.__aenter__()
         tokens = ",".join(self.host.tokens.issue(name) for name in ("a", "b"))
-        await self.host.launch("a+b", raw_bot(1), token=tokens)
+        address = self.host.server.address if self.tcp else None
+        await self.host.launch("a+b", raw_bot(1, address=address), token=tokens)
         await self.host.run_match(self.game, 0, ["a", "b"], LIMITS)  # wait for connections
         await self.window(0.2)  # warm up
         return self

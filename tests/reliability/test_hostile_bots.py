@@ -304,7 +304,7 @@ def test_a_bot_gets_its_own_directory_and_environment_only(tmp_path):
     assert report["cwd"] == workdir and report["home"] == workdir
     assert report["tmpdir"].startswith(workdir + "/")
     assert set(report["env"]) <= {"PATH", "HOME", "LANG", "TMPDIR", "ARENA_ADDRESS",
-                                  "ARENA_TOKEN", "ARENA_PROTO", "PYTHONUNBUFFERED"}
+                                  "ARENA_TOKEN", "ARENA_PROTO", "PYTHONUNBUFFERED", "PWD"}
     assert report["env"]["ARENA_ADDRESS"] == "unix:/run/arena/referee.sock"
     # Files it makes are its own: a umask of 077 (no use against bots of the same user).
     assert report["umask"] == 0o077
