@@ -45,3 +45,27 @@ def test_match_refuses_a_bot_command_that_does_not_exist(tmp_path):
     assert "no_such_bot.py" in out.stderr and "Traceback" not in out.stderr
     out = arena("match", "boom", RANDOM)
     assert out.returncode == 2 and "2 to 5 players" in out.stderr
+
+
+def test_without_bubblewrap_match_refuses_to_launch_bots_unless_told_no_sandbox(tmp_path):
+    # A PATH without bwrap: what a machine without the package looks like to Arena.
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    env = {"PATH": str(bare), "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+
+    def run(*extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "arena", "match", "balloon", RANDOM, RANDOM,
+                               "--seed", "3", "--json", *extra], cwd=ROOT, text=True,
+                              capture_output=True, timeout=120, env=env)
+
+    refused = run()
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert "bwrap is not installed" in refused.stderr and "apt-get install bubblewrap" in \
+        refused.stderr and "--no-sandbox" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+    played = run("--no-sandbox")
+    assert played.returncode == 0, played.stderr
+    assert json.loads(played.stdout)["faults"] == []
+    assert played.stderr.count("warning: --no-sandbox") == 1
+    assert "reach the network" in played.stderr
