@@ -31,12 +31,21 @@ class MatchSettings:
     run_dir: Path | None = None  # where bot logs and work directories go; a temp dir if None
 
 
+# File names that say nothing of the bot: its directory names it instead
+# (`node example_bots/node_random/index.js` plays as node_random).
+_GENERIC_STEMS = frozenset({"index", "main", "bot", "__main__", "run", "start", "app"})
+
+
 def seat_names_for(commands: Sequence[str]) -> list[str]:
-    """Readable, distinct seat names from the bots' commands (random_bot, random_bot#2, ...)."""
+    """Readable, distinct seat names from the bots' commands (random_bot, random_bot#2, ...):
+    the script's name, or its directory's for a generic one (index.js, main.py, bot.py)."""
     names: list[str] = []
     for spec in commands:
         parts = spec.split()
-        base = Path(parts[-1] if parts else spec).stem or "bot"
+        path = Path(parts[-1] if parts else spec)
+        base = path.stem or "bot"
+        if base in _GENERIC_STEMS and path.parent.name:
+            base = path.parent.name
         name, n = base, 1
         while name in names:
             n += 1

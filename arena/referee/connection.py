@@ -408,6 +408,13 @@ class BotDirectory:
             self._connections[conn.bot_name] = conn
             self._changed.notify_all()
 
+    async def flush(self, timeout_s: float) -> None:
+        """Wait (bounded) until what is queued for every connected bot is written: a match's
+        MatchEnd goes out before the platform stops the bots."""
+        live = [c for c in self._connections.values() if not c.closed.is_set()]
+        if live:
+            await asyncio.gather(*(c.flush(timeout_s) for c in live))
+
     def remove(self, conn: BotConnection) -> None:
         if self._connections.get(conn.bot_name) is conn:
             del self._connections[conn.bot_name]

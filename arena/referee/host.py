@@ -70,6 +70,8 @@ class RefereeHost:
         await self.close()
 
     async def close(self) -> None:
+        # Every match's MatchEnd is written to its bots before they are told to stop.
+        await self.server.directory.flush(timeout_s=1.0)
         await asyncio.gather(*(bot.stop() for bot in self.bots.values()))
         await self.server.stop(grace_s=1.0)
 

@@ -72,6 +72,7 @@ class BotProcess:
         self.pgid: int | None = None
         self.uid: int | None = None  # the sandbox's own user, when the platform is root
         self._pidns: str | None = None
+        self._init_pid: int | None = None
 
     async def start(self) -> None:
         """Launch the bot. Raises sandbox.SandboxUnavailable when it should run in a sandbox
@@ -147,17 +148,31 @@ class BotProcess:
                 except OSError:
                     continue
                 if namespace != os.readlink("/proc/self/ns/pid"):
-                    self._pidns = namespace
+                    self._pidns, self._init_pid = namespace, pid
         return self._pidns
 
+    def _terminate(self) -> None:
+        """Ask the bot to end: SIGTERM to its process group, and in a sandbox to every process
+        in it but its init, which ends when the bot does (bubblewrap itself would end at once on
+        SIGTERM, and the whole sandbox with it, leaving the bot no time to finish)."""
+        if not self.limits.sandbox or self._pid_namespace() is None:
+            _signal_group(self.pgid, signal.SIGTERM)  # unconfined, or no sandbox made yet
+            return
+        for pid in namespace_members(self._pidns):
+            if pid != self._init_pid:
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
     async def stop(self, grace_s: float = 2.0) -> None:
-        """Terminate the bot, wait up to grace_s, then kill what is left; reap. In a sandbox the
-        end of bubblewrap ends its PID namespace, every process in it included (setsid and
-        double-forked ones too); unconfined, the whole process group is killed."""
+        """Terminate the bot (SIGTERM), wait up to grace_s for it to exit, then kill what is
+        left; reap. In a sandbox the end of bubblewrap ends its PID namespace, every process in
+        it included (setsid and double-forked ones too); unconfined, the whole process group is
+        killed."""
         if self.proc is None:
             return
-        self._pid_namespace()  # known before bubblewrap ends, to check the namespace is empty
-        _signal_group(self.pgid, signal.SIGTERM)
+        self._terminate()
         try:
             await asyncio.wait_for(self.proc.wait(), grace_s)
         except TimeoutError:

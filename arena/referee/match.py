@@ -118,6 +118,13 @@ class _Recorder:
     faults: list[Fault] = field(default_factory=list)
 
 
+def _not_connected(kind: str, limits: Limits) -> str:
+    if kind == CRASH:
+        return "the bot's process exited before it connected"
+    return (f"the bot was not connected when the match started, nor within "
+            f"{limits.connect_ms / 1000:g} s")
+
+
 async def play_match(ctx: MatchContext, seats: Sequence[Seat],
                      observer: MatchObserver | None = None,
                      clock: Callable[[], float] = time.time) -> MatchResult:
@@ -136,8 +143,7 @@ async def play_match(ctx: MatchContext, seats: Sequence[Seat],
     for i, kind in enumerate(start_faults):
         if kind is not None:
             await _fault(seats[i], clocks[i], rec, ctx.limits,
-                         Fault(i, kind, -1, 0.0, "the bot was not connected when the match "
-                               "started"), None)
+                         Fault(i, kind, -1, 0.0, _not_connected(kind, ctx.limits)), None)
 
     if observer is not None:
         observer.on_start(state)

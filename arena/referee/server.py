@@ -201,7 +201,9 @@ class RefereeServicer(pb_grpc.RefereeServicer):
         conn.on_close = lambda: (not conn.dispatching and handler is not asyncio.current_task()
                                  and handler.cancel())
         await self.directory.add(conn)
-        log.info("bot %s connected from %s (max_concurrent %d)", name, conn.peer, max_concurrent)
+        # Hello.name is the bot's own word for itself: logged, never its seat name (the token's).
+        log.info("bot %s connected from %s (max_concurrent %d, says it is %r)", name, conn.peer,
+                 max_concurrent, hello.name[:64])
         closed_by_referee = False
         try:
             await self._read(conn, context)

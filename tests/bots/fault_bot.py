@@ -9,7 +9,7 @@ wrong_game (answer with the other game's action), unknown_request (reply to requ
 sent, then play well), bad_token, wrong_version, fork_exit (fork a long-sleeping child that writes
 its pid to ./child.pid, then exit), batcher (says `batches` in its Hello and answers only with
 ActionReplies: it holds requests until every match it is in waits on it, then answers them all in
-one message).
+one message), no_connect (runs, never connects).
 """
 
 import asyncio
@@ -46,6 +46,8 @@ def wrong_game(request):
 async def main() -> None:
     if MODE == "crash_start":
         sys.exit(2)
+    if MODE == "no_connect":
+        time.sleep(3600)
     if MODE == "fork_exit":
         ready_r, ready_w = os.pipe()
         pid = os.fork()

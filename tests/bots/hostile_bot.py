@@ -26,11 +26,14 @@ observed to ./report.json (its working directory) when it has something to tell 
                 sleeping, reports what each attempt did, then plays well
   fork_bomb     at its first request forks sleeping children until a fork fails, reports how
                 many it made and why it stopped, then plays on
+  ends          plays well and appends the id of every MatchEnd it reads to ./ends.txt; on
+                SIGTERM it reads on for 1 s (what is already on its stream), then exits
 """
 
 import asyncio
 import json
 import os
+import signal
 import socket
 import sys
 import time
@@ -93,9 +96,15 @@ async def main() -> None:
                     balloon=pb.BalloonAction(drop_out=True))))
         requests = 0
         matches: list[str] = []
+        if MODE == "ends":
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(signal.SIGTERM, lambda: loop.call_later(1.0, call.cancel))
         try:
             async for msg in call:
                 kind = msg.WhichOneof("kind")
+                if MODE == "ends" and kind == "match_end":
+                    with open("ends.txt", "a") as f:
+                        f.write(msg.match_end.match_id + "\n")
                 if kind == "match_start":
                     matches.append(msg.match_start.match_id)
                 if kind == "match_end" and msg.match_end.match_id in matches:

@@ -3,12 +3,16 @@ outcome, the faulted seat ranks last, and no bot process is left behind."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from arena.games import make_game
+from arena.referee.host import RefereeHost
 from arena.referee.launcher import ResourceLimits
 from arena.results import CRASH, DISCONNECT, ILLEGAL_ACTION, MALFORMED, TIMEOUT, UNKNOWN_REQUEST
 
-from .conftest import FAST, pid_alive, play
+from .conftest import FAST, fault_bot, pid_alive, play
 
 
 def kinds(result, seat):
@@ -45,6 +49,30 @@ def test_fault_is_an_outcome_and_ranks_last(tmp_path, run, mode, expected):
     # The faulted seat ranks below every seat that did not fault, whatever the scores.
     assert result.ranks[0] > max(result.ranks[1], result.ranks[2])
     assert_clean(pids)
+
+
+def test_a_bot_that_never_connects_is_a_disconnect(tmp_path, run):
+    async def main():
+        async with RefereeHost(tmp_path) as host:
+            procs = [await host.launch("no_connect", fault_bot("no_connect")),
+                     await host.launch("good", fault_bot("good"))]
+            # The good bot is connected first, so only the other one waits the connect time.
+            assert await host.server.directory.wait_for("good", 30) is not None
+            limits = dataclasses.replace(FAST, connect_ms=1500)
+            result = await host.run_match(make_game("balloon", 2), 7, ["no_connect", "good"],
+                                          limits)
+        return result, [p.proc.pid for p in procs]
+
+    result, pids = run(main())
+    [fault] = [f for f in result.faults if f.seat == 0]
+    assert fault.kind == DISCONNECT and fault.move == -1
+    assert "not connected when the match started, nor within 1.5 s" in fault.detail
+    assert kinds(result, 1) == [] and result.ranks[0] > result.ranks[1]
+    assert_clean(pids)
+    # One whose process exits first is a crash, said so.
+    result, pids = run(play(tmp_path / "exits", "balloon", ["crash_start", "good"]))
+    [fault] = [f for f in result.faults if f.seat == 0]
+    assert fault.kind == CRASH and fault.detail == "the bot's process exited before it connected"
 
 
 def test_too_slow_draws_on_the_bank_then_times_out(tmp_path, run, monkeypatch):

@@ -69,3 +69,13 @@ def test_without_bubblewrap_match_refuses_to_launch_bots_unless_told_no_sandbox(
     assert json.loads(played.stdout)["faults"] == []
     assert played.stderr.count("warning: --no-sandbox") == 1
     assert "reach the network" in played.stderr
+
+
+def test_seat_names_come_from_the_script_or_its_directory_for_a_generic_file_name():
+    from arena.app import seat_names_for
+
+    assert seat_names_for(["node example_bots/node_random/index.js",
+                           "python example_bots/random_bot.py",
+                           "python example_bots/random_bot.py", "python bots/alpha/main.py",
+                           "python bot.py"]) == [
+        "node_random", "random_bot", "random_bot#2", "alpha", "bot"]
