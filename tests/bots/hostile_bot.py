@@ -187,6 +187,9 @@ def attempt(action) -> str:
 
 
 def read(path: str) -> int:
+    """Bytes in a file, or entries in a directory."""
+    if os.path.isdir(path):
+        return len(os.listdir(path))
     with open(path, "rb") as f:
         return len(f.read())
 

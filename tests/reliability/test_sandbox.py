@@ -111,7 +111,8 @@ def test_a_bot_cannot_get_out_of_its_sandbox_and_leaves_no_process(tmp_path):
             neighbour_pids = await _until_running(host, "neighbour")
             targets = {
                 "read": [str(db), str(neighbour / "secret.txt"), str(admin_file),
-                         str(run_dir / "logs" / "neighbour.log"), "/etc/shadow",
+                         str(run_dir / "logs" / "neighbour.log"),
+                         str(run_dir / "bots" / "neighbour"), "/etc/shadow",
                          str(Path.home() / ".bash_history")],
                 "environ_pids": neighbour_pids + [os.getpid(), 1],
                 "tcp": [host.server.port, listener.port],
