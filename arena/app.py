@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+import shlex
 import signal
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from arena.botcommand import SCRIPT_SUFFIXES
 from arena.games.base import Game
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
@@ -41,8 +43,7 @@ def seat_names_for(commands: Sequence[str]) -> list[str]:
     the script's name, or its directory's for a generic one (index.js, main.py, bot.py)."""
     names: list[str] = []
     for spec in commands:
-        parts = spec.split()
-        path = Path(parts[-1] if parts else spec)
+        path = Path(_script_of(spec))
         base = path.stem or "bot"
         if base in _GENERIC_STEMS and path.parent.name:
             base = path.parent.name
@@ -52,6 +53,21 @@ def seat_names_for(commands: Sequence[str]) -> list[str]:
             name = f"{base}#{n}"
         names.append(name)
     return names
+
+
+def _script_of(spec: str) -> str:
+    """The file that names a bot: its script (the first operand that is a path or has a
+    script's suffix: `python dir/bot.py --level 3`), else its program or directory."""
+    try:
+        parts = shlex.split(spec)
+    except ValueError:
+        parts = spec.split()
+    if not parts:
+        return spec
+    for arg in parts[1:]:
+        if not arg.startswith("-") and ("/" in arg or arg.endswith(SCRIPT_SUFFIXES)):
+            return arg
+    return parts[0]
 
 
 def run_match(settings: MatchSettings) -> MatchResult:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 MANIFEST = "arena-bot.toml"
 PYTHON_NAMES = ("python", "python3")
-_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh", ".jar", ".pl", ".lua")
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh", ".jar", ".pl", ".lua")
 
 
 class BotCommandError(ValueError):
@@ -91,7 +91,7 @@ def check_command(command: str, cwd: str | os.PathLike[str]) -> list[str]:
     for arg in argv[1:]:
         if arg.startswith("-"):
             continue
-        if arg.endswith(_SCRIPT_SUFFIXES) and not (base / arg).is_file():
+        if arg.endswith(SCRIPT_SUFFIXES) and not (base / arg).is_file():
             raise CommandNotFound(
                 f"the bot's script {arg!r} does not exist (looked for {base / arg}); check the "
                 f"path, which is relative to {base}")

@@ -77,5 +77,6 @@ def test_seat_names_come_from_the_script_or_its_directory_for_a_generic_file_nam
     assert seat_names_for(["node example_bots/node_random/index.js",
                            "python example_bots/random_bot.py",
                            "python example_bots/random_bot.py", "python bots/alpha/main.py",
-                           "python bot.py"]) == [
-        "node_random", "random_bot", "random_bot#2", "alpha", "bot"]
+                           "python bot.py", "python bots/x.py --level 3 '{\"a\": 1}'",
+                           "path/to/mybot"]) == [
+        "node_random", "random_bot", "random_bot#2", "alpha", "bot", "x", "mybot"]

@@ -235,3 +235,38 @@ async def _until_running(host: RefereeHost, name: str) -> list[int]:
     conn = await host.server.directory.wait_for(name, 20)
     assert conn is not None, f"{name} did not connect"
     return host.bots[name].sandbox_pids()
+
+
+def test_kill_9_of_the_platform_ends_every_process_in_its_sandboxes(tmp_path):
+    """`--die-with-parent`: the platform gives no order when it is killed -9, and the kernel
+    still ends every sandbox it started, setsid and double-forked children included."""
+    import signal
+    import subprocess
+    import time
+
+    from tests.procs import processes_in
+
+    run_dir = tmp_path / "run"
+    targets = json.dumps({"read": [], "environ_pids": [], "tcp": [], "write": []})
+    escaper = f"python {BOTS / 'hostile_bot.py'} escape '{targets}'"
+    hanger = f"python {BOTS / 'fault_bot.py'} hang"
+    platform = subprocess.Popen(
+        [sys.executable, "-m", "arena", "match", "balloon", escaper, hanger, "--seed", "1",
+         "--move-ms", "600000", "--run-dir", str(run_dir)], cwd=ROOT,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        report = run_dir / "bots" / "hostile_bot" / "report.json"
+        deadline = time.monotonic() + 60
+        while not report.exists() and platform.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)  # polling for the bot's report: there is no event to wait on
+        assert report.exists(), "the escaping bot never reported"
+        bots = processes_in(run_dir)
+        # The bot, its setsid child and its grandchild at least (and the hanging bot).
+        assert len(bots) >= 4, bots
+    finally:
+        os.kill(platform.pid, signal.SIGKILL)
+        platform.wait()
+    deadline = time.monotonic() + 10
+    while [p for p in bots if alive(p)] and time.monotonic() < deadline:
+        time.sleep(0.02)  # the kernel ends them asynchronously; bounded
+    assert [p for p in bots if alive(p)] == []
