@@ -789,9 +789,9 @@ class Store:
                            options: Mapping[str, Any] | None = None,
                            rating_params: RatingParams | None = None) -> Ladder:
         """A continuous ladder for `arena serve`: no schedule drawn in advance; bots join it
-        (join_ladder) and the service appends each table it chooses as a set (add_set). Rating is per
-        match, in the order matches were added. Returns the existing one if the definition
-        matches (LadderMismatch otherwise)."""
+        (join_ladder) and the service appends each table it chooses as a duplicate set
+        (add_set). Rating is per match, in the order matches were added. Returns the existing
+        one if the definition matches (LadderMismatch otherwise)."""
         check_bot_name(name)
         resolved = _resolve_game(game, table_size, options or {})
         try:

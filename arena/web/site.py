@@ -295,10 +295,10 @@ def match_page(q: Queries, ladder: str, index: int, live: LiveSource | None, url
     detail = view.detail
     snapshot = None
     if written is not None and not detail.set_finished:
-        m = detail.match
+        its_set = " and its set was still being played" if len(detail.set_matches) > 1 else ""
         snapshot = (f"A snapshot: this report was written {_when(written)}, when this match "
-                    f"was {m.status}" + (" and its set was still being played" if len(detail.set_matches) > 1
-                       else "") + "; write the report again to see how it went on.")
+                    f"was {detail.match.status}{its_set}; write the report again to see how "
+                    "it went on.")
     return "match.html", {"title": f"{ladder} match {index}", "d": detail, "m": detail.match,
                           "viewer": viewer_data(view, urls), "replay_error": view.replay_error,
                           "withheld": view.withheld, "snapshot": snapshot,
