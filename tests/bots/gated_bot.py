@@ -1,7 +1,8 @@
 """A Balloon bot for the disclosure tests: random legal moves, held back on the test's word.
 
 Usage: GATE_DIR=DIR python gated_bot.py --address HOST:PORT --token TOKEN  (a remote bot, run
-by the test itself)
+by the test itself), or launched by a ladder: DIR is then its own work directory (its working
+directory), which the test can reach whatever the launcher's sandbox hides.
 
 The referee's match ids are LADDER.INDEX.ATTEMPT. In a match whose INDEX has no file DIR/open-INDEX
 (and while there is no DIR/open-all), the bot plays HOLD moves, then before its next move writes
@@ -22,7 +23,7 @@ from pathlib import Path
 from arena_sdk import Bot, run
 from arena_sdk.types import BalloonAction, Card
 
-GATE = Path(os.environ["GATE_DIR"])
+GATE = Path(os.environ.get("GATE_DIR", "."))
 HOLD = 2  # moves per seat before a closed gate holds the match
 
 
