@@ -38,7 +38,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.games import game_from_config
 from arena.ladder.schedule import rotate
-from arena.store import Store
+from arena.store import Store, UnknownLadder
 from arena.web.disclosure import WITHHELD_DETAIL
 from arena.web.frames import build_frames
 from tests.service.test_serve import ADMIN, ROOT, Server, free_port, wait_until
@@ -153,7 +153,10 @@ def _moments(run_dir: Path, db: Path, web: str, gates: list[Path],
         # These matches completed, the others not, and every running one held by its bots.
         def check() -> bool:
             alive()
-            rows = _rows(db)
+            try:
+                rows = _rows(db)
+            except UnknownLadder:  # `arena ladder run` has not written its schedule yet
+                return False
             running = [i for i, r in rows.items() if r["status"] == "running"]
             return ({i for i, r in rows.items() if r["status"] == "completed"} == completed
                     and bool(running) and all(any((g / f"waiting-{i}").exists() for g in gates)
