@@ -39,6 +39,7 @@ from arena.ladder.ratings import (
 )
 from arena.ladder.schedule import (
     DEFAULT_MAX_FULL_TABLES, SEED_BOUND, ScheduleError, check_ladder_shape, make_schedule,
+    rotate,
 )
 from arena.results import ABANDONED, MatchResult
 from arena.tokens import hash_token, new_token
@@ -55,6 +56,7 @@ MATCH_STATUSES = (PENDING, RUNNING, COMPLETED, INFRA_FAILED, STORE_ABANDONED)
 RUNNABLE = (PENDING, INFRA_FAILED)
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+MAX_REASON = 500  # characters of a suspension reason (it is shown on every bot's page)
 
 
 # ---------------------------------------------------------------------------------------- errors
@@ -693,7 +695,12 @@ class Store:
 
     @_sqlite_errors
     def suspend_bot(self, name: str, reason: str | None) -> None:
-        """Suspend a bot (reason given) or lift its suspension (reason None)."""
+        """Suspend a bot (reason given) or lift its suspension (reason None). A reason is shown
+        on the public pages, so it is kept to MAX_REASON characters."""
+        if reason is not None and len(reason) > MAX_REASON:
+            raise RegistryError(
+                f"a suspension reason is at most {MAX_REASON} characters, not {len(reason)}; "
+                "say it in fewer words (the owner reads it on the bot's page)")
         with self._write() as conn:
             cur = conn.execute(
                 "UPDATE bots SET suspended = ?, suspended_reason = ? "
@@ -782,9 +789,9 @@ class Store:
                            options: Mapping[str, Any] | None = None,
                            rating_params: RatingParams | None = None) -> Ladder:
         """A continuous ladder for `arena serve`: no schedule drawn in advance; bots join it
-        (join_ladder) and the service appends each match it chooses (add_match). Rating is per
-        match, in the order matches were added. Returns the existing one if the definition
-        matches (LadderMismatch otherwise)."""
+        (join_ladder) and the service appends each table it chooses as a duplicate set
+        (add_set). Rating is per match, in the order matches were added. Returns the existing
+        one if the definition matches (LadderMismatch otherwise)."""
         check_bot_name(name)
         resolved = _resolve_game(game, table_size, options or {})
         try:
@@ -831,26 +838,32 @@ class Store:
         return True
 
     @_sqlite_errors
-    def add_match(self, ladder: str, seats: Sequence[str], seed: int) -> StoredMatch:
-        """Append a pending match to an open ladder (its bots must have joined)."""
+    def add_set(self, ladder: str, table: Sequence[str], seed: int) -> list[StoredMatch]:
+        """Append a duplicate set to an open ladder: `table`'s bots (they must have joined) play
+        one deal (`seed`) k times, the seats rotated as in a scheduled ladder
+        (schedule.rotate), as consecutive matches sharing a new set index, rotations 0..k-1."""
         info = self._info(ladder)
         ids = {name: i for i, name in info.bot_names.items()}
-        missing = [s for s in seats if s not in ids]
+        missing = [s for s in table if s not in ids]
         if missing:
             raise LadderError(f"{', '.join(missing)} did not join ladder {ladder!r}")
-        if len(seats) != info.table_size or len(set(seats)) != len(seats):
-            raise LadderError(f"a match of ladder {ladder!r} needs {info.table_size} distinct "
-                              "bots")
+        k = info.table_size
+        if len(table) != k or len(set(table)) != len(table):
+            raise LadderError(f"a match of ladder {ladder!r} needs {k} distinct bots")
         with self._write() as conn:
-            idx = conn.execute("SELECT num_matches FROM ladders WHERE id = ?",
-                               (info.id,)).fetchone()[0]
-            conn.execute(
+            # Sets are appended, so the last match holds the highest set index so far.
+            first, set_index = conn.execute(
+                "SELECT l.num_matches, coalesce((SELECT set_index + 1 FROM matches WHERE "
+                "ladder_id = l.id ORDER BY idx DESC LIMIT 1), 0) FROM ladders l WHERE l.id = ?",
+                (info.id,)).fetchone()
+            conn.executemany(
                 "INSERT INTO matches (ladder_id, idx, set_index, round, rotation, seed, seats) "
-                "VALUES (?, ?, ?, 0, 0, ?, ?)",
-                (info.id, idx, idx, seed, json.dumps([ids[s] for s in seats])))
-            conn.execute("UPDATE ladders SET num_matches = num_matches + 1 WHERE id = ?",
-                         (info.id,))
-        return self.get_match(ladder, idx)
+                "VALUES (?, ?, ?, 0, ?, ?, ?)",
+                [(info.id, first + r, set_index, r, seed,
+                  json.dumps([ids[s] for s in rotate(table, r)])) for r in range(k)])
+            conn.execute("UPDATE ladders SET num_matches = num_matches + ? WHERE id = ?",
+                         (k, info.id))
+        return [self.get_match(ladder, first + r) for r in range(k)]
 
     @_sqlite_errors
     def ensure_ladder(self, name: str, game: str, table_size: int, bots: Sequence[str],
@@ -1358,8 +1371,8 @@ class AsyncStore:
     async def join_ladder(self, ladder: str, bot: str) -> bool:
         return await self.run(Store.join_ladder, ladder, bot)
 
-    async def add_match(self, ladder: str, seats: Sequence[str], seed: int) -> StoredMatch:
-        return await self.run(Store.add_match, ladder, seats, seed)
+    async def add_set(self, ladder: str, table: Sequence[str], seed: int) -> list[StoredMatch]:
+        return await self.run(Store.add_set, ladder, table, seed)
 
     async def rankings(self, ladder: str | None = None) -> Rankings:
         return await self.run(Store.rankings, ladder)

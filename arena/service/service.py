@@ -239,8 +239,7 @@ class ArenaService:
         position, one match after another."""
         seed = self.rng.randrange(1 << 62)
         k = len(table)
-        matches = [await self.store.add_match(ladder.name, table[r:] + table[:r], seed)
-                   for r in range(k)]
+        matches = await self.store.add_set(ladder.name, table, seed)
         self._started_matches += k
         now = time.monotonic()
         for bot in table:

@@ -7,7 +7,7 @@ import asyncio
 import hmac
 from typing import TYPE_CHECKING
 
-from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException
+from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
 from arena.store import Store, StoreError, UnknownBot
@@ -77,6 +77,15 @@ def admin_router(service: "ArenaService") -> APIRouter:
     async def reinstate(name: str) -> BotStatus:
         await call(Store.suspend_bot, name, None)
         return BotStatus(name=name, suspended=False)
+
+    @router.get("/ladders/{ladder}/matches/{index}", dependencies=[Depends(check_key)])
+    def match(request: Request, ladder: str, index: int, frames: bool = False) -> Response:
+        """One match with nothing withheld: its seed, fault details and, with frames=true,
+        every frame with the hands, even while its duplicate set is still being played (the
+        public's answer, /api/ladders/{ladder}/matches/{index}, withholds them until then)."""
+        from arena.web.app import full_match
+
+        return full_match(request.app, ladder, index, frames)
 
     return router
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,10 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from arena import replay as replay_mod
-from arena.store import COMPLETED, RUNNING, StoreError, UnknownBot, UnknownLadder
+from arena.store import COMPLETED, STORE_ABANDONED, StoreError, UnknownBot, UnknownLadder
 
 from . import models, site
+from .disclosure import Disclosure, MatchView
 from .frames import build_frames, card_legend
 from .queries import MatchDetail, Queries, Reader, UnknownMatch
 
@@ -80,6 +82,7 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
     env = site.make_env()
     env.globals["site_title"] = title
     cache = FramesCache(frames_cache)
+    public = Disclosure(frames_cache=cache)  # every view below shows matches through it
     app = FastAPI(
         title=f"{title} API", version="1",
         description="Read-only JSON API over Arena's ladders, ratings, bots and matches. "
@@ -121,7 +124,10 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        message = (f"there is no page at {request.url.path}" if exc.status_code == 404
+        # A route's own 404 (the admin API's "there is no bot called ...") keeps its message;
+        # only a path that matches no route gets the generic one.
+        message = (f"there is no page at {request.url.path}"
+                   if exc.status_code == 404 and exc.detail == HTTPStatus.NOT_FOUND.phrase
                    else str(exc.detail))
         return error_page(request, exc.status_code, message)
 
@@ -131,7 +137,7 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         for e in exc.errors():
             where = ".".join(str(p) for p in e.get("loc", ()) if p not in ("query", "path"))
             problems.append(f"{where or 'request'}: {e.get('msg', 'not valid')}"
-                            + (f" (got {e['input']!r})" if "input" in e and
+                            + (f" (got {_shortened(repr(e['input']))})" if "input" in e and
                                not isinstance(e["input"], dict) else ""))
         message = "; ".join(problems)
         api = request.url.path.startswith(f"{request.scope.get('root_path', '')}/api/")
@@ -180,7 +186,7 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
              include_in_schema=False)
     def match_html(request: Request, ladder: str = LADDER, index: int = INDEX) -> HTMLResponse:
         return render(request, site.match_page(queries(), ladder, index, live, urls(request),
-                                               cache))
+                                               public))
 
     # ------------------------------------------------------------------------------ API
 
@@ -211,7 +217,7 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         info = q.bot(bot)
         return {"bot": _plain(info), "ladders": [_plain(r) for r in q.bot_ladders(bot)],
                 "recent_matches": [_plain(m) for m in q.recent_matches(bot, recent)],
-                "recent_faults": [_plain(f) for f in q.bot_faults(bot, recent)]}
+                "recent_faults": [_plain(f) for f in public.faults(q.bot_faults(bot, recent))]}
 
     @app.get("/api/bots/{bot}/history", response_model=list[models.HistoryOut],
              tags=["bots"], responses={**NOT_FOUND, **BAD_INPUT})
@@ -243,21 +249,12 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
     def api_match(ladder: str = LADDER, index: int = INDEX,
                   frames: bool = Query(False, description="include the replay's frames")
                   ) -> Any:
-        """One match: seats, results, faults and, with frames=true, the replay's frames
-        (every seat's hand included) for a completed match."""
-        detail = queries().match(ladder, index, with_replay=True)
-        out = _plain(detail)
-        replay = out.pop("replay")
-        out["moves"] = len(replay["moves"]) if replay else None
-        out.update(frames=None, legend=None, replay_error=None)
-        if frames and detail.match.status == COMPLETED and replay is not None:
-            try:
-                out["frames"] = cache(detail)
-                out["legend"] = {str(k): v for k, v in card_legend(detail.game).items()}
-            except replay_mod.ReplayError as err:
-                out["replay_error"] = str(err)
+        """One match: seats, results, faults and, with frames=true, the replay's frames.
+        Until the match's duplicate set is finished, its seed and fault details are null and
+        its frames public (no hands, no actions): `withheld` says so (docs/web.md)."""
+        view = public.match(queries().match(ladder, index), frames=frames, live=live)
         # Everything is plain JSON already: skip re-validating hundreds of frames.
-        return JSONResponse(out)
+        return JSONResponse(match_out(view))
 
     @app.get("/api/ladders/{ladder}/matches/{index}/live", response_model=models.LiveOut,
              tags=["matches"], responses={**NOT_FOUND, **BAD_INPUT})
@@ -272,22 +269,41 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         status = q.match_status(ladder, index)
         frames: list[dict] = []
         source = "store"
-        doc = live.live_replay(ladder, index) if live and status == RUNNING else None
         try:
-            if doc is not None:
-                source = "live"
-                frames = build_frames(site.partial_doc(doc), with_hands=False, since=since)
-            elif status == COMPLETED:
-                detail = q.match(ladder, index)
-                if detail.replay is not None:
-                    frames = build_frames(detail.replay, with_hands=False, since=since)
+            frames, source = public.live_frames(status, lambda: q.match(ladder, index), live,
+                                                ladder, index, since)
         except replay_mod.ReplayError as err:
             log.warning("live frames of %s %s: %s", ladder, index, err)
         return JSONResponse({"ladder": ladder, "index": index, "status": status,
                              "since": since, "frames": frames, "source": source,
-                             "done": status in (COMPLETED, "abandoned")})
+                             "done": status in (COMPLETED, STORE_ABANDONED)})
 
     return app
+
+
+def full_match(app: FastAPI, ladder: str, index: int, frames: bool) -> JSONResponse:
+    """A match with nothing withheld (seed, fault details, frames with hands), whether or not
+    its set is finished: for the admin API, which checks its key before calling this. Raises
+    UnknownLadder or UnknownMatch, which `app` answers with a 404."""
+    view = Disclosure(full=True).match(app.state.reader.queries().match(ladder, index),
+                                       frames=frames, live=app.state.live)
+    return JSONResponse(match_out(view))
+
+
+def match_out(view: MatchView) -> dict[str, Any]:
+    """A match as the API gives it (models.MatchOut), from what `view` may show."""
+    out = _plain(view.detail)
+    del out["replay"]
+    out.update(moves=view.moves, set_finished=view.detail.set_finished,
+               withheld=view.withheld, frames=view.frames, replay_error=view.replay_error,
+               legend=({str(k): v for k, v in card_legend(view.detail.game).items()}
+                       if view.frames is not None else None))
+    return out
+
+
+def _shortened(text: str, limit: int = 200) -> str:
+    # A bad value is echoed in the error, but not a megabyte of it.
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def _status(value: Any) -> str | None:

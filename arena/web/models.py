@@ -72,10 +72,18 @@ class SeatOut(BaseModel):
     fault_kinds: list[str]
 
 
+SET_FINISHED = Field(description="every match of its duplicate set is completed or abandoned: "
+                                 "only then are its seed, hands and fault details shown")
+
+
 class MatchSummaryOut(BaseModel):
     ladder: str
     index: int = Field(description="the match's index in its ladder's schedule")
     status: MatchStatus
+    set_index: int = Field(description="its duplicate set: the matches that play one deal with "
+                                       "the seats rotated share it")
+    rotation: int = Field(description="how far the set's seating is rotated (0..k-1)")
+    set_finished: bool = SET_FINISHED
     seats: list[SeatOut]
     started: float | None
     finished: float | None
@@ -98,7 +106,8 @@ class FaultOut(BaseModel):
     kind: str
     move: int = Field(description="index into the match's moves; -1 between moves")
     elapsed_ms: float
-    detail: str
+    detail: str = Field(description="what happened; withheld until the set is finished")
+    set_finished: bool = SET_FINISHED
 
 
 class BotLadderOut(BaseModel):
@@ -169,6 +178,12 @@ class FrameOut(BaseModel):
         default=None, description="each seat's hand; absent in live frames")
 
 
+class SetMemberOut(BaseModel):
+    index: int
+    rotation: int
+    status: MatchStatus
+
+
 class MatchOut(BaseModel):
     match: MatchSummaryOut
     game: str
@@ -177,7 +192,11 @@ class MatchOut(BaseModel):
     set_index: int
     round: int
     rotation: int
-    seed: int
+    seed: int | None = Field(description="the deal; null until the set is finished")
+    set_matches: list[SetMemberOut] = Field(description="the matches of its duplicate set")
+    set_finished: bool = SET_FINISHED
+    withheld: str | None = Field(description="why the seed, hands and fault details are not "
+                                             "shown yet; null once they are")
     attempts: int
     node: str | None
     engine_version: str | None
@@ -188,7 +207,8 @@ class MatchOut(BaseModel):
     legend: dict[str, list[str]] | None = Field(
         default=None, description="card id -> [text, colour], with frames")
     frames: list[FrameOut] | None = Field(
-        default=None, description="the replay's frames, with ?frames=true")
+        default=None, description="the replay's frames, with ?frames=true: with hands and "
+                                  "actions once the set is finished, public ones before")
     replay_error: str | None = Field(default=None,
                                      description="why the stored replay does not re-run")
 

@@ -23,6 +23,8 @@ from typing import Any, Iterable, Sequence
 
 from arena.store import COMPLETED, MATCH_STATUSES, Standing, Store, UnknownBot, UnknownLadder
 
+from .disclosure import SET_FINISHED_SQL, set_finished
+
 
 class UnknownMatch(LookupError):
     """No match with that ladder and index."""
@@ -78,6 +80,9 @@ class MatchRow:
     ladder: str
     index: int
     status: str
+    set_index: int  # the duplicate set: its rotations share it (one deal, seats rotated)
+    rotation: int
+    set_finished: bool  # every match of the set completed or abandoned (see disclosure.py)
     seats: list[SeatRow]
     started: float | None
     finished: float | None
@@ -96,6 +101,16 @@ class FaultRow:
     move: int
     elapsed_ms: float
     detail: str
+    set_finished: bool
+
+
+@dataclass(slots=True)
+class SetMember:
+    """One match of a duplicate set, as the match page lists its set."""
+
+    index: int
+    rotation: int
+    status: str
 
 
 @dataclass(slots=True)
@@ -107,7 +122,7 @@ class MatchDetail:
     set_index: int
     round: int
     rotation: int
-    seed: int
+    seed: int | None  # None where it is withheld (disclosure.py)
     attempts: int
     node: str | None
     engine_version: str | None
@@ -115,6 +130,11 @@ class MatchDetail:
     faults: list[FaultRow]
     infra_failures: list[dict[str, Any]]
     replay: dict[str, Any] | None
+    set_matches: list[SetMember]  # the matches of its set, this one included, by rotation
+
+    @property
+    def set_finished(self) -> bool:
+        return set_finished([s.status for s in self.set_matches])
 
 
 @dataclass(slots=True)
@@ -286,14 +306,16 @@ class Queries:
         bot index is used rather than a scan of every fault)."""
         bot_id = self._bot_id(bot)
         rows = self.db.execute(
-            "SELECT l.name, m.idx, f.seat, f.kind, f.move, f.elapsed_ms, f.detail "
+            "SELECT l.name, m.idx, f.seat, f.kind, f.move, f.elapsed_ms, f.detail, "
+            f"{SET_FINISHED_SQL} "
             "FROM (SELECT match_id, seat FROM results WHERE bot_id = ? AND faults > 0 "
             "      ORDER BY match_id DESC LIMIT ?) r "
             "JOIN faults f ON f.match_id = r.match_id AND f.seat = r.seat "
             "JOIN matches m ON m.id = f.match_id JOIN ladders l ON l.id = m.ladder_id "
             "ORDER BY f.match_id DESC, f.id", (bot_id, limit)).fetchall()
         return [FaultRow(ladder=r[0], index=r[1], seat=r[2], bot=bot, kind=r[3], move=r[4],
-                         elapsed_ms=r[5], detail=r[6]) for r in rows][:limit]
+                         elapsed_ms=r[5], detail=r[6], set_finished=bool(r[7]))
+                for r in rows][:limit]
 
     # ---------------------------------------------------------------------------- matches
 
@@ -357,8 +379,9 @@ class Queries:
         names = self._bot_names()
         found = {r[0]: r for r in self.db.execute(
             "SELECT m.id, l.name, m.idx, m.status, m.seats, m.started, m.finished, "
-            f"m.duration_ms, m.rated, m.reason FROM matches m JOIN ladders l "
-            f"ON l.id = m.ladder_id WHERE m.id IN ({marks})", list(ids))}
+            f"m.duration_ms, m.rated, m.reason, m.set_index, m.rotation, {SET_FINISHED_SQL} "
+            f"FROM matches m JOIN ladders l ON l.id = m.ladder_id WHERE m.id IN ({marks})",
+            list(ids))}
         results: dict[int, dict[int, tuple]] = {}
         for match_id, seat, score, rank, faults, kinds in self.db.execute(
                 "SELECT match_id, seat, score, rank, faults, fault_kinds FROM results "
@@ -374,8 +397,9 @@ class Queries:
                 seats.append(SeatRow(seat=seat, bot=names.get(bot_id, f"#{bot_id}"),
                                      score=score, rank=rank, faults=faults,
                                      fault_kinds=[k for k in kinds.split(",") if k]))
-            out.append(MatchRow(id=r[0], ladder=r[1], index=r[2], status=r[3], seats=seats,
-                                started=r[5], finished=r[6], duration_ms=r[7],
+            out.append(MatchRow(id=r[0], ladder=r[1], index=r[2], status=r[3],
+                                set_index=r[10], rotation=r[11], set_finished=bool(r[12]),
+                                seats=seats, started=r[5], finished=r[6], duration_ms=r[7],
                                 rated=bool(r[8]), reason=r[9]))
         return out
 
@@ -396,19 +420,26 @@ class Queries:
         summary = self.matches_by_id([match_id])[0]
         names = {s.seat: s.bot for s in summary.seats}
         faults = [FaultRow(ladder=ladder, index=index, seat=f[0], bot=names.get(f[0], "?"),
-                           kind=f[1], move=f[2], elapsed_ms=f[3], detail=f[4])
+                           kind=f[1], move=f[2], elapsed_ms=f[3], detail=f[4],
+                           set_finished=summary.set_finished)
                   for f in self.db.execute(
                       "SELECT seat, kind, move, elapsed_ms, detail FROM faults "
                       "WHERE match_id = ? ORDER BY id", (match_id,))]
         infra = [{"attempt": a, "node": n, "detail": d, "at": at} for a, n, d, at in
                  self.db.execute("SELECT attempt, node, detail, at FROM infra_failures "
                                  "WHERE match_id = ? ORDER BY id", (match_id,))]
+        # The set's rotations are consecutive (see disclosure.SET_FINISHED_SQL).
+        members = [SetMember(index=i, rotation=r, status=s) for i, r, s in self.db.execute(
+            "SELECT idx, rotation, status FROM matches WHERE ladder_id = ? AND idx BETWEEN ? "
+            "AND ? AND set_index = ? ORDER BY rotation, idx",
+            (ladder_id, index - table_size + 1, index + table_size - 1, row[1]))]
         replay = json.loads(row[9]) if with_replay and row[9] else None
         return MatchDetail(match=summary, game=game, table_size=table_size,
                            options=json.loads(options), set_index=row[1],
                            round=row[2], rotation=row[3], seed=row[4], attempts=row[5],
                            node=row[6], engine_version=row[7], rating_note=row[8],
-                           faults=faults, infra_failures=infra, replay=replay)
+                           faults=faults, infra_failures=infra, replay=replay,
+                           set_matches=members)
 
     def match_status(self, ladder: str, index: int) -> str:
         ladder_id = self._ladder_id(ladder)[0]

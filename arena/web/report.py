@@ -9,11 +9,16 @@ copied beside them, so the report opens from file:// or from any static host. La
 
 Matches: per ladder the newest `max_matches` that are not pending, plus every match another page
 links to (a bot's recent results and faults), so no link in the report is dead.
+
+The report is public: its match pages go through the public's Disclosure, as the web app's do,
+so a match whose duplicate set was not finished when the report was written shows no seed and
+no hand, and says that it is a snapshot of that moment.
 """
 
 from __future__ import annotations
 
 import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +62,7 @@ def write_report(store_path: str | Path, out: str | Path, *, max_matches: int = 
         q = reader.queries()
         env = site.make_env()
         env.globals["site_title"] = title
+        written_at = env.globals["written"] = time.time()
         out.mkdir(parents=True, exist_ok=True)
         linked: set[tuple[str, int]] = set()
         pages = 0
@@ -101,7 +107,8 @@ def write_report(store_path: str | Path, out: str | Path, *, max_matches: int = 
             for ladder_name, index in sorted(linked - written):
                 written.add((ladder_name, index))
                 write(f"matches/{ladder_name}/{index}.html", 2,
-                      site.match_page(q, ladder_name, index, None, site.ReportUrls(depth=2)))
+                      site.match_page(q, ladder_name, index, None, site.ReportUrls(depth=2),
+                                      written=written_at))
         return ReportSummary(out=out, pages=pages, matches=len(written))
     finally:
         reader.close()

@@ -11,21 +11,24 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol, Sequence
 from urllib.parse import quote, urlencode
 
 import jinja2
 from markupsafe import Markup
 
-from arena import replay as replay_mod
-from arena.store import COMPLETED, MATCH_STATUSES, RUNNING
+from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING
 
-from .frames import build_frames, card_legend
-from .queries import HistoryPoint, MatchDetail, Queries
+from .disclosure import Disclosure, MatchView
+from .frames import card_legend
+from .queries import HistoryPoint, Queries
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
 STATIC = HERE / "static"
+
+# A match page with one of these statuses polls the live feed: the match may start or move on.
+FOLLOWED = (PENDING, RUNNING, INFRA_FAILED)
 
 
 class LiveSource(Protocol):
@@ -163,6 +166,7 @@ def make_env() -> jinja2.Environment:
         trim_blocks=True, lstrip_blocks=True, auto_reload=False)
     env.filters.update(num=_num, when=_when, duration=_duration, script_json=script_json)
     env.globals["STATUSES"] = MATCH_STATUSES
+    env.globals["written"] = None  # when a static report was written (report.py sets it)
     return env
 
 
@@ -247,13 +251,14 @@ def bots_page(q: Queries) -> Page:
 
 
 def bot_page(q: Queries, bot: str, recent: int = 20) -> Page:
+    """A bot's page; its faults' details go through the public's Disclosure."""
     info = q.bot(bot)
     history = q.rating_history(bot)
     ladders = q.bot_ladders(bot)
     charts = {name: rating_chart(points) for name, points in history.items()}
     return "bot.html", {"title": f"Bot {info.name}", "bot": info, "ladders": ladders,
                         "charts": charts, "recent": q.recent_matches(bot, recent),
-                        "faults": q.bot_faults(bot, recent)}
+                        "faults": Disclosure().faults(q.bot_faults(bot, recent))}
 
 
 def matches_page(q: Queries, *, ladder: str | None, bot: str | None, status: str | None,
@@ -270,56 +275,31 @@ def matches_page(q: Queries, *, ladder: str | None, bot: str | None, status: str
                             "bot_names": [b.name for b in q.bots()]}
 
 
-@dataclass(slots=True)
-class Viewer:
-    """What the match page's replay viewer gets: frames and how to follow a live match."""
-
-    data: dict[str, Any]
-    error: str | None
-
-
-def viewer_data(detail: MatchDetail, live: LiveSource | None, urls: Urls,
-                frames_cache: Callable[[MatchDetail], list[dict]] | None = None) -> Viewer:
-    """The replay viewer's data: every frame with hands for a completed match; for a match not
-    yet completed, the public frames known so far (the deal, or the live moves) and the URL to
-    poll for more."""
-    m = detail.match
-    names = [s.bot for s in m.seats]
-    config = {"game": detail.game, "num_players": detail.table_size,
-              "options": detail.options}
-    data: dict[str, Any] = {"ladder": m.ladder, "index": m.index, "status": m.status,
-                            "seat_names": names, "legend": card_legend(detail.game),
-                            "frames": [], "live": None, "full": False}
-    error = None
-    try:
-        if m.status == COMPLETED and detail.replay is not None:
-            data["frames"] = (frames_cache(detail) if frames_cache
-                              else build_frames(detail.replay))
-            data["full"] = True
-        else:
-            doc = live.live_replay(m.ladder, m.index) if live and m.status == RUNNING else None
-            if doc is None:
-                doc = {"config": config, "seed": detail.seed, "seat_names": names, "moves": []}
-            data["frames"] = build_frames(partial_doc(doc), with_hands=False)
-            if m.status in ("pending", RUNNING, "infra_failed"):
-                data["live"] = urls.live(m.ladder, m.index)
-    except replay_mod.ReplayError as err:
-        error = str(err)
-    return Viewer(data=data, error=error)
-
-
-def partial_doc(doc: dict[str, Any]) -> dict[str, Any]:
-    """A live match's replay so far, completed with what replay.check needs."""
-    out = {"format": replay_mod.FORMAT, "version": replay_mod.VERSION, "faults": [],
-           "scores": [], "ranks": []}
-    out.update(doc)
-    return out
+def viewer_data(view: MatchView, urls: Urls) -> dict[str, Any]:
+    """The replay viewer's data: the frames the viewer may see (every frame with hands for a
+    match shown in full; public frames otherwise: the stored replay's, the live moves so far
+    or the deal), the URL to poll for more while the match may still move on, and why the
+    hands are not shown (`withheld`)."""
+    m = view.detail.match
+    return {"ladder": m.ladder, "index": m.index, "status": m.status,
+            "seat_names": [s.bot for s in m.seats], "legend": card_legend(view.detail.game),
+            "frames": view.frames or [], "full": view.full, "withheld": view.withheld,
+            "live": urls.live(m.ladder, m.index) if m.status in FOLLOWED else None}
 
 
 def match_page(q: Queries, ladder: str, index: int, live: LiveSource | None, urls: Urls,
-               frames_cache: Callable[[MatchDetail], list[dict]] | None = None) -> Page:
-    detail = q.match(ladder, index)
-    viewer = viewer_data(detail, live, urls, frames_cache)
+               disclosure: Disclosure | None = None, written: float | None = None) -> Page:
+    """A match's page, through `disclosure` (the public's unless told otherwise). `written`
+    is when a static report is written: a match not finished then is said to be a snapshot."""
+    view = (disclosure or Disclosure()).match(q.match(ladder, index), frames=True, live=live)
+    detail = view.detail
+    snapshot = None
+    if written is not None and not detail.set_finished:
+        its_set = " and its set was still being played" if len(detail.set_matches) > 1 else ""
+        snapshot = (f"A snapshot: this report was written {_when(written)}, when this match "
+                    f"was {detail.match.status}{its_set}; write the report again to see how "
+                    "it went on.")
     return "match.html", {"title": f"{ladder} match {index}", "d": detail, "m": detail.match,
-                          "viewer": viewer.data, "replay_error": viewer.error,
-                          "moves": len(detail.replay["moves"]) if detail.replay else None}
+                          "viewer": viewer_data(view, urls), "replay_error": view.replay_error,
+                          "withheld": view.withheld, "snapshot": snapshot,
+                          "moves": view.moves}

@@ -259,3 +259,31 @@ def test_a_match_in_progress_can_be_watched_live(tmp_path):
         assert page.status_code == 200
     finally:
         assert server.stop() == 0
+
+
+def test_the_admin_api_says_what_was_wrong(tmp_path):
+    """A 3 MB suspension reason is refused (it would be on every bot page) and an unknown bot's
+    404 keeps its own message, not the web app's "there is no page at ..."."""
+    db = tmp_path / "admin.db"
+    arena("bot", "add", "r1", "--command", RANDOM, "--db", str(db))
+    server = Server(tmp_path, db)
+    try:
+        wait_until(server.up, "the web server", server=server)
+        key = {"X-Admin-Key": ADMIN}
+        huge = httpx.post(f"{server.web}/api/admin/bots/r1/suspend", headers=key,
+                          json={"reason": "x" * 3_000_000}, timeout=30)
+        assert huge.status_code == 400
+        message = huge.json()["error"]["message"]
+        assert "at most 500 characters, not 3000000" in message and len(message) < 300
+        assert httpx.get(f"{server.web}/api/bots/r1").json()["bot"]["suspended"] is False
+        missing = httpx.post(f"{server.web}/api/admin/bots/nobody/suspend", headers=key,
+                             json={"reason": "gone"})
+        assert missing.status_code == 404
+        assert "there is no bot called 'nobody'" in missing.json()["error"]["message"]
+        match = httpx.get(f"{server.web}/api/admin/ladders/bal/matches/99999", headers=key)
+        assert match.status_code == 404 and "has no match 99999" in match.text
+        assert httpx.get(f"{server.web}/api/admin/ladders/bal/matches/0").status_code == 401
+        nowhere = httpx.get(f"{server.web}/api/nowhere")
+        assert nowhere.status_code == 404 and "there is no page at /api/nowhere" in nowhere.text
+    finally:
+        assert server.stop() == 0

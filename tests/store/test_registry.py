@@ -150,3 +150,15 @@ def test_suspension_is_visible_to_token_lookups(tmp_path):
     assert bot.suspended and bot.suspended_reason == "flooding the referee"
     store.suspend_bot("alice", None)
     assert not store.bot_for_token(token).suspended
+
+
+def test_a_suspension_reason_longer_than_the_limit_is_refused(tmp_path):
+    from arena.store import MAX_REASON
+
+    store = new_store(tmp_path)
+    store.add_bot("alice", remote=True)
+    store.suspend_bot("alice", "x" * MAX_REASON)  # at the limit: taken
+    with pytest.raises(RegistryError, match=f"at most {MAX_REASON} characters, not "
+                                            f"{MAX_REASON + 1}"):
+        store.suspend_bot("alice", "y" * (MAX_REASON + 1))
+    assert store.get_bot("alice").suspended_reason == "x" * MAX_REASON  # left as it was

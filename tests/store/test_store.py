@@ -413,3 +413,27 @@ def test_an_unwritable_database_is_a_clear_error(tmp_path):
             store.add_bot("x", remote=True)
     finally:
         tmp_path.chmod(0o755)
+
+
+def test_an_open_ladder_appends_each_table_as_one_duplicate_set(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 4)
+    store.ensure_open_ladder("open", "balloon", 3)
+    for b in bots:
+        store.join_ladder("open", b)
+    first = store.add_set("open", bots[:3], seed=7)
+    second = store.add_set("open", bots[1:], seed=8)
+    assert [(m.index, m.set_index, m.rotation, m.seed) for m in first + second] == [
+        (0, 0, 0, 7), (1, 0, 1, 7), (2, 0, 2, 7), (3, 1, 0, 8), (4, 1, 1, 8), (5, 1, 2, 8)]
+    # Seated as a scheduled ladder seats its sets: every bot in every seat once.
+    assert [m.seats for m in first] == [("bot0", "bot1", "bot2"), ("bot1", "bot2", "bot0"),
+                                        ("bot2", "bot0", "bot1")]
+    assert store.get_ladder("open").num_matches == 6
+    store.ensure_open_ladder("other", "balloon", 3)
+    for b in bots[:3]:
+        store.join_ladder("other", b)
+    with pytest.raises(LadderError, match="^bot3 did not join ladder 'other'"):
+        store.add_set("other", bots[1:], seed=9)
+    with pytest.raises(LadderError, match="needs 3 distinct bots"):
+        store.add_set("open", [bots[0], bots[0], bots[1]], seed=9)
+    assert store.get_ladder("open").num_matches == 6  # nothing written by a refused set

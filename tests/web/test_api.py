@@ -120,6 +120,13 @@ def test_unknown_pages_and_bad_parameters_get_html_errors(client):
     assert client.get("/api/nothing-here").json()["error"]["status"] == 404
 
 
+def test_a_huge_bad_value_is_named_but_not_echoed_whole(client):
+    r = client.get("/api/matches?limit=" + "9" * 5000)
+    message = r.json()["error"]["message"]
+    assert r.status_code == 422 and message.startswith("limit: ")
+    assert "(5002 characters)" in message and len(message) < 400
+
+
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.text(min_size=1, max_size=80), value=st.text(max_size=30))

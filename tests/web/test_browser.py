@@ -137,7 +137,9 @@ def test_static_report_opens_from_file_with_a_working_replay(tmp_path, page, web
     page.get_by_role("link", name="balloon3").first.click()
     expect(page.locator("#leaderboard tbody tr").first).to_be_visible()
     page.get_by_role("link", name="All matches").click()
-    page.locator("#matches tbody tr.status-completed td:first-child a").first.click()
+    # A match of a finished set: its hands are public (see test_disclosure.py for the others).
+    page.locator("#matches tbody tr.status-completed:not(.set-open) td:first-child a"
+                 ).first.click()
     expect(page).to_have_url(re.compile(r"^file://.*/matches/balloon3/\d+\.html"))
     position = page.locator("#position")
     expect(position).to_contain_text("the deal")
@@ -146,3 +148,23 @@ def test_static_report_opens_from_file_with_a_working_replay(tmp_path, page, web
     page.locator("#view").select_option("2")
     expect(page.locator('.seat-box[data-seat="2"] .hand .card').first).to_be_visible()
     assert failed == [] and errors == []
+
+
+def test_a_match_of_a_set_still_being_played_shows_no_hand_and_says_when(server, page, web_db):
+    with Store(web_db, readonly=True) as store:
+        matches = store.matches("balloon3")
+    running = next(m for m in matches if m.status == "running")
+    done = next(m for m in matches if m.set_index == running.set_index
+                 and m.status == "completed")
+    page.goto(f"{server.url}/ladders/balloon3/matches/{done.index}")
+    expect(page.locator("#withheld")).to_contain_text(
+        "the deal is shown when its 3 rotations are finished (2 still to finish)")
+    expect(page.locator(".facts").first).not_to_contain_text(str(done.seed))
+    expect(page.locator("#set a")).to_have_count(3)
+    page.locator("#last").click()
+    expect(page.locator("#events")).to_contain_text("match over")  # its public events, to the end
+    page.locator("#view").select_option("1")
+    expect(page.locator('.seat-box[data-seat="1"] .hand')).to_contain_text(
+        "hidden: the deal is shown when its 3 rotations are finished")
+    expect(page.locator(".hand .card")).to_have_count(0)
+    expect(page.locator("#move")).not_to_contain_text(":")

@@ -114,7 +114,8 @@
         var hand = make("div", "hand");
         hand.appendChild(make("span", "label", "hand"));
         if (f.hands) hand.appendChild(cards(f.hands[i]));
-        else hand.appendChild(make("span", "note", "hidden while the match is played"));
+        else hand.appendChild(make("span", "note",
+                                   "hidden" + (data.withheld ? ": " + data.withheld : "")));
         box.appendChild(hand);
       }
       seats.appendChild(box);
