@@ -23,6 +23,7 @@ from typing import Any
 from arena.ladder.local import LocalExecutor
 from arena.ladder.ratings import Rater
 from arena.ladder.runner import InfrastructureError
+from arena.ladder.schedule import SEED_BOUND
 from arena.referee.launcher import ResourceLimits
 from arena.referee.match import Limits
 from arena.store import AsyncStore, Bot, Ladder, Store, StoredMatch
@@ -237,7 +238,7 @@ class ArenaService:
     async def _start_set(self, ladder: Ladder, table: tuple[str, ...]) -> None:
         """Play the table as a duplicate set: one seed, the seats rotated through every
         position, one match after another."""
-        seed = self.rng.randrange(1 << 62)
+        seed = self.rng.randrange(SEED_BOUND)  # below 2**53: it survives JSON in any language
         k = len(table)
         matches = await self.store.add_set(ladder.name, table, seed)
         self._started_matches += k
