@@ -733,6 +733,33 @@ def test_property_illegal_actions_raise_and_change_nothing(config, attempts):
 
 
 @FAST
+@given(
+    configs,
+    st.integers(0, 40),
+    st.lists(st.tuples(
+        st.one_of(st.booleans(), st.integers(0, 4).map(float), st.none(), st.text(max_size=1)),
+        st.one_of(st.tuples(st.integers(0, 50)), st.tuples(st.integers(0, 49), st.just(RUSE))),
+    ), min_size=1, max_size=4),
+)
+def test_property_a_seat_that_is_not_an_int_is_refused_and_changes_nothing(config, moves, calls):
+    # True == 1 and 1.0 == 1 find seat 1 in a dict: every path refuses them all the same.
+    players, advanced, ruse, seed = config
+    state = BoomGame(players, advanced=advanced, ruse=ruse).new_match(seed)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if state.is_over():
+            break
+        seat = state.seats_to_act()[0]
+        state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+    for seat, action in calls:
+        before = (state.snapshot(), state.events, state.observation(-1))
+        with pytest.raises(IllegalActionError, match="no seat|match is over"):
+            state.apply_action(seat, action)
+        assert state.legal_actions(seat) == ()
+        assert (state.snapshot(), state.events, state.observation(-1)) == before
+
+
+@FAST
 @given(configs)
 def test_property_sampled_states_agree_with_the_observation(config):
     players, advanced, ruse, seed = config
