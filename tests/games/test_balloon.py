@@ -28,6 +28,8 @@ from arena.games.balloon import (
     sample_state,
 )
 
+from .support import play_random_moves
+
 # ---- helpers ------------------------------------------------------------------------------
 
 
@@ -655,12 +657,7 @@ def test_property_every_illegal_call_raises_and_changes_nothing(seed, n, moves, 
     # raises IllegalActionError (a bool or float seat too: True == 1 and 1.0 == 1) and leaves
     # everything a caller can read as it was.
     s = BalloonGame(n).new_match(seed)
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if s.is_over():
-            break
-        seat = s.seats_to_act()[0]
-        s.apply_action(seat, rng.choice(s.legal_actions(seat)))
+    play_random_moves(s, random.Random(seed), moves)
     for seat, action in calls:
         legal = (type(seat) is int and type(action) is int and 0 <= seat < n
                  and action in s.legal_actions(seat))

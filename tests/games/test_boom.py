@@ -23,6 +23,8 @@ from arena.games.boom import (
     sample_state,
 )
 
+from .support import play_random_moves
+
 
 def card(colour: str, value: int, copy: int = 0) -> int:
     """Card id of `colour` `value` (copy 1 = the second card of a repeated value)."""
@@ -745,12 +747,7 @@ def test_property_a_seat_that_is_not_an_int_is_refused_and_changes_nothing(confi
     # True == 1 and 1.0 == 1 find seat 1 in a dict: every path refuses them all the same.
     players, advanced, ruse, seed = config
     state = BoomGame(players, advanced=advanced, ruse=ruse).new_match(seed)
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if state.is_over():
-            break
-        seat = state.seats_to_act()[0]
-        state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+    play_random_moves(state, random.Random(seed), moves)
     for seat, action in calls:
         before = (state.snapshot(), state.events, state.observation(-1))
         with pytest.raises(IllegalActionError, match="no seat|match is over"):
