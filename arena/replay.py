@@ -4,7 +4,8 @@ Format (JSON, documented in docs/replay.md): {"format": "arena-replay", "version
 config (Game.config()), engine_version, seed, seat_names, limits, status, reason, scores, ranks,
 faults [{seat, kind, move, elapsed_ms, detail}], moves [[seat, action, elapsed_ms, default]],
 views {seat: [observation before each of that seat's moves]}}. An action is the engine's encoding
-as JSON (an int, or a list of ints).
+as JSON (an int, or a list of ints). A replay re-runs under the engine version it was played
+with, if this Arena still plays it (Game.at_engine_version), or is refused saying what to do.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from arena.games import game_from_config
-from arena.games.base import Event, IllegalActionError, RulesError, State
+from arena.games.base import EngineVersionError, Event, Game, IllegalActionError, RulesError, State
 from arena.results import Fault, MatchResult, MoveRecord, demote_faulted
 
 FORMAT = "arena-replay"
@@ -44,13 +45,16 @@ def to_dict(result: MatchResult, with_views: bool = True) -> dict[str, Any]:
         "started_at": result.started_at, "finished_at": result.finished_at,
     }
     if with_views:
-        doc["views"] = seat_views(result.config, result.seed, result.moves)
+        doc["views"] = seat_views(result.config, result.seed, result.moves,
+                                  result.engine_version)
     return doc
 
 
-def seat_views(config: dict, seed: int, moves) -> dict[str, list[dict]]:
-    """What each seat saw before each of its moves, recomputed from (config, seed, moves)."""
-    game = game_from_config(config)
+def seat_views(config: dict, seed: int, moves,
+               engine_version: str | None = None) -> dict[str, list[dict]]:
+    """What each seat saw before each of its moves, recomputed from (config, seed, moves) under
+    `engine_version` (default: the current one)."""
+    game = game_from_config(config, engine_version)
     state = game.new_match(seed)
     views: dict[str, list[dict]] = {str(s): [] for s in range(game.num_players)}
     for move in moves:
@@ -115,14 +119,22 @@ class Step:
     view_before: Any  # the acting seat's observation before the move
 
 
-def rerun(doc: dict[str, Any]) -> Iterator[Step]:
-    """Re-run a checked replay through the engine, move by move. Raises ReplayError if a move
-    is illegal or the engine refuses the configuration."""
+def replay_game(doc: dict[str, Any]) -> Game:
+    """The game of a checked replay, playing by the rules of the engine version it was played
+    with (the current ones if the replay does not say). Raises ReplayError if this Arena cannot
+    build it."""
     try:
-        game = game_from_config(doc["config"])
+        return game_from_config(doc["config"], doc.get("engine_version"))
+    except EngineVersionError as err:
+        raise ReplayError(f"the replay cannot be re-run here: {err}") from None
     except (RulesError, KeyError, TypeError) as err:
         raise ReplayError(f"the replay's configuration is not playable: {err}") from None
-    state = game.new_match(doc["seed"])
+
+
+def rerun(doc: dict[str, Any]) -> Iterator[Step]:
+    """Re-run a checked replay through the engine, move by move. Raises ReplayError if a move
+    is illegal or the engine refuses the configuration or the engine version."""
+    state = replay_game(doc).new_match(doc["seed"])
     seen = len(state.events)
     for i, row in enumerate(doc["moves"]):
         move = MoveRecord.from_list(row)
@@ -143,7 +155,7 @@ def verify(doc: dict[str, Any]) -> State:
     for step in rerun(doc):
         state = step.state
     if state is None:
-        state = game_from_config(doc["config"]).new_match(doc["seed"])
+        state = replay_game(doc).new_match(doc["seed"])
     if not state.is_over():
         raise ReplayError("the replay ends before the match is over: it is truncated")
     scores = list(state.scores())

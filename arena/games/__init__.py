@@ -10,6 +10,7 @@ from typing import Any
 from .base import (
     Action,
     ConfigError,
+    EngineVersionError,
     Event,
     Game,
     IllegalActionError,
@@ -42,12 +43,17 @@ def make_game(name: str, num_players: int, **options: Any) -> Game:
     return game_class(name)(num_players, **options)
 
 
-def game_from_config(config: dict[str, Any]) -> Game:
-    """Inverse of Game.config()."""
-    return make_game(config["game"], config["num_players"], **config.get("options", {}))
+def game_from_config(config: dict[str, Any], engine_version: str | None = None) -> Game:
+    """Inverse of Game.config(). With `engine_version` (a replay's or a stored match's), the game
+    plays by that version's rules (Game.at_engine_version: EngineVersionError if this Arena
+    cannot); without it, by the current ones."""
+    cls = game_class(config["game"])
+    if engine_version is not None:
+        cls = cls.at_engine_version(str(engine_version))
+    return cls(config["num_players"], **config.get("options", {}))
 
 
 __all__ = [
-    "Action", "ConfigError", "Event", "Game", "IllegalActionError", "RulesError", "State",
-    "game_class", "game_from_config", "game_names", "make_game", "ranks_from_scores",
+    "Action", "ConfigError", "EngineVersionError", "Event", "Game", "IllegalActionError",
+    "RulesError", "State", "game_class", "game_from_config", "game_names", "make_game", "ranks_from_scores",
 ]

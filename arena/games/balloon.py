@@ -280,12 +280,14 @@ class BalloonState(State):
         return self._seats
 
     def legal_actions(self, seat: int) -> tuple[int, ...]:
-        if seat == self._to_act:
+        if seat == self._to_act and type(seat) is int:  # True == 1, but True is no seat
             return self._legal[seat]
         return ()
 
     def apply_action(self, seat: int, action: Any) -> None:
-        if seat != self._to_act or type(action) is not int:
+        # True == 1 and 1.0 == 1: a seat that only compares equal to the seat to act is refused
+        # here, before anything changes (a bool would act for seat 1, a float fail half-way).
+        if seat != self._to_act or type(action) is not int or type(seat) is not int:
             raise self._illegal(seat, action)
         if action == DROP_OUT:
             self._drop_out(seat)
@@ -331,8 +333,8 @@ class BalloonState(State):
         return tuple(self._totals)
 
     def observation(self, seat: int) -> BalloonObservation:
-        if not -1 <= seat < self._n:
-            raise RulesError(f"seat must be -1 (spectator) or 0..{self._n - 1}, not {seat}")
+        if type(seat) is not int or not -1 <= seat < self._n:
+            raise RulesError(f"seat must be -1 (spectator) or 0..{self._n - 1}, not {seat!r}")
         legal = self._legal
         return BalloonObservation(
             seat=seat,
@@ -552,7 +554,7 @@ class BalloonState(State):
     def _illegal(self, seat: int, action: Any) -> IllegalActionError:
         if self._over:
             reason = "the match is over"
-        elif not isinstance(seat, int) or not 0 <= seat < self._n:
+        elif type(seat) is not int or not 0 <= seat < self._n:
             reason = f"there is no seat {seat!r} (seats are 0..{self._n - 1})"
         elif seat != self._to_act:
             reason = f"it is not your turn (seat {self._to_act} is to act)"

@@ -30,6 +30,11 @@ class ConfigError(RulesError):
     """A game was asked for with a configuration its rules do not allow."""
 
 
+class EngineVersionError(ConfigError):
+    """A match was recorded under an engine version this Arena cannot play (see
+    Game.engine_versions)."""
+
+
 class IllegalActionError(RulesError):
     """An action that the rules do not allow now. The state is left unchanged."""
 
@@ -69,6 +74,32 @@ class Game(abc.ABC):
     options_spec: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
     # Changes whenever a rule change could make an old replay play out differently.
     engine_version: ClassVar[str] = "1"
+
+    @classmethod
+    def engine_versions(cls) -> Mapping[str, type["Game"]]:
+        """Every engine version this Arena plays the game by, to the class that plays by it: the
+        current one, and any earlier one a game keeps so that its replays still re-run."""
+        return {cls.engine_version: cls}
+
+    @classmethod
+    def version_advice(cls, version: str) -> str:
+        """What to do with a match recorded under a version this Arena cannot play."""
+        return (f"re-run it with the Arena release it was played with (whose {cls.name} engine "
+                f"is version {version})")
+
+    @classmethod
+    def at_engine_version(cls, version: str) -> type["Game"]:
+        """The class that plays this game by the rules of engine `version` (a replay's or a
+        stored match's); raises EngineVersionError, saying what to do, for a version this Arena
+        cannot play. A finished match's result stands as recorded either way."""
+        versions = cls.engine_versions()
+        if version in versions:
+            return versions[version]
+        raise EngineVersionError(
+            f"this {cls.name} match was played by {cls.name} engine version {version!r}; this "
+            f"Arena plays {cls.name} by engine version(s) {', '.join(sorted(versions))}: "
+            f"{cls.version_advice(version)}"
+        )
 
     def __init__(self, num_players: int, **options: Any):
         if not self.min_players <= num_players <= self.max_players:

@@ -23,6 +23,7 @@ import random
 from bisect import insort
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations, islice
 from operator import add, attrgetter, itemgetter, lt, mod
 from struct import Struct
@@ -84,11 +85,15 @@ GAME_END_HAND_SIZE: int = 2
 # (rulebook). (assumption) If several reach it in that game, the highest total wins and equal
 # totals share the place: that is how ranks follow from scores anyway.
 SERIES_TARGET: int = 200
-# (assumption; the rulebook has no such rule) A game also ends after this many rounds in a row in
-# which no bomb card escaped. Without it a game can last forever: two players left with green
-# 2, 4, 5 and green 2, 3, 6 must play all their cards every round, tie at 11 and take them back
-# under every guard. Cards only leave hands by escaping, so this bounds every game.
-STALEMATE_ROUNDS: int = 8
+# A game that can never end (decision; the rulebook is silent, see RULES-NOTES, Boom step 8): when
+# every seat must play its whole hand each round and no guard card would let any of those cards
+# escape, nothing can ever change again, so the game ends at once, scored as it stands
+# (provably_stuck). Two players left with green 2, 4, 5 and green 2, 3, 6 are such a game: they
+# tie at 11 under every guard, and no green limit reaches 22. A game that is not provably stuck
+# goes on however long no card escapes (the guard that lets a hand out may not have come up yet).
+# Only as a safety limit, for bots that keep choosing to tie, a game ends after this many rounds,
+# scored as it stands.
+MAX_GAME_ROUNDS: int = 200
 
 # =================================================================================================
 
@@ -146,10 +151,9 @@ _OVER_ADD: tuple[int, ...] = tuple(
     sum((127 - g[col]) << 8 * col for col in range(NUM_COLOURS)) for g in GUARDS
 )
 _OVER_BITS = sum(0x80 << 8 * col for col in range(NUM_COLOURS))
-_COLOUR_BYTES = (1 << 8 * NUM_COLOURS) - 1
 # over bits -> ((colour, shift of its pattern in a word, index of its row in the sum bytes), ...)
 _OVER_COLOURS: dict[int, tuple[tuple[int, int, int], ...]] = {}
-# over bits -> the bytes of the colours within their limit
+# over bits -> the bytes of the colours within their limit (their cards escape)
 _UNDER_BYTES: dict[int, int] = {}
 for _mask in range(1 << NUM_COLOURS):
     _bits = sum(0x80 << 8 * col for col in range(NUM_COLOURS) if _mask >> col & 1)
@@ -392,6 +396,12 @@ _RUSE_RETURN = "ruse_return"
 _BONUS = "fewest_cards_bonus"
 _GAME_END = "game_end"
 _SERIES_END = "series_end"
+# Why a game ended (the `end` of its game_end event): a seat down to GAME_END_HAND_SIZE bomb
+# cards, a provably stuck game, MAX_GAME_ROUNDS, or (engine version 2) its rounds without an escape.
+_HAND_SIZE_END = "hand_size"
+_STUCK_END = "stuck"
+_ROUND_LIMIT_END = "round_limit"
+_DRY_ROUNDS_END = "dry_rounds"
 # A resolved round: (_ROUND, guard index, each seat's word of played cards, seats given the
 # fewest-cards bonus, a _Memo of its outcome, game number, round number, guards left, whether
 # the guards were reshuffled for it, each seat's cards of the first escape, and of the second).
@@ -526,6 +536,52 @@ def _round_gains(record: tuple) -> Sequence[int]:
     return gains
 
 
+def any_escape(guard: int, played: Sequence[Iterable[int]]) -> bool:
+    """Whether any bomb card escapes in a round in which seat p plays the cards `played[p]`
+    under guard card `guard` (index into GUARDS): the resolution rule of a round, step 4, told
+    plainly. A colour's cards escape unless the seats with the highest sums, taking theirs back
+    while the total is over the limit, take back every card of it. RUSE counts for nothing."""
+    limits = GUARDS[guard]
+    for col in range(NUM_COLOURS):
+        row = [sum(VALUES[c % 10] for c in cards if c // 10 == col) for cards in played]
+        total = sum(row)
+        if total and _taken_back(row, total, limits[col])[1]:
+            return True
+    return False
+
+
+def plays_whole_hand(num_players: int, bomb_cards: int, holds_ruse: bool) -> bool:
+    """Whether a seat holding `bomb_cards` bomb cards (and its ruse card, if `holds_ruse`) must
+    play its whole hand in a round, whatever it chooses: each escape step asks for STEP_CARDS,
+    a short hand plays all it has (SHORT_HAND_PLAYS_ALL), a ruse card joins the cards it may
+    play in RUSE_STEPS. Which cards go in which step is then its only choice, and that changes
+    nothing: a round is resolved from all the cards played in it. With the rulebook's numbers:
+    it holds no more cards than the round asks for (2 players 4, 3 or 4 players 3, 5 players 2)."""
+    cards = bomb_cards
+    for step, asked in enumerate(STEP_CARDS[num_players], 1):
+        ruse = holds_ruse and step in RUSE_STEPS
+        pool = cards + ruse
+        if pool > asked:
+            if ruse:
+                return False  # it chooses between keeping its ruse card and keeping a bomb card
+            cards -= asked
+        elif pool == asked or SHORT_HAND_PLAYS_ALL:
+            cards = 0
+            holds_ruse = holds_ruse and not ruse
+    return cards == 0
+
+
+def provably_stuck(num_players: int, hands: Sequence[Sequence[int]], ruse: Sequence[bool]) -> bool:
+    """The rule for a game that can never end (RULES-NOTES, Boom step 8), as it reads: every
+    seat must play its whole hand each round (`hands[p]`, its bomb cards; `ruse[p]`, whether it
+    holds its ruse card), and under none of the guard cards would any of those cards escape.
+    Every round then takes every card back and the next round is the same again: nothing can
+    ever change. BoomState checks this after every round in which it may hold (_early_end)."""
+    if not all(map(partial(plays_whole_hand, num_players), map(len, hands), ruse)):
+        return False
+    return not any(any_escape(guard, hands) for guard in _GUARD_IDS)
+
+
 class BoomGame(Game):
     """Boom: Runaway for 2-5 players. Options: advanced (card removal, open discard, +5 for the
     fewest cards), ruse (one ruse card per seat), series (longer play to SERIES_TARGET)."""
@@ -534,8 +590,25 @@ class BoomGame(Game):
     min_players = 2
     max_players = _MAX_PLAYERS
     options_spec = {"advanced": (False, True), "ruse": (False, True), "series": (False, True)}
-    # 2: chance drawn from BLAKE2b by event (_draw_digits) instead of random.Random(seed)
-    engine_version = "2"
+    # 2: chance drawn from BLAKE2b by event (_draw_digits) instead of random.Random(seed).
+    # 3: a game ends early only when provably stuck, or after MAX_GAME_ROUNDS, instead of after
+    # 8 rounds in a row without an escape (BoomGameV2 keeps that rule, for version 2's replays).
+    engine_version = "3"
+    # Engine version 2's end rule: a game also ends after this many rounds in a row in which no
+    # card escaped (None: the current rule, provably_stuck and MAX_GAME_ROUNDS).
+    stalemate_rounds: int | None = None
+
+    @classmethod
+    def engine_versions(cls) -> Mapping[str, type[Game]]:
+        return {BoomGame.engine_version: BoomGame, BoomGameV2.engine_version: BoomGameV2}
+
+    @classmethod
+    def version_advice(cls, version: str) -> str:
+        if version == "1":
+            return ("version 1 dealt from random.Random(seed), which this Arena no longer does; "
+                    "re-run it with an Arena from before commit 028f709 (2026-11-30), whose Boom "
+                    "engine is version 1")
+        return super().version_advice(version)
 
     def __init__(self, num_players: int, **options: Any):
         super().__init__(num_players, **options)
@@ -578,6 +651,12 @@ class BoomGame(Game):
             tuple(range(len(self.deck), self.deal_size, -1)) + _GUARD_RADICES
         )
         self._sum_bytes = NUM_COLOURS + _SEAT_BYTES * num_players  # see _WORDS
+        # The most bomb cards a seat can hold and still have to play them all in a round: a game
+        # can only be stuck (provably_stuck) when no hand is larger, so _resolve_round looks
+        # further only then. Version 2 looks after every round (its rule counts them all).
+        self._stuck_gate = NUM_CARDS if self.stalemate_rounds else max(
+            n for n in range(NUM_CARDS + 1) if plays_whole_hand(num_players, n, False)
+        )
         if self.deal_size * num_players > len(self.deck):
             raise ConfigError(
                 f"boom cannot deal {self.deal_size} cards to {num_players} players from "
@@ -659,6 +738,15 @@ class BoomGame(Game):
         return state
 
 
+class BoomGameV2(BoomGame):
+    """Boom by the rules of engine version 2, to re-run the matches played under it: the same
+    deals and rounds as version 3, but a game also ends after `stalemate_rounds` rounds in a row
+    in which no card escaped (and neither the stuck rule nor MAX_GAME_ROUNDS applies)."""
+
+    engine_version = "2"
+    stalemate_rounds = 8
+
+
 def _complete_guard_order(given: Sequence[int], seed: int, game_no: int) -> list[int]:
     given = list(given)
     if any(type(g) is not int or not 0 <= g < NUM_GUARDS for g in given) or len(set(given)) < len(
@@ -680,7 +768,8 @@ class BoomState(State):
     `_revealed` holds each seat's first-escape cards during the second escape; `_rw[seat]` sums
     the words (_WORDS) of the seat's cards this round; paradise cards are codes card * 2 +
     face_up, folded in from the rounds' records when read (`_fold`); the event log holds
-    compact tuples (see _to_event).
+    compact tuples (see _to_event). `_gate` is the game's _stuck_gate; `_dry_rounds` counts the
+    rounds in a row without an escape for engine version 2's end rule (0 in version 3).
     """
 
     __slots__ = (
@@ -690,6 +779,7 @@ class BoomState(State):
         "_disc_up", "_disc_down", "_choice", "_to_play", "_pending", "_kind",
         "_ruse_ok", "_revealed", "_dry_rounds", "_over", "_log", "_events", "_view",
         "_rw", "_fewest", "_game_rounds", "_scored", "_folded", "_score_base", "_expanded",
+        "_gate",
     )  # fmt: skip
 
     game: BoomGame
@@ -708,6 +798,7 @@ class BoomState(State):
         self._adv = game.advanced
         self._ruse_v = game.ruse
         self._series = game.series
+        self._gate = game._stuck_gate
         self._seed = seed
         self._shuffles = 0  # guard shuffles drawn in the current game
         self._totals = [0] * np
@@ -1037,9 +1128,7 @@ class BoomState(State):
         table = sum(words) >> _SUM_BASE
         over = (table + _OVER_ADD[guard]) & _OVER_BITS
         hands = self._hands
-        if over:
-            # a colour within its limit escapes if it has any card
-            escaped = table & _UNDER_BYTES[over]
+        if over:  # colours within their limits need nothing done: their cards escape
             sums = table.to_bytes(self.game._sum_bytes, "little")
             limits = GUARDS[guard]
             for col, shift, at in _OVER_COLOURS[over]:
@@ -1059,22 +1148,20 @@ class BoomState(State):
                         if top not in row:
                             break
                         seat = row.index(top)
-                if total:
-                    escaped = True
-        else:
-            escaped = table & _COLOUR_BYTES  # any card escapes
         # No hand is smaller than _fewest (-1: not known), since cards taken back only add to
         # hands; count them only when that bound does not rule out the end of the game.
         fewest = self._fewest
         if fewest <= GAME_END_HAND_SIZE:
             fewest = min(map(len, hands))
-        if escaped:
-            self._dry_rounds = 0
+        if fewest <= GAME_END_HAND_SIZE:
+            end = _HAND_SIZE_END
+        elif len(hands[0]) <= self._gate or self._round >= MAX_GAME_ROUNDS:
+            # a game can only be stuck when every hand is this small, seat 0's too
+            end = self._early_end(second)
         else:
-            self._dry_rounds += 1
-        game_ends = fewest <= GAME_END_HAND_SIZE or self._dry_rounds >= STALEMATE_ROUNDS
+            end = ""
         bonus = ()
-        if self._adv and (game_ends or FEWEST_CARDS_BONUS_EVERY_ROUND):
+        if self._adv and (end or FEWEST_CARDS_BONUS_EVERY_ROUND):
             fewest = min(map(len, hands))
             bonus = tuple(seat for seat in self._all if len(hands[seat]) == fewest)
         # the record keeps `words`, the list in _rw: _next_round gives _rw a new one
@@ -1094,10 +1181,31 @@ class BoomState(State):
                     log.append((_RUSE_RETURN, seat))
         for seat in bonus:
             log.append((_BONUS, seat, FEWEST_CARDS_BONUS, fewest))
-        if game_ends:
-            self._end_game()
+        if end:
+            self._end_game(end)
         else:
             self._next_round(fewest)
+
+    def _early_end(self, second: tuple[tuple[int, ...], ...]) -> str:
+        """Why the game ends now although no seat is down to GAME_END_HAND_SIZE cards: _STUCK_END
+        (provably_stuck), _ROUND_LIMIT_END (MAX_GAME_ROUNDS), or in engine version 2
+        _DRY_ROUNDS_END; "" if it goes on. Called by _resolve_round, once the round's cards taken
+        back are in hand, only when seat 0's hand is small enough for the game to be stuck or the
+        round limit is reached (in version 2, after every round)."""
+        hands = self._hands
+        first = self._revealed
+        if self.game.stalemate_rounds:  # engine version 2
+            played = [(*a, *b) for a, b in zip(first, second)]
+            self._dry_rounds = 0 if any_escape(self._guard, played) else self._dry_rounds + 1
+            return _DRY_ROUNDS_END if self._dry_rounds >= self.game.stalemate_rounds else ""
+        gate = self._gate
+        if all(len(hand) <= gate for hand in hands):
+            # the ruse cards played this round are about to go back to their owners
+            ruse = [held or RUSE in a or RUSE in b
+                    for held, a, b in zip(self._has_ruse, first, second)]
+            if self._stuck(ruse):
+                return _STUCK_END
+        return _ROUND_LIMIT_END if self._round >= MAX_GAME_ROUNDS else ""
 
     def _fold_scores(self) -> None:
         """Bring the game's scores up to date with its resolved rounds."""
@@ -1118,11 +1226,31 @@ class BoomState(State):
             self._folded = len(rounds)
             self._fold_scores()  # from the outcomes just worked out
 
-    def _end_game(self) -> None:
+    def _stuck(self, ruse: list[bool]) -> bool:
+        """provably_stuck(num_players, the hands, `ruse`), by the round's byte tables (see
+        _WORDS): the plays of all eight guards are read from one sum of words. The tests hold it
+        equal to provably_stuck after every round of many random games."""
+        np = self._np
+        hands = self._hands
+        if not all(map(partial(plays_whole_hand, np), map(len, hands), ruse)):
+            return False
+        table = sum(sum(map(_WORDS[seat].__getitem__, hands[seat])) for seat in range(np))
+        table >>= _SUM_BASE
+        sums = table.to_bytes(self.game._sum_bytes, "little")
+        for guard in _GUARD_IDS:
+            over = (table + _OVER_ADD[guard]) & _OVER_BITS
+            if table & _UNDER_BYTES[over]:
+                return False  # a colour within the guard's limit escapes
+            limits = GUARDS[guard]
+            for col, _, at in _OVER_COLOURS[over]:
+                if _taken_back(list(sums[at::_SEAT_BYTES]), sums[col], limits[col])[1]:
+                    return False  # some of a colour over the limit is left to escape
+        return True
+
+    def _end_game(self, end: str) -> None:
         self._view = None
-        stalemate = self._dry_rounds >= STALEMATE_ROUNDS
         self._log.append((
-            _GAME_END, self._game_no, stalemate, tuple(self._totals), self._score_base,
+            _GAME_END, self._game_no, end, tuple(self._totals), self._score_base,
             tuple(self._game_rounds),
         ))  # fmt: skip
         if self._series:
@@ -1238,6 +1366,7 @@ class BoomState(State):
         new._adv = self._adv
         new._ruse_v = self._ruse_v
         new._series = self._series
+        new._gate = self._gate
         new._seed = self._seed
         new._shuffles = self._shuffles
         new._hands = [h[:] for h in self._hands]
@@ -1346,11 +1475,12 @@ def _to_event(rec: tuple) -> Event:
             "discarded_face_down": n_down, "removed": removed, "ruse": ruse,
         })  # fmt: skip
     if kind == _GAME_END:
-        _, game_no, stalemate, before, base, rounds = rec
+        _, game_no, end, before, base, rounds = rec
         scores = tuple(_add_gains(base, rounds))
         totals = tuple(map(_add, before, scores))
         return Event(kind, -1, {
-            "game": game_no, "scores": scores, "series_totals": totals, "stalemate": stalemate,
+            "game": game_no, "scores": scores, "series_totals": totals, "end": end,
+            "stalemate": end != _HAND_SIZE_END,
         })  # fmt: skip
     if kind == _SERIES_END:
         _, game_no, totals = rec
@@ -1492,7 +1622,7 @@ def sample_state(
     state._paradise = tuple(tuple(p.card * 2 + p.face_up for p in cards) for cards in obs.paradise)
     state._disc_up = tuple(obs.discarded)
     state._disc_down = tuple(sorted(pool))
-    state._dry_rounds = dry
+    state._dry_rounds = dry if game.stalemate_rounds else 0  # only version 2 counts them
     used = list(obs.guards_used)
     rest = [g for g in _GUARD_IDS if g not in used]
     rng.shuffle(rest)

@@ -23,7 +23,8 @@ def random_result(config: dict, seed: int, seat_names: Sequence[str], rng: rando
                   started_at: float = 0.0) -> MatchResult:
     """Play one match by random legal moves and return its result (a faulted seat, drawn with
     probability `fault_rate`, gets a timeout or crash fault and ranks last)."""
-    state = game_from_config(config).new_match(seed)
+    game = game_from_config(config)
+    state = game.new_match(seed)
     choice = rng.choice
     moves: list[MoveRecord] = []
     while not state.is_over():
@@ -44,7 +45,8 @@ def random_result(config: dict, seed: int, seat_names: Sequence[str], rng: rando
     ranks = demote_faulted(scores, {f.seat for f in faults})
     return MatchResult(match_id=match_id, config=config, seed=seed,
                        seat_names=tuple(seat_names), scores=scores, ranks=ranks, faults=faults,
-                       moves=tuple(moves), started_at=started_at,
+                       moves=tuple(moves), engine_version=game.engine_version,
+                       started_at=started_at,
                        finished_at=started_at + 0.001 * len(moves) if started_at else 0.0)
 
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.games import IllegalActionError, make_game
-from arena.games.base import ConfigError, ranks_from_scores
+from arena.games.base import ConfigError, RulesError, ranks_from_scores
 from arena.games.balloon import (
     CARDS,
     CHIPS_BY_PLAYER_COUNT,
@@ -27,6 +27,8 @@ from arena.games.balloon import (
     recount_scores,
     sample_state,
 )
+
+from .support import play_random_moves
 
 # ---- helpers ------------------------------------------------------------------------------
 
@@ -623,3 +625,66 @@ def test_illegal_actions_leave_the_state_unchanged(seed, n, policy_seed):
                 s.apply_action(bad_seat, action)
             assert s.snapshot() == before
         s.apply_action(seat, rng.choice(s.legal_actions(seat)))
+
+
+# Anything a caller might pass as a seat or an action: the right types and the near misses (bools,
+# floats equal to a seat or card, strings, None, containers, ints out of range).
+any_seat = st.one_of(
+    st.integers(-3, 7), st.booleans(), st.floats(-2, 6), st.integers(-3, 7).map(float),
+    st.none(), st.text(max_size=2), st.tuples(st.integers(0, 4)),
+)
+any_action = st.one_of(
+    st.integers(-5, 60), st.booleans(), st.integers(0, DROP_OUT).map(float), st.floats(),
+    st.none(), st.text(max_size=3), st.tuples(st.integers(0, DROP_OUT)),
+    st.lists(st.integers(0, DROP_OUT), max_size=2),
+)
+
+
+def visible_state(s: BalloonState) -> tuple:
+    """Everything a caller can read from a state: its fields, its events, every seat's
+    observation and legal actions."""
+    seats = range(s.num_players)
+    return (s.snapshot(), s.events, s.observation(-1), tuple(map(s.observation, seats)),
+            tuple(map(s.legal_actions, seats)), s.seats_to_act(), s.scores())
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=seeds, n=players, moves=st.integers(0, 120),
+       calls=st.lists(st.tuples(any_seat, any_action), min_size=1, max_size=6))
+def test_property_every_illegal_call_raises_and_changes_nothing(seed, n, moves, calls):
+    # A random point of a match (possibly its end), then calls of every type: a call is legal
+    # only with an int seat that is to act and an int action among its legal actions; any other
+    # raises IllegalActionError (a bool or float seat too: True == 1 and 1.0 == 1) and leaves
+    # everything a caller can read as it was.
+    s = BalloonGame(n).new_match(seed)
+    play_random_moves(s, random.Random(seed), moves)
+    for seat, action in calls:
+        legal = (type(seat) is int and type(action) is int and 0 <= seat < n
+                 and action in s.legal_actions(seat))
+        if legal:
+            continue
+        before = visible_state(s)
+        with pytest.raises(IllegalActionError) as refused:
+            s.apply_action(seat, action)
+        assert refused.value.seat is seat and refused.value.action is action
+        assert visible_state(s) == before
+    if not s.is_over():  # and the match still plays on normally
+        seat = s.seats_to_act()[0]
+        s.apply_action(seat, s.default_action(seat))
+
+
+def test_a_bool_or_float_seat_is_no_seat():
+    # The audit's calls: True was taken as seat 1's drop-out (and the event log then failed),
+    # 0.0 failed with a TypeError after part of the state had changed.
+    s = BalloonGame(3).new_match(5)
+    s.apply_action(0, s.legal_actions(0)[0])  # seat 1 to act
+    before = visible_state(s)
+    for seat in (True, 1.0, 0.0, False):
+        with pytest.raises(IllegalActionError, match=f"no seat {seat!r}"):
+            s.apply_action(seat, DROP_OUT)
+        assert s.legal_actions(seat) == ()
+        assert visible_state(s) == before
+    with pytest.raises(RulesError, match="seat must be"):
+        s.observation(True)
+    s.apply_action(1, DROP_OUT)
+    assert [e.kind for e in s.events][-1] == "drop_out" and s.events[-1].seat == 1

@@ -23,6 +23,8 @@ from arena.games.boom import (
     sample_state,
 )
 
+from .support import play_random_moves
+
 
 def card(colour: str, value: int, copy: int = 0) -> int:
     """Card id of `colour` `value` (copy 1 = the second card of a repeated value)."""
@@ -243,13 +245,30 @@ def test_step_sizes_for_two_and_five_players():
     assert len(BoomGame(3).new_match(0).hand(2)) == 12
 
 
-def test_guard_deck_reshuffles_after_eight_rounds_and_a_stalemate_ends_the_game():
-    # Green 2+4+5 against green 2+3+6: both play all their cards every round, tie at 11 and
-    # take them back under every guard (green limits are at most 16 < 22).
-    seat0 = [card("green", 2), card("green", 4), card("green", 5), card("red", 1)]
-    seat1 = [card("green", 2, 1), card("green", 3), card("green", 6)]
+# Green 2+4+5 against green 2+3+6: both must play all their cards every round (two players play 4
+# a round), tie at 11 and take them back under every guard (green limits are at most 16 < 22).
+STUCK_SEAT0 = [card("green", 2), card("green", 4), card("green", 5), card("red", 1)]
+STUCK_SEAT1 = [card("green", 2, 1), card("green", 3), card("green", 6)]
+# Green 1+2+4+5 against green 2+3+3+4, each with a brown card besides: playing their four lowest
+# cards, both tie at 12 and take them back under every guard, forever; but five cards are more
+# than a round asks for, so they choose to: the game is not stuck.
+TIED_BY_CHOICE = [[20, 21, 25, 27, 49], [22, 23, 24, 26, 48]]
+
+
+def play_lowest(state: BoomState, rounds: int = 10**6) -> None:
+    """Every seat plays its lowest cards (the first legal action) until the game or match ends,
+    or `rounds` rounds have begun."""
+    while not state.is_over() and state.observation(-1).round <= rounds:
+        for seat in state.seats_to_act():
+            state.apply_action(seat, state.legal_actions(seat)[0])
+
+
+def test_version_2_reshuffles_after_eight_rounds_and_ends_after_eight_rounds_without_an_escape():
+    # Engine version 2's rule (kept by BoomGameV2 for its replays): 8 rounds in a row without
+    # an escape end the game.
+    seat0, seat1 = STUCK_SEAT0, STUCK_SEAT1
     order = [3, 1, 4, 0, 5, 2, 7, 6]
-    state = BoomGame(2).state_from_hands([seat0, seat1], order, seed=7)
+    state = boom.BoomGameV2(2).state_from_hands([seat0, seat1], order, seed=7)
     rounds = 0
     while not state.is_over():
         obs = state.observation(0)
@@ -267,8 +286,47 @@ def test_guard_deck_reshuffles_after_eight_rounds_and_a_stalemate_ends_the_game(
     # round 1: red 1 escapes; rounds 2..9 have no escape: the 8th such round ends the game
     assert rounds == 9 * 2
     end = kinds(state.events, "game_end")[0]
-    assert end.data["stalemate"]
+    assert end.data["stalemate"] and end.data["end"] == "dry_rounds"
     assert state.hand(0) == tuple(sorted(seat0[:3])) and state.hand(1) == tuple(sorted(seat1))
+
+
+def test_a_provably_stuck_game_ends_at_once():
+    # Round 1: red 1 escapes, the greens tie at 11 (22 > 16) and go back. From then on both
+    # seats must play their whole hands and no guard lets a card out: the game ends after round
+    # 1, scored as it stands, whatever guards are still to come.
+    for order in ([3, 1, 4, 0, 5, 2, 7, 6], [0], [7, 6, 5]):
+        state = BoomGame(2).state_from_hands([STUCK_SEAT0, STUCK_SEAT1], order, seed=7)
+        play_lowest(state)
+        assert state.is_over() and len(kinds(state.events, "guard")) == 1
+        end = kinds(state.events, "game_end")[0].data
+        assert end["end"] == "stuck" and end["stalemate"]
+        assert state.hand(0) == tuple(sorted(STUCK_SEAT0[:3]))
+        assert state.scores() == (1 + 1, 0)  # the face-up red 1
+        assert recount_scores(state.events) == state.scores()
+
+
+def test_a_game_that_is_not_provably_stuck_plays_on_to_the_round_limit():
+    # Tied by choice forever: no card escapes in any round, yet the game goes on (any seat could
+    # play its brown card instead) until the safety limit of MAX_GAME_ROUNDS rounds.
+    state = BoomGame(2).state_from_hands(TIED_BY_CHOICE, seed=3)
+    play_lowest(state)
+    guards = kinds(state.events, "guard")
+    assert len(guards) == boom.MAX_GAME_ROUNDS == 200
+    assert not kinds(state.events, "escape")
+    end = kinds(state.events, "game_end")[0].data
+    assert end["end"] == "round_limit" and end["stalemate"] and state.scores() == (0, 0)
+    # version 2 ended the same game after 8 rounds
+    old = boom.BoomGameV2(2).state_from_hands(TIED_BY_CHOICE, seed=3)
+    play_lowest(old)
+    assert len(kinds(old.events, "guard")) == 8
+    # in a series the next game is dealt after the limit, as after any other end
+    series = BoomGame(2, series=True).state_from_hands(TIED_BY_CHOICE, seed=3)
+    while series.observation(-1).game_number == 1:
+        for seat in series.seats_to_act():
+            series.apply_action(seat, series.legal_actions(seat)[0])
+    assert len(kinds(series.events, "guard")) == 201  # the second game's first guard
+    assert kinds(series.events, "game_end")[0].data["end"] == "round_limit"
+    assert series.observation(-1).round == 1 and not series.is_over()
 
 
 def test_the_game_ends_once_a_seat_holds_two_cards_or_fewer():
@@ -677,6 +735,28 @@ def test_property_illegal_actions_raise_and_change_nothing(config, attempts):
 
 
 @FAST
+@given(
+    configs,
+    st.integers(0, 40),
+    st.lists(st.tuples(
+        st.one_of(st.booleans(), st.integers(0, 4).map(float), st.none(), st.text(max_size=1)),
+        st.one_of(st.tuples(st.integers(0, 50)), st.tuples(st.integers(0, 49), st.just(RUSE))),
+    ), min_size=1, max_size=4),
+)
+def test_property_a_seat_that_is_not_an_int_is_refused_and_changes_nothing(config, moves, calls):
+    # True == 1 and 1.0 == 1 find seat 1 in a dict: every path refuses them all the same.
+    players, advanced, ruse, seed = config
+    state = BoomGame(players, advanced=advanced, ruse=ruse).new_match(seed)
+    play_random_moves(state, random.Random(seed), moves)
+    for seat, action in calls:
+        before = (state.snapshot(), state.events, state.observation(-1))
+        with pytest.raises(IllegalActionError, match="no seat|match is over"):
+            state.apply_action(seat, action)
+        assert state.legal_actions(seat) == ()
+        assert (state.snapshot(), state.events, state.observation(-1)) == before
+
+
+@FAST
 @given(configs)
 def test_property_sampled_states_agree_with_the_observation(config):
     players, advanced, ruse, seed = config
@@ -702,24 +782,30 @@ def test_property_sampled_states_agree_with_the_observation(config):
 # BLAKE2b by event instead of random.Random(seed) (_draw_digits): deals and guard orders
 # changed, and nothing else did (version 1 and 2 played 2,400 random games identically from the
 # same cards: 2 to 5 players, basic, advanced, ruse, advanced with ruse, 150 seeds each).
+# Digests pinned again for engine version 3, whose game_end event also says why the game ended
+# ("end"): with that field left out, versions 2 and 3 gave the version 2 digests on every case
+# (none of these games is stuck or runs into version 2's 8 rounds without an escape), and
+# BoomGameV2 gives these (test_version_2_plays_the_pinned_playouts_alike).
 PINNED_PLAYOUTS = {
-    (2, (), 0): ((55, 55), 20, "746ca62b5f66f30cf644600e"),
-    (3, (), 1): ((35, 46, 39), 24, "5733245a4c5f4af3ef6bcc66"),
-    (4, (), 2): ((35, 14, 42, 37), 32, "d5be85f311058eb7ededdc91"),
-    (5, (), 3): ((34, 18, 21, 35, 14), 40, "1ffb4995a6a1baf34913bde3"),
-    (4, ("advanced",), 4): ((49, 57, 27, 45), 32, "fcc934d94004d107bf7f26b2"),
-    (4, ("ruse",), 5): ((15, 30, 33, 48), 32, "6aa050999b7874a583642f59"),
-    (2, ("advanced", "ruse"), 6): ((42, 73), 16, "e982a437d8dc32149b65d571"),
-    (3, ("advanced", "ruse"), 7): ((66, 52, 28), 24, "b003800f2b4113238c4776db"),
-    (5, ("ruse",), 8): ((13, 29, 23, 11, 27), 40, "9c16b1f8416315e3615dceb6"),
+    (2, (), 0): ((55, 55), 20, "6eee15ca17612fae09e82538"),
+    (3, (), 1): ((35, 46, 39), 24, "1d32dafd02447d7f0968947e"),
+    (4, (), 2): ((35, 14, 42, 37), 32, "cd44cc37f30bd6fb54719b92"),
+    (5, (), 3): ((34, 18, 21, 35, 14), 40, "5b802d8a2e25dbc826ebd10e"),
+    (4, ("advanced",), 4): ((49, 57, 27, 45), 32, "5de9a724c57ab5b7f4ea7622"),
+    (4, ("ruse",), 5): ((15, 30, 33, 48), 32, "a22665970254e6bf0a949f36"),
+    (2, ("advanced", "ruse"), 6): ((42, 73), 16, "399ddbdd698723ae2d2d819c"),
+    (3, ("advanced", "ruse"), 7): ((66, 52, 28), 24, "0bf4605fa9456662d126f0b9"),
+    (5, ("ruse",), 8): ((13, 29, 23, 11, 27), 40, "8a6962b16d89d363f0982177"),
     (4, ("advanced", "ruse", "series"), 9):
-        ((246, 207, 208, 140), 168, "fbdfdc40edd41e38a09b2120"),
-    (2, ("series",), 10): ((224, 217), 64, "4fb96da8a93895ed857a8e4a"),
+        ((246, 207, 208, 140), 168, "b23122ad821356004cbf08a2"),
+    (2, ("series",), 10): ((224, 217), 64, "1fc8dbbcfbff631985038ea8"),
 }
 
 
-def _pinned_playout(players: int, options: tuple[str, ...], seed: int) -> tuple:
-    game = BoomGame(players, **dict.fromkeys(options, True))
+def _pinned_playout(
+    players: int, options: tuple[str, ...], seed: int, version: type[BoomGame] = BoomGame
+) -> tuple:
+    game = version(players, **dict.fromkeys(options, True))
     state = game.new_match(seed)
     rng = random.Random(seed)
     digest = hashlib.sha256()
@@ -751,6 +837,12 @@ def _pinned_playout(players: int, options: tuple[str, ...], seed: int) -> tuple:
 @pytest.mark.parametrize("case", sorted(PINNED_PLAYOUTS))
 def test_random_playouts_match_the_pinned_fingerprints(case):
     assert _pinned_playout(*case) == PINNED_PLAYOUTS[case]
+
+
+@pytest.mark.parametrize("case", sorted(PINNED_PLAYOUTS)[::3])
+def test_version_2_plays_the_pinned_playouts_alike(case):
+    # Versions 2 and 3 differ only in when a game with no escape ends.
+    assert _pinned_playout(*case, version=boom.BoomGameV2) == PINNED_PLAYOUTS[case]
 
 
 # Per configuration: a digest of the final scores and actions of 60 random playouts (seeds 0..59,
@@ -914,14 +1006,10 @@ def test_the_deal_leaves_the_first_hand_and_pops_the_rest_by_the_drawn_digits():
 
 def test_a_reshuffle_is_a_fresh_draw_and_a_match_seed_must_be_an_int():
     # the 9th round's guard comes from a new shuffle, drawn from the seed and its number
-    seat0 = [card("green", 2), card("green", 4), card("green", 5), card("red", 1)]
-    seat1 = [card("green", 2, 1), card("green", 3), card("green", 6)]
     firsts = set()
     for seed in range(40):
-        state = BoomGame(2).state_from_hands([seat0, seat1], [0, 1, 2, 3, 4, 5, 6, 7], seed=seed)
-        while not state.is_over():
-            for seat in state.seats_to_act():
-                state.apply_action(seat, state.legal_actions(seat)[0])
+        state = BoomGame(2).state_from_hands(TIED_BY_CHOICE, [0, 1, 2, 3, 4, 5, 6, 7], seed=seed)
+        play_lowest(state, rounds=9)
         ninth = kinds(state.events, "guard")[8].data
         assert ninth["reshuffled"]
         firsts.add(ninth["guard"])
@@ -1112,3 +1200,102 @@ def test_states_pickle_and_deep_copy_in_the_middle_of_a_step():
         original = state.clone()
         assert random_playout(twin, random.Random(3)) == random_playout(original, random.Random(3))
         assert twin.events == original.events and twin.scores() == original.scores()
+
+
+# ---------------------------------------------------------------------------- the end of a game
+
+def test_seed_146_series_game_3_plays_on_until_seat_1s_greens_escape():
+    # The audit's case: a 2-player series (seed 146, random play drawn from random.Random(37)).
+    # Version 2 ended game 3 after round 13, 8 rounds without an escape, with seat 0 holding red
+    # 3, 4, 5, 6 (18, over every red limit) and seat 1 green 4, 5, 6 (15): both must play all
+    # their cards, but guard 3's green limit is 16, so the game was not stuck. Version 3 plays
+    # on until that guard comes up, and seat 1's greens escape face up (3 cards + 15).
+    ends = {}
+    for version in (boom.BoomGameV2, BoomGame):
+        state = version(2, series=True).new_match(146)
+        random_playout(state, random.Random(37))
+        ends[version] = {e.data["game"]: e.data for e in kinds(state.events, "game_end")}
+        rounds = [e.data["round"] for e in kinds(state.events, "guard") if e.data["game"] == 3]
+        ends[version][3]["rounds"] = max(rounds)
+    old, new = ends[boom.BoomGameV2][3], ends[BoomGame][3]
+    assert old["end"] == "dry_rounds" and old["rounds"] == 13 and old["scores"] == (56, 42)
+    assert new["end"] == "hand_size" and new["rounds"] > 13
+    assert new["scores"] == (56, 42 + 3 + 4 + 5 + 6)
+    assert not boom.provably_stuck(2, [[4, 6, 7, 9], [25, 27, 29]], [False, False])
+    assert boom.any_escape(3, [[4, 6, 7, 9], [25, 27, 29]])  # guard 3: red 12, green 16
+
+
+def test_plays_whole_hand_is_the_cards_a_round_asks_for():
+    # With the rulebook's numbers: no more cards than a round asks for (2 + 2, 1 + 2, 1 + 1),
+    # the ruse card counted when a seat holds it (it may play it in the second escape).
+    for players, per_round in [(2, 4), (3, 3), (4, 3), (5, 2)]:
+        for cards in range(0, 8):
+            assert boom.plays_whole_hand(players, cards, False) == (cards <= per_round)
+            assert boom.plays_whole_hand(players, cards, True) == (cards + 1 <= per_round)
+
+
+def _round_end_reason(state: BoomState, players: int, round_no: int) -> str:
+    """Why the game should end after the round just resolved, by the rules told plainly:
+    every round, with no shortcut."""
+    hands = [state.hand(seat) for seat in range(players)]
+    ruse = [state.observation(seat).has_ruse for seat in range(players)]
+    if min(map(len, hands)) <= boom.GAME_END_HAND_SIZE:
+        return "hand_size"
+    if boom.provably_stuck(players, hands, ruse):
+        return "stuck"
+    if round_no >= boom.MAX_GAME_ROUNDS:
+        return "round_limit"
+    return ""
+
+
+def test_the_end_checks_after_every_round_agree_with_the_plain_rules():
+    # The engine looks for a stuck game only when seat 0's hand is small enough (_stuck_gate)
+    # and finds escapes by its byte tables; the plain rules (provably_stuck, any_escape) are
+    # checked here after every round of random play from small hands of one or two colours,
+    # where stuck games are common, and from full deals.
+    seen = {"hand_size": 0, "stuck": 0, "": 0}
+    escapes = {True: 0, False: 0}
+    for seed in range(500):
+        rng = random.Random(seed)
+        kind = seed % 5
+        players = 2 if kind in (1, 2) else rng.choice([2, 3, 4, 5])
+        ruse, advanced = rng.random() < 0.3, rng.random() < 0.3
+        game = BoomGame(players, ruse=ruse)
+        if kind:
+            if kind == 1:  # four high cards of a colour each: stuck if every sum is over 16
+                colours = rng.sample(range(5), 2)
+                hands = [[c * 10 + i for i in rng.sample(range(3, 10), 4)] for c in colours]
+            elif kind == 2:  # a colour's eight highest cards shared: stuck if they tie at 16
+                pool = [rng.randrange(5) * 10 + i for i in range(2, 10)]
+                rng.shuffle(pool)
+                hands = [pool[:4], pool[4:]]
+            else:  # a few cards of one or two colours
+                colours = rng.sample(range(5), rng.choice([1, 2]))
+                pool = [c for c in game.deck if c // 10 in colours]
+                sizes = [rng.randint(3, 5) for _ in range(players)]
+                if sum(sizes) > len(pool):
+                    pool = list(game.deck)
+                rng.shuffle(pool)
+                hands = [[pool.pop() for _ in range(n)] for n in sizes]
+            holds = [ruse and rng.random() < 0.6 for _ in range(players)]
+            state = game.state_from_hands(hands, ruse=holds, seed=seed)
+        else:
+            state = BoomGame(players, ruse=ruse, advanced=advanced).new_match(seed)
+        while not state.is_over():
+            round_no, guard = state.observation(-1).round, state.observation(-1).guard
+            played = [[] for _ in range(players)]
+            start = len(state.events)
+            while not state.is_over() and state.observation(-1).round == round_no:
+                for seat in state.seats_to_act():
+                    action = rng.choice(state.legal_actions(seat))
+                    played[seat] += action
+                    state.apply_action(seat, action)
+            events = state.events[start:]
+            escaped = any(e.kind == "escape" for e in events)
+            assert boom.any_escape(guard, played) == escaped, (seed, round_no, played)
+            escapes[escaped] += 1
+            reason = _round_end_reason(state, players, round_no)
+            ended = [e.data["end"] for e in events if e.kind == "game_end"]
+            assert ended == ([reason] if reason else []), (seed, round_no, reason, ended)
+            seen[reason] += 1
+    assert min(seen.values()) >= 30 and min(escapes.values()) >= 100, (seen, escapes)
