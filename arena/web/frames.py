@@ -246,7 +246,8 @@ def build_frames(doc: dict[str, Any], *, with_hands: bool = True,
     doc = replay_mod.check(doc)
     names = [str(n) for n in doc["seat_names"]]
     try:
-        game = game_from_config(doc["config"])
+        # By the rules of the engine version it was played with (a live match's: the current).
+        game = game_from_config(doc["config"], doc.get("engine_version"))
     except Exception as err:  # ConfigError, KeyError, TypeError: a config this Arena cannot build
         raise replay_mod.ReplayError(f"the replay's configuration is not playable: {err}") \
             from None
