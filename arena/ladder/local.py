@@ -3,28 +3,70 @@
 Bots registered with a command are launched once and play all their matches over one stream
 (a bot whose process died is launched again before its next match). Remote bots connect by
 themselves with their registered token.
+
+A bot's access can be revoked while it plays, often by another process sharing the database
+(`arena bot rotate-token`, `suspend`, `remove`): every ACCESS_CHECK_S the executor checks its
+connected and launched bots against the store in one query, ends the streams whose token no
+longer belongs to their bot or whose bot is suspended or removed (their seats in running
+matches fault as disconnected), and stops such launched bots for good.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
+import logging
 import socket
 from pathlib import Path
 from typing import Sequence
 
+import grpc
+
 from arena.games import game_from_config
 from arena.referee.host import RefereeHost
 from arena import botcommand
-from arena.referee.launcher import BotCommandError, ResourceLimits, resolve_command
+from arena.referee.launcher import BotCommandError, BotProcess, ResourceLimits, resolve_command
 from arena.referee.match import Limits
-from arena.results import MatchResult
-from arena.store import AsyncStore, Bot, Ladder, StoredMatch
+from arena.referee.server import Refused
+from arena.results import DISCONNECT, MatchResult
+from arena.store import AsyncStore, Bot, BotAccess, Ladder, Store, StoredMatch
 
 from .runner import InfrastructureError
+
+log = logging.getLogger(__name__)
 
 # How many times a crashed bot is launched again during one run before its seats are left to
 # fault (each crash is already a fault of the matches it was in).
 MAX_RELAUNCHES = 20
+# How often the connected and launched bots' access is checked against the store (one query).
+ACCESS_CHECK_S = 0.25
+# A check whose query waits longer than this (the store's writer is busy) is given up; the next
+# one tries again.
+ACCESS_QUERY_TIMEOUT_S = 5.0
+
+
+def suspended(name: str, reason: str | None) -> Refused:
+    return Refused(grpc.StatusCode.PERMISSION_DENIED,
+                   f"bot {name} is suspended ({reason or 'no reason given'}); it plays no "
+                   "matches until the organiser reinstates it (arena bot reinstate)")
+
+
+def refusal(name: str, access: BotAccess | None, token_hash: str,
+            issued: bool) -> Refused | None:
+    """Why a stream of bot `name` that presented a token with this hash may not play on, or
+    None if it may. `access` is the bot's row now (None: removed); `issued`: the token is one
+    the referee itself issued to the bot it launched (the registered token is not)."""
+    if access is None:
+        return Refused(grpc.StatusCode.UNAUTHENTICATED,
+                       f"bot {name} was removed (arena bot remove); its tokens no longer work")
+    if access.suspended:
+        return suspended(name, access.suspended_reason)
+    if issued or (access.token_hash is not None
+                  and hmac.compare_digest(access.token_hash, token_hash)):
+        return None
+    return Refused(grpc.StatusCode.UNAUTHENTICATED,
+                   f"the token of bot {name} was rotated (arena bot rotate-token); the old one "
+                   "no longer works: connect with the new one")
 
 
 class LocalExecutor:
@@ -39,22 +81,64 @@ class LocalExecutor:
         self._relaunches: dict[str, int] = {}
         self._launch_lock = asyncio.Lock()
         self._started = False
+        self._access_watch: asyncio.Task | None = None
+        self._stopping: set[asyncio.Task] = set()  # revoked bots' processes being stopped
 
     async def _authenticate(self, token: str) -> str | None:
         name = await self.referee.tokens.authenticate(token)
         if name is not None:
             return name
         bot = await self.store.bot_for_token(token)  # a remote bot with its registered token
-        return bot.name if bot is not None and not bot.suspended else None
+        if bot is not None and bot.suspended:
+            raise suspended(bot.name, bot.suspended_reason)
+        return bot.name if bot is not None else None
 
     async def start(self, bots: Sequence[Bot]) -> None:
         if not self._started:
             await self.referee.server.start()
             self._started = True
+            self._access_watch = asyncio.ensure_future(self._watch_access())
         for bot in bots:
             self._bots[bot.name] = bot
-            if bot.command and bot.name not in self.referee.bots:
+            if bot.command and not bot.suspended and bot.name not in self.referee.bots:
                 await self._launch(bot)
+
+    async def _watch_access(self) -> None:
+        while True:
+            await asyncio.sleep(ACCESS_CHECK_S)  # a period, not a synchronisation
+            try:
+                await self.check_access()
+            except Exception:  # the check must go on: revocations depend on it
+                log.exception("checking the bots' access failed; trying again in %.2f s",
+                              ACCESS_CHECK_S)
+
+    async def check_access(self) -> None:
+        """End the streams of bots that may no longer play (token rotated, bot suspended or
+        removed) and stop such bots that were launched here, never to be launched again in
+        this run: one store query for every connected or launched bot."""
+        referee = self.referee
+        conns = referee.server.directory.connections()
+        names = {c.bot_name for c in conns} | referee.bots.keys()
+        if not names:
+            return
+        access = await asyncio.wait_for(self.store.run(Store.bot_access, sorted(names)),
+                                        ACCESS_QUERY_TIMEOUT_S)
+        for conn in conns:
+            refused = refusal(conn.bot_name, access.get(conn.bot_name), conn.token_hash,
+                              referee.tokens.issued(conn.token_hash, conn.bot_name))
+            if refused is not None and not conn.closed.is_set():
+                log.warning("cut off bot %s (%s): %s", conn.bot_name, conn.peer, refused.detail)
+                conn.close(refused.detail, DISCONNECT, refused.code)
+        for name in list(referee.bots):
+            bot = access.get(name)
+            if bot is None or bot.suspended:
+                referee.tokens.revoke(name)
+                self._stop_in_background(referee.bots.pop(name))
+
+    def _stop_in_background(self, proc: BotProcess) -> None:
+        task = asyncio.ensure_future(proc.stop())
+        self._stopping.add(task)
+        task.add_done_callback(self._stopping.discard)
 
     async def _launch(self, bot: Bot) -> None:
         try:
@@ -93,6 +177,10 @@ class LocalExecutor:
         return result, self.node
 
     async def close(self) -> None:
+        if self._access_watch is not None:
+            self._access_watch.cancel()
+            await asyncio.gather(self._access_watch, return_exceptions=True)
+        await asyncio.gather(*self._stopping)
         if self._started:
             await self.referee.close()
 

@@ -35,11 +35,25 @@ class TokenBook:
         return token
 
     async def authenticate(self, token: str) -> str | None:
-        digest = hash_token(token)
+        return self.bot_for_hash(hash_token(token))
+
+    def bot_for_hash(self, digest: str) -> str | None:
+        """The bot a token was issued to, given the token's hash; None if none was (or it
+        was revoked)."""
         for known, name in self._by_hash.items():
             if hmac.compare_digest(known, digest):
                 return name
         return None
+
+    def issued(self, digest: str, bot_name: str) -> bool:
+        """Whether the token with this hash was issued to that bot (and is not revoked). A
+        dict lookup, not compare_digest: it rechecks streams that authenticated already, in the
+        referee's own periodic check, whose timing no client sees."""
+        return self._by_hash.get(digest) == bot_name
+
+    def revoke(self, bot_name: str) -> None:
+        """Every token issued to the bot stops working."""
+        self._by_hash = {h: n for h, n in self._by_hash.items() if n != bot_name}
 
 
 class RefereeHost:

@@ -296,6 +296,14 @@ class ArenaService:
 
     # ------------------------------------------------------------ for the web server
 
+    async def check_access(self) -> None:
+        """End the streams of bots revoked just now (the admin API calls it after a change,
+        rather than wait for the referee's periodic check). On Ray, bots are launched on the
+        nodes and are not checked."""
+        check = getattr(self.executor, "check_access", None)
+        if check is not None:
+            await check()
+
     def live_replay(self, ladder: str, index: int) -> dict[str, Any] | None:
         """The replay so far of a match this service is playing (the web's LiveSource). Called
         from the web server's worker threads: it returns a fresh snapshot."""

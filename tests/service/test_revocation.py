@@ -1,0 +1,211 @@
+"""A revoked bot is cut off at once: `arena bot rotate-token`, `suspend` and `remove`, run as
+processes of their own beside a real `arena serve` (sharing its SQLite file), and the admin
+API's equivalents, end the bot's open stream within a second. Its seat in the running match
+faults as disconnected, the SDK bot stops (no retrying), the old token is refused afterwards
+and the new one plays."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import httpx
+import pytest
+
+from arena_sdk.proto import arena_pb2 as pb
+
+from .test_serve import ADMIN, RANDOM, ROOT, Server, arena, wait_until
+
+SLOW_BOT = ROOT / "tests" / "bots" / "slow_sdk_bot.py"
+# The goal: the stream ends within a second of the command's exit (or of the admin API's answer).
+CUT_OFF_S = 1.0
+
+
+def hello(address: str, token: str) -> tuple[grpc.StatusCode, str]:
+    """Say Hello on a new Play stream with `token`: (OK, the bot's name) when welcomed, else the
+    status and message the referee refused it with."""
+    with grpc.insecure_channel(address) as channel:
+        play = channel.stream_stream("/arena.v1.Referee/Play",
+                                     request_serializer=pb.BotMessage.SerializeToString,
+                                     response_deserializer=pb.RefereeMessage.FromString)
+        replies = play(iter([pb.BotMessage(hello=pb.Hello(
+            token=token, name="probe", protocol_version=1, max_concurrent=1))]), timeout=10)
+        try:
+            first = next(replies)
+        except grpc.RpcError as err:
+            return err.code(), err.details()
+        replies.cancel()
+        return grpc.StatusCode.OK, first.welcome.bot_name
+
+
+class RemoteBot:
+    """The slow SDK bot run by its owner, with a token, as a process of its own."""
+
+    def __init__(self, tmp: Path, server: Server, token: str, n: int):
+        self.log = tmp / f"owner-{n}.log"
+        with open(self.log, "w") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, str(SLOW_BOT), "--address", f"127.0.0.1:{server.port}",
+                 "--token", token], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log,
+                start_new_session=True)
+
+    def stderr(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(10)
+
+
+def ladder_db(tmp_path: Path) -> tuple[Path, str]:
+    """A database with two launched random bots and the remote bot `owner`: every table of
+    three has the owner at it."""
+    db = tmp_path / "arena.db"
+    for name in ("r1", "r2"):
+        arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
+    token = arena("bot", "add", "owner", "--remote", "--db", str(db)).stdout.split()[-1]
+    return db, token
+
+
+def owner_mid_match(server: Server, db: Path) -> int:
+    """Wait until the owner is in a match that has played some moves; its index."""
+    def playing():
+        con = sqlite3.connect(db, timeout=10)
+        try:
+            owner = con.execute("SELECT id FROM bots WHERE name = 'owner'").fetchone()[0]
+            rows = con.execute("SELECT idx, seats FROM matches WHERE status = 'running'"
+                               ).fetchall()
+        finally:
+            con.close()
+        for index, seats in rows:
+            if owner in json.loads(seats):  # the bots' ids, in seat order
+                live = httpx.get(f"{server.web}/api/ladders/bal/matches/{index}/live",
+                                 params={"since": 0}).json()
+                if live["status"] == "running" and len(live["frames"]) > 3:
+                    return index + 1  # never 0: wait_until wants a true value
+        return None
+    return wait_until(playing, "the owner playing a match", server=server) - 1
+
+
+def owner_faults(server: Server, db: Path, index: int) -> list[tuple[str, str]]:
+    """The owner's faults in match `index`, once the match is over."""
+    def over():
+        con = sqlite3.connect(db, timeout=10)
+        try:
+            status = con.execute("SELECT status FROM matches WHERE idx = ?", (index,)
+                                 ).fetchone()[0]
+            if status != "completed":
+                return None
+            return con.execute(
+                "SELECT f.kind, f.detail FROM faults f JOIN matches m ON m.id = f.match_id "
+                "JOIN bots b ON b.id = f.bot_id WHERE m.idx = ? AND b.name = 'owner'",
+                (index,)).fetchall() or [("none", "")]
+        finally:
+            con.close()
+    return wait_until(over, f"match {index} to complete", server=server)
+
+
+def cut_off(tmp: Path, server: Server, db: Path, token: str, n: int, revoke, what: str,
+            code: grpc.StatusCode) -> float:
+    """Connect the owner's bot with `token`, wait until it is in the middle of a match, revoke
+    it with `revoke()`, and check it is cut off: seconds from revoke()'s return to the end of
+    the bot (its SDK stops at the referee's status, without retrying)."""
+    bot = RemoteBot(tmp, server, token, n)
+    try:
+        try:
+            index = owner_mid_match(server, db)
+        except AssertionError as err:
+            raise AssertionError(f"{err}\nthe owner's log:\n{bot.stderr()[-3000:]}") from None
+        revoke()
+        revoked_at = time.monotonic()
+        deadline = revoked_at + 10
+        while bot.proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.002)
+        elapsed = time.monotonic() - revoked_at
+        assert bot.proc.poll() == 1, f"the bot did not stop; its log:\n{bot.stderr()[-3000:]}"
+    finally:
+        bot.stop()
+    log = bot.stderr()
+    # The SDK tells its owner why, and gave up at once (no reconnection attempt).
+    assert f"refused this bot" in log or "does not know this bot's token" in log, log[-3000:]
+    assert code.name in log or code == grpc.StatusCode.UNAUTHENTICATED, log[-3000:]
+    assert what in log, log[-3000:]
+    assert "reconnecting" not in log, log[-3000:]
+    faults = owner_faults(server, db, index)
+    assert faults and all(kind == "disconnect" for kind, _ in faults), faults
+    assert what in faults[0][1], faults
+    return elapsed
+
+
+def revokers(via: str, db: Path, server: Server):
+    """rotate, suspend, reinstate, remove: by the CLI in a process of its own, or by the admin
+    API. rotate returns the new token."""
+    key = {"X-Admin-Key": ADMIN}
+    admin = f"{server.web}/api/admin/bots/owner"
+
+    def ok(response: httpx.Response) -> dict:
+        assert response.status_code in (200, 204), response.text
+        return response.json() if response.status_code == 200 else {}
+
+    if via == "cli":
+        return {
+            "rotate": lambda: arena("bot", "rotate-token", "owner", "--db", str(db)
+                                    ).stdout.split()[-1],
+            "suspend": lambda: arena("bot", "suspend", "owner", "--reason", "cheating",
+                                     "--db", str(db)),
+            "reinstate": lambda: arena("bot", "reinstate", "owner", "--db", str(db)),
+            "remove": lambda: arena("bot", "remove", "owner", "--db", str(db)),
+        }
+    return {
+        "rotate": lambda: ok(httpx.post(f"{admin}/rotate-token", headers=key))["token"],
+        "suspend": lambda: ok(httpx.post(f"{admin}/suspend", json={"reason": "cheating"},
+                                         headers=key)),
+        "reinstate": lambda: ok(httpx.post(f"{admin}/reinstate", headers=key)),
+        "remove": lambda: ok(httpx.delete(admin, headers=key)),
+    }
+
+
+@pytest.mark.parametrize("via", ["cli", "admin"])
+def test_rotate_suspend_and_remove_cut_a_connected_bot_off_at_once(tmp_path, via):
+    db, token = ladder_db(tmp_path)
+    server = Server(tmp_path, db, ["--move-ms", "5000"])
+    address = f"127.0.0.1:{server.port}"
+    times = {}
+    try:
+        wait_until(server.up, "the web server", server=server)
+        do = revokers(via, db, server)
+        new_token: list[str] = []
+
+        # rotate-token: the stream that presented the old token ends; the old token is
+        # refused from then on, and the new one plays (the next step's bot uses it).
+        times["rotate-token"] = cut_off(
+            tmp_path, server, db, token, 1, lambda: new_token.append(do["rotate"]()),
+            "rotated", grpc.StatusCode.UNAUTHENTICATED)
+        code, detail = hello(address, token)
+        assert code == grpc.StatusCode.UNAUTHENTICATED, (code, detail)
+        token = new_token[0]
+
+        # suspend: the same; the token is refused while suspended, and plays once reinstated.
+        times["suspend"] = cut_off(tmp_path, server, db, token, 2, do["suspend"], "suspended",
+                                   grpc.StatusCode.PERMISSION_DENIED)
+        code, detail = hello(address, token)
+        assert code == grpc.StatusCode.PERMISSION_DENIED and "cheating" in detail, (code, detail)
+        do["reinstate"]()
+
+        # remove: the same, and the token is refused for good.
+        times["remove"] = cut_off(tmp_path, server, db, token, 3, do["remove"], "removed",
+                                  grpc.StatusCode.UNAUTHENTICATED)
+        code, detail = hello(address, token)
+        assert code == grpc.StatusCode.UNAUTHENTICATED, (code, detail)
+    finally:
+        assert server.stop() == 0
+    after = "the command's exit" if via == "cli" else "the admin API's answer"
+    print(f"FIGURE revoke_{via}: from {after} to the end of the bot: " +
+          ", ".join(f"{what} {s * 1000:.0f} ms" for what, s in times.items()))
+    assert all(s < CUT_OFF_S for s in times.values()), times
