@@ -19,6 +19,8 @@ import pytest
 
 from arena_sdk.proto import arena_pb2 as pb
 
+from tests.procs import processes_in
+
 from .test_serve import ADMIN, RANDOM, ROOT, Server, arena, wait_until
 
 SLOW_BOT = ROOT / "tests" / "bots" / "slow_sdk_bot.py"
@@ -73,12 +75,12 @@ def ladder_db(tmp_path: Path) -> tuple[Path, str]:
     return db, token
 
 
-def owner_mid_match(server: Server, db: Path) -> int:
-    """Wait until the owner is in a match that has played some moves; its index."""
+def mid_match(server: Server, db: Path, bot: str = "owner") -> int:
+    """Wait until the bot is in a match that has played some moves; its index."""
     def playing():
         con = sqlite3.connect(db, timeout=10)
         try:
-            owner = con.execute("SELECT id FROM bots WHERE name = 'owner'").fetchone()[0]
+            owner = con.execute("SELECT id FROM bots WHERE name = ?", (bot,)).fetchone()[0]
             rows = con.execute("SELECT idx, seats FROM matches WHERE status = 'running'"
                                ).fetchall()
         finally:
@@ -90,11 +92,11 @@ def owner_mid_match(server: Server, db: Path) -> int:
                 if live["status"] == "running" and len(live["frames"]) > 3:
                     return index + 1  # never 0: wait_until wants a true value
         return None
-    return wait_until(playing, "the owner playing a match", server=server) - 1
+    return wait_until(playing, f"{bot} playing a match", server=server) - 1
 
 
-def owner_faults(server: Server, db: Path, index: int) -> list[tuple[str, str]]:
-    """The owner's faults in match `index`, once the match is over."""
+def faults_of(server: Server, db: Path, index: int, bot: str = "owner") -> list[tuple[str, str]]:
+    """The bot's faults in match `index`, once the match is over."""
     def over():
         con = sqlite3.connect(db, timeout=10)
         try:
@@ -104,8 +106,8 @@ def owner_faults(server: Server, db: Path, index: int) -> list[tuple[str, str]]:
                 return None
             return con.execute(
                 "SELECT f.kind, f.detail FROM faults f JOIN matches m ON m.id = f.match_id "
-                "JOIN bots b ON b.id = f.bot_id WHERE m.idx = ? AND b.name = 'owner'",
-                (index,)).fetchall() or [("none", "")]
+                "JOIN bots b ON b.id = f.bot_id WHERE m.idx = ? AND b.name = ?",
+                (index, bot)).fetchall() or [("none", "")]
         finally:
             con.close()
     return wait_until(over, f"match {index} to complete", server=server)
@@ -119,7 +121,7 @@ def cut_off(tmp: Path, server: Server, db: Path, token: str, n: int, revoke, wha
     bot = RemoteBot(tmp, server, token, n)
     try:
         try:
-            index = owner_mid_match(server, db)
+            index = mid_match(server, db)
         except AssertionError as err:
             raise AssertionError(f"{err}\nthe owner's log:\n{bot.stderr()[-3000:]}") from None
         revoke()
@@ -133,11 +135,11 @@ def cut_off(tmp: Path, server: Server, db: Path, token: str, n: int, revoke, wha
         bot.stop()
     log = bot.stderr()
     # The SDK tells its owner why, and gave up at once (no reconnection attempt).
-    assert f"refused this bot" in log or "does not know this bot's token" in log, log[-3000:]
+    assert "refused this bot" in log or "does not know this bot's token" in log, log[-3000:]
     assert code.name in log or code == grpc.StatusCode.UNAUTHENTICATED, log[-3000:]
     assert what in log, log[-3000:]
     assert "reconnecting" not in log, log[-3000:]
-    faults = owner_faults(server, db, index)
+    faults = faults_of(server, db, index)
     assert faults and all(kind == "disconnect" for kind, _ in faults), faults
     assert what in faults[0][1], faults
     return elapsed
@@ -209,3 +211,45 @@ def test_rotate_suspend_and_remove_cut_a_connected_bot_off_at_once(tmp_path, via
     print(f"FIGURE revoke_{via}: from {after} to the end of the bot: " +
           ", ".join(f"{what} {s * 1000:.0f} ms" for what, s in times.items()))
     assert all(s < CUT_OFF_S for s in times.values()), times
+
+
+def test_a_suspended_launched_bot_is_stopped_and_not_launched_again_until_reinstated(tmp_path):
+    db = tmp_path / "arena.db"
+    arena("bot", "add", "slow", "--command", f"python {SLOW_BOT}", "--db", str(db))
+    for name in ("r1", "r2", "r3"):
+        arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
+    server = Server(tmp_path, db, ["--move-ms", "5000"])
+    workdir = tmp_path / "runs" / "bots" / "slow"
+    try:
+        wait_until(server.up, "the web server", server=server)
+        index = mid_match(server, db, "slow")
+        assert processes_in(workdir), "the launched bot has no process"
+        arena("bot", "suspend", "slow", "--reason", "cheating", "--db", str(db))
+        suspended_at = time.monotonic()
+        wait_until(lambda: processes_in(workdir) == [], "the bot's process to end", timeout=10,
+                   server=server)
+        stopped_s = time.monotonic() - suspended_at
+        faults = faults_of(server, db, index, "slow")
+        assert [kind for kind, _ in faults] == ["disconnect"], faults
+        assert "suspended (cheating)" in faults[0][1], faults
+
+        # The other three play on without it, and it is not launched again.
+        def matches_without_slow():
+            board = httpx.get(f"{server.web}/api/matches",
+                              params={"ladder": "bal", "status": "completed"}).json()
+            later = [m for m in board["matches"] if m["index"] > index]
+            return later if len(later) >= 6 else None
+        later = wait_until(matches_without_slow, "matches after the suspension", server=server)
+        assert all("slow" not in [s["bot"] for s in m["seats"]] for m in later), later
+        assert processes_in(workdir) == []
+
+        # Reinstated, it is launched again and plays.
+        arena("bot", "reinstate", "slow", "--db", str(db))
+        mid_match(server, db, "slow")
+        assert processes_in(workdir)
+    finally:
+        assert server.stop() == 0
+    assert processes_in(tmp_path) == []
+    print(f"FIGURE revoke_launched: from arena bot suspend's exit to the end of the launched "
+          f"bot's process: {stopped_s * 1000:.0f} ms")
+    assert stopped_s < CUT_OFF_S + 2.0  # the stream at once; the process within its stop grace
