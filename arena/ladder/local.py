@@ -18,7 +18,7 @@ import hmac
 import logging
 import socket
 from pathlib import Path
-from typing import Sequence
+from typing import Awaitable, Sequence
 
 import grpc
 
@@ -82,7 +82,10 @@ class LocalExecutor:
         self._launch_lock = asyncio.Lock()
         self._started = False
         self._access_watch: asyncio.Task | None = None
-        self._stopping: set[asyncio.Task] = set()  # revoked bots' processes being stopped
+        # A launched bot's registered token (its hash) when it was launched: once the token is
+        # rotated, the process is replaced by one with a new token of the referee's.
+        self._launched_with: dict[str, str | None] = {}
+        self._background: set[asyncio.Task] = set()  # revoked bots being stopped or replaced
 
     async def _authenticate(self, token: str) -> str | None:
         name = await self.referee.tokens.authenticate(token)
@@ -123,22 +126,41 @@ class LocalExecutor:
             return
         access = await asyncio.wait_for(self.store.run(Store.bot_access, sorted(names)),
                                         ACCESS_QUERY_TIMEOUT_S)
+        # Launched bots first: their streams are then ended below with the tokens revoked here.
+        for name in list(referee.bots):
+            bot = access.get(name)
+            if bot is None or bot.suspended:
+                referee.tokens.revoke(name)
+                self._launched_with.pop(name, None)
+                self._in_background(referee.bots.pop(name).stop())
+            elif bot.token_hash != self._launched_with.get(name, bot.token_hash):
+                # The registered token was rotated: whoever may have taken the process's token
+                # loses it too; a new process with a new token takes over.
+                referee.tokens.revoke(name)
+                self._launched_with[name] = bot.token_hash
+                self._in_background(self._replace(name, referee.bots.pop(name)))
         for conn in conns:
             refused = refusal(conn.bot_name, access.get(conn.bot_name), conn.token_hash,
                               referee.tokens.issued(conn.token_hash, conn.bot_name))
             if refused is not None and not conn.closed.is_set():
                 log.warning("cut off bot %s (%s): %s", conn.bot_name, conn.peer, refused.detail)
                 conn.close(refused.detail, DISCONNECT, refused.code)
-        for name in list(referee.bots):
-            bot = access.get(name)
-            if bot is None or bot.suspended:
-                referee.tokens.revoke(name)
-                self._stop_in_background(referee.bots.pop(name))
 
-    def _stop_in_background(self, proc: BotProcess) -> None:
-        task = asyncio.ensure_future(proc.stop())
-        self._stopping.add(task)
-        task.add_done_callback(self._stopping.discard)
+    def _in_background(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background_done)
+
+    def _background_done(self, task: asyncio.Task) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("stopping or replacing a revoked bot failed: %s", task.exception())
+
+    async def _replace(self, name: str, old: BotProcess) -> None:
+        await old.stop()
+        async with self._launch_lock:
+            if name not in self.referee.bots:  # not launched meanwhile (arena serve's start)
+                await self._launch(self._bots[name])
 
     async def _launch(self, bot: Bot) -> None:
         try:
@@ -149,6 +171,9 @@ class LocalExecutor:
         old = self.referee.bots.pop(bot.name, None)
         if old is not None:
             await old.stop()
+        # Read before the launch: a rotation from here on is seen by the next access check.
+        access = (await self.store.run(Store.bot_access, [bot.name])).get(bot.name)
+        self._launched_with[bot.name] = access.token_hash if access is not None else None
         await self.referee.launch(bot.name, command)
 
     async def _ensure_running(self, names: Sequence[str]) -> None:
@@ -180,7 +205,7 @@ class LocalExecutor:
         if self._access_watch is not None:
             self._access_watch.cancel()
             await asyncio.gather(self._access_watch, return_exceptions=True)
-        await asyncio.gather(*self._stopping)
+        await asyncio.gather(*self._background, return_exceptions=True)
         if self._started:
             await self.referee.close()
 

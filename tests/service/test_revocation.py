@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 import grpc
@@ -75,14 +76,15 @@ def ladder_db(tmp_path: Path) -> tuple[Path, str]:
     return db, token
 
 
-def mid_match(server: Server, db: Path, bot: str = "owner") -> int:
-    """Wait until the bot is in a match that has played some moves; its index."""
+def mid_match(server: Server, db: Path, bot: str = "owner", after: int = -1) -> int:
+    """Wait until the bot is in a match (after index `after`) that has played some moves; its
+    index."""
     def playing():
         con = sqlite3.connect(db, timeout=10)
         try:
             owner = con.execute("SELECT id FROM bots WHERE name = ?", (bot,)).fetchone()[0]
-            rows = con.execute("SELECT idx, seats FROM matches WHERE status = 'running'"
-                               ).fetchall()
+            rows = con.execute("SELECT idx, seats FROM matches WHERE status = 'running' "
+                               "AND idx > ?", (after,)).fetchall()
         finally:
             con.close()
         for index, seats in rows:
@@ -113,19 +115,34 @@ def faults_of(server: Server, db: Path, index: int, bot: str = "owner") -> list[
     return wait_until(over, f"match {index} to complete", server=server)
 
 
+def stream_ended(server: Server, bot: str, since: float) -> float:
+    """When the referee logged the end of the bot's stream (the first end at or after `since`;
+    wall-clock seconds, to the millisecond of the log's time stamps)."""
+    ends = []
+    for line in server.log.read_text(errors="replace").splitlines():
+        if f"INFO bot {bot} disconnected" in line:
+            stamp = datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f").timestamp()
+            if stamp >= since - 0.001:  # the stamp is truncated to the millisecond
+                ends.append(stamp)
+    assert ends, f"no end of {bot}'s stream in the server's log:\n{server.log_tail()}"
+    return ends[0]
+
+
 def cut_off(tmp: Path, server: Server, db: Path, token: str, n: int, revoke, what: str,
-            code: grpc.StatusCode) -> float:
+            code: grpc.StatusCode) -> tuple[float, float]:
     """Connect the owner's bot with `token`, wait until it is in the middle of a match, revoke
     it with `revoke()`, and check it is cut off: seconds from revoke()'s return to the end of
-    the bot (its SDK stops at the referee's status, without retrying)."""
+    its stream (as the referee logs it) and to the end of the bot (its SDK stops at the
+    referee's status, without retrying)."""
     bot = RemoteBot(tmp, server, token, n)
     try:
         try:
             index = mid_match(server, db)
         except AssertionError as err:
             raise AssertionError(f"{err}\nthe owner's log:\n{bot.stderr()[-3000:]}") from None
+        asked_wall = time.time()
         revoke()
-        revoked_at = time.monotonic()
+        revoked_at, revoked_wall = time.monotonic(), time.time()
         deadline = revoked_at + 10
         while bot.proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.002)
@@ -142,7 +159,7 @@ def cut_off(tmp: Path, server: Server, db: Path, token: str, n: int, revoke, wha
     faults = faults_of(server, db, index)
     assert faults and all(kind == "disconnect" for kind, _ in faults), faults
     assert what in faults[0][1], faults
-    return elapsed
+    return stream_ended(server, "owner", asked_wall) - revoked_wall, elapsed
 
 
 def revokers(via: str, db: Path, server: Server):
@@ -208,12 +225,15 @@ def test_rotate_suspend_and_remove_cut_a_connected_bot_off_at_once(tmp_path, via
     finally:
         assert server.stop() == 0
     after = "the command's exit" if via == "cli" else "the admin API's answer"
-    print(f"FIGURE revoke_{via}: from {after} to the end of the bot: " +
-          ", ".join(f"{what} {s * 1000:.0f} ms" for what, s in times.items()))
-    assert all(s < CUT_OFF_S for s in times.values()), times
+    print(f"FIGURE revoke_{via}: from {after} to the end of the stream (referee's log; negative: "
+          "before it) / of the bot's process: " + ", ".join(f"{what} {stream * 1000:.0f} / {bot * 1000:.0f} ms"
+                                        for what, (stream, bot) in times.items()))
+    assert all(stream < CUT_OFF_S and bot < CUT_OFF_S for stream, bot in times.values()), times
 
 
 def test_a_suspended_launched_bot_is_stopped_and_not_launched_again_until_reinstated(tmp_path):
+    """And when its registered token is rotated, its process (whose token the referee issued)
+    is replaced by one with a new token."""
     db = tmp_path / "arena.db"
     arena("bot", "add", "slow", "--command", f"python {SLOW_BOT}", "--db", str(db))
     for name in ("r1", "r2", "r3"):
@@ -245,8 +265,19 @@ def test_a_suspended_launched_bot_is_stopped_and_not_launched_again_until_reinst
 
         # Reinstated, it is launched again and plays.
         arena("bot", "reinstate", "slow", "--db", str(db))
-        mid_match(server, db, "slow")
-        assert processes_in(workdir)
+        index = mid_match(server, db, "slow", after=index)
+        old = set(processes_in(workdir))
+        assert old
+
+        # Its token rotated, its stream ends and its process is replaced.
+        arena("bot", "rotate-token", "slow", "--db", str(db))
+        wait_until(lambda: not old & set(processes_in(workdir)), "the old process to end",
+                   timeout=10, server=server)
+        faults = faults_of(server, db, index, "slow")
+        assert [kind for kind, _ in faults] == ["disconnect"], faults
+        assert "rotated" in faults[0][1], faults
+        mid_match(server, db, "slow", after=index)
+        assert processes_in(workdir) and not old & set(processes_in(workdir))
     finally:
         assert server.stop() == 0
     assert processes_in(tmp_path) == []
