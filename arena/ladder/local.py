@@ -82,8 +82,10 @@ class LocalExecutor:
         self._launch_lock = asyncio.Lock()
         self._started = False
         self._access_watch: asyncio.Task | None = None
-        # A launched bot's registered token (its hash) when it was launched: once the token is
-        # rotated, the process is replaced by one with a new token of the referee's.
+        # A launched bot's registered token (its hash) as the first check after its launch saw
+        # it: once the token is rotated, the process is replaced by one with a new token of the
+        # referee's. (A rotation within that first 0.25 s leaves the process, whose token is
+        # that young, as it is.)
         self._launched_with: dict[str, str | None] = {}
         self._background: set[asyncio.Task] = set()  # revoked bots being stopped or replaced
 
@@ -133,7 +135,7 @@ class LocalExecutor:
                 referee.tokens.revoke(name)
                 self._launched_with.pop(name, None)
                 self._in_background(referee.bots.pop(name).stop())
-            elif bot.token_hash != self._launched_with.get(name, bot.token_hash):
+            elif bot.token_hash != self._launched_with.setdefault(name, bot.token_hash):
                 # The registered token was rotated: whoever may have taken the process's token
                 # loses it too; a new process with a new token takes over.
                 referee.tokens.revoke(name)
@@ -171,9 +173,6 @@ class LocalExecutor:
         old = self.referee.bots.pop(bot.name, None)
         if old is not None:
             await old.stop()
-        # Read before the launch: a rotation from here on is seen by the next access check.
-        access = (await self.store.run(Store.bot_access, [bot.name])).get(bot.name)
-        self._launched_with[bot.name] = access.token_hash if access is not None else None
         await self.referee.launch(bot.name, command)
 
     async def _ensure_running(self, names: Sequence[str]) -> None:

@@ -35,11 +35,7 @@ class TokenBook:
         return token
 
     async def authenticate(self, token: str) -> str | None:
-        return self.bot_for_hash(hash_token(token))
-
-    def bot_for_hash(self, digest: str) -> str | None:
-        """The bot a token was issued to, given the token's hash; None if none was (or it
-        was revoked)."""
+        digest = hash_token(token)
         for known, name in self._by_hash.items():
             if hmac.compare_digest(known, digest):
                 return name

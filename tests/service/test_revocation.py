@@ -18,6 +18,9 @@ import grpc
 import httpx
 import pytest
 
+from arena.ladder.local import refusal
+from arena.store import BotAccess
+from arena.tokens import hash_token
 from arena_sdk.proto import arena_pb2 as pb
 
 from tests.procs import processes_in
@@ -284,3 +287,16 @@ def test_a_suspended_launched_bot_is_stopped_and_not_launched_again_until_reinst
     print(f"FIGURE revoke_launched: from arena bot suspend's exit to the end of the launched "
           f"bot's process: {stopped_s * 1000:.0f} ms")
     assert stopped_s < CUT_OFF_S + 2.0  # the stream at once; the process within its stop grace
+
+
+def test_refusal_says_why_a_stream_may_not_play_on():
+    current = hash_token("arena_current")
+    row = BotAccess(current, False, None)
+    assert refusal("b", row, current, issued=False) is None
+    assert refusal("b", row, hash_token("arena_launch"), issued=True) is None
+    rotated = refusal("b", row, hash_token("arena_old"), issued=False)
+    assert rotated.code == grpc.StatusCode.UNAUTHENTICATED and "rotated" in rotated.detail
+    removed = refusal("b", None, current, issued=True)
+    assert removed.code == grpc.StatusCode.UNAUTHENTICATED and "removed" in removed.detail
+    held = refusal("b", BotAccess(current, True, "cheating"), current, issued=True)
+    assert held.code == grpc.StatusCode.PERMISSION_DENIED and "(cheating)" in held.detail
