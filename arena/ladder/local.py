@@ -128,6 +128,10 @@ class LocalExecutor:
             return
         access = await asyncio.wait_for(self.store.run(Store.bot_access, sorted(names)),
                                         ACCESS_QUERY_TIMEOUT_S)
+        for name in names:
+            bot = access.get(name)
+            if bot is None or bot.suspended:  # its next seats fault at once, not after connect_ms
+                await referee.server.directory.bar(name)
         # Launched bots first: their streams are then ended below with the tokens revoked here.
         for name in list(referee.bots):
             bot = access.get(name)
@@ -173,6 +177,7 @@ class LocalExecutor:
         old = self.referee.bots.pop(bot.name, None)
         if old is not None:
             await old.stop()
+        self.referee.server.directory.unbar(bot.name)  # its seats wait for it to connect
         await self.referee.launch(bot.name, command)
 
     async def _ensure_running(self, names: Sequence[str]) -> None:

@@ -401,8 +401,22 @@ class BotDirectory:
     def __init__(self) -> None:
         self._connections: dict[str, BotConnection] = {}
         self._changed = asyncio.Condition()
+        self._barred: set[str] = set()  # bots that will not connect (see bar)
+
+    async def bar(self, name: str) -> None:
+        """The bot may not play (suspended, removed): a seat waiting for it to connect, or that
+        will, is told at once that it will not, until it authenticates again."""
+        if name not in self._barred:
+            self._barred.add(name)
+            async with self._changed:
+                self._changed.notify_all()
+
+    def unbar(self, name: str) -> None:
+        """The bot may connect again (it was launched again, or reinstated)."""
+        self._barred.discard(name)
 
     async def add(self, conn: BotConnection) -> None:
+        self.unbar(conn.bot_name)
         old = self._connections.get(conn.bot_name)
         if old is not None:
             old.close("replaced by a newer connection of the same bot", DISCONNECT,
@@ -427,10 +441,12 @@ class BotDirectory:
         return [c for c in self._connections.values() if not c.closed.is_set()]
 
     async def wait_for(self, name: str, timeout_s: float) -> BotConnection | None:
-        """The bot's live connection, waiting up to `timeout_s` for it to connect."""
-        async def wait() -> BotConnection:
+        """The bot's live connection, waiting up to `timeout_s` for it to connect (None at
+        once for a barred bot)."""
+        async def wait() -> BotConnection | None:
             async with self._changed:
-                await self._changed.wait_for(lambda: self.get(name) is not None)
+                await self._changed.wait_for(
+                    lambda: self.get(name) is not None or name in self._barred)
                 return self.get(name)
 
         try:

@@ -300,3 +300,62 @@ def test_refusal_says_why_a_stream_may_not_play_on():
     assert removed.code == grpc.StatusCode.UNAUTHENTICATED and "removed" in removed.detail
     held = refusal("b", BotAccess(current, True, "cheating"), current, issued=True)
     assert held.code == grpc.StatusCode.PERMISSION_DENIED and "(cheating)" in held.detail
+
+
+def test_arena_ladder_run_cuts_off_a_bot_suspended_by_another_process(tmp_path):
+    """The same executor runs `arena ladder run`: a launched bot suspended by `arena bot
+    suspend` mid-ladder is cut off and stopped; its seats in the ladder's later matches (the
+    schedule is fixed) fault at once instead of waiting for it to connect."""
+    db = tmp_path / "arena.db"
+    arena("bot", "add", "slow", "--command", f"python {SLOW_BOT}", "--db", str(db))
+    for name in ("r1", "r2"):
+        arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
+    log = tmp_path / "ladder.log"
+    with open(log, "w") as out:
+        ladder = subprocess.Popen(
+            [sys.executable, "-m", "arena", "ladder", "run", "lad", "--game", "balloon", "-k",
+             "3", "--bots", "slow,r1,r2", "--rounds", "4", "--seed", "1", "-j", "1",
+             "--move-ms", "5000", "--no-progress", "--db", str(db), "--run-dir",
+             str(tmp_path / "runs")], cwd=ROOT, stdout=out, stderr=out, text=True,
+            start_new_session=True)
+    workdir = tmp_path / "runs" / "lad" / "bots" / "slow"
+    try:
+        def slow_playing():
+            if ladder.poll() is not None:
+                raise AssertionError(f"the ladder ended first:\n{log.read_text()[-3000:]}")
+            con = sqlite3.connect(db, timeout=10)
+            try:
+                slow = con.execute("SELECT id FROM bots WHERE name = 'slow'").fetchone()[0]
+                rows = con.execute("SELECT idx, seats FROM matches WHERE status = 'running'"
+                                   ).fetchall()
+            finally:
+                con.close()
+            found = [i for i, seats in rows if slow in json.loads(seats)]
+            return found and processes_in(workdir) and found[0] + 1
+        index = wait_until(slow_playing, "the slow bot in a match", timeout=60) - 1
+        arena("bot", "suspend", "slow", "--reason", "cheating", "--db", str(db))
+        suspended_at = time.monotonic()
+        wait_until(lambda: processes_in(workdir) == [], "the bot's process to end", timeout=10)
+        stopped_s = time.monotonic() - suspended_at
+        assert ladder.wait(60) == 0, log.read_text()[-3000:]
+        rest_s = time.monotonic() - suspended_at
+    finally:
+        if ladder.poll() is None:
+            ladder.kill()
+            ladder.wait()
+    con = sqlite3.connect(db)
+    rows = con.execute(
+        "SELECT m.idx, f.kind, f.detail FROM faults f JOIN matches m ON m.id = f.match_id "
+        "JOIN bots b ON b.id = f.bot_id WHERE b.name = 'slow' ORDER BY m.idx").fetchall()
+    total = con.execute("SELECT count(*) FROM matches WHERE status = 'completed'").fetchone()[0]
+    con.close()
+    assert total == 12
+    faulted = {i for i, _, _ in rows}
+    assert faulted == set(range(index, 12)), rows  # this match and every later one
+    assert {kind for _, kind, _ in rows} == {"disconnect"}, rows
+    assert "suspended (cheating)" in rows[0][2], rows
+    assert processes_in(tmp_path) == []
+    print(f"FIGURE revoke_ladder: from arena bot suspend's exit to the end of the launched bot's "
+          f"process {stopped_s * 1000:.0f} ms; the ladder's {12 - index} matches from the one "
+          f"in progress on done {rest_s:.1f} s after it")
+    assert rest_s < 20  # not connect_ms (20 s) per match
