@@ -79,23 +79,39 @@ def ladder_db(tmp_path: Path) -> tuple[Path, str]:
     return db, token
 
 
+def query(db: Path, sql: str, *params) -> list[tuple]:
+    con = sqlite3.connect(db, timeout=10)
+    try:
+        return con.execute(sql, params).fetchall()
+    finally:
+        con.close()
+
+
+def running_with(db: Path, bot: str, after: int = -1) -> list[int]:
+    """The running matches (after index `after`) the bot has a seat in."""
+    (bot_id,), = query(db, "SELECT id FROM bots WHERE name = ?", bot)
+    rows = query(db, "SELECT idx, seats FROM matches WHERE status = 'running' AND idx > ?",
+                 after)
+    return [index for index, seats in rows if bot_id in json.loads(seats)]  # ids in seat order
+
+
+def faults_in(db: Path, bot: str, index: int | None = None) -> list[tuple[int, str, str]]:
+    """The bot's faults (match index, kind, detail), in match `index` or in every match."""
+    return query(db, "SELECT m.idx, f.kind, f.detail FROM faults f "
+                     "JOIN matches m ON m.id = f.match_id JOIN bots b ON b.id = f.bot_id "
+                     "WHERE b.name = ? AND (? IS NULL OR m.idx = ?) ORDER BY m.idx, f.id",
+                 bot, index, index)
+
+
 def mid_match(server: Server, db: Path, bot: str = "owner", after: int = -1) -> int:
     """Wait until the bot is in a match (after index `after`) that has played some moves; its
     index."""
     def playing():
-        con = sqlite3.connect(db, timeout=10)
-        try:
-            owner = con.execute("SELECT id FROM bots WHERE name = ?", (bot,)).fetchone()[0]
-            rows = con.execute("SELECT idx, seats FROM matches WHERE status = 'running' "
-                               "AND idx > ?", (after,)).fetchall()
-        finally:
-            con.close()
-        for index, seats in rows:
-            if owner in json.loads(seats):  # the bots' ids, in seat order
-                live = httpx.get(f"{server.web}/api/ladders/bal/matches/{index}/live",
-                                 params={"since": 0}).json()
-                if live["status"] == "running" and len(live["frames"]) > 3:
-                    return index + 1  # never 0: wait_until wants a true value
+        for index in running_with(db, bot, after):
+            live = httpx.get(f"{server.web}/api/ladders/bal/matches/{index}/live",
+                             params={"since": 0}).json()
+            if live["status"] == "running" and len(live["frames"]) > 3:
+                return index + 1  # never 0: wait_until wants a true value
         return None
     return wait_until(playing, f"{bot} playing a match", server=server) - 1
 
@@ -103,18 +119,11 @@ def mid_match(server: Server, db: Path, bot: str = "owner", after: int = -1) -> 
 def faults_of(server: Server, db: Path, index: int, bot: str = "owner") -> list[tuple[str, str]]:
     """The bot's faults in match `index`, once the match is over."""
     def over():
-        con = sqlite3.connect(db, timeout=10)
-        try:
-            status = con.execute("SELECT status FROM matches WHERE idx = ?", (index,)
-                                 ).fetchone()[0]
-            if status != "completed":
-                return None
-            return con.execute(
-                "SELECT f.kind, f.detail FROM faults f JOIN matches m ON m.id = f.match_id "
-                "JOIN bots b ON b.id = f.bot_id WHERE m.idx = ? AND b.name = ?",
-                (index, bot)).fetchall() or [("none", "")]
-        finally:
-            con.close()
+        (status,), = query(db, "SELECT status FROM matches WHERE idx = ?", index)
+        if status != "completed":
+            return None
+        return [(kind, detail) for _, kind, detail in faults_in(db, bot, index)] or [
+            ("none", "")]
     return wait_until(over, f"match {index} to complete", server=server)
 
 
@@ -323,14 +332,7 @@ def test_arena_ladder_run_cuts_off_a_bot_suspended_by_another_process(tmp_path):
         def slow_playing():
             if ladder.poll() is not None:
                 raise AssertionError(f"the ladder ended first:\n{log.read_text()[-3000:]}")
-            con = sqlite3.connect(db, timeout=10)
-            try:
-                slow = con.execute("SELECT id FROM bots WHERE name = 'slow'").fetchone()[0]
-                rows = con.execute("SELECT idx, seats FROM matches WHERE status = 'running'"
-                                   ).fetchall()
-            finally:
-                con.close()
-            found = [i for i, seats in rows if slow in json.loads(seats)]
+            found = running_with(db, "slow")
             return found and processes_in(workdir) and found[0] + 1
         index = wait_until(slow_playing, "the slow bot in a match", timeout=60) - 1
         arena("bot", "suspend", "slow", "--reason", "cheating", "--db", str(db))
@@ -343,13 +345,8 @@ def test_arena_ladder_run_cuts_off_a_bot_suspended_by_another_process(tmp_path):
         if ladder.poll() is None:
             ladder.kill()
             ladder.wait()
-    con = sqlite3.connect(db)
-    rows = con.execute(
-        "SELECT m.idx, f.kind, f.detail FROM faults f JOIN matches m ON m.id = f.match_id "
-        "JOIN bots b ON b.id = f.bot_id WHERE b.name = 'slow' ORDER BY m.idx").fetchall()
-    total = con.execute("SELECT count(*) FROM matches WHERE status = 'completed'").fetchone()[0]
-    con.close()
-    assert total == 12
+    rows = faults_in(db, "slow")
+    assert query(db, "SELECT count(*) FROM matches WHERE status = 'completed'") == [(12,)]
     faulted = {i for i, _, _ in rows}
     assert faulted == set(range(index, 12)), rows  # this match and every later one
     assert {kind for _, kind, _ in rows} == {"disconnect"}, rows
