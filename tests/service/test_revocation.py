@@ -7,6 +7,8 @@ and the new one plays."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -50,15 +52,19 @@ def hello(address: str, token: str) -> tuple[grpc.StatusCode, str]:
 
 
 class RemoteBot:
-    """The slow SDK bot run by its owner, with a token, as a process of its own."""
+    """A bot run by its owner, with a token, as a process of its own (the slow SDK bot unless
+    `command` says otherwise). The address and token are given as options and, for bots that
+    read only those, as ARENA_ADDRESS and ARENA_TOKEN."""
 
-    def __init__(self, tmp: Path, server: Server, token: str, n: int):
+    def __init__(self, tmp: Path, server: Server, token: str, n: int,
+                 command: tuple[str, ...] = (sys.executable, str(SLOW_BOT))):
         self.log = tmp / f"owner-{n}.log"
+        address = f"127.0.0.1:{server.port}"
+        env = {**os.environ, "ARENA_ADDRESS": address, "ARENA_TOKEN": token}
         with open(self.log, "w") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, str(SLOW_BOT), "--address", f"127.0.0.1:{server.port}",
-                 "--token", token], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log,
-                start_new_session=True)
+                [*command, "--address", address, "--token", token], cwd=ROOT, env=env,
+                stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
 
     def stderr(self) -> str:
         return self.log.read_text(errors="replace")
@@ -356,3 +362,28 @@ def test_arena_ladder_run_cuts_off_a_bot_suspended_by_another_process(tmp_path):
           f"process {stopped_s * 1000:.0f} ms; the ladder's {12 - index} matches from the one "
           f"in progress on done {rest_s:.1f} s after it")
     assert rest_s < 20  # not connect_ms (20 s) per match
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_node_bot_stops_when_suspended(tmp_path):
+    """Bots in other languages see the same statuses: the example Node bot stops at
+    PERMISSION_DENIED instead of reconnecting."""
+    db, token = ladder_db(tmp_path)
+    server = Server(tmp_path, db)
+    try:
+        wait_until(server.up, "the web server", server=server)
+        bot = RemoteBot(tmp_path, server, token, 1,
+                        ("node", str(ROOT / "example_bots" / "node_random" / "index.js")))
+        try:
+            wait_until(lambda: query(db, "SELECT count(*) FROM results r JOIN bots b "
+                                         "ON b.id = r.bot_id WHERE b.name = 'owner'")[0][0],
+                       "the Node bot's first match", server=server)
+            arena("bot", "suspend", "owner", "--reason", "cheating", "--db", str(db))
+            assert bot.proc.wait(CUT_OFF_S + 5) == 1, bot.stderr()
+        finally:
+            bot.stop()
+    finally:
+        assert server.stop() == 0
+    log = bot.stderr()
+    assert "refused this bot" in log and "suspended (cheating)" in log, log[-3000:]
+    assert "reconnecting" not in log, log[-3000:]
