@@ -169,11 +169,16 @@ def cut_off(tmp: Path, server: Server, db: Path, token: str, n: int, revoke, wha
     finally:
         bot.stop()
     log = bot.stderr()
-    # The SDK tells its owner why, and gave up at once (no reconnection attempt).
+    # The SDK stops at the referee's status and tells its owner why. When it was writing a reply
+    # as the stream ended, grpc-python reports INTERNAL to it instead of the status: it then
+    # reconnects once, after its backoff, and stops at the refusal of its Hello.
     assert "refused this bot" in log or "does not know this bot's token" in log, log[-3000:]
-    assert code.name in log or code == grpc.StatusCode.UNAUTHENTICATED, log[-3000:]
-    assert what in log, log[-3000:]
-    assert "reconnecting" not in log, log[-3000:]
+    if "INTERNAL" in log:
+        assert log.count("reconnecting") == 1, log[-3000:]
+    else:
+        assert "reconnecting" not in log, log[-3000:]
+        assert what in log and (code.name in log or code == grpc.StatusCode.UNAUTHENTICATED), \
+            log[-3000:]
     faults = faults_of(server, db, index)
     assert faults and all(kind == "disconnect" for kind, _ in faults), faults
     assert what in faults[0][1], faults
@@ -227,6 +232,7 @@ def test_rotate_suspend_and_remove_cut_a_connected_bot_off_at_once(tmp_path, via
         code, detail = hello(address, token)
         assert code == grpc.StatusCode.UNAUTHENTICATED, (code, detail)
         token = new_token[0]
+        assert hello(address, token) == (grpc.StatusCode.OK, "owner")
 
         # suspend: the same; the token is refused while suspended, and plays once reinstated.
         times["suspend"] = cut_off(tmp_path, server, db, token, 2, do["suspend"], "suspended",
@@ -234,6 +240,7 @@ def test_rotate_suspend_and_remove_cut_a_connected_bot_off_at_once(tmp_path, via
         code, detail = hello(address, token)
         assert code == grpc.StatusCode.PERMISSION_DENIED and "cheating" in detail, (code, detail)
         do["reinstate"]()
+        assert hello(address, token) == (grpc.StatusCode.OK, "owner")
 
         # remove: the same, and the token is refused for good.
         times["remove"] = cut_off(tmp_path, server, db, token, 3, do["remove"], "removed",
@@ -246,7 +253,9 @@ def test_rotate_suspend_and_remove_cut_a_connected_bot_off_at_once(tmp_path, via
     print(f"FIGURE revoke_{via}: from {after} to the end of the stream (referee's log; negative: "
           "before it) / of the bot's process: " + ", ".join(f"{what} {stream * 1000:.0f} / {bot * 1000:.0f} ms"
                                         for what, (stream, bot) in times.items()))
-    assert all(stream < CUT_OFF_S and bot < CUT_OFF_S for stream, bot in times.values()), times
+    assert all(stream < CUT_OFF_S for stream, _ in times.values()), times
+    # The bot's own end may add one reconnection's backoff (at most 0.5 s, see cut_off).
+    assert all(bot < CUT_OFF_S + 0.5 for _, bot in times.values()), times
 
 
 def test_a_suspended_launched_bot_is_stopped_and_not_launched_again_until_reinstated(tmp_path):
