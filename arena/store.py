@@ -347,6 +347,15 @@ class Bot:
 
 
 @dataclass(frozen=True, slots=True)
+class BotAccess:
+    """A registered bot's current token (as its hash) and suspension: what a stream that
+    authenticated earlier is checked against (Store.bot_access)."""
+    token_hash: str | None
+    suspended: bool
+    suspended_reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Ladder:
     id: int
     name: str
@@ -692,6 +701,19 @@ class Store:
         if row is None or not _same_digest(row[-1], digest):
             return None
         return _bot(row[:-1])
+
+    @_sqlite_errors
+    def bot_access(self, names: Sequence[str]) -> dict[str, "BotAccess"]:
+        """What the referee needs to tell whether these bots may still play (their current
+        token's hash and suspension), in one query. A removed or unknown bot is left out."""
+        names = list(names)
+        if not names:
+            return {}
+        marks = ", ".join("?" * len(names))
+        return {name: BotAccess(token_hash, bool(suspended), reason) for
+                name, token_hash, suspended, reason in self.db.execute(
+                    "SELECT name, token_hash, suspended, suspended_reason FROM bots "
+                    f"WHERE removed IS NULL AND name IN ({marks})", names)}
 
     @_sqlite_errors
     def suspend_bot(self, name: str, reason: str | None) -> None:

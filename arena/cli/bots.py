@@ -75,7 +75,8 @@ def list_cmd(include_removed, db):
 @click.argument("name")
 @db_option
 def remove_cmd(name, db):
-    """Remove a bot (its past results are kept)."""
+    """Remove a bot (its past results are kept). A referee using this database (arena serve,
+    arena ladder run) ends its stream within a second."""
     store = _store(db)
     try:
         store.remove_bot(name)
@@ -90,7 +91,8 @@ def remove_cmd(name, db):
 @click.argument("name")
 @db_option
 def rotate_cmd(name, db):
-    """Give a bot a new token; the old one stops working."""
+    """Give a bot a new token; the old one stops working. A referee using this database
+    (arena serve, arena ladder run) ends a stream that presented it within a second."""
     store = _store(db)
     try:
         token = store.rotate_token(name)
@@ -106,7 +108,8 @@ def rotate_cmd(name, db):
 @click.option("--reason", required=True, help="Shown to the bot's owner.")
 @db_option
 def suspend_cmd(name, reason, db):
-    """Suspend a bot: it plays no more matches until reinstated."""
+    """Suspend a bot: it plays no more matches until reinstated. A referee using this
+    database (arena serve, arena ladder run) ends its stream within a second."""
     _set_suspension(db, name, reason)
     click.echo(f"suspended {name}: {reason}")
 

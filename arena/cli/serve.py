@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import os
 from pathlib import Path
+from typing import Mapping
 
 import click
 
@@ -16,6 +18,45 @@ from arena.service.service import ArenaService, LadderSpec, ServiceSettings
 from arena.store import StoreError
 
 from .common import db_option, launch_limits, limit_options, sandbox_option
+
+
+ADMIN_KEY_ENV = "ARENA_ADMIN_KEY"
+
+
+def read_admin_key(path: Path | None, on_command_line: str | None,
+                   environ: Mapping[str, str]) -> str | None:
+    """The admin API's key, from --admin-key-file or ARENA_ADMIN_KEY (None: the admin API is
+    off). A key given on the command line, an unreadable or empty file, or both sources at
+    once are refused with what to do instead."""
+    if on_command_line is not None:
+        raise click.UsageError(
+            "--admin-key is not accepted: a key on the command line is visible to every user "
+            "of the machine (ps, /proc). Put it in a file only you can read and pass "
+            f"--admin-key-file FILE, or set the {ADMIN_KEY_ENV} environment variable")
+    from_env = environ.get(ADMIN_KEY_ENV)
+    if path is None:
+        if from_env is not None and not from_env.strip():
+            raise click.UsageError(f"{ADMIN_KEY_ENV} is set but empty; set it to the admin "
+                                   "key, or unset it to run without the admin API")
+        return from_env.strip() if from_env is not None else None
+    if from_env is not None:
+        raise click.UsageError(f"both --admin-key-file and {ADMIN_KEY_ENV} give an admin key; "
+                               "give one of them")
+    try:
+        key = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        raise click.BadParameter(f"there is no file {path}; write the key into it (readable by "
+                                 "you only: chmod 600)", param_hint="--admin-key-file") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise click.BadParameter(f"cannot read the admin key from {path}: {err}",
+                                 param_hint="--admin-key-file") from None
+    if not key:
+        raise click.BadParameter(f"{path} is empty; write the admin key into it",
+                                 param_hint="--admin-key-file")
+    if path.stat().st_mode & 0o077:
+        click.echo(f"warning: {path} can be read by other users; the admin key is as powerful "
+                   f"as a shell login here: chmod 600 {path}", err=True)
+    return key
 
 
 def parse_ladder(text: str) -> LadderSpec:
@@ -64,8 +105,12 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
               help="The referee's port (bots connect here).")
 @click.option("--web-host", default="127.0.0.1", show_default=True)
 @click.option("--web-port", type=click.IntRange(0, 65535), default=8000, show_default=True)
-@click.option("--admin-key", envvar="ARENA_ADMIN_KEY",
-              help="Enables the admin API (register, suspend, reinstate bots).")
+@click.option("--admin-key-file", type=click.Path(dir_okay=False, path_type=Path),
+              help=f"A file holding the admin API's key (make it readable by you only: "
+                   f"chmod 600). Or set {ADMIN_KEY_ENV}. Without either, the admin API is off. "
+                   "The key is as powerful as a shell login on this machine.")
+@click.option("--admin-key", "admin_key_value", hidden=True,
+              help="Refused: a key on the command line is visible to every user (ps).")
 @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4,
               show_default=True, help="Matches in flight per ladder.")
 @limit_options
@@ -79,10 +124,16 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
               show_default=True, help="Where matches run (Ray: launched bots only).")
 @click.option("--ray-address", help="The Ray cluster's address (with --executor ray).")
 @sandbox_option
-def serve_cmd(db, ladders, members, host, port, web_host, web_port, admin_key, concurrency, move_ms,
-              time_bank_ms, max_strikes, grace, max_matches, run_dir, seed, executor,
-              ray_address, no_sandbox):
-    """Run Arena as a service: registered bots play continuous ladders; the web shows them."""
+def serve_cmd(db, ladders, members, host, port, web_host, web_port, admin_key_file,
+              admin_key_value, concurrency, move_ms, time_bank_ms, max_strikes, grace,
+              max_matches, run_dir, seed, executor, ray_address, no_sandbox):
+    """Run Arena as a service: registered bots play continuous ladders; the web shows them.
+
+    The admin API (register, suspend, reinstate, remove bots, rotate their tokens) is on when a
+    key is given, in the ARENA_ADMIN_KEY environment variable or in a file (--admin-key-file);
+    never on the command line, where any user of the machine can read it.
+    """
+    admin_key = read_admin_key(admin_key_file, admin_key_value, os.environ)
     specs = tuple(parse_ladder(text) for text in ladders)
     if len({s.name for s in specs}) != len(specs):
         raise click.UsageError("two --ladder options have the same name")

@@ -3,29 +3,71 @@
 Bots registered with a command are launched once and play all their matches over one stream
 (a bot whose process died is launched again before its next match). Remote bots connect by
 themselves with their registered token.
+
+A bot's access can be revoked while it plays, often by another process sharing the database
+(`arena bot rotate-token`, `suspend`, `remove`): every ACCESS_CHECK_S the executor checks its
+connected and launched bots against the store in one query, ends the streams whose token no
+longer belongs to their bot or whose bot is suspended or removed (their seats in running
+matches fault as disconnected), and stops such launched bots for good.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
+import logging
 import socket
 from pathlib import Path
-from typing import Sequence
+from typing import Awaitable, Sequence
+
+import grpc
 
 from arena.games import game_from_config
 from arena.referee.host import RefereeHost
 from arena import botcommand
-from arena.referee.launcher import BotCommandError, ResourceLimits, resolve_command
+from arena.referee.launcher import BotCommandError, BotProcess, ResourceLimits, resolve_command
 from arena.referee.sandbox import SandboxUnavailable
 from arena.referee.match import Limits
-from arena.results import MatchResult
-from arena.store import AsyncStore, Bot, Ladder, StoredMatch
+from arena.referee.server import Refused
+from arena.results import DISCONNECT, MatchResult
+from arena.store import AsyncStore, Bot, BotAccess, Ladder, Store, StoredMatch
 
 from .runner import ExecutorSetupError, InfrastructureError
+
+log = logging.getLogger(__name__)
 
 # How many times a crashed bot is launched again during one run before its seats are left to
 # fault (each crash is already a fault of the matches it was in).
 MAX_RELAUNCHES = 20
+# How often the connected and launched bots' access is checked against the store (one query).
+ACCESS_CHECK_S = 0.25
+# A check whose query waits longer than this (the store's writer is busy) is given up; the next
+# one tries again.
+ACCESS_QUERY_TIMEOUT_S = 5.0
+
+
+def suspended(name: str, reason: str | None) -> Refused:
+    return Refused(grpc.StatusCode.PERMISSION_DENIED,
+                   f"bot {name} is suspended ({reason or 'no reason given'}); it plays no "
+                   "matches until the organiser reinstates it (arena bot reinstate)")
+
+
+def refusal(name: str, access: BotAccess | None, token_hash: str,
+            issued: bool) -> Refused | None:
+    """Why a stream of bot `name` that presented a token with this hash may not play on, or
+    None if it may. `access` is the bot's row now (None: removed); `issued`: the token is one
+    the referee itself issued to the bot it launched (the registered token is not)."""
+    if access is None:
+        return Refused(grpc.StatusCode.UNAUTHENTICATED,
+                       f"bot {name} was removed (arena bot remove); its tokens no longer work")
+    if access.suspended:
+        return suspended(name, access.suspended_reason)
+    if issued or (access.token_hash is not None
+                  and hmac.compare_digest(access.token_hash, token_hash)):
+        return None
+    return Refused(grpc.StatusCode.UNAUTHENTICATED,
+                   f"the token of bot {name} was rotated (arena bot rotate-token); the old one "
+                   "no longer works: connect with the new one")
 
 
 class LocalExecutor:
@@ -40,22 +82,92 @@ class LocalExecutor:
         self._relaunches: dict[str, int] = {}
         self._launch_lock = asyncio.Lock()
         self._started = False
+        self._access_watch: asyncio.Task | None = None
+        # A launched bot's registered token (its hash) as the first check after its launch saw
+        # it: once the token is rotated, the process is replaced by one with a new token of the
+        # referee's. (A rotation within that first 0.25 s leaves the process, whose token is
+        # that young, as it is.)
+        self._launched_with: dict[str, str | None] = {}
+        self._background: set[asyncio.Task] = set()  # revoked bots being stopped or replaced
 
     async def _authenticate(self, token: str) -> str | None:
         name = await self.referee.tokens.authenticate(token)
         if name is not None:
             return name
         bot = await self.store.bot_for_token(token)  # a remote bot with its registered token
-        return bot.name if bot is not None and not bot.suspended else None
+        if bot is not None and bot.suspended:
+            raise suspended(bot.name, bot.suspended_reason)
+        return bot.name if bot is not None else None
 
     async def start(self, bots: Sequence[Bot]) -> None:
         if not self._started:
             await self.referee.server.start()
             self._started = True
+            self._access_watch = asyncio.ensure_future(self._watch_access())
         for bot in bots:
             self._bots[bot.name] = bot
-            if bot.command and bot.name not in self.referee.bots:
+            if bot.command and not bot.suspended and bot.name not in self.referee.bots:
                 await self._launch(bot)
+
+    async def _watch_access(self) -> None:
+        while True:
+            await asyncio.sleep(ACCESS_CHECK_S)  # a period, not a synchronisation
+            try:
+                await self.check_access()
+            except Exception:  # the check must go on: revocations depend on it
+                log.exception("checking the bots' access failed; trying again in %.2f s",
+                              ACCESS_CHECK_S)
+
+    async def check_access(self) -> None:
+        """End the streams of bots that may no longer play (token rotated, bot suspended or
+        removed) and stop such bots that were launched here, never to be launched again in
+        this run: one store query for every connected or launched bot."""
+        referee = self.referee
+        conns = referee.server.directory.connections()
+        names = {c.bot_name for c in conns} | referee.bots.keys()
+        if not names:
+            return
+        access = await asyncio.wait_for(self.store.run(Store.bot_access, sorted(names)),
+                                        ACCESS_QUERY_TIMEOUT_S)
+        for name in names:
+            bot = access.get(name)
+            if bot is None or bot.suspended:  # its next seats fault at once, not after connect_ms
+                await referee.server.directory.bar(name)
+        # Launched bots first: their streams are then ended below with the tokens revoked here.
+        for name in list(referee.bots):
+            bot = access.get(name)
+            if bot is None or bot.suspended:
+                referee.tokens.revoke(name)
+                self._launched_with.pop(name, None)
+                self._in_background(referee.bots.pop(name).stop())
+            elif bot.token_hash != self._launched_with.setdefault(name, bot.token_hash):
+                # The registered token was rotated: whoever may have taken the process's token
+                # loses it too; a new process with a new token takes over.
+                referee.tokens.revoke(name)
+                self._launched_with[name] = bot.token_hash
+                self._in_background(self._replace(name, referee.bots.pop(name)))
+        for conn in conns:
+            refused = refusal(conn.bot_name, access.get(conn.bot_name), conn.token_hash,
+                              referee.tokens.issued(conn.token_hash, conn.bot_name))
+            if refused is not None and not conn.closed.is_set():
+                log.warning("cut off bot %s (%s): %s", conn.bot_name, conn.peer, refused.detail)
+                conn.close(refused.detail, DISCONNECT, refused.code)
+
+    def _in_background(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background_done)
+
+    def _background_done(self, task: asyncio.Task) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("stopping or replacing a revoked bot failed: %s", task.exception())
+
+    async def _replace(self, name: str, old: BotProcess) -> None:
+        await old.stop()
+        async with self._launch_lock:
+            if name not in self.referee.bots:  # not launched meanwhile (arena serve's start)
+                await self._launch(self._bots[name])
 
     async def _launch(self, bot: Bot) -> None:
         try:
@@ -66,6 +178,7 @@ class LocalExecutor:
         old = self.referee.bots.pop(bot.name, None)
         if old is not None:
             await old.stop()
+        self.referee.server.directory.unbar(bot.name)  # its seats wait for it to connect
         try:
             await self.referee.launch(bot.name, command)
         except SandboxUnavailable as err:  # this machine cannot launch bots: no match can run
@@ -97,6 +210,10 @@ class LocalExecutor:
         return result, self.node
 
     async def close(self) -> None:
+        if self._access_watch is not None:
+            self._access_watch.cancel()
+            await asyncio.gather(self._access_watch, return_exceptions=True)
+        await asyncio.gather(*self._background, return_exceptions=True)
         if self._started:
             await self.referee.close()
 

@@ -83,8 +83,11 @@ class BotConnection:
     """
 
     def __init__(self, bot_name: str, max_concurrent: int, write: Writer, peer: str = "",
-                 batches: bool = False):
+                 batches: bool = False, token_hash: str = ""):
         self.bot_name = bot_name
+        # The hash of the token the stream presented: whoever owns the referee checks it
+        # against the bot's current token, and closes the stream once it is revoked.
+        self.token_hash = token_hash
         self.max_concurrent = max_concurrent
         self.peer = peer
         # The bot reads ActionRequests: requests queued together go out as one message.
@@ -398,8 +401,22 @@ class BotDirectory:
     def __init__(self) -> None:
         self._connections: dict[str, BotConnection] = {}
         self._changed = asyncio.Condition()
+        self._barred: set[str] = set()  # bots that will not connect (see bar)
+
+    async def bar(self, name: str) -> None:
+        """The bot may not play (suspended, removed): a seat waiting for it to connect, or that
+        will, is told at once that it will not, until it authenticates again."""
+        if name not in self._barred:
+            self._barred.add(name)
+            async with self._changed:
+                self._changed.notify_all()
+
+    def unbar(self, name: str) -> None:
+        """The bot may connect again (it was launched again, or reinstated)."""
+        self._barred.discard(name)
 
     async def add(self, conn: BotConnection) -> None:
+        self.unbar(conn.bot_name)
         old = self._connections.get(conn.bot_name)
         if old is not None:
             old.close("replaced by a newer connection of the same bot", DISCONNECT,
@@ -426,11 +443,17 @@ class BotDirectory:
     def connected(self) -> list[str]:
         return [n for n, c in self._connections.items() if not c.closed.is_set()]
 
+    def connections(self) -> list[BotConnection]:
+        """Every open connection (one per bot)."""
+        return [c for c in self._connections.values() if not c.closed.is_set()]
+
     async def wait_for(self, name: str, timeout_s: float) -> BotConnection | None:
-        """The bot's live connection, waiting up to `timeout_s` for it to connect."""
-        async def wait() -> BotConnection:
+        """The bot's live connection, waiting up to `timeout_s` for it to connect (None at
+        once for a barred bot)."""
+        async def wait() -> BotConnection | None:
             async with self._changed:
-                await self._changed.wait_for(lambda: self.get(name) is not None)
+                await self._changed.wait_for(
+                    lambda: self.get(name) is not None or name in self._barred)
                 return self.get(name)
 
         try:
@@ -536,11 +559,13 @@ class RemoteSeat:
         return Decision(action, elapsed_ms)
 
     async def _lost(self, elapsed_ms: float) -> Decision:
-        if self.conn is not None and self.conn.close_fault != DISCONNECT:
+        conn = self.conn
+        if conn is not None and (conn.close_fault != DISCONNECT
+                                 or conn.close_code != grpc.StatusCode.CANCELLED):
             # The referee closed the stream for a reason of its own (bytes that do not parse,
-            # a flood): that is the fault, and an exit of the bot only follows from it.
-            return Decision(None, elapsed_ms, self.conn.close_fault, self.conn.close_reason,
-                            retire=True)
+            # a flood, a newer connection, a revoked token): that is the fault, and an exit of
+            # the bot only follows from it.
+            return Decision(None, elapsed_ms, conn.close_fault, conn.close_reason, retire=True)
         if self.process is not None and self.bot_down() is None:
             # A stream that ends is often a process that is exiting: give it a moment to be
             # reaped, so a crash is recorded as a crash.

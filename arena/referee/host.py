@@ -41,6 +41,16 @@ class TokenBook:
                 return name
         return None
 
+    def issued(self, digest: str, bot_name: str) -> bool:
+        """Whether the token with this hash was issued to that bot (and is not revoked). A
+        dict lookup, not compare_digest: it rechecks streams that authenticated already, in the
+        referee's own periodic check, whose timing no client sees."""
+        return self._by_hash.get(digest) == bot_name
+
+    def revoke(self, bot_name: str) -> None:
+        """Every token issued to the bot stops working."""
+        self._by_hash = {h: n for h, n in self._by_hash.items() if n != bot_name}
+
 
 class RefereeHost:
     """Owns one RefereeServer and the bot processes it launched."""

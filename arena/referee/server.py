@@ -22,6 +22,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena.games.base import Event, State
 from arena.results import MALFORMED, MatchResult
+from arena.tokens import hash_token
 from arena_sdk.proto import arena_pb2 as pb
 from arena_sdk.proto import arena_pb2_grpc as pb_grpc
 
@@ -59,8 +60,19 @@ SERVER_OPTIONS = (
     ("grpc.so_reuseport", 0),
 )
 
-# token -> bot name, or None for an unknown token.
+# token -> bot name, or None for an unknown token; raises Refused for a known bot that may
+# not play (suspended).
 Authenticator = Callable[[str], Awaitable[str | None]]
+
+
+class Refused(Exception):
+    """A bot may not play (its token was rotated, it is suspended or removed): the status and
+    message its stream is refused or ended with."""
+
+    def __init__(self, code: grpc.StatusCode, detail: str):
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
 
 
 class LiveMatches:
@@ -182,14 +194,17 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"protocol version {hello.protocol_version} is not supported; this referee "
                 f"speaks {', '.join(map(str, PROTOCOL_VERSIONS))}")
-        name = await self.authenticate(hello.token)
+        try:
+            name = await self.authenticate(hello.token)
+        except Refused as refused:
+            await context.abort(refused.code, refused.detail)
         if name is None:
             await context.abort(grpc.StatusCode.UNAUTHENTICATED,
                                 "unknown bot token; register the bot (arena bot add) and use "
                                 "the token it printed")
         max_concurrent = min(max(hello.max_concurrent, 1), MAX_CONCURRENT_CAP)
         conn = BotConnection(name, max_concurrent, context.write, context.peer(),
-                             batches=hello.batches)
+                             batches=hello.batches, token_hash=hash_token(hello.token))
         await context.write(pb.RefereeMessage(welcome=pb.Welcome(
             bot_name=name, protocol_version=hello.protocol_version,
             max_concurrent=max_concurrent)))

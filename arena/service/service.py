@@ -270,6 +270,11 @@ class ArenaService:
                 self._played[(ladder.name, bot)] = max(0, played - len(matches))
 
     async def _play_one(self, ladder: Ladder, match: StoredMatch) -> None:
+        barred = await self._barred(match.seats)
+        if barred is not None:  # suspended or removed since its table was chosen
+            await self.store.record_infra_failure(ladder.name, match.index,
+                                                  f"abandoned: {barred}", give_up=True)
+            return
         running = await self.store.start_match(ladder.name, match.index)
         match_id = f"{ladder.name}.{match.index}.{running.attempts}"
         self._running[(ladder.name, match.index)] = match_id
@@ -294,7 +299,25 @@ class ArenaService:
                 self._recent_faults[bot] = []
                 log.warning("suspended %s: %s", bot, reason)
 
+    async def _barred(self, seats) -> str | None:
+        """Why one of these bots may not play now (suspended or removed), or None."""
+        access = await self.store.run(Store.bot_access, seats)
+        for bot in seats:
+            if bot not in access:
+                return f"bot {bot} was removed"
+            if access[bot].suspended:
+                return f"bot {bot} is suspended ({access[bot].suspended_reason})"
+        return None
+
     # ------------------------------------------------------------ for the web server
+
+    async def check_access(self) -> None:
+        """End the streams of bots revoked just now (the admin API calls it after a change,
+        rather than wait for the referee's periodic check). On Ray, bots are launched on the
+        nodes and are not checked."""
+        check = getattr(self.executor, "check_access", None)
+        if check is not None:
+            await check()
 
     def live_replay(self, ladder: str, index: int) -> dict[str, Any] | None:
         """The replay so far of a match this service is playing (the web's LiveSource). Called

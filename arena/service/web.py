@@ -44,7 +44,7 @@ def admin_router(service: "ArenaService") -> APIRouter:
         expected = service.settings.admin_key
         if not expected:
             raise HTTPException(403, "the admin API is disabled: start arena serve with "
-                                     "--admin-key (or ARENA_ADMIN_KEY)")
+                                     "--admin-key-file FILE (or ARENA_ADMIN_KEY set)")
         if x_admin_key is None or not hmac.compare_digest(x_admin_key.encode(),
                                                           expected.encode()):
             raise HTTPException(401, "a wrong or missing X-Admin-Key header")
@@ -69,7 +69,10 @@ def admin_router(service: "ArenaService") -> APIRouter:
     @router.post("/bots/{name}/suspend", response_model=BotStatus,
                  dependencies=[Depends(check_key)])
     async def suspend(name: str, body: Suspension) -> BotStatus:
+        """Suspend a bot; its open stream is ended before the answer (its running seats fault
+        as disconnected)."""
         await call(Store.suspend_bot, name, body.reason)
+        await service.check_access()
         return BotStatus(name=name, suspended=True, reason=body.reason)
 
     @router.post("/bots/{name}/reinstate", response_model=BotStatus,
@@ -86,6 +89,21 @@ def admin_router(service: "ArenaService") -> APIRouter:
         from arena.web.app import full_match
 
         return full_match(request.app, ladder, index, frames)
+
+    @router.post("/bots/{name}/rotate-token", response_model=NewBotToken,
+                 dependencies=[Depends(check_key)])
+    async def rotate_token(name: str) -> NewBotToken:
+        """Give a bot a new token, shown this once; a stream that presented the old one is
+        ended before the answer."""
+        token = await call(Store.rotate_token, name)
+        await service.check_access()
+        return NewBotToken(name=name, token=token)
+
+    @router.delete("/bots/{name}", status_code=204, dependencies=[Depends(check_key)])
+    async def remove(name: str) -> None:
+        """Remove a bot (its past results stay); its open stream is ended before the answer."""
+        await call(Store.remove_bot, name)
+        await service.check_access()
 
     return router
 

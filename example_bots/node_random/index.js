@@ -104,7 +104,10 @@ function connect() {
   current.on('error', () => {});
   current.on('status', (status) => {
     if (stopping) return;
+    // Refusals a retry cannot fix: an unknown, rotated or removed token, a suspended bot, a
+    // protocol version the referee does not speak.
     if (status.code === grpc.status.UNAUTHENTICATED ||
+        status.code === grpc.status.PERMISSION_DENIED ||
         status.code === grpc.status.FAILED_PRECONDITION) {
       console.error(`node-random: the referee at ${address} refused this bot: ${status.details}`);
       process.exit(1);

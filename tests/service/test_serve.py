@@ -70,7 +70,16 @@ def wait_until(condition, what: str, timeout: float = 90.0, server: "Server | No
 
 
 class Server:
-    def __init__(self, tmp: Path, db: Path, extra: list[str] = ()):
+    """`arena serve` in its own session; the admin key comes from the environment unless
+    `admin_env` says otherwise (variables to set, None to unset)."""
+
+    def __init__(self, tmp: Path, db: Path, extra: list[str] = (),
+                 admin_env: dict[str, str | None] | None = None):
+        env = dict(os.environ)
+        for key, value in (admin_env or {"ARENA_ADMIN_KEY": ADMIN}).items():
+            env.pop(key, None)
+            if value is not None:
+                env[key] = value
         self.port, self.web_port = free_ports(2)
         # The server's log goes to a file, not a pipe: nobody reads a pipe while the server
         # runs, and a full one would stop it mid-write. A failure shows the file's tail.
@@ -79,10 +88,10 @@ class Server:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "arena", "serve", "--db", str(db), "--ladder",
                  "bal=balloon:3", "--port", str(self.port), "--web-port", str(self.web_port),
-                 "--admin-key", ADMIN, "--run-dir", str(tmp / "runs"), "--seed", "1",
+                 "--run-dir", str(tmp / "runs"), "--seed", "1",
                  "--move-ms", "3000", "--grace", "20", *extra],
                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log, text=True,
-                start_new_session=True)
+                start_new_session=True, env=env)
         self.web = f"http://127.0.0.1:{self.web_port}"
 
     def log_tail(self, lines: int = 40) -> str:
