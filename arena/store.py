@@ -64,11 +64,19 @@ class StoreError(Exception):
 
 
 class SchemaTooNew(StoreError):
-    def __init__(self, path: str, found: int, supported: int):
-        self.found, self.supported = found, supported
+    """A database written by a newer Arena: a higher schema version (PRAGMA user_version), or
+    migrations this Arena does not know (`unknown`)."""
+
+    def __init__(self, path: str, found: int, supported: int, unknown: Sequence[str] = ()):
+        self.found, self.supported, self.unknown = found, supported, tuple(unknown)
+        if self.unknown:
+            what = (f"has schema version {found} with migrations this Arena does not know "
+                    f"({', '.join(self.unknown)})")
+        else:
+            what = f"has schema version {found}"
         super().__init__(
-            f"database {path} has schema version {found}, but this Arena understands schema "
-            f"versions up to {supported}; upgrade Arena, or choose another database with --db")
+            f"database {path} {what}, but this Arena understands schema versions up to "
+            f"{supported}; upgrade Arena, or choose another database with --db")
 
 
 class StoreLocked(StoreError):
@@ -104,6 +112,10 @@ class LadderError(StoreError):
 
 
 class UnknownLadder(LadderError):
+    pass
+
+
+class InvalidLadderName(LadderError):
     pass
 
 
@@ -463,11 +475,19 @@ def encode_replay(result: MatchResult) -> str:
     return json.dumps(replay.to_dict(result, with_views=False), separators=(",", ":"))
 
 
-def check_bot_name(name: str) -> None:
+def _check_name(kind: str, name: str, error: type[StoreError]) -> None:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise InvalidBotName(
-            f"bot name {name!r} is not allowed; use 1 to 64 letters, digits, '_', '-' or '.', "
+        raise error(
+            f"{kind} name {name!r} is not allowed; use 1 to 64 letters, digits, '_', '-' or '.', "
             "starting with a letter or digit")
+
+
+def check_bot_name(name: str) -> None:
+    _check_name("bot", name, InvalidBotName)
+
+
+def check_ladder_name(name: str) -> None:
+    _check_name("ladder", name, InvalidLadderName)
 
 
 def resolve_command(command: str, cwd: str | os.PathLike[str]) -> list[str]:
@@ -552,9 +572,9 @@ class Store:
 
     def _open(self) -> None:
         version = self.schema_version()
-        unknown = set(self._applied_migrations()) - set(_MIGRATION_NAMES)
+        unknown = [m for m in self._applied_migrations() if m not in _MIGRATION_NAMES]
         if version > SCHEMA_VERSION or unknown:
-            raise SchemaTooNew(self.path, max(version, SCHEMA_VERSION + 1), SCHEMA_VERSION)
+            raise SchemaTooNew(self.path, version, SCHEMA_VERSION, unknown)
         self.db.execute("PRAGMA foreign_keys = ON")
         if self.readonly:
             if version < SCHEMA_VERSION:
@@ -725,7 +745,7 @@ class Store:
         (registered, not removed, distinct), the shape (2 <= k <= 5, k <= number of bots) and
         the rating mode; any error leaves the database unchanged. `seed` None draws one.
         `settings` holds the runner's own settings (limits, concurrency...), stored as JSON."""
-        check_bot_name(name)  # ladder names follow the same rules
+        check_ladder_name(name)
         resolved_options = _resolve_game(game, table_size, options or {})
         if rating_mode not in RATING_MODES:
             raise LadderError(f"rating mode {rating_mode!r} is not one of {list(RATING_MODES)}")
@@ -785,7 +805,7 @@ class Store:
         (join_ladder) and the service appends each match it chooses (add_match). Rating is per
         match, in the order matches were added. Returns the existing one if the definition
         matches (LadderMismatch otherwise)."""
-        check_bot_name(name)
+        check_ladder_name(name)
         resolved = _resolve_game(game, table_size, options or {})
         try:
             ladder = self.get_ladder(name)
@@ -994,19 +1014,21 @@ class Store:
 
     @_sqlite_errors
     def release_match(self, ladder: str, index: int) -> None:
-        """Put a running match back to pending without blaming anyone (the run was stopped)."""
+        """Put a running match back to pending without blaming anyone (the run was stopped):
+        the attempt it had started is not counted."""
         info = self._info(ladder)
         with self._write() as conn:
-            conn.execute("UPDATE matches SET status = 'pending' WHERE ladder_id = ? AND idx = ? "
+            conn.execute(f"UPDATE matches SET {_UNCOUNT} WHERE ladder_id = ? AND idx = ? "
                          "AND status = 'running'", (info.id, index))
 
     @_sqlite_errors
     def reset_running(self, ladder: str) -> int:
         """Put every running match of the ladder back to pending: what a resumed run does first,
-        since a match left running belongs to a run that was killed. Returns how many."""
+        since a match left running belongs to a run that was killed. The attempts they had
+        started are not counted. Returns how many."""
         info = self._info(ladder)
         with self._write() as conn:
-            return conn.execute("UPDATE matches SET status = 'pending' WHERE ladder_id = ? AND "
+            return conn.execute(f"UPDATE matches SET {_UNCOUNT} WHERE ladder_id = ? AND "
                                 "status = 'running'", (info.id,)).rowcount
 
     @_sqlite_errors
@@ -1239,6 +1261,10 @@ class Store:
             "JOIN matches m ON m.id = h.match_id JOIN bots b ON b.id = h.bot_id "
             "WHERE m.ladder_id = ? AND b.name = ? ORDER BY m.idx", (info.id, bot))]
 
+
+# A match taken back from a stopped or killed run: its attempt did not fail, so it does not count
+# against the runner's max_attempts (resumes would otherwise use up a match's retries).
+_UNCOUNT = "status = 'pending', attempts = max(attempts - 1, 0)"
 
 _BOT_COLUMNS = ("id, name, command, directory, remote, created, suspended, suspended_reason, "
                 "removed")
