@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
     import sqlite_utils
 
+    from arena.ladder.lease import Holder, Lease
+
 from arena.ladder.ratings import (
     MATCH_MODE, RATING_MODES, SET_MODE, Rater, RatingParams, SkillRating, set_ranks,
 )
@@ -121,6 +123,14 @@ class InvalidLadderName(LadderError):
 
 class LadderMismatch(LadderError):
     """A ladder of that name exists with another definition."""
+
+
+class LadderBusy(LadderError):
+    """Another run that is alive holds the ladder's lease (arena.ladder.lease)."""
+
+
+class LeaseLost(LadderError):
+    """This run's lease on a ladder was taken over by another run, which found it dead."""
 
 
 class MatchStateError(LadderError):
@@ -286,9 +296,31 @@ def _m0001_initial(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m0002_ladder_leases(db: sqlite_utils.Database) -> None:
+    # Keyed by name: a run takes the lease before it creates the ladder. What the columns mean
+    # and how a dead holder is told from a live one: arena/ladder/lease.py.
+    db.executescript("""
+    CREATE TABLE ladder_leases (
+        ladder TEXT PRIMARY KEY,
+        run TEXT NOT NULL,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        machine TEXT NOT NULL,
+        pid_start INTEGER,
+        since REAL NOT NULL,
+        heartbeat REAL NOT NULL
+    );
+    PRAGMA user_version = 2;
+    """)
+
+
 # Each migration ends by setting PRAGMA user_version to its number; add one, bump this.
-SCHEMA_VERSION = 1
-_MIGRATION_STEPS = (("0001_initial", _m0001_initial),)
+SCHEMA_VERSION = 2
+# The oldest schema the reading queries work on: a read-only open (which cannot migrate, say in
+# a read-only folder) accepts it. Raise it when a migration changes what they read.
+READABLE_FROM = 1
+_MIGRATION_STEPS = (("0001_initial", _m0001_initial),
+                    ("0002_ladder_leases", _m0002_ladder_leases))
 _MIGRATION_NAMES = tuple(name for name, _ in _MIGRATION_STEPS)
 _MIGRATION_SET = "arena"
 
@@ -577,7 +609,7 @@ class Store:
             raise SchemaTooNew(self.path, version, SCHEMA_VERSION, unknown)
         self.db.execute("PRAGMA foreign_keys = ON")
         if self.readonly:
-            if version < SCHEMA_VERSION:
+            if version < READABLE_FROM:
                 raise StoreError(
                     f"database {self.path} has schema version {version} and needs upgrading to "
                     f"{SCHEMA_VERSION}; open it once for writing (any arena command that writes)")
@@ -610,11 +642,69 @@ class Store:
         self.close()
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, immediate: bool = False) -> Iterator[sqlite3.Connection]:
+        """A write transaction. `immediate` takes the write lock at its start, for a
+        read-then-write that another process must not interleave with (a lease)."""
         if self.readonly:
             raise StoreError(f"database {self.path} was opened read-only; open it for writing")
-        with self.db.atomic():
-            yield self.db.conn
+        if not immediate:
+            with self.db.atomic():
+                yield self.db.conn
+            return
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.rollback()
+            raise
+        conn.execute("COMMIT")
+
+    # ------------------------------------------------------------------------ ladder leases
+
+    @_sqlite_errors
+    def acquire_lease(self, ladder: str, me: "Holder", now: float | None = None) -> "Lease":
+        """Take the lease of the ladder called `ladder` (which need not exist yet) for the run
+        `me`: at once if it is free or its holder is dead (arena.ladder.lease says how that is
+        known), else LadderBusy naming the holder."""
+        from arena.ladder.lease import Lease, holder_alive
+
+        now = _now() if now is None else now
+        with self._write(immediate=True) as conn:
+            row = conn.execute(f"SELECT {_LEASE_COLUMNS} FROM ladder_leases WHERE ladder = ?",
+                               (ladder,)).fetchone()
+            taken_over = None
+            if row is not None:
+                holder, since, heartbeat = _lease_holder(row), row[5], row[6]
+                if holder.run != me.run:
+                    described = holder.describe(since, heartbeat, now)
+                    if holder_alive(holder, heartbeat, now, me):
+                        raise LadderBusy(
+                            f"ladder {ladder!r} is being run by another arena process: "
+                            f"{described}. Wait for it to finish, or stop it (Ctrl-C, or kill "
+                            f"{holder.pid} on {holder.host}) and run this again to resume")
+                    taken_over = described
+            conn.execute(
+                f"INSERT OR REPLACE INTO ladder_leases (ladder, {_LEASE_COLUMNS}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (ladder, me.run, me.host, me.pid, me.machine, me.pid_start, now, now))
+        return Lease(ladder, me, now, taken_over)
+
+    @_sqlite_errors
+    def renew_lease(self, ladder: str, me: "Holder") -> None:
+        """Record that the run `me` is alive; LeaseLost if another run has taken its lease."""
+        with self._write() as conn:
+            if conn.execute("UPDATE ladder_leases SET heartbeat = ? WHERE ladder = ? AND run = ?",
+                            (_now(), ladder, me.run)).rowcount == 0:
+                raise LeaseLost(
+                    f"another run took over ladder {ladder!r} (this one had not renewed its "
+                    "lease for too long and looked dead); this run stops")
+
+    @_sqlite_errors
+    def release_lease(self, ladder: str, me: "Holder") -> None:
+        with self._write() as conn:
+            conn.execute("DELETE FROM ladder_leases WHERE ladder = ? AND run = ?",
+                         (ladder, me.run))
 
     # ------------------------------------------------------------------------- bot registry
 
@@ -1024,8 +1114,8 @@ class Store:
     @_sqlite_errors
     def reset_running(self, ladder: str) -> int:
         """Put every running match of the ladder back to pending: what a resumed run does first,
-        since a match left running belongs to a run that was killed. The attempts they had
-        started are not counted. Returns how many."""
+        since a match left running belongs to a run that was killed (the ladder's lease says
+        none is alive). The attempts they had started are not counted. Returns how many."""
         info = self._info(ladder)
         with self._write() as conn:
             return conn.execute(f"UPDATE matches SET {_UNCOUNT} WHERE ladder_id = ? AND "
@@ -1265,6 +1355,15 @@ class Store:
 # A match taken back from a stopped or killed run: its attempt did not fail, so it does not count
 # against the runner's max_attempts (resumes would otherwise use up a match's retries).
 _UNCOUNT = "status = 'pending', attempts = max(attempts - 1, 0)"
+
+_LEASE_COLUMNS = "run, host, pid, machine, pid_start, since, heartbeat"
+
+
+def _lease_holder(row: Sequence[Any]) -> "Holder":
+    from arena.ladder.lease import Holder
+
+    return Holder(run=row[0], host=row[1], pid=row[2], machine=row[3], pid_start=row[4])
+
 
 _BOT_COLUMNS = ("id, name, command, directory, remote, created, suspended, suspended_reason, "
                 "removed")
