@@ -47,6 +47,14 @@ from arena.tokens import hash_token, new_token
 
 DEFAULT_PATH = "arena.db"
 
+# PRAGMA application_id of an Arena database ("Aren"): a SQLite file without it that holds
+# tables is another application's (or an Arena database from before the mark: adopted).
+APPLICATION_ID = 0x4172656E
+# PRAGMA quick_check reads the whole file (~5-10 ms a MB): it runs at open on files up to these
+# sizes. Writing opens check more, since writing to a damaged file spreads the damage.
+QUICK_CHECK_READ_MAX = 4 << 20
+QUICK_CHECK_WRITE_MAX = 64 << 20
+
 # Match statuses as stored.
 PENDING = "pending"
 RUNNING = "running"
@@ -79,6 +87,22 @@ class SchemaTooNew(StoreError):
         super().__init__(
             f"database {path} {what}, but this Arena understands schema versions up to "
             f"{supported}; upgrade Arena, or choose another database with --db")
+
+
+class NotArenaDatabase(StoreError):
+    """A SQLite file that belongs to another application: Arena leaves it untouched."""
+
+
+class DatabaseDamaged(StoreError):
+    """SQLite found the file damaged (malformed pages): Arena reads what it can and never
+    writes to it again."""
+
+    def __init__(self, path: str, detail: str):
+        self.detail = detail
+        super().__init__(
+            f"database {path} is damaged ({detail}); Arena will not write to it. Recover it: "
+            f"use your last good copy of it, or save what can still be read with "
+            f"`sqlite3 {path} .recover | sqlite3 recovered.db` and go on with --db recovered.db")
 
 
 class StoreLocked(StoreError):
@@ -142,7 +166,8 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def _describe(path: str, exc: sqlite3.Error) -> StoreError:
+def describe_error(path: str, exc: sqlite3.Error) -> StoreError:
+    """The StoreError, with what to do, for a SQLite error met on the database at `path`."""
     text = str(exc)
     lower = text.lower()
     if "locked" in lower or "busy" in lower:
@@ -153,10 +178,13 @@ def _describe(path: str, exc: sqlite3.Error) -> StoreError:
         return StoreError(
             f"database {path} is not writable ({text}); check the permissions of the file and "
             "its directory, or choose another database with --db")
-    if "not a database" in lower or "malformed" in lower:
+    if "malformed" in lower or "corrupt" in lower:
+        return DatabaseDamaged(path, text)
+    if "not a database" in lower:
         return StoreError(
-            f"{path} is not an Arena database or is damaged ({text}); choose another file "
-            "with --db")
+            f"{path} is not an Arena database: it is not SQLite, or its first page is damaged "
+            f"({text}). If it was an Arena database, use your last good copy of it; otherwise "
+            "choose another file with --db")
     if "unable to open" in lower:
         return StoreError(
             f"cannot open database {path} ({text}); check that its directory exists and is "
@@ -173,7 +201,10 @@ def _sqlite_errors(method: Callable[P, R]) -> Callable[P, R]:
         try:
             return method(*args, **kwargs)
         except sqlite3.Error as exc:
-            raise _describe(args[0].path, exc) from exc  # type: ignore[attr-defined]
+            error = describe_error(args[0].path, exc)  # type: ignore[attr-defined]
+            if isinstance(error, DatabaseDamaged):
+                args[0].damaged = error  # type: ignore[attr-defined]  # no more writes
+            raise error from exc
     return wrapper
 
 
@@ -322,6 +353,10 @@ READABLE_FROM = 1
 _MIGRATION_STEPS = (("0001_initial", _m0001_initial),
                     ("0002_ladder_leases", _m0002_ladder_leases))
 _MIGRATION_NAMES = tuple(name for name, _ in _MIGRATION_STEPS)
+# The tables of the first migration: with it recorded as applied, an Arena database from before
+# the application_id mark.
+_ARENA_TABLES = frozenset({"bots", "ladders", "ladder_bots", "matches", "results", "faults",
+                           "infra_failures", "ratings", "rating_history", "_sqlite_migrations"})
 _MIGRATION_SET = "arena"
 
 
@@ -565,7 +600,12 @@ class Store:
 
     `path` defaults to arena.db in the working directory. `timeout` is how long a write waits for
     another process's lock before StoreLocked. `readonly` opens without writing anything (no
-    migration, no WAL switch): for queries alongside a running writer.
+    migration, no WAL switch): for queries alongside a running writer, and for a database in a
+    folder this user may not write to (opened immutable there).
+
+    Opening refuses a SQLite file of another application (NotArenaDatabase) before writing
+    anything, and a damaged one (DatabaseDamaged, from PRAGMA quick_check on files small enough
+    to check at every open, or from any later SQLite error saying so: no write follows it).
     """
 
     def __init__(self, path: str | os.PathLike[str] = DEFAULT_PATH, *, timeout: float = 5.0,
@@ -579,30 +619,50 @@ class Store:
                 f"cannot open database {self.path}: directory {file.parent} does not exist; "
                 "create it, or choose another path with --db")
         if readonly and not file.is_file():
-            raise StoreError(f"there is no database at {self.path}; run a ladder first, or "
-                             "choose another path with --db")
+            raise StoreError(f"there is no database at {self.path} (nothing stored yet); start "
+                             "one with arena bot add or arena ladder run, or choose another "
+                             "path with --db")
+        self.damaged: DatabaseDamaged | None = None  # once seen, nothing more is written
         try:
-            if readonly:
-                conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True,
-                                       timeout=timeout)
-            else:
-                conn = sqlite3.connect(self.path, timeout=timeout)
+            conn = self._connect(file, timeout)
         except sqlite3.Error as exc:
-            raise _describe(self.path, exc) from exc
+            raise describe_error(self.path, exc) from exc
         try:
             if readonly:
                 self.db: Any = _ReadOnlyDatabase(conn)
             else:
                 self.db = _sqlite_utils().Database(conn, execute_plugins=False)
-            self._open()
+            self._open(file)
         except sqlite3.Error as exc:
             conn.close()
-            raise _describe(self.path, exc) from exc
+            raise describe_error(self.path, exc) from exc
         except BaseException:
             conn.close()
             raise
 
-    def _open(self) -> None:
+    def _connect(self, file: Path, timeout: float) -> sqlite3.Connection:
+        if not self.readonly:
+            return sqlite3.connect(self.path, timeout=timeout)
+        uri = file.resolve().as_uri()
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=timeout)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.Error as exc:
+            conn.close()
+            # A WAL database needs its -shm file, which a reader cannot make in a folder it may
+            # not write to. Opened as immutable, SQLite needs none; that is only right when no
+            # log holds commits the file lacks (a writer could not run here anyway).
+            wal = Path(f"{file}-wal")
+            if (not isinstance(exc, sqlite3.OperationalError) or os.access(file.parent, os.W_OK)
+                    or (wal.exists() and wal.stat().st_size > 0)):
+                raise
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=timeout)
+
+    def _open(self, file: Path) -> None:
+        # Nothing is written before the file is known to be Arena's (or empty) and sound.
+        adopt = self._check_identity()
+        self._check_integrity(file)
         version = self.schema_version()
         unknown = [m for m in self._applied_migrations() if m not in _MIGRATION_NAMES]
         if version > SCHEMA_VERSION or unknown:
@@ -619,6 +679,41 @@ class Store:
         self.db.enable_wal()
         self.db.execute("PRAGMA synchronous = NORMAL")
         _migrations().apply(self.db)
+        if adopt:
+            self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+    def _check_identity(self) -> bool:
+        """Refuse a SQLite file of another application (NotArenaDatabase). True when the file
+        is to be marked as Arena's: it is empty, or an Arena database from before the mark."""
+        app_id = self.db.execute("PRAGMA application_id").fetchone()[0]
+        if app_id == APPLICATION_ID:
+            return False
+        if app_id != 0:
+            raise NotArenaDatabase(
+                f"{self.path} belongs to another application (its SQLite application_id is "
+                f"{app_id:#x}, not Arena's {APPLICATION_ID:#x}); Arena leaves it untouched. "
+                "Choose another file with --db (a new one is created)")
+        tables = {name for (name,) in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")}
+        if not tables or (_ARENA_TABLES <= tables
+                          and "0001_initial" in self._applied_migrations()):
+            return True
+        shown = ", ".join(sorted(tables)[:6]) + (", ..." if len(tables) > 6 else "")
+        raise NotArenaDatabase(
+            f"{self.path} is not an Arena database: it is a SQLite database of something else "
+            f"(it holds {shown}); Arena leaves it untouched. Choose another file with --db "
+            "(a new one is created)")
+
+    def _check_integrity(self, file: Path) -> None:
+        try:
+            size = file.stat().st_size
+        except OSError:
+            return  # a new database: nothing to check
+        if size > (QUICK_CHECK_READ_MAX if self.readonly else QUICK_CHECK_WRITE_MAX):
+            return  # too big to read at every open: damage shows as errors on use
+        problems = [row[0] for row in self.db.execute("PRAGMA quick_check(3)").fetchall()]
+        if problems != ["ok"]:
+            raise DatabaseDamaged(self.path, "; ".join(problems))
 
     def _applied_migrations(self) -> list[str]:
         # As sqlite_utils.Migrations.applied, in plain SQL: a read-only open does not import it.
@@ -647,6 +742,8 @@ class Store:
         read-then-write that another process must not interleave with (a lease)."""
         if self.readonly:
             raise StoreError(f"database {self.path} was opened read-only; open it for writing")
+        if self.damaged is not None:
+            raise self.damaged
         if not immediate:
             with self.db.atomic():
                 yield self.db.conn
