@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import secrets
 import socket
@@ -31,7 +32,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, AsyncIterator, Callable, Sequence
 
-from arena.store import LeaseLost, Store
+from arena.store import LeaseLost, Store, StoreError
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from arena.store import AsyncStore
@@ -131,6 +134,8 @@ async def held(store: AsyncStore, ladders: Sequence[str],
             except LeaseLost as err:
                 on_lost(err)
                 return
+            except StoreError as err:  # locked a while, say: the next renewal may get through
+                log.warning("could not renew the lease of %s: %s", ", ".join(ladders), err)
 
     try:
         for ladder in ladders:
