@@ -752,10 +752,10 @@ class Store:
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn
+            conn.execute("COMMIT")
         except BaseException:
-            conn.rollback()
+            conn.rollback()  # a no-op if the error ended the transaction already
             raise
-        conn.execute("COMMIT")
 
     # ------------------------------------------------------------------------ ladder leases
 
