@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from arena.store import QUICK_CHECK_READ_MAX
 from arena.web.sample import build_demo
 from tests.ladder.test_run_ladder import ROOT, arena
 from tests.service.test_serve import free_ports
@@ -48,9 +49,9 @@ def test_a_damaged_database_is_refused_by_every_command_and_left_as_it_was(tmp_p
     assert digest(db) == before
 
 
-def test_damage_past_the_open_check_is_still_one_clear_message(tmp_path):
-    """A database too big for the check at every read-only open (past QUICK_CHECK_READ_MAX):
-    `arena report` meets the damaged page mid-way and says so, without a traceback."""
+def big_damaged_db(tmp_path: Path) -> Path:
+    """A database too big for the check at every read-only open (past QUICK_CHECK_READ_MAX),
+    with its matches' root page overwritten."""
     db = tmp_path / "arena.db"
     build_demo(str(db))
     con = sqlite3.connect(db)
@@ -58,11 +59,30 @@ def test_damage_past_the_open_check_is_still_one_clear_message(tmp_path):
                     "VALUES (1, 1, ?, 0)", [("x" * 4000,)] * 1500)  # ~6 MB
     con.commit()
     con.close()
-    assert db.stat().st_size > (4 << 20)
+    assert db.stat().st_size > QUICK_CHECK_READ_MAX
     damage(db)
+    return db
+
+
+def test_damage_past_the_open_check_is_still_one_clear_message(tmp_path):
+    """`arena report` meets the damaged page mid-way and says so, without a traceback."""
+    db = big_damaged_db(tmp_path)
     proc = arena("report", "--db", str(db), "--out", str(tmp_path / "site"), check=False)
     no_traceback(proc)
     assert f"database {db} is damaged (database disk image is malformed)" in proc.stderr
+
+
+def test_the_web_pages_say_a_page_met_damage(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from arena.web.app import create_app
+
+    db = big_damaged_db(tmp_path)
+    with TestClient(create_app(db)) as client:
+        assert client.get("/api/ladders").status_code == 200  # sound pages still serve
+        page = client.get("/api/ladders/balloon3/matches/0")
+    assert page.status_code == 503
+    assert f"database {db} is damaged" in page.text and ".recover" in page.text
 
 
 # --------------------------------------------------------------------- foreign files
