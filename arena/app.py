@@ -7,6 +7,7 @@ objects, so there are no module-level singletons.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import shlex
 import signal
@@ -21,6 +22,8 @@ from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits
 from arena.results import MatchResult
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -128,40 +131,64 @@ def run_ladder(settings: LadderSettings):
 
 
 async def _run_ladder(settings: LadderSettings):
-    from arena.ladder.runner import LadderRunner, RunSummary
+    from arena.ladder import lease
     from arena.store import AsyncStore
 
     store = await AsyncStore.open(settings.db)
     try:
-        ladder = await store.ensure_ladder(
-            settings.name, settings.game, settings.table_size, list(settings.bots),
-            options=settings.options, rounds=settings.rounds, seed=settings.seed,
-            rating_mode=settings.rating_mode,
-            settings={"limits": settings.limits.to_dict()})
-        bots = [await store.get_bot(name) for name in ladder.bots]
-        executor = _make_executor(settings, store)
-        bar = _progress_bar(ladder, settings.progress)
-        runner = LadderRunner(store, executor, settings.limits, settings.concurrency,
-                              on_progress=lambda m, r: bar.update(1) if r is not None else None)
-        task = asyncio.ensure_future(runner.run(ladder.name, bots))
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, task.cancel)
-        try:
-            summary = await task
-        except asyncio.CancelledError:
-            if not task.cancelled():
-                raise
-            # Stopped by Ctrl-C or SIGTERM: the runner put the matches in flight back.
-            summary = RunSummary(ladder.name, interrupted=True)
-        finally:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.remove_signal_handler(sig)
-            bar.close()
-            await executor.close()
+        # The ladder's lease first: a second run of it refuses here, before touching anything.
+        lost: list[Exception] = []
+        runner_task: list[asyncio.Future] = []
+
+        def on_lost(err: Exception) -> None:
+            lost.append(err)
+            for task in runner_task:
+                task.cancel()
+
+        async with lease.held(store, [settings.name], on_lost) as (held,):
+            if held.taken_over:
+                log.warning("took over ladder %s from a run that is gone: %s", settings.name,
+                            held.taken_over)
+            summary, ladder = await _play_ladder(settings, store, runner_task)
+        if lost:
+            raise lost[0]
         return summary, await store.rankings(ladder.name)
     finally:
         await store.close()
+
+
+async def _play_ladder(settings: LadderSettings, store, runner_task: list):
+    from arena.ladder.runner import LadderRunner, RunSummary
+
+    ladder = await store.ensure_ladder(
+        settings.name, settings.game, settings.table_size, list(settings.bots),
+        options=settings.options, rounds=settings.rounds, seed=settings.seed,
+        rating_mode=settings.rating_mode,
+        settings={"limits": settings.limits.to_dict()})
+    bots = [await store.get_bot(name) for name in ladder.bots]
+    executor = _make_executor(settings, store)
+    bar = _progress_bar(ladder, settings.progress)
+    runner = LadderRunner(store, executor, settings.limits, settings.concurrency,
+                          on_progress=lambda m, r: bar.update(1) if r is not None else None)
+    task = asyncio.ensure_future(runner.run(ladder.name, bots))
+    runner_task.append(task)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, task.cancel)
+    try:
+        summary = await task
+    except asyncio.CancelledError:
+        if not task.cancelled():
+            raise
+        # Stopped by Ctrl-C or SIGTERM (or a lost lease): the runner put the matches in flight
+        # back.
+        summary = RunSummary(ladder.name, interrupted=True)
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        bar.close()
+        await executor.close()
+    return summary, ladder
 
 
 def _make_executor(settings: LadderSettings, store):

@@ -10,6 +10,7 @@ runs Arena, whose environment has the SDK, whatever is on PATH.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -71,6 +72,7 @@ def check_command(command: str, cwd: str | os.PathLike[str]) -> list[str]:
             from None
     if not argv:
         raise CommandNotFound("the command is empty; give the command that starts the bot")
+    _refuse_shell_syntax(command)
     exe = argv[0]
     base = Path(cwd)
     if exe in PYTHON_NAMES:
@@ -97,6 +99,33 @@ def check_command(command: str, cwd: str | os.PathLike[str]) -> list[str]:
                 f"path, which is relative to {base}")
         break  # only the first operand is the script; later ones are the bot's own arguments
     return argv
+
+
+_SHELL_OPERATOR_CHARS = set(";&|<>()")
+_SHELL_EXPANSION = re.compile(r"`|\$[({A-Za-z_]|^\$$")
+_SINGLE_QUOTED = re.compile(r"'[^']*'")
+
+
+def _refuse_shell_syntax(command: str) -> None:
+    """A bot's command is split like a shell would split it but run without one, so `;`, `&&`,
+    pipes, redirections and `$VAR` would reach the bot as arguments (or, worse, seem to work
+    somewhere else): refuse them when the bot is registered, not when it is launched. Quoted
+    (or escaped), they are arguments, as they would be in a shell."""
+    lexer = shlex.shlex(command, posix=False, punctuation_chars=True)  # keeps quotes in tokens
+    lexer.whitespace_split = True
+    previous = ""
+    try:
+        tokens = list(lexer)
+    except ValueError:  # quoting this lexer reads otherwise than shlex.split, which accepted it
+        return
+    for token in tokens:
+        operator = set(token) <= _SHELL_OPERATOR_CHARS and not previous.endswith("\\")
+        if operator or _SHELL_EXPANSION.search(_SINGLE_QUOTED.sub("", token)):
+            raise CommandNotFound(
+                f"the command {command!r} uses shell syntax ({token!r}), but a bot's command "
+                "runs without a shell: there is no ';', '&&', '|', redirection or $variable. "
+                "Put what you need in a script and give the command that runs it")
+        previous = token
 
 
 def resolve(spec: str, base: str | os.PathLike[str] | None = None) -> BotCommand:

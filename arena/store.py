@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
     import sqlite_utils
 
+    from arena.ladder.lease import Holder, Lease
+
 from arena.ladder.ratings import (
     MATCH_MODE, RATING_MODES, SET_MODE, Rater, RatingParams, SkillRating, set_ranks,
 )
@@ -45,6 +47,14 @@ from arena.results import ABANDONED, MatchResult
 from arena.tokens import hash_token, new_token
 
 DEFAULT_PATH = "arena.db"
+
+# PRAGMA application_id of an Arena database ("Aren"): a SQLite file without it that holds
+# tables is another application's (or an Arena database from before the mark: adopted).
+APPLICATION_ID = 0x4172656E
+# PRAGMA quick_check reads the whole file (~5-10 ms a MB): it runs at open on files up to these
+# sizes. Writing opens check more, since writing to a damaged file spreads the damage.
+QUICK_CHECK_READ_MAX = 4 << 20
+QUICK_CHECK_WRITE_MAX = 64 << 20
 
 # Match statuses as stored.
 PENDING = "pending"
@@ -66,11 +76,35 @@ class StoreError(Exception):
 
 
 class SchemaTooNew(StoreError):
-    def __init__(self, path: str, found: int, supported: int):
-        self.found, self.supported = found, supported
+    """A database written by a newer Arena: a higher schema version (PRAGMA user_version), or
+    migrations this Arena does not know (`unknown`)."""
+
+    def __init__(self, path: str, found: int, supported: int, unknown: Sequence[str] = ()):
+        self.found, self.supported, self.unknown = found, supported, tuple(unknown)
+        if self.unknown:
+            what = (f"has schema version {found} with migrations this Arena does not know "
+                    f"({', '.join(self.unknown)})")
+        else:
+            what = f"has schema version {found}"
         super().__init__(
-            f"database {path} has schema version {found}, but this Arena understands schema "
-            f"versions up to {supported}; upgrade Arena, or choose another database with --db")
+            f"database {path} {what}, but this Arena understands schema versions up to "
+            f"{supported}; upgrade Arena, or choose another database with --db")
+
+
+class NotArenaDatabase(StoreError):
+    """A SQLite file that belongs to another application: Arena leaves it untouched."""
+
+
+class DatabaseDamaged(StoreError):
+    """SQLite found the file damaged (malformed pages): Arena reads what it can and never
+    writes to it again."""
+
+    def __init__(self, path: str, detail: str):
+        self.detail = detail
+        super().__init__(
+            f"database {path} is damaged ({detail}); Arena will not write to it. Recover it: "
+            f"use your last good copy of it, or save what can still be read with "
+            f"`sqlite3 {path} .recover | sqlite3 recovered.db` and go on with --db recovered.db")
 
 
 class StoreLocked(StoreError):
@@ -109,8 +143,20 @@ class UnknownLadder(LadderError):
     pass
 
 
+class InvalidLadderName(LadderError):
+    pass
+
+
 class LadderMismatch(LadderError):
     """A ladder of that name exists with another definition."""
+
+
+class LadderBusy(LadderError):
+    """Another run that is alive holds the ladder's lease (arena.ladder.lease)."""
+
+
+class LeaseLost(LadderError):
+    """This run's lease on a ladder was taken over by another run, which found it dead."""
 
 
 class MatchStateError(LadderError):
@@ -122,7 +168,8 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def _describe(path: str, exc: sqlite3.Error) -> StoreError:
+def describe_error(path: str, exc: sqlite3.Error) -> StoreError:
+    """The StoreError, with what to do, for a SQLite error met on the database at `path`."""
     text = str(exc)
     lower = text.lower()
     if "locked" in lower or "busy" in lower:
@@ -133,10 +180,13 @@ def _describe(path: str, exc: sqlite3.Error) -> StoreError:
         return StoreError(
             f"database {path} is not writable ({text}); check the permissions of the file and "
             "its directory, or choose another database with --db")
-    if "not a database" in lower or "malformed" in lower:
+    if "malformed" in lower or "corrupt" in lower:
+        return DatabaseDamaged(path, text)
+    if "not a database" in lower:
         return StoreError(
-            f"{path} is not an Arena database or is damaged ({text}); choose another file "
-            "with --db")
+            f"{path} is not an Arena database: it is not SQLite, or its first page is damaged "
+            f"({text}). If it was an Arena database, use your last good copy of it; otherwise "
+            "choose another file with --db")
     if "unable to open" in lower:
         return StoreError(
             f"cannot open database {path} ({text}); check that its directory exists and is "
@@ -153,7 +203,10 @@ def _sqlite_errors(method: Callable[P, R]) -> Callable[P, R]:
         try:
             return method(*args, **kwargs)
         except sqlite3.Error as exc:
-            raise _describe(args[0].path, exc) from exc  # type: ignore[attr-defined]
+            error = describe_error(args[0].path, exc)  # type: ignore[attr-defined]
+            if isinstance(error, DatabaseDamaged):
+                args[0].damaged = error  # type: ignore[attr-defined]  # no more writes
+            raise error from exc
     return wrapper
 
 
@@ -276,10 +329,36 @@ def _m0001_initial(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m0002_ladder_leases(db: sqlite_utils.Database) -> None:
+    # Keyed by name: a run takes the lease before it creates the ladder. What the columns mean
+    # and how a dead holder is told from a live one: arena/ladder/lease.py.
+    db.executescript("""
+    CREATE TABLE ladder_leases (
+        ladder TEXT PRIMARY KEY,
+        run TEXT NOT NULL,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        machine TEXT NOT NULL,
+        pid_start INTEGER,
+        since REAL NOT NULL,
+        heartbeat REAL NOT NULL
+    );
+    PRAGMA user_version = 2;
+    """)
+
+
 # Each migration ends by setting PRAGMA user_version to its number; add one, bump this.
-SCHEMA_VERSION = 1
-_MIGRATION_STEPS = (("0001_initial", _m0001_initial),)
+SCHEMA_VERSION = 2
+# The oldest schema the reading queries work on: a read-only open (which cannot migrate, say in
+# a read-only folder) accepts it. Raise it when a migration changes what they read.
+READABLE_FROM = 1
+_MIGRATION_STEPS = (("0001_initial", _m0001_initial),
+                    ("0002_ladder_leases", _m0002_ladder_leases))
 _MIGRATION_NAMES = tuple(name for name, _ in _MIGRATION_STEPS)
+# The tables of the first migration: with it recorded as applied, an Arena database from before
+# the application_id mark.
+_ARENA_TABLES = frozenset({"bots", "ladders", "ladder_bots", "matches", "results", "faults",
+                           "infra_failures", "ratings", "rating_history", "_sqlite_migrations"})
 _MIGRATION_SET = "arena"
 
 
@@ -474,11 +553,19 @@ def encode_replay(result: MatchResult) -> str:
     return json.dumps(replay.to_dict(result, with_views=False), separators=(",", ":"))
 
 
-def check_bot_name(name: str) -> None:
+def _check_name(kind: str, name: str, error: type[StoreError]) -> None:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise InvalidBotName(
-            f"bot name {name!r} is not allowed; use 1 to 64 letters, digits, '_', '-' or '.', "
+        raise error(
+            f"{kind} name {name!r} is not allowed; use 1 to 64 letters, digits, '_', '-' or '.', "
             "starting with a letter or digit")
+
+
+def check_bot_name(name: str) -> None:
+    _check_name("bot", name, InvalidBotName)
+
+
+def check_ladder_name(name: str) -> None:
+    _check_name("ladder", name, InvalidLadderName)
 
 
 def resolve_command(command: str, cwd: str | os.PathLike[str]) -> list[str]:
@@ -524,7 +611,12 @@ class Store:
 
     `path` defaults to arena.db in the working directory. `timeout` is how long a write waits for
     another process's lock before StoreLocked. `readonly` opens without writing anything (no
-    migration, no WAL switch): for queries alongside a running writer.
+    migration, no WAL switch): for queries alongside a running writer, and for a database in a
+    folder this user may not write to (opened immutable there).
+
+    Opening refuses a SQLite file of another application (NotArenaDatabase) before writing
+    anything, and a damaged one (DatabaseDamaged, from PRAGMA quick_check on files small enough
+    to check at every open, or from any later SQLite error saying so: no write follows it).
     """
 
     def __init__(self, path: str | os.PathLike[str] = DEFAULT_PATH, *, timeout: float = 5.0,
@@ -538,37 +630,57 @@ class Store:
                 f"cannot open database {self.path}: directory {file.parent} does not exist; "
                 "create it, or choose another path with --db")
         if readonly and not file.is_file():
-            raise StoreError(f"there is no database at {self.path}; run a ladder first, or "
-                             "choose another path with --db")
+            raise StoreError(f"there is no database at {self.path} (nothing stored yet); start "
+                             "one with arena bot add or arena ladder run, or choose another "
+                             "path with --db")
+        self.damaged: DatabaseDamaged | None = None  # once seen, nothing more is written
         try:
-            if readonly:
-                conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True,
-                                       timeout=timeout)
-            else:
-                conn = sqlite3.connect(self.path, timeout=timeout)
+            conn = self._connect(file, timeout)
         except sqlite3.Error as exc:
-            raise _describe(self.path, exc) from exc
+            raise describe_error(self.path, exc) from exc
         try:
             if readonly:
                 self.db: Any = _ReadOnlyDatabase(conn)
             else:
                 self.db = _sqlite_utils().Database(conn, execute_plugins=False)
-            self._open()
+            self._open(file)
         except sqlite3.Error as exc:
             conn.close()
-            raise _describe(self.path, exc) from exc
+            raise describe_error(self.path, exc) from exc
         except BaseException:
             conn.close()
             raise
 
-    def _open(self) -> None:
+    def _connect(self, file: Path, timeout: float) -> sqlite3.Connection:
+        if not self.readonly:
+            return sqlite3.connect(self.path, timeout=timeout)
+        uri = file.resolve().as_uri()
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=timeout)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.Error as exc:
+            conn.close()
+            # A WAL database needs its -shm file, which a reader cannot make in a folder it may
+            # not write to. Opened as immutable, SQLite needs none; that is only right when no
+            # log holds commits the file lacks (a writer could not run here anyway).
+            wal = Path(f"{file}-wal")
+            if (not isinstance(exc, sqlite3.OperationalError) or os.access(file.parent, os.W_OK)
+                    or (wal.exists() and wal.stat().st_size > 0)):
+                raise
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=timeout)
+
+    def _open(self, file: Path) -> None:
+        # Nothing is written before the file is known to be Arena's (or empty) and sound.
+        adopt = self._check_identity()
+        self._check_integrity(file)
         version = self.schema_version()
-        unknown = set(self._applied_migrations()) - set(_MIGRATION_NAMES)
+        unknown = [m for m in self._applied_migrations() if m not in _MIGRATION_NAMES]
         if version > SCHEMA_VERSION or unknown:
-            raise SchemaTooNew(self.path, max(version, SCHEMA_VERSION + 1), SCHEMA_VERSION)
+            raise SchemaTooNew(self.path, version, SCHEMA_VERSION, unknown)
         self.db.execute("PRAGMA foreign_keys = ON")
         if self.readonly:
-            if version < SCHEMA_VERSION:
+            if version < READABLE_FROM:
                 raise StoreError(
                     f"database {self.path} has schema version {version} and needs upgrading to "
                     f"{SCHEMA_VERSION}; open it once for writing (any arena command that writes)")
@@ -578,6 +690,41 @@ class Store:
         self.db.enable_wal()
         self.db.execute("PRAGMA synchronous = NORMAL")
         _migrations().apply(self.db)
+        if adopt:
+            self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+    def _check_identity(self) -> bool:
+        """Refuse a SQLite file of another application (NotArenaDatabase). True when the file
+        is to be marked as Arena's: it is empty, or an Arena database from before the mark."""
+        app_id = self.db.execute("PRAGMA application_id").fetchone()[0]
+        if app_id == APPLICATION_ID:
+            return False
+        if app_id != 0:
+            raise NotArenaDatabase(
+                f"{self.path} belongs to another application (its SQLite application_id is "
+                f"{app_id:#x}, not Arena's {APPLICATION_ID:#x}); Arena leaves it untouched. "
+                "Choose another file with --db (a new one is created)")
+        tables = {name for (name,) in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")}
+        if not tables or (_ARENA_TABLES <= tables
+                          and "0001_initial" in self._applied_migrations()):
+            return True
+        shown = ", ".join(sorted(tables)[:6]) + (", ..." if len(tables) > 6 else "")
+        raise NotArenaDatabase(
+            f"{self.path} is not an Arena database: it is a SQLite database of something else "
+            f"(it holds {shown}); Arena leaves it untouched. Choose another file with --db "
+            "(a new one is created)")
+
+    def _check_integrity(self, file: Path) -> None:
+        try:
+            size = file.stat().st_size
+        except OSError:
+            return  # a new database: nothing to check
+        if size > (QUICK_CHECK_READ_MAX if self.readonly else QUICK_CHECK_WRITE_MAX):
+            return  # too big to read at every open: damage shows as errors on use
+        problems = [row[0] for row in self.db.execute("PRAGMA quick_check(3)").fetchall()]
+        if problems != ["ok"]:
+            raise DatabaseDamaged(self.path, "; ".join(problems))
 
     def _applied_migrations(self) -> list[str]:
         # As sqlite_utils.Migrations.applied, in plain SQL: a read-only open does not import it.
@@ -601,11 +748,71 @@ class Store:
         self.close()
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, immediate: bool = False) -> Iterator[sqlite3.Connection]:
+        """A write transaction. `immediate` takes the write lock at its start, for a
+        read-then-write that another process must not interleave with (a lease)."""
         if self.readonly:
             raise StoreError(f"database {self.path} was opened read-only; open it for writing")
-        with self.db.atomic():
-            yield self.db.conn
+        if self.damaged is not None:
+            raise self.damaged
+        if not immediate:
+            with self.db.atomic():
+                yield self.db.conn
+            return
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.rollback()  # a no-op if the error ended the transaction already
+            raise
+
+    # ------------------------------------------------------------------------ ladder leases
+
+    @_sqlite_errors
+    def acquire_lease(self, ladder: str, me: "Holder", now: float | None = None) -> "Lease":
+        """Take the lease of the ladder called `ladder` (which need not exist yet) for the run
+        `me`: at once if it is free or its holder is dead (arena.ladder.lease says how that is
+        known), else LadderBusy naming the holder."""
+        from arena.ladder.lease import Lease, holder_alive
+
+        now = _now() if now is None else now
+        with self._write(immediate=True) as conn:
+            row = conn.execute(f"SELECT {_LEASE_COLUMNS} FROM ladder_leases WHERE ladder = ?",
+                               (ladder,)).fetchone()
+            taken_over = None
+            if row is not None:
+                holder, since, heartbeat = _lease_holder(row), row[5], row[6]
+                if holder.run != me.run:
+                    described = holder.describe(since, heartbeat, now)
+                    if holder_alive(holder, heartbeat, now, me):
+                        raise LadderBusy(
+                            f"ladder {ladder!r} is being run by another arena process: "
+                            f"{described}. Wait for it to finish, or stop it (Ctrl-C, or kill "
+                            f"{holder.pid} on {holder.host}) and run this again to resume")
+                    taken_over = described
+            conn.execute(
+                f"INSERT OR REPLACE INTO ladder_leases (ladder, {_LEASE_COLUMNS}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (ladder, me.run, me.host, me.pid, me.machine, me.pid_start, now, now))
+        return Lease(ladder, me, now, taken_over)
+
+    @_sqlite_errors
+    def renew_lease(self, ladder: str, me: "Holder") -> None:
+        """Record that the run `me` is alive; LeaseLost if another run has taken its lease."""
+        with self._write() as conn:
+            if conn.execute("UPDATE ladder_leases SET heartbeat = ? WHERE ladder = ? AND run = ?",
+                            (_now(), ladder, me.run)).rowcount == 0:
+                raise LeaseLost(
+                    f"another run took over ladder {ladder!r} (this one had not renewed its "
+                    "lease for too long and looked dead); this run stops")
+
+    @_sqlite_errors
+    def release_lease(self, ladder: str, me: "Holder") -> None:
+        with self._write() as conn:
+            conn.execute("DELETE FROM ladder_leases WHERE ladder = ? AND run = ?",
+                         (ladder, me.run))
 
     # ------------------------------------------------------------------------- bot registry
 
@@ -754,7 +961,7 @@ class Store:
         (registered, not removed, distinct), the shape (2 <= k <= 5, k <= number of bots) and
         the rating mode; any error leaves the database unchanged. `seed` None draws one.
         `settings` holds the runner's own settings (limits, concurrency...), stored as JSON."""
-        check_bot_name(name)  # ladder names follow the same rules
+        check_ladder_name(name)
         resolved_options = _resolve_game(game, table_size, options or {})
         if rating_mode not in RATING_MODES:
             raise LadderError(f"rating mode {rating_mode!r} is not one of {list(RATING_MODES)}")
@@ -814,7 +1021,7 @@ class Store:
         (join_ladder) and the service appends each table it chooses as a duplicate set
         (add_set). Rating is per match, in the order matches were added. Returns the existing
         one if the definition matches (LadderMismatch otherwise)."""
-        check_bot_name(name)
+        check_ladder_name(name)
         resolved = _resolve_game(game, table_size, options or {})
         try:
             ladder = self.get_ladder(name)
@@ -1029,19 +1236,21 @@ class Store:
 
     @_sqlite_errors
     def release_match(self, ladder: str, index: int) -> None:
-        """Put a running match back to pending without blaming anyone (the run was stopped)."""
+        """Put a running match back to pending without blaming anyone (the run was stopped):
+        the attempt it had started is not counted."""
         info = self._info(ladder)
         with self._write() as conn:
-            conn.execute("UPDATE matches SET status = 'pending' WHERE ladder_id = ? AND idx = ? "
+            conn.execute(f"UPDATE matches SET {_UNCOUNT} WHERE ladder_id = ? AND idx = ? "
                          "AND status = 'running'", (info.id, index))
 
     @_sqlite_errors
     def reset_running(self, ladder: str) -> int:
         """Put every running match of the ladder back to pending: what a resumed run does first,
-        since a match left running belongs to a run that was killed. Returns how many."""
+        since a match left running belongs to a run that was killed (the ladder's lease says
+        none is alive). The attempts they had started are not counted. Returns how many."""
         info = self._info(ladder)
         with self._write() as conn:
-            return conn.execute("UPDATE matches SET status = 'pending' WHERE ladder_id = ? AND "
+            return conn.execute(f"UPDATE matches SET {_UNCOUNT} WHERE ladder_id = ? AND "
                                 "status = 'running'", (info.id,)).rowcount
 
     @_sqlite_errors
@@ -1273,6 +1482,19 @@ class Store:
             "SELECT m.idx, h.mu, h.sigma FROM rating_history h "
             "JOIN matches m ON m.id = h.match_id JOIN bots b ON b.id = h.bot_id "
             "WHERE m.ladder_id = ? AND b.name = ? ORDER BY m.idx", (info.id, bot))]
+
+
+# A match taken back from a stopped or killed run: its attempt did not fail, so it does not count
+# against the runner's max_attempts (resumes would otherwise use up a match's retries).
+_UNCOUNT = "status = 'pending', attempts = max(attempts - 1, 0)"
+
+_LEASE_COLUMNS = "run, host, pid, machine, pid_start, since, heartbeat"
+
+
+def _lease_holder(row: Sequence[Any]) -> "Holder":
+    from arena.ladder.lease import Holder
+
+    return Holder(run=row[0], host=row[1], pid=row[2], machine=row[3], pid_start=row[4])
 
 
 _BOT_COLUMNS = ("id, name, command, directory, remote, created, suspended, suspended_reason, "

@@ -40,6 +40,19 @@ class LazyGroup(click.Group):
             raise
         return getattr(module, attr)
 
+    def invoke(self, ctx: click.Context):
+        # The last net under every command: a SQLite error no command turned into a message of
+        # its own (a damaged page met mid-query) becomes the store's message, not a traceback.
+        import sqlite3
+
+        try:
+            return super().invoke(ctx)
+        except sqlite3.Error as exc:
+            from arena.store import describe_error
+
+            path = str(ctx.meta.get("arena.db") or "(the database)")
+            raise click.ClickException(str(describe_error(path, exc))) from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):
             formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(ctx)])

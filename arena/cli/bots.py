@@ -8,7 +8,7 @@ import click
 
 from arena.store import Store, StoreError
 
-from .common import db_option
+from .common import db_option, open_store
 
 
 @click.group("bot")
@@ -54,11 +54,8 @@ def add_cmd(name, command, directory, remote, db):
 @db_option
 def list_cmd(include_removed, db):
     """List registered bots."""
-    store = _store(db)
-    try:
+    with open_store(db) as store:  # read-only: works on a database this user cannot write
         bots = store.list_bots(include_removed=include_removed)
-    finally:
-        store.close()
     if not bots:
         click.echo("no bots yet; register one with arena bot add")
     for bot in bots:

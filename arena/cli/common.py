@@ -62,8 +62,15 @@ def db_option(f):
     from pathlib import Path
 
     return click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
-                        default=Path("arena.db"), show_default=True,
+                        default=Path("arena.db"), show_default=True, callback=remember_db,
                         help="The SQLite database.")(f)
+
+
+def remember_db(ctx: click.Context, param: click.Parameter, value):
+    """Keep the --db path where the top-level command finds it (ctx.meta is shared by nested
+    contexts), to name it if a SQLite error escapes a command."""
+    ctx.meta["arena.db"] = value
+    return value
 
 
 class open_store:

@@ -9,10 +9,12 @@ import click
 
 from arena.store import DEFAULT_PATH, StoreError
 
+from .common import remember_db
+
 
 def _db_option(f):
     return click.option("--db", "db", default=DEFAULT_PATH, show_default=True,
-                        type=click.Path(dir_okay=False, path_type=Path),
+                        type=click.Path(dir_okay=False, path_type=Path), callback=remember_db,
                         help="The Arena database to show.")(f)
 
 

@@ -1,6 +1,7 @@
 """Ladders: the schedule (schedule.py: balanced round-robin of duplicate sets, all from the
 ladder's seed), the ratings (ratings.py: one explicit TrueSkill environment, free-for-all per
-match or per duplicate set) and the runner (runner.py: plays the schedule through the referee).
+match or per duplicate set), the runner (runner.py: plays the schedule through the referee) and
+the lease that keeps it to one run per ladder (lease.py).
 Storage, the rating order and the rankings query live in arena/store.py."""
 
 from .ratings import (

@@ -9,7 +9,9 @@ never stopped.
 
 A bot's fault is part of a match's result (a rated loss for that bot). An infrastructure fault
 (the referee or a worker fails) is an `InfrastructureError` from the executor: the attempt is
-recorded, never rated, and the match is tried again, up to `max_attempts`.
+recorded, never rated, and the match is tried again, up to `max_attempts`. A match taken back
+from a stopped or killed run is not a failed attempt (the store takes its attempt back), so
+resumes never use up its retries.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ no new matches, matches in flight get `grace_s` to finish, the rest are recorded
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import signal
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.ladder import lease
 from arena.ladder.local import LocalExecutor
 from arena.ladder.ratings import Rater
 from arena.ladder.runner import InfrastructureError
@@ -83,13 +85,17 @@ class ArenaService:
         self._specs = {spec.name: spec for spec in settings.ladders}
         self._started_matches = 0
         self.ready = asyncio.Event()  # set once the referee and web server listen
+        self._lost: Exception | None = None  # a ladder's lease, taken over by another run
 
     # ------------------------------------------------------------ lifecycle
 
     async def run(self) -> None:
         s = self.settings
         self.store = await AsyncStore.open(s.db)
+        leases = contextlib.AsyncExitStack()  # one run per ladder: see arena/ladder/lease.py
         try:
+            await leases.enter_async_context(
+                lease.held(self.store, [l.name for l in s.ladders], self._lease_lost))
             self.executor = self._make_executor()
             ladders = [await self.store.ensure_open_ladder(l.name, l.game, l.table_size,
                                                            options=l.options)
@@ -105,12 +111,19 @@ class ArenaService:
                 task.cancel()
             await asyncio.gather(*loops, return_exceptions=True)
             await self._drain()
+            if self._lost is not None:
+                raise self._lost
         finally:
             if self.web is not None:
                 await self.web.stop()
             if self.executor is not None:
                 await self.executor.close()
+            await leases.aclose()
             await self.store.close()
+
+    def _lease_lost(self, err: Exception) -> None:
+        self._lost = err
+        self._stopping.set()
 
     def _make_executor(self):
         s = self.settings

@@ -14,6 +14,7 @@ shows a stack trace.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 from collections import OrderedDict
 from http import HTTPStatus
@@ -27,7 +28,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from arena import replay as replay_mod
-from arena.store import COMPLETED, STORE_ABANDONED, StoreError, UnknownBot, UnknownLadder
+from arena.store import (
+    COMPLETED, STORE_ABANDONED, StoreError, UnknownBot, UnknownLadder, describe_error,
+)
 
 from . import models, site
 from .disclosure import Disclosure, MatchView
@@ -146,6 +149,10 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
     @app.exception_handler(StoreError)
     async def store_error(request: Request, exc: StoreError) -> Response:
         return error_page(request, 503, str(exc))
+
+    @app.exception_handler(sqlite3.Error)  # a damaged page met mid-query, say
+    async def sqlite_error(request: Request, exc: sqlite3.Error) -> Response:
+        return error_page(request, 503, str(describe_error(str(store_path), exc)))
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> Response:

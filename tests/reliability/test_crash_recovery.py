@@ -83,6 +83,12 @@ def test_killed_twice_then_resumed_equals_an_uninterrupted_run(tmp_path, clean_r
     arena(*ladder_args(db, tmp_path))
     assert (results(db), rankings(db)) == clean_run
     assert leftover_bots(tmp_path) == []
+    # Matches the kills cut short were played again, but no attempt failed: each counts one
+    # (resumes must not use up the retries that infrastructure failures get).
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT DISTINCT attempts FROM matches").fetchall() == [(1,)]
+    assert con.execute("SELECT count(*) FROM infra_failures").fetchone()[0] == 0
+    con.close()
 
 
 def test_killed_during_the_very_first_match_then_resumed_equals_an_uninterrupted_run(

@@ -296,3 +296,21 @@ def test_the_admin_api_says_what_was_wrong(tmp_path):
         assert nowhere.status_code == 404 and "there is no page at /api/nowhere" in nowhere.text
     finally:
         assert server.stop() == 0
+
+
+def test_a_second_server_of_the_same_ladder_refuses_and_names_the_first(tmp_path, db):
+    first = Server(tmp_path, db)
+    try:
+        wait_until(first.up, "the web server", server=first)
+        second = Server(tmp_path, db)
+        try:
+            code = second.proc.wait(60)
+        finally:
+            second.stop()
+        assert code == 1, second.log_tail()
+        assert (f"ladder 'bal' is being run by another arena process: pid {first.proc.pid} on "
+                f"{socket.gethostname()}") in second.log.read_text()
+        assert "Traceback" not in second.log.read_text()
+        assert first.up()  # the first one serves on, untouched
+    finally:
+        assert first.stop() == 0

@@ -1,8 +1,11 @@
-"""Building stores, ladders and hand-made match results for the store and ladder tests."""
+"""Building stores, ladders and hand-made match results for the store and ladder tests; looking
+at (and damaging) database files as they are on disk."""
 
 from __future__ import annotations
 
+import hashlib
 import random
+import sqlite3
 from pathlib import Path
 
 from arena.results import CRASH, TIMEOUT, Fault, MatchResult, MoveRecord, demote_faulted
@@ -43,3 +46,44 @@ def random_results(matches: list[StoredMatch], config: dict, seed: int,
             faults = (Fault(seat, rng.choice((TIMEOUT, CRASH)), 3, 1000.0, "test fault"),)
         out[m.index] = make_result(m, config, scores, faults)
     return out
+
+
+# ------------------------------------------------------------------ files as found on disk
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def pragma(path: Path, name: str):
+    con = sqlite3.connect(path)
+    try:
+        return con.execute(f"PRAGMA {name}").fetchone()[0]
+    finally:
+        con.close()
+
+
+def schema(path: Path) -> list[str]:
+    con = sqlite3.connect(path)
+    try:
+        return [r[0] for r in con.execute("SELECT name FROM sqlite_master ORDER BY name")]
+    finally:
+        con.close()
+
+
+def foreign_db(path: Path, tables: str = "CREATE TABLE notes (id INTEGER, body TEXT);") -> Path:
+    con = sqlite3.connect(path)
+    con.executescript(tables + "INSERT INTO notes VALUES (1, 'mine');")
+    con.commit()
+    con.close()
+    return path
+
+
+def damage(path: Path, table: str = "matches", size: int = 8192) -> None:
+    """Overwrite `size` bytes from the root page of `table` (as a disk or a stray write would)."""
+    con = sqlite3.connect(path)
+    root, page = con.execute("SELECT rootpage, (SELECT page_size FROM pragma_page_size) "
+                             "FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+    con.close()
+    with open(path, "r+b") as f:
+        f.seek((root - 1) * page)
+        f.write(bytes(range(256)) * (size // 256))

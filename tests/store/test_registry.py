@@ -111,6 +111,23 @@ def test_commands_are_checked_before_registering(tmp_path):
     assert bot.argv == ["python3", "-u", "bot.py", "--level", "3"] and not bot.remote
 
 
+@pytest.mark.parametrize("command,operator", [
+    ("python3 bot.py; rm -rf X", "';'"), ("python3 bot.py && echo done", "'&&'"),
+    ("python3 bot.py | tee log", "'|'"), ("python3 bot.py > log", "'>'"),
+    ("python3 bot.py --home $HOME", "'$HOME'"), ("python3 bot.py `id`", "'`id`'"),
+])
+def test_shell_syntax_is_refused_since_no_shell_runs_the_command(tmp_path, command, operator):
+    store = new_store(tmp_path)
+    (tmp_path / "bot.py").write_text("print('hi')\n")
+    with pytest.raises(CommandNotFound, match="runs without a shell") as err:
+        store.add_bot("a", command=command, cwd=tmp_path)
+    assert f"shell syntax ({operator})" in str(err.value)
+    # Quoted, the same characters are one argument of the bot's, as without a shell.
+    store.add_bot("b", command="python3 bot.py --sep ';' --name 'a|b'", cwd=tmp_path)
+    assert store.get_bot("b").argv[-3:] == [";", "--name", "a|b"]
+    assert [b.name for b in store.list_bots()] == ["b"]
+
+
 def test_bot_directories_need_a_good_manifest(tmp_path):
     store = new_store(tmp_path)
     bot_dir = tmp_path / "mybot"

@@ -50,6 +50,21 @@ def test_a_newer_schema_is_refused(tmp_path):
     assert f"up to {SCHEMA_VERSION}" in str(err.value)
 
 
+def test_an_unknown_migration_is_reported_with_the_real_schema_version(tmp_path):
+    new_store(tmp_path).close()
+    con = sqlite3.connect(tmp_path / "arena.db")
+    con.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
+                "VALUES ('arena', '0099_from_the_future', '2027-01-01')")
+    con.commit()
+    version = con.execute("PRAGMA user_version").fetchone()[0]
+    con.close()
+    with pytest.raises(SchemaTooNew) as err:
+        new_store(tmp_path)
+    assert err.value.found == SCHEMA_VERSION == version
+    assert f"has schema version {SCHEMA_VERSION} with migrations this Arena does not know " \
+           "(0099_from_the_future)" in str(err.value)
+
+
 def test_a_missing_directory_is_a_clear_error_and_creates_nothing(tmp_path):
     with pytest.raises(StoreError, match="does not exist"):
         Store(tmp_path / "nowhere" / "arena.db")
@@ -113,12 +128,14 @@ def test_create_ladder_writes_the_whole_schedule(tmp_path):
     (dict(game="boom", table_size=3, options={"colour": 1}), "no option colour"),
     (dict(game="balloon", table_size=5, bots=4), "at least 5 bots"),
     (dict(game="balloon", table_size=3, rating_mode="elo"), "rating mode"),
+    (dict(game="balloon", table_size=3, name="my ladder!"),
+     "^ladder name 'my ladder!' is not allowed"),
 ])
 def test_bad_ladders_are_refused_and_change_nothing(tmp_path, kwargs, message):
     store = new_store(tmp_path)
     bots = add_remote_bots(store, kwargs.pop("bots", 6))
     with pytest.raises(LadderError, match=message):
-        store.create_ladder("l", bots=bots, **kwargs)
+        store.create_ladder(kwargs.pop("name", "l"), bots=bots, **kwargs)
     assert store.list_ladders() == []
     assert store.db["matches"].count == 0
 
@@ -328,7 +345,12 @@ def test_reset_running_puts_killed_matches_back(tmp_path):
     store.start_match("l", 3)
     assert store.reset_running("l") == 2
     assert store.get_match("l", 3).status == "pending"
-    assert store.get_match("l", 3).attempts == 1
+    # The killed run's attempt did not fail: it is not counted (nor is a stopped one).
+    assert store.get_match("l", 3).attempts == 0
+    store.start_match("l", 3)
+    store.release_match("l", 3)
+    assert store.get_match("l", 3).attempts == 0
+    assert store.start_match("l", 3).attempts == 1
 
 
 def test_set_mode_rates_each_duplicate_set_as_one_result(tmp_path):
