@@ -51,3 +51,47 @@ def test_resumes_do_not_use_up_a_matchs_retries(tmp_path):
         m0 = store.get_match("l", 0)
         assert (m0.status, m0.attempts, m0.rated) == ("completed", 2, True)
         assert store.rankings("l").rated == 6
+
+
+class BreaksOnMatchZero:
+    """Match 0 fails with an error that is nobody's outcome (as a store that refuses a write);
+    every other match waits until it is cancelled."""
+
+    def __init__(self):
+        self.cancelled: list[int] = []
+
+    async def start(self, bots):
+        pass
+
+    async def play(self, ladder, match, limits, match_id):
+        if match.index == 0:
+            await asyncio.sleep(0)  # let the other workers take their matches first
+            raise RuntimeError("the store refused a write")
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled.append(match.index)
+            raise
+
+    async def close(self):
+        pass
+
+
+def test_a_failing_worker_stops_the_others_and_their_matches_go_back_to_pending(tmp_path):
+    path = tmp_path / "arena.db"
+    with Store(path) as store:
+        store.create_ladder("l", "balloon", 2, add_remote_bots(store, 3), seed=1)
+    executor = BreaksOnMatchZero()
+
+    async def run():
+        async with await AsyncStore.open(path) as store:
+            runner = LadderRunner(store, executor, Limits(), concurrency=3, max_attempts=3)
+            try:
+                await runner.run("l", [])
+            except RuntimeError as err:
+                return str(err)
+
+    assert asyncio.run(run()) == "the store refused a write"
+    assert executor.cancelled == [1, 2]
+    with Store(path, readonly=True) as store:
+        assert [store.get_match("l", i).status for i in (1, 2)] == ["pending", "pending"]
