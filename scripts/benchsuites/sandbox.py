@@ -6,7 +6,8 @@ the Unix socket, and unconfined over TCP loopback (what every launch was before 
 taking turns. Goal: the sandbox adds at most 50 ms (median against median).
 (b) Decision round trip: the referee's sequential decisions (balloon, 2 players, both seats in
 one bot process), with the bot in its sandbox over the Unix socket, and unconfined over TCP
-loopback, in alternating windows so that load on this shared machine lands on both alike.
+loopback, in short windows taken in pairs (in alternating order) so that load on this shared
+machine lands on both alike.
 Goal: the Unix socket is no slower (median of the window-by-window ratios at most 1.0).
 """
 
@@ -47,17 +48,18 @@ async def launch_times(launches: int) -> tuple[list[float], list[float]]:
     return boxed, plain
 
 
-async def roundtrip_windows(seconds: float, window_s: float = 0.25):
-    """Per-decision seconds of (b) over the Unix socket (sandboxed) and TCP (unconfined)."""
+async def roundtrip_windows(seconds: float, window_s: float = 0.1):
+    """Per-decision seconds of (b) over the Unix socket (sandboxed) and TCP (unconfined), in
+    pairs of short windows whose order alternates (unix, tcp, then tcp, unix), so that neither
+    side is always the one measured after the other."""
     unix_windows, tcp_windows, decisions = [], [], 0
     async with RefereeSequential() as unix, RefereeSequential(tcp=True) as tcp:
-        for _ in range(max(3, round(seconds / window_s))):
-            per, n = await unix.window(window_s)
-            unix_windows.append(per)
-            decisions += n
-            per, n = await tcp.window(window_s)
-            tcp_windows.append(per)
-            decisions += n
+        for i in range(max(100, round(seconds / window_s))):  # a stable median needs many
+            pair = ((unix, unix_windows), (tcp, tcp_windows))
+            for side, windows in (pair if i % 2 == 0 else pair[::-1]):
+                per, n = await side.window(window_s)
+                windows.append(per)
+                decisions += n
     return unix_windows, tcp_windows, decisions
 
 
