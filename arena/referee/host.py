@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import hmac
+import os
 import uuid
 from pathlib import Path
 from typing import Sequence
@@ -59,7 +60,9 @@ class RefereeHost:
                  host: str = "127.0.0.1", port: int = 0,
                  resource_limits: ResourceLimits = ResourceLimits(),
                  tls: TlsFiles | None = None):
-        self.run_dir = run_dir
+        # Absolute: bots' work directories are bound into their sandboxes by path, and their
+        # HOME must not depend on the directory a process happens to run in.
+        self.run_dir = Path(os.path.abspath(run_dir))
         self.tokens = TokenBook()
         self.server = RefereeServer(authenticate or self.tokens.authenticate, host, port, tls)
         self.resource_limits = resource_limits

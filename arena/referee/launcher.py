@@ -63,7 +63,7 @@ class BotProcess:
                  limits: ResourceLimits = ResourceLimits()):
         self.name = name
         self.command = command
-        self.workdir = workdir
+        self.workdir = Path(os.path.abspath(workdir))  # bound into the sandbox by its path
         self.log_path = log_path
         self.env = env
         self.referee_socket = referee_socket

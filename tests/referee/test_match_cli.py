@@ -80,3 +80,14 @@ def test_seat_names_come_from_the_script_or_its_directory_for_a_generic_file_nam
                            "python bot.py", "python bots/x.py --level 3 '{\"a\": 1}'",
                            "path/to/mybot"]) == [
         "node_random", "random_bot", "random_bot#2", "alpha", "bot", "x", "mybot"]
+
+
+def test_a_relative_run_directory_works_with_the_sandbox(tmp_path):
+    # The demo's ladders use a run directory relative to where arena runs.
+    bot = f"python {ROOT / 'example_bots' / 'random_bot.py'}"
+    out = subprocess.run([sys.executable, "-m", "arena", "match", "boom", bot, bot, "--seed", "4",
+                          "--json", "--run-dir", "runs/here"], cwd=tmp_path, text=True,
+                         capture_output=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["faults"] == []
+    assert (tmp_path / "runs" / "here" / "logs" / "random_bot.log").exists()
