@@ -1,8 +1,11 @@
-"""Boom: Runaway: the rules engine (rules as implemented: docs/rules/boom.md).
+"""Boom: Runaway: the fast rules engine, the one matches and bots run (docs/rules/boom.md).
 
-This module owns the Boom rules: the deck and guard cards, dealing, the two simultaneous escape
-steps of a round, the per-colour resolution, scoring, the advanced game, ruse cards and longer
-play (a series of games to 200 points), plus what each seat may observe and the public event log.
+This module owns the fast engine (BoomGame, BoomState; BoomGameV2 for engine version 2's
+replays), its legal-action sequences (LegalPairs), its event log and determinizations
+(sample_state), and is the public module: it re-exports the rules data and the plain rules of
+`boom_plain`, the specification, which holds the same rules written to be read (PlainBoomGame).
+The two play alike in every variant: tests/games/test_boom_plain.py checks them equal after every
+action of many random matches, so a change to the rules is made there first and then here.
 
 Encoding. Bomb cards are ints 0..49: colour COLOURS[id // 10], value VALUES[id % 10]. RUSE (50)
 stands for a seat's own ruse card. An action is a sorted tuple of the card ids a seat plays in
@@ -22,7 +25,6 @@ from __future__ import annotations
 import random
 from bisect import insort
 from collections.abc import Sequence as SequenceABC
-from dataclasses import dataclass
 from functools import partial
 from itertools import combinations, islice
 from operator import add, attrgetter, itemgetter, lt, mod
@@ -36,73 +38,17 @@ try:  # hashlib.blake2b is this; importing it from here skips loading OpenSSL (~
 except ImportError:  # pragma: no cover - Pythons without the builtin module
     from hashlib import blake2b as _blake2b
 
-
-# =================================================================================================
-# Rules data. Every point the rulebook leaves open is decided here (see ../shared/RULES-NOTES.md
-# and docs/rules/boom.md); change a constant to play with the real cards if they differ.
-# =================================================================================================
-
-# (assumption) Colour order on the guard cards, left to right; also the order of resolution.
-COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue", "brown")
-# (assumption) The ten bomb cards of each colour, by value. Card id = colour * 10 + index here.
-VALUES: tuple[int, ...] = (1, 2, 2, 3, 3, 4, 4, 5, 5, 6)
-# (assumption) The 8 guard cards: the limit per colour, in COLOURS order. Index 0 is guard "1".
-GUARDS: tuple[tuple[int, ...], ...] = (
-    (8, 10, 12, 14, 16),
-    (16, 8, 10, 12, 14),
-    (14, 16, 8, 10, 12),
-    (12, 14, 16, 8, 10),
-    (10, 12, 14, 16, 8),
-    (6, 9, 11, 13, 7),
-    (9, 7, 13, 6, 11),
-    (11, 13, 6, 9, 15),
+# The rules data, the values seats see and the rules told plainly are the specification's
+# (boom_plain); this engine builds its tables from them and is checked against it.
+from .boom_plain import (  # noqa: F401 - re-exported: arena.games.boom is the public module
+    ADVANCED_DEAL, ADVANCED_REMOVED_VALUES, BASIC_DEAL, COLOURS, FEWEST_CARDS_BONUS,
+    FEWEST_CARDS_BONUS_EVERY_ROUND, GAME_END_HAND_SIZE, GUARDS, MAX_GAME_ROUNDS, MAX_PLAYERS,
+    NUM_CARDS, NUM_COLOURS, NUM_GUARDS, RUSE, RUSE_STEPS, SERIES_TARGET, SHORT_HAND_PLAYS_ALL,
+    STEP_CARDS, VALUES, BoomObservation, ParadiseCard, action_to_string, any_escape,
+    card_colour, card_to_string, card_value, complete_guard_order, escape_points, plays_whole_hand, provably_stuck, recount_scores,
+    removed_cards,
 )
-# Cards dealt to each seat in the basic game, by player count (rulebook); the rest are
-# discarded face down.
-BASIC_DEAL: Mapping[int, int] = {2: 16, 3: 12, 4: 12, 5: 10}
-# Cards dealt to each seat in the advanced game, by player count (rulebook); the rest are
-# discarded face up.
-ADVANCED_DEAL: Mapping[int, int] = {2: 15, 3: 13, 4: 12, 5: 10}
-# Values of which one card of each colour is removed before the advanced deal (rulebook).
-# (assumption) Of two cards with the same value, the one with the lower id is removed.
-ADVANCED_REMOVED_VALUES: Mapping[int, tuple[int, ...]] = {2: (2, 3, 4, 5), 3: (3, 5), 4: (), 5: ()}
-# Cards each seat plays in the first and in the second escape, by player count (rulebook).
-STEP_CARDS: Mapping[int, tuple[int, int]] = {2: (2, 2), 3: (1, 2), 4: (1, 2), 5: (1, 1)}
-# (assumption) A seat holding fewer cards than a step asks for plays all it has (its ruse card
-# counts as a card it may play in the second escape). If False, such a seat plays nothing then.
-SHORT_HAND_PLAYS_ALL: bool = True
-# The escape steps (1 = first, 2 = second) in which a ruse card may be played (rulebook).
-RUSE_STEPS: tuple[int, ...] = (2,)
-# Advanced game: points for the seat(s) holding the fewest bomb cards (rulebook: 5).
-FEWEST_CARDS_BONUS: int = 5
-# (assumption) The fewest-cards bonus is given at the end of every round (after the ruse cards
-# return, before the game-end check). If False, only at the end of a game's last round.
-FEWEST_CARDS_BONUS_EVERY_ROUND: bool = True
-# A game ends after a round in which some seat is left with this many bomb cards or fewer
-# (ruse cards do not count) (rulebook).
-GAME_END_HAND_SIZE: int = 2
-# Longer play: the series ends after the first game in which some seat's total reaches this
-# (rulebook). (assumption) If several reach it in that game, the highest total wins and equal
-# totals share the place: that is how ranks follow from scores anyway.
-SERIES_TARGET: int = 200
-# A game that can never end (decision; the rulebook is silent, see RULES-NOTES, Boom step 8): when
-# every seat must play its whole hand each round and no guard card would let any of those cards
-# escape, nothing can ever change again, so the game ends at once, scored as it stands
-# (provably_stuck). Two players left with green 2, 4, 5 and green 2, 3, 6 are such a game: they
-# tie at 11 under every guard, and no green limit reaches 22. A game that is not provably stuck
-# goes on however long no card escapes (the guard that lets a hand out may not have come up yet).
-# Only as a safety limit, for bots that keep choosing to tie, a game ends after this many rounds,
-# scored as it stands.
-MAX_GAME_ROUNDS: int = 200
 
-# =================================================================================================
-
-RUSE = 50
-NUM_CARDS = len(COLOURS) * len(VALUES)
-NUM_GUARDS = len(GUARDS)
-NUM_COLOURS = len(COLOURS)
-assert NUM_CARDS == RUSE == 50, "card ids and RUSE assume 5 colours x 10 values"
-assert all(len(g) == NUM_COLOURS for g in GUARDS)
 
 # Precomputed tables for the round resolution. A seat's cards of one round are summed into one
 # int "word" (_WORDS[seat][card]): bit `card` marks the card, and above bit _SUM_BASE are bytes
@@ -113,7 +59,6 @@ assert all(len(g) == NUM_COLOURS for g in GUARDS)
 # total and its row of per-seat sums as a bytes slice, and the 10-bit slice of a colour in a
 # seat's word is a "pattern" that indexes the card tuples below, so resolving a colour is a few
 # slices and lookups.
-_MAX_PLAYERS = 5  # BoomGame.max_players
 _SUM_BASE = 56  # first byte boundary above the 50 card bits
 assert sum(VALUES) < 256 and _SUM_BASE >= NUM_CARDS
 _SEAT_BYTES = NUM_COLOURS + 1
@@ -125,7 +70,7 @@ _WORDS: tuple[tuple[int, ...], ...] = tuple(
         | 1 << _SUM_BASE + 8 * (NUM_COLOURS + _SEAT_BYTES * seat + NUM_COLOURS)
         for c in range(NUM_CARDS)
     ) + (0,)  # RUSE (50) counts for nothing
-    for seat in range(_MAX_PLAYERS)
+    for seat in range(MAX_PLAYERS)
 )
 _COUNT_AT = NUM_COLOURS + NUM_COLOURS  # the count byte of seat 0
 _PATTERNS = range(1 << len(VALUES))
@@ -319,66 +264,6 @@ class _BuiltPairs(LegalPairs):
     __init__ = object.__init__
 
 
-def card_colour(card: int) -> str:
-    return COLOURS[card // 10]
-
-
-def card_value(card: int) -> int:
-    return VALUES[card % 10]
-
-
-def card_to_string(card: int) -> str:
-    if card == RUSE:
-        return "ruse"
-    return f"{COLOURS[card // 10]} {VALUES[card % 10]} (#{card})"
-
-
-def action_to_string(action: Sequence[int]) -> str:
-    """A readable form of an action, e.g. "green 6 (#29) + ruse"."""
-    return " + ".join(card_to_string(c) for c in action) if action else "nothing"
-
-
-def removed_cards(num_players: int, advanced: bool) -> tuple[int, ...]:
-    """The cards taken out of the game before dealing (advanced game only)."""
-    if not advanced:
-        return ()
-    out = []
-    for colour in range(NUM_COLOURS):
-        for value in ADVANCED_REMOVED_VALUES[num_players]:
-            out.append(colour * 10 + VALUES.index(value))
-    return tuple(sorted(out))
-
-
-@dataclass(frozen=True, slots=True)
-class ParadiseCard:
-    card: int
-    face_up: bool
-
-
-@dataclass(frozen=True, slots=True)
-class BoomObservation:
-    """What one seat may see (seat == -1: a spectator, with an empty hand)."""
-
-    seat: int
-    num_players: int
-    game_number: int  # 1-based; above 1 only in longer play (a series)
-    round: int  # 1-based within the game
-    step: int  # 1 = first escape, 2 = second escape, 0 = match over
-    guard: int  # index into GUARDS of the revealed guard card
-    guard_limits: tuple[int, ...]  # per colour, in COLOURS order
-    guards_left: int  # guard cards left in the deck before a reshuffle
-    guards_used: tuple[int, ...]  # guard cards revealed since the last shuffle, current one last
-    to_play: int  # how many cards this seat plays in this step (0: none now)
-    hand: tuple[int, ...]  # own bomb cards, sorted
-    has_ruse: bool  # own ruse card in hand
-    hand_sizes: tuple[int, ...]  # bomb cards in each seat's hand
-    acted: tuple[bool, ...]  # who has already chosen in this step (face-down cards on the table)
-    revealed: tuple[tuple[int, ...], ...]  # cards each seat has revealed this round (RUSE = 50)
-    paradise: tuple[tuple[ParadiseCard, ...], ...]  # per seat
-    discarded: tuple[int, ...]  # cards discarded face up (advanced game)
-    scores: tuple[int, ...]  # this game's scores so far
-    series_totals: tuple[int, ...]  # totals of the finished games of the series
-
 
 # Every paradise card, by code card * 2 + face_up: immutable, so observations share them.
 _PARADISE_CARDS: tuple[ParadiseCard, ...] = tuple(
@@ -536,51 +421,6 @@ def _round_gains(record: tuple) -> Sequence[int]:
     return gains
 
 
-def any_escape(guard: int, played: Sequence[Iterable[int]]) -> bool:
-    """Whether any bomb card escapes in a round in which seat p plays the cards `played[p]`
-    under guard card `guard` (index into GUARDS): the resolution rule of a round, step 4, told
-    plainly. A colour's cards escape unless the seats with the highest sums, taking theirs back
-    while the total is over the limit, take back every card of it. RUSE counts for nothing."""
-    limits = GUARDS[guard]
-    for col in range(NUM_COLOURS):
-        row = [sum(VALUES[c % 10] for c in cards if c // 10 == col) for cards in played]
-        total = sum(row)
-        if total and _taken_back(row, total, limits[col])[1]:
-            return True
-    return False
-
-
-def plays_whole_hand(num_players: int, bomb_cards: int, holds_ruse: bool) -> bool:
-    """Whether a seat holding `bomb_cards` bomb cards (and its ruse card, if `holds_ruse`) must
-    play its whole hand in a round, whatever it chooses: each escape step asks for STEP_CARDS,
-    a short hand plays all it has (SHORT_HAND_PLAYS_ALL), a ruse card joins the cards it may
-    play in RUSE_STEPS. Which cards go in which step is then its only choice, and that changes
-    nothing: a round is resolved from all the cards played in it. With the rulebook's numbers:
-    it holds no more cards than the round asks for (2 players 4, 3 or 4 players 3, 5 players 2)."""
-    cards = bomb_cards
-    for step, asked in enumerate(STEP_CARDS[num_players], 1):
-        ruse = holds_ruse and step in RUSE_STEPS
-        pool = cards + ruse
-        if pool > asked:
-            if ruse:
-                return False  # it chooses between keeping its ruse card and keeping a bomb card
-            cards -= asked
-        elif pool == asked or SHORT_HAND_PLAYS_ALL:
-            cards = 0
-            holds_ruse = holds_ruse and not ruse
-    return cards == 0
-
-
-def provably_stuck(num_players: int, hands: Sequence[Sequence[int]], ruse: Sequence[bool]) -> bool:
-    """The rule for a game that can never end (RULES-NOTES, Boom step 8), as it reads: every
-    seat must play its whole hand each round (`hands[p]`, its bomb cards; `ruse[p]`, whether it
-    holds its ruse card), and under none of the guard cards would any of those cards escape.
-    Every round then takes every card back and the next round is the same again: nothing can
-    ever change. BoomState checks this after every round in which it may hold (_early_end)."""
-    if not all(map(partial(plays_whole_hand, num_players), map(len, hands), ruse)):
-        return False
-    return not any(any_escape(guard, hands) for guard in _GUARD_IDS)
-
 
 class BoomGame(Game):
     """Boom: Runaway for 2-5 players. Options: advanced (card removal, open discard, +5 for the
@@ -588,7 +428,7 @@ class BoomGame(Game):
 
     name = "boom"
     min_players = 2
-    max_players = _MAX_PLAYERS
+    max_players = MAX_PLAYERS
     options_spec = {"advanced": (False, True), "ruse": (False, True), "series": (False, True)}
     # 2: chance drawn from BLAKE2b by event (_draw_digits) instead of random.Random(seed).
     # 3: a game ends early only when provably stuck, or after MAX_GAME_ROUNDS, instead of after
@@ -719,7 +559,7 @@ class BoomGame(Game):
             raise RulesError("ruse cards are only in the game with the ruse option")
         if type(seed) is not int:
             raise RulesError(f"a seed is an int, not {seed!r}")
-        order = _complete_guard_order(guard_order, seed, game_number)
+        order = complete_guard_order(guard_order, seed, game_number)
         state = BoomState._blank(self, seed)
         state._game_no = game_number
         if series_totals is not None:
@@ -745,18 +585,6 @@ class BoomGameV2(BoomGame):
 
     engine_version = "2"
     stalemate_rounds = 8
-
-
-def _complete_guard_order(given: Sequence[int], seed: int, game_no: int) -> list[int]:
-    given = list(given)
-    if any(type(g) is not int or not 0 <= g < NUM_GUARDS for g in given) or len(set(given)) < len(
-        given
-    ):
-        raise RulesError(f"a guard order lists distinct guard indices 0..{NUM_GUARDS - 1}: {given}")
-    rest = [g for g in _GUARD_IDS if g not in given]
-    plan = _digit_plan(tuple(range(len(rest), 1, -1)))
-    digits = _draw_digits(plan, seed, _GUARD_DRAW, game_no)
-    return given + list(map(rest.pop, digits)) + rest
 
 
 class BoomState(State):
@@ -1447,9 +1275,9 @@ def _to_event(rec: tuple) -> Event:
     kind = rec[0]
     if kind == _ESCAPE:
         _, seat, col, cards, face_up = rec
-        points = len(cards) + (sum(VALUES[c % 10] for c in cards) if face_up else 0)
         return Event(kind, seat, {
-            "colour": COLOURS[col], "cards": cards, "face_up": face_up, "points": points,
+            "colour": COLOURS[col], "cards": cards, "face_up": face_up,
+            "points": escape_points(cards, face_up),
         })  # fmt: skip
     if kind == _TAKE_BACK:
         _, seat, col, cards = rec
@@ -1486,25 +1314,6 @@ def _to_event(rec: tuple) -> Event:
         _, game_no, totals = rec
         return Event(kind, -1, {"games": game_no, "totals": totals})
     raise AssertionError(f"unknown event record {rec!r}")
-
-
-def recount_scores(events: Sequence[Event]) -> tuple[int, ...]:
-    """Each seat's total over the whole match, recounted from the public event log alone:
-    1 per paradise card, plus its value when face up, plus every fewest-cards bonus."""
-    totals: list[int] | None = None
-    for event in events:
-        if event.kind == _GAME_START and totals is None:
-            totals = [0] * len(event.data["hand_sizes"])
-        elif event.kind == _ESCAPE:
-            cards = event.data["cards"]
-            totals[event.seat] += len(cards)
-            if event.data["face_up"]:
-                totals[event.seat] += sum(card_value(c) for c in cards)
-        elif event.kind == _BONUS:
-            totals[event.seat] += event.data["points"]
-    if totals is None:
-        raise RulesError("the event log has no game_start event")
-    return tuple(totals)
 
 
 def _infer_game(observation: BoomObservation) -> BoomGame:
