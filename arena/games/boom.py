@@ -44,10 +44,10 @@ from .boom_plain import (  # noqa: F401 - re-exported: arena.games.boom is the p
     ADVANCED_DEAL, ADVANCED_REMOVED_VALUES, BASIC_DEAL, COLOURS, FEWEST_CARDS_BONUS,
     FEWEST_CARDS_BONUS_EVERY_ROUND, GAME_END_HAND_SIZE, GUARDS, MAX_GAME_ROUNDS, MAX_PLAYERS,
     NUM_CARDS, NUM_COLOURS, NUM_GUARDS, RUSE, RUSE_STEPS, SERIES_TARGET, SHORT_HAND_PLAYS_ALL,
-    STEP_CARDS, VALUES, BoomObservation, ParadiseCard, action_to_string, any_escape,
-    card_colour, card_to_string, card_value, complete_guard_order, escape_points, plays_whole_hand, provably_stuck, recount_scores,
-    removed_cards,
-)
+    STEP_CARDS, VALUES, BoomObservation, ParadiseCard, action_to_string, any_escape, card_colour,
+    card_to_string, card_value, BoomGameBase, escape_points, illegal_reason,
+    plays_whole_hand, provably_stuck, recount_scores, removed_cards,
+)  # fmt: skip
 
 
 # Precomputed tables for the round resolution. A seat's cards of one round are summed into one
@@ -422,14 +422,9 @@ def _round_gains(record: tuple) -> Sequence[int]:
 
 
 
-class BoomGame(Game):
-    """Boom: Runaway for 2-5 players. Options: advanced (card removal, open discard, +5 for the
-    fewest cards), ruse (one ruse card per seat), series (longer play to SERIES_TARGET)."""
+class BoomGame(BoomGameBase):
+    """Boom: Runaway for 2-5 players, the fast engine (its facts and options: BoomGameBase)."""
 
-    name = "boom"
-    min_players = 2
-    max_players = MAX_PLAYERS
-    options_spec = {"advanced": (False, True), "ruse": (False, True), "series": (False, True)}
     # 2: chance drawn from BLAKE2b by event (_draw_digits) instead of random.Random(seed).
     # 3: a game ends early only when provably stuck, or after MAX_GAME_ROUNDS, instead of after
     # 8 rounds in a row without an escape (BoomGameV2 keeps that rule, for version 2's replays).
@@ -452,12 +447,6 @@ class BoomGame(Game):
 
     def __init__(self, num_players: int, **options: Any):
         super().__init__(num_players, **options)
-        self.advanced: bool = bool(self.options["advanced"])
-        self.ruse: bool = bool(self.options["ruse"])
-        self.series: bool = bool(self.options["series"])
-        self.deal_size: int = (ADVANCED_DEAL if self.advanced else BASIC_DEAL)[num_players]
-        self.removed: tuple[int, ...] = removed_cards(num_players, self.advanced)
-        self.deck: tuple[int, ...] = tuple(c for c in range(NUM_CARDS) if c not in self.removed)
         self.step_cards: tuple[int, int] = STEP_CARDS[num_players]
         # Per-game constants the states share (hot path): seats, empty reveals, cards asked per
         # step (index 0: none), every seat playing `asked` cards, a fresh legal-actions map.
@@ -497,11 +486,6 @@ class BoomGame(Game):
         self._stuck_gate = NUM_CARDS if self.stalemate_rounds else max(
             n for n in range(NUM_CARDS + 1) if plays_whole_hand(num_players, n, False)
         )
-        if self.deal_size * num_players > len(self.deck):
-            raise ConfigError(
-                f"boom cannot deal {self.deal_size} cards to {num_players} players from "
-                f"{len(self.deck)} cards; check BASIC_DEAL, ADVANCED_DEAL, ADVANCED_REMOVED_VALUES"
-            )
 
     def new_match(self, seed: int) -> "BoomState":
         if type(seed) is not int:
@@ -510,68 +494,19 @@ class BoomGame(Game):
         state._deal_game()
         return state
 
-    def action_to_string(self, action: Any) -> str:
-        return action_to_string(action)
-
-    def state_from_hands(
-        self,
-        hands: Sequence[Iterable[int]],
-        guard_order: Sequence[int] = (),
-        *,
-        discarded: Iterable[int] | None = None,
-        ruse: Sequence[bool] | None = None,
-        seed: int = 0,
-        series_totals: Sequence[int] | None = None,
-        game_number: int = 1,
-    ) -> "BoomState":
-        """A state at the start of a game (round 1, first escape) with the given hands, for tests,
-        puzzles and what-if analysis.
-
-        `hands[seat]` are the seat's bomb cards. `guard_order` lists guard indices (into GUARDS)
-        in the order they will be revealed, the first one now; guards not listed follow in an
-        order drawn from `seed`, which also drives every later reshuffle (and, in a series, the
-        later deals). `discarded` defaults to every card neither dealt nor removed; it is face
-        down in the basic game and face up in the advanced game. `ruse` says which seats hold
-        their ruse card (default: all, in the ruse variant). `series_totals` and `game_number`
-        place the game inside a series.
-        """
-        np = self.num_players
-        if len(hands) != np:
-            raise RulesError(f"state_from_hands needs {np} hands, got {len(hands)}")
-        hand_lists = [sorted(h) for h in hands]
-        dealt = [c for h in hand_lists for c in h]
-        removed = set(self.removed)
-        if discarded is None:
-            disc = sorted(set(self.deck) - set(dealt))
-        else:
-            disc = sorted(discarded)
-        everything = dealt + disc
-        bad = [c for c in everything if type(c) is not int or not 0 <= c < NUM_CARDS]
-        if bad:
-            raise RulesError(f"not bomb card ids (0..49): {bad}")
-        if len(set(everything)) != len(everything):
-            raise RulesError("a card is in two places (hands and discards must not overlap)")
-        if removed & set(everything):
-            raise RulesError(f"cards {sorted(removed & set(everything))} are removed in this game")
-        if ruse is None:
-            ruse = [self.ruse] * np
-        if any(ruse) and not self.ruse:
-            raise RulesError("ruse cards are only in the game with the ruse option")
-        if type(seed) is not int:
-            raise RulesError(f"a seed is an int, not {seed!r}")
-        order = complete_guard_order(guard_order, seed, game_number)
+    def start_state(self, seed, game_number, series_totals, hands, ruse, discards, guard_order):
+        """BoomGameBase.start_state, for state_from_hands (which checks its arguments)."""
         state = BoomState._blank(self, seed)
         state._game_no = game_number
-        if series_totals is not None:
-            state._totals = list(series_totals)
-        state._hands = hand_lists
-        state._has_ruse = [bool(r) for r in ruse]
+        state._totals = series_totals
+        state._hands = hands
+        state._has_ruse = ruse
         if self.advanced:
-            state._disc_up = tuple(disc)
+            state._disc_up = tuple(discards)
         else:
-            state._disc_down = tuple(disc)
+            state._disc_down = tuple(discards)
         state._log_game_start()
-        state._order = order
+        state._order = guard_order
         state._shuffles = 1  # later reshuffles are new draws
         state._gpos = -1
         state._next_round()
@@ -860,43 +795,11 @@ class BoomState(State):
             self._end_step()
 
     def _illegal_reason(self, seat: Any, action: Any) -> str | None:
-        """Why `seat` may not play `action` now, or None if it may."""
-        if self._over:
-            return "the match is over"
-        if type(seat) is not int or not 0 <= seat < self._np:
-            return f"there is no seat {seat!r} (seats are 0..{self._np - 1})"
-        to_play = self._to_play[seat]
-        if not to_play:
-            return f"it plays no cards in escape step {self._step}"
-        if self._choice[seat] is not None:
-            return f"it has already chosen its cards for escape step {self._step}"
-        if type(action) is not tuple:
-            return "an action is a sorted tuple of card ids, e.g. (12,) or (3, 47)"
-        if len(action) != to_play:
-            return (
-                f"escape step {self._step} asks this seat for {to_play} card(s), "
-                f"not {len(action)}"
-            )
-        if any(type(c) is not int for c in action):
-            return "card ids are ints (0..49 bomb cards, 50 = own ruse card)"
-        if len(set(action)) != len(action):
-            return "a card appears twice"
-        if list(action) != sorted(action):
-            return "card ids must be listed in increasing order"
-        hand = self._hands[seat]
-        for c in action:
-            if c == RUSE:
-                if not self._ruse_v:
-                    return "there are no ruse cards in this game (option ruse is off)"
-                if not self._ruse_ok:
-                    return f"a ruse card may only be played in escape step(s) {RUSE_STEPS}"
-                if not self._has_ruse[seat]:
-                    return "its ruse card is not in its hand"
-            elif not 0 <= c < NUM_CARDS:
-                return f"{c} is not a card id (0..49 bomb cards, 50 = own ruse card)"
-            elif c not in hand:
-                return f"card {c} ({card_to_string(c)}) is not in its hand"
-        return None
+        """Why `seat` may not play `action` now, or None if it may (boom_plain.illegal_reason)."""
+        return illegal_reason(
+            self.game, self._over, self._step, self._to_play, self._choice, self._hands,
+            self._has_ruse, seat, action,
+        )  # fmt: skip
 
     def _refusal(self, seat: Any, action: Any) -> IllegalActionError:
         reason = self._illegal_reason(seat, action)

@@ -13,6 +13,7 @@ what the rules are.
 
 from __future__ import annotations
 
+import abc
 import copy
 from dataclasses import dataclass
 from itertools import combinations
@@ -256,6 +257,55 @@ def recount_scores(events: Sequence[Event]) -> tuple[int, ...]:
     return tuple(totals)
 
 
+def illegal_reason(
+    game: Game,
+    over: bool,
+    step: int,
+    to_play: Sequence[int],
+    choice: Sequence[tuple[int, ...] | None],
+    hands: Sequence[Sequence[int]],
+    has_ruse: Sequence[bool],
+    seat: Any,
+    action: Any,
+) -> str | None:
+    """Why `seat` may not play `action` now, or None if it may: the legality of an action, for
+    both engines. `to_play[p]` is how many cards seat p plays in escape step `step`, `choice[p]`
+    its face-down choice (None: still to choose), `hands[p]` its bomb cards, `has_ruse[p]`
+    whether it holds its ruse card."""
+    if over:
+        return "the match is over"
+    if type(seat) is not int or not 0 <= seat < game.num_players:
+        return f"there is no seat {seat!r} (seats are 0..{game.num_players - 1})"
+    asked = to_play[seat]
+    if not asked:
+        return f"it plays no cards in escape step {step}"
+    if choice[seat] is not None:
+        return f"it has already chosen its cards for escape step {step}"
+    if type(action) is not tuple:
+        return "an action is a sorted tuple of card ids, e.g. (12,) or (3, 47)"
+    if len(action) != asked:
+        return f"escape step {step} asks this seat for {asked} card(s), not {len(action)}"
+    if any(type(c) is not int for c in action):
+        return "card ids are ints (0..49 bomb cards, 50 = own ruse card)"
+    if len(set(action)) != len(action):
+        return "a card appears twice"
+    if list(action) != sorted(action):
+        return "card ids must be listed in increasing order"
+    for c in action:
+        if c == RUSE:
+            if not game.ruse:
+                return "there are no ruse cards in this game (option ruse is off)"
+            if step not in RUSE_STEPS:
+                return f"a ruse card may only be played in escape step(s) {RUSE_STEPS}"
+            if not has_ruse[seat]:
+                return "its ruse card is not in its hand"
+        elif not 0 <= c < NUM_CARDS:
+            return f"{c} is not a card id (0..49 bomb cards, 50 = own ruse card)"
+        elif c not in hands[seat]:
+            return f"card {c} ({card_to_string(c)}) is not in its hand"
+    return None
+
+
 # ------------------------------------------------------------------------------ chance
 
 # What a draw of chance is for (the `purpose` of draw_digits).
@@ -340,10 +390,10 @@ def deal(num_players: int, deck: Sequence[int], deal_size: int, seed: int, game_
 
 # ------------------------------------------------------------------------------ the engine
 
-class PlainBoomGame(Game):
-    """Boom: Runaway for 2-5 players, told plainly (the specification of BoomGame). Options:
-    advanced (card removal, open discard, +5 for the fewest cards), ruse (one ruse card per
-    seat), series (longer play to SERIES_TARGET)."""
+class BoomGameBase(Game):
+    """What every Boom game is, whichever engine plays it: its facts, its options and its cards.
+    Options: advanced (card removal, open discard, +5 for the fewest cards), ruse (one ruse card
+    per seat), series (longer play to SERIES_TARGET). An engine adds new_match and start_state."""
 
     name = "boom"
     min_players = MIN_PLAYERS
@@ -365,13 +415,6 @@ class PlainBoomGame(Game):
                 f"{len(self.deck)} cards; check BASIC_DEAL, ADVANCED_DEAL, ADVANCED_REMOVED_VALUES"
             )
 
-    def new_match(self, seed: int) -> "PlainBoomState":
-        if type(seed) is not int:
-            raise RulesError(f"a match seed is an int, not {seed!r}")
-        state = PlainBoomState(self, seed)
-        state.deal_game()
-        return state
-
     def action_to_string(self, action: Any) -> str:
         return action_to_string(action)
 
@@ -385,27 +428,77 @@ class PlainBoomGame(Game):
         seed: int = 0,
         series_totals: Sequence[int] | None = None,
         game_number: int = 1,
-    ) -> "PlainBoomState":
-        """A state at round 1, first escape, with these hands (as BoomGame.state_from_hands)."""
-        if len(hands) != self.num_players:
-            raise RulesError(f"state_from_hands needs {self.num_players} hands, got {len(hands)}")
-        hands = [sorted(h) for h in hands]
-        dealt = [c for h in hands for c in h]
-        discards = sorted(set(self.deck) - set(dealt)) if discarded is None else sorted(discarded)
+    ) -> State:
+        """A state at the start of a game (round 1, first escape) with the given hands, for tests,
+        puzzles and what-if analysis.
+
+        `hands[seat]` are the seat's bomb cards. `guard_order` lists guard indices (into GUARDS)
+        in the order they will be revealed, the first one now; guards not listed follow in an
+        order drawn from `seed`, which also drives every later reshuffle (and, in a series, the
+        later deals). `discarded` defaults to every card neither dealt nor removed; it is face
+        down in the basic game and face up in the advanced game. `ruse` says which seats hold
+        their ruse card (default: all, in the ruse variant). `series_totals` and `game_number`
+        place the game inside a series.
+        """
+        np = self.num_players
+        if len(hands) != np:
+            raise RulesError(f"state_from_hands needs {np} hands, got {len(hands)}")
+        hand_lists = [sorted(h) for h in hands]
+        dealt = [c for h in hand_lists for c in h]
+        removed = set(self.removed)
+        if discarded is None:
+            discards = sorted(set(self.deck) - set(dealt))
+        else:
+            discards = sorted(discarded)
         everything = dealt + discards
-        if any(type(c) is not int or not 0 <= c < NUM_CARDS for c in everything):
-            raise RulesError("not bomb card ids (0..49)")
+        bad = [c for c in everything if type(c) is not int or not 0 <= c < NUM_CARDS]
+        if bad:
+            raise RulesError(f"not bomb card ids (0..49): {bad}")
         if len(set(everything)) != len(everything):
             raise RulesError("a card is in two places (hands and discards must not overlap)")
-        if set(self.removed) & set(everything):
-            raise RulesError("some cards are removed in this game")
-        ruse = [self.ruse] * self.num_players if ruse is None else [bool(r) for r in ruse]
+        if removed & set(everything):
+            raise RulesError(f"cards {sorted(removed & set(everything))} are removed in this game")
+        if ruse is None:
+            ruse = [self.ruse] * np
         if any(ruse) and not self.ruse:
             raise RulesError("ruse cards are only in the game with the ruse option")
         if type(seed) is not int:
             raise RulesError(f"a seed is an int, not {seed!r}")
+        order = complete_guard_order(guard_order, seed, game_number)
+        totals = [0] * np if series_totals is None else list(series_totals)
+        return self.start_state(
+            seed, game_number, totals, hand_lists, [bool(r) for r in ruse], discards, order
+        )
+
+    @abc.abstractmethod
+    def start_state(
+        self,
+        seed: int,
+        game_number: int,
+        series_totals: list[int],
+        hands: list[list[int]],
+        ruse: list[bool],
+        discards: list[int],
+        guard_order: list[int],
+    ) -> State:
+        """A state at round 1 of game `game_number`, with these hands (sorted), ruse cards,
+        discards and guard order (the first is revealed now); later chance is drawn from
+        `seed`. For state_from_hands, which has checked them."""
+
+
+class PlainBoomGame(BoomGameBase):
+    """Boom: Runaway for 2-5 players, told plainly: the specification of BoomGame."""
+
+    def new_match(self, seed: int) -> "PlainBoomState":
+        if type(seed) is not int:
+            raise RulesError(f"a match seed is an int, not {seed!r}")
+        state = PlainBoomState(self, seed)
+        state.deal_game()
+        return state
+
+    def start_state(self, seed, game_number, series_totals, hands, ruse, discards, guard_order):
         state = PlainBoomState(self, seed, game_number, series_totals)
-        state.start_game(hands, ruse, discards, complete_guard_order(guard_order, seed, game_number))
+        state.start_game(hands, ruse, discards, guard_order)
         return state
 
 
@@ -624,41 +717,10 @@ class PlainBoomState(State):
 
     def illegal_reason(self, seat: Any, action: Any) -> str | None:
         """Why `seat` may not play `action` now, or None if it may."""
-        if self.over:
-            return "the match is over"
-        if not self.is_seat(seat):
-            return f"there is no seat {seat!r} (seats are 0..{self.game.num_players - 1})"
-        to_play = self.to_play[seat]
-        if not to_play:
-            return f"it plays no cards in escape step {self.step}"
-        if self.choice[seat] is not None:
-            return f"it has already chosen its cards for escape step {self.step}"
-        if type(action) is not tuple:
-            return "an action is a sorted tuple of card ids, e.g. (12,) or (3, 47)"
-        if len(action) != to_play:
-            return (
-                f"escape step {self.step} asks this seat for {to_play} card(s), "
-                f"not {len(action)}"
-            )
-        if any(type(c) is not int for c in action):
-            return "card ids are ints (0..49 bomb cards, 50 = own ruse card)"
-        if len(set(action)) != len(action):
-            return "a card appears twice"
-        if list(action) != sorted(action):
-            return "card ids must be listed in increasing order"
-        for c in action:
-            if c == RUSE:
-                if not self.game.ruse:
-                    return "there are no ruse cards in this game (option ruse is off)"
-                if self.step not in RUSE_STEPS:
-                    return f"a ruse card may only be played in escape step(s) {RUSE_STEPS}"
-                if not self.has_ruse[seat]:
-                    return "its ruse card is not in its hand"
-            elif not 0 <= c < NUM_CARDS:
-                return f"{c} is not a card id (0..49 bomb cards, 50 = own ruse card)"
-            elif c not in self.hands[seat]:
-                return f"card {c} ({card_to_string(c)}) is not in its hand"
-        return None
+        return illegal_reason(
+            self.game, self.over, self.step, self.to_play, self.choice, self.hands, self.has_ruse,
+            seat, action,
+        )  # fmt: skip
 
     def apply_action(self, seat: int, action: Any) -> None:
         reason = self.illegal_reason(seat, action)
