@@ -512,6 +512,31 @@ class BoomGame(BoomGameBase):
         state._next_round()
         return state
 
+    def state_in_round(self, seed, *, game_number, round_number, step, guard_order,
+                       guards_revealed, hands, ruse, discarded_face_up, discarded_face_down,
+                       paradise, scores, series_totals, first_escape=None, dry_rounds=0):
+        """BoomGameBase.state_in_round."""
+        state = BoomState._blank(self, seed)
+        state._shuffles = 1  # later reshuffles are new draws, not the one behind guard_order
+        state._game_no = game_number
+        state._round = round_number
+        state._totals = list(series_totals)
+        state._new_game_scores(scores)
+        state._paradise = tuple(tuple(p.card * 2 + p.face_up for p in cards) for cards in paradise)
+        state._disc_up = tuple(discarded_face_up)
+        state._disc_down = tuple(discarded_face_down)
+        state._dry_rounds = dry_rounds if self.stalemate_rounds else 0  # only version 2 counts
+        state._order = list(guard_order)
+        state._gpos = guards_revealed - 1
+        state._guard = state._order[state._gpos]
+        if step == 2:
+            state._revealed = tuple(map(tuple, first_escape))
+            state._rw = [sum(map(w.__getitem__, cards)) for w, cards in zip(_WORDS, state._revealed)]
+        state._hands = [sorted(h) for h in hands]
+        state._has_ruse = list(ruse)
+        state._begin_step(step)
+        return state
+
 
 class BoomGameV2(BoomGame):
     """Boom by the rules of engine version 2, to re-run the matches played under it: the same
@@ -1264,9 +1289,9 @@ def _public_knowledge(events: Sequence[Event], num_players: int) -> tuple[list[s
 def sample_state(
     observation: BoomObservation,
     rng: random.Random,
-    game: BoomGame | None = None,
+    game: BoomGameBase | None = None,
     events: Sequence[Event] | None = None,
-) -> BoomState:
+) -> State:
     """A full state consistent with what `observation`'s seat knows (a determinization).
 
     Drawn at random (from `rng`) among what that seat has not seen: the other seats' hands,
@@ -1325,32 +1350,21 @@ def sample_state(
     if game.advanced and pool:
         raise RulesError(f"cards {sorted(pool)} are unaccounted for in an advanced game")
 
-    state = BoomState._blank(game, rng.getrandbits(64))
-    state._shuffles = 1  # later reshuffles are new draws, not the one behind the current order
-    state._game_no = obs.game_number
-    state._round = obs.round
-    state._totals = list(obs.series_totals)
-    state._new_game_scores(obs.scores)
-    state._paradise = tuple(tuple(p.card * 2 + p.face_up for p in cards) for cards in obs.paradise)
-    state._disc_up = tuple(obs.discarded)
-    state._disc_down = tuple(sorted(pool))
-    state._dry_rounds = dry if game.stalemate_rounds else 0  # only version 2 counts them
+    seed = rng.getrandbits(64)
     used = list(obs.guards_used)
     rest = [g for g in _GUARD_IDS if g not in used]
     rng.shuffle(rest)
-    state._order = used + rest
-    state._gpos = len(used) - 1
-    state._guard = obs.guard
-    if obs.step == 2:
-        state._revealed = tuple(tuple(cards) for cards in obs.revealed)
-        state._rw = [sum(map(w.__getitem__, cards)) for w, cards in zip(_WORDS, state._revealed)]
     hands = [sorted(cards) for cards in drawn]
     if me >= 0:
         hands[me] = sorted(hands[me] + list(obs.hand))
-    state._hands = hands
-    has_ruse = [game.ruse and RUSE not in obs.revealed[s] for s in range(np)]
-    state._has_ruse = has_ruse
-    state._begin_step(obs.step)
+    state = game.state_in_round(
+        seed, game_number=obs.game_number, round_number=obs.round, step=obs.step,
+        guard_order=used + rest, guards_revealed=len(used), hands=hands,
+        ruse=[game.ruse and RUSE not in obs.revealed[s] for s in range(np)],
+        discarded_face_up=obs.discarded, discarded_face_down=sorted(pool),
+        paradise=obs.paradise, scores=obs.scores, series_totals=obs.series_totals,
+        first_escape=obs.revealed if obs.step == 2 else None, dry_rounds=dry,
+    )  # fmt: skip
     # Replay the face-down choices already made in this step.
     for seat in range(np):
         if not obs.acted[seat]:
@@ -1362,6 +1376,7 @@ def sample_state(
             state.apply_action(seat, own)
         else:
             state.apply_action(seat, rng.choice(state.legal_actions(seat)))
-    if not state._pending or state._step != obs.step:
+    now = state.public_observation()
+    if state.is_over() or (now.round, now.step) != (obs.round, obs.step):
         raise RulesError("the observation says every seat has acted in a step that did not resolve")
     return state

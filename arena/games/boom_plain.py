@@ -485,6 +485,35 @@ class BoomGameBase(Game):
         discards and guard order (the first is revealed now); later chance is drawn from
         `seed`. For state_from_hands, which has checked them."""
 
+    @abc.abstractmethod
+    def state_in_round(
+        self,
+        seed: int,
+        *,
+        game_number: int,
+        round_number: int,
+        step: int,
+        guard_order: Sequence[int],
+        guards_revealed: int,
+        hands: Sequence[Sequence[int]],
+        ruse: Sequence[bool],
+        discarded_face_up: Sequence[int],
+        discarded_face_down: Sequence[int],
+        paradise: Sequence[Sequence[ParadiseCard]],
+        scores: Sequence[int],
+        series_totals: Sequence[int],
+        first_escape: Sequence[Sequence[int]] | None = None,
+        dry_rounds: int = 0,
+    ) -> State:
+        """A state in a game under way, at the start of escape step `step` of round
+        `round_number`, no seat having chosen yet: the guard revealed is
+        guard_order[guards_revealed - 1], later reshuffles are drawn from `seed`; `first_escape`
+        is what each seat revealed in the first escape (step 2 only); `scores` are the game's so
+        far, `series_totals` those of the games finished before it; `dry_rounds` counts the
+        rounds in a row without an escape (engine version 2 only). Its event log starts with
+        the round in progress: its guard (not marked reshuffled) and, in step 2, the first
+        reveal. For determinizations (sample_state)."""
+
 
 class PlainBoomGame(BoomGameBase):
     """Boom: Runaway for 2-5 players, told plainly: the specification of BoomGame."""
@@ -499,6 +528,27 @@ class PlainBoomGame(BoomGameBase):
     def start_state(self, seed, game_number, series_totals, hands, ruse, discards, guard_order):
         state = PlainBoomState(self, seed, game_number, series_totals)
         state.start_game(hands, ruse, discards, guard_order)
+        return state
+
+    def state_in_round(self, seed, *, game_number, round_number, step, guard_order,
+                       guards_revealed, hands, ruse, discarded_face_up, discarded_face_down,
+                       paradise, scores, series_totals, first_escape=None, dry_rounds=0):
+        state = PlainBoomState(self, seed, game_number, series_totals)
+        state.hands = [sorted(h) for h in hands]
+        state.has_ruse = list(ruse)
+        state.discarded_face_up = tuple(discarded_face_up)
+        state.discarded_face_down = tuple(discarded_face_down)
+        state.paradise_piles = [list(cards) for cards in paradise]
+        state.scores_this_game = list(scores)
+        state.guard_deck = list(guard_order)
+        state.guards_revealed = guards_revealed
+        state.shuffles = 1  # later reshuffles are new draws, not the one behind guard_order
+        state.round_number = round_number
+        state.log.append(state.guard_event())
+        if step == 2:
+            state.first_escape = tuple(map(tuple, first_escape))
+            state.log.append(Event("reveal", -1, {"step": 1, "cards": state.first_escape}))
+        state.start_step(step)
         return state
 
 
@@ -585,13 +635,16 @@ class PlainBoomState(State):
             self.shuffles += 1
             self.guards_revealed = 0
         self.guards_revealed += 1
-        self.log.append(Event("guard", -1, {
+        self.log.append(self.guard_event())
+        self.first_escape = None
+        self.start_step(1)
+
+    def guard_event(self) -> Event:
+        return Event("guard", -1, {
             "game": self.game_number, "round": self.round_number, "guard": self.guard(),
             "limits": GUARDS[self.guard()], "guards_left": NUM_GUARDS - self.guards_revealed,
             "reshuffled": self.reshuffled,
-        }))  # fmt: skip
-        self.first_escape = None
-        self.start_step(1)
+        })  # fmt: skip
 
     def guard(self) -> int:
         return self.guard_deck[self.guards_revealed - 1]
