@@ -318,7 +318,8 @@ def _taken_back(row: list[int], total: int, limit: int) -> tuple[list[int], int]
     """The rule for a colour over its guard's limit: while its total is over, every seat with
     the highest sum (`row`: each seat's sum of the colour) takes its cards of the colour back.
     Returns those seats, in the order the rules take them, and the total left; their sums in
-    `row` become 0. (_resolve_round applies the same rule inline, on its hot path.)"""
+    `row` become 0. The fast form of boom_plain.resolve_colour's take-backs (_resolve_round
+    applies it once more inline, on its hot path; test_boom_plain holds all equal)."""
     seats = []
     while total > limit:
         top = max(row)
@@ -531,7 +532,9 @@ class BoomGame(BoomGameBase):
         state._guard = state._order[state._gpos]
         if step == 2:
             state._revealed = tuple(map(tuple, first_escape))
-            state._rw = [sum(map(w.__getitem__, cards)) for w, cards in zip(_WORDS, state._revealed)]
+            state._rw = [
+                sum(map(w.__getitem__, cards)) for w, cards in zip(_WORDS, state._revealed)
+            ]
         state._hands = [sorted(h) for h in hands]
         state._has_ruse = list(ruse)
         state._begin_step(step)

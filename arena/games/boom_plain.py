@@ -81,12 +81,15 @@ MAX_GAME_ROUNDS: int = 200
 
 # =================================================================================================
 
+# Card ids: bomb card 0..49 is colour COLOURS[id // 10] and value VALUES[id % 10] (red 0..9,
+# yellow 10..19, ...); RUSE (50) stands for a seat's own ruse card, no colour and no value.
 RUSE = 50
 NUM_CARDS = len(COLOURS) * len(VALUES)
 NUM_GUARDS = len(GUARDS)
 NUM_COLOURS = len(COLOURS)
 assert NUM_CARDS == RUSE == 50, "card ids and RUSE assume 5 colours x 10 values"
 assert all(len(g) == NUM_COLOURS for g in GUARDS)
+
 
 def card_colour(card: int) -> str:
     return COLOURS[card // 10]
@@ -190,7 +193,9 @@ def resolve_colour(sums: Sequence[int], limit: int) -> tuple[list[int], list[int
 
 def colour_sums(colour: int, played: Sequence[Iterable[int]]) -> list[int]:
     """Each seat's sum of its cards of `colour` among `played[seat]` (RUSE has no colour)."""
-    return [sum(card_value(c) for c in cards if c != RUSE and c // 10 == colour) for cards in played]
+    return [
+        sum(card_value(c) for c in cards if c != RUSE and c // 10 == colour) for cards in played
+    ]
 
 
 def any_escape(guard: int, played: Sequence[Iterable[int]]) -> bool:
@@ -373,7 +378,9 @@ class Deal:
     guard_order: list[int]
 
 
-def deal(num_players: int, deck: Sequence[int], deal_size: int, seed: int, game_number: int) -> Deal:
+def deal(
+    num_players: int, deck: Sequence[int], deal_size: int, seed: int, game_number: int
+) -> Deal:
     """One draw pops every card but seat 0's hand from the sorted deck (what is left is that
     hand), then pops the guard order. Seat i gets the i-th slice of the popped cards, so the
     same seed deals the same cards to the same seat positions; what is left over is discarded."""
