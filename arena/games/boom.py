@@ -1,8 +1,11 @@
-"""Boom: Runaway: the rules engine (rules as implemented: docs/rules/boom.md).
+"""Boom: Runaway: the fast rules engine, the one matches and bots run (docs/rules/boom.md).
 
-This module owns the Boom rules: the deck and guard cards, dealing, the two simultaneous escape
-steps of a round, the per-colour resolution, scoring, the advanced game, ruse cards and longer
-play (a series of games to 200 points), plus what each seat may observe and the public event log.
+This module owns the fast engine (BoomGame, BoomState; BoomGameV2 for engine version 2's
+replays), its legal-action sequences (LegalPairs), its event log and determinizations
+(sample_state), and is the public module: it re-exports the rules data and the plain rules of
+`boom_plain`, the specification, which holds the same rules written to be read (PlainBoomGame).
+The two play alike in every variant: tests/games/test_boom_plain.py checks them equal after every
+action of many random matches, so a change to the rules is made there first and then here.
 
 Encoding. Bomb cards are ints 0..49: colour COLOURS[id // 10], value VALUES[id % 10]. RUSE (50)
 stands for a seat's own ruse card. An action is a sorted tuple of the card ids a seat plays in
@@ -22,7 +25,6 @@ from __future__ import annotations
 import random
 from bisect import insort
 from collections.abc import Sequence as SequenceABC
-from dataclasses import dataclass
 from functools import partial
 from itertools import combinations, islice
 from operator import add, attrgetter, itemgetter, lt, mod
@@ -36,73 +38,17 @@ try:  # hashlib.blake2b is this; importing it from here skips loading OpenSSL (~
 except ImportError:  # pragma: no cover - Pythons without the builtin module
     from hashlib import blake2b as _blake2b
 
+# The rules data, the values seats see and the rules told plainly are the specification's
+# (boom_plain); this engine builds its tables from them and is checked against it.
+from .boom_plain import (  # noqa: F401 - re-exported: arena.games.boom is the public module
+    ADVANCED_DEAL, ADVANCED_REMOVED_VALUES, BASIC_DEAL, COLOURS, FEWEST_CARDS_BONUS,
+    FEWEST_CARDS_BONUS_EVERY_ROUND, GAME_END_HAND_SIZE, GUARDS, MAX_GAME_ROUNDS, MAX_PLAYERS,
+    NUM_CARDS, NUM_COLOURS, NUM_GUARDS, RUSE, RUSE_STEPS, SERIES_TARGET, SHORT_HAND_PLAYS_ALL,
+    STEP_CARDS, VALUES, BoomObservation, ParadiseCard, action_to_string, any_escape, card_colour,
+    card_to_string, card_value, BoomGameBase, escape_points, illegal_reason,
+    plays_whole_hand, provably_stuck, recount_scores, removed_cards,
+)  # fmt: skip
 
-# =================================================================================================
-# Rules data. Every point the rulebook leaves open is decided here (see ../shared/RULES-NOTES.md
-# and docs/rules/boom.md); change a constant to play with the real cards if they differ.
-# =================================================================================================
-
-# (assumption) Colour order on the guard cards, left to right; also the order of resolution.
-COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue", "brown")
-# (assumption) The ten bomb cards of each colour, by value. Card id = colour * 10 + index here.
-VALUES: tuple[int, ...] = (1, 2, 2, 3, 3, 4, 4, 5, 5, 6)
-# (assumption) The 8 guard cards: the limit per colour, in COLOURS order. Index 0 is guard "1".
-GUARDS: tuple[tuple[int, ...], ...] = (
-    (8, 10, 12, 14, 16),
-    (16, 8, 10, 12, 14),
-    (14, 16, 8, 10, 12),
-    (12, 14, 16, 8, 10),
-    (10, 12, 14, 16, 8),
-    (6, 9, 11, 13, 7),
-    (9, 7, 13, 6, 11),
-    (11, 13, 6, 9, 15),
-)
-# Cards dealt to each seat in the basic game, by player count (rulebook); the rest are
-# discarded face down.
-BASIC_DEAL: Mapping[int, int] = {2: 16, 3: 12, 4: 12, 5: 10}
-# Cards dealt to each seat in the advanced game, by player count (rulebook); the rest are
-# discarded face up.
-ADVANCED_DEAL: Mapping[int, int] = {2: 15, 3: 13, 4: 12, 5: 10}
-# Values of which one card of each colour is removed before the advanced deal (rulebook).
-# (assumption) Of two cards with the same value, the one with the lower id is removed.
-ADVANCED_REMOVED_VALUES: Mapping[int, tuple[int, ...]] = {2: (2, 3, 4, 5), 3: (3, 5), 4: (), 5: ()}
-# Cards each seat plays in the first and in the second escape, by player count (rulebook).
-STEP_CARDS: Mapping[int, tuple[int, int]] = {2: (2, 2), 3: (1, 2), 4: (1, 2), 5: (1, 1)}
-# (assumption) A seat holding fewer cards than a step asks for plays all it has (its ruse card
-# counts as a card it may play in the second escape). If False, such a seat plays nothing then.
-SHORT_HAND_PLAYS_ALL: bool = True
-# The escape steps (1 = first, 2 = second) in which a ruse card may be played (rulebook).
-RUSE_STEPS: tuple[int, ...] = (2,)
-# Advanced game: points for the seat(s) holding the fewest bomb cards (rulebook: 5).
-FEWEST_CARDS_BONUS: int = 5
-# (assumption) The fewest-cards bonus is given at the end of every round (after the ruse cards
-# return, before the game-end check). If False, only at the end of a game's last round.
-FEWEST_CARDS_BONUS_EVERY_ROUND: bool = True
-# A game ends after a round in which some seat is left with this many bomb cards or fewer
-# (ruse cards do not count) (rulebook).
-GAME_END_HAND_SIZE: int = 2
-# Longer play: the series ends after the first game in which some seat's total reaches this
-# (rulebook). (assumption) If several reach it in that game, the highest total wins and equal
-# totals share the place: that is how ranks follow from scores anyway.
-SERIES_TARGET: int = 200
-# A game that can never end (decision; the rulebook is silent, see RULES-NOTES, Boom step 8): when
-# every seat must play its whole hand each round and no guard card would let any of those cards
-# escape, nothing can ever change again, so the game ends at once, scored as it stands
-# (provably_stuck). Two players left with green 2, 4, 5 and green 2, 3, 6 are such a game: they
-# tie at 11 under every guard, and no green limit reaches 22. A game that is not provably stuck
-# goes on however long no card escapes (the guard that lets a hand out may not have come up yet).
-# Only as a safety limit, for bots that keep choosing to tie, a game ends after this many rounds,
-# scored as it stands.
-MAX_GAME_ROUNDS: int = 200
-
-# =================================================================================================
-
-RUSE = 50
-NUM_CARDS = len(COLOURS) * len(VALUES)
-NUM_GUARDS = len(GUARDS)
-NUM_COLOURS = len(COLOURS)
-assert NUM_CARDS == RUSE == 50, "card ids and RUSE assume 5 colours x 10 values"
-assert all(len(g) == NUM_COLOURS for g in GUARDS)
 
 # Precomputed tables for the round resolution. A seat's cards of one round are summed into one
 # int "word" (_WORDS[seat][card]): bit `card` marks the card, and above bit _SUM_BASE are bytes
@@ -113,7 +59,6 @@ assert all(len(g) == NUM_COLOURS for g in GUARDS)
 # total and its row of per-seat sums as a bytes slice, and the 10-bit slice of a colour in a
 # seat's word is a "pattern" that indexes the card tuples below, so resolving a colour is a few
 # slices and lookups.
-_MAX_PLAYERS = 5  # BoomGame.max_players
 _SUM_BASE = 56  # first byte boundary above the 50 card bits
 assert sum(VALUES) < 256 and _SUM_BASE >= NUM_CARDS
 _SEAT_BYTES = NUM_COLOURS + 1
@@ -125,7 +70,7 @@ _WORDS: tuple[tuple[int, ...], ...] = tuple(
         | 1 << _SUM_BASE + 8 * (NUM_COLOURS + _SEAT_BYTES * seat + NUM_COLOURS)
         for c in range(NUM_CARDS)
     ) + (0,)  # RUSE (50) counts for nothing
-    for seat in range(_MAX_PLAYERS)
+    for seat in range(MAX_PLAYERS)
 )
 _COUNT_AT = NUM_COLOURS + NUM_COLOURS  # the count byte of seat 0
 _PATTERNS = range(1 << len(VALUES))
@@ -319,66 +264,6 @@ class _BuiltPairs(LegalPairs):
     __init__ = object.__init__
 
 
-def card_colour(card: int) -> str:
-    return COLOURS[card // 10]
-
-
-def card_value(card: int) -> int:
-    return VALUES[card % 10]
-
-
-def card_to_string(card: int) -> str:
-    if card == RUSE:
-        return "ruse"
-    return f"{COLOURS[card // 10]} {VALUES[card % 10]} (#{card})"
-
-
-def action_to_string(action: Sequence[int]) -> str:
-    """A readable form of an action, e.g. "green 6 (#29) + ruse"."""
-    return " + ".join(card_to_string(c) for c in action) if action else "nothing"
-
-
-def removed_cards(num_players: int, advanced: bool) -> tuple[int, ...]:
-    """The cards taken out of the game before dealing (advanced game only)."""
-    if not advanced:
-        return ()
-    out = []
-    for colour in range(NUM_COLOURS):
-        for value in ADVANCED_REMOVED_VALUES[num_players]:
-            out.append(colour * 10 + VALUES.index(value))
-    return tuple(sorted(out))
-
-
-@dataclass(frozen=True, slots=True)
-class ParadiseCard:
-    card: int
-    face_up: bool
-
-
-@dataclass(frozen=True, slots=True)
-class BoomObservation:
-    """What one seat may see (seat == -1: a spectator, with an empty hand)."""
-
-    seat: int
-    num_players: int
-    game_number: int  # 1-based; above 1 only in longer play (a series)
-    round: int  # 1-based within the game
-    step: int  # 1 = first escape, 2 = second escape, 0 = match over
-    guard: int  # index into GUARDS of the revealed guard card
-    guard_limits: tuple[int, ...]  # per colour, in COLOURS order
-    guards_left: int  # guard cards left in the deck before a reshuffle
-    guards_used: tuple[int, ...]  # guard cards revealed since the last shuffle, current one last
-    to_play: int  # how many cards this seat plays in this step (0: none now)
-    hand: tuple[int, ...]  # own bomb cards, sorted
-    has_ruse: bool  # own ruse card in hand
-    hand_sizes: tuple[int, ...]  # bomb cards in each seat's hand
-    acted: tuple[bool, ...]  # who has already chosen in this step (face-down cards on the table)
-    revealed: tuple[tuple[int, ...], ...]  # cards each seat has revealed this round (RUSE = 50)
-    paradise: tuple[tuple[ParadiseCard, ...], ...]  # per seat
-    discarded: tuple[int, ...]  # cards discarded face up (advanced game)
-    scores: tuple[int, ...]  # this game's scores so far
-    series_totals: tuple[int, ...]  # totals of the finished games of the series
-
 
 # Every paradise card, by code card * 2 + face_up: immutable, so observations share them.
 _PARADISE_CARDS: tuple[ParadiseCard, ...] = tuple(
@@ -433,7 +318,8 @@ def _taken_back(row: list[int], total: int, limit: int) -> tuple[list[int], int]
     """The rule for a colour over its guard's limit: while its total is over, every seat with
     the highest sum (`row`: each seat's sum of the colour) takes its cards of the colour back.
     Returns those seats, in the order the rules take them, and the total left; their sums in
-    `row` become 0. (_resolve_round applies the same rule inline, on its hot path.)"""
+    `row` become 0. The fast form of boom_plain.resolve_colour's take-backs (_resolve_round
+    applies it once more inline, on its hot path; test_boom_plain holds all equal)."""
     seats = []
     while total > limit:
         top = max(row)
@@ -536,60 +422,10 @@ def _round_gains(record: tuple) -> Sequence[int]:
     return gains
 
 
-def any_escape(guard: int, played: Sequence[Iterable[int]]) -> bool:
-    """Whether any bomb card escapes in a round in which seat p plays the cards `played[p]`
-    under guard card `guard` (index into GUARDS): the resolution rule of a round, step 4, told
-    plainly. A colour's cards escape unless the seats with the highest sums, taking theirs back
-    while the total is over the limit, take back every card of it. RUSE counts for nothing."""
-    limits = GUARDS[guard]
-    for col in range(NUM_COLOURS):
-        row = [sum(VALUES[c % 10] for c in cards if c // 10 == col) for cards in played]
-        total = sum(row)
-        if total and _taken_back(row, total, limits[col])[1]:
-            return True
-    return False
 
+class BoomGame(BoomGameBase):
+    """Boom: Runaway for 2-5 players, the fast engine (its facts and options: BoomGameBase)."""
 
-def plays_whole_hand(num_players: int, bomb_cards: int, holds_ruse: bool) -> bool:
-    """Whether a seat holding `bomb_cards` bomb cards (and its ruse card, if `holds_ruse`) must
-    play its whole hand in a round, whatever it chooses: each escape step asks for STEP_CARDS,
-    a short hand plays all it has (SHORT_HAND_PLAYS_ALL), a ruse card joins the cards it may
-    play in RUSE_STEPS. Which cards go in which step is then its only choice, and that changes
-    nothing: a round is resolved from all the cards played in it. With the rulebook's numbers:
-    it holds no more cards than the round asks for (2 players 4, 3 or 4 players 3, 5 players 2)."""
-    cards = bomb_cards
-    for step, asked in enumerate(STEP_CARDS[num_players], 1):
-        ruse = holds_ruse and step in RUSE_STEPS
-        pool = cards + ruse
-        if pool > asked:
-            if ruse:
-                return False  # it chooses between keeping its ruse card and keeping a bomb card
-            cards -= asked
-        elif pool == asked or SHORT_HAND_PLAYS_ALL:
-            cards = 0
-            holds_ruse = holds_ruse and not ruse
-    return cards == 0
-
-
-def provably_stuck(num_players: int, hands: Sequence[Sequence[int]], ruse: Sequence[bool]) -> bool:
-    """The rule for a game that can never end (RULES-NOTES, Boom step 8), as it reads: every
-    seat must play its whole hand each round (`hands[p]`, its bomb cards; `ruse[p]`, whether it
-    holds its ruse card), and under none of the guard cards would any of those cards escape.
-    Every round then takes every card back and the next round is the same again: nothing can
-    ever change. BoomState checks this after every round in which it may hold (_early_end)."""
-    if not all(map(partial(plays_whole_hand, num_players), map(len, hands), ruse)):
-        return False
-    return not any(any_escape(guard, hands) for guard in _GUARD_IDS)
-
-
-class BoomGame(Game):
-    """Boom: Runaway for 2-5 players. Options: advanced (card removal, open discard, +5 for the
-    fewest cards), ruse (one ruse card per seat), series (longer play to SERIES_TARGET)."""
-
-    name = "boom"
-    min_players = 2
-    max_players = _MAX_PLAYERS
-    options_spec = {"advanced": (False, True), "ruse": (False, True), "series": (False, True)}
     # 2: chance drawn from BLAKE2b by event (_draw_digits) instead of random.Random(seed).
     # 3: a game ends early only when provably stuck, or after MAX_GAME_ROUNDS, instead of after
     # 8 rounds in a row without an escape (BoomGameV2 keeps that rule, for version 2's replays).
@@ -612,12 +448,6 @@ class BoomGame(Game):
 
     def __init__(self, num_players: int, **options: Any):
         super().__init__(num_players, **options)
-        self.advanced: bool = bool(self.options["advanced"])
-        self.ruse: bool = bool(self.options["ruse"])
-        self.series: bool = bool(self.options["series"])
-        self.deal_size: int = (ADVANCED_DEAL if self.advanced else BASIC_DEAL)[num_players]
-        self.removed: tuple[int, ...] = removed_cards(num_players, self.advanced)
-        self.deck: tuple[int, ...] = tuple(c for c in range(NUM_CARDS) if c not in self.removed)
         self.step_cards: tuple[int, int] = STEP_CARDS[num_players]
         # Per-game constants the states share (hot path): seats, empty reveals, cards asked per
         # step (index 0: none), every seat playing `asked` cards, a fresh legal-actions map.
@@ -657,11 +487,6 @@ class BoomGame(Game):
         self._stuck_gate = NUM_CARDS if self.stalemate_rounds else max(
             n for n in range(NUM_CARDS + 1) if plays_whole_hand(num_players, n, False)
         )
-        if self.deal_size * num_players > len(self.deck):
-            raise ConfigError(
-                f"boom cannot deal {self.deal_size} cards to {num_players} players from "
-                f"{len(self.deck)} cards; check BASIC_DEAL, ADVANCED_DEAL, ADVANCED_REMOVED_VALUES"
-            )
 
     def new_match(self, seed: int) -> "BoomState":
         if type(seed) is not int:
@@ -670,71 +495,49 @@ class BoomGame(Game):
         state._deal_game()
         return state
 
-    def action_to_string(self, action: Any) -> str:
-        return action_to_string(action)
-
-    def state_from_hands(
-        self,
-        hands: Sequence[Iterable[int]],
-        guard_order: Sequence[int] = (),
-        *,
-        discarded: Iterable[int] | None = None,
-        ruse: Sequence[bool] | None = None,
-        seed: int = 0,
-        series_totals: Sequence[int] | None = None,
-        game_number: int = 1,
-    ) -> "BoomState":
-        """A state at the start of a game (round 1, first escape) with the given hands, for tests,
-        puzzles and what-if analysis.
-
-        `hands[seat]` are the seat's bomb cards. `guard_order` lists guard indices (into GUARDS)
-        in the order they will be revealed, the first one now; guards not listed follow in an
-        order drawn from `seed`, which also drives every later reshuffle (and, in a series, the
-        later deals). `discarded` defaults to every card neither dealt nor removed; it is face
-        down in the basic game and face up in the advanced game. `ruse` says which seats hold
-        their ruse card (default: all, in the ruse variant). `series_totals` and `game_number`
-        place the game inside a series.
-        """
-        np = self.num_players
-        if len(hands) != np:
-            raise RulesError(f"state_from_hands needs {np} hands, got {len(hands)}")
-        hand_lists = [sorted(h) for h in hands]
-        dealt = [c for h in hand_lists for c in h]
-        removed = set(self.removed)
-        if discarded is None:
-            disc = sorted(set(self.deck) - set(dealt))
-        else:
-            disc = sorted(discarded)
-        everything = dealt + disc
-        bad = [c for c in everything if type(c) is not int or not 0 <= c < NUM_CARDS]
-        if bad:
-            raise RulesError(f"not bomb card ids (0..49): {bad}")
-        if len(set(everything)) != len(everything):
-            raise RulesError("a card is in two places (hands and discards must not overlap)")
-        if removed & set(everything):
-            raise RulesError(f"cards {sorted(removed & set(everything))} are removed in this game")
-        if ruse is None:
-            ruse = [self.ruse] * np
-        if any(ruse) and not self.ruse:
-            raise RulesError("ruse cards are only in the game with the ruse option")
-        if type(seed) is not int:
-            raise RulesError(f"a seed is an int, not {seed!r}")
-        order = _complete_guard_order(guard_order, seed, game_number)
+    def start_state(self, seed, game_number, series_totals, hands, ruse, discards, guard_order):
+        """BoomGameBase.start_state, for state_from_hands (which checks its arguments)."""
         state = BoomState._blank(self, seed)
         state._game_no = game_number
-        if series_totals is not None:
-            state._totals = list(series_totals)
-        state._hands = hand_lists
-        state._has_ruse = [bool(r) for r in ruse]
+        state._totals = series_totals
+        state._hands = hands
+        state._has_ruse = ruse
         if self.advanced:
-            state._disc_up = tuple(disc)
+            state._disc_up = tuple(discards)
         else:
-            state._disc_down = tuple(disc)
+            state._disc_down = tuple(discards)
         state._log_game_start()
-        state._order = order
+        state._order = guard_order
         state._shuffles = 1  # later reshuffles are new draws
         state._gpos = -1
         state._next_round()
+        return state
+
+    def state_in_round(self, seed, *, game_number, round_number, step, guard_order,
+                       guards_revealed, hands, ruse, discarded_face_up, discarded_face_down,
+                       paradise, scores, series_totals, first_escape=None, dry_rounds=0):
+        """BoomGameBase.state_in_round."""
+        state = BoomState._blank(self, seed)
+        state._shuffles = 1  # later reshuffles are new draws, not the one behind guard_order
+        state._game_no = game_number
+        state._round = round_number
+        state._totals = list(series_totals)
+        state._new_game_scores(scores)
+        state._paradise = tuple(tuple(p.card * 2 + p.face_up for p in cards) for cards in paradise)
+        state._disc_up = tuple(discarded_face_up)
+        state._disc_down = tuple(discarded_face_down)
+        state._dry_rounds = dry_rounds if self.stalemate_rounds else 0  # only version 2 counts
+        state._order = list(guard_order)
+        state._gpos = guards_revealed - 1
+        state._guard = state._order[state._gpos]
+        if step == 2:
+            state._revealed = tuple(map(tuple, first_escape))
+            state._rw = [
+                sum(map(w.__getitem__, cards)) for w, cards in zip(_WORDS, state._revealed)
+            ]
+        state._hands = [sorted(h) for h in hands]
+        state._has_ruse = list(ruse)
+        state._begin_step(step)
         return state
 
 
@@ -745,18 +548,6 @@ class BoomGameV2(BoomGame):
 
     engine_version = "2"
     stalemate_rounds = 8
-
-
-def _complete_guard_order(given: Sequence[int], seed: int, game_no: int) -> list[int]:
-    given = list(given)
-    if any(type(g) is not int or not 0 <= g < NUM_GUARDS for g in given) or len(set(given)) < len(
-        given
-    ):
-        raise RulesError(f"a guard order lists distinct guard indices 0..{NUM_GUARDS - 1}: {given}")
-    rest = [g for g in _GUARD_IDS if g not in given]
-    plan = _digit_plan(tuple(range(len(rest), 1, -1)))
-    digits = _draw_digits(plan, seed, _GUARD_DRAW, game_no)
-    return given + list(map(rest.pop, digits)) + rest
 
 
 class BoomState(State):
@@ -1032,43 +823,11 @@ class BoomState(State):
             self._end_step()
 
     def _illegal_reason(self, seat: Any, action: Any) -> str | None:
-        """Why `seat` may not play `action` now, or None if it may."""
-        if self._over:
-            return "the match is over"
-        if type(seat) is not int or not 0 <= seat < self._np:
-            return f"there is no seat {seat!r} (seats are 0..{self._np - 1})"
-        to_play = self._to_play[seat]
-        if not to_play:
-            return f"it plays no cards in escape step {self._step}"
-        if self._choice[seat] is not None:
-            return f"it has already chosen its cards for escape step {self._step}"
-        if type(action) is not tuple:
-            return "an action is a sorted tuple of card ids, e.g. (12,) or (3, 47)"
-        if len(action) != to_play:
-            return (
-                f"escape step {self._step} asks this seat for {to_play} card(s), "
-                f"not {len(action)}"
-            )
-        if any(type(c) is not int for c in action):
-            return "card ids are ints (0..49 bomb cards, 50 = own ruse card)"
-        if len(set(action)) != len(action):
-            return "a card appears twice"
-        if list(action) != sorted(action):
-            return "card ids must be listed in increasing order"
-        hand = self._hands[seat]
-        for c in action:
-            if c == RUSE:
-                if not self._ruse_v:
-                    return "there are no ruse cards in this game (option ruse is off)"
-                if not self._ruse_ok:
-                    return f"a ruse card may only be played in escape step(s) {RUSE_STEPS}"
-                if not self._has_ruse[seat]:
-                    return "its ruse card is not in its hand"
-            elif not 0 <= c < NUM_CARDS:
-                return f"{c} is not a card id (0..49 bomb cards, 50 = own ruse card)"
-            elif c not in hand:
-                return f"card {c} ({card_to_string(c)}) is not in its hand"
-        return None
+        """Why `seat` may not play `action` now, or None if it may (boom_plain.illegal_reason)."""
+        return illegal_reason(
+            self.game, self._over, self._step, self._to_play, self._choice, self._hands,
+            self._has_ruse, seat, action,
+        )  # fmt: skip
 
     def _refusal(self, seat: Any, action: Any) -> IllegalActionError:
         reason = self._illegal_reason(seat, action)
@@ -1447,9 +1206,9 @@ def _to_event(rec: tuple) -> Event:
     kind = rec[0]
     if kind == _ESCAPE:
         _, seat, col, cards, face_up = rec
-        points = len(cards) + (sum(VALUES[c % 10] for c in cards) if face_up else 0)
         return Event(kind, seat, {
-            "colour": COLOURS[col], "cards": cards, "face_up": face_up, "points": points,
+            "colour": COLOURS[col], "cards": cards, "face_up": face_up,
+            "points": escape_points(cards, face_up),
         })  # fmt: skip
     if kind == _TAKE_BACK:
         _, seat, col, cards = rec
@@ -1486,25 +1245,6 @@ def _to_event(rec: tuple) -> Event:
         _, game_no, totals = rec
         return Event(kind, -1, {"games": game_no, "totals": totals})
     raise AssertionError(f"unknown event record {rec!r}")
-
-
-def recount_scores(events: Sequence[Event]) -> tuple[int, ...]:
-    """Each seat's total over the whole match, recounted from the public event log alone:
-    1 per paradise card, plus its value when face up, plus every fewest-cards bonus."""
-    totals: list[int] | None = None
-    for event in events:
-        if event.kind == _GAME_START and totals is None:
-            totals = [0] * len(event.data["hand_sizes"])
-        elif event.kind == _ESCAPE:
-            cards = event.data["cards"]
-            totals[event.seat] += len(cards)
-            if event.data["face_up"]:
-                totals[event.seat] += sum(card_value(c) for c in cards)
-        elif event.kind == _BONUS:
-            totals[event.seat] += event.data["points"]
-    if totals is None:
-        raise RulesError("the event log has no game_start event")
-    return tuple(totals)
 
 
 def _infer_game(observation: BoomObservation) -> BoomGame:
@@ -1552,9 +1292,9 @@ def _public_knowledge(events: Sequence[Event], num_players: int) -> tuple[list[s
 def sample_state(
     observation: BoomObservation,
     rng: random.Random,
-    game: BoomGame | None = None,
+    game: BoomGameBase | None = None,
     events: Sequence[Event] | None = None,
-) -> BoomState:
+) -> State:
     """A full state consistent with what `observation`'s seat knows (a determinization).
 
     Drawn at random (from `rng`) among what that seat has not seen: the other seats' hands,
@@ -1613,32 +1353,21 @@ def sample_state(
     if game.advanced and pool:
         raise RulesError(f"cards {sorted(pool)} are unaccounted for in an advanced game")
 
-    state = BoomState._blank(game, rng.getrandbits(64))
-    state._shuffles = 1  # later reshuffles are new draws, not the one behind the current order
-    state._game_no = obs.game_number
-    state._round = obs.round
-    state._totals = list(obs.series_totals)
-    state._new_game_scores(obs.scores)
-    state._paradise = tuple(tuple(p.card * 2 + p.face_up for p in cards) for cards in obs.paradise)
-    state._disc_up = tuple(obs.discarded)
-    state._disc_down = tuple(sorted(pool))
-    state._dry_rounds = dry if game.stalemate_rounds else 0  # only version 2 counts them
+    seed = rng.getrandbits(64)
     used = list(obs.guards_used)
     rest = [g for g in _GUARD_IDS if g not in used]
     rng.shuffle(rest)
-    state._order = used + rest
-    state._gpos = len(used) - 1
-    state._guard = obs.guard
-    if obs.step == 2:
-        state._revealed = tuple(tuple(cards) for cards in obs.revealed)
-        state._rw = [sum(map(w.__getitem__, cards)) for w, cards in zip(_WORDS, state._revealed)]
     hands = [sorted(cards) for cards in drawn]
     if me >= 0:
         hands[me] = sorted(hands[me] + list(obs.hand))
-    state._hands = hands
-    has_ruse = [game.ruse and RUSE not in obs.revealed[s] for s in range(np)]
-    state._has_ruse = has_ruse
-    state._begin_step(obs.step)
+    state = game.state_in_round(
+        seed, game_number=obs.game_number, round_number=obs.round, step=obs.step,
+        guard_order=used + rest, guards_revealed=len(used), hands=hands,
+        ruse=[game.ruse and RUSE not in obs.revealed[s] for s in range(np)],
+        discarded_face_up=obs.discarded, discarded_face_down=sorted(pool),
+        paradise=obs.paradise, scores=obs.scores, series_totals=obs.series_totals,
+        first_escape=obs.revealed if obs.step == 2 else None, dry_rounds=dry,
+    )  # fmt: skip
     # Replay the face-down choices already made in this step.
     for seat in range(np):
         if not obs.acted[seat]:
@@ -1650,6 +1379,7 @@ def sample_state(
             state.apply_action(seat, own)
         else:
             state.apply_action(seat, rng.choice(state.legal_actions(seat)))
-    if not state._pending or state._step != obs.step:
+    now = state.public_observation()
+    if state.is_over() or (now.round, now.step) != (obs.round, obs.step):
         raise RulesError("the observation says every seat has acted in a step that did not resolve")
     return state

@@ -23,7 +23,7 @@ from arena.games.boom import (
     sample_state,
 )
 
-from .support import play_random_moves
+from .support import boom_small_hands, play_random_moves
 
 
 def card(colour: str, value: int, copy: int = 0) -> int:
@@ -1262,21 +1262,7 @@ def test_the_end_checks_after_every_round_agree_with_the_plain_rules():
         ruse, advanced = rng.random() < 0.3, rng.random() < 0.3
         game = BoomGame(players, ruse=ruse)
         if kind:
-            if kind == 1:  # four high cards of a colour each: stuck if every sum is over 16
-                colours = rng.sample(range(5), 2)
-                hands = [[c * 10 + i for i in rng.sample(range(3, 10), 4)] for c in colours]
-            elif kind == 2:  # a colour's eight highest cards shared: stuck if they tie at 16
-                pool = [rng.randrange(5) * 10 + i for i in range(2, 10)]
-                rng.shuffle(pool)
-                hands = [pool[:4], pool[4:]]
-            else:  # a few cards of one or two colours
-                colours = rng.sample(range(5), rng.choice([1, 2]))
-                pool = [c for c in game.deck if c // 10 in colours]
-                sizes = [rng.randint(3, 5) for _ in range(players)]
-                if sum(sizes) > len(pool):
-                    pool = list(game.deck)
-                rng.shuffle(pool)
-                hands = [[pool.pop() for _ in range(n)] for n in sizes]
+            hands = boom_small_hands(rng, game.deck, players, kind)
             holds = [ruse and rng.random() < 0.6 for _ in range(players)]
             state = game.state_from_hands(hands, ruse=holds, seed=seed)
         else:
