@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from arena.games.base import Game
+from arena.ladder.ratings import SETTLED_CONFIDENCE
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits
@@ -95,7 +96,11 @@ class LadderSettings:
     options: dict
     rounds: int = 1
     seed: int | None = None
-    rating_mode: str = "match"
+    rating_mode: str | None = None  # None: the ladder's own, or the default for a new one
+    # Keep adding rounds until every adjacent pair of the leaderboard is settled at this
+    # confidence (None: play the rounds asked for), up to `max_rounds` in all.
+    until_settled: float | None = None
+    max_rounds: int | None = None
     concurrency: int = 4
     limits: Limits = Limits()
     resource_limits: ResourceLimits = ResourceLimits()
@@ -113,39 +118,78 @@ def run_ladder(settings: LadderSettings):
 
 async def _run_ladder(settings: LadderSettings):
     from arena.ladder.runner import LadderRunner, RunSummary
-    from arena.store import AsyncStore
+    from arena.store import AsyncStore, UnknownLadder
 
     store = await AsyncStore.open(settings.db)
     try:
-        ladder = await store.ensure_ladder(
-            settings.name, settings.game, settings.table_size, list(settings.bots),
-            options=settings.options, rounds=settings.rounds, seed=settings.seed,
-            rating_mode=settings.rating_mode,
-            settings={"limits": settings.limits.to_dict()})
+        rounds = settings.rounds
+        if settings.until_settled is not None:
+            # The rounds asked for are a minimum: a ladder that already added rounds to settle
+            # resumes with them (the same command again carries on where it was).
+            try:
+                rounds = max(rounds, (await store.get_ladder(settings.name)).rounds)
+            except UnknownLadder:
+                pass
+        ladder = await _ensure_ladder(store, settings, rounds)
         bots = [await store.get_bot(name) for name in ladder.bots]
         executor = _make_executor(settings, store)
         bar = _progress_bar(ladder, settings.progress)
         runner = LadderRunner(store, executor, settings.limits, settings.concurrency,
                               on_progress=lambda m, r: bar.update(1) if r is not None else None)
-        task = asyncio.ensure_future(runner.run(ladder.name, bots))
+        total = RunSummary(ladder.name)
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, task.cancel)
         try:
-            summary = await task
-        except asyncio.CancelledError:
-            if not task.cancelled():
-                raise
-            # Stopped by Ctrl-C or SIGTERM: the runner put the matches in flight back.
-            summary = RunSummary(ladder.name, interrupted=True)
+            while True:
+                task = asyncio.ensure_future(runner.run(ladder.name, bots))
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    loop.add_signal_handler(sig, task.cancel)
+                try:
+                    summary = await task
+                except asyncio.CancelledError:
+                    if not task.cancelled():
+                        raise
+                    # Stopped by Ctrl-C or SIGTERM: the runner put the matches in flight back.
+                    summary = RunSummary(ladder.name, interrupted=True)
+                finally:
+                    for sig in (signal.SIGINT, signal.SIGTERM):
+                        loop.remove_signal_handler(sig)
+                total = _add_summaries(total, summary)
+                if not _another_round(settings, ladder, summary, await store.rankings(
+                        ladder.name, settings.until_settled or SETTLED_CONFIDENCE)):
+                    break
+                ladder = await _ensure_ladder(store, settings, ladder.rounds + 1)
+                bar.total = ladder.num_matches
         finally:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.remove_signal_handler(sig)
             bar.close()
             await executor.close()
-        return summary, await store.rankings(ladder.name)
+        return total, await store.rankings(ladder.name,
+                                           settings.until_settled or SETTLED_CONFIDENCE)
     finally:
         await store.close()
+
+
+async def _ensure_ladder(store, settings: LadderSettings, rounds: int):
+    return await store.ensure_ladder(
+        settings.name, settings.game, settings.table_size, list(settings.bots),
+        options=settings.options, rounds=rounds, seed=settings.seed,
+        rating_mode=settings.rating_mode, settings={"limits": settings.limits.to_dict()})
+
+
+def _another_round(settings: LadderSettings, ladder, summary, rankings) -> bool:
+    """Whether an --until-settled run adds a round: it finished its rounds (not stopped, nothing
+    left unplayed), some adjacent pair is not yet settled, and the cap allows one more."""
+    if settings.until_settled is None or summary.interrupted or summary.remaining:
+        return False
+    if settings.max_rounds is not None and ladder.rounds >= settings.max_rounds:
+        return False
+    return not rankings.all_settled
+
+
+def _add_summaries(a, b):
+    return type(a)(a.ladder, played=a.played + b.played,
+                   infra_failures=a.infra_failures + b.infra_failures,
+                   abandoned=a.abandoned + b.abandoned, interrupted=b.interrupted,
+                   remaining=b.remaining, errors=a.errors + b.errors)
 
 
 def _make_executor(settings: LadderSettings, store):

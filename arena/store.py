@@ -413,8 +413,8 @@ class Standing:
     wins: int
     faults: int
     # P(this bot's skill > the next one's), from the posteriors (ratings.p_better); None last.
-    p_better_than_next: float | None = None
-    settled: bool = False  # better than the next and worse than the previous at the confidence
+    p_better_than_next: float | None
+    settled: bool  # better than the next and worse than the previous at the confidence
 
     def to_dict(self) -> dict[str, Any]:
         return {"rank": self.rank, "bot": self.bot, "conservative": self.conservative,
