@@ -210,6 +210,32 @@ def test_until_settled_stops_at_the_cap_and_the_same_command_with_a_higher_cap_g
     assert "?" in arena("rankings", "--db", str(db)).stdout  # unsettled ranks are marked
 
 
+def test_until_settled_killed_after_adding_a_round_resumes_to_the_uninterrupted_result(tmp_path):
+    clean_db, killed_db = tmp_path / "clean.db", tmp_path / "killed.db"
+
+    def args(db: Path, runs: Path) -> list[str]:
+        return ["ladder", "run", "u", "--game", "balloon", "-k", "2", "--bots", "a,b,c,d",
+                "--seed", "9", "--until-settled", "0.95", "--max-rounds", "3", "--db", str(db),
+                "--run-dir", str(runs), "--no-progress", "-j", "1"]
+
+    for db in (clean_db, killed_db):
+        register(db, ["a", "b", "c", "d"])  # four random bots: never settled, so 3 rounds
+    arena(*args(clean_db, tmp_path / "clean"))
+    proc = subprocess.Popen([sys.executable, "-m", "arena", *args(killed_db, tmp_path / "runs")],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    round_one = 6 * 2  # 6 tables of 2, each a set of 2 matches
+    done = wait_for_completed(killed_db, round_one + 2, proc)
+    assert proc.poll() is None, "the ladder finished before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert round_one < done < 3 * round_one  # killed in a round the run added
+    arena(*args(killed_db, tmp_path / "runs"))  # the same command resumes
+    assert results(killed_db) == results(clean_db)
+    assert results(clean_db)["count"] == 3 * round_one * 2
+    assert rankings(killed_db) == rankings(clean_db)
+    assert processes_in(tmp_path / "runs") == []
+
+
 def test_missing_database_directory_is_a_clear_error(tmp_path):
     proc = arena("rankings", "--db", str(tmp_path / "nope" / "a.db"), check=False)
     assert proc.returncode != 0 and "does not exist" in proc.stderr
