@@ -46,8 +46,9 @@ trials, cap 2,000 matches:
     Boom 4p, wide        > 2,000           > 2,000                156
 
 A run of 8 trials gave 226, 214, 738, 846 and 154 for set mode on the same rows, with per-match
-and plain still above it on every row. On pools whose order is obvious (Balloon's wide pool: plain finds it in 36 to 103 matches) every
-way finds it within about one round, per-match a little sooner than set.
+and plain still above it on every row. On pools whose order is obvious (Balloon's wide pool:
+plain finds it in 36 to 103 matches) every way finds it within about one round, per-match a
+little sooner than set.
 """
 
 from __future__ import annotations
