@@ -18,6 +18,7 @@ from typing import Sequence
 
 from arena.botcommand import SCRIPT_SUFFIXES
 from arena.games.base import Game
+from arena.ladder.ratings import SETTLED_CONFIDENCE
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits
@@ -114,7 +115,11 @@ class LadderSettings:
     options: dict
     rounds: int = 1
     seed: int | None = None
-    rating_mode: str = "match"
+    rating_mode: str | None = None  # None: the ladder's own, or the default for a new one
+    # Keep adding rounds until every adjacent pair of the leaderboard is settled at this
+    # confidence (None: play the rounds asked for), up to `max_rounds` in all.
+    until_settled: float | None = None
+    max_rounds: int | None = None
     concurrency: int = 4
     limits: Limits = Limits()
     resource_limits: ResourceLimits = ResourceLimits()
@@ -152,43 +157,85 @@ async def _run_ladder(settings: LadderSettings):
             summary, ladder = await _play_ladder(settings, store, runner_task)
         if lost:
             raise lost[0]
-        return summary, await store.rankings(ladder.name)
+        return summary, await store.rankings(ladder.name,
+                                             settings.until_settled or SETTLED_CONFIDENCE)
     finally:
         await store.close()
 
 
 async def _play_ladder(settings: LadderSettings, store, runner_task: list):
+    """Run the ladder's remaining matches (and, with --until-settled, rounds added until every
+    rank is settled, within --max-rounds). Returns (RunSummary of this run, the ladder)."""
     from arena.ladder.runner import LadderRunner, RunSummary
+    from arena.store import UnknownLadder
 
-    ladder = await store.ensure_ladder(
-        settings.name, settings.game, settings.table_size, list(settings.bots),
-        options=settings.options, rounds=settings.rounds, seed=settings.seed,
-        rating_mode=settings.rating_mode,
-        settings={"limits": settings.limits.to_dict()})
+    rounds = settings.rounds
+    if settings.until_settled is not None:
+        # The rounds asked for are a minimum: a ladder that already added rounds to settle
+        # resumes with them (the same command again carries on where it was).
+        try:
+            rounds = max(rounds, (await store.get_ladder(settings.name)).rounds)
+        except UnknownLadder:
+            pass
+    ladder = await _ensure_ladder(store, settings, rounds)
     bots = [await store.get_bot(name) for name in ladder.bots]
     executor = _make_executor(settings, store)
     bar = _progress_bar(ladder, settings.progress)
     runner = LadderRunner(store, executor, settings.limits, settings.concurrency,
                           on_progress=lambda m, r: bar.update(1) if r is not None else None)
-    task = asyncio.ensure_future(runner.run(ladder.name, bots))
-    runner_task.append(task)
+    total = RunSummary(ladder.name)
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, task.cancel)
     try:
-        summary = await task
-    except asyncio.CancelledError:
-        if not task.cancelled():
-            raise
-        # Stopped by Ctrl-C or SIGTERM (or a lost lease): the runner put the matches in flight
-        # back.
-        summary = RunSummary(ladder.name, interrupted=True)
+        while True:
+            task = asyncio.ensure_future(runner.run(ladder.name, bots))
+            runner_task[:] = [task]
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, task.cancel)
+            try:
+                summary = await task
+            except asyncio.CancelledError:
+                if not task.cancelled():
+                    raise
+                # Stopped by Ctrl-C or SIGTERM (or a lost lease): the runner put the matches in
+                # flight back.
+                summary = RunSummary(ladder.name, interrupted=True)
+            finally:
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    loop.remove_signal_handler(sig)
+            total = _add_summaries(total, summary)
+            if not _another_round(settings, ladder, summary, await store.rankings(
+                    ladder.name, settings.until_settled or SETTLED_CONFIDENCE)):
+                break
+            ladder = await _ensure_ladder(store, settings, ladder.rounds + 1)
+            bar.total = ladder.num_matches
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
         bar.close()
         await executor.close()
-    return summary, ladder
+    return total, ladder
+
+
+async def _ensure_ladder(store, settings: LadderSettings, rounds: int):
+    return await store.ensure_ladder(
+        settings.name, settings.game, settings.table_size, list(settings.bots),
+        options=settings.options, rounds=rounds, seed=settings.seed,
+        rating_mode=settings.rating_mode, settings={"limits": settings.limits.to_dict()})
+
+
+def _another_round(settings: LadderSettings, ladder, summary, rankings) -> bool:
+    """Whether an --until-settled run adds a round: it finished its rounds (not stopped, nothing
+    left unplayed), some adjacent pair is not yet settled, and the cap allows one more."""
+    if settings.until_settled is None or summary.interrupted or summary.remaining:
+        return False
+    if settings.max_rounds is not None and ladder.rounds >= settings.max_rounds:
+        return False
+    return not rankings.all_settled
+
+
+def _add_summaries(a, b):
+    return type(a)(a.ladder, played=a.played + b.played,
+                   infra_failures=a.infra_failures + b.infra_failures,
+                   abandoned=a.abandoned + b.abandoned, interrupted=b.interrupted,
+                   remaining=b.remaining, errors=a.errors + b.errors)
 
 
 def _make_executor(settings: LadderSettings, store):

@@ -37,7 +37,8 @@ if TYPE_CHECKING:
     from arena.ladder.lease import Holder, Lease
 
 from arena.ladder.ratings import (
-    MATCH_MODE, RATING_MODES, SET_MODE, Rater, RatingParams, SkillRating, set_ranks,
+    DEFAULT_RATING_MODE, RATING_MODES, SET_MODE, SETTLED_CONFIDENCE, Rater,
+    RatingParams, SkillRating, adjacent_settled, p_better, set_ranks,
 )
 from arena.ladder.schedule import (
     DEFAULT_MAX_FULL_TABLES, SEED_BOUND, ScheduleError, check_ladder_shape, make_schedule,
@@ -501,11 +502,15 @@ class Standing:
     mean_score: float | None
     wins: int
     faults: int
+    # P(this bot's skill > the next one's), from the posteriors (ratings.p_better); None last.
+    p_better_than_next: float | None
+    settled: bool  # better than the next and worse than the previous at the confidence
 
     def to_dict(self) -> dict[str, Any]:
         return {"rank": self.rank, "bot": self.bot, "conservative": self.conservative,
                 "mu": self.mu, "sigma": self.sigma, "matches": self.matches,
-                "mean_score": self.mean_score, "wins": self.wins, "faults": self.faults}
+                "mean_score": self.mean_score, "wins": self.wins, "faults": self.faults,
+                "p_better_than_next": self.p_better_than_next, "settled": self.settled}
 
 
 @dataclass(frozen=True, slots=True)
@@ -519,11 +524,18 @@ class Rankings:
     completed: int
     rated: int
     standings: tuple[Standing, ...] = field(default=())
+    confidence: float = SETTLED_CONFIDENCE  # at which a standing is `settled`
+
+    @property
+    def all_settled(self) -> bool:
+        """Every rank settled: each bot better than the next at the confidence."""
+        return all(s.settled for s in self.standings)
 
     def to_dict(self) -> dict[str, Any]:
         return {"ladder": self.ladder, "game": self.game, "options": self.options,
                 "table_size": self.table_size, "rating_mode": self.rating_mode,
                 "scheduled": self.scheduled, "completed": self.completed, "rated": self.rated,
+                "confidence": self.confidence, "all_settled": self.all_settled,
                 "standings": [s.to_dict() for s in self.standings]}
 
 
@@ -950,7 +962,7 @@ class Store:
         options: Mapping[str, Any] | None = None,
         rounds: int = 1,
         seed: int | None = None,
-        rating_mode: str = MATCH_MODE,
+        rating_mode: str | None = None,
         rating_params: RatingParams | None = None,
         max_full_tables: int = DEFAULT_MAX_FULL_TABLES,
         settings: Mapping[str, Any] | None = None,
@@ -959,10 +971,13 @@ class Store:
 
         Validates the game and its options for `table_size` players (arena.games), the bots
         (registered, not removed, distinct), the shape (2 <= k <= 5, k <= number of bots) and
-        the rating mode; any error leaves the database unchanged. `seed` None draws one.
+        the rating mode (None: DEFAULT_RATING_MODE); any error leaves the database unchanged.
+        `seed` None draws one.
         `settings` holds the runner's own settings (limits, concurrency...), stored as JSON."""
         check_ladder_name(name)
         resolved_options = _resolve_game(game, table_size, options or {})
+        if rating_mode is None:
+            rating_mode = DEFAULT_RATING_MODE
         if rating_mode not in RATING_MODES:
             raise LadderError(f"rating mode {rating_mode!r} is not one of {list(RATING_MODES)}")
         if len(set(bots)) != len(bots):
@@ -1016,11 +1031,15 @@ class Store:
     @_sqlite_errors
     def ensure_open_ladder(self, name: str, game: str, table_size: int, *,
                            options: Mapping[str, Any] | None = None,
-                           rating_params: RatingParams | None = None) -> Ladder:
+                           rating_params: RatingParams | None = None,
+                           rating_mode: str = DEFAULT_RATING_MODE) -> Ladder:
         """A continuous ladder for `arena serve`: no schedule drawn in advance; bots join it
         (join_ladder) and the service appends each table it chooses as a duplicate set
-        (add_set). Rating is per match, in the order matches were added. Returns the existing
-        one if the definition matches (LadderMismatch otherwise)."""
+        (add_set). Rated in the order matches were added, per match or per set (`rating_mode`,
+        for a new ladder; an existing one keeps its own). Returns the existing one if the
+        definition matches (LadderMismatch otherwise)."""
+        if rating_mode not in RATING_MODES:
+            raise LadderError(f"rating mode {rating_mode!r} is not one of {list(RATING_MODES)}")
         check_ladder_name(name)
         resolved = _resolve_game(game, table_size, options or {})
         try:
@@ -1042,7 +1061,7 @@ class Store:
                 "INSERT INTO ladders (name, game, options, table_size, seed, rounds, rating_mode,"
                 " settings, created) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)",
                 (name, game, json.dumps(resolved), table_size, _random_seed(),
-                 MATCH_MODE, json.dumps(settings), _now()))
+                 rating_mode, json.dumps(settings), _now()))
         return self.get_ladder(name)
 
     @_sqlite_errors
@@ -1108,10 +1127,12 @@ class Store:
         wanted = {
             "game": game, "table size": table_size, "bots": tuple(bots),
             "options": _resolve_game(game, table_size, kwargs.get("options") or {}),
-            "rating mode": kwargs.get("rating_mode", MATCH_MODE),
         }
         have = {"game": ladder.game, "table size": ladder.table_size, "bots": ladder.bots,
-                "options": ladder.options, "rating mode": ladder.rating_mode}
+                "options": ladder.options}
+        # A ladder keeps the mode it was created with: asked for none, it resumes in its own.
+        if kwargs.get("rating_mode") is not None:
+            wanted["rating mode"], have["rating mode"] = kwargs["rating_mode"], ladder.rating_mode
         if kwargs.get("seed") is not None:
             wanted["seed"], have["seed"] = kwargs["seed"], ladder.seed
         if kwargs.get("rating_params") is not None:
@@ -1434,10 +1455,13 @@ class Store:
     # ------------------------------------------------------------------------------ queries
 
     @_sqlite_errors
-    def rankings(self, ladder: str | None = None) -> Rankings:
+    def rankings(self, ladder: str | None = None,
+                 confidence: float = SETTLED_CONFIDENCE) -> Rankings:
         """The standings of a ladder (default: the most recently created), best first by the
-        conservative rating mu - 3 sigma. Reads only the ladder's per-bot standings rows, so it
-        costs the same with 100 or 100,000 stored matches."""
+        conservative rating mu - 3 sigma, each with the probability that it is better than the
+        next (ratings.p_better) and whether its rank is settled at `confidence`. Reads only the
+        ladder's per-bot standings rows, so it costs the same with 100 or 100,000 stored
+        matches."""
         if ladder is None:
             row = self.db.execute(
                 "SELECT name FROM ladders ORDER BY created DESC, id DESC LIMIT 1").fetchone()
@@ -1453,14 +1477,20 @@ class Store:
             "SELECT b.name, r.conservative, r.mu, r.sigma, r.matches, r.score_sum, r.wins, "
             "r.faults FROM ratings r JOIN bots b ON b.id = r.bot_id WHERE r.ladder_id = ? "
             "ORDER BY r.conservative DESC, r.mu DESC, b.name", (head[0],)).fetchall()
+        skills = [SkillRating(r[2], r[3]) for r in rows]
+        p_next = [p_better(a, b) for a, b in zip(skills, skills[1:])]
+        settled = adjacent_settled(p_next, confidence)
         standings = tuple(
             Standing(rank=i + 1, bot=name, conservative=cons, mu=mu, sigma=sigma,
                      matches=matches, mean_score=(score_sum / matches) if matches else None,
-                     wins=wins, faults=faults)
+                     wins=wins, faults=faults,
+                     p_better_than_next=p_next[i] if i < len(p_next) else None,
+                     settled=settled[i])
             for i, (name, cons, mu, sigma, matches, score_sum, wins, faults) in enumerate(rows))
         return Rankings(ladder=head[1], game=head[2], options=json.loads(head[3]),
                         table_size=head[4], rating_mode=head[5], scheduled=head[6],
-                        completed=head[7], rated=head[8], standings=standings)
+                        completed=head[7], rated=head[8], standings=standings,
+                        confidence=confidence)
 
     @_sqlite_errors
     def progress(self, ladder: str) -> dict[str, int]:
@@ -1618,8 +1648,9 @@ class AsyncStore:
     async def add_set(self, ladder: str, table: Sequence[str], seed: int) -> list[StoredMatch]:
         return await self.run(Store.add_set, ladder, table, seed)
 
-    async def rankings(self, ladder: str | None = None) -> Rankings:
-        return await self.run(Store.rankings, ladder)
+    async def rankings(self, ladder: str | None = None,
+                       confidence: float = SETTLED_CONFIDENCE) -> Rankings:
+        return await self.run(Store.rankings, ladder, confidence)
 
     async def bot_for_token(self, token: str) -> Bot | None:
         return await self.run(Store.bot_for_token, token)

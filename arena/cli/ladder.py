@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from arena.games import game_names
+from arena.ladder.ratings import DEFAULT_RATING_MODE, RATING_MODES
 from arena.store import StoreError
 
 from .common import (
@@ -35,9 +36,18 @@ def ladder_group():
 @limit_options
 @click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4, show_default=True,
               help="Matches played at once.")
-@click.option("--rating-mode", type=click.Choice(["match", "set"]), default="match",
-              show_default=True,
-              help="Rate each match on its own (default), or each duplicate set as one result.")
+@click.option("--rating-mode", type=click.Choice(list(RATING_MODES)),
+              help=f"Rate each duplicate set as one result by summed scores (set), or each "
+                   f"match on its own (match). A new ladder gets {DEFAULT_RATING_MODE} "
+                   "(docs/benchmarks.md#rating: fewer matches to the right ranking); an "
+                   "existing one keeps its own.")
+@click.option("--until-settled", type=click.FloatRange(0.5, 1.0, max_open=True),
+              metavar="CONFIDENCE",
+              help="After the rounds asked for, keep adding rounds until every bot is better "
+                   "than the next one at this confidence (for example 0.95), up to "
+                   "--max-rounds.")
+@click.option("--max-rounds", type=click.IntRange(1, 1000),
+              help="With --until-settled: the most rounds the ladder may reach (required).")
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
               show_default=True, help="Where matches run.")
 @click.option("--ray-address", help="The Ray cluster's address (with --executor ray).")
@@ -47,8 +57,8 @@ def ladder_group():
 @sandbox_option
 @db_option
 def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, move_ms,
-            time_bank_ms, max_strikes, concurrency, rating_mode, executor, ray_address, run_dir,
-            no_progress, no_sandbox, db):
+            time_bank_ms, max_strikes, concurrency, rating_mode, until_settled, max_rounds,
+            executor, ray_address, run_dir, no_progress, no_sandbox, db):
     """Run the ladder NAME (created on first run; the same command again resumes it)."""
     from arena import app
     from arena.ladder.runner import ExecutorSetupError
@@ -59,13 +69,20 @@ def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, 
     if len(names) < table_size:
         raise click.UsageError(f"a ladder with tables of {table_size} needs at least "
                                f"{table_size} bots; --bots names {len(names)}")
+    if until_settled is not None and max_rounds is None:
+        raise click.UsageError("--until-settled needs --max-rounds, the cap on rounds (for "
+                               "example --until-settled 0.95 --max-rounds 20)")
+    if max_rounds is not None and until_settled is None:
+        raise click.UsageError("--max-rounds applies with --until-settled CONFIDENCE")
+    if max_rounds is not None and max_rounds < rounds:
+        raise click.UsageError(f"--max-rounds {max_rounds} is below --rounds {rounds}")
     if executor == "ray" and not ray_address:
         raise click.UsageError("--executor ray needs --ray-address (for example 127.0.0.1:6379)")
     _check_db_dir(db)
     settings = app.LadderSettings(
         db=db, name=name, game=game, table_size=table_size, bots=names,
         options=dict(the_game.options), rounds=rounds, seed=seed, rating_mode=rating_mode,
-        concurrency=concurrency,
+        until_settled=until_settled, max_rounds=max_rounds, concurrency=concurrency,
         limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
         resource_limits=launch_limits(no_sandbox), executor=executor,
         ray_address=ray_address, run_dir=run_dir, progress=not no_progress)
@@ -78,6 +95,12 @@ def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, 
     for line in summary.errors:
         click.echo(f"given up: {line}", err=True)
     print_rankings(rankings)
+    if until_settled is not None and not summary.interrupted and not summary.remaining:
+        if rankings.all_settled:
+            click.echo(f"every rank settled at {until_settled:g}")
+        else:
+            click.echo(f"not every rank settled at {until_settled:g} after {max_rounds} rounds "
+                       "(--max-rounds)", err=True)
     if summary.interrupted:
         click.echo("stopped; run the same command again to resume", err=True)
         raise SystemExit(130)

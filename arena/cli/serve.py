@@ -12,6 +12,7 @@ from typing import Mapping
 import click
 
 from arena.games import ConfigError, make_game
+from arena.ladder.ratings import DEFAULT_RATING_MODE, RATING_MODES
 from arena.ladder.runner import ExecutorSetupError
 from arena.referee.match import Limits
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
@@ -123,10 +124,15 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
 @click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
               show_default=True, help="Where matches run (Ray: launched bots only).")
 @click.option("--ray-address", help="The Ray cluster's address (with --executor ray).")
+@click.option("--rating-mode", type=click.Choice(list(RATING_MODES)), default=DEFAULT_RATING_MODE,
+              show_default=True,
+              help="How a new ladder is rated: each table's duplicate set as one result by "
+                   "summed scores (set; docs/benchmarks.md#rating), or each match (match). An "
+                   "existing ladder keeps its own.")
 @sandbox_option
 def serve_cmd(db, ladders, members, host, port, web_host, web_port, admin_key_file,
               admin_key_value, concurrency, move_ms, time_bank_ms, max_strikes, grace,
-              max_matches, run_dir, seed, executor, ray_address, no_sandbox):
+              max_matches, run_dir, seed, executor, ray_address, rating_mode, no_sandbox):
     """Run Arena as a service: registered bots play continuous ladders; the web shows them.
 
     The admin API (register, suspend, reinstate, remove bots, rotate their tokens) is on when a
@@ -148,7 +154,7 @@ def serve_cmd(db, ladders, members, host, port, web_host, web_port, admin_key_fi
         web_port=web_port, admin_key=admin_key, concurrency=concurrency,
         limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
         run_dir=run_dir, grace_s=grace, max_matches=max_matches, seed=seed, executor=executor,
-        ray_address=ray_address,
+        ray_address=ray_address, rating_mode=rating_mode,
         resource_limits=launch_limits(no_sandbox, check_now=executor == "local"))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
 

@@ -31,7 +31,8 @@ from operator import add, attrgetter, itemgetter, lt, mod
 from struct import Struct
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from .base import ConfigError, Event, Game, IllegalActionError, RulesError, State
+from .base import ConfigError  # noqa: F401 (re-exported: boom.ConfigError)
+from .base import Event, Game, IllegalActionError, RulesError, State
 
 try:  # hashlib.blake2b is this; importing it from here skips loading OpenSSL (~15 ms)
     from _blake2 import blake2b as _blake2b

@@ -5,7 +5,8 @@ the lease that keeps it to one run per ladder (lease.py).
 Storage, the rating order and the rankings query live in arena/store.py."""
 
 from .ratings import (
-    MATCH_MODE, RATING_MODES, SET_MODE, Rater, RatingParams, RatingUpdate, SkillRating, set_ranks,
+    DEFAULT_RATING_MODE, MATCH_MODE, RATING_MODES, SET_MODE, SETTLED_CONFIDENCE, Rater,
+    RatingParams, RatingUpdate, SkillRating, adjacent_settled, p_better, set_ranks,
 )
 from .schedule import (
     MAX_TABLE_SIZE, MIN_TABLE_SIZE, ScheduledMatch, ScheduleError, check_ladder_shape,
@@ -13,7 +14,7 @@ from .schedule import (
 )
 
 __all__ = [
-    "MATCH_MODE", "MAX_TABLE_SIZE", "MIN_TABLE_SIZE", "RATING_MODES", "SET_MODE", "Rater",
+    "DEFAULT_RATING_MODE", "MATCH_MODE", "SETTLED_CONFIDENCE", "adjacent_settled", "p_better", "MAX_TABLE_SIZE", "MIN_TABLE_SIZE", "RATING_MODES", "SET_MODE", "Rater",
     "RatingParams", "RatingUpdate", "ScheduleError", "ScheduledMatch", "SkillRating",
     "check_ladder_shape", "make_schedule", "rotate", "set_ranks", "tables_per_round",
     "uses_all_subsets",

@@ -112,7 +112,13 @@ class LadderRunner:
     async def _worker(self, ladder: Ladder, queue: asyncio.Queue, summary: RunSummary) -> None:
         while not queue.empty():
             match = queue.get_nowait()
-            running = await self.store.start_match(ladder.name, match.index)
+            try:
+                # Shielded: the writer thread marks the match running whatever happens here, so a
+                # Ctrl-C during this await must put it back (the store runs calls in order).
+                running = await asyncio.shield(self.store.start_match(ladder.name, match.index))
+            except asyncio.CancelledError:
+                await asyncio.shield(self.store.release_match(ladder.name, match.index))
+                raise
             match_id = f"{ladder.name}.{match.index}.{running.attempts}"
             try:
                 result, node = await self.executor.play(ladder, running, self.limits, match_id)

@@ -3,7 +3,8 @@
 For each configured open ladder the scheduler keeps up to `concurrency` matches in flight among
 the ladder's available bots (registered, not suspended, and for remote bots connected), choosing
 tables with `tables.choose_table` and playing each table as a duplicate set (one seed, seats
-rotated). Results are stored and rated as in ladders. A bot that keeps faulting is suspended with
+rotated). Results are stored and rated as in ladders (by default each set as one result: see
+arena/ladder/ratings.py). A bot that keeps faulting is suspended with
 a reason its owner can read (and an organiser can reinstate it). SIGTERM stops it gracefully:
 no new matches, matches in flight get `grace_s` to finish, the rest are recorded as abandoned
 (never rated), then bots, referee and web server are stopped. A restart carries on.
@@ -23,7 +24,7 @@ from typing import Any
 
 from arena.ladder import lease
 from arena.ladder.local import LocalExecutor
-from arena.ladder.ratings import Rater
+from arena.ladder.ratings import DEFAULT_RATING_MODE, Rater
 from arena.ladder.runner import InfrastructureError
 from arena.ladder.schedule import SEED_BOUND
 from arena.referee.launcher import ResourceLimits
@@ -65,6 +66,7 @@ class ServiceSettings:
     seed: int | None = None
     executor: str = "local"  # or "ray": matches run on a Ray cluster (launched bots only)
     ray_address: str | None = None
+    rating_mode: str = DEFAULT_RATING_MODE  # of a new ladder; an existing one keeps its own
 
 
 class ArenaService:
@@ -98,7 +100,8 @@ class ArenaService:
                 lease.held(self.store, [l.name for l in s.ladders], self._lease_lost))
             self.executor = self._make_executor()
             ladders = [await self.store.ensure_open_ladder(l.name, l.game, l.table_size,
-                                                           options=l.options)
+                                                           options=l.options,
+                                                           rating_mode=s.rating_mode)
                        for l in s.ladders]
             await self.executor.start([])
             self.web = await self._start_web()

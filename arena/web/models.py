@@ -46,6 +46,11 @@ class StandingOut(BaseModel):
     mean_score: float | None
     wins: int = Field(description="first places, shared ones included")
     faults: int
+    p_better_than_next: float | None = Field(
+        description="probability that this bot's skill is above the next one's (TrueSkill "
+                    "posteriors); null for the last")
+    settled: bool = Field(description="better than the next and worse than the previous, "
+                                      "each with probability at least 0.95")
     suspended: bool
 
 

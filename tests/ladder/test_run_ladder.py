@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.ladder.ratings import SkillRating, p_better
 from tests.procs import processes_in
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,6 +120,120 @@ def test_bad_ladder_input_is_refused_and_changes_nothing(tmp_path, args, message
     assert con.execute("SELECT count(*) FROM matches").fetchone()[0] == 0
     assert [r[0] for r in con.execute("SELECT name FROM bots ORDER BY name")] == ["a", "b", "c"]
     con.close()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--until-settled", "0.95"], "--until-settled needs --max-rounds"),
+    (["--max-rounds", "3"], "--max-rounds applies with --until-settled"),
+    (["--until-settled", "1.5", "--max-rounds", "3"], "Invalid value for '--until-settled'"),
+    (["--until-settled", "0.9", "--max-rounds", "2", "--rounds", "3"], "is below --rounds 3"),
+])
+def test_bad_until_settled_input_is_refused(tmp_path, args, message):
+    db = tmp_path / "a.db"
+    register(db, ["a", "b"])
+    proc = arena("ladder", "run", "x", "--game", "balloon", "-k", "2", "--bots", "a,b", *args,
+                 "--db", str(db), "--no-progress", check=False)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*) FROM ladders").fetchone()[0] == 0
+    con.close()
+
+
+HEURISTIC = "python example_bots/balloon_heuristic.py"
+
+
+def settled_after_each_round(db: Path, ladder: str, confidence: float) -> list[bool]:
+    """Whether every adjacent pair of the leaderboard was settled at the end of each round,
+    recomputed from the stored rating history (the last rating of each bot in rounds 0..r)."""
+    con = sqlite3.connect(db)
+    rows = con.execute(
+        "SELECT m.round, m.idx, b.name, h.mu, h.sigma FROM rating_history h "
+        "JOIN matches m ON m.id = h.match_id JOIN bots b ON b.id = h.bot_id "
+        "JOIN ladders l ON l.id = m.ladder_id WHERE l.name = ? ORDER BY m.idx", (ladder,)
+    ).fetchall()
+    rounds = con.execute("SELECT rounds FROM ladders WHERE name = ?", (ladder,)).fetchone()[0]
+    con.close()
+    out = []
+    for r in range(rounds):
+        latest = {}
+        for round_, _, bot, mu, sigma in rows:
+            if round_ <= r:
+                latest[bot] = (mu, sigma)
+        board = sorted(latest.values(), key=lambda x: (-(x[0] - 3 * x[1]), -x[0]))
+        out.append(all(p_better(SkillRating(*a), SkillRating(*b)) >= confidence
+                       for a, b in zip(board, board[1:])))
+    return out
+
+
+def test_until_settled_stops_at_the_first_round_where_every_rank_is_settled(tmp_path):
+    db = tmp_path / "a.db"
+    arena("bot", "add", "heuristic", "--command", HEURISTIC, "--db", str(db))
+    register(db, ["random"])
+    args = ["ladder", "run", "s", "--game", "balloon", "-k", "2", "--bots", "heuristic,random",
+            "--seed", "5", "--until-settled", "0.9", "--max-rounds", "8", "--db", str(db),
+            "--run-dir", str(tmp_path / "runs"), "--no-progress"]
+    out = arena(*args).stdout
+    assert "every rank settled at 0.9" in out
+    settled = settled_after_each_round(db, "s", 0.9)
+    # It played rounds until the first settled one, and no further.
+    assert settled[-1] and not any(settled[:-1]), settled
+    assert 1 < len(settled) < 8
+    doc = json.loads(arena("rankings", "--json", "--db", str(db)).stdout)
+    assert [s["bot"] for s in doc["standings"]] == ["heuristic", "random"]
+    assert doc["standings"][0]["p_better_than_next"] >= 0.9
+    # The same command again adds nothing: the ladder is settled.
+    again = arena(*args).stdout
+    assert "every rank settled at 0.9" in again
+    assert len(settled_after_each_round(db, "s", 0.9)) == len(settled)
+    assert results(db)["count"] == 2 * 2 * len(settled)
+    assert processes_in(tmp_path / "runs") == []
+
+
+def test_until_settled_stops_at_the_cap_and_the_same_command_with_a_higher_cap_goes_on(tmp_path):
+    db = tmp_path / "a.db"
+    register(db, ["r1", "r2", "r3"])  # three random bots: equal, so never settled
+
+    def run(cap: int) -> subprocess.CompletedProcess:
+        return arena("ladder", "run", "c", "--game", "balloon", "-k", "2", "--bots",
+                     "r1,r2,r3", "--seed", "3", "--until-settled", "0.95", "--max-rounds",
+                     str(cap), "--db", str(db), "--run-dir", str(tmp_path / "runs"),
+                     "--no-progress")
+
+    proc = run(2)
+    assert "not every rank settled at 0.95 after 2 rounds" in proc.stderr
+    assert settled_after_each_round(db, "c", 0.95) == [False, False]
+    assert results(db)["count"] == 2 * 2 * 3 * 2  # 2 rounds of 3 sets of 2 matches, 2 seats
+    proc = run(3)
+    assert "after 3 rounds" in proc.stderr
+    assert settled_after_each_round(db, "c", 0.95) == [False, False, False]
+    assert results(db)["count"] == 2 * 2 * 3 * 3
+    assert "?" in arena("rankings", "--db", str(db)).stdout  # unsettled ranks are marked
+
+
+def test_until_settled_killed_after_adding_a_round_resumes_to_the_uninterrupted_result(tmp_path):
+    clean_db, killed_db = tmp_path / "clean.db", tmp_path / "killed.db"
+
+    def args(db: Path, runs: Path) -> list[str]:
+        return ["ladder", "run", "u", "--game", "balloon", "-k", "2", "--bots", "a,b,c,d",
+                "--seed", "9", "--until-settled", "0.95", "--max-rounds", "3", "--db", str(db),
+                "--run-dir", str(runs), "--no-progress", "-j", "1"]
+
+    for db in (clean_db, killed_db):
+        register(db, ["a", "b", "c", "d"])  # four random bots: never settled, so 3 rounds
+    arena(*args(clean_db, tmp_path / "clean"))
+    proc = subprocess.Popen([sys.executable, "-m", "arena", *args(killed_db, tmp_path / "runs")],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    round_one = 6 * 2  # 6 tables of 2, each a set of 2 matches
+    done = wait_for_completed(killed_db, round_one + 2, proc)
+    assert proc.poll() is None, "the ladder finished before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert round_one < done < 3 * round_one  # killed in a round the run added
+    arena(*args(killed_db, tmp_path / "runs"))  # the same command resumes
+    assert results(killed_db) == results(clean_db)
+    assert results(clean_db)["count"] == 3 * round_one * 2
+    assert rankings(killed_db) == rankings(clean_db)
+    assert processes_in(tmp_path / "runs") == []
 
 
 def test_missing_database_directory_is_a_clear_error(tmp_path):

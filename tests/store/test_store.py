@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import json
+import math
 import random
 import sqlite3
 
@@ -185,7 +186,7 @@ def direct_trueskill(ladder, matches, results):
 def test_ratings_equal_a_direct_trueskill_computation(tmp_path):
     store = new_store(tmp_path)
     bots = add_remote_bots(store, 6)
-    ladder = store.create_ladder("l", "balloon", 4, bots, seed=3)
+    ladder = store.create_ladder("l", "balloon", 4, bots, seed=3, rating_mode="match")
     matches = store.matches("l")
     results = random_results(matches, ladder.config, seed=1,
                              skill={b: i for i, b in enumerate(bots)})
@@ -232,7 +233,7 @@ def test_out_of_order_completion_gives_the_in_order_ratings(tmp_path):
 def test_a_match_waits_unrated_until_its_predecessors_are_done(tmp_path):
     store = new_store(tmp_path)
     bots = add_remote_bots(store, 4)
-    ladder = store.create_ladder("l", "balloon", 2, bots, seed=1)
+    ladder = store.create_ladder("l", "balloon", 2, bots, seed=1, rating_mode="match")
     matches = store.matches("l")
     results = random_results(matches, ladder.config, seed=3)
     assert store.record_result("l", 2, results[2]).rated == ()
@@ -389,7 +390,7 @@ def test_set_mode_rates_each_duplicate_set_as_one_result(tmp_path):
 def test_a_floating_point_error_is_recorded_and_leaves_ratings(tmp_path, monkeypatch):
     store = new_store(tmp_path)
     bots = add_remote_bots(store, 2)
-    ladder = store.create_ladder("l", "balloon", 2, bots, seed=1)
+    ladder = store.create_ladder("l", "balloon", 2, bots, seed=1, rating_mode="match")
     m = store.matches("l")[0]
 
     def underflow(self, *args, **kwargs):
@@ -459,3 +460,51 @@ def test_an_open_ladder_appends_each_table_as_one_duplicate_set(tmp_path):
     with pytest.raises(LadderError, match="needs 3 distinct bots"):
         store.add_set("open", [bots[0], bots[0], bots[1]], seed=9)
     assert store.get_ladder("open").num_matches == 6  # nothing written by a refused set
+
+
+def test_each_standing_has_the_probability_it_is_better_than_the_next(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 5)
+    ladder = store.create_ladder("l", "balloon", 3, bots, seed=6, rounds=2)
+    matches = store.matches("l")
+    play(store, "l", [m.index for m in matches],
+         random_results(matches, ladder.config, seed=3, skill={"bot0": 6, "bot1": 3}))
+    table = store.rankings("l")
+    rows = table.standings
+    for above, below in zip(rows, rows[1:]):
+        spread = math.sqrt(above.sigma ** 2 + below.sigma ** 2)
+        z = (above.mu - below.mu) / spread
+        assert above.p_better_than_next == pytest.approx(0.5 * (1 + math.erf(z / math.sqrt(2))),
+                                                         abs=1e-12)
+    assert rows[-1].p_better_than_next is None
+    p = [s.p_better_than_next for s in rows[:-1]]
+    for i, s in enumerate(rows):
+        expected = (i == 0 or p[i - 1] >= 0.95) and (i == len(rows) - 1 or p[i] >= 0.95)
+        assert s.settled == expected
+    assert table.all_settled == all(s.settled for s in rows)
+    assert not table.all_settled  # three bots of equal skill cannot be told apart in 2 rounds
+    # Another confidence moves the marks, not the probabilities.
+    loose = store.rankings("l", confidence=0.55)
+    assert [s.p_better_than_next for s in loose.standings] == p + [None]
+    assert sum(s.settled for s in loose.standings) >= sum(s.settled for s in rows)
+    doc = table.to_dict()
+    assert doc["confidence"] == 0.95 and doc["all_settled"] == table.all_settled
+    assert [s["p_better_than_next"] for s in doc["standings"]] == p + [None]
+
+
+def test_a_new_ladder_is_rated_by_set_and_an_existing_one_keeps_its_mode(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 4)
+    assert store.create_ladder("new", "balloon", 3, bots, seed=1).rating_mode == "set"
+    old = store.create_ladder("old", "balloon", 3, bots, seed=1, rating_mode="match")
+    # Resumed without a mode (what `arena ladder run` does unless told), it stays per match;
+    # asked for the other mode, it says so instead of changing it.
+    assert store.ensure_ladder("old", "balloon", 3, bots, rounds=2).rating_mode == "match"
+    assert store.get_ladder("old").rounds == 2
+    with pytest.raises(LadderMismatch, match="rating mode is 'match', not 'set'"):
+        store.ensure_ladder("old", "balloon", 3, bots, rating_mode="set")
+    assert store.get_ladder("old").rating_mode == "match" == old.rating_mode
+    assert store.ensure_open_ladder("open", "balloon", 3).rating_mode == "set"
+    assert store.ensure_open_ladder("open-m", "balloon", 3, rating_mode="match").rating_mode == \
+        "match"
+    assert store.ensure_open_ladder("open-m", "balloon", 3).rating_mode == "match"

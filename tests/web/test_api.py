@@ -153,6 +153,12 @@ def test_rankings_are_the_stores(client, web_db):
     for mine, theirs in zip(got["standings"], table.standings):
         assert mine["conservative"] == pytest.approx(theirs.conservative)
         assert mine["mu"] == pytest.approx(theirs.mu)
+        assert mine["settled"] == theirs.settled
+        if theirs.p_better_than_next is None:
+            assert mine["p_better_than_next"] is None
+        else:
+            assert mine["p_better_than_next"] == pytest.approx(theirs.p_better_than_next)
+    assert got["standings"][-1]["p_better_than_next"] is None
 
 
 def test_frames_replay_the_match_the_engine_plays(client, web_db, sample):

@@ -42,12 +42,14 @@ def test_leaderboard_shows_the_standings_in_rating_order(server, page, web_db):
     expect(rows).to_have_count(len(table.standings))
     for i, s in enumerate(table.standings):
         cells = rows.nth(i).locator("td")
-        expect(cells.nth(0)).to_have_text(str(s.rank))
+        expect(cells.nth(0)).to_have_text(f"{s.rank}{'' if s.settled else '?'}")
         expect(cells.nth(1)).to_contain_text(s.bot)
         expect(cells.nth(2)).to_have_text(f"{s.conservative:.2f}")
         expect(cells.nth(3)).to_have_text(f"{s.mu:.2f} ± {s.sigma:.2f}")
-        expect(cells.nth(4)).to_have_text(str(s.matches))
-        expect(cells.nth(7)).to_have_text(str(s.faults))
+        better = "-" if s.p_better_than_next is None else f"{s.p_better_than_next:.2f}"
+        expect(cells.nth(4)).to_have_text(better)
+        expect(cells.nth(5)).to_have_text(str(s.matches))
+        expect(cells.nth(8)).to_have_text(str(s.faults))
         if s.bot in suspended:
             expect(cells.nth(1)).to_contain_text("suspended")
     IMG.mkdir(parents=True, exist_ok=True)

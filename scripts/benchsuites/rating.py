@@ -1,0 +1,431 @@
+"""Rating: how many matches each way of running a ladder needs to reach the right ranking.
+
+In-process, with Arena's own engines, scheduler (`make_schedule`), rater (`Rater`, `set_ranks`)
+and `arena serve`'s table choice (`choose_table`); no bot processes, no gRPC. A pool of 7 bots of
+known order is made from one example policy (balloon_heuristic or boom_heuristic) that plays a
+uniformly random legal move instead at a known rate per bot: the lower the rate, the better the
+bot (the suite checks that order against the bots' mean scores over every match it simulated).
+Two pools per game, "close" and "wide" (POOLS: Boom's are spread wider, as the luckier game).
+
+The count of one trial is the number of matches played until the leaderboard's order (conservative
+rating mu - 3 sigma, as `Store.rankings` sorts; ties broken by a name drawn at random per trial)
+reaches Kendall tau >= 0.9 against the true order and keeps it for HOLD more matches; a trial
+that does not within its cap counts as "not reached" (it sorts above every reached count, so a
+median is still exact while fewer than half miss). With 7 bots, tau >= 0.9 allows one
+discordant pair of 21.
+
+The ways measured (all TrueSkill with the ladder's default parameters):
+- plain: a match per table of the round-robin, each with a fresh deal and the seats in random
+  order, rated per match: what every other ladder does, the reference;
+- duplicate, per match: the round-robin's duplicate sets (one deal, seats rotated through all
+  k positions), each match rated on its own (`--rating-mode match`);
+- duplicate, set: the same sets, each rated once by the bots' summed scores (`set_ranks`,
+  `--rating-mode set`);
+- duplicate, set by rank sum: each set rated once by the bots' summed ranks over its rotations
+  (a candidate that ignores score margins);
+- serve, per match / serve, set: `arena serve`'s adaptive table choice (`choose_table` on the
+  current ratings, one table at a time), each table played as a duplicate set, rated per match
+  (as serve rates today) or per set.
+
+The matches themselves are shared between the ways within a trial (common random numbers): the
+j-th set played at a given table is the same deal, the same seating and the same random moves
+whichever way asked for it, and plain's j-th match at a table is rotation 0 of that set (a
+random seating, since each set's seating is shuffled). So differences between the ways are not
+differences of luck. Trials run in worker processes (`--workers`, default 2).
+
+Goal: the default rating mode needs at most 0.2 x the matches of plain TrueSkill (medians) on
+every pool and game.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import random
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Iterator, Sequence
+
+from arena.games import make_game
+from arena.games.base import ranks_from_scores
+from arena.ladder.ratings import DEFAULT_RATING_MODE, Rater, set_ranks
+from arena.ladder.schedule import make_schedule
+from arena.service.tables import Candidate, choose_table
+
+from .common import ROOT
+
+TAU_GOAL = 0.9
+HOLD = 200  # matches the order must stay at tau >= TAU_GOAL for
+GOAL_RATIO = 0.2  # the default's median over plain's, at most
+
+# Random-move rates per bot, best first, per game: Boom is much the luckier game (a bot that
+# plays at random half the time is still close to the heuristic), so its pools are spread wider.
+POOLS = {
+    "balloon": {"close": (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3),
+                "wide": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)},
+    "boom": {"close": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6),
+             "wide": (0.0, 0.15, 0.3, 0.45, 0.6, 0.8, 1.0)},
+}
+POOL_NAMES = ("close", "wide")
+# (case, game, players, options, cap on matches per trial)
+CASES = (
+    ("balloon 3p", "balloon", 3, {}, 2000),
+    ("balloon 4p", "balloon", 4, {}, 2000),
+    ("boom 4p", "boom", 4, {}, 2000),
+    ("boom 4p advanced", "boom", 4, {"advanced": True}, 2000),
+)
+WAYS = ("plain", "duplicate, per match", "duplicate, set", "duplicate, set by rank sum",
+        "serve, per match", "serve, set")
+# The way each rating mode of `arena ladder run` is.
+MODE_WAYS = {"match": "duplicate, per match", "set": "duplicate, set"}
+# The benchmark, and the quick form for CI (one trial, half the cap: a smoke run whose figures
+# are too few to judge by).
+FULL = {"trials": 5, "cap_share": 1.0}
+QUICK = {"trials": 1, "cap_share": 0.5}
+
+
+def _policy(game: str) -> Callable:
+    bots = str(ROOT / "example_bots")
+    if bots not in sys.path:
+        sys.path.insert(0, bots)  # the example bots import their shared _engine_view module
+    if game == "balloon":
+        import balloon_heuristic
+
+        return balloon_heuristic.choose
+    import boom_heuristic
+
+    return boom_heuristic.choose
+
+
+# ------------------------------------------------------------------------------ the matches
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    seats: tuple[int, ...]  # bot per seat
+    scores: tuple[int, ...]
+
+
+class MatchBank:
+    """One trial's matches, played when first asked for and kept: the j-th set at a table (a
+    sorted tuple of bots) has its own deal, its own shuffled seating and its own random moves,
+    all derived from (trial seed, table, j, rotation), whoever asks first."""
+
+    def __init__(self, game, rates: Sequence[float], seed: int, policy: Callable):
+        self.game = game
+        self.rates = rates
+        self.seed = seed
+        self.policy = policy
+        self._sets: dict[tuple[tuple[int, ...], int], tuple[tuple[int, ...], int]] = {}
+        self._played: dict[tuple[tuple[int, ...], int, int], Played] = {}
+        self.simulated = 0
+
+    def match(self, table: tuple[int, ...], j: int, rotation: int) -> Played:
+        key = (table, j, rotation)
+        found = self._played.get(key)
+        if found is None:
+            seating, deal = self._set(table, j)
+            seats = seating[rotation:] + seating[:rotation]
+            rng = random.Random(f"{self.seed}/{table}/{j}/{rotation}")
+            found = self._played[key] = Played(seats, self._play(seats, deal, rng))
+        return found
+
+    def _set(self, table: tuple[int, ...], j: int) -> tuple[tuple[int, ...], int]:
+        found = self._sets.get((table, j))
+        if found is None:
+            rng = random.Random(f"{self.seed}/{table}/{j}")
+            seating = list(table)
+            rng.shuffle(seating)
+            found = self._sets[(table, j)] = (tuple(seating), rng.randrange(2**53))
+        return found
+
+    def _play(self, seats: tuple[int, ...], deal: int, rng: random.Random) -> tuple[int, ...]:
+        game, policy = self.game, self.policy
+        rates = [self.rates[b] for b in seats]
+        state = game.new_match(deal)
+        while not state.is_over():
+            for seat in state.seats_to_act():  # a simultaneous step hides choices until all are in
+                legal = state.legal_actions(seat)
+                rate = rates[seat]
+                if rate and rng.random() < rate:
+                    action = rng.choice(legal)
+                else:
+                    action = policy(game, state.observation(seat), legal, rng, None)
+                state.apply_action(seat, action)
+        self.simulated += 1
+        return tuple(state.scores())
+
+
+# ------------------------------------------------------------------------------ the ways
+
+class Board:
+    """The ratings of one way of running the ladder, and the leaderboard's order."""
+
+    def __init__(self, n: int, rater: Rater, names: Sequence[str]):
+        self.rater = rater
+        self.ratings = {b: rater.initial() for b in range(n)}
+        self.names = names
+        self.tau = kendall_tau(self.order())
+
+    def rate(self, ranks: dict[int, int]) -> None:
+        update = self.rater.rate({b: self.ratings[b] for b in ranks}, ranks)
+        self.ratings.update(update.ratings)
+        self.tau = kendall_tau(self.order())
+
+    def order(self) -> list[int]:
+        # As Store.rankings: conservative rating, then mu, then name (here a random one).
+        return sorted(self.ratings, key=lambda b: (-(self.ratings[b].mu - 3 * self.ratings[b].sigma),
+                                                   -self.ratings[b].mu, self.names[b]))
+
+
+def kendall_tau(order: Sequence[int]) -> float:
+    """Kendall's tau between a leaderboard (best first) and the true order 0, 1, 2, ..."""
+    pairs = list(itertools.combinations(order, 2))
+    concordant = sum(1 for a, b in pairs if a < b)
+    return (2 * concordant - len(pairs)) / len(pairs)
+
+
+def _set_ranks_by_rank_sum(played: Sequence[Played]) -> dict[int, int]:
+    totals: dict[int, int] = {}
+    for p in played:
+        for bot, rank in zip(p.seats, ranks_from_scores(p.scores)):
+            totals[bot] = totals.get(bot, 0) - rank  # fewer rank points is better
+    bots = list(totals)
+    return dict(zip(bots, ranks_from_scores([totals[b] for b in bots])))
+
+
+def _set_ranks_by_score(played: Sequence[Played]) -> dict[int, int]:
+    return set_ranks((p.seats, p.scores, ()) for p in played)
+
+
+def _rate_match(board: Board, played: Played) -> None:
+    board.rate(dict(zip(played.seats, ranks_from_scores(played.scores))))
+
+
+def schedule_tables(n: int, k: int, seed: int, cap: int) -> Iterator[tuple[int, ...]]:
+    """The round-robin's tables in schedule order, as sorted tuples, enough for `cap` sets."""
+    per_round = len(make_schedule(list(range(n)), k, 1, seed)) // k
+    rounds = math.ceil(cap / per_round) + 1
+    for m in make_schedule(list(range(n)), k, rounds, seed):
+        if m.rotation == 0:
+            yield tuple(sorted(m.seats))
+
+
+def run_way(way: str, bank: MatchBank, n: int, k: int, seed: int, names: Sequence[str],
+            cap: int) -> Iterator[float]:
+    """The leaderboard's tau after each match of one way, up to `cap` matches."""
+    board = Board(n, Rater(), names)
+    uses: dict[tuple[int, ...], int] = {}
+    played = 0
+    if way.startswith("serve"):
+        rng = random.Random(f"{seed}/serve")
+        counts = {b: 0 for b in range(n)}
+        tables: Iterator[tuple[int, ...]] = _serve_tables(board, counts, k, rng)
+    else:
+        tables = schedule_tables(n, k, seed, cap)
+    for table in tables:
+        j = uses.get(table, 0)
+        uses[table] = j + 1
+        if way == "plain":
+            _rate_match(board, bank.match(table, j, 0))
+            played += 1
+            yield board.tau
+        else:
+            matches = [bank.match(table, j, r) for r in range(k)]
+            if way.endswith("per match"):
+                for p in matches:
+                    _rate_match(board, p)
+                    played += 1
+                    yield board.tau
+            else:
+                ranks = (_set_ranks_by_rank_sum if way.endswith("rank sum")
+                         else _set_ranks_by_score)(matches)
+                tau_before = board.tau
+                board.rate(ranks)
+                for _ in range(k - 1):
+                    yield tau_before  # the set is rated when its last match is in
+                played += k
+                yield board.tau
+            if way.startswith("serve"):
+                for b in table:
+                    counts[b] += k
+        if played >= cap:
+            return
+
+
+class _QuickQuality:
+    """The TrueSkill environment `choose_table` scores tables with, with `quality` for tables of
+    one-bot teams worked out in closed form: trueskill's own builds and inverts its matrices in
+    pure Python, ~1 ms a table, most of a serve trial's time. The matrix it inverts is then
+    tridiagonal, M[i][i] = 2 beta^2 + s_i^2 + s_(i+1)^2, M[i][i+1] = -(beta^2 + s_(i+1)^2), and
+    quality = exp(-d' M^-1 d / 2) sqrt(det(beta^2 A A') / det M) with d_i = mu_i - mu_(i+1).
+    `check` compares it with trueskill's on random tables before a run."""
+
+    def __init__(self, env):
+        self.env = env
+        self.sigma = env.sigma
+        self.create_rating = env.create_rating
+
+    def quality(self, groups) -> float:
+        ratings = [g[0] for g in groups]
+        b2 = self.env.beta ** 2
+        n = len(ratings) - 1
+        diag = [2 * b2 + ratings[i].sigma ** 2 + ratings[i + 1].sigma ** 2 for i in range(n)]
+        off = [-(b2 + ratings[i + 1].sigma ** 2) for i in range(n - 1)]
+        d = [ratings[i].mu - ratings[i + 1].mu for i in range(n)]
+        # Thomas algorithm: solve M x = d, with det M the product of the pivots.
+        pivots, rhs = [diag[0]], [d[0]]
+        for i in range(1, n):
+            f = off[i - 1] / pivots[-1]
+            pivots.append(diag[i] - f * off[i - 1])
+            rhs.append(d[i] - f * rhs[-1])
+        x = [0.0] * n
+        x[-1] = rhs[-1] / pivots[-1]
+        for i in range(n - 2, -1, -1):
+            x[i] = (rhs[i] - off[i] * x[i + 1]) / pivots[i]
+        det_m = math.prod(pivots)
+        det_ata = (n + 1) * b2 ** n  # det of the tridiagonal (2, -1) matrix of size n is n + 1
+        return math.exp(-0.5 * sum(a * b for a, b in zip(d, x))) * math.sqrt(det_ata / det_m)
+
+    def check(self, k: int, rng: random.Random) -> None:
+        for _ in range(50):
+            table = [(self.env.create_rating(rng.uniform(10, 40), rng.uniform(0.5, 9)),)
+                     for _ in range(k)]
+            ours, theirs = self.quality(table), self.env.quality(table)
+            if not math.isclose(ours, theirs, rel_tol=1e-9, abs_tol=1e-12):
+                raise AssertionError(f"closed-form quality {ours} differs from trueskill's "
+                                     f"{theirs} for {table}")
+
+
+def _serve_tables(board: Board, counts: dict[int, int], k: int,
+                  rng: random.Random) -> Iterator[tuple[int, ...]]:
+    env = _QuickQuality(board.rater.env)
+    env.check(k, random.Random(0))
+    clock = 0
+    last = {b: 0.0 for b in counts}
+    while True:
+        candidates = [Candidate(name=str(b), mu=board.ratings[b].mu, sigma=board.ratings[b].sigma,
+                                matches=counts[b], busy=False, last_played=last[b])
+                      for b in counts]
+        seats = choose_table(candidates, k, env, rng)
+        table = tuple(sorted(int(s) for s in seats))
+        clock += 1
+        for b in table:
+            last[b] = clock
+        yield table
+
+
+def matches_to_goal(taus: Iterator[float]) -> int | None:
+    """The first match count after which tau stays >= TAU_GOAL for HOLD more matches."""
+    start = None
+    for count, tau in enumerate(taus, 1):
+        if tau >= TAU_GOAL:
+            if start is None:
+                start = count
+            if count - start >= HOLD:
+                return start
+        else:
+            start = None
+    return None
+
+
+def trial(task: tuple[str, str, int, int]) -> dict:
+    case_name, pool, t, cap = task
+    _, game_name, k, options, _ = next(c for c in CASES if c[0] == case_name)
+    rates = POOLS[game_name][pool]
+    n = len(rates)
+    seed = hash_seed(case_name, pool, t)
+    bank = MatchBank(make_game(game_name, k, **options), rates, seed, _policy(game_name))
+    names = [f"{x:08x}" for x in random.Random(f"{seed}/names").sample(range(1 << 32), n)]
+    counts = {}
+    start = time.perf_counter()
+    for way in WAYS:
+        counts[way] = matches_to_goal(run_way(way, bank, n, k, seed, names, cap + HOLD))
+    score_sums = [0] * n
+    seats = [0] * n
+    for p in bank._played.values():
+        for bot, score in zip(p.seats, p.scores):
+            score_sums[bot] += score
+            seats[bot] += 1
+    return {"case": case_name, "pool": pool, "trial": t, "counts": counts,
+            "simulated": bank.simulated, "seconds": time.perf_counter() - start,
+            "score_sums": score_sums, "seats": seats}
+
+
+def hash_seed(*parts: object) -> int:
+    return random.Random("/".join(map(str, parts))).randrange(2**53)
+
+
+# ------------------------------------------------------------------------------ the report
+
+def summarise(counts: Sequence[int | None], cap: int) -> dict:
+    """Median and quartiles; a trial that did not reach the goal sorts above `cap`."""
+    keyed = sorted(c if c is not None else math.inf for c in counts)
+
+    def q(p: float):
+        x = keyed[min(len(keyed) - 1, int(p * (len(keyed) - 1) + 0.5))]
+        return None if x == math.inf else x
+
+    med = statistics.median_low(keyed) if len(keyed) % 2 else statistics.median(keyed)
+    return {"median": None if med == math.inf else med, "q1": q(0.25), "q3": q(0.75),
+            "missed": sum(c is None for c in counts), "trials": len(counts), "cap": cap}
+
+
+def _fmt(s: dict) -> str:
+    med = f"{s['median']:.0f}" if s["median"] is not None else f">{s['cap']}"
+    q1 = f"{s['q1']:.0f}" if s["q1"] is not None else f">{s['cap']}"
+    q3 = f"{s['q3']:.0f}" if s["q3"] is not None else f">{s['cap']}"
+    missed = f", {s['missed']} missed" if s["missed"] else ""
+    return f"{med} ({q1}-{q3}{missed})"
+
+
+def run(seconds: float, log, quick: bool = False, workers: int | None = None) -> dict:
+    params = QUICK if quick else FULL
+    workers = workers or min(2, os.cpu_count() or 1)
+    tasks = [(c[0], pool, t, int(c[4] * params["cap_share"]))
+             for c in CASES for pool in POOL_NAMES for t in range(params["trials"])]
+    log(f"{len(tasks)} trials on {workers} worker processes "
+        f"({params['trials']} per pool and game)...")
+    start = time.perf_counter()
+    with ProcessPoolExecutor(workers) as pool_:
+        done = list(pool_.map(trial, tasks))
+    elapsed = time.perf_counter() - start
+    results: dict = {"trials_per_pool": params["trials"], "hold": HOLD, "tau": TAU_GOAL,
+                     "default_mode": DEFAULT_RATING_MODE, "seconds": round(elapsed, 1),
+                     "matches_simulated": sum(d["simulated"] for d in done), "cases": {}}
+    goals: dict = {}
+    default_way = MODE_WAYS[DEFAULT_RATING_MODE]
+    for case_name, game_name, _, _, full_cap in CASES:
+        cap = int(full_cap * params["cap_share"])
+        for pool in POOL_NAMES:
+            mine = [d for d in done if d["case"] == case_name and d["pool"] == pool]
+            summary = {way: summarise([d["counts"][way] for d in mine], cap) for way in WAYS}
+            means = [sum(d["score_sums"][b] for d in mine) / max(1, sum(d["seats"][b] for d in mine))
+                     for b in range(len(POOLS[game_name][pool]))]
+            order_ok = all(a > b for a, b in zip(means, means[1:]))
+            key = f"{case_name}, {pool}"
+            results["cases"][key] = {"ways": summary, "mean_scores": [round(m, 3) for m in means],
+                                     "order_confirmed": order_ok}
+            log(f"\n{key}: mean score per bot, best first "
+                f"{' '.join(f'{m:.2f}' for m in means)} (order {'confirmed' if order_ok else 'NOT confirmed'})")
+            plain = summary["plain"]["median"]
+            for way in WAYS:
+                s = summary[way]
+                ratio = ""
+                if way != "plain" and s["median"] is not None:
+                    ratio = (f"  x{s['median'] / plain:.2f} of plain" if plain is not None
+                             else f"  < x{s['median'] / cap:.2f} of plain")
+                log(f"  {way:<28} {_fmt(s):>28}{ratio}")
+            mine_median = summary[default_way]["median"]
+            # Plain missing in over half its trials: its median is above the cap, so the ratio
+            # against the cap is an upper bound on the real one.
+            ref = plain if plain is not None else cap
+            value = (mine_median / ref) if mine_median is not None else math.inf
+            goals[f"{key}: default ({DEFAULT_RATING_MODE}) / plain matches"] = {
+                "value": round(value, 3), "goal": f"<= {GOAL_RATIO}",
+                "met": value <= GOAL_RATIO and order_ok}
+    log(f"\n{results['matches_simulated']} matches simulated in {elapsed:.0f} s")
+    return {"results": results, "goals": goals}
