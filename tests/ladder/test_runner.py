@@ -54,19 +54,24 @@ def test_resumes_do_not_use_up_a_matchs_retries(tmp_path):
 
 
 class BreaksOnMatchZero:
-    """Match 0 fails with an error that is nobody's outcome (as a store that refuses a write);
-    every other match waits until it is cancelled."""
+    """Match 0 fails with an error that is nobody's outcome (as a store that refuses a write),
+    once the two other matches are being played; those wait until they are cancelled."""
 
     def __init__(self):
         self.cancelled: list[int] = []
+        self.playing: list[int] = []
+        self.others_playing = asyncio.Event()
 
     async def start(self, bots):
         pass
 
     async def play(self, ladder, match, limits, match_id):
         if match.index == 0:
-            await asyncio.sleep(0)  # let the other workers take their matches first
+            await self.others_playing.wait()
             raise RuntimeError("the store refused a write")
+        self.playing.append(match.index)
+        if len(self.playing) == 2:
+            self.others_playing.set()
         try:
             await asyncio.Event().wait()
         except asyncio.CancelledError:
@@ -92,6 +97,6 @@ def test_a_failing_worker_stops_the_others_and_their_matches_go_back_to_pending(
                 return str(err)
 
     assert asyncio.run(run()) == "the store refused a write"
-    assert executor.cancelled == [1, 2]
+    assert sorted(executor.cancelled) == [1, 2]
     with Store(path, readonly=True) as store:
         assert [store.get_match("l", i).status for i in (1, 2)] == ["pending", "pending"]
