@@ -96,7 +96,7 @@ class BotProcess:
             extra = [Path(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
             box = sandbox.Sandbox(
                 self.workdir, self.referee_socket, uid=self.uid, proto=proto,
-                read_only=tuple(sandbox.runtime_paths() + extra + ([own] if own else [])),
+                read_only=(*sandbox.runtime_paths(), *extra, *([own] if own else [])),
                 tmp_mb=lim.file_mb or 64)
             command = box.argv(self.command.argv, cwd)
             env["ARENA_ADDRESS"] = sandbox.ADDRESS_IN_SANDBOX

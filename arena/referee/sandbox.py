@@ -147,7 +147,8 @@ def python_paths() -> list[Path]:
     return sorted(paths)
 
 
-def runtime_paths() -> list[Path]:
+@functools.cache  # the same for every launch of this process
+def runtime_paths() -> tuple[Path, ...]:
     """Python's paths (python_paths) and Node's installation when it is outside /usr (a Node
     bot's own packages are in its directory)."""
     paths = python_paths()
@@ -156,9 +157,10 @@ def runtime_paths() -> list[Path]:
         prefix = Path(os.path.realpath(node)).parent.parent
         if not _under(prefix, SYSTEM_DIRS):
             paths.append(prefix)
-    return paths
+    return tuple(paths)
 
 
+@functools.cache
 def protocol_file() -> Path | None:
     """proto/arena/v1/arena.proto beside the arena package (a checkout), if it is there: bots in
     other languages load it at run time (ARENA_PROTO)."""
