@@ -203,8 +203,10 @@ async def _play_ladder(settings: LadderSettings, store, runner_task: list):
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     loop.remove_signal_handler(sig)
             total = _add_summaries(total, summary)
-            if not _another_round(settings, ladder, summary, await store.rankings(
-                    ladder.name, settings.until_settled or SETTLED_CONFIDENCE)):
+            # The rankings are read only when they decide (an --until-settled run).
+            if settings.until_settled is None or not _another_round(
+                    settings, ladder, summary,
+                    await store.rankings(ladder.name, settings.until_settled)):
                 break
             ladder = await _ensure_ladder(store, settings, ladder.rounds + 1)
             bar.total = ladder.num_matches

@@ -55,7 +55,7 @@ APPLICATION_ID = 0x4172656E
 # PRAGMA quick_check reads the whole file (~5-10 ms a MB): it runs at open on files up to these
 # sizes. Writing opens check more, since writing to a damaged file spreads the damage.
 QUICK_CHECK_READ_MAX = 4 << 20
-QUICK_CHECK_WRITE_MAX = 64 << 20
+QUICK_CHECK_WRITE_MAX = 4 << 20  # as for reading: a check at every CLI write must stay cheap
 
 # Match statuses as stored.
 PENDING = "pending"
@@ -65,6 +65,8 @@ INFRA_FAILED = "infra_failed"  # an attempt failed for a reason that is not the 
 STORE_ABANDONED = "abandoned"  # given up for good: never rated, the rating order skips it
 MATCH_STATUSES = (PENDING, RUNNING, COMPLETED, INFRA_FAILED, STORE_ABANDONED)
 RUNNABLE = (PENDING, INFRA_FAILED)
+# A match that will not be played again: its duplicate set is finished when all of its are.
+FINISHED = (COMPLETED, STORE_ABANDONED)
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 MAX_REASON = 500  # characters of a suspension reason (it is shown on every bot's page)
@@ -1376,7 +1378,7 @@ class Store:
             if row is None:
                 raise MatchStateError(f"ladder {ladder!r} has no match {index}")
             match_id, status, attempts = row
-            if status in (COMPLETED, STORE_ABANDONED):
+            if status in FINISHED:
                 return RecordOutcome(recorded=False)
             conn.execute(
                 "INSERT INTO infra_failures (match_id, attempt, node, detail, at) "
@@ -1400,7 +1402,7 @@ class Store:
             rows = conn.execute(
                 "SELECT id, idx, status FROM matches WHERE ladder_id = ? AND idx >= ? AND "
                 "idx < ? ORDER BY idx", (info.id, cursor, cursor + step)).fetchall()
-            if not rows or any(r[2] not in (COMPLETED, STORE_ABANDONED) for r in rows):
+            if not rows or any(r[2] not in FINISHED for r in rows):
                 break
             done = [r for r in rows if r[2] == COMPLETED]
             if done:

@@ -41,6 +41,7 @@ except ImportError:  # pragma: no cover - Pythons without the builtin module
 
 # The rules data, the values seats see and the rules told plainly are the specification's
 # (boom_plain); this engine builds its tables from them and is checked against it.
+from .boom_plain import HAND_SIZE_END, ROUND_LIMIT_END, STUCK_END
 from .boom_plain import (  # noqa: F401 - re-exported: arena.games.boom is the public module
     ADVANCED_DEAL, ADVANCED_REMOVED_VALUES, BASIC_DEAL, COLOURS, FEWEST_CARDS_BONUS,
     FEWEST_CARDS_BONUS_EVERY_ROUND, GAME_END_HAND_SIZE, GUARDS, MAX_GAME_ROUNDS, MAX_PLAYERS,
@@ -284,9 +285,7 @@ _GAME_END = "game_end"
 _SERIES_END = "series_end"
 # Why a game ended (the `end` of its game_end event): a seat down to GAME_END_HAND_SIZE bomb
 # cards, a provably stuck game, MAX_GAME_ROUNDS, or (engine version 2) its rounds without an escape.
-_HAND_SIZE_END = "hand_size"
-_STUCK_END = "stuck"
-_ROUND_LIMIT_END = "round_limit"
+_HAND_SIZE_END, _STUCK_END, _ROUND_LIMIT_END = HAND_SIZE_END, STUCK_END, ROUND_LIMIT_END
 _DRY_ROUNDS_END = "dry_rounds"
 # A resolved round: (_ROUND, guard index, each seat's word of played cards, seats given the
 # fewest-cards bonus, a _Memo of its outcome, game number, round number, guards left, whether
@@ -427,10 +426,10 @@ def _round_gains(record: tuple) -> Sequence[int]:
 class BoomGame(BoomGameBase):
     """Boom: Runaway for 2-5 players, the fast engine (its facts and options: BoomGameBase)."""
 
-    # 2: chance drawn from BLAKE2b by event (_draw_digits) instead of random.Random(seed).
-    # 3: a game ends early only when provably stuck, or after MAX_GAME_ROUNDS, instead of after
-    # 8 rounds in a row without an escape (BoomGameV2 keeps that rule, for version 2's replays).
-    engine_version = "3"
+    # engine_version (BoomGameBase's, the plain engine's too): 2 drew chance from BLAKE2b by
+    # event (_draw_digits) instead of random.Random(seed); 3 ends a game early only when
+    # provably stuck, or after MAX_GAME_ROUNDS, instead of after 8 rounds in a row without an
+    # escape (BoomGameV2 keeps that rule, for version 2's replays).
     # Engine version 2's end rule: a game also ends after this many rounds in a row in which no
     # card escaped (None: the current rule, provably_stuck and MAX_GAME_ROUNDS).
     stalemate_rounds: int | None = None

@@ -96,10 +96,9 @@ class LadderRunner:
                    for _ in range(min(self.concurrency, queue.qsize()))]
         try:
             await asyncio.gather(*workers)
-        except BaseException as err:
+        except BaseException:
             # Stopped by the user, or one worker failed (the store refused a write): every
             # other worker stops too, and the matches they had in flight go back to pending.
-            summary.interrupted = isinstance(err, asyncio.CancelledError)
             for w in workers:
                 w.cancel()
             await asyncio.gather(*workers, return_exceptions=True)

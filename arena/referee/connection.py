@@ -428,7 +428,7 @@ class BotDirectory:
     async def flush(self, timeout_s: float) -> None:
         """Wait (bounded) until what is queued for every connected bot is written: a match's
         MatchEnd goes out before the platform stops the bots."""
-        live = [c for c in self._connections.values() if not c.closed.is_set()]
+        live = self.connections()
         if live:
             await asyncio.gather(*(c.flush(timeout_s) for c in live))
 
@@ -441,7 +441,7 @@ class BotDirectory:
         return conn if conn is not None and not conn.closed.is_set() else None
 
     def connected(self) -> list[str]:
-        return [n for n, c in self._connections.items() if not c.closed.is_set()]
+        return [c.bot_name for c in self.connections()]
 
     def connections(self) -> list[BotConnection]:
         """Every open connection (one per bot)."""

@@ -183,7 +183,7 @@ class BotProcess:
         # SIGKILL is delivered asynchronously and the kernel offers no event for "the group is
         # empty", so look until no member is left running (bounded).
         for _ in range(200):
-            if not self.sandbox_pids() and not group_members(self.pgid):
+            if not self.sandbox_pids():  # the namespace, or the group when unconfined
                 break
             await asyncio.sleep(0.01)
 

@@ -29,7 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from arena import replay as replay_mod
 from arena.store import (
-    COMPLETED, STORE_ABANDONED, StoreError, UnknownBot, UnknownLadder, describe_error,
+    FINISHED, StoreError, UnknownBot, UnknownLadder, describe_error,
 )
 
 from . import models, site
@@ -283,7 +283,7 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
             log.warning("live frames of %s %s: %s", ladder, index, err)
         return JSONResponse({"ladder": ladder, "index": index, "status": status,
                              "since": since, "frames": frames, "source": source,
-                             "done": status in (COMPLETED, STORE_ABANDONED)})
+                             "done": status in FINISHED})
 
     return app
 

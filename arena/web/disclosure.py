@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from arena import replay as replay_mod
-from arena.store import COMPLETED, RUNNING, STORE_ABANDONED
+from arena.store import COMPLETED, FINISHED, RUNNING
 
 from .frames import build_frames
 
@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     from .queries import FaultRow, MatchDetail
     from .site import LiveSource
 
-# A set is finished when each of its matches has one of these statuses.
-FINISHED = (COMPLETED, STORE_ABANDONED)
 
 # The same condition in SQL, for a match row `m` of ladder `l` (queries.py reads it so). A
 # set's rotations are consecutive matches (the schedule writes them so, and so does

@@ -423,9 +423,11 @@ def run(seconds: float, log, quick: bool = False, workers: int | None = None) ->
             # Plain missing in over half its trials: its median is above the cap, so the ratio
             # against the cap is an upper bound on the real one.
             ref = plain if plain is not None else cap
-            value = (mine_median / ref) if mine_median is not None else math.inf
+            value = (mine_median / ref) if mine_median is not None else None
             goals[f"{key}: default ({DEFAULT_RATING_MODE}) / plain matches"] = {
-                "value": round(value, 3), "goal": f"<= {GOAL_RATIO}",
-                "met": value <= GOAL_RATIO and order_ok}
+                # None: the default never reached the ranking (JSON has no Infinity)
+                "value": round(value, 3) if value is not None else None,
+                "goal": f"<= {GOAL_RATIO}",
+                "met": value is not None and value <= GOAL_RATIO and order_ok}
     log(f"\n{results['matches_simulated']} matches simulated in {elapsed:.0f} s")
     return {"results": results, "goals": goals}

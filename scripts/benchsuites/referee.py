@@ -1,5 +1,7 @@
 """Referee: (a) raw grpc.aio bidirectional ping-pong between two processes; (b) the referee's
-decision round trip in one match, sequential (goal: at most 1.5 x (a)); (c) decisions per second
+decision round trip in one match, sequential (goal: at most 1.5 x (a)), its bot launched as
+every bot is, in its bubblewrap sandbox over the Unix socket (over TCP before 2026-12-01; the
+sandbox suite compares the two); (c) decisions per second
 with 64 concurrent matches among 4 bot processes, against a raw pipelined grpc.aio stream with
 the same messages in flight (goal: at least 0.6 x); the bots ask for batches, as the SDK does,
 and the same run also measures bots that do not; (d) referee memory per concurrent match
