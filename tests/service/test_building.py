@@ -18,8 +18,12 @@ def test_the_local_executor_gets_its_referee_address_and_run_dir(tmp_path):
     from arena.ladder.local import LocalExecutor
 
     limits = ResourceLimits(sandbox=False)
-    executor = make_executor("local", None, tmp_path / "runs", resource_limits=limits,
+
+    async def build():  # the referee's server is made in the loop that will run it
+        return make_executor("local", None, tmp_path / "runs", resource_limits=limits,
                              host="127.0.0.1", port=0)
+
+    executor = asyncio.run(build())
     assert isinstance(executor, LocalExecutor)
     assert executor.run_dir == tmp_path / "runs"
     assert executor.referee.resource_limits is limits
