@@ -10,7 +10,6 @@ import asyncio
 import logging
 import random
 import shlex
-import signal
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits
 from arena.results import MatchResult
+from arena.stopsignals import on_stop_signals
 
 log = logging.getLogger(__name__)
 
@@ -88,15 +88,9 @@ async def _run_match(settings: MatchSettings) -> MatchResult:
             names = [name for name, _ in settings.bots]
             task = asyncio.ensure_future(host.run_match(settings.game, settings.seed, names,
                                                         settings.limits))
-            loop = asyncio.get_running_loop()
             # Ctrl-C or SIGTERM: stop the match, and let the host end every bot it started.
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, task.cancel)
-            try:
+            with on_stop_signals(task.cancel):
                 return await task
-            finally:
-                for sig in (signal.SIGINT, signal.SIGTERM):
-                    loop.remove_signal_handler(sig)
 
 
 def random_seed() -> int:
@@ -166,6 +160,7 @@ async def _run_ladder(settings: LadderSettings):
 async def _play_ladder(settings: LadderSettings, store, runner_task: list):
     """Run the ladder's remaining matches (and, with --until-settled, rounds added until every
     rank is settled, within --max-rounds). Returns (RunSummary of this run, the ladder)."""
+    from arena.ladder.executors import make_executor
     from arena.ladder.runner import LadderRunner, RunSummary
     from arena.store import UnknownLadder
 
@@ -179,29 +174,26 @@ async def _play_ladder(settings: LadderSettings, store, runner_task: list):
             pass
     ladder = await _ensure_ladder(store, settings, rounds)
     bots = [await store.get_bot(name) for name in ladder.bots]
-    executor = _make_executor(settings, store)
+    executor = make_executor(settings.executor, store, settings.run_dir / settings.name,
+                             resource_limits=settings.resource_limits,
+                             ray_address=settings.ray_address)
     bar = _progress_bar(ladder, settings.progress)
     runner = LadderRunner(store, executor, settings.limits, settings.concurrency,
                           on_progress=lambda m, r: bar.update(1) if r is not None else None)
     total = RunSummary(ladder.name)
-    loop = asyncio.get_running_loop()
     try:
         while True:
             task = asyncio.ensure_future(runner.run(ladder.name, bots))
             runner_task[:] = [task]
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, task.cancel)
             try:
-                summary = await task
+                with on_stop_signals(task.cancel):
+                    summary = await task
             except asyncio.CancelledError:
                 if not task.cancelled():
                     raise
                 # Stopped by Ctrl-C or SIGTERM (or a lost lease): the runner put the matches in
                 # flight back.
                 summary = RunSummary(ladder.name, interrupted=True)
-            finally:
-                for sig in (signal.SIGINT, signal.SIGTERM):
-                    loop.remove_signal_handler(sig)
             total = _add_summaries(total, summary)
             # The rankings are read only when they decide (an --until-settled run).
             if settings.until_settled is None or not _another_round(
@@ -238,18 +230,6 @@ def _add_summaries(a, b):
                    infra_failures=a.infra_failures + b.infra_failures,
                    abandoned=a.abandoned + b.abandoned, interrupted=b.interrupted,
                    remaining=b.remaining, errors=a.errors + b.errors)
-
-
-def _make_executor(settings: LadderSettings, store):
-    if settings.executor == "ray":
-        from arena.ladder.ray_executor import RayExecutor
-
-        return RayExecutor(settings.ray_address, settings.run_dir / settings.name,
-                           resource_limits=settings.resource_limits)
-    from arena.ladder.local import LocalExecutor
-
-    return LocalExecutor(store, settings.run_dir / settings.name,
-                         resource_limits=settings.resource_limits)
 
 
 class _NoBar:

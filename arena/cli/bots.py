@@ -6,24 +6,12 @@ from pathlib import Path
 
 import click
 
-from arena.store import Store, StoreError
-
 from .common import db_option, open_store
 
 
 @click.group("bot")
 def bot_group():
     """Register bots: launched from a command, or run remotely by their owners."""
-
-
-def _store(db: Path) -> Store:
-    if not db.parent.exists():
-        raise click.UsageError(f"cannot use database {db}: directory {db.parent} does not "
-                               "exist; create it, or choose another path with --db")
-    try:
-        return Store(db)
-    except StoreError as err:
-        raise click.ClickException(str(err)) from None
 
 
 @bot_group.command("add")
@@ -37,14 +25,9 @@ def add_cmd(name, command, directory, remote, db):
     """Register the bot NAME and print its token (shown once, stored only as a hash)."""
     if sum(x is not None and x is not False for x in (command, directory, remote)) != 1:
         raise click.UsageError("give exactly one of --command, --dir or --remote")
-    store = _store(db)
-    try:
+    with open_store(db, write=True) as store:
         token = store.add_bot(name, command, directory=str(directory) if directory else None,
                               remote=remote)
-    except StoreError as err:
-        raise click.ClickException(str(err)) from None
-    finally:
-        store.close()
     click.echo(f"registered {name}")
     click.echo(f"token (shown once; keep it secret): {token}")
 
@@ -74,13 +57,8 @@ def list_cmd(include_removed, db):
 def remove_cmd(name, db):
     """Remove a bot (its past results are kept). A referee using this database (arena serve,
     arena ladder run) ends its stream within a second."""
-    store = _store(db)
-    try:
+    with open_store(db, write=True) as store:
         store.remove_bot(name)
-    except StoreError as err:
-        raise click.ClickException(str(err)) from None
-    finally:
-        store.close()
     click.echo(f"removed {name}")
 
 
@@ -90,13 +68,8 @@ def remove_cmd(name, db):
 def rotate_cmd(name, db):
     """Give a bot a new token; the old one stops working. A referee using this database
     (arena serve, arena ladder run) ends a stream that presented it within a second."""
-    store = _store(db)
-    try:
+    with open_store(db, write=True) as store:
         token = store.rotate_token(name)
-    except StoreError as err:
-        raise click.ClickException(str(err)) from None
-    finally:
-        store.close()
     click.echo(f"new token for {name} (shown once): {token}")
 
 
@@ -121,10 +94,5 @@ def reinstate_cmd(name, db):
 
 
 def _set_suspension(db: Path, name: str, reason: str | None) -> None:
-    store = _store(db)
-    try:
+    with open_store(db, write=True) as store:
         store.suspend_bot(name, reason)
-    except StoreError as err:
-        raise click.ClickException(str(err)) from None
-    finally:
-        store.close()

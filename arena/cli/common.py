@@ -1,10 +1,18 @@
-"""Options and helpers shared by several commands."""
+"""Options and helpers shared by several commands: game variants, limits, the sandbox, the
+executor, and the database (one --db option, one way to open the store)."""
 
 from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
 
 import click
 
 from arena.games import ConfigError, Game, make_game
+
+if TYPE_CHECKING:
+    from arena.store import Store
 
 
 def game_options(f):
@@ -58,39 +66,65 @@ def launch_limits(no_sandbox: bool, check_now: bool = False):
     return ResourceLimits()
 
 
+def executor_options(f):
+    """Where a ladder's matches run: --executor and --ray-address (see check_executor)."""
+    from arena.ladder.executors import EXECUTORS
+
+    f = click.option("--ray-address",
+                     help="The Ray cluster's address (with --executor ray).")(f)
+    f = click.option("--executor", type=click.Choice(EXECUTORS), default=EXECUTORS[0],
+                     show_default=True, help="Where matches run (Ray: launched bots only).")(f)
+    return f
+
+
+def check_executor(executor: str, ray_address: str | None) -> None:
+    if executor == "ray" and not ray_address:
+        raise click.UsageError("--executor ray needs --ray-address (for example 127.0.0.1:6379)")
+
+
 def db_option(f):
-    from pathlib import Path
+    """--db, the same option for every command that uses the database. A path whose directory
+    does not exist is refused here, before the command does anything."""
+    from arena.store import DEFAULT_PATH
 
     return click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
-                        default=Path("arena.db"), show_default=True, callback=remember_db,
-                        help="The SQLite database.")(f)
+                        default=Path(DEFAULT_PATH), show_default=True, callback=_db_path,
+                        help="The Arena database (a SQLite file).")(f)
 
 
-def remember_db(ctx: click.Context, param: click.Parameter, value):
-    """Keep the --db path where the top-level command finds it (ctx.meta is shared by nested
-    contexts), to name it if a SQLite error escapes a command."""
+def _db_path(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
+    # Kept where the top-level command finds it (ctx.meta is shared by nested contexts), to
+    # name it if a SQLite error escapes a command.
     ctx.meta["arena.db"] = value
+    if not value.parent.is_dir():
+        raise click.BadParameter(
+            f"cannot use database {value}: directory {value.parent} does not exist; create it "
+            f"(mkdir -p {value.parent}), or choose another path with --db", ctx, param)
     return value
 
 
-class open_store:
-    """Open the store read-only, turning its errors into clear CLI errors."""
+@contextlib.contextmanager
+def store_errors(*more: type[Exception]) -> Iterator[None]:
+    """The store's refusals (no database, not writable, locked, damaged, not Arena's, ...), and
+    errors of the `more` types, become CLI errors: their message, no traceback. Their messages
+    already say what to do."""
+    from arena.store import StoreError
 
-    def __init__(self, db):
-        self.db = db
+    try:
+        yield
+    except (StoreError, *more) as err:
+        raise click.ClickException(str(err)) from None
 
-    def __enter__(self):
-        from arena.store import Store, StoreError
 
-        self._error = StoreError
+@contextlib.contextmanager
+def open_store(db: Path, write: bool = False) -> Iterator["Store"]:
+    """The store at `db`, closed after: read-only unless `write` (a reader works on a database
+    this user cannot write, beside a running writer, and never creates one)."""
+    from arena.store import Store
+
+    with store_errors():
+        store = Store(db, readonly=not write)
         try:
-            self.store = Store(self.db, readonly=True)
-        except StoreError as err:
-            raise click.ClickException(str(err)) from None
-        return self.store
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        self.store.close()
-        if isinstance(exc, self._error):
-            raise click.ClickException(str(exc)) from None
-
+            yield store
+        finally:
+            store.close()

@@ -8,10 +8,10 @@ import click
 
 from arena.games import game_names
 from arena.ladder.ratings import DEFAULT_RATING_MODE, RATING_MODES
-from arena.store import StoreError
 
 from .common import (
-    build_game, db_option, game_options, launch_limits, limit_options, open_store, sandbox_option,
+    build_game, check_executor, db_option, executor_options, game_options, launch_limits,
+    limit_options, open_store, sandbox_option, store_errors,
 )
 from .rankings import print_rankings
 
@@ -48,9 +48,7 @@ def ladder_group():
                    "--max-rounds.")
 @click.option("--max-rounds", type=click.IntRange(1, 1000),
               help="With --until-settled: the most rounds the ladder may reach (required).")
-@click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
-              show_default=True, help="Where matches run.")
-@click.option("--ray-address", help="The Ray cluster's address (with --executor ray).")
+@executor_options
 @click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("runs"), show_default=True, help="Bot logs and work directories.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
@@ -76,9 +74,7 @@ def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, 
         raise click.UsageError("--max-rounds applies with --until-settled CONFIDENCE")
     if max_rounds is not None and max_rounds < rounds:
         raise click.UsageError(f"--max-rounds {max_rounds} is below --rounds {rounds}")
-    if executor == "ray" and not ray_address:
-        raise click.UsageError("--executor ray needs --ray-address (for example 127.0.0.1:6379)")
-    _check_db_dir(db)
+    check_executor(executor, ray_address)
     settings = app.LadderSettings(
         db=db, name=name, game=game, table_size=table_size, bots=names,
         options=dict(the_game.options), rounds=rounds, seed=seed, rating_mode=rating_mode,
@@ -87,9 +83,8 @@ def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, 
         resource_limits=launch_limits(no_sandbox), executor=executor,
         ray_address=ray_address, run_dir=run_dir, progress=not no_progress)
     try:
-        summary, rankings = app.run_ladder(settings)
-    except (StoreError, ExecutorSetupError) as err:
-        raise click.ClickException(str(err)) from None
+        with store_errors(ExecutorSetupError):
+            summary, rankings = app.run_ladder(settings)
     except KeyboardInterrupt:
         raise click.ClickException("stopped; run the same command again to resume") from None
     for line in summary.errors:
@@ -119,9 +114,3 @@ def list_cmd(db):
         click.echo(f"{ladder.name:<24} {ladder.game:<8} k={ladder.table_size} "
                    f"bots={len(ladder.bots)} matches {ladder.completed}/{ladder.num_matches}"
                    f"{'  ' + opts if opts else ''}")
-
-
-def _check_db_dir(db: Path) -> None:
-    if not db.parent.exists():
-        raise click.UsageError(f"cannot use database {db}: directory {db.parent} does not "
-                               "exist; create it, or choose another path with --db")

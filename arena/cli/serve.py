@@ -16,9 +16,11 @@ from arena.ladder.ratings import DEFAULT_RATING_MODE, RATING_MODES
 from arena.ladder.runner import ExecutorSetupError
 from arena.referee.match import Limits
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
-from arena.store import StoreError
 
-from .common import db_option, launch_limits, limit_options, sandbox_option
+from .common import (
+    check_executor, db_option, executor_options, launch_limits, limit_options, sandbox_option,
+    store_errors,
+)
 
 
 ADMIN_KEY_ENV = "ARENA_ADMIN_KEY"
@@ -121,9 +123,7 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
 @click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("runs/serve"), show_default=True)
 @click.option("--seed", type=int, help="Seed of the table choices (random if omitted).")
-@click.option("--executor", type=click.Choice(["local", "ray"]), default="local",
-              show_default=True, help="Where matches run (Ray: launched bots only).")
-@click.option("--ray-address", help="The Ray cluster's address (with --executor ray).")
+@executor_options
 @click.option("--rating-mode", type=click.Choice(list(RATING_MODES)), default=DEFAULT_RATING_MODE,
               show_default=True,
               help="How a new ladder is rated: each table's duplicate set as one result by "
@@ -144,11 +144,7 @@ def serve_cmd(db, ladders, members, host, port, web_host, web_port, admin_key_fi
     if len({s.name for s in specs}) != len(specs):
         raise click.UsageError("two --ladder options have the same name")
     specs = apply_members(specs, members)
-    if not db.parent.exists():
-        raise click.UsageError(f"cannot use database {db}: directory {db.parent} does not "
-                               "exist; create it, or choose another path with --db")
-    if executor == "ray" and not ray_address:
-        raise click.UsageError("--executor ray needs --ray-address (for example 127.0.0.1:6379)")
+    check_executor(executor, ray_address)
     settings = ServiceSettings(
         db=db, ladders=specs, referee_host=host, referee_port=port, web_host=web_host,
         web_port=web_port, admin_key=admin_key, concurrency=concurrency,
@@ -158,14 +154,8 @@ def serve_cmd(db, ladders, members, host, port, web_host, web_port, admin_key_fi
         resource_limits=launch_limits(no_sandbox, check_now=executor == "local"))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
 
-    async def main() -> None:
-        service = ArenaService(settings)
-        service.install_signal_handlers()
-        await service.run()
-
     try:
-        asyncio.run(main())
-    except (StoreError, ExecutorSetupError) as err:
-        raise click.ClickException(str(err)) from None
+        with store_errors(ExecutorSetupError):
+            asyncio.run(ArenaService(settings).run())
     except OSError as err:
         raise click.ClickException(f"cannot start: {err}") from None

@@ -7,19 +7,11 @@ from pathlib import Path
 
 import click
 
-from arena.store import DEFAULT_PATH, StoreError
-
-from .common import remember_db
-
-
-def _db_option(f):
-    return click.option("--db", "db", default=DEFAULT_PATH, show_default=True,
-                        type=click.Path(dir_okay=False, path_type=Path), callback=remember_db,
-                        help="The Arena database to show.")(f)
+from .common import db_option, store_errors
 
 
 @click.command("web")
-@_db_option
+@db_option
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (0.0.0.0 for every interface).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
@@ -38,16 +30,14 @@ def web_cmd(db: Path, host: str, port: int) -> None:
         raise click.ClickException(
             f"the web pages need the web extra ({err.name} is missing); install it with "
             "pip install 'arena[web]'") from None
-    try:
+    with store_errors():
         app = create_app(db)
-    except StoreError as err:
-        raise click.ClickException(str(err)) from None
     click.echo(f"serving {db} read-only on http://{host}:{port}/ (Ctrl-C stops)")
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
 @click.command("report")
-@_db_option
+@db_option
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Folder to write the site into (created if missing).")
 @click.option("--matches", "max_matches", type=click.IntRange(0, 1_000_000), default=500,
@@ -65,15 +55,9 @@ def report_cmd(db: Path, out: Path, max_matches: int) -> None:
             f"the report needs the web extra ({err.name} is missing); install it with "
             "pip install 'arena[web]'") from None
     try:
-        summary = write_report(db, out, max_matches=max_matches)
-    except StoreError as err:
-        raise click.ClickException(str(err)) from None
+        with store_errors():
+            summary = write_report(db, out, max_matches=max_matches)
     except OSError as err:
         raise click.ClickException(f"cannot write the report into {out}: {err}") from None
     click.echo(f"wrote {summary.pages} pages ({summary.matches} matches) into {out}; "
                f"open {out / 'index.html'}")
-
-
-def register(main: click.Group) -> None:
-    main.add_command(web_cmd)
-    main.add_command(report_cmd)

@@ -114,22 +114,17 @@ class NodeReferee:
         return self.node_id
 
     async def _launch(self, spec: BotSpec) -> None:
-        from arena.referee.launcher import BotProcess, bot_environment, resolve_command
+        from arena.referee.launcher import resolve_command
 
         directory = _shipped_root(spec.root) / spec.directory
         command = resolve_command(str(directory) if spec.manifest else spec.command, directory)
         old = self.host.bots.pop(spec.name, None)
         if old is not None:
             await old.stop()
-        # As RefereeHost.launch, plus PYTHONPATH: the bot (and the sandbox wrapper) must import
-        # the shipped arena and arena_sdk, not whatever the node has installed.
-        token = self.host.tokens.issue(spec.name)
-        workdir = self.run_dir / "bots" / spec.name
-        env = bot_environment(token, workdir, {"PYTHONPATH": self.bot_pythonpath})
-        proc = BotProcess(spec.name, command, workdir, self.run_dir / "logs" / f"{spec.name}.log",
-                          env, self.host.server.bot_socket, self.host.resource_limits)
-        await proc.start()
-        self.host.bots[spec.name] = proc
+        # PYTHONPATH: the bot (and the sandbox wrapper) must import the shipped arena and
+        # arena_sdk, not whatever the node has installed.
+        await self.host.launch(spec.name, command,
+                               extra_env={"PYTHONPATH": self.bot_pythonpath})
 
     async def _ensure_running(self, names: Sequence[str]) -> None:
         async with self.launch_lock:

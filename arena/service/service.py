@@ -1,13 +1,14 @@
-"""The arena service: one process holding the referee, a continuous scheduler and the web server.
+"""The arena service's shell: one process holding the store, the referee (or a Ray cluster),
+the web server and the loops that carry out what the scheduler (scheduler.py) decides.
 
-For each configured open ladder the scheduler keeps up to `concurrency` matches in flight among
-the ladder's available bots (registered, not suspended, and for remote bots connected), choosing
-tables with `tables.choose_table` and playing each table as a duplicate set (one seed, seats
-rotated). Results are stored and rated as in ladders (by default each set as one result: see
-arena/ladder/ratings.py). A bot that keeps faulting is suspended with
-a reason its owner can read (and an organiser can reinstate it). SIGTERM stops it gracefully:
-no new matches, matches in flight get `grace_s` to finish, the rest are recorded as abandoned
-(never rated), then bots, referee and web server are stopped. A restart carries on.
+For each configured open ladder it keeps up to `concurrency` duplicate sets in flight among the
+ladder's available bots (registered, not suspended, and for remote bots connected), at tables
+the scheduler chooses, each set one seed with the seats rotated. Results are stored and rated as
+in ladders (by default each set as one result: see arena/ladder/ratings.py). A bot the fault
+policy condemns is suspended with a reason its owner can read (and an organiser can reinstate
+it). SIGTERM or Ctrl-C stops it gracefully: no new matches, matches in flight get `grace_s` to
+finish, the rest are recorded as abandoned (never rated), then bots, referee and web server are
+stopped. A restart carries on.
 """
 
 from __future__ import annotations
@@ -15,23 +16,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
-import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena.ladder import lease
-from arena.ladder.local import LocalExecutor
+from arena.ladder.executors import make_executor
 from arena.ladder.ratings import DEFAULT_RATING_MODE, Rater
-from arena.ladder.runner import InfrastructureError
-from arena.ladder.schedule import SEED_BOUND
+from arena.ladder.runner import InfrastructureError, MatchExecutor
 from arena.referee.launcher import ResourceLimits
 from arena.referee.match import Limits
-from arena.store import AsyncStore, Bot, Ladder, Store, StoredMatch
+from arena.stopsignals import on_stop_signals
+from arena.store import AsyncStore, Ladder, Store, StoredMatch
 
-from .tables import Candidate, FaultPolicy, choose_table
+from .scheduler import Scheduler, SchedulerSettings, Step
+from .tables import FaultPolicy
 
 log = logging.getLogger(__name__)
 
@@ -70,35 +70,43 @@ class ServiceSettings:
 
 
 class ArenaService:
+    """The shell that runs the scheduler (scheduler.py): the store, the executor, the web
+    server, the loops of the ladders, the matches in flight, and the graceful stop."""
+
     def __init__(self, settings: ServiceSettings):
         self.settings = settings
-        self.rng = random.Random(settings.seed)
+        self.scheduler = Scheduler(SchedulerSettings(
+            concurrency=settings.concurrency, share_cap=settings.share_cap,
+            fault_policy=settings.fault_policy, max_matches=settings.max_matches,
+            seed=settings.seed))
         self.store: AsyncStore | None = None
-        self.executor: LocalExecutor | None = None
+        self.executor: MatchExecutor | None = None
         self.web = None
         self._stopping = asyncio.Event()
-        self._in_flight: dict[str, set[asyncio.Task]] = {}
-        self._busy: dict[str, set[str]] = {}  # ladder -> bots at a table now
-        self._played: dict[tuple[str, str], int] = {}
-        self._last: dict[tuple[str, str], float] = {}
-        self._recent_faults: dict[str, list[bool]] = {}
+        self._in_flight: dict[str, set[asyncio.Task]] = {}  # ladder -> its sets playing
         self._running: dict[tuple[str, int], str] = {}  # (ladder, index) -> referee match id
-        self._joined: set[tuple[str, str]] = set()  # (ladder, bot) known to be in the ladder
         self._specs = {spec.name: spec for spec in settings.ladders}
-        self._started_matches = 0
         self.ready = asyncio.Event()  # set once the referee and web server listen
         self._lost: Exception | None = None  # a ladder's lease, taken over by another run
 
     # ------------------------------------------------------------ lifecycle
 
     async def run(self) -> None:
+        """Serve until stopped: by `stop()`, SIGINT or SIGTERM, or the match quota."""
+        with on_stop_signals(self.stop):
+            await self._serve()
+
+    async def _serve(self) -> None:
         s = self.settings
         self.store = await AsyncStore.open(s.db)
         leases = contextlib.AsyncExitStack()  # one run per ladder: see arena/ladder/lease.py
         try:
             await leases.enter_async_context(
                 lease.held(self.store, [l.name for l in s.ladders], self._lease_lost))
-            self.executor = self._make_executor()
+            self.executor = make_executor(s.executor, self.store, s.run_dir,
+                                          resource_limits=s.resource_limits,
+                                          ray_address=s.ray_address, host=s.referee_host,
+                                          port=s.referee_port)
             ladders = [await self.store.ensure_open_ladder(l.name, l.game, l.table_size,
                                                            options=l.options,
                                                            rating_mode=s.rating_mode)
@@ -128,15 +136,6 @@ class ArenaService:
         self._lost = err
         self._stopping.set()
 
-    def _make_executor(self):
-        s = self.settings
-        if s.executor == "ray":
-            from arena.ladder.ray_executor import RayExecutor
-
-            return RayExecutor(s.ray_address, s.run_dir, resource_limits=s.resource_limits)
-        return LocalExecutor(self.store, s.run_dir, host=s.referee_host, port=s.referee_port,
-                             resource_limits=s.resource_limits)
-
     def _directory(self):
         """The local referee's connected bots (None on Ray: its referees are on the nodes)."""
         referee = getattr(self.executor, "referee", None)
@@ -151,11 +150,6 @@ class ArenaService:
     def stop(self) -> None:
         """Begin a graceful stop (what SIGTERM and Ctrl-C do)."""
         self._stopping.set()
-
-    def install_signal_handlers(self) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, self.stop)
 
     async def _drain(self) -> None:
         tasks = [t for group in self._in_flight.values() for t in group]
@@ -175,22 +169,21 @@ class ArenaService:
         await web.start()
         return web
 
-    # ------------------------------------------------------------ scheduling
+    # ------------------------------------------------------------ running the scheduler
 
     async def _ladder_loop(self, ladder: Ladder) -> None:
-        s = self.settings
         name = ladder.name
         self._in_flight[name] = set()
-        self._busy[name] = set()
+        self.scheduler.open_ladder(name, Rater(ladder.rating_params),
+                                   self._specs[name].members)
         await self._resume(ladder)
-        rater = Rater(ladder.rating_params)
         while not self._stopping.is_set():
-            if s.max_matches is not None and self._started_matches >= s.max_matches:
-                if not self._in_flight[name]:
-                    self.stop()
-                    return
-            elif len(self._in_flight[name]) < s.concurrency:
-                table = await self._next_table(ladder, rater)
+            step = self.scheduler.next_step(len(self._in_flight[name]))
+            if step is Step.STOP:
+                self.stop()
+                return
+            if step is Step.CHOOSE:
+                table = await self._next_table(ladder)
                 if table is not None:
                     await self._start_set(ladder, table)
                     continue
@@ -213,56 +206,27 @@ class ArenaService:
                                                   "abandoned: the server stopped before it ran",
                                                   give_up=True)
 
-    async def _available(self, ladder: Ladder) -> list[Bot]:
-        members = self._specs[ladder.name].members
-        bots = [b for b in await self.store.run(Store.list_bots)
-                if not b.suspended and (members is None or b.name in members)]
-        directory = self._directory()
-        available = []
-        for bot in bots:
-            # A remote bot plays while it is connected (never on Ray: no single referee).
-            if bot.remote and (directory is None or directory.get(bot.name) is None):
-                continue
-            available.append(bot)
-        return available
-
-    async def _next_table(self, ladder: Ladder, rater: Rater) -> tuple[str, ...] | None:
+    async def _next_table(self, ladder: Ladder) -> tuple[str, ...] | None:
         name = ladder.name
-        bots = await self._available(ladder)
+        directory = self._directory()
+        connected = (None if directory is None
+                     else lambda bot: directory.get(bot) is not None)
+        bots = self.scheduler.available(name, await self.store.run(Store.list_bots), connected)
         if len(bots) < ladder.table_size:
             return None
         await self.executor.start(bots)  # launches command bots not running yet
-        for bot in bots:
-            if (name, bot.name) not in self._joined:
-                await self.store.join_ladder(name, bot.name)
-                self._joined.add((name, bot.name))
-                self._last.setdefault((name, bot.name), time.monotonic())
-        standings = {s.bot: s for s in (await self.store.rankings(name)).standings}
-        candidates = []
-        for bot in bots:
-            st = standings.get(bot.name)
-            key = (name, bot.name)
-            candidates.append(Candidate(
-                name=bot.name, mu=st.mu if st else rater.params.mu,
-                sigma=st.sigma if st else rater.params.sigma,
-                matches=(st.matches if st else 0) + self._played.get(key, 0),
-                busy=bot.name in self._busy[name],
-                last_played=self._last.get(key, 0.0)))
-        return choose_table(candidates, ladder.table_size, rater.env, self.rng,
-                            share_cap=self.settings.share_cap)
+        for bot in self.scheduler.newcomers(name, [b.name for b in bots]):
+            await self.store.join_ladder(name, bot)
+            self.scheduler.joined(name, bot, time.monotonic())
+        standings = (await self.store.rankings(name)).standings
+        return self.scheduler.choose_table(name, ladder.table_size, [b.name for b in bots],
+                                           standings)
 
     async def _start_set(self, ladder: Ladder, table: tuple[str, ...]) -> None:
         """Play the table as a duplicate set: one seed, the seats rotated through every
         position, one match after another."""
-        seed = self.rng.randrange(SEED_BOUND)  # below 2**53: it survives JSON in any language
-        k = len(table)
-        matches = await self.store.add_set(ladder.name, table, seed)
-        self._started_matches += k
-        now = time.monotonic()
-        for bot in table:
-            self._busy[ladder.name].add(bot)
-            self._played[(ladder.name, bot)] = self._played.get((ladder.name, bot), 0) + k
-            self._last[(ladder.name, bot)] = now
+        matches = await self.store.add_set(ladder.name, table, self.scheduler.new_seed())
+        self.scheduler.set_started(ladder.name, table, len(matches), time.monotonic())
         task = asyncio.ensure_future(self._play_set(ladder, table, matches))
         self._in_flight[ladder.name].add(task)
         task.add_done_callback(self._in_flight[ladder.name].discard)
@@ -280,10 +244,7 @@ class ArenaService:
                     ladder.name, match.index, "abandoned: the server was stopping",
                     give_up=True))
         finally:
-            for bot in table:
-                self._busy[ladder.name].discard(bot)
-                played = self._played.get((ladder.name, bot), 0)
-                self._played[(ladder.name, bot)] = max(0, played - len(matches))
+            self.scheduler.set_ended(ladder.name, table, len(matches))
 
     async def _play_one(self, ladder: Ladder, match: StoredMatch) -> None:
         barred = await self._barred(match.seats)
@@ -305,15 +266,10 @@ class ArenaService:
         await asyncio.shield(self.store.record_result(ladder.name, match.index, result,
                                                       node=node))
         self._running.pop((ladder.name, match.index), None)
-        for seat, bot in enumerate(result.seat_names):
-            history = self._recent_faults.setdefault(bot, [])
-            history.append(seat in result.faulted_seats)
-            del history[:-self.settings.fault_policy.window]
-            reason = self.settings.fault_policy.verdict(history)
-            if reason is not None:
-                await self.store.run(Store.suspend_bot, bot, reason)
-                self._recent_faults[bot] = []
-                log.warning("suspended %s: %s", bot, reason)
+        for bot, reason in self.scheduler.match_played(result.seat_names,
+                                                       result.faulted_seats):
+            await self.store.run(Store.suspend_bot, bot, reason)
+            log.warning("suspended %s: %s", bot, reason)
 
     async def _barred(self, seats) -> str | None:
         """Why one of these bots may not play now (suspended or removed), or None."""

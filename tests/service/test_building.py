@@ -1,0 +1,65 @@
+"""The one way to build an executor (arena/ladder/executors.py) and to stop on a signal
+(arena/stopsignals.py), shared by `arena ladder run`, `arena match` and `arena serve`."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import pytest
+
+from arena.ladder.executors import EXECUTORS, make_executor
+from arena.referee.launcher import ResourceLimits
+from arena.stopsignals import STOP_SIGNALS, on_stop_signals
+
+
+def test_the_local_executor_gets_its_referee_address_and_run_dir(tmp_path):
+    from arena.ladder.local import LocalExecutor
+
+    limits = ResourceLimits(sandbox=False)
+
+    async def build():  # the referee's server is made in the loop that will run it
+        return make_executor("local", None, tmp_path / "runs", resource_limits=limits,
+                             host="127.0.0.1", port=0)
+
+    executor = asyncio.run(build())
+    assert isinstance(executor, LocalExecutor)
+    assert executor.run_dir == tmp_path / "runs"
+    assert executor.referee.resource_limits is limits
+
+
+def test_the_ray_executor_gets_its_cluster_address(tmp_path):
+    pytest.importorskip("ray")
+    from arena.ladder.ray_executor import RayExecutor
+
+    executor = make_executor("ray", None, tmp_path / "runs",
+                             resource_limits=ResourceLimits(), ray_address="10.0.0.1:6379")
+    assert isinstance(executor, RayExecutor)
+    assert executor.address == "10.0.0.1:6379"
+    assert executor.run_dir == (tmp_path / "runs").resolve()
+
+
+def test_an_unknown_executor_is_refused_with_the_choices(tmp_path):
+    with pytest.raises(ValueError, match="unknown executor 'slurm'; choose one of local, ray"):
+        make_executor("slurm", None, tmp_path, resource_limits=ResourceLimits())
+    assert EXECUTORS == ("local", "ray")
+
+
+@pytest.mark.parametrize("sig", STOP_SIGNALS, ids=lambda s: s.name)
+def test_a_stop_signal_calls_stop_inside_and_is_left_to_its_default_after(sig):
+    async def main() -> list[str]:
+        calls: list[str] = []
+        stopped = asyncio.Event()
+
+        def stop() -> None:
+            calls.append("stop")
+            stopped.set()
+
+        with on_stop_signals(stop):
+            os.kill(os.getpid(), sig)
+            await asyncio.wait_for(stopped.wait(), 5)
+        return calls
+
+    assert asyncio.run(main()) == ["stop"]
+    assert signal.getsignal(sig) in (signal.SIG_DFL, signal.default_int_handler)
