@@ -36,6 +36,7 @@ pair (a, b), a < b, in lexicographic order over ids 0..50:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import Any
 
 GAMES = ("balloon", "boom")
@@ -155,13 +156,36 @@ def legal_indices(game: str, legal_actions: Iterable[Any]) -> list[int]:
     return out
 
 
-def legal_mask(game: str, legal_actions: Iterable[Any]):
+def legal_mask(game: str, legal_actions: Sequence[Any]):
     """A numpy int8 array of action_count(game) values, 1 where the action is legal."""
     import numpy as np
 
     mask = np.zeros(action_count(game), np.int8)
-    mask[legal_indices(game, legal_actions)] = 1
+    if not legal_actions:
+        return mask
+    first = legal_actions[0]
+    if game == "balloon" and first.__class__ is int:  # engine actions are their numbers
+        mask[list(legal_actions)] = 1
+    elif game == "boom" and first.__class__ is tuple and 1 <= len(first) <= 2:
+        # engine actions of one step all play the same number of cards: number them at once
+        ids = np.fromiter(chain.from_iterable(legal_actions), np.intp)
+        if len(first) == 1:
+            mask[ids + 1] = 1
+        else:
+            a, b = ids[0::2], ids[1::2]
+            mask[_PAIR_START_ARRAY(np)[a] + b - a - 1] = 1
+    else:
+        mask[legal_indices(game, legal_actions)] = 1
     return mask
+
+
+_pair_start_array: list = []
+
+
+def _PAIR_START_ARRAY(np):  # noqa: N802 - a constant, built on first use (numpy is optional)
+    if not _pair_start_array:
+        _pair_start_array.append(np.array(_PAIR_START, np.intp))
+    return _pair_start_array[0]
 
 
 def encode(observation: Any):
@@ -215,33 +239,30 @@ def _boom(obs: Any, np) -> Any:
     n = obs.num_players
     me = obs.seat if obs.seat >= 0 else 0
     out = np.zeros(_BOOM_HEAD + _BOOM_SEAT * n, np.float32)
-    ones = [c for c in _ids(obs.hand) if c < BOOM_CARDS]
+    # every value set at once: (index, value) pairs gathered here, one numpy call at the end
+    at = [c for c in _ids(obs.hand) if c < BOOM_CARDS]
     if obs.has_ruse:
-        ones.append(50)
-    ones.append(52 + min(obs.step, 2))
-    ones.append(55 + obs.guard)
-    ones += [68 + g for g in obs.guards_used]
-    ones += [79 + c for c in _ids(obs.discarded) if c < BOOM_CARDS]
-    halves = []
+        at.append(50)
+    at += (52 + min(obs.step, 2), 55 + obs.guard, *(68 + g for g in obs.guards_used))
+    at += [79 + c for c in _ids(obs.discarded) if c < BOOM_CARDS]
+    values = [1.0] * len(at)
+    at += (51, 63, 64, 65, 66, 67, 76, 77, 78)
+    values += (obs.to_play / 2, *(limit / 16 for limit in obs.guard_limits),
+               obs.guards_left / 8, obs.round / 20, obs.game_number / 10)
+    totals = obs.series_totals
     for k in range(n):
         s = (me + k) % n
         base = _BOOM_HEAD + _BOOM_SEAT * k
-        ones += [base + c for c in _revealed_ids(obs.revealed[s])]
+        revealed = _revealed_ids(obs.revealed[s])
+        at += [base + c for c in revealed]
+        values += [1.0] * len(revealed)
         for p in obs.paradise[s]:
-            (ones if p.face_up else halves).append(base + 51 + _id(p.card))
-        if obs.acted[s]:
-            ones.append(base + 102)
-        out[base + 101] = obs.hand_sizes[s] / 16
-        out[base + 103] = obs.scores[s] / 100
-        out[base + 104] = obs.series_totals[s] / 200 if obs.series_totals else 0.0
-    out[ones] = 1
-    if halves:
-        out[halves] = 0.5
-    out[51] = obs.to_play / 2
-    out[63:68] = [limit / 16 for limit in obs.guard_limits]
-    out[76] = obs.guards_left / 8
-    out[77] = obs.round / 20
-    out[78] = obs.game_number / 10
+            at.append(base + 51 + _id(p.card))
+            values.append(1.0 if p.face_up else 0.5)
+        at += (base + 101, base + 102, base + 103, base + 104)
+        values += (obs.hand_sizes[s] / 16, 1.0 if obs.acted[s] else 0.0, obs.scores[s] / 100,
+                   totals[s] / 200 if totals else 0.0)
+    out[at] = values
     return out
 
 
