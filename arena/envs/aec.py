@@ -27,7 +27,7 @@ from arena_sdk import features
 from arena_sdk import wire as sdk_wire
 from pettingzoo import AECEnv
 
-from arena.games import make_game
+from arena.games import IllegalActionError, make_game
 from arena.referee import wire as referee_wire
 
 REWARDS = ("score", "rank")
@@ -139,25 +139,35 @@ class ArenaEnv(AECEnv):
             engine_action = features.index_action(self.game_name, int(action))
         except (TypeError, ValueError) as err:
             raise ValueError(f"{agent} cannot play {action!r}: {err}") from None
-        legal = state.legal_actions(seat)
-        if engine_action not in legal:
-            raise ValueError(
-                f"{agent} cannot play action number {int(action)} "
-                f"({self.game.action_to_string(engine_action)}) now; the legal numbers are "
-                f"{sorted(features.legal_indices(self.game_name, legal))} (the action_mask)")
-        self._cumulative_rewards[agent] = 0
-        self._held.append((seat, engine_action))
-        self._pos += 1
-        if self._pos < len(self._queue):
-            self.agent_selection = self.possible_agents[self._queue[self._pos]]
-            return
-        for held_seat, held_action in self._held:
-            state.apply_action(held_seat, held_action)
-        self._held = []
+        if len(self._queue) == 1:  # one seat to act: the engine checks the action and plays it
+            try:
+                state.apply_action(seat, engine_action)
+            except IllegalActionError:
+                raise self._refused(agent, action, engine_action) from None
+            self._cumulative_rewards[agent] = 0
+        else:  # a simultaneous step: hold the choice until the step's last seat has chosen
+            if engine_action not in state.legal_actions(seat):
+                raise self._refused(agent, action, engine_action)
+            self._cumulative_rewards[agent] = 0
+            self._held.append((seat, engine_action))
+            self._pos += 1
+            if self._pos < len(self._queue):
+                self.agent_selection = self.possible_agents[self._queue[self._pos]]
+                return
+            for held_seat, held_action in self._held:
+                state.apply_action(held_seat, held_action)
+            self._held = []
         if state.is_over():
             self._finish()
         else:
             self._start_step()
+
+    def _refused(self, agent: str, action: Any, engine_action: Any) -> ValueError:
+        legal = self.engine_state.legal_actions(self._seat[agent])
+        return ValueError(
+            f"{agent} cannot play action number {int(action)} "
+            f"({self.game.action_to_string(engine_action)}) now; the legal numbers are "
+            f"{sorted(features.legal_indices(self.game_name, legal))} (the action_mask)")
 
     def _finish(self) -> None:
         state = self.engine_state

@@ -200,29 +200,28 @@ def encode(observation: Any):
 def _balloon(obs: Any, np) -> Any:
     n = obs.num_players
     me = obs.seat if obs.seat >= 0 else 0
-    out = np.zeros(_BALLOON_HEAD + _BALLOON_SEAT * n, np.float32)
     hand = _ids(obs.hand)
     face_up = _ids(obs.face_up)
     table = [_id(p.card) for p in obs.table]
-    ones = hand + [50 + c for c in face_up] + [100 + c for c in table]
-    if ones:
-        out[ones] = 1
+    # every value set at once: indices and values gathered here, one numpy call at the end
+    at = [*hand, *[50 + c for c in face_up], *[100 + c for c in table]]
+    values = [1.0] * len(at)
     colours = [0] * 6
     for c in face_up + table:
         colours[c >> 3 if c < 40 else 5] += 1
     volume = sum((c & 7) if c < 40 else c - 40 for c in hand)
-    out[150:_BALLOON_HEAD] = [
-        *(k / 8 for k in colours), obs.round / 5, obs.turn / 12,
-        (len(face_up) + len(table)) / 50, volume / 50, obs.chips_in_middle / 12,
-        1.0 if obs.first_drop_out_chip else 0.0,
-    ]
-    seats = []
+    at += range(150, _BALLOON_HEAD + _BALLOON_SEAT * n)
+    values += (*(k / 8 for k in colours), obs.round / 5, obs.turn / 12,
+               (len(face_up) + len(table)) / 50, volume / 50, obs.chips_in_middle / 12,
+               1.0 if obs.first_drop_out_chip else 0.0)
+    sizes, dropped, chips, totals = obs.hand_sizes, obs.dropped_out, obs.chips, obs.totals
+    to_act, start = obs.to_act, obs.start_seat
     for k in range(n):
         s = (me + k) % n
-        seats += (obs.hand_sizes[s] / 10, 1.0 if obs.dropped_out[s] else 0.0, obs.chips[s] / 12,
-                  obs.totals[s] / 100, 1.0 if obs.to_act == s else 0.0,
-                  1.0 if obs.start_seat == s else 0.0)
-    out[_BALLOON_HEAD:] = seats
+        values += (sizes[s] / 10, 1.0 if dropped[s] else 0.0, chips[s] / 12, totals[s] / 100,
+                   1.0 if to_act == s else 0.0, 1.0 if start == s else 0.0)
+    out = np.zeros(_BALLOON_HEAD + _BALLOON_SEAT * n, np.float32)
+    out[at] = values
     return out
 
 
