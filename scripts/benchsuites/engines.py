@@ -28,6 +28,82 @@ CASES = [
 # the event log, the scores and the spectators' view at the end (the referee's reads).
 READS = [("boom", 4, "scores"), ("boom", 4, "referee"), ("balloon", 4, "referee")]
 GOAL_GAMES = ("balloon", "boom")  # each at 4 players, against goofspiel
+ENV_GAMES = ("balloon", "boom")  # arena.envs, each at 4 players, against the bare engine
+
+
+class EnvPlayouts:
+    """Random playouts through the PettingZoo AEC environment (arena.envs), as a learner runs
+    it: `last()` (the observation arrays and the action mask) before every step, a random
+    legal action from the mask. Counts decisions as the bare playouts do (not the final steps
+    that retire the agents)."""
+
+    def __init__(self, name: str, num_players: int):
+        from arena.envs import ArenaEnv
+
+        self.env = ArenaEnv(name, num_players)
+        self.env.reset(seed=0)
+        self.choice = random.Random(1).choice
+
+    def window(self, seconds: float) -> tuple[int, int, float]:
+        env, choice = self.env, self.choice
+        import numpy as np
+
+        flatnonzero = np.flatnonzero
+        games = decisions = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while True:
+            env.reset()
+            for _ in env.agent_iter():
+                obs, _, done, _, _ = env.last()
+                if done:
+                    env.step(None)
+                else:
+                    env.step(choice(flatnonzero(obs["action_mask"])))
+                    decisions += 1
+            games += 1
+            now = time.perf_counter()
+            if now >= deadline:
+                return games, decisions, now - start
+
+
+def env_goal(seconds: float, log) -> tuple[dict, dict]:
+    """The environment against the bare engine, in turns of a quarter of a second: the bare
+    engine reading an observation before every decision (what a learner must read: the goal,
+    >= 0.5x) and not reading any (context)."""
+    try:
+        sides = {}
+        for name in ENV_GAMES:
+            sides[(name, "env")] = EnvPlayouts(name, 4)
+            sides[(name, "observing")] = Playouts(make_game(name, 4), "observations")
+            sides[(name, "bare")] = Playouts(make_game(name, 4))
+    except ImportError:
+        log("pettingzoo is not installed (pip install -e '.[rl]'): no environment line")
+        return {}, {}
+    window_s = 0.25
+    for side in sides.values():
+        side.window(0.1)  # warm up
+    windows: dict = {key: [] for key in sides}
+    for _ in range(max(4, round(2 * seconds / window_s))):
+        for key, side in sides.items():
+            windows[key].append(side.window(window_s))
+    results, goals = {}, {}
+    log(f"\narena.envs AEC environment against the bare engine, 4 players, "
+        f"{len(windows[(ENV_GAMES[0], 'env')])} turns of {window_s} s each:")
+    for name in ENV_GAMES:
+        env = rates(windows[(name, "env")])[1]
+        observing = rates(windows[(name, "observing")])[1]
+        bare = rates(windows[(name, "bare")])[1]
+        results[f"{name} 4p, AEC environment"] = {
+            "decisions_per_s": round(env), "bare_observing_decisions_per_s": round(observing),
+            "bare_decisions_per_s": round(bare)}
+        goals[f"{name} 4p environment steps/s vs bare engine reading observations"] = {
+            "value": round(env / observing, 3), "goal": ">= 0.5",
+            "met": env / observing >= 0.5, "vs_bare_playouts": round(env / bare, 3)}
+        log(f"  {name} 4p: environment {env:,.0f} steps/s, bare engine {observing:,.0f} reading "
+            f"an observation per decision ({env / observing:.3f}x), {bare:,.0f} not reading "
+            f"({env / bare:.3f}x)")
+    return results, goals
 
 
 class Playouts:
@@ -49,7 +125,13 @@ class Playouts:
         while True:
             state = game.new_match(self.seed)
             self.seed += 1
-            if reads == "referee":
+            if reads == "observations":  # what a learner reads: one per decision
+                while not state.is_over():
+                    for seat in state.seats_to_act():
+                        state.observation(seat)
+                        state.apply_action(seat, choice(state.legal_actions(seat)))
+                        decisions += 1
+            elif reads == "referee":
                 while not state.is_over():
                     for seat in state.seats_to_act():
                         state.observation(seat)
@@ -120,11 +202,13 @@ def run(seconds: float, log) -> dict:
         label = f"{name} {n}p, reading {reads}"
         results[label] = {"games_per_s": round(gps, 1), "decisions_per_s": round(dps)}
         log(f"{label:<36} {gps:>10.1f} {dps:>12.0f}")
+    env_results, env_goals = env_goal(seconds, log)
+    results.update(env_results)
     try:
         import pyspiel
     except ImportError:
         log("open-spiel is not installed (pip install -e '.[bench]'): no reference ratio")
-        return {"results": results, "goals": {}}
+        return {"results": results, "goals": env_goals}
 
     # The goals: ours and goofspiel's in turns of `window_s`, about 3 x `seconds` each in all.
     window_s = 0.25
@@ -157,4 +241,5 @@ def run(seconds: float, log) -> dict:
         log(f"  {name} 4p: {ours[1]:,.0f} decisions/s, {ratio:.3f} of goofspiel's "
             f"(windows {by_window[0]:.3f} to {by_window[-1]:.3f}, "
             f"median {statistics.median(by_window):.3f})")
+    goals.update(env_goals)
     return {"results": results, "goals": goals}

@@ -15,6 +15,7 @@ A bot sees frozen dataclasses (arena_sdk.types); it never touches protobuf. See 
 """
 
 from .bot import Bot
+from .policy import PolicyBot, policy_bot
 from .runner import Backoff, RefusedError, Settings, run, serve, settings_from
 from .types import (
     Action,
@@ -37,6 +38,6 @@ from .types import (
 __all__ = [
     "Action", "Backoff", "BalloonAction", "BalloonObservation", "Bot", "BoomAction",
     "BoomObservation", "Card", "Limits", "Match", "MatchResult", "MoveClock", "Observation",
-    "ParadiseCard", "Played", "RefusedError", "Rejection", "Revealed", "Settings", "run", "serve",
-    "settings_from",
+    "ParadiseCard", "Played", "PolicyBot", "RefusedError", "Rejection", "Revealed", "Settings", "run", "serve",
+    "settings_from", "policy_bot",
 ]
