@@ -1079,22 +1079,6 @@ def test_a_sampled_state_resolves_its_round_by_the_observed_guard(players, advan
     assert took_back > 0
 
 
-def test_a_rounds_points_alone_match_its_full_outcome():
-    # scores() counts a round's points without telling its escapes (_round_gains); the event
-    # log and the paradise cards tell them (_round_outcome): the two must agree on every round.
-    rounds = 0
-    for players, options in [(2, {}), (4, {}), (5, {"advanced": True}), (4, {"ruse": True})]:
-        game = BoomGame(players, **options)
-        for seed in range(40):
-            state = game.new_match(seed)
-            random_playout(state, random.Random(seed))
-            for record in state._game_rounds:
-                fresh = record[:4] + (boom._Memo(),) + record[5:]  # nothing worked out yet
-                assert tuple(boom._round_gains(fresh)) == boom._round_outcome(fresh)[1], record
-                rounds += 1
-    assert rounds > 500
-
-
 def test_the_event_log_read_at_any_moment_is_a_prefix_of_every_later_read():
     # A round is recorded once, when it resolves; while it is in progress its guard (and, in the
     # second escape, its first reveal) are told from the state. Every read must agree with what
@@ -1136,10 +1120,11 @@ def _candidate_actions(state, seat, rng):
 
 
 def test_fast_paths_accept_refuse_and_apply_exactly_as_the_general_check():
-    # apply_action's fast paths (_kind 1, 2 and 3) against the general path (_kind 0) on the
-    # same states: the same actions accepted, the same refused, the same state after either.
+    # apply_action's fast paths (_ONE_CARD, _TWO_CARDS, _TWO_CARDS_OR_RUSE) against the general
+    # path (_GENERAL) on the same states: the same actions accepted, the same refused, the same
+    # state after either.
     rng = random.Random(12)
-    compared = {1: 0, 2: 0, 3: 0}
+    compared = {boom._ONE_CARD: 0, boom._TWO_CARDS: 0, boom._TWO_CARDS_OR_RUSE: 0}
     for players, ruse, advanced in [(2, True, False), (3, False, True), (4, True, False),
                                     (4, False, False), (5, True, True)]:
         game = BoomGame(players, ruse=ruse, advanced=advanced)
@@ -1153,10 +1138,10 @@ def test_fast_paths_accept_refuse_and_apply_exactly_as_the_general_check():
                 state = game.new_match(seed)
             while not state.is_over():
                 seat = rng.choice(state.seats_to_act())
-                if state._kind:
+                if state._path:
                     for action in _candidate_actions(state, seat, rng):
                         fast, general = state.clone(), state.clone()
-                        general._kind = 0
+                        general._path = boom._GENERAL
                         outcomes = []
                         for copy in (fast, general):
                             try:
@@ -1164,11 +1149,11 @@ def test_fast_paths_accept_refuse_and_apply_exactly_as_the_general_check():
                                 outcomes.append(None)
                             except IllegalActionError as refused:
                                 outcomes.append(refused.reason)
-                        assert outcomes[0] == outcomes[1], (state._kind, seat, action, outcomes)
-                        assert fast.snapshot() == general.snapshot(), (state._kind, seat, action)
+                        assert outcomes[0] == outcomes[1], (state._path, seat, action, outcomes)
+                        assert fast.snapshot() == general.snapshot(), (state._path, seat, action)
                         if outcomes[0] is not None:
                             assert fast.snapshot() == state.snapshot()
-                        compared[state._kind] += 1
+                        compared[state._path] += 1
                 state.apply_action(seat, rng.choice(state.legal_actions(seat)))
     assert all(n > 200 for n in compared.values()), compared
 
