@@ -26,6 +26,7 @@ from .base import (
     State,
     ranks_from_scores,
 )
+from .copying import clone_function
 
 # --------------------------------------------------------------------------------------------
 # Rule constants. Everything the rulebook does not state is marked (assumption); see
@@ -255,12 +256,19 @@ class BalloonGame(Game):
 class BalloonState(State):
     """One match of Balloon Challenge. Mutated only by apply_action."""
 
-    __slots__ = (
-        "game", "_n", "_decks", "_round", "_start", "_turn", "_order", "_pos", "_to_act",
-        "_seats", "_over", "_legal", "_vol", "_counts", "_size", "_face_up", "_undealt",
-        "_middle", "_first_chip", "_chips", "_dropped", "_totals", "_log", "_round_log",
-        "_events_cache", "_seat_tuples", "_table_cache",
-    )
+    # The fields, by how a clone copies them (copying.clone_function): shared as they are
+    # (immutable values, or tuples replaced rather than changed), or copied (lists of values
+    # that are not changed in place).
+    _SHARED_FIELDS = (
+        "game", "_seat_tuples", "_n", "_decks", "_round", "_start", "_turn", "_pos", "_to_act",
+        "_seats", "_over", "_size", "_face_up", "_undealt", "_middle", "_first_chip",
+        "_round_log", "_table_cache",
+    )  # fmt: skip
+    _COPIED_FIELDS = (
+        "_order", "_legal", "_vol", "_counts", "_chips", "_dropped", "_totals", "_log",
+        "_events_cache",
+    )  # fmt: skip
+    __slots__ = (*_SHARED_FIELDS, *_COPIED_FIELDS)
 
     def __init__(self, game: BalloonGame, decks: tuple[tuple[int, ...], ...]):
         self.game = game
@@ -379,35 +387,7 @@ class BalloonState(State):
         return tuple(cache)
 
     def clone(self) -> "BalloonState":
-        c = object.__new__(BalloonState)
-        c.game = self.game
-        c._seat_tuples = self._seat_tuples
-        c._n = self._n
-        c._decks = self._decks
-        c._round = self._round
-        c._start = self._start
-        c._turn = self._turn
-        c._order = self._order[:]
-        c._pos = self._pos
-        c._to_act = self._to_act
-        c._seats = self._seats
-        c._over = self._over
-        c._legal = self._legal[:]
-        c._vol = self._vol[:]
-        c._counts = self._counts[:]
-        c._size = self._size
-        c._face_up = self._face_up
-        c._undealt = self._undealt
-        c._middle = self._middle
-        c._first_chip = self._first_chip
-        c._chips = self._chips[:]
-        c._dropped = self._dropped[:]
-        c._totals = self._totals[:]
-        c._log = self._log[:]
-        c._round_log = self._round_log
-        c._events_cache = self._events_cache[:]
-        c._table_cache = self._table_cache
-        return c
+        return _clone_state(self)
 
     # ---- extra read-only views (tests, referee, replays) ----------------------------------
 
@@ -659,6 +639,10 @@ def recount_scores(events: Sequence[Event]) -> tuple[int, ...]:
             for s in range(n):
                 totals[s] += round_points(volumes[s], size, chips[s], round_)
     return tuple(totals)
+
+
+_clone_state = clone_function(BalloonState, BalloonState._SHARED_FIELDS,
+                              BalloonState._COPIED_FIELDS)
 
 
 # --------------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from .base import ConfigError  # noqa: F401 (re-exported: boom.ConfigError)
 from .base import Event, Game, IllegalActionError, RulesError, State
+from .copying import clone_function
 
 try:  # hashlib.blake2b is this; importing it from here skips loading OpenSSL (~15 ms)
     from _blake2 import blake2b as _blake2b
@@ -544,8 +545,8 @@ class BoomState(State):
     rounds in a row without an escape for engine version 2's end rule (0 in version 3).
     """
 
-    # The fields, by how a clone copies them (clone). The slots are built from these groups, so
-    # a field is declared together with how a clone copies it.
+    # The fields, by how a clone copies them (clone, copying.clone_function). The slots are
+    # built from these groups, so a field is declared together with how a clone copies it.
     # Shared: ints, bools, strings, tuples and the game, and the tuples that are replaced,
     # never changed (_paradise, _scores, _to_play, _view).
     _SHARED_FIELDS = (
@@ -555,13 +556,14 @@ class BoomState(State):
         "_scored", "_folded", "_score_base", "_expanded", "_fewest", "_dry_rounds", "_over",
         "_view",
     )  # fmt: skip
-    # Lists changed in place, of values that are not (ints, bools, tuples, records): copied.
-    _LIST_FIELDS = (
+    # Lists changed in place, of values that are not (ints, bools, tuples, records), and
+    # _pending, a dict of immutable legal-action sequences: copied. And _hands, a list of
+    # lists, each copied.
+    _COPIED_FIELDS = (
         "_has_ruse", "_totals", "_order", "_choice", "_rw", "_game_rounds", "_log", "_events",
+        "_pending",
     )  # fmt: skip
-    # And two of their own: _hands (a list of lists, each copied) and _pending (a dict of
-    # immutable legal-action sequences, copied).
-    __slots__ = (*_SHARED_FIELDS, *_LIST_FIELDS, "_hands", "_pending")
+    __slots__ = (*_SHARED_FIELDS, *_COPIED_FIELDS, "_hands")
 
     game: BoomGame
 
@@ -1097,7 +1099,7 @@ class BoomState(State):
         return so_far
 
     def clone(self) -> "BoomState":
-        return _clone(self)
+        return _clone_state(self)
 
     # ------------------------------------------------------------------ inspection (not public)
 
@@ -1140,22 +1142,9 @@ class BoomState(State):
             tuple(map(_recorded, self._log)),
         )  # fmt: skip
 
-def _clone_function(cls: type) -> Any:
-    """BoomState.clone's body, generated from the field groups (as dataclasses generate their
-    __init__): one plain assignment per field, each copied as its group says. A loop over the
-    fields (setattr) made a clone three times as slow, and bots clone before every playout."""
-    lines = ["def clone(self):", "    new = new_state(cls)"]
-    lines += [f"    new.{name} = self.{name}" for name in cls._SHARED_FIELDS]
-    lines += [f"    new.{name} = self.{name}[:]" for name in cls._LIST_FIELDS]
-    lines += ["    new._hands = [hand[:] for hand in self._hands]",
-              "    new._pending = self._pending.copy()",
-              "    return new"]  # fmt: skip
-    namespace: dict[str, Any] = {"new_state": object.__new__, "cls": cls}
-    exec("\n".join(lines), namespace)
-    return namespace["clone"]
-
-
-_clone = _clone_function(BoomState)
+_clone_state = clone_function(
+    BoomState, BoomState._SHARED_FIELDS, BoomState._COPIED_FIELDS, nested=("_hands",)
+)
 
 
 def _to_event(rec: tuple) -> Event:
