@@ -370,15 +370,7 @@ class BalloonState(State):
             self._chips[seat] += chip
         self._log.append((seat, action, turn, chip))
         self._size += 1
-        order = self._order
-        pos = self._pos + 1
-        if pos == len(order):
-            pos = 0
-            self._turn = turn + 1
-        self._pos = pos
-        seat = order[pos]
-        self._to_act = seat
-        self._seats = self._seat_tuples[seat]
+        self._pass_turn(self._pos + 1)
 
     def default_action(self, seat: int) -> int:
         return DROP_OUT
@@ -539,14 +531,19 @@ class BalloonState(State):
         self._dropped[seat] = turn
         self._log.append((seat, DROP_OUT, turn, early, first))
         order = self._order
-        pos = self._pos
-        del order[pos]
+        del order[self._pos]  # the next seat in turn order moves up to this position
         if not order:
             self._end_round()
             return
+        self._pass_turn(self._pos)
+
+    def _pass_turn(self, pos: int) -> None:
+        """The seat at `pos` in the turn order acts next; past the last seat in the row, the
+        next row (turn) begins with the first."""
+        order = self._order
         if pos == len(order):
             pos = 0
-            self._turn = turn + 1
+            self._turn += 1
         self._pos = pos
         seat = order[pos]
         self._to_act = seat
