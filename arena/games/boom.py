@@ -789,7 +789,7 @@ class BoomState(State):
             except (ValueError, TypeError):
                 raise self._refusal(seat, action) from None
             self._rw[seat] += _WORDS[seat][a]
-        elif path:  # _TWO_CARDS or _TWO_CARDS_OR_RUSE
+        elif path:  # _TWO_CARDS or _TWO_CARDS_OR_RUSE (_GENERAL is 0)
             try:
                 a, b = action
                 if type(a) is not int or type(b) is not int or a >= b or type(action) is not tuple:
@@ -1141,6 +1141,7 @@ class BoomState(State):
             tuple(self._to_play), self._revealed, self._dry_rounds, self._over,
             tuple(map(_recorded, self._log)),
         )  # fmt: skip
+
 
 _clone_state = clone_function(
     BoomState, BoomState._SHARED_FIELDS, BoomState._COPIED_FIELDS, nested=("_hands",)
