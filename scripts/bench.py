@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-SUITES = ("engines", "referee", "sandbox", "ladder", "ray", "web", "rating")
+SUITES = ("engines", "referee", "reply", "sandbox", "ladder", "ray", "web", "rating")
 # Suites with a quick form (fewer trials, for CI) and their own worker processes.
 QUICK_SUITES = ("rating",)
 

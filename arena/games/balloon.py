@@ -26,6 +26,7 @@ from .base import (
     State,
     ranks_from_scores,
 )
+from .copying import clone_function
 
 # --------------------------------------------------------------------------------------------
 # Rule constants. Everything the rulebook does not state is marked (assumption); see
@@ -248,6 +249,55 @@ class BalloonGame(Game):
             dealt[r - 1] = deck
         return BalloonState(self, tuple(dealt))
 
+    def state_in_round(
+        self, decks: tuple[tuple[int, ...], ...], *, round_number: int, start_seat: int,
+        turn: int, to_act: int, hands: Sequence[tuple[int, ...]], face_up: Sequence[int],
+        table: Sequence[Played], undealt: tuple[int, ...], dropped_out: Sequence[int],
+        chips: Sequence[int], chips_in_middle: int, first_drop_out_chip: bool,
+        totals: Sequence[int],
+    ) -> "BalloonState":
+        """A state in the middle of round `round_number`, from its parts (as an observation
+        names them, with every seat's hand and the undealt cards; `to_act` -1: over), later
+        rounds dealt from `decks` (every round's deck order, as new_match deals them). For
+        determinizations (sample_state): its event log begins with a "sampled" event followed
+        by the round's plays in `table` (their third-card chips logged as 0), so it is not a
+        match history and recount_scores does not apply."""
+        n = self.num_players
+        st = object.__new__(BalloonState)
+        st.game = self
+        st._seat_tuples = self._seat_tuples
+        st._n = n
+        st._decks = decks
+        st._round = round_number
+        st._start = start_seat
+        st._turn = turn
+        st._order = [
+            (start_seat + i) % n for i in range(n) if dropped_out[(start_seat + i) % n] == 0
+        ]
+        st._over = to_act < 0
+        st._to_act = _NOBODY if st._over else to_act
+        st._pos = st._order.index(to_act) if not st._over else 0
+        st._seats = () if st._over else self._seat_tuples[to_act]
+        st._legal = [h + (DROP_OUT,) for h in hands]
+        st._vol = [sum(CARD_VALUE[c] for c in h) for h in hands]
+        counts = [0] * (BLACK_INDEX + 1)
+        for c in list(face_up) + [p.card for p in table]:
+            counts[CARD_COLOUR[c]] += 1
+        st._counts = counts
+        st._size = len(face_up) + len(table)
+        st._face_up = tuple(face_up)
+        st._undealt = undealt
+        st._middle = chips_in_middle
+        st._first_chip = FIRST_DROP_OUT_CHIPS if first_drop_out_chip else 0
+        st._chips = list(chips)
+        st._dropped = list(dropped_out)
+        st._totals = list(totals)
+        st._log = [(_SAMPLED, round_number, turn)] + [(p.seat, p.card, p.turn, 0) for p in table]
+        st._round_log = 0
+        st._events_cache = []
+        st._table_cache = (-1, 0, ())
+        return st
+
     def action_to_string(self, action: Any) -> str:
         return action_to_string(action)
 
@@ -255,12 +305,19 @@ class BalloonGame(Game):
 class BalloonState(State):
     """One match of Balloon Challenge. Mutated only by apply_action."""
 
-    __slots__ = (
-        "game", "_n", "_decks", "_round", "_start", "_turn", "_order", "_pos", "_to_act",
-        "_seats", "_over", "_legal", "_vol", "_counts", "_size", "_face_up", "_undealt",
-        "_middle", "_first_chip", "_chips", "_dropped", "_totals", "_log", "_round_log",
-        "_events_cache", "_seat_tuples", "_table_cache",
-    )
+    # The fields, by how a clone copies them (copying.clone_function): shared as they are
+    # (immutable values, or tuples replaced rather than changed), or copied (lists of values
+    # that are not changed in place).
+    _SHARED_FIELDS = (
+        "game", "_seat_tuples", "_n", "_decks", "_round", "_start", "_turn", "_pos", "_to_act",
+        "_seats", "_over", "_size", "_face_up", "_undealt", "_middle", "_first_chip",
+        "_round_log", "_table_cache",
+    )  # fmt: skip
+    _COPIED_FIELDS = (
+        "_order", "_legal", "_vol", "_counts", "_chips", "_dropped", "_totals", "_log",
+        "_events_cache",
+    )  # fmt: skip
+    __slots__ = (*_SHARED_FIELDS, *_COPIED_FIELDS)
 
     def __init__(self, game: BalloonGame, decks: tuple[tuple[int, ...], ...]):
         self.game = game
@@ -313,15 +370,7 @@ class BalloonState(State):
             self._chips[seat] += chip
         self._log.append((seat, action, turn, chip))
         self._size += 1
-        order = self._order
-        pos = self._pos + 1
-        if pos == len(order):
-            pos = 0
-            self._turn = turn + 1
-        self._pos = pos
-        seat = order[pos]
-        self._to_act = seat
-        self._seats = self._seat_tuples[seat]
+        self._pass_turn(self._pos + 1)
 
     def default_action(self, seat: int) -> int:
         return DROP_OUT
@@ -379,35 +428,7 @@ class BalloonState(State):
         return tuple(cache)
 
     def clone(self) -> "BalloonState":
-        c = object.__new__(BalloonState)
-        c.game = self.game
-        c._seat_tuples = self._seat_tuples
-        c._n = self._n
-        c._decks = self._decks
-        c._round = self._round
-        c._start = self._start
-        c._turn = self._turn
-        c._order = self._order[:]
-        c._pos = self._pos
-        c._to_act = self._to_act
-        c._seats = self._seats
-        c._over = self._over
-        c._legal = self._legal[:]
-        c._vol = self._vol[:]
-        c._counts = self._counts[:]
-        c._size = self._size
-        c._face_up = self._face_up
-        c._undealt = self._undealt
-        c._middle = self._middle
-        c._first_chip = self._first_chip
-        c._chips = self._chips[:]
-        c._dropped = self._dropped[:]
-        c._totals = self._totals[:]
-        c._log = self._log[:]
-        c._round_log = self._round_log
-        c._events_cache = self._events_cache[:]
-        c._table_cache = self._table_cache
-        return c
+        return _clone_state(self)
 
     # ---- extra read-only views (tests, referee, replays) ----------------------------------
 
@@ -510,14 +531,19 @@ class BalloonState(State):
         self._dropped[seat] = turn
         self._log.append((seat, DROP_OUT, turn, early, first))
         order = self._order
-        pos = self._pos
-        del order[pos]
+        del order[self._pos]  # the next seat in turn order moves up to this position
         if not order:
             self._end_round()
             return
+        self._pass_turn(self._pos)
+
+    def _pass_turn(self, pos: int) -> None:
+        """The seat at `pos` in the turn order acts next; past the last seat in the row, the
+        next row (turn) begins with the first."""
+        order = self._order
         if pos == len(order):
             pos = 0
-            self._turn = turn + 1
+            self._turn += 1
         self._pos = pos
         seat = order[pos]
         self._to_act = seat
@@ -661,6 +687,10 @@ def recount_scores(events: Sequence[Event]) -> tuple[int, ...]:
     return tuple(totals)
 
 
+_clone_state = clone_function(BalloonState, BalloonState._SHARED_FIELDS,
+                              BalloonState._COPIED_FIELDS)
+
+
 # --------------------------------------------------------------------------------------------
 # Determinization
 # --------------------------------------------------------------------------------------------
@@ -693,40 +723,12 @@ def sample_state(observation: BalloonObservation, rng: random.Random) -> Balloon
     undealt = tuple(sorted(unseen[k:]))
     decks = [shuffled_deck(rng, cards_dealt(n, r)) for r in range(1, NUM_ROUNDS + 1)]
 
-    st = object.__new__(BalloonState)
-    st.game = game
-    st._seat_tuples = game._seat_tuples
-    st._n = n
-    st._decks = tuple(decks)
-    st._round = obs.round
-    st._start = obs.start_seat
-    st._turn = obs.turn
-    st._order = [
-        (obs.start_seat + i) % n for i in range(n) if obs.dropped_out[(obs.start_seat + i) % n] == 0
-    ]
-    st._over = obs.to_act < 0
-    st._to_act = _NOBODY if st._over else obs.to_act
-    st._pos = st._order.index(obs.to_act) if not st._over else 0
-    st._seats = () if st._over else game._seat_tuples[obs.to_act]
-    st._legal = [h + (DROP_OUT,) for h in hands]
-    st._vol = [sum(CARD_VALUE[c] for c in h) for h in hands]
-    counts = [0] * (BLACK_INDEX + 1)
-    for c in list(obs.face_up) + [p.card for p in obs.table]:
-        counts[CARD_COLOUR[c]] += 1
-    st._counts = counts
-    st._size = len(obs.face_up) + len(obs.table)
-    st._face_up = tuple(obs.face_up)
-    st._undealt = undealt
-    st._middle = obs.chips_in_middle
-    st._first_chip = FIRST_DROP_OUT_CHIPS if obs.first_drop_out_chip else 0
-    st._chips = list(obs.chips)
-    st._dropped = list(obs.dropped_out)
-    st._totals = list(obs.totals)
-    st._log = [(_SAMPLED, obs.round, obs.turn)] + [(p.seat, p.card, p.turn, 0) for p in obs.table]
-    st._round_log = 0
-    st._events_cache = []
-    st._table_cache = (-1, 0, ())
-    return st
+    return game.state_in_round(
+        tuple(decks), round_number=obs.round, start_seat=obs.start_seat, turn=obs.turn,
+        to_act=obs.to_act, hands=hands, face_up=obs.face_up, table=obs.table, undealt=undealt,
+        dropped_out=obs.dropped_out, chips=obs.chips, chips_in_middle=obs.chips_in_middle,
+        first_drop_out_chip=obs.first_drop_out_chip, totals=obs.totals,
+    )  # fmt: skip
 
 
 __all__ = [

@@ -33,6 +33,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from .base import ConfigError  # noqa: F401 (re-exported: boom.ConfigError)
 from .base import Event, Game, IllegalActionError, RulesError, State
+from .copying import clone_function
 
 try:  # hashlib.blake2b is this; importing it from here skips loading OpenSSL (~15 ms)
     from _blake2 import blake2b as _blake2b
@@ -288,38 +289,39 @@ _SERIES_END = "series_end"
 _HAND_SIZE_END, _STUCK_END, _ROUND_LIMIT_END = HAND_SIZE_END, STUCK_END, ROUND_LIMIT_END
 _DRY_ROUNDS_END = "dry_rounds"
 # A resolved round: (_ROUND, guard index, each seat's word of played cards, seats given the
-# fewest-cards bonus, a _Memo of its outcome, game number, round number, guards left, whether
-# the guards were reshuffled for it, each seat's cards of the first escape, and of the second).
+# fewest-cards bonus, its outcome cache, game number, round number, guards left, whether the
+# guards were reshuffled for it, each seat's cards of the first escape, and of the second).
 # It stands for all the round's records: the guard, the two reveals, the take-backs and the
 # escapes (_round_outcome). The round in progress is told from the state (_round_so_far).
+# The outcome cache (at _OUTCOME) is a list, empty until _round_outcome fills it with what it
+# works out from the record; it is not part of what the record records, so a record compares by
+# _recorded(record), which leaves it out.
 _ROUND = "round"
+_OUTCOME = 4
 
 _GUARD_IDS = tuple(range(NUM_GUARDS))
 _GUARD_RADICES = tuple(range(NUM_GUARDS, 1, -1))  # a guard shuffle: pop at these digits
 _GUARD_SHUFFLE = _digit_plan(_GUARD_RADICES)
 
 
-class _Memo(list):
-    """A cache cell inside a record (empty until filled). Every cell equals every other, so
-    records compare by what they record, whatever has been worked out from them."""
-
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Memo)
-
-    def __ne__(self, other: object) -> bool:
-        return not isinstance(other, _Memo)
-
-    __hash__ = None  # type: ignore[assignment]
+def _recorded(record: tuple) -> tuple:
+    """What a log record records, as comparable values: a round record without its outcome
+    cache, a game-end record with its rounds so."""
+    kind = record[0]
+    if kind == _ROUND:
+        return record[:_OUTCOME] + record[_OUTCOME + 1 :]
+    if kind == _GAME_END:
+        return record[:-1] + (tuple(map(_recorded, record[-1])),)
+    return record
 
 
 def _taken_back(row: list[int], total: int, limit: int) -> tuple[list[int], int]:
     """The rule for a colour over its guard's limit: while its total is over, every seat with
     the highest sum (`row`: each seat's sum of the colour) takes its cards of the colour back.
     Returns those seats, in the order the rules take them, and the total left; their sums in
-    `row` become 0. The fast form of boom_plain.resolve_colour's take-backs (_resolve_round
-    applies it once more inline, on its hot path; test_boom_plain holds all equal)."""
+    `row` become 0. The fast form of boom_plain.resolve_colour's take-backs, and the only one
+    here: a round's resolution (_resolve_round), its outcome (_round_outcome) and the stuck
+    test (_stuck) all take cards back by it; test_boom_plain holds it to the plain rules."""
     seats = []
     while total > limit:
         top = max(row)
@@ -335,18 +337,19 @@ def _add_gains(scores: Sequence[int], rounds: Iterable[tuple]) -> list[int]:
     """`scores` plus each seat's points from these round records."""
     scores = list(scores)
     for record in rounds:
-        scores = list(map(_add, scores, _round_gains(record)))
+        scores = list(map(_add, scores, _round_outcome(record)[1]))
     return scores
 
 
 def _round_outcome(record: tuple) -> tuple[list[tuple], list[int], list[tuple[int, tuple]]]:
     """What a round record (_ROUND) stands for: its take-back and escape records, in the order
     the rules take them (colour by colour, left to right on the guard card), each seat's points
-    from the round, and the paradise cards (codes) each escape adds. The same rules as the hot
-    path in _resolve_round, told in full; worked out once per record (kept in its memo)."""
-    memo = record[4]
-    if memo:
-        return memo[0]
+    from the round, and the paradise cards (codes) each escape adds. _resolve_round did, when
+    the round ended, only what play goes on from (the cards taken back); this works out the
+    rest, once per record (kept in its outcome cache), when it is first read."""
+    cache = record[_OUTCOME]
+    if cache:
+        return cache[0]
     _, guard, words, bonus, _, game_no, round_no, left, reshuffled, first, second = record
     np = len(words)
     sums = (sum(words) >> _SUM_BASE).to_bytes(NUM_COLOURS + _SEAT_BYTES * np, "little")
@@ -386,41 +389,21 @@ def _round_outcome(record: tuple) -> tuple[list[tuple], list[int], list[tuple[in
     for seat in bonus:
         gains[seat] += FEWEST_CARDS_BONUS
     outcome = (out, tuple(gains), paradise)  # shared by clones: nothing in it may change
-    memo.append(outcome)
+    cache.append(outcome)
     return outcome
 
 
-def _round_gains(record: tuple) -> Sequence[int]:
-    """Each seat's points from a round record: what _round_outcome counts, without telling who
-    escaped how (for scores alone, which a simulating bot reads after every playout)."""
-    memo = record[4]
-    if memo:
-        return memo[0][1]
-    guard, words, bonus = record[1:4]
-    np = len(words)
-    sums = (sum(words) >> _SUM_BASE).to_bytes(NUM_COLOURS + _SEAT_BYTES * np, "little")
-    gains = list(sums[_COUNT_AT::_SEAT_BYTES])  # 1 per bomb card played
-    for col, shift, limit, at in _GUARD_PLAN[guard]:
-        total = sums[col]
-        if not total:
-            continue
-        row = list(sums[at::_SEAT_BYTES])
-        if total > limit:
-            takers, total = _taken_back(row, total, limit)
-            for seat in takers:
-                gains[seat] -= (words[seat] >> shift & 1023).bit_count()  # its cards go back
-        if total:
-            top = max(row)
-            seat = row.index(top)
-            gains[seat] += top  # face up
-            if row.count(top) > 1:
-                for other in range(seat + 1, np):
-                    if row[other] == top:
-                        gains[other] += top
-    for seat in bonus:
-        gains[seat] += FEWEST_CARDS_BONUS
-    return gains
-
+# The paths of legal_actions and apply_action in an escape step (BoomState._path). The usual
+# steps, where every seat holds enough bomb cards to play what is asked, each have a fast path:
+# legal actions built by table (a 1-tuple per card; pairs as LegalPairs) and an action checked
+# and applied by a few list operations instead of the general check (illegal_reason) and loop.
+# Together they make up most of what random playouts spend in apply_action and legal_actions;
+# the general path takes everything else (short hands, and any action they refuse, which it
+# then explains). tests/games/test_boom.py holds each to the general path on the same states.
+_GENERAL = 0
+_ONE_CARD = 1  # one bomb card each, from hands of two or more
+_TWO_CARDS = 2  # two bomb cards each, no ruse card allowed
+_TWO_CARDS_OR_RUSE = 3  # two cards each, of which one may be the seat's ruse card
 
 
 class BoomGame(BoomGameBase):
@@ -458,12 +441,11 @@ class BoomGame(BoomGameBase):
         self._all_play = tuple((n,) * num_players for n in self._asked)
         self._unasked = dict.fromkeys(self._seats, _LATER)
         # Per escape step (index 0: none): cards asked, whether a ruse card may be played, the
-        # fast path of apply_action and legal_actions when every seat plays `asked` cards
-        # (1: one bomb card, 2: two bomb cards, 3: two cards of which one may be the seat's
-        # ruse card, 0: the general path), and every seat's count.
+        # path of apply_action and legal_actions when every seat plays `asked` cards (_GENERAL,
+        # _ONE_CARD, _TWO_CARDS or _TWO_CARDS_OR_RUSE), and every seat's count.
+        paths = {(1, False): _ONE_CARD, (2, False): _TWO_CARDS, (2, True): _TWO_CARDS_OR_RUSE}
         self._steps = tuple(
-            (n, ruse_ok, {(1, False): 1, (2, False): 2, (2, True): 3}.get((n, ruse_ok), 0),
-             (n,) * num_players)
+            (n, ruse_ok, paths.get((n, ruse_ok), _GENERAL), (n,) * num_players)
             for step, n in enumerate(self._asked)
             for ruse_ok in [self.ruse and step in RUSE_STEPS]
         )  # fmt: skip
@@ -563,15 +545,25 @@ class BoomState(State):
     rounds in a row without an escape for engine version 2's end rule (0 in version 3).
     """
 
-    __slots__ = (
-        "game", "_np", "_all", "_empty", "_adv", "_ruse_v", "_series",
-        "_seed", "_shuffles", "_hands", "_has_ruse", "_paradise", "_scores", "_totals",
-        "_game_no", "_round", "_step", "_order", "_gpos", "_guard", "_reshuffled",
-        "_disc_up", "_disc_down", "_choice", "_to_play", "_pending", "_kind",
-        "_ruse_ok", "_revealed", "_dry_rounds", "_over", "_log", "_events", "_view",
-        "_rw", "_fewest", "_game_rounds", "_scored", "_folded", "_score_base", "_expanded",
-        "_gate",
+    # The fields, by how a clone copies them (clone, copying.clone_function). The slots are
+    # built from these groups, so a field is declared together with how a clone copies it.
+    # Shared: ints, bools, strings, tuples and the game, and the tuples that are replaced,
+    # never changed (_paradise, _scores, _to_play, _view).
+    _SHARED_FIELDS = (
+        "game", "_np", "_all", "_empty", "_adv", "_ruse_v", "_series", "_gate", "_seed",
+        "_shuffles", "_paradise", "_scores", "_game_no", "_round", "_step", "_gpos", "_guard",
+        "_reshuffled", "_disc_up", "_disc_down", "_to_play", "_path", "_ruse_ok", "_revealed",
+        "_scored", "_folded", "_score_base", "_expanded", "_fewest", "_dry_rounds", "_over",
+        "_view",
     )  # fmt: skip
+    # Lists changed in place, of values that are not (ints, bools, tuples, records), and
+    # _pending, a dict of immutable legal-action sequences: copied. And _hands, a list of
+    # lists, each copied.
+    _COPIED_FIELDS = (
+        "_has_ruse", "_totals", "_order", "_choice", "_rw", "_game_rounds", "_log", "_events",
+        "_pending",
+    )  # fmt: skip
+    __slots__ = (*_SHARED_FIELDS, *_COPIED_FIELDS, "_hands")
 
     game: BoomGame
 
@@ -619,7 +611,7 @@ class BoomState(State):
         self._choice = [()] * np
         self._to_play = game._all_play[0]
         self._pending = {}
-        self._kind = 0
+        self._path = _GENERAL
         self._ruse_ok = False
         self._revealed = self._empty
         self._dry_rounds = 0
@@ -702,7 +694,7 @@ class BoomState(State):
         """Begin escape step `step`; `fewest`, if not -1, is a lower bound on the hand sizes
         (the caller knows it, so they need not be counted again)."""
         game = self.game
-        asked, ruse_ok, kind, all_play = game._steps[step]
+        asked, ruse_ok, path, all_play = game._steps[step]
         self._step = step
         self._ruse_ok = ruse_ok
         if fewest < asked:
@@ -712,12 +704,13 @@ class BoomState(State):
             self._to_play = all_play
             self._choice = [None] * self._np
             self._pending = game._unasked.copy()  # every seat, legal actions _LATER
-            self._kind = kind if fewest > 1 else 0  # kind 1 builds on a hand of two or more
+            # _ONE_CARD's legal actions are built by itemgetter, which needs two cards or more
+            self._path = path if fewest > 1 else _GENERAL
             self._fewest = fewest - asked  # no hand loses more than `asked` in this step
             return
         hands = self._hands
         self._fewest = -1
-        self._kind = 0
+        self._path = _GENERAL
         np = self._np
         to_play = []
         for seat in range(np):
@@ -746,15 +739,15 @@ class BoomState(State):
         except (KeyError, TypeError):
             return ()
         if legal is _LATER:
-            kind = self._kind
-            if kind == 1:
+            path = self._path
+            if path == _ONE_CARD:
                 # one C call: itemgetter of several indices gives the tuple of their 1-tuples
                 legal = _itemgetter(*self._hands[seat])(_SINGLES)
-            elif kind == 2:
+            elif path == _TWO_CARDS:
                 legal = _BuiltPairs()
                 legal._pool = pool = tuple(self._hands[seat])
                 legal._index, legal._len = _PAIR_INDEX[len(pool)]
-            elif kind == 3 and self._has_ruse[seat]:
+            elif path == _TWO_CARDS_OR_RUSE and self._has_ruse[seat]:
                 legal = _BuiltPairs()
                 legal._pool = pool = (*self._hands[seat], RUSE)  # RUSE is the highest id
                 legal._index, legal._len = _PAIR_INDEX[len(pool)]
@@ -786,8 +779,8 @@ class BoomState(State):
                 raise TypeError
         except (KeyError, TypeError):
             raise self._refusal(seat, action) from None
-        kind = self._kind
-        if kind == 1:
+        path = self._path
+        if path == _ONE_CARD:
             try:
                 (a,) = action  # ValueError or TypeError if not exactly one item
                 if type(a) is not int or type(action) is not tuple:
@@ -796,14 +789,14 @@ class BoomState(State):
             except (ValueError, TypeError):
                 raise self._refusal(seat, action) from None
             self._rw[seat] += _WORDS[seat][a]
-        elif kind:  # 2 or 3
+        elif path:  # _TWO_CARDS or _TWO_CARDS_OR_RUSE (_GENERAL is 0)
             try:
                 a, b = action
                 if type(a) is not int or type(b) is not int or a >= b or type(action) is not tuple:
                     raise TypeError
                 hand = self._hands[seat]
                 hand.remove(a)
-                if b == RUSE and kind == 3 and self._has_ruse[seat]:
+                if b == RUSE and path == _TWO_CARDS_OR_RUSE and self._has_ruse[seat]:
                     self._has_ruse[seat] = False  # its word is 0: it counts for nothing
                 else:
                     try:
@@ -891,22 +884,11 @@ class BoomState(State):
             sums = table.to_bytes(self.game._sum_bytes, "little")
             limits = GUARDS[guard]
             for col, shift, at in _OVER_COLOURS[over]:
-                total = sums[col]
-                limit = limits[col]
-                row = list(sums[at::_SEAT_BYTES])  # each seat's sum of this colour
-                while total > limit:  # the rule of _taken_back, inline (hot path)
-                    # every seat with the highest sum takes its cards of this colour back
-                    top = max(row)
-                    seat = row.index(top)
-                    while True:
-                        hand = hands[seat]
-                        for c in _PCARDS[col][words[seat] >> shift & 1023]:
-                            insort(hand, c)
-                        row[seat] = 0
-                        total -= top
-                        if top not in row:
-                            break
-                        seat = row.index(top)
+                takers = _taken_back(list(sums[at::_SEAT_BYTES]), sums[col], limits[col])[0]
+                for seat in takers:
+                    hand = hands[seat]
+                    for c in _PCARDS[col][words[seat] >> shift & 1023]:
+                        insort(hand, c)
         # No hand is smaller than _fewest (-1: not known), since cards taken back only add to
         # hands; count them only when that bound does not rule out the end of the game.
         fewest = self._fewest
@@ -925,7 +907,7 @@ class BoomState(State):
             bonus = tuple(seat for seat in self._all if len(hands[seat]) == fewest)
         # the record keeps `words`, the list in _rw: _next_round gives _rw a new one
         record = (
-            _ROUND, guard, words, bonus, _Memo(), self._game_no, self._round,
+            _ROUND, guard, words, bonus, [], self._game_no, self._round,
             NUM_GUARDS - 1 - self._gpos, self._reshuffled, self._revealed, second,
         )  # fmt: skip
         log = self._log
@@ -1028,7 +1010,7 @@ class BoomState(State):
         self._to_play = self.game._all_play[0]
         self._choice = [()] * np
         self._pending = {}
-        self._kind = 0
+        self._path = _GENERAL
         self._ruse_ok = False
         self._revealed = self._empty
 
@@ -1117,50 +1099,7 @@ class BoomState(State):
         return so_far
 
     def clone(self) -> "BoomState":
-        new = BoomState.__new__(BoomState)
-        new.game = self.game
-        new._np = self._np
-        new._all = self._all
-        new._empty = self._empty
-        new._adv = self._adv
-        new._ruse_v = self._ruse_v
-        new._series = self._series
-        new._gate = self._gate
-        new._seed = self._seed
-        new._shuffles = self._shuffles
-        new._hands = [h[:] for h in self._hands]
-        new._has_ruse = self._has_ruse[:]
-        new._paradise = self._paradise  # tuples: sharing is safe
-        new._scores = self._scores  # replaced, never changed
-        new._totals = self._totals[:]
-        new._game_no = self._game_no
-        new._round = self._round
-        new._step = self._step
-        new._order = self._order[:]
-        new._gpos = self._gpos
-        new._guard = self._guard
-        new._reshuffled = self._reshuffled
-        new._disc_up = self._disc_up
-        new._disc_down = self._disc_down
-        new._choice = self._choice[:]
-        new._to_play = self._to_play  # a tuple, replaced (never changed) at each step
-        new._pending = self._pending.copy()  # legal actions are immutable: sharing is safe
-        new._kind = self._kind
-        new._ruse_ok = self._ruse_ok
-        new._revealed = self._revealed
-        new._rw = self._rw[:]
-        new._game_rounds = self._game_rounds[:]
-        new._scored = self._scored
-        new._folded = self._folded
-        new._score_base = self._score_base
-        new._expanded = self._expanded
-        new._fewest = self._fewest
-        new._dry_rounds = self._dry_rounds
-        new._over = self._over
-        new._log = self._log[:]
-        new._events = self._events[:]
-        new._view = self._view  # immutable tuples: sharing is safe
-        return new
+        return _clone_state(self)
 
     # ------------------------------------------------------------------ inspection (not public)
 
@@ -1199,8 +1138,15 @@ class BoomState(State):
             tuple(self._has_ruse), tuple(map(tuple, self._paradise)), tuple(self._scores),
             tuple(self._totals), self._game_no, self._round, self._step, tuple(self._order),
             self._gpos, self._reshuffled, self._disc_up, self._disc_down, tuple(self._choice),
-            tuple(self._to_play), self._revealed, self._dry_rounds, self._over, tuple(self._log),
+            tuple(self._to_play), self._revealed, self._dry_rounds, self._over,
+            tuple(map(_recorded, self._log)),
         )  # fmt: skip
+
+
+_clone_state = clone_function(
+    BoomState, BoomState._SHARED_FIELDS, BoomState._COPIED_FIELDS, nested=("_hands",)
+)
+
 
 def _to_event(rec: tuple) -> Event:
     kind = rec[0]

@@ -3,12 +3,17 @@
 An asyncio.Future wakes the task that awaits it through the event loop: `set_result` schedules
 the task, which runs one pass of the loop later. A reply is what a match waits for between two
 moves, so that pass is on every move's path (one of the five passes a sequential decision
-takes; scripts/bench.py referee measures it). A `Reply` keeps the future protocol that a task
+takes; scripts/bench.py referee measures it). A `FastReply` keeps the future protocol that a task
 awaits (asyncio's duck-typed futures: `_asyncio_future_blocking`, `add_done_callback`,
 `result`, `cancel`), and adds `deliver_now`: fill the reply and run the waiting task's next step
 at once, in the reader's turn, up to the match's next await (typically its next write).
 Everything else (a deadline expiring, a stream closing, the waiter being cancelled) wakes the
 task through the loop, as a future does.
+
+That is a speed trick resting on asyncio's internals (the private `_asyncio_future_blocking`
+marker and `_enter_task`/`_leave_task`), so it sits behind one switch, FAST_REPLY; with it off,
+a reply is a plain asyncio.Future (PlainReply) whose `deliver_now` is `set_result`.
+tests/referee/test_reply.py holds the two to the same behaviour, but for when the waiter runs.
 """
 
 from __future__ import annotations
@@ -18,6 +23,16 @@ import contextvars
 from asyncio import tasks as _tasks
 from typing import Any, Callable, Generator
 
+# FAST_REPLY: Reply is FastReply, which runs the waiting match's next step inside the reader,
+# instead of PlainReply (asyncio.Future). What it buys is one pass of the event loop per
+# reply. `scripts/bench.py reply --seconds 10`, 2026-12-01: (a) 2.6 to 3.7 us of CPU per
+# request/reply round trip in one loop (21.5 us against 24.1), under 1% of a referee decision's
+# ~430 us; (b) the referee's own decision round trip, the two alternating in one run, medians
+# 443 us against 464, but window by window plain - fast had a median of -10 us, spread over
+# +-1.5 ms: on the loaded machine the referee cannot tell them apart. Little, for leaning on
+# asyncio's internals: a candidate to go (with connection.py's and the handoff tests' owners).
+FAST_REPLY = True
+
 _PENDING, _DONE, _CANCELLED = 0, 1, 2
 
 # asyncio's own hooks for running a task's step (CPython 3.11 to 3.14 have them). Without them
@@ -26,7 +41,10 @@ _enter_task = getattr(_tasks, "_enter_task", None)
 _leave_task = getattr(_tasks, "_leave_task", None)
 
 
-class Reply:
+class FastReply:
+    """A reply slot that a task awaits as a future; `deliver_now` runs the task's next step at
+    once (see the module's docstring)."""
+
     __slots__ = ("_loop", "_state", "_result", "_exception", "_callbacks", "_cancel_message",
                  "_asyncio_future_blocking")
 
@@ -35,7 +53,7 @@ class Reply:
         self._state = _PENDING
         self._result: Any = None
         self._exception: BaseException | None = None
-        self._callbacks: list[tuple[Callable[[Reply], Any], contextvars.Context]] = []
+        self._callbacks: list[tuple[Callable[[FastReply], Any], contextvars.Context]] = []
         self._cancel_message: Any = None
         self._asyncio_future_blocking = False  # asyncio's marker of a future-like object
 
@@ -66,7 +84,7 @@ class Reply:
             raise asyncio.InvalidStateError("the reply has not arrived")
         return self._exception
 
-    def add_done_callback(self, fn: Callable[["Reply"], Any], *,
+    def add_done_callback(self, fn: Callable[["FastReply"], Any], *,
                           context: contextvars.Context | None = None) -> None:
         if context is None:
             context = contextvars.copy_context()
@@ -75,7 +93,7 @@ class Reply:
         else:
             self._callbacks.append((fn, context))
 
-    def remove_done_callback(self, fn: Callable[["Reply"], Any]) -> int:
+    def remove_done_callback(self, fn: Callable[["FastReply"], Any]) -> int:
         kept = [(f, c) for f, c in self._callbacks if f != fn]
         removed = len(self._callbacks) - len(kept)
         self._callbacks = kept
@@ -161,6 +179,21 @@ class Reply:
             self._loop.call_soon(fn, self, context=context)
 
 
-def _start(started: list, fn: Callable[[Reply], Any], reply: Reply) -> Any:
+def _start(started: list, fn: Callable[[FastReply], Any], reply: FastReply) -> Any:
     started.append(True)  # inside the context: it could be entered
     return fn(reply)
+
+
+class PlainReply(asyncio.Future):
+    """A reply slot that is an asyncio.Future: `deliver_now` is `set_result`, and the waiting
+    task runs one pass of the loop later."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        super().__init__(loop=loop)
+
+    def deliver_now(self, result: Any) -> None:
+        self.set_result(result)
+
+
+# What the referee builds for each request (connection.py).
+Reply: type[FastReply] | type[PlainReply] = FastReply if FAST_REPLY else PlainReply

@@ -499,15 +499,6 @@ def test_sample_state_draws_other_hands_at_random():
     assert len(others) > 1
 
 
-def test_clone_is_independent():
-    s = BalloonGame(3).new_match(4)
-    c2 = s.clone()
-    assert c2.snapshot() == s.snapshot()
-    random_playout(c2, random.Random(0))
-    assert c2.is_over() and not s.is_over()
-    assert s.snapshot() == BalloonGame(3).new_match(4).snapshot()
-
-
 # ---- property tests -----------------------------------------------------------------------
 
 

@@ -22,6 +22,7 @@ from arena.games.boom import (
     recount_scores,
     sample_state,
 )
+from arena.games.boom_plain import DEAL_DRAW, GUARD_DRAW, draw_digits
 
 from .support import boom_small_hands, play_random_moves
 
@@ -932,13 +933,15 @@ def test_observations_follow_each_round_and_clones_stay_apart():
 # ---------------------------------------------------------------------------- speed work, exactly
 
 def test_draws_depend_on_the_seed_and_the_event_only_and_cover_their_range_evenly():
-    def draw(radices, *event):
-        return list(boom._draw_digits(boom._digit_plan(radices), *event))
+    # The draw as the rules tell it (boom_plain.draw_digits); test_boom_plain holds the fast
+    # engine's drawing code to it, redrawn draws included.
+    def draw(radices, seed, purpose, game, number=0):
+        return draw_digits(seed, purpose, game, number, radices)
 
     radices = tuple(range(50, 12, -1)) + tuple(range(8, 1, -1))
-    assert draw(radices, 5, boom._DEAL_DRAW, 1) == draw(radices, 5, boom._DEAL_DRAW, 1)
+    assert draw(radices, 5, DEAL_DRAW, 1) == draw(radices, 5, DEAL_DRAW, 1)
     firsts = {tuple(draw(radices, 5, purpose, game, number))
-              for purpose in (boom._DEAL_DRAW, boom._GUARD_DRAW)
+              for purpose in (DEAL_DRAW, GUARD_DRAW)
               for game in (1, 2) for number in (0, 1)}  # fmt: skip
     assert len(firsts) == 8  # every event its own draw
     assert draw(radices, -5, 0, 1) != draw(radices, 5, 0, 1)
@@ -949,7 +952,7 @@ def test_draws_depend_on_the_seed_and_the_event_only_and_cover_their_range_evenl
     wide = (37,) * 40
     counts = [0] * 37
     for seed in range(500):
-        digits = draw(wide, seed, boom._GUARD_DRAW, 1)
+        digits = draw(wide, seed, GUARD_DRAW, 1)
         assert len(digits) == 40 and all(0 <= d < 37 for d in digits)
         for d in digits:
             counts[d] += 1
@@ -958,41 +961,16 @@ def test_draws_depend_on_the_seed_and_the_event_only_and_cover_their_range_evenl
     orders = {}
     for seed in range(4800):
         pool = [0, 1, 2, 3]
-        order = tuple(map(pool.pop, draw((4, 3, 2), seed, boom._GUARD_DRAW, 1))) + tuple(pool)
+        order = tuple(map(pool.pop, draw((4, 3, 2), seed, GUARD_DRAW, 1))) + tuple(pool)
         orders[order] = orders.get(order, 0) + 1
     assert len(orders) == 24 and all(abs(n - 200) < 60 for n in orders.values()), orders
-
-
-def test_a_draw_with_a_value_over_its_radix_limit_is_drawn_again(monkeypatch):
-    # 65535 is above 50's largest multiple below 2**16 (65500): taken mod 50 it would make
-    # digit 35 likelier. Such a draw is thrown away and the next digest decides.
-    real = boom._blake2b
-    calls = []
-
-    def first_digest_all_ones(data):
-        calls.append(data)
-        return _Digest(b"\xff" * 64) if len(calls) == 1 else real(data)
-
-    monkeypatch.setattr(boom, "_blake2b", first_digest_all_ones)
-    digits = list(boom._draw_digits(boom._digit_plan((50, 49)), 7, boom._DEAL_DRAW, 1))
-    assert len(calls) == 2 and calls[1].endswith(b" 1")  # the counter moved on
-    monkeypatch.setattr(boom, "_blake2b", real)
-    values = boom.Struct("<2H").unpack_from(real(calls[1]).digest())
-    assert digits == [values[0] % 50, values[1] % 49]
-
-
-class _Digest:
-    def __init__(self, data: bytes):
-        self._data = data
-
-    def digest(self) -> bytes:
-        return self._data
 
 
 def test_the_deal_leaves_the_first_hand_and_pops_the_rest_by_the_drawn_digits():
     game = BoomGame(4)
     state = game.new_match(11)
-    digits = list(boom._draw_digits(game._deal_plan, 11, boom._DEAL_DRAW, 1))
+    radices = (*range(50, 12, -1), *range(8, 1, -1))  # the 38 cards dealt by draw, the guards
+    digits = draw_digits(11, DEAL_DRAW, 1, 0, radices)
     pool = list(range(50))
     drawn = [pool.pop(d) for d in digits[:38]]
     assert state.hand(0) == tuple(pool)
@@ -1079,22 +1057,6 @@ def test_a_sampled_state_resolves_its_round_by_the_observed_guard(players, advan
     assert took_back > 0
 
 
-def test_a_rounds_points_alone_match_its_full_outcome():
-    # scores() counts a round's points without telling its escapes (_round_gains); the event
-    # log and the paradise cards tell them (_round_outcome): the two must agree on every round.
-    rounds = 0
-    for players, options in [(2, {}), (4, {}), (5, {"advanced": True}), (4, {"ruse": True})]:
-        game = BoomGame(players, **options)
-        for seed in range(40):
-            state = game.new_match(seed)
-            random_playout(state, random.Random(seed))
-            for record in state._game_rounds:
-                fresh = record[:4] + (boom._Memo(),) + record[5:]  # nothing worked out yet
-                assert tuple(boom._round_gains(fresh)) == boom._round_outcome(fresh)[1], record
-                rounds += 1
-    assert rounds > 500
-
-
 def test_the_event_log_read_at_any_moment_is_a_prefix_of_every_later_read():
     # A round is recorded once, when it resolves; while it is in progress its guard (and, in the
     # second escape, its first reveal) are told from the state. Every read must agree with what
@@ -1136,10 +1098,11 @@ def _candidate_actions(state, seat, rng):
 
 
 def test_fast_paths_accept_refuse_and_apply_exactly_as_the_general_check():
-    # apply_action's fast paths (_kind 1, 2 and 3) against the general path (_kind 0) on the
-    # same states: the same actions accepted, the same refused, the same state after either.
+    # apply_action's fast paths (_ONE_CARD, _TWO_CARDS, _TWO_CARDS_OR_RUSE) against the general
+    # path (_GENERAL) on the same states: the same actions accepted, the same refused, the same
+    # state after either.
     rng = random.Random(12)
-    compared = {1: 0, 2: 0, 3: 0}
+    compared = {boom._ONE_CARD: 0, boom._TWO_CARDS: 0, boom._TWO_CARDS_OR_RUSE: 0}
     for players, ruse, advanced in [(2, True, False), (3, False, True), (4, True, False),
                                     (4, False, False), (5, True, True)]:
         game = BoomGame(players, ruse=ruse, advanced=advanced)
@@ -1153,10 +1116,10 @@ def test_fast_paths_accept_refuse_and_apply_exactly_as_the_general_check():
                 state = game.new_match(seed)
             while not state.is_over():
                 seat = rng.choice(state.seats_to_act())
-                if state._kind:
+                if state._path:
                     for action in _candidate_actions(state, seat, rng):
                         fast, general = state.clone(), state.clone()
-                        general._kind = 0
+                        general._path = boom._GENERAL
                         outcomes = []
                         for copy in (fast, general):
                             try:
@@ -1164,11 +1127,11 @@ def test_fast_paths_accept_refuse_and_apply_exactly_as_the_general_check():
                                 outcomes.append(None)
                             except IllegalActionError as refused:
                                 outcomes.append(refused.reason)
-                        assert outcomes[0] == outcomes[1], (state._kind, seat, action, outcomes)
-                        assert fast.snapshot() == general.snapshot(), (state._kind, seat, action)
+                        assert outcomes[0] == outcomes[1], (state._path, seat, action, outcomes)
+                        assert fast.snapshot() == general.snapshot(), (state._path, seat, action)
                         if outcomes[0] is not None:
                             assert fast.snapshot() == state.snapshot()
-                        compared[state._kind] += 1
+                        compared[state._path] += 1
                 state.apply_action(seat, rng.choice(state.legal_actions(seat)))
     assert all(n > 200 for n in compared.values()), compared
 

@@ -1,12 +1,15 @@
 """The reply slot (arena/referee/reply.py): a task awaits it as it would a future; the reader's
-`deliver_now` runs that task's next step at once instead of one pass of the loop later."""
+`deliver_now` runs that task's next step at once instead of one pass of the loop later. Every
+test but the first runs against both sides of the FAST_REPLY switch (FastReply, and PlainReply,
+a plain asyncio.Future): they behave alike but for when the waiter runs."""
 
 import asyncio
 import contextvars
 
 import pytest
 
-from arena.referee.reply import Reply
+from arena.referee import reply as reply_module
+from arena.referee.reply import FastReply, PlainReply
 
 who = contextvars.ContextVar("who", default="nobody")
 
@@ -15,10 +18,19 @@ def run(coro):
     return asyncio.run(coro)
 
 
+@pytest.fixture(params=[FastReply, PlainReply], ids=["fast", "plain"])
+def Reply(request):
+    return request.param
+
+
+def test_the_switch_picks_the_reply_the_referee_builds():
+    assert reply_module.Reply is (FastReply if reply_module.FAST_REPLY else PlainReply)
+
+
 def test_deliver_now_runs_the_waiter_before_it_returns_and_inside_the_waiters_own_task():
     async def main():
         loop = asyncio.get_running_loop()
-        reply = Reply(loop)
+        reply = FastReply(loop)
         seen = []
 
         async def waiter():
@@ -47,7 +59,27 @@ def test_deliver_now_runs_the_waiter_before_it_returns_and_inside_the_waiters_ow
     run(main())
 
 
-def test_a_reply_delivered_before_anyone_waits_is_taken_without_waiting():
+def test_a_plain_reply_runs_the_waiter_one_pass_later_in_its_own_task():
+    async def main():
+        reply = PlainReply(asyncio.get_running_loop())
+        seen = []
+
+        async def waiter():
+            who.set("waiter")
+            value = await reply
+            seen.append((value, asyncio.current_task() is waiting, who.get()))
+
+        waiting = asyncio.ensure_future(waiter())
+        await asyncio.sleep(0)
+        reply.deliver_now("the move")
+        assert seen == []  # scheduled, not run in the reader's turn
+        await waiting
+        assert seen == [("the move", True, "waiter")]
+
+    run(main())
+
+
+def test_a_reply_delivered_before_anyone_waits_is_taken_without_waiting(Reply):
     async def main():
         reply = Reply(asyncio.get_running_loop())
         reply.deliver_now(7)
@@ -57,7 +89,7 @@ def test_a_reply_delivered_before_anyone_waits_is_taken_without_waiting():
     run(main())
 
 
-def test_an_exception_wakes_the_waiter_through_the_loop():
+def test_an_exception_wakes_the_waiter_through_the_loop(Reply):
     async def main():
         reply = Reply(asyncio.get_running_loop())
         task = asyncio.ensure_future(_await(reply))
@@ -74,7 +106,7 @@ async def _await(reply):
     return await reply
 
 
-def test_cancelling_the_waiting_task_cancels_the_reply():
+def test_cancelling_the_waiting_task_cancels_the_reply(Reply):
     async def main():
         reply = Reply(asyncio.get_running_loop())
         task = asyncio.ensure_future(_await(reply))
@@ -89,7 +121,7 @@ def test_cancelling_the_waiting_task_cancels_the_reply():
     run(main())
 
 
-def test_a_reply_is_settled_once():
+def test_a_reply_is_settled_once(Reply):
     async def main():
         reply = Reply(asyncio.get_running_loop())
         reply.deliver_now(1)
@@ -103,7 +135,7 @@ def test_a_reply_is_settled_once():
     run(main())
 
 
-def test_an_unsettled_reply_has_no_result():
+def test_an_unsettled_reply_has_no_result(Reply):
     async def main():
         reply = Reply(asyncio.get_running_loop())
         with pytest.raises(asyncio.InvalidStateError):
@@ -114,7 +146,7 @@ def test_an_unsettled_reply_has_no_result():
     run(main())
 
 
-def test_a_failing_callback_is_reported_to_the_loop_and_the_reader_goes_on():
+def test_a_failing_callback_is_reported_to_the_loop_and_the_reader_goes_on(Reply):
     async def main():
         loop = asyncio.get_running_loop()
         reported = []
@@ -124,6 +156,9 @@ def test_a_failing_callback_is_reported_to_the_loop_and_the_reader_goes_on():
         calls = []
         reply.add_done_callback(lambda r: calls.append(r.result()))
         reply.deliver_now("x")
+        if Reply is PlainReply:
+            assert calls == [] and reported == []  # the callbacks run one pass later
+            await asyncio.sleep(0)
         assert calls == ["x"]
         assert len(reported) == 1 and isinstance(reported[0], ZeroDivisionError)
         assert asyncio.current_task() is not None  # the reader's task is current again
@@ -131,7 +166,7 @@ def test_a_failing_callback_is_reported_to_the_loop_and_the_reader_goes_on():
     run(main())
 
 
-def test_asyncio_wait_accepts_a_reply_and_a_removed_callback_is_not_called():
+def test_asyncio_wait_accepts_a_reply_and_a_removed_callback_is_not_called(Reply):
     async def main():
         loop = asyncio.get_running_loop()
         reply = Reply(loop)
