@@ -201,7 +201,11 @@ class Transport:
         if earliest < math.inf:
             self._arm_deadline(earliest)
 
+    # ------------------------------------------------------------ the watchdog, flushing
+
     def _check_writes(self) -> None:
+        """The watchdog's tick: a write in progress for longer than WRITE_TIMEOUT_S is
+        cancelled, and _drain closes the connection (the bot stopped reading)."""
         if self.closed.is_set():
             return
         if self._writer is not None and self._loop.time() - self._write_started > WRITE_TIMEOUT_S:
@@ -218,11 +222,13 @@ class Transport:
             self._idle = self._loop.create_future()
         await asyncio.wait({self._idle}, timeout=timeout_s)
 
-
     # ------------------------------------------------------------ closing
 
     def close(self, reason: str, fault: str = DISCONNECT,
               code: grpc.StatusCode = grpc.StatusCode.CANCELLED) -> None:
+        """End the connection: why (`reason`), the fault it is to a seat whose bot it was, and
+        the status the referee ends the stream with. Every request in flight fails with
+        ConnectionClosed; the stream's handler is told (`on_close`)."""
         if self.closed.is_set():
             return
         self.close_reason = reason
