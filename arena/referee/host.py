@@ -16,7 +16,7 @@ from arena.games.base import Game
 from arena.results import MatchResult
 from arena.tokens import hash_token, new_token
 
-from .connection import RemoteSeat
+from .seat import RemoteSeat
 from .launcher import BotCommand, BotProcess, ResourceLimits, bot_environment
 from .match import Limits, MatchContext, MatchObserver, play_match
 from .server import Authenticator, RefereeServer, TlsFiles

@@ -23,8 +23,6 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from arena.games.base import Event, State
 from arena.results import MALFORMED, MatchResult
 from arena.tokens import hash_token
-from arena_sdk.proto import arena_pb2 as pb
-from arena_sdk.proto import arena_pb2_grpc as pb_grpc
 
 from . import wire
 from .connection import BotConnection, BotDirectory
@@ -86,7 +84,7 @@ class LiveMatches:
         game_name: str
         state: State | None  # the match's own state (its events, its latest public view)
         changed: asyncio.Condition
-        end: pb.MatchEvent | None = None
+        end: Any = None  # the spectators' last event (wire.match_end_event), once it ended
         context: Any = None  # the MatchContext
         moves: list = field(default_factory=list)  # MoveRecords so far
         watching: int = 0  # spectators waiting for the next change (see _MatchFeed._wake)
@@ -144,12 +142,7 @@ class _MatchFeed(MatchObserver):
             asyncio.ensure_future(self._notify())
 
     def on_end(self, result: MatchResult) -> None:
-        self.live.end = pb.MatchEvent(
-            match_id=self.match_id, index=len(self.live.events), kind="match_end", seat=-1,
-            data={"scores": " ".join(map(str, result.scores)),
-                  "ranks": " ".join(map(str, result.ranks)),
-                  "faults": " ".join(f"{f.seat}:{f.kind}" for f in result.faults)},
-            final=True)
+        self.live.end = wire.match_end_event(self.match_id, len(self.live.events), result)
         self.owner._finish(self.match_id)
         self._wake()
 
@@ -158,7 +151,9 @@ class _MatchFeed(MatchObserver):
             self.live.changed.notify_all()
 
 
-class RefereeServicer(pb_grpc.RefereeServicer):
+class RefereeServicer:
+    """The Referee service (arena.v1.Referee): its messages are read and built by wire.py."""
+
     def __init__(self, authenticate: Authenticator, directory: BotDirectory,
                  live: LiveMatches):
         self.authenticate = authenticate
@@ -180,15 +175,15 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                                 f"send Hello within {HELLO_TIMEOUT_S:.0f} s of opening the stream")
         except asyncio.CancelledError:
             raise
-        except Exception as err:  # bytes that do not parse, a reset stream
+        except Exception as err:  # bytes that do not parse (wire.MalformedMessage), a reset stream
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                                 f"the first message is not a BotMessage Hello: {err}")
         finally:
             self.awaiting_hello -= 1
-        if first is grpc.aio.EOF or first.WhichOneof("kind") != "hello":
+        if first is grpc.aio.EOF or first.__class__ is not wire.Hello:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                                 "the first message on a Play stream must be Hello")
-        hello = first.hello
+        hello = first
         if hello.protocol_version not in PROTOCOL_VERSIONS:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
@@ -205,9 +200,7 @@ class RefereeServicer(pb_grpc.RefereeServicer):
         max_concurrent = min(max(hello.max_concurrent, 1), MAX_CONCURRENT_CAP)
         conn = BotConnection(name, max_concurrent, context.write, context.peer(),
                              batches=hello.batches, token_hash=hash_token(hello.token))
-        await context.write(pb.RefereeMessage(welcome=pb.Welcome(
-            bot_name=name, protocol_version=hello.protocol_version,
-            max_concurrent=max_concurrent)))
+        await context.write(wire.welcome(name, hello.protocol_version, max_concurrent))
         # When the referee closes the connection (a flood, a stalled stream), end the RPC by
         # cancelling this handler, which is blocked reading; not when the handler is the one
         # closing it, itself or through a match it runs on from on_message (deliver_now): it
@@ -248,26 +241,25 @@ class RefereeServicer(pb_grpc.RefereeServicer):
                     return
         except asyncio.CancelledError:
             raise
-        except Exception as err:  # a message that does not parse, a reset stream
-            text = str(err).lower()
-            if "pars" in text or "deserializ" in text:
-                conn.close(f"a message on the stream is not a BotMessage (it does not parse: "
-                           f"{err}); the stream is closed", MALFORMED,
-                           grpc.StatusCode.INVALID_ARGUMENT)
-            else:
-                conn.close(f"the stream failed: {err}", conn.close_fault)
+        except wire.MalformedMessage as err:  # bytes that do not parse
+            conn.close(f"{err}; the stream is closed", MALFORMED,
+                       grpc.StatusCode.INVALID_ARGUMENT)
+        except Exception as err:  # a reset stream
+            conn.close(f"the stream failed: {err}", conn.close_fault)
 
-    async def Watch(self, request: pb.WatchRequest, context: grpc.aio.ServicerContext):
-        live = self.live.get(request.match_id)
+    async def Watch(self, match_id: str, context: grpc.aio.ServicerContext):
+        """A live match's public events (the request, read by wire.read_watch_request, names
+        the match)."""
+        live = self.live.get(match_id)
         if live is None:
             await context.abort(grpc.StatusCode.NOT_FOUND,
-                                f"no live or recent match {request.match_id!r}")
+                                f"no live or recent match {match_id!r}")
         if self.watchers >= MAX_WATCHERS:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                 f"{MAX_WATCHERS} spectator streams are open; try again later")
         self.watchers += 1
         try:
-            async for event in self._watch(request.match_id, live):
+            async for event in self._watch(match_id, live):
                 yield event
         finally:
             self.watchers -= 1
@@ -319,15 +311,15 @@ class RefereeServer:
         self.bot_socket: Path | None = None
         self._server = grpc.aio.server(options=SERVER_OPTIONS)
         servicer = RefereeServicer(authenticate, self.directory, self.live)
-        # As pb_grpc.add_RefereeServicer_to_server, but Play's serializer also takes the action
-        # requests that wire.py encodes directly.
+        # As the generated add_RefereeServicer_to_server, but the messages are read and written
+        # by wire.py (Play's serializer also takes the action requests it encodes directly).
         handlers = {
             "Play": grpc.stream_stream_rpc_method_handler(
-                servicer.Play, request_deserializer=pb.BotMessage.FromString,
+                servicer.Play, request_deserializer=wire.read_bot_message,
                 response_serializer=wire.serialize_referee_message),
             "Watch": grpc.unary_stream_rpc_method_handler(
-                servicer.Watch, request_deserializer=pb.WatchRequest.FromString,
-                response_serializer=pb.MatchEvent.SerializeToString),
+                servicer.Watch, request_deserializer=wire.read_watch_request,
+                response_serializer=wire.serialize_match_event),
         }
         self._server.add_generic_rpc_handlers(
             (grpc.method_handlers_generic_handler("arena.v1.Referee", handlers),))

@@ -1,16 +1,25 @@
-"""Translation between the rules engines' values and the protocol's messages (server side).
+"""Translation between the referee and the protocol's messages (server side).
 
-This is the only server module that builds or reads protobuf observations and actions. Engines
-speak card ids and small ints/tuples; the wire speaks typed messages (see proto/arena/v1).
+This is the only server module that builds or reads protobuf messages: what bots send is read
+here into plain values (`read_bot_message`, the Play stream's deserializer), and every message to
+a bot or a spectator is built here. Engines speak card ids and small ints/tuples; the wire speaks
+typed messages (see proto/arena/v1).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
+
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import DecodeError
 
 from arena.games import balloon, boom
 from arena.games.base import Action, Game
+from arena.results import (
+    CRASH, DISCONNECT, ILLEGAL_ACTION, MALFORMED, TIMEOUT, UNKNOWN_REQUEST, MatchResult,
+)
 from arena_sdk.proto import arena_pb2 as pb
 
 
@@ -18,14 +27,145 @@ class WireError(ValueError):
     """A message from a bot that does not translate into an action of its game."""
 
 
+class MalformedMessage(ValueError):
+    """Bytes from a bot that are not a BotMessage: they do not parse."""
+
+
+# ---------------------------------------------------------------- what bots send
+
+@dataclass(slots=True, frozen=True)
+class Hello:
+    """The first message of a Play stream."""
+    kind: ClassVar[str] = "hello"
+    token: str
+    name: str  # the bot's own word for itself: informational
+    protocol_version: int
+    max_concurrent: int  # 0 means 1
+    batches: bool  # the bot reads ActionRequests
+
+
+@dataclass(slots=True)
+class MoveReply:
+    """A bot's reply to an action request. `action` is read by `action_from_pb` only."""
+    kind: ClassVar[str] = "action"
+    match_id: str
+    request_id: int
+    action: pb.Action
+
+
+@dataclass(slots=True)
+class MoveReplies:
+    """Several replies at once, each as if sent alone."""
+    kind: ClassVar[str] = "action_replies"
+    replies: list[MoveReply]
+
+
+@dataclass(slots=True)
+class Ping:
+    kind: ClassVar[str] = "ping"
+    nonce: int
+
+
+@dataclass(slots=True)
+class Unexpected:
+    """A message of a kind the referee does not take from bots ("" for an empty message)."""
+    kind: str
+
+
+BotMessage = Hello | MoveReply | MoveReplies | Ping | Unexpected
+
+
+def read_bot_message(data: bytes) -> BotMessage:
+    """The Play stream's deserializer: the bot's message, read. Raises MalformedMessage for
+    bytes that do not parse (gRPC hands the exception to the stream's reader)."""
+    try:
+        msg = pb.BotMessage.FromString(data)
+    except DecodeError as err:
+        raise MalformedMessage(f"a message on the stream is not a BotMessage (it does not "
+                               f"parse: {err})") from None
+    return from_bot_message(msg)
+
+
+def from_bot_message(msg: pb.BotMessage) -> BotMessage:
+    """A parsed BotMessage as the referee reads it."""
+    kind = msg.WhichOneof("kind")
+    if kind == "action":
+        reply = msg.action
+        return MoveReply(reply.match_id, reply.request_id, reply.action)
+    if kind == "action_replies":
+        return MoveReplies([MoveReply(r.match_id, r.request_id, r.action)
+                            for r in msg.action_replies.replies])
+    if kind == "ping":
+        return Ping(msg.ping.nonce)
+    if kind == "hello":
+        h = msg.hello
+        return Hello(h.token, h.name, h.protocol_version, h.max_concurrent, h.batches)
+    return Unexpected(kind or "")
+
+
+def read_watch_request(data: bytes) -> str:
+    """The Watch call's deserializer: the id of the match to watch."""
+    try:
+        return pb.WatchRequest.FromString(data).match_id
+    except DecodeError as err:
+        raise MalformedMessage(f"the request is not a WatchRequest (it does not parse: {err})"
+                               ) from None
+
+
+# ---------------------------------------------------------------- what the referee sends
+
+# What goes to a bot's stream: a message built here, or bytes this module encoded.
+Outgoing = pb.RefereeMessage | bytes
+
+_FAULTS = {
+    TIMEOUT: pb.FAULT_TIMEOUT, ILLEGAL_ACTION: pb.FAULT_ILLEGAL_ACTION,
+    UNKNOWN_REQUEST: pb.FAULT_UNKNOWN_REQUEST, DISCONNECT: pb.FAULT_DISCONNECT,
+    CRASH: pb.FAULT_CRASH, MALFORMED: pb.FAULT_MALFORMED,
+}
+
+
+def welcome(bot_name: str, protocol_version: int, max_concurrent: int) -> pb.RefereeMessage:
+    return pb.RefereeMessage(welcome=pb.Welcome(
+        bot_name=bot_name, protocol_version=protocol_version, max_concurrent=max_concurrent))
+
+
+def match_start(match_id: str, game: Game, seat: int, seat_names, limits,
+                bot_seed: int) -> pb.RefereeMessage:
+    return pb.RefereeMessage(match_start=pb.MatchStart(
+        match_id=match_id, game=game.name, options=options_to_pb(game), seat=seat,
+        seat_names=seat_names, limits=limits_to_pb(limits), bot_seed=bot_seed))
+
+
+def match_end(game_name: str, match_id: str, scores, ranks, reason: str,
+              final_observation: Any) -> pb.RefereeMessage:
+    return pb.RefereeMessage(match_end=pb.MatchEnd(
+        match_id=match_id, scores=scores, ranks=ranks, reason=reason,
+        final_observation=observation_to_pb(game_name, final_observation)))
+
+
+def rejected(fault_kind: str, detail: str, match_id: str = "", request_id: int = 0,
+             game_name: str = "", played_instead: Action | None = None) -> pb.RefereeMessage:
+    """A Rejected: the fault (a kind of arena.results) the bot is charged with and why, and the
+    action played in its stead, if one was (of `game_name`)."""
+    msg = pb.Rejected(match_id=match_id, request_id=request_id,
+                      fault=_FAULTS.get(fault_kind, pb.FAULT_UNSPECIFIED), detail=detail)
+    if played_instead is not None:
+        msg.played_instead.CopyFrom(action_to_pb(game_name, played_instead))
+    return pb.RefereeMessage(rejected=msg)
+
+
+def pong(nonce: int) -> pb.RefereeMessage:
+    return pb.RefereeMessage(pong=pb.Pong(nonce=nonce))
+
+
+# ---------------------------------------------------------------- actions
+
 # Card messages are immutable once built and cards are few, so build each once.
 _BALLOON_CARDS = tuple(pb.Card(id=i, colour=c.colour, value=c.value)
                        for i, c in enumerate(balloon.CARDS))
 _BOOM_CARDS = tuple(pb.Card(id=i, colour=boom.COLOURS[i // 10], value=boom.VALUES[i % 10])
                     for i in range(50))
 
-
-# ---------------------------------------------------------------- actions
 
 @lru_cache(maxsize=None)  # at most 51 distinct actions
 def balloon_action_to_pb(action: int) -> pb.Action:
@@ -83,9 +223,11 @@ _ACTION_TO_PB = {"balloon": balloon_action_to_pb, "boom": boom_action_to_pb}
 # (tests/referee/test_wire_encoding.py compares them with messages built the ordinary way over
 # random states of every variant), and bots parse them as usual. Where an Observation object
 # is wanted (a match's end, spectators), it is parsed from the same bytes: one encoder.
+# Field numbers and wire types come from the generated descriptors (`_Keys`), once, at import.
 
 _M64 = (1 << 64) - 1
 _ONE_BYTE = tuple(bytes((i,)) for i in range(128))
+_TRUE = b"\x01"
 
 
 def _varint(n: int) -> bytes:
@@ -101,19 +243,52 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
-def _tag(field: int, wire_type: int) -> bytes:
-    return _varint(field << 3 | wire_type)
+_VARINT_TYPES = frozenset((FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64,
+                           FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_UINT64,
+                           FieldDescriptor.TYPE_BOOL, FieldDescriptor.TYPE_ENUM))
+_LENGTH_DELIMITED_TYPES = frozenset((FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_STRING,
+                                     FieldDescriptor.TYPE_BYTES))
 
 
-_LEN_TAGS = tuple(_tag(field, 2) for field in range(32))  # every field number used here
+class _Keys:
+    """The encoded key (field number and wire type) of every field of one message, by field
+    name, as its descriptor says: `_Keys(pb.Card).colour`."""
+
+    def __init__(self, message) -> None:
+        self.message = message
+        for field in message.DESCRIPTOR.fields:
+            setattr(self, field.name, _varint(field.number << 3 | _wire_type(field)))
 
 
-def _field(field: int, payload: bytes) -> bytes:
+def _wire_type(field: FieldDescriptor) -> int:
+    if field.type in _LENGTH_DELIMITED_TYPES or (field.is_repeated and field.is_packed):
+        return 2  # a message, a string, packed numbers
+    if field.type in _VARINT_TYPES and not field.is_repeated:
+        return 0
+    raise TypeError(f"{field.full_name}: the encoder writes no field of type {field.type} "
+                    "(unpacked repeated, or fixed-width); teach it, or build the message")
+
+
+# Every message the encoder writes (tests/referee/test_wire_encoding.py checks each key).
+_REQUEST = _Keys(pb.ActionRequest)
+_REQUESTS = _Keys(pb.ActionRequests)
+_REFEREE = _Keys(pb.RefereeMessage)
+_OBSERVATION = _Keys(pb.Observation)
+_BALLOON = _Keys(pb.BalloonObservation)
+_PLAYED = _Keys(pb.BalloonPlayed)
+_BOOM = _Keys(pb.BoomObservation)
+_REVEALED = _Keys(pb.BoomRevealed)
+_PARADISE = _Keys(pb.BoomParadise)
+ENCODED = (_REQUEST, _REQUESTS, _REFEREE, _OBSERVATION, _BALLOON, _PLAYED, _BOOM, _REVEALED,
+           _PARADISE)
+
+
+def _field(key: bytes, payload: bytes) -> bytes:
     """A length-delimited field (a message, a string, packed numbers)."""
-    return _LEN_TAGS[field] + _varint(len(payload)) + payload
+    return key + _varint(len(payload)) + payload
 
 
-def _scalars(out: list[bytes], field: int, values) -> None:
+def _scalars(out: list[bytes], key: bytes, values) -> None:
     """A packed repeated number field (proto3's encoding), left out when empty."""
     if values:
         try:  # numbers 0..127 (most of them) are one byte each: their varints are their bytes
@@ -122,104 +297,111 @@ def _scalars(out: list[bytes], field: int, values) -> None:
                 raise ValueError
         except ValueError:  # negative, or 128 and above
             payload = b"".join(map(_varint, values))
-        out.append(_LEN_TAGS[field] + _varint(len(payload)) + payload)
+        out.append(key + _varint(len(payload)) + payload)
 
 
-# The encoded Card fields of every card, per field number that holds cards.
-_BALLOON_CARD_FIELDS = {f: tuple(_field(f, c.SerializeToString()) for c in _BALLOON_CARDS)
-                        for f in (7, 9)}  # BalloonObservation.hand, .face_up
-_BOOM_CARD_FIELDS = {f: tuple(_field(f, c.SerializeToString()) for c in _BOOM_CARDS)
-                     for f in (1, 10, 16)}  # BoomRevealed.cards, BoomObservation.hand, .discarded
-_BALLOON_PLAYED_CARD = tuple(_field(2, c.SerializeToString()) for c in _BALLOON_CARDS)
+def _card_fields(key: bytes, cards) -> tuple[bytes, ...]:
+    """The encoded field `key` holding each card, by card id."""
+    return tuple(_field(key, c.SerializeToString()) for c in cards)
+
+
+_BALLOON_HAND = _card_fields(_BALLOON.hand, _BALLOON_CARDS)
+_BALLOON_FACE_UP = _card_fields(_BALLOON.face_up, _BALLOON_CARDS)
+_BALLOON_PLAYED_CARD = _card_fields(_PLAYED.card, _BALLOON_CARDS)
+_BOOM_HAND = _card_fields(_BOOM.hand, _BOOM_CARDS)
+_BOOM_DISCARDED = _card_fields(_BOOM.discarded, _BOOM_CARDS)
+_BOOM_REVEALED_CARD = _card_fields(_REVEALED.cards, _BOOM_CARDS)
 
 
 @lru_cache(maxsize=8192)  # seats x cards x turns
 def _balloon_played_field(seat: int, card: int, turn: int) -> bytes:
-    payload = ((b"\x08" + _varint(seat) if seat else b"") + _BALLOON_PLAYED_CARD[card]
-               + (b"\x18" + _varint(turn) if turn else b""))
-    return _field(10, payload)  # BalloonObservation.table
+    payload = ((_PLAYED.seat + _varint(seat) if seat else b"") + _BALLOON_PLAYED_CARD[card]
+               + (_PLAYED.turn + _varint(turn) if turn else b""))
+    return _field(_BALLOON.table, payload)
 
 
 @lru_cache(maxsize=None)  # at most 51
 def _balloon_legal_field(action: int) -> bytes:
-    return _field(4, balloon_action_to_pb(action).SerializeToString())  # ActionRequest.legal_actions
+    return _field(_REQUEST.legal_actions, balloon_action_to_pb(action).SerializeToString())
 
 
 @lru_cache(maxsize=8192)  # every single, pair and ruse combination
 def _boom_legal_field(action: tuple[int, ...]) -> bytes:
-    return _field(4, boom_action_to_pb(action).SerializeToString())
+    return _field(_REQUEST.legal_actions, boom_action_to_pb(action).SerializeToString())
 
 
 @lru_cache(maxsize=8192)
 def _boom_revealed_field(cards: tuple[int, ...]) -> bytes:
-    fields = _BOOM_CARD_FIELDS[1]
-    payload = b"".join([fields[c] for c in cards if c != boom.RUSE])
+    payload = b"".join([_BOOM_REVEALED_CARD[c] for c in cards if c != boom.RUSE])
     if boom.RUSE in cards:
-        payload += b"\x10\x01"
-    return _field(14, payload)  # BoomObservation.revealed
+        payload += _REVEALED.ruse + _TRUE
+    return _field(_BOOM.revealed, payload)
 
 
 @lru_cache(maxsize=4096)
 def _boom_paradise_field(pile: tuple) -> bytes:
-    payload = b"".join([_field(1, pb.BoomParadiseCard(card=_BOOM_CARDS[p.card],
-                                                      face_up=p.face_up).SerializeToString())
+    payload = b"".join([_field(_PARADISE.cards,
+                               pb.BoomParadiseCard(card=_BOOM_CARDS[p.card],
+                                                   face_up=p.face_up).SerializeToString())
                         for p in pile])
-    return _field(15, payload)  # BoomObservation.paradise
+    return _field(_BOOM.paradise, payload)
 
 
 def _balloon_observation_bytes(obs: "balloon.BalloonObservation") -> bytes:
-    out = [b"\x08" + _varint(obs.seat)] if obs.seat else []
+    k = _BALLOON
+    out = [k.seat + _varint(obs.seat)] if obs.seat else []
     if obs.num_players:
-        out.append(b"\x10" + _varint(obs.num_players))
+        out.append(k.num_players + _varint(obs.num_players))
     if obs.round:
-        out.append(b"\x18" + _varint(obs.round))
+        out.append(k.round + _varint(obs.round))
     if obs.turn:
-        out.append(b"\x20" + _varint(obs.turn))
+        out.append(k.turn + _varint(obs.turn))
     if obs.start_seat:
-        out.append(b"\x28" + _varint(obs.start_seat))
+        out.append(k.start_seat + _varint(obs.start_seat))
     if obs.to_act:
-        out.append(b"\x30" + _varint(obs.to_act))
-    hand = _BALLOON_CARD_FIELDS[7]
+        out.append(k.to_act + _varint(obs.to_act))
+    hand = _BALLOON_HAND
     out += [hand[c] for c in obs.hand]
-    _scalars(out, 8, obs.hand_sizes)
-    face_up = _BALLOON_CARD_FIELDS[9]
+    _scalars(out, k.hand_sizes, obs.hand_sizes)
+    face_up = _BALLOON_FACE_UP
     out += [face_up[c] for c in obs.face_up]
     out += [_balloon_played_field(p.seat, p.card, p.turn) for p in obs.table]
-    _scalars(out, 11, obs.dropped_out)
-    _scalars(out, 12, obs.chips)
+    _scalars(out, k.dropped_out, obs.dropped_out)
+    _scalars(out, k.chips, obs.chips)
     if obs.chips_in_middle:
-        out.append(b"\x68" + _varint(obs.chips_in_middle))
+        out.append(k.chips_in_middle + _varint(obs.chips_in_middle))
     if obs.first_drop_out_chip:
-        out.append(b"\x70\x01")
-    _scalars(out, 15, obs.totals)
-    return _field(1, b"".join(out))  # Observation.balloon
+        out.append(k.first_drop_out_chip + _TRUE)
+    _scalars(out, k.totals, obs.totals)
+    return _field(_OBSERVATION.balloon, b"".join(out))
 
 
 def _boom_observation_bytes(obs: "boom.BoomObservation") -> bytes:
-    out = [b"\x08" + _varint(obs.seat)] if obs.seat else []
-    for key, value in ((b"\x10", obs.num_players), (b"\x18", obs.game_number),
-                       (b"\x20", obs.round), (b"\x28", obs.step), (b"\x30", obs.guard)):
+    k = _BOOM
+    out = [k.seat + _varint(obs.seat)] if obs.seat else []
+    for key, value in ((k.num_players, obs.num_players), (k.game_number, obs.game_number),
+                       (k.round, obs.round), (k.step, obs.step), (k.guard, obs.guard)):
         if value:
             out.append(key + _varint(value))
-    _scalars(out, 7, obs.guard_limits)
+    _scalars(out, k.guard_limits, obs.guard_limits)
     if obs.guards_left:
-        out.append(b"\x40" + _varint(obs.guards_left))
+        out.append(k.guards_left + _varint(obs.guards_left))
     if obs.to_play:
-        out.append(b"\x48" + _varint(obs.to_play))
-    hand = _BOOM_CARD_FIELDS[10]
+        out.append(k.to_play + _varint(obs.to_play))
+    hand = _BOOM_HAND
     out += [hand[c] for c in obs.hand if c != boom.RUSE]
     if obs.has_ruse:
-        out.append(b"\x58\x01")
-    _scalars(out, 12, obs.hand_sizes)
-    _scalars(out, 13, [int(a) for a in obs.acted])
+        out.append(k.has_ruse + _TRUE)
+    _scalars(out, k.hand_sizes, obs.hand_sizes)
+    _scalars(out, k.acted, [int(a) for a in obs.acted])
     out += [_boom_revealed_field(r) for r in obs.revealed]
     out += [_boom_paradise_field(pile) for pile in obs.paradise]
-    discarded = _BOOM_CARD_FIELDS[16]
+    discarded = _BOOM_DISCARDED
     out += [discarded[c] for c in obs.discarded if c != boom.RUSE]
-    _scalars(out, 17, obs.scores)
-    _scalars(out, 18, obs.series_totals)
-    _scalars(out, 19, obs.guards_used)
-    return _field(2, b"".join(out))  # Observation.boom
+    _scalars(out, k.scores, obs.scores)
+    _scalars(out, k.series_totals, obs.series_totals)
+    _scalars(out, k.guards_used, obs.guards_used)
+    return _field(_OBSERVATION.boom, b"".join(out))
 
 
 _OBSERVATION_BYTES = {"balloon": _balloon_observation_bytes, "boom": _boom_observation_bytes}
@@ -234,33 +416,40 @@ def action_request(game_name: str, match_id: str, obs: Any, legal, move_ms: int,
                    time_bank_ms: int) -> tuple[bytes, bytes]:
     """An ActionRequest asking a seat to act, encoded, as (what goes before the request id,
     what goes after it): the id is chosen when the request is sent (`request_body`)."""
-    head = _field(1, match_id.encode()) if match_id else b""
+    k = _REQUEST
+    head = _field(k.match_id, match_id.encode()) if match_id else b""
     to_field = _LEGAL_FIELD[game_name]
-    tail = b"".join([_field(3, _OBSERVATION_BYTES[game_name](obs)),
+    tail = b"".join([_field(k.observation, _OBSERVATION_BYTES[game_name](obs)),
                      *[to_field(a) for a in legal],
-                     b"\x28" + _varint(move_ms) if move_ms else b"",
-                     b"\x30" + _varint(time_bank_ms) if time_bank_ms else b""])
+                     k.move_ms + _varint(move_ms) if move_ms else b"",
+                     k.time_bank_ms + _varint(time_bank_ms) if time_bank_ms else b""])
     return head, tail
+
+
+_REQUEST_ID = _REQUEST.request_id
+_ONE_REQUEST = _REFEREE.action_request
+_BATCH = _REFEREE.action_requests
+_BATCHED = _REQUESTS.requests
 
 
 def request_body(request: tuple[bytes, bytes], request_id: int) -> bytes:
     """The encoded ActionRequest with its id."""
     head, tail = request
-    return head + (b"\x10" + _varint(request_id) if request_id else b"") + tail
+    return head + (_REQUEST_ID + _varint(request_id) if request_id else b"") + tail
 
 
 def request_message(body: bytes) -> bytes:
-    """The encoded RefereeMessage holding one ActionRequest (field 3)."""
-    return b"\x1a" + _varint(len(body)) + body
+    """The encoded RefereeMessage holding one ActionRequest."""
+    return _ONE_REQUEST + _varint(len(body)) + body
 
 
 def requests_message(bodies: list[bytes]) -> bytes:
-    """The encoded RefereeMessage holding ActionRequests (field 7) of several."""
-    inner = b"".join([b"\x0a" + _varint(len(b)) + b for b in bodies])
-    return b"\x3a" + _varint(len(inner)) + inner
+    """The encoded RefereeMessage holding ActionRequests of several."""
+    inner = b"".join([_BATCHED + _varint(len(b)) + b for b in bodies])
+    return _BATCH + _varint(len(inner)) + inner
 
 
-def serialize_referee_message(msg: pb.RefereeMessage | bytes) -> bytes:
+def serialize_referee_message(msg: Outgoing) -> bytes:
     """The Play stream's serializer: messages built as objects, and those encoded above."""
     return msg if msg.__class__ is bytes else msg.SerializeToString()
 
@@ -285,6 +474,21 @@ def event_to_pb(match_id: str, index: int, event, game_name: str,
     if public_obs is not None:
         msg.public_observation.MergeFromString(_OBSERVATION_BYTES[game_name](public_obs))
     return msg
+
+
+def match_end_event(match_id: str, index: int, result: MatchResult) -> pb.MatchEvent:
+    """A spectator's last event of a match: its scores, ranks and faults."""
+    return pb.MatchEvent(
+        match_id=match_id, index=index, kind="match_end", seat=-1,
+        data={"scores": " ".join(map(str, result.scores)),
+              "ranks": " ".join(map(str, result.ranks)),
+              "faults": " ".join(f"{f.seat}:{f.kind}" for f in result.faults)},
+        final=True)
+
+
+def serialize_match_event(event: pb.MatchEvent) -> bytes:
+    """The Watch call's serializer."""
+    return event.SerializeToString()
 
 
 def _text(value: Any) -> str:

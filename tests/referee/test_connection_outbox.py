@@ -12,7 +12,9 @@ import math
 import grpc
 import pytest
 
-from arena.referee.connection import WRITE_TIMEOUT_S, BotConnection, ConnectionClosed
+from arena.referee import wire
+from arena.referee.connection import BotConnection
+from arena.referee.transport import WRITE_TIMEOUT_S, ConnectionClosed
 from arena.results import MALFORMED
 from arena_sdk.proto import arena_pb2 as pb
 
@@ -224,7 +226,7 @@ def test_an_empty_batch_of_replies_is_rejected_as_malformed():
             written.append(msg)
 
         conn = BotConnection("bot", 4, write, batches=True)
-        conn.on_message(pb.BotMessage(action_replies=pb.ActionReplies()))
+        conn.on_message(wire.from_bot_message(pb.BotMessage(action_replies=pb.ActionReplies())))
         await conn.flush()
         return written, conn
 
@@ -242,7 +244,8 @@ def test_a_batch_of_stray_replies_is_a_flood_like_as_many_messages():
 
         conn = BotConnection("bot", 4, write, batches=True)
         strays = [pb.ActionReply(match_id="nope", request_id=i) for i in range(1, 501)]
-        conn.on_message(pb.BotMessage(action_replies=pb.ActionReplies(replies=strays)))
+        conn.on_message(wire.from_bot_message(
+            pb.BotMessage(action_replies=pb.ActionReplies(replies=strays))))
         return conn
 
     conn = asyncio.run(main())

@@ -19,9 +19,11 @@ import contextvars
 import grpc
 import pytest
 
-from arena.referee.connection import BotConnection, BotDirectory, ConnectionClosed
+from arena.referee import wire
+from arena.referee.connection import BotConnection, BotDirectory
 from arena.referee.reply import FastReply, Reply
 from arena.referee.server import LiveMatches, RefereeServicer
+from arena.referee.transport import ConnectionClosed
 from arena.results import MALFORMED
 from arena_sdk.proto import arena_pb2 as pb
 
@@ -43,7 +45,8 @@ class FakeStream:
         self.aborted: list[tuple[grpc.StatusCode, str]] = []
 
     async def read(self):
-        return await self.inbox.get()
+        msg = await self.inbox.get()  # read as the stream's deserializer reads it
+        return wire.from_bot_message(msg) if isinstance(msg, pb.BotMessage) else msg
 
     async def write(self, msg: pb.RefereeMessage | bytes) -> None:
         if self.broken:

@@ -19,10 +19,11 @@ import grpc
 from arena.games import balloon, boom
 from arena.referee import host as referee_host
 from arena.referee import wire
-from arena.referee.connection import BotConnection, RemoteSeat
+from arena.referee.connection import BotConnection
 from arena.referee.host import RefereeHost, TokenBook
 from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits
+from arena.referee.seat import RemoteSeat
 from arena.referee.server import TlsFiles
 from arena.tokens import hash_token
 from arena_sdk.proto import arena_pb2 as pb
