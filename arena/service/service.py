@@ -24,7 +24,7 @@ from typing import Any
 
 from arena.ladder import lease
 from arena.ladder.local import LocalExecutor
-from arena.ladder.ratings import DEFAULT_RATING_MODE, Rater
+from arena.ladder.ratings import DEFAULT_RATING_MODE, Rater, RatingParams
 from arena.ladder.runner import InfrastructureError
 from arena.ladder.schedule import SEED_BOUND
 from arena.referee.launcher import ResourceLimits
@@ -99,9 +99,9 @@ class ArenaService:
             await leases.enter_async_context(
                 lease.held(self.store, [l.name for l in s.ladders], self._lease_lost))
             self.executor = self._make_executor()
-            ladders = [await self.store.ensure_open_ladder(l.name, l.game, l.table_size,
-                                                           options=l.options,
-                                                           rating_mode=s.rating_mode)
+            ladders = [await self.store.run(Store.ensure_open_ladder, l.name, l.game,
+                                            l.table_size, options=l.options,
+                                            rating_mode=s.rating_mode)
                        for l in s.ladders]
             await self.executor.start([])
             self.web = await self._start_web()
@@ -183,7 +183,7 @@ class ArenaService:
         self._in_flight[name] = set()
         self._busy[name] = set()
         await self._resume(ladder)
-        rater = Rater(ladder.rating_params)
+        rater = Rater(RatingParams.from_dict(ladder.settings.get("rating_params", {})))
         while not self._stopping.is_set():
             if s.max_matches is not None and self._started_matches >= s.max_matches:
                 if not self._in_flight[name]:
@@ -207,11 +207,10 @@ class ArenaService:
     async def _resume(self, ladder: Ladder) -> None:
         """Matches left pending or running by a previous run are abandoned: the service chooses
         tables afresh from the bots available now."""
-        await self.store.reset_running(ladder.name)
-        for match in await self.store.matches(ladder.name, ("pending", "infra_failed")):
-            await self.store.record_infra_failure(ladder.name, match.index,
-                                                  "abandoned: the server stopped before it ran",
-                                                  give_up=True)
+        await self.store.run(Store.reset_running, ladder.name)
+        for match in await self.store.run(Store.matches, ladder.name, ("pending", "infra_failed")):
+            await self.store.run(Store.record_infra_failure, ladder.name, match.index,
+                                 "abandoned: the server stopped before it ran", give_up=True)
 
     async def _available(self, ladder: Ladder) -> list[Bot]:
         members = self._specs[ladder.name].members
@@ -234,10 +233,10 @@ class ArenaService:
         await self.executor.start(bots)  # launches command bots not running yet
         for bot in bots:
             if (name, bot.name) not in self._joined:
-                await self.store.join_ladder(name, bot.name)
+                await self.store.run(Store.join_ladder, name, bot.name)
                 self._joined.add((name, bot.name))
                 self._last.setdefault((name, bot.name), time.monotonic())
-        standings = {s.bot: s for s in (await self.store.rankings(name)).standings}
+        standings = {s.bot: s for s in (await self.store.run(Store.rankings, name)).standings}
         candidates = []
         for bot in bots:
             st = standings.get(bot.name)
@@ -256,7 +255,7 @@ class ArenaService:
         position, one match after another."""
         seed = self.rng.randrange(SEED_BOUND)  # below 2**53: it survives JSON in any language
         k = len(table)
-        matches = await self.store.add_set(ladder.name, table, seed)
+        matches = await self.store.run(Store.add_set, ladder.name, table, seed)
         self._started_matches += k
         now = time.monotonic()
         for bot in table:
@@ -276,9 +275,9 @@ class ArenaService:
                 await self._play_one(ladder, match)
         except asyncio.CancelledError:
             for match in matches:
-                await asyncio.shield(self.store.record_infra_failure(
-                    ladder.name, match.index, "abandoned: the server was stopping",
-                    give_up=True))
+                await asyncio.shield(self.store.run(
+                    Store.record_infra_failure, ladder.name, match.index,
+                    "abandoned: the server was stopping", give_up=True))
         finally:
             for bot in table:
                 self._busy[ladder.name].discard(bot)
@@ -288,10 +287,10 @@ class ArenaService:
     async def _play_one(self, ladder: Ladder, match: StoredMatch) -> None:
         barred = await self._barred(match.seats)
         if barred is not None:  # suspended or removed since its table was chosen
-            await self.store.record_infra_failure(ladder.name, match.index,
-                                                  f"abandoned: {barred}", give_up=True)
+            await self.store.run(Store.record_infra_failure, ladder.name, match.index,
+                                 f"abandoned: {barred}", give_up=True)
             return
-        running = await self.store.start_match(ladder.name, match.index)
+        running = await self.store.run(Store.start_match, ladder.name, match.index)
         match_id = f"{ladder.name}.{match.index}.{running.attempts}"
         self._running[(ladder.name, match.index)] = match_id
         try:
@@ -299,11 +298,11 @@ class ArenaService:
                                                     match_id)
         except InfrastructureError as err:
             self._running.pop((ladder.name, match.index), None)
-            await self.store.record_infra_failure(ladder.name, match.index, str(err),
-                                                  give_up=True)
+            await self.store.run(Store.record_infra_failure, ladder.name, match.index,
+                                 str(err), give_up=True)
             return
-        await asyncio.shield(self.store.record_result(ladder.name, match.index, result,
-                                                      node=node))
+        await asyncio.shield(self.store.run(Store.record_result, ladder.name, match.index,
+                                            result, node=node))
         self._running.pop((ladder.name, match.index), None)
         for seat, bot in enumerate(result.seat_names):
             history = self._recent_faults.setdefault(bot, [])

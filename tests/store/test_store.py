@@ -409,15 +409,15 @@ def test_async_store_runs_on_one_writer_thread(tmp_path):
         async with await AsyncStore.open(tmp_path / "arena.db") as store:
             await store.run(Store.add_bot, "a", remote=True)
             await store.run(Store.add_bot, "b", remote=True)
-            ladder = await store.ensure_ladder("l", "balloon", 2, ["a", "b"], seed=1)
-            matches = await store.matches("l", RUNNABLE)
+            ladder = await store.run(Store.ensure_ladder, "l", "balloon", 2, ["a", "b"], seed=1)
+            matches = await store.run(Store.matches, "l", RUNNABLE)
             results = random_results(matches, ladder.config, seed=1)
             for m in matches:
-                await store.start_match("l", m.index)
+                await store.run(Store.start_match, "l", m.index)
             # Many concurrent records: serialised by the writer thread, all in schedule order.
-            await asyncio.gather(*(store.record_result("l", m.index, results[m.index])
-                                   for m in reversed(matches)))
-            return await store.rankings("l")
+            await asyncio.gather(*(store.run(Store.record_result, "l", m.index,
+                                             results[m.index]) for m in reversed(matches)))
+            return await store.run(Store.rankings, "l")
     table = asyncio.run(main())
     assert table.rated == table.completed == 2
     assert json.dumps(table.to_dict())
