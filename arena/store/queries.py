@@ -179,6 +179,13 @@ class MatchRow:
 
 
 @dataclass(slots=True)
+class MatchPage:
+    matches: list[MatchRow]
+    next: int | None  # pass as `before` for the next (older) page; None on the last page
+    filters: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
 class FaultRow:
     ladder: str
     index: int
@@ -231,13 +238,6 @@ class HistoryPoint:
     index: int
     mu: float
     sigma: float
-
-
-@dataclass(slots=True)
-class MatchPage:
-    matches: list[MatchRow]
-    next: int | None  # pass as `before` for the next (older) page; None on the last page
-    filters: dict[str, Any] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------------------------ queries
