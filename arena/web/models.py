@@ -14,7 +14,8 @@ MatchStatus = Enum("MatchStatus", {s.upper(): s for s in MATCH_STATUSES}, type=s
 MatchStatus.__doc__ = "A stored match's status."
 
 
-def record_model(name: str, record: type, **fields: str | tuple[Any, str] | None) -> type[BaseModel]:
+def record_model(name: str, record: type,
+                 **fields: str | tuple[Any, str] | None) -> type[BaseModel]:
     """The API model of a store record: the named fields of it, in that order, each required,
     typed as the record types it (or as given: (type, description)) and with its description."""
     hints = typing.get_type_hints(record)
@@ -49,11 +50,11 @@ class LadderOut(BaseModel):
 
 
 # A bot's standing in a ladder: the store's record (arena.store.Standing), in two views.
-_RANK = "1 = best, by the conservative rating"
 StandingOut = record_model(
     "StandingOut", Standing,
-    rank=_RANK, bot=None, conservative="mu - 3 sigma", mu=None, sigma=None, matches=None,
-    mean_score=None, wins="first places, shared ones included", faults=None,
+    rank="1 = best, by the conservative rating", bot=None, conservative="mu - 3 sigma", mu=None,
+    sigma=None, matches=None, mean_score=None, wins="first places, shared ones included",
+    faults=None,
     p_better_than_next=(float | None, "probability that this bot's skill is above the next "
                         "one's (TrueSkill posteriors); null for the last"),
     settled=(bool, "better than the next and worse than the previous, each with probability "
@@ -124,9 +125,8 @@ class FaultOut(BaseModel):
 
 BotLadderOut = record_model(
     "BotLadderOut", Standing,
-    ladder=None, game=None, rank=_RANK, of="bots in the ladder", conservative="mu - 3 sigma",
-    mu=None, sigma=None, matches=None, mean_score=None, wins="first places, shared ones included",
-    faults=None)
+    ladder=None, game=None, rank=None, of="bots in the ladder", conservative=None, mu=None,
+    sigma=None, matches=None, mean_score=None, wins=None, faults=None)
 
 
 class BotDetailOut(BaseModel):
