@@ -9,7 +9,6 @@ ladder ends with the same ratings as an uninterrupted one.
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
 from typing import Any, Mapping, Sequence
 
@@ -39,6 +38,8 @@ class StandardRules:
         check_ladder_shape(num_bots, table_size, rounds)  # ScheduleError is a ValueError
 
     def random_seed(self) -> int:
+        import secrets  # here: loading it (OpenSSL) is ~10 ms of `arena rankings`, which reads
+
         return secrets.randbelow(SEED_BOUND)
 
     def schedule(self, bot_ids: list[int], table_size: int, rounds: int, seed: int,
