@@ -64,9 +64,8 @@ class RankingQueries(Ladders):
         """The standings of a ladder (default: the most recently created), best first by the
         conservative rating mu - 3 sigma, each with the probability that it is better than the
         next and whether its rank is settled at `confidence` (None: the rules' default), as the
-        ladder rules work them out (LadderRules.compare). Reads only the
-        ladder's per-bot standings rows, so it costs the same with 100 or 100,000 stored
-        matches."""
+        ladder rules work them out (LadderRules.compare). Reads only the ladder's per-bot
+        standings rows, so it costs the same with 100 or 100,000 stored matches."""
         if ladder is None:
             row = self.db.execute(
                 "SELECT name FROM ladders ORDER BY created DESC, id DESC LIMIT 1").fetchone()

@@ -31,7 +31,6 @@ QUICK_CHECK_READ_MAX = 4 << 20
 QUICK_CHECK_WRITE_MAX = 4 << 20  # as for reading: a check at every CLI write must stay cheap
 
 
-
 def _m0001_initial(db: sqlite_utils.Database) -> None:
     statuses = ", ".join(f"'{s}'" for s in MATCH_STATUSES)
     db.executescript(f"""
