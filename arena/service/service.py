@@ -24,7 +24,8 @@ from typing import Any
 
 from arena.ladder import lease
 from arena.ladder.local import LocalExecutor
-from arena.ladder.ratings import DEFAULT_RATING_MODE, Rater, RatingParams
+from arena.ladder.ratings import DEFAULT_RATING_MODE, Rater
+from arena.ladder.rules import STANDARD_RULES
 from arena.ladder.runner import InfrastructureError
 from arena.ladder.schedule import SEED_BOUND
 from arena.referee.launcher import ResourceLimits
@@ -183,7 +184,7 @@ class ArenaService:
         self._in_flight[name] = set()
         self._busy[name] = set()
         await self._resume(ladder)
-        rater = Rater(RatingParams.from_dict(ladder.settings.get("rating_params", {})))
+        rater = STANDARD_RULES.rater(ladder.settings)
         while not self._stopping.is_set():
             if s.max_matches is not None and self._started_matches >= s.max_matches:
                 if not self._in_flight[name]:
