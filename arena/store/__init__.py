@@ -9,8 +9,8 @@ SQLite through sqlite-utils 4. Schema and decisions: docs/store.md. Each concern
     ladders.py    ladder creation (the schedule written as pending matches), continuous
                   ladders, and LadderRules: what the store asks of arena.ladder
     matches.py    the match lifecycle: start, take back, result, infrastructure failure
-    queries.py    the read queries: rankings, progress, rating history, and the browsing
-                  queries of the web (Queries)
+    queries.py    the read queries on a ladder: rankings, progress, rating history
+    browse.py     the browsing queries of the web's pages and API (Queries)
     records.py    the dataclasses the store returns;  errors.py  what it raises
     aio.py        AsyncStore: a Store on its own writer thread, for async code
 

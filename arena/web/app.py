@@ -35,7 +35,7 @@ from arena.store import (
 from . import models, site
 from .disclosure import Disclosure, MatchView
 from .frames import build_frames, card_legend
-from arena.store.queries import MatchDetail, Queries, UnknownMatch
+from arena.store.browse import MatchDetail, Queries, UnknownMatch
 
 from .queries import Reader
 

@@ -1,7 +1,7 @@
 """What the public may see of a match, and when: the one rule that every public view goes
 through (the web pages, the JSON API, the live feed and `arena report`).
 
-The rule (in SQL for the match lists: arena.store.queries.SET_FINISHED_SQL). A match's hidden
+The rule (in SQL for the match lists: arena.store.browse.SET_FINISHED_SQL). A match's hidden
 parts — its seed, every seat's hand, the actions in words and the fault details — are public once its whole duplicate set is finished: every rotation of the set
 completed or abandoned (failed for good). Until then the public sees what a spectator at the
 table sees: the public frames (the public picture and the public events, no hand, no action),
@@ -29,7 +29,7 @@ from arena.store import COMPLETED, FINISHED, RUNNING
 from .frames import build_frames
 
 if TYPE_CHECKING:
-    from arena.store.queries import FaultRow, MatchDetail
+    from arena.store.browse import FaultRow, MatchDetail
     from .site import LiveSource
 
 

@@ -1,4 +1,4 @@
-"""The web's access to the store's read queries (arena.store.queries): a `Reader` gives each
+"""The web's access to the store's read queries (arena.store.browse): a `Reader` gives each
 worker thread its own read-only Store, since a SQLite connection belongs to the thread that made
 it. The queries and their records are the store's."""
 
@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 from arena.store import Store
-from arena.store.queries import Queries
+from arena.store.browse import Queries
 
 
 class Reader:
