@@ -131,7 +131,7 @@ def run_ladder(settings: LadderSettings):
 
 async def _run_ladder(settings: LadderSettings):
     from arena.ladder import lease
-    from arena.store import AsyncStore
+    from arena.store import AsyncStore, Store
 
     store = await AsyncStore.open(settings.db)
     try:
@@ -151,8 +151,8 @@ async def _run_ladder(settings: LadderSettings):
             summary, ladder = await _play_ladder(settings, store, runner_task)
         if lost:
             raise lost[0]
-        return summary, await store.rankings(ladder.name,
-                                             settings.until_settled or SETTLED_CONFIDENCE)
+        return summary, await store.run(Store.rankings, ladder.name,
+                                        settings.until_settled or SETTLED_CONFIDENCE)
     finally:
         await store.close()
 
@@ -162,18 +162,18 @@ async def _play_ladder(settings: LadderSettings, store, runner_task: list):
     rank is settled, within --max-rounds). Returns (RunSummary of this run, the ladder)."""
     from arena.ladder.executors import make_executor
     from arena.ladder.runner import LadderRunner, RunSummary
-    from arena.store import UnknownLadder
+    from arena.store import Store, UnknownLadder
 
     rounds = settings.rounds
     if settings.until_settled is not None:
         # The rounds asked for are a minimum: a ladder that already added rounds to settle
         # resumes with them (the same command again carries on where it was).
         try:
-            rounds = max(rounds, (await store.get_ladder(settings.name)).rounds)
+            rounds = max(rounds, (await store.run(Store.get_ladder, settings.name)).rounds)
         except UnknownLadder:
             pass
     ladder = await _ensure_ladder(store, settings, rounds)
-    bots = [await store.get_bot(name) for name in ladder.bots]
+    bots = [await store.run(Store.get_bot, name) for name in ladder.bots]
     executor = make_executor(settings.executor, store, settings.run_dir / settings.name,
                              resource_limits=settings.resource_limits,
                              ray_address=settings.ray_address)
@@ -198,7 +198,7 @@ async def _play_ladder(settings: LadderSettings, store, runner_task: list):
             # The rankings are read only when they decide (an --until-settled run).
             if settings.until_settled is None or not _another_round(
                     settings, ladder, summary,
-                    await store.rankings(ladder.name, settings.until_settled)):
+                    await store.run(Store.rankings, ladder.name, settings.until_settled)):
                 break
             ladder = await _ensure_ladder(store, settings, ladder.rounds + 1)
             bar.total = ladder.num_matches
@@ -209,9 +209,11 @@ async def _play_ladder(settings: LadderSettings, store, runner_task: list):
 
 
 async def _ensure_ladder(store, settings: LadderSettings, rounds: int):
-    return await store.ensure_ladder(
-        settings.name, settings.game, settings.table_size, list(settings.bots),
-        options=settings.options, rounds=rounds, seed=settings.seed,
+    from arena.store import Store
+
+    return await store.run(
+        Store.ensure_ladder, settings.name, settings.game, settings.table_size,
+        list(settings.bots), options=settings.options, rounds=rounds, seed=settings.seed,
         rating_mode=settings.rating_mode, settings={"limits": settings.limits.to_dict()})
 
 

@@ -18,9 +18,19 @@ CRASH = "crash"
 MALFORMED = "malformed"
 FAULT_KINDS = (TIMEOUT, ILLEGAL_ACTION, UNKNOWN_REQUEST, DISCONNECT, CRASH, MALFORMED)
 
-# Match statuses.
+# Match statuses, all of them here: a MatchResult is completed or abandoned; a stored match
+# (arena.store) goes from pending through running to completed, infra_failed or abandoned.
+PENDING = "pending"
+RUNNING = "running"
 COMPLETED = "completed"  # played to the end (possibly with faulted seats played by default)
-ABANDONED = "abandoned"  # stopped by the platform (shutdown, infrastructure fault): never rated
+INFRA_FAILED = "infra_failed"  # an attempt failed for a reason that is not the bots'; retried
+# Stopped by the platform (shutdown, infrastructure fault) or, in the store, given up for good:
+# never rated, the rating order skips it.
+ABANDONED = "abandoned"
+MATCH_STATUSES = (PENDING, RUNNING, COMPLETED, INFRA_FAILED, ABANDONED)
+RUNNABLE = (PENDING, INFRA_FAILED)  # what a ladder runner still has to play
+# A match that will not be played again: its duplicate set is finished when all of its are.
+FINISHED = (COMPLETED, ABANDONED)
 
 
 @dataclass(frozen=True, slots=True)

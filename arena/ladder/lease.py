@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, AsyncIterator, Callable, Sequence
 
-from arena.store import LeaseLost, Store, StoreError
+from arena.store import Lease, LeaseLost, Store, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -63,13 +63,10 @@ class Holder:
         return (f"pid {self.pid} on {self.host}, since {_when(since)} (last renewed "
                 f"{max(0, round(now - heartbeat))} s ago)")
 
+    def sees_alive(self, holder: "Holder", heartbeat: float, now: float) -> bool:
+        """Whether, seen from this run, the run that holds a lease may still be running."""
+        return holder_alive(holder, heartbeat, now, self)
 
-@dataclass(frozen=True, slots=True)
-class Lease:
-    ladder: str
-    holder: Holder
-    since: float
-    taken_over: str | None = None  # the dead run it replaced, described, if any
 
 
 def machine_id() -> str:

@@ -94,7 +94,8 @@ class LocalExecutor:
         name = await self.referee.tokens.authenticate(token)
         if name is not None:
             return name
-        bot = await self.store.bot_for_token(token)  # a remote bot with its registered token
+        # A remote bot with its registered token.
+        bot = await self.store.run(Store.bot_for_token, token)
         if bot is not None and bot.suspended:
             raise suspended(bot.name, bot.suspended_reason)
         return bot.name if bot is not None else None

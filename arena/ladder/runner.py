@@ -23,7 +23,7 @@ from typing import Callable, Protocol, Sequence
 
 from arena.referee.match import Limits
 from arena.results import MatchResult
-from arena.store import RUNNABLE, AsyncStore, Bot, Ladder, StoredMatch
+from arena.store import RUNNABLE, AsyncStore, Bot, Ladder, Store, StoredMatch
 
 log = logging.getLogger(__name__)
 
@@ -83,10 +83,11 @@ class LadderRunner:
         """Run every runnable match of the ladder. Cancelling this (Ctrl-C) stops cleanly: the
         matches in flight go back to pending, nothing half-done is stored."""
         summary = RunSummary(ladder_name)
-        await self.store.reset_running(ladder_name)  # left running by a run that was killed
-        ladder = await self.store.get_ladder(ladder_name)
+        # Left running by a run that was killed.
+        await self.store.run(Store.reset_running, ladder_name)
+        ladder = await self.store.run(Store.get_ladder, ladder_name)
         queue: asyncio.Queue[StoredMatch] = asyncio.Queue()
-        for match in await self.store.matches(ladder_name, RUNNABLE):
+        for match in await self.store.run(Store.matches, ladder_name, RUNNABLE):
             queue.put_nowait(match)
         summary.remaining = queue.qsize()
         if queue.empty():
@@ -104,7 +105,7 @@ class LadderRunner:
             await asyncio.gather(*workers, return_exceptions=True)
             raise
         finally:
-            remaining = await self.store.matches(ladder_name, RUNNABLE)
+            remaining = await self.store.run(Store.matches, ladder_name, RUNNABLE)
             summary.remaining = len(remaining)
         return summary
 
@@ -114,24 +115,24 @@ class LadderRunner:
             try:
                 # Shielded: the writer thread marks the match running whatever happens here, so a
                 # Ctrl-C during this await must put it back (the store runs calls in order).
-                running = await asyncio.shield(self.store.start_match(ladder.name, match.index))
+                running = await asyncio.shield(
+                    self.store.run(Store.start_match, ladder.name, match.index))
             except asyncio.CancelledError:
-                await asyncio.shield(self.store.release_match(ladder.name, match.index))
+                await asyncio.shield(self.store.run(Store.release_match, ladder.name, match.index))
                 raise
             match_id = f"{ladder.name}.{match.index}.{running.attempts}"
             try:
                 result, node = await self.executor.play(ladder, running, self.limits, match_id)
             except asyncio.CancelledError:
                 # Stopped by the user: the match was not played; it goes back to pending.
-                await asyncio.shield(self.store.release_match(ladder.name, match.index))
+                await asyncio.shield(self.store.run(Store.release_match, ladder.name, match.index))
                 raise
             except InfrastructureError as err:
                 give_up = running.attempts >= self.max_attempts
                 log.warning("match %d of %s failed (attempt %d): %s", match.index,
                             ladder.name, running.attempts, err)
-                await self.store.record_infra_failure(ladder.name, match.index, str(err),
-                                                      node=getattr(err, "node", None),
-                                                      give_up=give_up)
+                await self.store.run(Store.record_infra_failure, ladder.name, match.index,
+                                     str(err), node=getattr(err, "node", None), give_up=give_up)
                 summary.infra_failures += 1
                 if give_up:
                     summary.abandoned += 1
@@ -141,7 +142,7 @@ class LadderRunner:
                 self.on_progress(running, None)
                 continue
             # Shielded: once a result exists, a Ctrl-C must not lose it half-written.
-            await asyncio.shield(self.store.record_result(ladder.name, match.index, result,
-                                                          node=node))
+            await asyncio.shield(self.store.run(Store.record_result, ladder.name, match.index,
+                                                result, node=node))
             summary.played += 1
             self.on_progress(running, result)

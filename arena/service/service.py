@@ -23,12 +23,13 @@ from typing import Any
 
 from arena.ladder import lease
 from arena.ladder.executors import make_executor
-from arena.ladder.ratings import DEFAULT_RATING_MODE, Rater
+from arena.ladder.ratings import DEFAULT_RATING_MODE
+from arena.ladder.rules import STANDARD_RULES
 from arena.ladder.runner import InfrastructureError, MatchExecutor
 from arena.referee.launcher import ResourceLimits
 from arena.referee.match import Limits
 from arena.stopsignals import on_stop_signals
-from arena.store import AsyncStore, Ladder, Store, StoredMatch
+from arena.store import RUNNABLE, AsyncStore, Ladder, Store, StoredMatch
 
 from .scheduler import Scheduler, SchedulerSettings, Step
 from .tables import FaultPolicy
@@ -107,9 +108,9 @@ class ArenaService:
                                           resource_limits=s.resource_limits,
                                           ray_address=s.ray_address, host=s.referee_host,
                                           port=s.referee_port)
-            ladders = [await self.store.ensure_open_ladder(l.name, l.game, l.table_size,
-                                                           options=l.options,
-                                                           rating_mode=s.rating_mode)
+            ladders = [await self.store.run(Store.ensure_open_ladder, l.name, l.game,
+                                            l.table_size, options=l.options,
+                                            rating_mode=s.rating_mode)
                        for l in s.ladders]
             await self.executor.start([])
             self.web = await self._start_web()
@@ -174,7 +175,7 @@ class ArenaService:
     async def _ladder_loop(self, ladder: Ladder) -> None:
         name = ladder.name
         self._in_flight[name] = set()
-        self.scheduler.open_ladder(name, Rater(ladder.rating_params),
+        self.scheduler.open_ladder(name, STANDARD_RULES.rater(ladder.settings),
                                    self._specs[name].members)
         await self._resume(ladder)
         while not self._stopping.is_set():
@@ -200,11 +201,10 @@ class ArenaService:
     async def _resume(self, ladder: Ladder) -> None:
         """Matches left pending or running by a previous run are abandoned: the service chooses
         tables afresh from the bots available now."""
-        await self.store.reset_running(ladder.name)
-        for match in await self.store.matches(ladder.name, ("pending", "infra_failed")):
-            await self.store.record_infra_failure(ladder.name, match.index,
-                                                  "abandoned: the server stopped before it ran",
-                                                  give_up=True)
+        await self.store.run(Store.reset_running, ladder.name)
+        for match in await self.store.run(Store.matches, ladder.name, RUNNABLE):
+            await self.store.run(Store.record_infra_failure, ladder.name, match.index,
+                                 "abandoned: the server stopped before it ran", give_up=True)
 
     async def _next_table(self, ladder: Ladder) -> tuple[str, ...] | None:
         name = ladder.name
@@ -216,16 +216,17 @@ class ArenaService:
             return None
         await self.executor.start(bots)  # launches command bots not running yet
         for bot in self.scheduler.newcomers(name, [b.name for b in bots]):
-            await self.store.join_ladder(name, bot)
+            await self.store.run(Store.join_ladder, name, bot)
             self.scheduler.joined(name, bot, time.monotonic())
-        standings = (await self.store.rankings(name)).standings
+        standings = (await self.store.run(Store.rankings, name)).standings
         return self.scheduler.choose_table(name, ladder.table_size, [b.name for b in bots],
                                            standings)
 
     async def _start_set(self, ladder: Ladder, table: tuple[str, ...]) -> None:
         """Play the table as a duplicate set: one seed, the seats rotated through every
         position, one match after another."""
-        matches = await self.store.add_set(ladder.name, table, self.scheduler.new_seed())
+        matches = await self.store.run(Store.add_set, ladder.name, table,
+                                       self.scheduler.new_seed())
         self.scheduler.set_started(ladder.name, table, len(matches), time.monotonic())
         task = asyncio.ensure_future(self._play_set(ladder, table, matches))
         self._in_flight[ladder.name].add(task)
@@ -240,19 +241,19 @@ class ArenaService:
                 await self._play_one(ladder, match)
         except asyncio.CancelledError:
             for match in matches:
-                await asyncio.shield(self.store.record_infra_failure(
-                    ladder.name, match.index, "abandoned: the server was stopping",
-                    give_up=True))
+                await asyncio.shield(self.store.run(
+                    Store.record_infra_failure, ladder.name, match.index,
+                    "abandoned: the server was stopping", give_up=True))
         finally:
             self.scheduler.set_ended(ladder.name, table, len(matches))
 
     async def _play_one(self, ladder: Ladder, match: StoredMatch) -> None:
         barred = await self._barred(match.seats)
         if barred is not None:  # suspended or removed since its table was chosen
-            await self.store.record_infra_failure(ladder.name, match.index,
-                                                  f"abandoned: {barred}", give_up=True)
+            await self.store.run(Store.record_infra_failure, ladder.name, match.index,
+                                 f"abandoned: {barred}", give_up=True)
             return
-        running = await self.store.start_match(ladder.name, match.index)
+        running = await self.store.run(Store.start_match, ladder.name, match.index)
         match_id = f"{ladder.name}.{match.index}.{running.attempts}"
         self._running[(ladder.name, match.index)] = match_id
         try:
@@ -260,11 +261,11 @@ class ArenaService:
                                                     match_id)
         except InfrastructureError as err:
             self._running.pop((ladder.name, match.index), None)
-            await self.store.record_infra_failure(ladder.name, match.index, str(err),
-                                                  give_up=True)
+            await self.store.run(Store.record_infra_failure, ladder.name, match.index,
+                                 str(err), give_up=True)
             return
-        await asyncio.shield(self.store.record_result(ladder.name, match.index, result,
-                                                      node=node))
+        await asyncio.shield(self.store.run(Store.record_result, ladder.name, match.index,
+                                            result, node=node))
         self._running.pop((ladder.name, match.index), None)
         for bot, reason in self.scheduler.match_played(result.seat_names,
                                                        result.faulted_seats):

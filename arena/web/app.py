@@ -35,7 +35,9 @@ from arena.store import (
 from . import models, site
 from .disclosure import Disclosure, MatchView
 from .frames import build_frames, card_legend
-from .queries import MatchDetail, Queries, Reader, UnknownMatch
+from arena.store.browse import MatchDetail, Queries, UnknownMatch
+
+from .queries import Reader
 
 log = logging.getLogger("arena.web")
 

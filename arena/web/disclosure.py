@@ -1,8 +1,8 @@
 """What the public may see of a match, and when: the one rule that every public view goes
 through (the web pages, the JSON API, the live feed and `arena report`).
 
-The rule. A match's hidden parts — its seed, every seat's hand, the actions in words and the
-fault details — are public once its whole duplicate set is finished: every rotation of the set
+The rule (in SQL for the match lists: arena.store.browse.SET_FINISHED_SQL). A match's hidden
+parts — its seed, every seat's hand, the actions in words and the fault details — are public once its whole duplicate set is finished: every rotation of the set
 completed or abandoned (failed for good). Until then the public sees what a spectator at the
 table sees: the public frames (the public picture and the public events, no hand, no action),
 the seats, scores and fault kinds, and no seed.
@@ -29,25 +29,11 @@ from arena.store import COMPLETED, FINISHED, RUNNING
 from .frames import build_frames
 
 if TYPE_CHECKING:
-    from .queries import FaultRow, MatchDetail
+    from arena.store.browse import FaultRow, MatchDetail
     from .site import LiveSource
 
 
-# The same condition in SQL, for a match row `m` of ladder `l` (queries.py reads it so). A
-# set's rotations are consecutive matches (the schedule writes them so, and so does
-# Store.add_set), so they are looked for among the k - 1 matches either side of `m`, through
-# the (ladder_id, idx) index, whatever the size of the ladder.
-SET_FINISHED_SQL = (
-    "NOT EXISTS (SELECT 1 FROM matches o WHERE o.ladder_id = m.ladder_id AND o.idx BETWEEN "
-    "m.idx - l.table_size + 1 AND m.idx + l.table_size - 1 AND o.set_index = m.set_index AND "
-    f"o.status NOT IN ({', '.join(repr(s) for s in FINISHED)}))")
-
 WITHHELD_DETAIL = "withheld until the match's set is finished"
-
-
-def set_finished(statuses: Sequence[str]) -> bool:
-    """Whether a set whose matches have these statuses is finished."""
-    return all(s in FINISHED for s in statuses)
 
 
 def withheld_note(detail: "MatchDetail") -> str:

@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import typing
 from enum import Enum
 from typing import Any, Union
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
-from arena.store import MATCH_STATUSES
+from arena.store import MATCH_STATUSES, Standing
 
 MatchStatus = Enum("MatchStatus", {s.upper(): s for s in MATCH_STATUSES}, type=str)  # type: ignore[misc]
 MatchStatus.__doc__ = "A stored match's status."
+
+
+def record_model(name: str, record: type,
+                 **fields: str | tuple[Any, str] | None) -> type[BaseModel]:
+    """The API model of a store record: the named fields of it, in that order, each required,
+    typed as the record types it (or as given: (type, description)) and with its description."""
+    hints = typing.get_type_hints(record)
+    spec: dict[str, Any] = {}
+    for field, about in fields.items():
+        kind, description = about if isinstance(about, tuple) else (hints[field], about)
+        spec[field] = (kind, Field(description=description) if description else ...)
+    return create_model(name, **spec)
 
 
 class ErrorDetail(BaseModel):
@@ -36,22 +49,17 @@ class LadderOut(BaseModel):
     leader: str | None = Field(description="the bot ranked first, once a match is rated")
 
 
-class StandingOut(BaseModel):
-    rank: int = Field(description="1 = best, by the conservative rating")
-    bot: str
-    conservative: float = Field(description="mu - 3 sigma")
-    mu: float
-    sigma: float
-    matches: int
-    mean_score: float | None
-    wins: int = Field(description="first places, shared ones included")
-    faults: int
-    p_better_than_next: float | None = Field(
-        description="probability that this bot's skill is above the next one's (TrueSkill "
-                    "posteriors); null for the last")
-    settled: bool = Field(description="better than the next and worse than the previous, "
-                                      "each with probability at least 0.95")
-    suspended: bool
+# A bot's standing in a ladder: the store's record (arena.store.Standing), in two views.
+StandingOut = record_model(
+    "StandingOut", Standing,
+    rank="1 = best, by the conservative rating", bot=None, conservative="mu - 3 sigma", mu=None,
+    sigma=None, matches=None, mean_score=None, wins="first places, shared ones included",
+    faults=None,
+    p_better_than_next=(float | None, "probability that this bot's skill is above the next "
+                        "one's (TrueSkill posteriors); null for the last"),
+    settled=(bool, "better than the next and worse than the previous, each with probability "
+                   "at least 0.95"),
+    suspended=None)
 
 
 class RankingsOut(BaseModel):
@@ -115,18 +123,10 @@ class FaultOut(BaseModel):
     set_finished: bool = SET_FINISHED
 
 
-class BotLadderOut(BaseModel):
-    ladder: str
-    game: str
-    rank: int
-    of: int = Field(description="bots in the ladder")
-    conservative: float
-    mu: float
-    sigma: float
-    matches: int
-    mean_score: float | None
-    wins: int
-    faults: int
+BotLadderOut = record_model(
+    "BotLadderOut", Standing,
+    ladder=None, game=None, rank=None, of="bots in the ladder", conservative=None, mu=None,
+    sigma=None, matches=None, mean_score=None, wins=None, faults=None)
 
 
 class BotDetailOut(BaseModel):

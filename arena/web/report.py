@@ -115,7 +115,7 @@ def write_report(store_path: str | Path, out: str | Path, *, max_matches: int = 
 
 
 def _list_page(rows: list[Any], ladder: str, page_no: int, more: bool) -> site.Page:
-    from .queries import MatchPage
+    from arena.store.browse import MatchPage
 
     page = MatchPage(matches=rows, next=None, filters={"ladder": ladder})
     urls = site.ReportUrls(depth=2)

@@ -21,7 +21,7 @@ from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING
 
 from .disclosure import Disclosure, MatchView
 from .frames import card_legend
-from .queries import HistoryPoint, Queries
+from arena.store.browse import HistoryPoint, Queries
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"

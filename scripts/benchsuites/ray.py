@@ -54,14 +54,14 @@ async def _play(db: Path, name: str, make_executor,
                 concurrency: int) -> tuple[float, int, float]:
     from arena.ladder.runner import LadderRunner
     from arena.referee.match import Limits
-    from arena.store import AsyncStore
+    from arena.store import AsyncStore, Store
 
     limits = Limits(move_ms=5000)
     store = await AsyncStore.open(db)
     try:
-        ladder = await store.ensure_ladder(name, "balloon", 3, BOTS, rounds=ROUNDS, seed=SEED,
-                                           settings={"limits": limits.to_dict()})
-        bots = [await store.get_bot(b) for b in ladder.bots]
+        ladder = await store.run(Store.ensure_ladder, name, "balloon", 3, BOTS, rounds=ROUNDS,
+                                 seed=SEED, settings={"limits": limits.to_dict()})
+        bots = [await store.run(Store.get_bot, b) for b in ladder.bots]
         executor = _Timed(make_executor(store))
         try:
             await executor.start(bots)  # launch the bots before the clock starts

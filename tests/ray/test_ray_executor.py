@@ -42,9 +42,9 @@ async def run_ladder(db: Path, executor, concurrency: int, during=None):
     """Run the ladder with `executor`; `during(runner_task)` runs alongside it."""
     store = await AsyncStore.open(db)
     try:
-        ladder = await store.ensure_ladder(LADDER, "balloon", 3, BOTS, rounds=1, seed=SEED,
-                                           settings={"limits": LIMITS.to_dict()})
-        bots = [await store.get_bot(name) for name in ladder.bots]
+        ladder = await store.run(Store.ensure_ladder, LADDER, "balloon", 3, BOTS, rounds=1,
+                                 seed=SEED, settings={"limits": LIMITS.to_dict()})
+        bots = [await store.run(Store.get_bot, name) for name in ladder.bots]
         runner = LadderRunner(store, executor, LIMITS, concurrency)
         task = asyncio.ensure_future(runner.run(LADDER, bots))
         try:
@@ -53,7 +53,7 @@ async def run_ladder(db: Path, executor, concurrency: int, during=None):
             summary = await task
         finally:
             await executor.close()
-        return summary, await store.rankings(LADDER)
+        return summary, await store.run(Store.rankings, LADDER)
     finally:
         await store.close()
 

@@ -92,7 +92,7 @@ def test_a_damaged_database_is_refused_at_open_and_never_written(tmp_path):
 
 def test_damage_met_after_open_stops_every_later_write(tmp_path, monkeypatch):
     # A file too big to check at every open: the damage is found by the query that meets it.
-    monkeypatch.setattr(store_module, "QUICK_CHECK_WRITE_MAX", 0)
+    monkeypatch.setattr(store_module.schema, "QUICK_CHECK_WRITE_MAX", 0)
     path = tmp_path / "a.db"
     build_demo(str(path))
     damage(path)

@@ -404,20 +404,56 @@ def test_a_floating_point_error_is_recorded_and_leaves_ratings(tmp_path, monkeyp
     assert all(s.mu == 25.0 and s.matches == 1 for s in top)
 
 
+def test_importing_the_store_imports_nothing_of_the_ladder():
+    # The ladder imports the store; the store gets the ladder's rules given (or loads them when
+    # a ladder is first written or ranked), so that there is no import cycle between them.
+    import subprocess
+    import sys
+
+    code = ("import sys, arena.store; "
+            "print(sorted(m for m in sys.modules if m.startswith('arena.ladder')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_ladder_rules_given_rate_inside_the_recording_transaction(tmp_path):
+    from arena.ladder.rules import StandardRules
+
+    class Watched(StandardRules):
+        def __init__(self):
+            self.seen: list[tuple[bool, int]] = []  # (in a transaction, matches rated)
+
+        def apply_ratings(self, conn, info):
+            rated = super().apply_ratings(conn, info)
+            self.seen.append((conn.in_transaction, len(rated)))
+            return rated
+
+    rules = Watched()
+    with Store(tmp_path / "arena.db", rules=rules) as store:
+        bots = add_remote_bots(store, 2)
+        ladder = store.create_ladder("l", "balloon", 2, bots, seed=3, rating_mode="match")
+        m = store.matches("l")[0]
+        outcome = store.record_result("l", 0, make_result(m, ladder.config, (9, 1)))
+        assert outcome.rated == (0,)
+        assert store.rules is rules
+    assert rules.seen == [(True, 1)]
+
+
 def test_async_store_runs_on_one_writer_thread(tmp_path):
     async def main():
         async with await AsyncStore.open(tmp_path / "arena.db") as store:
             await store.run(Store.add_bot, "a", remote=True)
             await store.run(Store.add_bot, "b", remote=True)
-            ladder = await store.ensure_ladder("l", "balloon", 2, ["a", "b"], seed=1)
-            matches = await store.matches("l", RUNNABLE)
+            ladder = await store.run(Store.ensure_ladder, "l", "balloon", 2, ["a", "b"], seed=1)
+            matches = await store.run(Store.matches, "l", RUNNABLE)
             results = random_results(matches, ladder.config, seed=1)
             for m in matches:
-                await store.start_match("l", m.index)
+                await store.run(Store.start_match, "l", m.index)
             # Many concurrent records: serialised by the writer thread, all in schedule order.
-            await asyncio.gather(*(store.record_result("l", m.index, results[m.index])
-                                   for m in reversed(matches)))
-            return await store.rankings("l")
+            await asyncio.gather(*(store.run(Store.record_result, "l", m.index,
+                                             results[m.index]) for m in reversed(matches)))
+            return await store.run(Store.rankings, "l")
     table = asyncio.run(main())
     assert table.rated == table.completed == 2
     assert json.dumps(table.to_dict())

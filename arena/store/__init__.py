@@ -1,0 +1,87 @@
+"""The store: every bot, ladder, match, result, fault and rating, in one SQLite file.
+
+SQLite through sqlite-utils 4. Schema and decisions: docs/store.md. Each concern is a module:
+
+    schema.py     the file: schema, migrations, opening (Arena's mark, quick_check, WAL,
+                  read-only opens) and the write transaction (StoreFile)
+    registry.py   the bot registry: tokens kept only as hashes, suspension, removal
+    leases.py     ladder leases as stored (one run per ladder; arena.ladder.lease decides)
+    ladders.py    ladder creation (the schedule written as pending matches), continuous
+                  ladders, and LadderRules: what the store asks of arena.ladder
+    matches.py    the match lifecycle: start, take back, result, infrastructure failure
+    queries.py    the read queries on a ladder: rankings, progress, rating history
+    browse.py     the browsing queries of the web's pages and API (Queries)
+    records.py    the dataclasses the store returns;  errors.py  what it raises
+    aio.py        AsyncStore: a Store on its own writer thread, for async code
+
+One writer: a `Store` owns one write connection and is used from one thread. `AsyncStore` runs a
+`Store` on a dedicated writer thread and lets async code await its calls
+(`await astore.run(Store.record_result, ...)`), so SQLite work never blocks the event loop.
+Reads may use their own connection: `Store(path, readonly=True)`.
+
+A match's result, its faults, its replay and the rating updates it unblocks are written in one
+transaction: the rating application is the ladder's (arena.ladder.rules), called by the store
+inside that transaction. The store imports nothing of arena.ladder when it is imported.
+"""
+
+from __future__ import annotations
+
+import os
+
+from arena.results import (
+    ABANDONED, COMPLETED, FINISHED, INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNABLE, RUNNING,
+)
+
+from .aio import AsyncStore
+from .errors import (
+    BadManifest, CommandNotFound, DatabaseDamaged, DuplicateBot, InvalidBotName,
+    InvalidLadderName, LadderBusy, LadderError, LadderMismatch, LeaseLost, MatchStateError,
+    NotArenaDatabase, RegistryError, SchemaTooNew, StoreError, StoreLocked, UnknownBot,
+    UnknownLadder, describe_error,
+)
+from .ladders import LadderRules, check_ladder_name, standard_rules
+from .leases import Lease, Leases
+from .matches import Matches, encode_replay
+from .queries import RankingQueries
+from .records import (
+    Bot, BotAccess, Ladder, LadderInfo, Rankings, RecordOutcome, Standing, StoredMatch,
+)
+from .registry import MAX_REASON, Registry, check_bot_name, read_manifest, resolve_command
+from .schema import (
+    APPLICATION_ID, DEFAULT_PATH, QUICK_CHECK_READ_MAX, QUICK_CHECK_WRITE_MAX, READABLE_FROM,
+    SCHEMA_VERSION, StoreFile,
+)
+
+
+class Store(Registry, Leases, RankingQueries, Matches, StoreFile):
+    """The SQLite store. Owns one connection; use it from one thread (see AsyncStore).
+
+    `path` defaults to arena.db in the working directory. `timeout` is how long a write waits for
+    another process's lock before StoreLocked. `readonly` opens without writing anything (no
+    migration, no WAL switch): for queries alongside a running writer, and for a database in a
+    folder this user may not write to (opened immutable there). `rules` are the ladder rules
+    (None: arena.ladder's, loaded when a ladder is first written or ranked).
+
+    Opening refuses a SQLite file of another application (NotArenaDatabase) before writing
+    anything, and a damaged one (DatabaseDamaged, from PRAGMA quick_check on files small enough
+    to check at every open, or from any later SQLite error saying so: no write follows it).
+    """
+
+    def __init__(self, path: str | os.PathLike[str] = DEFAULT_PATH, *, timeout: float = 5.0,
+                 readonly: bool = False, rules: LadderRules | None = None):
+        Matches.__init__(self, rules)
+        StoreFile.__init__(self, path, timeout=timeout, readonly=readonly)
+
+
+__all__ = [
+    "ABANDONED", "APPLICATION_ID", "AsyncStore", "BadManifest", "Bot", "BotAccess",
+    "COMPLETED", "CommandNotFound", "DEFAULT_PATH", "DatabaseDamaged", "DuplicateBot",
+    "FINISHED", "INFRA_FAILED", "InvalidBotName", "InvalidLadderName", "Ladder", "LadderBusy",
+    "LadderError", "LadderInfo", "LadderMismatch", "LadderRules", "Lease", "LeaseLost",
+    "MATCH_STATUSES", "MAX_REASON", "MatchStateError", "NotArenaDatabase", "PENDING",
+    "QUICK_CHECK_READ_MAX", "QUICK_CHECK_WRITE_MAX", "READABLE_FROM", "RUNNABLE", "RUNNING",
+    "Rankings", "RecordOutcome", "RegistryError", "SCHEMA_VERSION", "SchemaTooNew", "Standing",
+    "Store", "StoreError", "StoreLocked", "StoredMatch", "UnknownBot", "UnknownLadder",
+    "check_bot_name", "check_ladder_name", "describe_error", "encode_replay", "read_manifest",
+    "resolve_command", "standard_rules",
+]

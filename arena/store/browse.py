@@ -1,0 +1,419 @@
+"""The browsing queries of the web's pages and API (`Queries`, on a Store opened read-only):
+ladders, standings, bots, a filtered and paginated match list, one match with its results and
+faults, a bot's recent results, faults and rating history; with the records they return.
+
+Nothing here writes. Each query is shaped to use the store's indexes (docs/web.md lists which,
+and the two more indexes that would help).
+
+Match order. Lists are newest first by match id (the order matches were scheduled in). Within one
+ladder, ids grow with the schedule index (the store inserts a ladder's matches in index order and
+appends later rounds), so a ladder's slice is read through the (ladder_id, status, idx) index in
+idx order, which is id order, and stops after a page.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from arena.results import COMPLETED, FINISHED, MATCH_STATUSES
+
+from .errors import UnknownBot, UnknownLadder
+from .queries import standing_of
+from .records import Standing
+
+if TYPE_CHECKING:
+    from . import Store
+
+# Whether a match's duplicate set is finished (every match of it completed or abandoned: only
+# then is its deal shown, arena/web/disclosure.py), in SQL for a match row `m` of ladder `l`. A
+# set's rotations are consecutive matches (the schedule writes them so, and so does
+# Store.add_set), so they are looked for among the k - 1 matches either side of `m`, through
+# the (ladder_id, idx) index, whatever the size of the ladder.
+SET_FINISHED_SQL = (
+    "NOT EXISTS (SELECT 1 FROM matches o WHERE o.ladder_id = m.ladder_id AND o.idx BETWEEN "
+    "m.idx - l.table_size + 1 AND m.idx + l.table_size - 1 AND o.set_index = m.set_index AND "
+    f"o.status NOT IN ({', '.join(repr(s) for s in FINISHED)}))")
+
+
+def set_finished(statuses: Sequence[str]) -> bool:
+    """Whether a set whose matches have these statuses is finished."""
+    return all(s in FINISHED for s in statuses)
+
+
+class UnknownMatch(LookupError):
+    """No match with that ladder and index."""
+
+
+# ------------------------------------------------------------------------------------ records
+
+@dataclass(slots=True)
+class LadderRow:
+    name: str
+    game: str
+    options: dict[str, Any]
+    table_size: int
+    rating_mode: str
+    bots: int
+    scheduled: int
+    completed: int
+    rated: int
+    created: float
+    leader: str | None
+
+
+@dataclass(slots=True)
+class BotRow:
+    name: str
+    remote: bool
+    created: float
+    suspended: bool
+    suspended_reason: str | None
+    removed: bool
+
+
+@dataclass(slots=True)
+class SeatRow:
+    seat: int
+    bot: str
+    score: int | None
+    rank: int | None
+    faults: int
+    fault_kinds: list[str]
+
+
+@dataclass(slots=True)
+class MatchRow:
+    id: int
+    ladder: str
+    index: int
+    status: str
+    set_index: int  # the duplicate set: its rotations share it (one deal, seats rotated)
+    rotation: int
+    set_finished: bool  # every match of the set completed or abandoned (see disclosure.py)
+    seats: list[SeatRow]
+    started: float | None
+    finished: float | None
+    duration_ms: float | None
+    rated: bool
+    reason: str | None
+
+
+@dataclass(slots=True)
+class MatchPage:
+    matches: list[MatchRow]
+    next: int | None  # pass as `before` for the next (older) page; None on the last page
+    filters: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class FaultRow:
+    ladder: str
+    index: int
+    seat: int
+    bot: str
+    kind: str
+    move: int
+    elapsed_ms: float
+    detail: str
+    set_finished: bool
+
+
+@dataclass(slots=True)
+class SetMember:
+    """One match of a duplicate set, as the match page lists its set."""
+
+    index: int
+    rotation: int
+    status: str
+
+
+@dataclass(slots=True)
+class MatchDetail:
+    match: MatchRow
+    game: str
+    table_size: int
+    options: dict[str, Any]
+    set_index: int
+    round: int
+    rotation: int
+    seed: int | None  # None where it is withheld (disclosure.py)
+    attempts: int
+    node: str | None
+    engine_version: str | None
+    rating_note: str | None
+    faults: list[FaultRow]
+    infra_failures: list[dict[str, Any]]
+    replay: dict[str, Any] | None
+    set_matches: list[SetMember]  # the matches of its set, this one included, by rotation
+
+    @property
+    def set_finished(self) -> bool:
+        return set_finished([s.status for s in self.set_matches])
+
+
+@dataclass(slots=True)
+class HistoryPoint:
+    """A bot's rating after one rated match of a ladder (the match's index)."""
+
+    index: int
+    mu: float
+    sigma: float
+
+
+# ------------------------------------------------------------------------------------ queries
+
+class Queries:
+    """The browsing queries (the web's pages and API) on one Store, opened read-only."""
+
+    def __init__(self, store: "Store"):
+        self.store = store
+        self.db = store.db
+
+    def _ladder_id(self, ladder: str) -> tuple[int, str, int, str]:
+        row = self.db.execute("SELECT id, game, table_size, options FROM ladders WHERE name = ?",
+                              (ladder,)).fetchone()
+        if row is None:
+            raise UnknownLadder(f"there is no ladder called {ladder!r}")
+        return row[0], row[1], row[2], row[3]
+
+    def _bot_id(self, bot: str) -> int:
+        row = self.db.execute("SELECT id FROM bots WHERE name = ?", (bot,)).fetchone()
+        if row is None:
+            raise UnknownBot(f"there is no bot called {bot!r}")
+        return int(row[0])
+
+    def _bot_names(self) -> dict[int, str]:
+        return dict(self.db.execute("SELECT id, name FROM bots").fetchall())
+
+    # ---------------------------------------------------------------------------- ladders
+
+    def ladders(self) -> list[LadderRow]:
+        rows = self.db.execute(
+            "SELECT l.id, l.name, l.game, l.options, l.table_size, l.rating_mode, "
+            "l.num_matches, l.completed, l.rated_through, l.created, "
+            "(SELECT count(*) FROM ladder_bots lb WHERE lb.ladder_id = l.id), "
+            "(SELECT b.name FROM ratings r JOIN bots b ON b.id = r.bot_id "
+            " WHERE r.ladder_id = l.id ORDER BY r.conservative DESC, r.mu DESC, b.name LIMIT 1)"
+            " FROM ladders l ORDER BY l.created DESC, l.id DESC").fetchall()
+        return [LadderRow(name=r[1], game=r[2], options=json.loads(r[3]), table_size=r[4],
+                          rating_mode=r[5], scheduled=r[6], completed=r[7], rated=r[8],
+                          created=r[9], bots=r[10], leader=r[11] if r[8] else None)
+                for r in rows]
+
+    def ladder(self, ladder: str) -> LadderRow:
+        for row in self.ladders():
+            if row.name == ladder:
+                return row
+        raise UnknownLadder(f"there is no ladder called {ladder!r}")
+
+    def standings(self, ladder: str) -> tuple[LadderRow, tuple[Standing, ...]]:
+        """The ladder and its standings (Store.rankings'), best first by the conservative
+        rating."""
+        try:
+            table = self.store.rankings(ladder)
+        except UnknownLadder:
+            raise UnknownLadder(f"there is no ladder called {ladder!r}") from None
+        return self.ladder(ladder), table.standings
+
+    # ------------------------------------------------------------------------------- bots
+
+    def bots(self) -> list[BotRow]:
+        return [BotRow(name=r[0], remote=bool(r[1]), created=r[2], suspended=bool(r[3]),
+                       suspended_reason=r[4], removed=r[5] is not None)
+                for r in self.db.execute(
+                    "SELECT name, remote, created, suspended, suspended_reason, removed "
+                    "FROM bots ORDER BY name")]
+
+    def bot(self, bot: str) -> BotRow:
+        r = self.db.execute(
+            "SELECT name, remote, created, suspended, suspended_reason, removed FROM bots "
+            "WHERE name = ?", (bot,)).fetchone()
+        if r is None:
+            raise UnknownBot(f"there is no bot called {bot!r}")
+        return BotRow(name=r[0], remote=bool(r[1]), created=r[2], suspended=bool(r[3]),
+                      suspended_reason=r[4], removed=r[5] is not None)
+
+    def bot_ladders(self, bot: str) -> list[Standing]:
+        """The bot's standing in each ladder it plays in (rank among that ladder's bots), newest
+        ladder first."""
+        row = self.db.execute("SELECT id, suspended FROM bots WHERE name = ?", (bot,)).fetchone()
+        if row is None:
+            raise UnknownBot(f"there is no bot called {bot!r}")
+        rows = self.db.execute(
+            "SELECT l.name, l.game, "
+            "(SELECT count(*) FROM ratings o WHERE o.ladder_id = r.ladder_id AND "
+            " (o.conservative > r.conservative OR (o.conservative = r.conservative AND "
+            "  o.mu > r.mu))), "
+            "(SELECT count(*) FROM ratings o WHERE o.ladder_id = r.ladder_id), "
+            "r.conservative, r.mu, r.sigma, r.matches, r.score_sum, r.wins, r.faults "
+            "FROM ratings r JOIN ladders l ON l.id = r.ladder_id WHERE r.bot_id = ? "
+            "ORDER BY l.created DESC, l.id DESC", (row[0],)).fetchall()
+        return [standing_of(r[0], r[1], r[2] + 1, r[3], (bot, *r[4:], row[1])) for r in rows]
+
+    def rating_history(self, bot: str, ladder: str | None = None) -> dict[str, list[HistoryPoint]]:
+        """The bot's rating after each rated match, per ladder (in match index order)."""
+        bot_id = self._bot_id(bot)
+        sql = ("SELECT l.name, m.idx, h.mu, h.sigma FROM rating_history h "
+               "JOIN matches m ON m.id = h.match_id JOIN ladders l ON l.id = m.ladder_id "
+               "WHERE h.bot_id = ?")
+        params: list[Any] = [bot_id]
+        if ladder is not None:
+            sql += " AND m.ladder_id = ?"
+            params.append(self._ladder_id(ladder)[0])
+        out: dict[str, list[HistoryPoint]] = {}
+        for name, idx, mu, sigma in self.db.execute(sql + " ORDER BY h.match_id", params):
+            out.setdefault(name, []).append(HistoryPoint(idx, mu, sigma))
+        for points in out.values():
+            points.sort(key=lambda p: p.index)
+        return out
+
+    def bot_faults(self, bot: str, limit: int = 20) -> list[FaultRow]:
+        """The bot's most recent faults (through its result rows that counted faults, so the
+        bot index is used rather than a scan of every fault)."""
+        bot_id = self._bot_id(bot)
+        rows = self.db.execute(
+            "SELECT l.name, m.idx, f.seat, f.kind, f.move, f.elapsed_ms, f.detail, "
+            f"{SET_FINISHED_SQL} "
+            "FROM (SELECT match_id, seat FROM results WHERE bot_id = ? AND faults > 0 "
+            "      ORDER BY match_id DESC LIMIT ?) r "
+            "JOIN faults f ON f.match_id = r.match_id AND f.seat = r.seat "
+            "JOIN matches m ON m.id = f.match_id JOIN ladders l ON l.id = m.ladder_id "
+            "ORDER BY f.match_id DESC, f.id", (bot_id, limit)).fetchall()
+        return [FaultRow(ladder=r[0], index=r[1], seat=r[2], bot=bot, kind=r[3], move=r[4],
+                         elapsed_ms=r[5], detail=r[6], set_finished=bool(r[7]))
+                for r in rows][:limit]
+
+    # ---------------------------------------------------------------------------- matches
+
+    def match_list(self, *, ladder: str | None = None, bot: str | None = None,
+                   status: str | None = None, before: int | None = None,
+                   limit: int = 50) -> MatchPage:
+        """Matches newest first, filtered by ladder, bot and status, `limit` per page; `before`
+        is the `next` of the previous page. Unknown ladder or bot raise UnknownLadder /
+        UnknownBot; an unknown status ValueError."""
+        if status is not None and status not in MATCH_STATUSES:
+            raise ValueError(f"status must be one of {', '.join(MATCH_STATUSES)}")
+        ladder_ids = ([self._ladder_id(ladder)[0]] if ladder is not None else
+                      [r[0] for r in self.db.execute("SELECT id FROM ladders")])
+        bot_id = self._bot_id(bot) if bot is not None else None
+        statuses = [status] if status is not None else list(MATCH_STATUSES)
+        cursor = before if before is not None else 1 << 62
+        streams: list[Iterable[int]] = []
+        for st in statuses:
+            if bot_id is not None and st == COMPLETED:
+                streams.append(self._completed_of_bot(bot_id, ladder, ladder_ids, cursor,
+                                                      limit + 1))
+                continue
+            for lid in ladder_ids:
+                streams.append(self._slice(lid, st, bot_id, cursor, limit + 1))
+        ids = list(heapq.merge(*streams, reverse=True))[:limit + 1]
+        more = len(ids) > limit
+        ids = ids[:limit]
+        rows = self.matches_by_id(ids)
+        return MatchPage(matches=rows, next=ids[-1] if more and ids else None,
+                         filters={"ladder": ladder, "bot": bot, "status": status})
+
+    def _slice(self, ladder_id: int, status: str, bot_id: int | None, before: int,
+               limit: int) -> list[int]:
+        # Read through matches_by_status (ladder_id, status, idx): no sort, stops at `limit`.
+        sql = "SELECT id FROM matches WHERE ladder_id = ? AND status = ? AND id < ?"
+        params: list[Any] = [ladder_id, status, before]
+        if bot_id is not None:
+            sql += " AND EXISTS (SELECT 1 FROM json_each(matches.seats) WHERE value = ?)"
+            params.append(bot_id)
+        sql += " ORDER BY idx DESC LIMIT ?"
+        params.append(limit)
+        return [r[0] for r in self.db.execute(sql, params)]
+
+    def _completed_of_bot(self, bot_id: int, ladder: str | None, ladder_ids: list[int],
+                          before: int, limit: int) -> list[int]:
+        # Completed matches have result rows: read them through results_by_bot.
+        sql = "SELECT r.match_id FROM results r"
+        params: list[Any] = []
+        if ladder is not None:
+            sql += " JOIN matches m ON m.id = r.match_id AND m.ladder_id = ?"
+            params.append(ladder_ids[0])
+        sql += " WHERE r.bot_id = ? AND r.match_id < ? ORDER BY r.match_id DESC LIMIT ?"
+        params += [bot_id, before, limit]
+        return [r[0] for r in self.db.execute(sql, params)]
+
+    def matches_by_id(self, ids: Sequence[int]) -> list[MatchRow]:
+        """Match rows with their seats and results, in the order of `ids`."""
+        if not ids:
+            return []
+        marks = ", ".join("?" for _ in ids)
+        names = self._bot_names()
+        found = {r[0]: r for r in self.db.execute(
+            "SELECT m.id, l.name, m.idx, m.status, m.seats, m.started, m.finished, "
+            f"m.duration_ms, m.rated, m.reason, m.set_index, m.rotation, {SET_FINISHED_SQL} "
+            f"FROM matches m JOIN ladders l ON l.id = m.ladder_id WHERE m.id IN ({marks})",
+            list(ids))}
+        results: dict[int, dict[int, tuple]] = {}
+        for match_id, seat, score, rank, faults, kinds in self.db.execute(
+                "SELECT match_id, seat, score, rank, faults, fault_kinds FROM results "
+                f"WHERE match_id IN ({marks})", list(ids)):
+            results.setdefault(match_id, {})[seat] = (score, rank, faults, kinds)
+        out = []
+        for match_id in ids:
+            r = found[match_id]
+            seat_results = results.get(match_id, {})
+            seats = []
+            for seat, bot_id in enumerate(json.loads(r[4])):
+                score, rank, faults, kinds = seat_results.get(seat, (None, None, 0, ""))
+                seats.append(SeatRow(seat=seat, bot=names.get(bot_id, f"#{bot_id}"),
+                                     score=score, rank=rank, faults=faults,
+                                     fault_kinds=[k for k in kinds.split(",") if k]))
+            out.append(MatchRow(id=r[0], ladder=r[1], index=r[2], status=r[3],
+                                set_index=r[10], rotation=r[11], set_finished=bool(r[12]),
+                                seats=seats, started=r[5], finished=r[6], duration_ms=r[7],
+                                rated=bool(r[8]), reason=r[9]))
+        return out
+
+    def recent_matches(self, bot: str, limit: int = 20) -> list[MatchRow]:
+        """The bot's most recent completed matches, over all ladders."""
+        bot_id = self._bot_id(bot)
+        return self.matches_by_id(self._completed_of_bot(bot_id, None, [], 1 << 62, limit))
+
+    def match(self, ladder: str, index: int, *, with_replay: bool = True) -> MatchDetail:
+        ladder_id, game, table_size, options = self._ladder_id(ladder)
+        row = self.db.execute(
+            "SELECT id, set_index, round, rotation, seed, attempts, node, engine_version, "
+            f"rating_note{', replay' if with_replay else ''} FROM matches "
+            "WHERE ladder_id = ? AND idx = ?", (ladder_id, index)).fetchone()
+        if row is None:
+            raise UnknownMatch(f"ladder {ladder!r} has no match {index}")
+        match_id = row[0]
+        summary = self.matches_by_id([match_id])[0]
+        names = {s.seat: s.bot for s in summary.seats}
+        faults = [FaultRow(ladder=ladder, index=index, seat=f[0], bot=names.get(f[0], "?"),
+                           kind=f[1], move=f[2], elapsed_ms=f[3], detail=f[4],
+                           set_finished=summary.set_finished)
+                  for f in self.db.execute(
+                      "SELECT seat, kind, move, elapsed_ms, detail FROM faults "
+                      "WHERE match_id = ? ORDER BY id", (match_id,))]
+        infra = [{"attempt": a, "node": n, "detail": d, "at": at} for a, n, d, at in
+                 self.db.execute("SELECT attempt, node, detail, at FROM infra_failures "
+                                 "WHERE match_id = ? ORDER BY id", (match_id,))]
+        # The set's rotations are consecutive (see SET_FINISHED_SQL).
+        members = [SetMember(index=i, rotation=r, status=s) for i, r, s in self.db.execute(
+            "SELECT idx, rotation, status FROM matches WHERE ladder_id = ? AND idx BETWEEN ? "
+            "AND ? AND set_index = ? ORDER BY rotation, idx",
+            (ladder_id, index - table_size + 1, index + table_size - 1, row[1]))]
+        replay = json.loads(row[9]) if with_replay and row[9] else None
+        return MatchDetail(match=summary, game=game, table_size=table_size,
+                           options=json.loads(options), set_index=row[1],
+                           round=row[2], rotation=row[3], seed=row[4], attempts=row[5],
+                           node=row[6], engine_version=row[7], rating_note=row[8],
+                           faults=faults, infra_failures=infra, replay=replay,
+                           set_matches=members)
+
+    def match_status(self, ladder: str, index: int) -> str:
+        ladder_id = self._ladder_id(ladder)[0]
+        row = self.db.execute("SELECT status FROM matches WHERE ladder_id = ? AND idx = ?",
+                              (ladder_id, index)).fetchone()
+        if row is None:
+            raise UnknownMatch(f"ladder {ladder!r} has no match {index}")
+        return row[0]

@@ -1,0 +1,359 @@
+"""Ladders as stored: creating one (its whole schedule written as pending matches, in one
+transaction), resuming or extending it, continuous ladders that bots join and sets are appended
+to, and reading them back.
+
+What a ladder *is* (its schedule, seat rotation, rating system, and the rating of finished
+matches in schedule order) belongs to arena.ladder: the store asks it through `LadderRules`,
+given to the Store or, by default, arena.ladder.rules' (see `standard_rules`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any, Mapping, Protocol, Sequence
+
+from .errors import (
+    InvalidLadderName, LadderError, LadderMismatch, UnknownBot, UnknownLadder, sqlite_errors,
+)
+from .records import Ladder, LadderInfo, StoredMatch
+from .schema import StoreFile, check_name, now
+
+
+class ScheduledMatch(Protocol):
+    index: int
+    set_index: int
+    round: int
+    rotation: int
+    seed: int
+    seats: Sequence[int]
+
+
+class Rater(Protocol):
+    def initial(self) -> Any: ...
+
+    def conservative(self, rating: Any) -> float: ...
+
+
+class LadderRules(Protocol):
+    """What the store asks of the ladder (arena.ladder.rules.StandardRules implements it)."""
+
+    rating_modes: tuple[str, ...]
+    default_rating_mode: str
+    default_max_full_tables: int
+    settled_confidence: float  # the default confidence at which a rank is settled
+
+    def check_shape(self, num_bots: int, table_size: int, rounds: int) -> None:
+        """ValueError saying what is wrong with a ladder of this shape."""
+
+    def random_seed(self) -> int: ...
+
+    def schedule(self, bot_ids: list[int], table_size: int, rounds: int, seed: int,
+                 max_full_tables: int) -> Sequence[ScheduledMatch]: ...
+
+    def rotate(self, table: Sequence[str], rotation: int) -> tuple[str, ...]: ...
+
+    def rating_settings(self, params: Any | None) -> dict[str, Any]:
+        """Rating parameters as stored in a ladder's settings (None: the defaults)."""
+
+    def rating_params(self, settings: Mapping[str, Any]) -> Any:
+        """The rating parameters of a ladder with these settings."""
+
+    def rater(self, settings: Mapping[str, Any]) -> Rater: ...
+
+    def apply_ratings(self, conn: sqlite3.Connection, info: LadderInfo) -> tuple[int, ...]:
+        """Rate what is next in schedule order and finished, inside the caller's transaction;
+        the indexes of the matches rated."""
+
+    def compare(self, skills: Sequence[tuple[float, float]],
+                confidence: float) -> tuple[list[float], list[bool]]:
+        """For a leaderboard's (mu, sigma), best first: P(each is better than the next), and
+        whether each rank is settled at `confidence`."""
+
+
+def standard_rules() -> LadderRules:
+    """arena.ladder's rules, for a Store given none. Imported on first use, not with the store:
+    the ladder imports the store, and a store that only reads bots never needs them."""
+    from importlib import import_module
+
+    return import_module("arena.ladder.rules").STANDARD_RULES
+
+
+def check_ladder_name(name: str) -> None:
+    check_name("ladder", name, InvalidLadderName)
+
+
+def _resolve_game(game: str, table_size: int, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The game's full option set (defaults filled in), or LadderError saying what is wrong."""
+    from arena.games import ConfigError, make_game
+
+    try:
+        return dict(make_game(game, table_size, **dict(options)).config()["options"])
+    except ConfigError as exc:
+        raise LadderError(str(exc)) from None
+
+
+class Ladders(StoreFile):
+    """The ladders' part of the Store."""
+
+    def __init__(self, rules: LadderRules | None = None):
+        self._rules = rules
+        self._ladders: dict[str, LadderInfo] = {}
+
+    @property
+    def rules(self) -> LadderRules:
+        if self._rules is None:
+            self._rules = standard_rules()
+        return self._rules
+
+    def _check_rating_mode(self, rating_mode: str | None) -> str:
+        if rating_mode is None:
+            return self.rules.default_rating_mode
+        modes = self.rules.rating_modes
+        if rating_mode not in modes:
+            raise LadderError(f"rating mode {rating_mode!r} is not one of {list(modes)}")
+        return rating_mode
+
+    @sqlite_errors
+    def create_ladder(
+        self,
+        name: str,
+        game: str,
+        table_size: int,
+        bots: Sequence[str],
+        *,
+        options: Mapping[str, Any] | None = None,
+        rounds: int = 1,
+        seed: int | None = None,
+        rating_mode: str | None = None,
+        rating_params: Any = None,
+        max_full_tables: int | None = None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> Ladder:
+        """Create a ladder and write its whole schedule as pending matches, in one transaction.
+
+        Validates the game and its options for `table_size` players (arena.games), the bots
+        (registered, not removed, distinct), the shape (2 <= k <= 5, k <= number of bots) and
+        the rating mode (None: the rules' default); any error leaves the database unchanged.
+        `rating_params` None: the rules' defaults; `max_full_tables` None: the rules' default.
+        `seed` None draws one.
+        `settings` holds the runner's own settings (limits, concurrency...), stored as JSON."""
+        check_ladder_name(name)
+        resolved_options = _resolve_game(game, table_size, options or {})
+        rules = self.rules
+        rating_mode = self._check_rating_mode(rating_mode)
+        if len(set(bots)) != len(bots):
+            raise LadderError("a ladder's bots must be distinct; a bot is listed twice")
+        try:
+            rules.check_shape(len(bots), table_size, rounds)
+        except ValueError as exc:
+            raise LadderError(str(exc)) from None
+        if seed is None:
+            seed = rules.random_seed()
+        if max_full_tables is None:
+            max_full_tables = rules.default_max_full_tables
+        all_settings = dict(settings or {})
+        all_settings["rating_params"] = rules.rating_settings(rating_params)
+        all_settings["max_full_tables"] = max_full_tables
+        rater = rules.rater(all_settings)
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM ladders WHERE name = ?", (name,)).fetchone():
+                raise LadderError(f"a ladder called {name!r} already exists; choose another name")
+            bot_ids = [self._bot_id(conn, b) for b in bots]
+            cur = conn.execute(
+                "INSERT INTO ladders (name, game, options, table_size, seed, rounds, rating_mode,"
+                " settings, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (name, game, json.dumps(resolved_options), table_size, seed, rounds,
+                 rating_mode, json.dumps(all_settings), now()))
+            ladder_id = int(cur.lastrowid)  # type: ignore[arg-type]
+            self.db["ladder_bots"].insert_all(
+                {"ladder_id": ladder_id, "position": i, "bot_id": b}
+                for i, b in enumerate(bot_ids))
+            start = rater.initial()
+            self.db["ratings"].insert_all(
+                {"ladder_id": ladder_id, "bot_id": b, "mu": start.mu, "sigma": start.sigma,
+                 "conservative": rater.conservative(start)} for b in bot_ids)
+            self._add_matches(conn, ladder_id, bot_ids, table_size, 0, rounds, seed,
+                              max_full_tables)
+        return self.get_ladder(name)
+
+    def _add_matches(self, conn: sqlite3.Connection, ladder_id: int, bot_ids: list[int],
+                     k: int, from_round: int, rounds: int, seed: int,
+                     max_full_tables: int) -> None:
+        schedule = self.rules.schedule(bot_ids, k, rounds, seed, max_full_tables)
+        conn.executemany(
+            "INSERT INTO matches (ladder_id, idx, set_index, round, rotation, seed, seats) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            ((ladder_id, m.index, m.set_index, m.round, m.rotation, m.seed,
+              json.dumps(m.seats)) for m in schedule if m.round >= from_round))
+        conn.execute("UPDATE ladders SET num_matches = ?, rounds = ? WHERE id = ?",
+                     (len(schedule), rounds, ladder_id))
+
+    # ------------------------------------------------------------ continuous (open) ladders
+
+    @sqlite_errors
+    def ensure_open_ladder(self, name: str, game: str, table_size: int, *,
+                           options: Mapping[str, Any] | None = None,
+                           rating_params: Any = None,
+                           rating_mode: str | None = None) -> Ladder:
+        """A continuous ladder for `arena serve`: no schedule drawn in advance; bots join it
+        (join_ladder) and the service appends each table it chooses as a duplicate set
+        (add_set). Rated in the order matches were added, per match or per set (`rating_mode`,
+        for a new ladder; an existing one keeps its own). Returns the existing one if the
+        definition matches (LadderMismatch otherwise)."""
+        rating_mode = self._check_rating_mode(rating_mode)
+        check_ladder_name(name)
+        resolved = _resolve_game(game, table_size, options or {})
+        try:
+            ladder = self.get_ladder(name)
+        except UnknownLadder:
+            ladder = None
+        if ladder is not None:
+            if (ladder.game, ladder.table_size, ladder.options) != (game, table_size, resolved) \
+                    or not ladder.settings.get("open"):
+                raise LadderMismatch(
+                    f"ladder {name!r} exists with another definition ({ladder.game}, tables of "
+                    f"{ladder.table_size}, options {ladder.options}); choose another name")
+            return ladder
+        settings = {"open": True, "rating_params": self.rules.rating_settings(rating_params),
+                    "max_full_tables": self.rules.default_max_full_tables}
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO ladders (name, game, options, table_size, seed, rounds, rating_mode,"
+                " settings, created) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)",
+                (name, game, json.dumps(resolved), table_size, self.rules.random_seed(),
+                 rating_mode, json.dumps(settings), now()))
+        return self.get_ladder(name)
+
+    @sqlite_errors
+    def join_ladder(self, ladder: str, bot: str) -> bool:
+        """Add a bot to a ladder with a fresh rating; False if it was already in it."""
+        info = self._info(ladder)
+        full = self.get_ladder(ladder)
+        rater = self.rules.rater(full.settings)
+        with self._write() as conn:
+            bot_id = self._bot_id(conn, bot)
+            if bot_id in info.bot_names:
+                return False
+            position = conn.execute("SELECT coalesce(max(position) + 1, 0) FROM ladder_bots "
+                                    "WHERE ladder_id = ?", (info.id,)).fetchone()[0]
+            conn.execute("INSERT INTO ladder_bots (ladder_id, position, bot_id) VALUES (?, ?, ?)",
+                         (info.id, position, bot_id))
+            start = rater.initial()
+            conn.execute("INSERT INTO ratings (ladder_id, bot_id, mu, sigma, conservative) "
+                         "VALUES (?, ?, ?, ?, ?)",
+                         (info.id, bot_id, start.mu, start.sigma, rater.conservative(start)))
+        info.bot_names[bot_id] = bot
+        return True
+
+    @sqlite_errors
+    def add_set(self, ladder: str, table: Sequence[str], seed: int) -> list[StoredMatch]:
+        """Append a duplicate set to an open ladder: `table`'s bots (they must have joined) play
+        one deal (`seed`) k times, the seats rotated as in a scheduled ladder
+        (the rules' rotate), as consecutive matches sharing a new set index, rotations 0..k-1."""
+        info = self._info(ladder)
+        ids = {name: i for i, name in info.bot_names.items()}
+        missing = [s for s in table if s not in ids]
+        if missing:
+            raise LadderError(f"{', '.join(missing)} did not join ladder {ladder!r}")
+        k = info.table_size
+        if len(table) != k or len(set(table)) != len(table):
+            raise LadderError(f"a match of ladder {ladder!r} needs {k} distinct bots")
+        with self._write() as conn:
+            # Sets are appended, so the last match holds the highest set index so far.
+            first, set_index = conn.execute(
+                "SELECT l.num_matches, coalesce((SELECT set_index + 1 FROM matches WHERE "
+                "ladder_id = l.id ORDER BY idx DESC LIMIT 1), 0) FROM ladders l WHERE l.id = ?",
+                (info.id,)).fetchone()
+            conn.executemany(
+                "INSERT INTO matches (ladder_id, idx, set_index, round, rotation, seed, seats) "
+                "VALUES (?, ?, ?, 0, ?, ?, ?)",
+                [(info.id, first + r, set_index, r, seed,
+                  json.dumps([ids[s] for s in self.rules.rotate(table, r)])) for r in range(k)])
+            conn.execute("UPDATE ladders SET num_matches = num_matches + ? WHERE id = ?",
+                         (k, info.id))
+        return [self.get_match(ladder, first + r) for r in range(k)]
+
+    @sqlite_errors
+    def ensure_ladder(self, name: str, game: str, table_size: int, bots: Sequence[str],
+                      **kwargs: Any) -> Ladder:
+        """The ladder `name`: created as create_ladder does if absent; if it exists, checked
+        against the request (LadderMismatch says what differs) so that running the same command
+        again resumes it. Asking for more rounds than it has extends its schedule (the
+        schedule with more rounds begins with the one with fewer)."""
+        try:
+            ladder = self.get_ladder(name)
+        except UnknownLadder:
+            return self.create_ladder(name, game, table_size, bots, **kwargs)
+        wanted = {
+            "game": game, "table size": table_size, "bots": tuple(bots),
+            "options": _resolve_game(game, table_size, kwargs.get("options") or {}),
+        }
+        have = {"game": ladder.game, "table size": ladder.table_size, "bots": ladder.bots,
+                "options": ladder.options}
+        # A ladder keeps the mode it was created with: asked for none, it resumes in its own.
+        if kwargs.get("rating_mode") is not None:
+            wanted["rating mode"], have["rating mode"] = kwargs["rating_mode"], ladder.rating_mode
+        if kwargs.get("seed") is not None:
+            wanted["seed"], have["seed"] = kwargs["seed"], ladder.seed
+        if kwargs.get("rating_params") is not None:
+            wanted["rating parameters"] = kwargs["rating_params"]
+            have["rating parameters"] = self.rules.rating_params(ladder.settings)
+        diff = [f"{key} is {have[key]!r}, not {wanted[key]!r}"
+                for key in wanted if wanted[key] != have[key]]
+        rounds = kwargs.get("rounds", ladder.rounds)
+        if rounds < ladder.rounds:
+            diff.append(f"rounds is {ladder.rounds}, not {rounds}")
+        if diff:
+            raise LadderMismatch(
+                f"ladder {name!r} exists with another definition: {'; '.join(diff)}. Run it "
+                "with its own definition to resume it, or choose another ladder name")
+        if rounds > ladder.rounds:
+            with self._write() as conn:
+                ids = [r[0] for r in conn.execute(
+                    "SELECT bot_id FROM ladder_bots WHERE ladder_id = ? ORDER BY position",
+                    (ladder.id,))]
+                self._add_matches(conn, ladder.id, ids, ladder.table_size, ladder.rounds,
+                                  rounds, ladder.seed, ladder.settings["max_full_tables"])
+            ladder = self.get_ladder(name)
+        return ladder
+
+    @sqlite_errors
+    def get_ladder(self, name: str) -> Ladder:
+        row = self.db.execute(
+            "SELECT id, name, game, options, table_size, seed, rounds, rating_mode, settings, "
+            "created, num_matches, completed, rated_through FROM ladders WHERE name = ?",
+            (name,)).fetchone()
+        if row is None:
+            raise UnknownLadder(f"there is no ladder called {name!r}; see arena ladder list")
+        bots = tuple(r[0] for r in self.db.execute(
+            "SELECT b.name FROM ladder_bots lb JOIN bots b ON b.id = lb.bot_id "
+            "WHERE lb.ladder_id = ? ORDER BY lb.position", (row[0],)))
+        return Ladder(id=row[0], name=row[1], game=row[2], options=json.loads(row[3]),
+                      table_size=row[4], seed=row[5], rounds=row[6], rating_mode=row[7],
+                      settings=json.loads(row[8]), created=row[9], bots=bots,
+                      num_matches=row[10], completed=row[11], rated_through=row[12])
+
+    @sqlite_errors
+    def list_ladders(self) -> list[Ladder]:
+        names = [r[0] for r in self.db.execute("SELECT name FROM ladders ORDER BY created, id")]
+        return [self.get_ladder(n) for n in names]
+
+    def _bot_id(self, conn: sqlite3.Connection, name: str) -> int:
+        row = conn.execute("SELECT id FROM bots WHERE name = ? AND removed IS NULL",
+                           (name,)).fetchone()
+        if row is None:
+            raise UnknownBot(f"there is no bot called {name!r}; add it first with arena bot add")
+        return int(row[0])
+
+    def _info(self, ladder: str) -> LadderInfo:
+        info = self._ladders.get(ladder)
+        if info is None:
+            full = self.get_ladder(ladder)
+            ids = self.db.execute(
+                "SELECT lb.bot_id, b.name FROM ladder_bots lb JOIN bots b ON b.id = lb.bot_id "
+                "WHERE lb.ladder_id = ?", (full.id,))
+            info = LadderInfo(full.id, full.name, full.table_size, full.rating_mode,
+                              self.rules.rater(full.settings), {i: n for i, n in ids})
+            self._ladders[ladder] = info
+        return info

@@ -1,0 +1,158 @@
+"""The store's records: plain frozen dataclasses of what it keeps (bots, ladders, matches) and
+of what its queries return (standings, rankings). No SQL here."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Bot:
+    id: int
+    name: str
+    command: str | None
+    directory: str | None  # the working directory its command runs in
+    remote: bool
+    created: float
+    suspended: bool
+    suspended_reason: str | None
+    removed: float | None
+
+    @property
+    def argv(self) -> list[str]:
+        """The command split into arguments (empty for a remote bot)."""
+        return shlex.split(self.command) if self.command else []
+
+
+@dataclass(frozen=True, slots=True)
+class BotAccess:
+    """A registered bot's current token (as its hash) and suspension: what a stream that
+    authenticated earlier is checked against (Store.bot_access)."""
+    token_hash: str | None
+    suspended: bool
+    suspended_reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Ladder:
+    id: int
+    name: str
+    game: str
+    options: dict[str, Any]
+    table_size: int
+    seed: int
+    rounds: int
+    rating_mode: str
+    settings: dict[str, Any]  # the runner's settings, and rating_params as a dict
+    created: float
+    bots: tuple[str, ...]  # in ladder order (the order the schedule was drawn with)
+    num_matches: int
+    completed: int
+    rated_through: int  # matches with index below this have been rated (or skipped)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The Game.config() of the ladder's matches."""
+        return {"game": self.game, "num_players": self.table_size, "options": dict(self.options)}
+
+
+@dataclass(slots=True)
+class LadderInfo:
+    """What recording and rating need of a ladder and never changes once it exists: kept by the
+    store per ladder, handed to the ladder rules' rating application."""
+
+    id: int
+    name: str
+    table_size: int
+    rating_mode: str
+    rater: Any  # the ladder rules' rater for this ladder's rating parameters
+    bot_names: dict[int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMatch:
+    """A scheduled match as stored; `seats` are bot names."""
+
+    ladder: str
+    index: int
+    set_index: int
+    round: int
+    rotation: int
+    seed: int
+    seats: tuple[str, ...]
+    status: str
+    attempts: int
+    node: str | None
+    started: float | None
+    finished: float | None
+    rated: bool
+    rating_note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordOutcome:
+    """What a record call did: whether it stored anything (False when the match had already been
+    recorded: a result is never counted twice) and which match indexes got rated by it."""
+
+    recorded: bool
+    rated: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A bot's place in one ladder: its rank by the conservative rating, its rating and its
+    record there. The rankings (Store.rankings) fill every field; a bot's list of its ladders
+    (Queries.bot_ladders) leaves the comparison with the next bot, which it does not read, None.
+    The web's API models of it are made from this record (arena/web/models.py)."""
+
+    ladder: str
+    game: str
+    rank: int
+    of: int  # bots in the ladder
+    bot: str
+    conservative: float
+    mu: float
+    sigma: float
+    matches: int
+    mean_score: float | None
+    wins: int
+    faults: int
+    suspended: bool
+    # P(this bot's skill > the next one's), from the posteriors (ratings.p_better); None last.
+    p_better_than_next: float | None = None
+    # Better than the next and worse than the previous at the confidence (None: not worked out).
+    settled: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rank": self.rank, "bot": self.bot, "conservative": self.conservative,
+                "mu": self.mu, "sigma": self.sigma, "matches": self.matches,
+                "mean_score": self.mean_score, "wins": self.wins, "faults": self.faults,
+                "p_better_than_next": self.p_better_than_next, "settled": self.settled}
+
+
+@dataclass(frozen=True, slots=True)
+class Rankings:
+    ladder: str
+    game: str
+    options: dict[str, Any]
+    table_size: int
+    rating_mode: str
+    scheduled: int
+    completed: int
+    rated: int
+    confidence: float  # at which a standing is `settled`
+    standings: tuple[Standing, ...] = field(default=())
+
+    @property
+    def all_settled(self) -> bool:
+        """Every rank settled: each bot better than the next at the confidence."""
+        return all(s.settled for s in self.standings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ladder": self.ladder, "game": self.game, "options": self.options,
+                "table_size": self.table_size, "rating_mode": self.rating_mode,
+                "scheduled": self.scheduled, "completed": self.completed, "rated": self.rated,
+                "confidence": self.confidence, "all_settled": self.all_settled,
+                "standings": [s.to_dict() for s in self.standings]}

@@ -1,0 +1,399 @@
+"""The database file: the schema and its migrations, and opening a file safely (Arena's mark,
+PRAGMA application_id; quick_check; WAL; read-only and immutable opens). `StoreFile` owns the
+one connection and the write transaction every other part of the store writes in."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import re
+import sqlite3
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
+
+from arena.results import MATCH_STATUSES
+
+from .errors import DatabaseDamaged, NotArenaDatabase, SchemaTooNew, StoreError, describe_error
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+DEFAULT_PATH = "arena.db"
+
+# PRAGMA application_id of an Arena database ("Aren"): a SQLite file without it that holds
+# tables is another application's (or an Arena database from before the mark: adopted).
+APPLICATION_ID = 0x4172656E
+# PRAGMA quick_check reads the whole file (~5-10 ms a MB): it runs at open on files up to these
+# sizes. Writing opens check more, since writing to a damaged file spreads the damage.
+QUICK_CHECK_READ_MAX = 4 << 20
+QUICK_CHECK_WRITE_MAX = 4 << 20  # as for reading: a check at every CLI write must stay cheap
+
+
+def _m0001_initial(db: sqlite_utils.Database) -> None:
+    statuses = ", ".join(f"'{s}'" for s in MATCH_STATUSES)
+    db.executescript(f"""
+    CREATE TABLE bots (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        command TEXT,
+        directory TEXT,
+        remote INTEGER NOT NULL DEFAULT 0,
+        token_hash TEXT UNIQUE,
+        created REAL NOT NULL,
+        suspended INTEGER NOT NULL DEFAULT 0,
+        suspended_reason TEXT,
+        removed REAL
+    );
+    CREATE TABLE ladders (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        game TEXT NOT NULL,
+        options TEXT NOT NULL,
+        table_size INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        rounds INTEGER NOT NULL,
+        rating_mode TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        created REAL NOT NULL,
+        num_matches INTEGER NOT NULL DEFAULT 0,
+        completed INTEGER NOT NULL DEFAULT 0,
+        rated_through INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE ladder_bots (
+        ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+        position INTEGER NOT NULL,
+        bot_id INTEGER NOT NULL REFERENCES bots(id),
+        PRIMARY KEY (ladder_id, position),
+        UNIQUE (ladder_id, bot_id)
+    );
+    CREATE TABLE matches (
+        id INTEGER PRIMARY KEY,
+        ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+        idx INTEGER NOT NULL,
+        set_index INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        rotation INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        seats TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ({statuses})),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        node TEXT,
+        started REAL,
+        finished REAL,
+        duration_ms REAL,
+        match_key TEXT,
+        reason TEXT,
+        engine_version TEXT,
+        rated INTEGER NOT NULL DEFAULT 0,
+        rating_note TEXT,
+        replay TEXT,
+        UNIQUE (ladder_id, idx)
+    );
+    CREATE INDEX matches_by_status ON matches (ladder_id, status, idx);
+    CREATE TABLE results (
+        match_id INTEGER NOT NULL REFERENCES matches(id), seat INTEGER NOT NULL,
+        bot_id INTEGER NOT NULL REFERENCES bots(id),
+        score INTEGER NOT NULL, rank INTEGER NOT NULL,
+        faults INTEGER NOT NULL, fault_kinds TEXT NOT NULL,
+        PRIMARY KEY (match_id, seat)
+    );
+    CREATE INDEX results_by_bot ON results (bot_id);
+    CREATE TABLE faults (
+        id INTEGER PRIMARY KEY,
+        match_id INTEGER NOT NULL REFERENCES matches(id),
+        seat INTEGER NOT NULL,
+        bot_id INTEGER NOT NULL REFERENCES bots(id),
+        kind TEXT NOT NULL,
+        move INTEGER NOT NULL,
+        elapsed_ms REAL NOT NULL,
+        detail TEXT NOT NULL
+    );
+    CREATE INDEX faults_by_match ON faults (match_id);
+    CREATE TABLE infra_failures (
+        id INTEGER PRIMARY KEY,
+        match_id INTEGER NOT NULL REFERENCES matches(id),
+        attempt INTEGER NOT NULL,
+        node TEXT,
+        detail TEXT NOT NULL,
+        at REAL NOT NULL
+    );
+    CREATE INDEX infra_failures_by_match ON infra_failures (match_id);
+    CREATE TABLE ratings (
+        ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+        bot_id INTEGER NOT NULL REFERENCES bots(id),
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        conservative REAL NOT NULL,
+        matches INTEGER NOT NULL DEFAULT 0,
+        wins INTEGER NOT NULL DEFAULT 0,
+        score_sum INTEGER NOT NULL DEFAULT 0,
+        faults INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (ladder_id, bot_id)
+    );
+    CREATE INDEX ratings_by_rank ON ratings (ladder_id, conservative DESC);
+    CREATE TABLE rating_history (
+        match_id INTEGER NOT NULL REFERENCES matches(id),
+        bot_id INTEGER NOT NULL REFERENCES bots(id),
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        PRIMARY KEY (match_id, bot_id)
+    );
+    CREATE INDEX rating_history_by_bot ON rating_history (bot_id, match_id);
+    PRAGMA user_version = 1;
+    """)
+
+
+def _m0002_ladder_leases(db: sqlite_utils.Database) -> None:
+    # Keyed by name: a run takes the lease before it creates the ladder. What the columns mean
+    # and how a dead holder is told from a live one: arena/ladder/lease.py.
+    db.executescript("""
+    CREATE TABLE ladder_leases (
+        ladder TEXT PRIMARY KEY,
+        run TEXT NOT NULL,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        machine TEXT NOT NULL,
+        pid_start INTEGER,
+        since REAL NOT NULL,
+        heartbeat REAL NOT NULL
+    );
+    PRAGMA user_version = 2;
+    """)
+
+
+# Each migration ends by setting PRAGMA user_version to its number; add one, bump this.
+SCHEMA_VERSION = 2
+# The oldest schema the reading queries work on: a read-only open (which cannot migrate, say in
+# a read-only folder) accepts it. Raise it when a migration changes what they read.
+READABLE_FROM = 1
+_MIGRATION_STEPS = (("0001_initial", _m0001_initial),
+                    ("0002_ladder_leases", _m0002_ladder_leases))
+_MIGRATION_NAMES = tuple(name for name, _ in _MIGRATION_STEPS)
+# The tables of the first migration: with it recorded as applied, an Arena database from before
+# the application_id mark.
+_ARENA_TABLES = frozenset({"bots", "ladders", "ladder_bots", "matches", "results", "faults",
+                           "infra_failures", "ratings", "rating_history", "_sqlite_migrations"})
+_MIGRATION_SET = "arena"
+
+
+# sqlite-utils imports pandas and numpy when they are installed (numpy comes with the `ray`
+# extra), only to accept their types in inserts, which Arena never does. With this switch on they
+# are hidden from it while it is imported (they stay importable afterwards). What it buys, with
+# both installed (sqlite-utils 4.2.1, numpy 2.4, pandas 3.1; `python -X importtime -c "import
+# sqlite_utils"`, cumulative, three runs on a busy 2-core machine): 585, 816, 711 ms as it is,
+# 307, 201, 187 ms with them hidden: 0.3 to 0.6 s off every command that writes. Without
+# them installed (Arena's own environment) it changes nothing.
+HIDE_PANDAS_FROM_SQLITE_UTILS = True
+
+
+def _sqlite_utils():
+    """sqlite-utils, imported on first use: only opening for writing needs it, and a read-only
+    command (`arena rankings`) starts ~40 ms sooner without it (pandas and numpy hidden from it:
+    HIDE_PANDAS_FROM_SQLITE_UTILS)."""
+    import sys
+
+    if "sqlite_utils" not in sys.modules:
+        hidden = [name for name in ("pandas", "numpy")
+                  if HIDE_PANDAS_FROM_SQLITE_UTILS and name not in sys.modules]
+        for name in hidden:
+            sys.modules[name] = None  # type: ignore[assignment]  # `import name` raises
+        try:
+            import sqlite_utils  # noqa: F401
+        finally:
+            for name in hidden:
+                sys.modules.pop(name, None)
+    return sys.modules["sqlite_utils"]
+
+
+@functools.cache
+def _migrations():
+    migrations = _sqlite_utils().Migrations(_MIGRATION_SET)
+    for name, step in _MIGRATION_STEPS:
+        migrations(name=name)(step)
+    return migrations
+
+
+class _ReadOnlyDatabase:
+    """The part of sqlite_utils.Database that the store's queries use, over a read-only
+    connection, so that reading never imports sqlite-utils."""
+
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def execute(self, sql: str, parameters: Sequence[Any] | Mapping[str, Any] = ()) -> sqlite3.Cursor:
+        return self.conn.execute(sql, parameters)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class StoreFile:
+    """One SQLite connection to an Arena database, opened as Store's docstring says; use it from
+    one thread. Subclasses write through `_write()`."""
+
+    def __init__(self, path: str | os.PathLike[str] = DEFAULT_PATH, *, timeout: float = 5.0,
+                 readonly: bool = False):
+        self.path = str(path)
+        self.readonly = readonly
+        file = Path(self.path)
+        if not file.parent.is_dir():
+            raise StoreError(
+                f"cannot open database {self.path}: directory {file.parent} does not exist; "
+                "create it, or choose another path with --db")
+        if readonly and not file.is_file():
+            raise StoreError(f"there is no database at {self.path} (nothing stored yet); start "
+                             "one with arena bot add or arena ladder run, or choose another "
+                             "path with --db")
+        self.damaged: DatabaseDamaged | None = None  # once seen, nothing more is written
+        try:
+            conn = self._connect(file, timeout)
+        except sqlite3.Error as exc:
+            raise describe_error(self.path, exc) from exc
+        try:
+            if readonly:
+                self.db: Any = _ReadOnlyDatabase(conn)
+            else:
+                self.db = _sqlite_utils().Database(conn, execute_plugins=False)
+            self._open(file)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise describe_error(self.path, exc) from exc
+        except BaseException:
+            conn.close()
+            raise
+
+    def _connect(self, file: Path, timeout: float) -> sqlite3.Connection:
+        if not self.readonly:
+            return sqlite3.connect(self.path, timeout=timeout)
+        uri = file.resolve().as_uri()
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=timeout)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.Error as exc:
+            conn.close()
+            # A WAL database needs its -shm file, which a reader cannot make in a folder it may
+            # not write to. Opened as immutable, SQLite needs none; that is only right when no
+            # log holds commits the file lacks (a writer could not run here anyway).
+            wal = Path(f"{file}-wal")
+            if (not isinstance(exc, sqlite3.OperationalError) or os.access(file.parent, os.W_OK)
+                    or (wal.exists() and wal.stat().st_size > 0)):
+                raise
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=timeout)
+
+    def _open(self, file: Path) -> None:
+        # Nothing is written before the file is known to be Arena's (or empty) and sound.
+        adopt = self._check_identity()
+        self._check_integrity(file)
+        version = self.schema_version()
+        unknown = [m for m in self._applied_migrations() if m not in _MIGRATION_NAMES]
+        if version > SCHEMA_VERSION or unknown:
+            raise SchemaTooNew(self.path, version, SCHEMA_VERSION, unknown)
+        self.db.execute("PRAGMA foreign_keys = ON")
+        if self.readonly:
+            if version < READABLE_FROM:
+                raise StoreError(
+                    f"database {self.path} has schema version {version} and needs upgrading to "
+                    f"{SCHEMA_VERSION}; open it once for writing (any arena command that writes)")
+            return
+        # WAL: readers never block the writer nor the writer them. synchronous=NORMAL: in WAL a
+        # commit survives a killed process; only a power cut can lose the last commits.
+        self.db.enable_wal()
+        self.db.execute("PRAGMA synchronous = NORMAL")
+        _migrations().apply(self.db)
+        if adopt:
+            self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+    def _check_identity(self) -> bool:
+        """Refuse a SQLite file of another application (NotArenaDatabase). True when the file
+        is to be marked as Arena's: it is empty, or an Arena database from before the mark."""
+        app_id = self.db.execute("PRAGMA application_id").fetchone()[0]
+        if app_id == APPLICATION_ID:
+            return False
+        if app_id != 0:
+            raise NotArenaDatabase(
+                f"{self.path} belongs to another application (its SQLite application_id is "
+                f"{app_id:#x}, not Arena's {APPLICATION_ID:#x}); Arena leaves it untouched. "
+                "Choose another file with --db (a new one is created)")
+        tables = {name for (name,) in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")}
+        if not tables or (_ARENA_TABLES <= tables
+                          and "0001_initial" in self._applied_migrations()):
+            return True
+        shown = ", ".join(sorted(tables)[:6]) + (", ..." if len(tables) > 6 else "")
+        raise NotArenaDatabase(
+            f"{self.path} is not an Arena database: it is a SQLite database of something else "
+            f"(it holds {shown}); Arena leaves it untouched. Choose another file with --db "
+            "(a new one is created)")
+
+    def _check_integrity(self, file: Path) -> None:
+        try:
+            size = file.stat().st_size
+        except OSError:
+            return  # a new database: nothing to check
+        if size > (QUICK_CHECK_READ_MAX if self.readonly else QUICK_CHECK_WRITE_MAX):
+            return  # too big to read at every open: damage shows as errors on use
+        problems = [row[0] for row in self.db.execute("PRAGMA quick_check(3)").fetchall()]
+        if problems != ["ok"]:
+            raise DatabaseDamaged(self.path, "; ".join(problems))
+
+    def _applied_migrations(self) -> list[str]:
+        # As sqlite_utils.Migrations.applied, in plain SQL: a read-only open does not import it.
+        if self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                           "name = '_sqlite_migrations'").fetchone() is None:
+            return []
+        return [name for (name,) in self.db.execute(
+            "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid",
+            [_MIGRATION_SET])]
+
+    def schema_version(self) -> int:
+        return int(self.db.execute("PRAGMA user_version").fetchone()[0])
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _write(self, immediate: bool = False) -> Iterator[sqlite3.Connection]:
+        """A write transaction. `immediate` takes the write lock at its start, for a
+        read-then-write that another process must not interleave with (a lease)."""
+        if self.readonly:
+            raise StoreError(f"database {self.path} was opened read-only; open it for writing")
+        if self.damaged is not None:
+            raise self.damaged
+        if not immediate:
+            with self.db.atomic():
+                yield self.db.conn
+            return
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.rollback()  # a no-op if the error ended the transaction already
+            raise
+
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def check_name(kind: str, name: str, error: type[StoreError]) -> None:
+    """A bot's or a ladder's name as the store accepts it, or `error` saying what is allowed."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise error(
+            f"{kind} name {name!r} is not allowed; use 1 to 64 letters, digits, '_', '-' or '.', "
+            "starting with a letter or digit")
+
+
+def now() -> float:
+    return time.time()
