@@ -23,9 +23,11 @@ from typing import Any
 
 from fastapi import FastAPI, Path as PathParam, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from swagger_ui_bundle import swagger_ui_path
 
 from arena import replay as replay_mod
 from arena.store import (
@@ -47,6 +49,7 @@ LIMIT = Query(50, ge=1, le=200, description="matches per page")
 BEFORE = Query(None, ge=1, le=2**62, description="the `next` of the previous page")
 
 NOT_FOUND = {404: {"model": models.ErrorOut, "description": "no such ladder, bot or match"}}
+SWAGGER_ASSETS = "/api/docs/assets"  # where Swagger UI's own files are served
 BAD_INPUT = {422: {"model": models.ErrorOut, "description": "a parameter is not valid"}}
 
 
@@ -90,10 +93,12 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         title=f"{title} API", version="1",
         description="Read-only JSON API over Arena's ladders, ratings, bots and matches. "
                     "Errors are {\"error\": {\"status\", \"message\"}}.",
-        docs_url="/api/docs", redoc_url=None, openapi_url="/openapi.json")
+        docs_url=None, redoc_url=None, openapi_url="/openapi.json")
     app.state.reader = reader
     app.state.live = live
     app.mount("/static", StaticFiles(directory=str(site.STATIC)), name="static")
+    # Swagger UI's files come from a package, not a CDN: the docs work without internet.
+    app.mount(SWAGGER_ASSETS, StaticFiles(directory=str(swagger_ui_path)), name="swagger-ui")
 
     def queries() -> Queries:
         return reader.queries()
@@ -194,6 +199,20 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
     def match_html(request: Request, ladder: str = LADDER, index: int = INDEX) -> HTMLResponse:
         return render(request, site.match_page(queries(), ladder, index, live, urls(request),
                                                public))
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        # Browsers ask for it on a first visit whatever the page links to.
+        return FileResponse(site.STATIC / "favicon.svg", media_type="image/svg+xml")
+
+    @app.get("/api/docs", response_class=HTMLResponse, include_in_schema=False)
+    def api_docs(request: Request) -> HTMLResponse:
+        root = urls(request).root
+        return get_swagger_ui_html(
+            openapi_url=f"{root}{app.openapi_url}", title=f"{app.title}: documentation",
+            swagger_js_url=f"{root}{SWAGGER_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{SWAGGER_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{root}/static/favicon.svg")
 
     # ------------------------------------------------------------------------------ API
 

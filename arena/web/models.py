@@ -156,6 +156,10 @@ CardOut = Union[int, list[Union[int, str]]]
 class TableRowOut(BaseModel):
     label: str
     cards: list[CardOut]
+    kind: str | None = Field(default=None, description="a row drawn its own way: \"guard\" (Boom's "
+                             "guard card, `value` its number, `cards` its limits left to right) "
+                             "or \"balloon\" (Balloon's balloon, `value` its size)")
+    value: int | None = Field(default=None, description="the guard's number or the balloon's size")
 
 
 class SeatViewOut(BaseModel):

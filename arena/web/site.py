@@ -238,10 +238,41 @@ def index_page(q: Queries) -> Page:
     return "index.html", {"title": "Ladders", "ladders": q.ladders()}
 
 
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """Where a bot's rating interval μ ± 3σ sits on a leaderboard's common scale, in percent of
+    the scale's width (`left` and `width` of the interval, `mu` the position of μ), and the
+    interval's ends as ratings (`low` is μ − 3σ, the conservative rating)."""
+
+    left: float
+    width: float
+    mu: float
+    low: float
+    high: float
+
+
+def rating_intervals(standings: Sequence[Any]) -> list[Interval]:
+    """Each standing's μ ± 3σ on one scale shared by the whole board (the lowest μ − 3σ to the
+    highest μ + 3σ), so that the bars compare: a long bar is an uncertain rating, and two bars
+    side by side that overlap much are two bots the ladder has not told apart yet."""
+    if not standings:
+        return []
+    lows = [s.mu - 3 * s.sigma for s in standings]
+    highs = [s.mu + 3 * s.sigma for s in standings]
+    lo, hi = min(lows), max(highs)
+    span = (hi - lo) or 1.0
+
+    def at(x: float) -> float:
+        return round((x - lo) / span * 100, 2)
+
+    return [Interval(left=at(l), width=round(at(h) - at(l), 2), mu=at(s.mu), low=l, high=h)
+            for s, l, h in zip(standings, lows, highs)]
+
+
 def ladder_page(q: Queries, ladder: str) -> Page:
     info, standings = q.standings(ladder)
     return "ladder.html", {"title": f"Ladder {info.name}", "ladder": info,
-                           "standings": standings,
+                           "standings": standings, "intervals": rating_intervals(standings),
                            "running": q.match_list(ladder=ladder, status=RUNNING,
                                                    limit=10).matches}
 

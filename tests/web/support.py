@@ -28,6 +28,16 @@ def build_db(path: Path) -> Path:
     return path
 
 
+def completed_in_open_set(db: Path, ladder: str) -> Any:
+    """A completed match (store.matches' record) whose set still has a match running: one
+    whose deal nothing public may show yet."""
+    with Store(db, readonly=True) as store:
+        matches = store.matches(ladder)
+    running = next(m for m in matches if m.status == "running")
+    return next(m for m in matches if m.set_index == running.set_index
+                and m.status == "completed")
+
+
 class ServerThread:
     """uvicorn serving `app` on a free loopback port in a thread; `stop()` ends it."""
 

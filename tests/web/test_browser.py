@@ -13,6 +13,7 @@ from arena import replay
 from arena.games import balloon
 from arena.store import Store
 from arena.web.report import write_report
+from tests.web.support import completed_in_open_set
 
 IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
@@ -47,9 +48,9 @@ def test_leaderboard_shows_the_standings_in_rating_order(server, page, web_db):
         expect(cells.nth(2)).to_have_text(f"{s.conservative:.2f}")
         expect(cells.nth(3)).to_have_text(f"{s.mu:.2f} ± {s.sigma:.2f}")
         better = "-" if s.p_better_than_next is None else f"{s.p_better_than_next:.2f}"
-        expect(cells.nth(4)).to_have_text(better)
-        expect(cells.nth(5)).to_have_text(str(s.matches))
-        expect(cells.nth(8)).to_have_text(str(s.faults))
+        expect(cells.nth(5)).to_have_text(better)
+        expect(cells.nth(6)).to_have_text(str(s.matches))
+        expect(cells.nth(9)).to_have_text(str(s.faults))
         if s.bot in suspended:
             expect(cells.nth(1)).to_contain_text("suspended")
     IMG.mkdir(parents=True, exist_ok=True)
@@ -153,11 +154,7 @@ def test_static_report_opens_from_file_with_a_working_replay(tmp_path, page, web
 
 
 def test_a_match_of_a_set_still_being_played_shows_no_hand_and_says_when(server, page, web_db):
-    with Store(web_db, readonly=True) as store:
-        matches = store.matches("balloon3")
-    running = next(m for m in matches if m.status == "running")
-    done = next(m for m in matches if m.set_index == running.set_index
-                 and m.status == "completed")
+    done = completed_in_open_set(web_db, "balloon3")
     page.goto(f"{server.url}/ladders/balloon3/matches/{done.index}")
     expect(page.locator("#withheld")).to_contain_text(
         "the deal is shown when its 3 rotations are finished (2 still to finish)")
