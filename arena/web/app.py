@@ -186,13 +186,15 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
     @app.get("/matches", response_class=HTMLResponse, include_in_schema=False)
     def matches_html(request: Request, ladder: str | None = Query(None, max_length=64),
                      bot: str | None = Query(None, max_length=64),
+                     opponent: str | None = Query(None, max_length=64),
                      status: str | None = Query(None, max_length=32),
                      before: int | None = BEFORE, limit: int = LIMIT) -> HTMLResponse:
         # The filter form sends empty strings for "any".
         status_value = _status(status)
+        _check_opponent(bot or None, opponent or None, status_value)
         return render(request, site.matches_page(
             queries(), ladder=ladder or None, bot=bot or None, status=status_value,
-            before=before, limit=limit, urls=urls(request)))
+            before=before, limit=limit, urls=urls(request), opponent=opponent or None))
 
     @app.get("/ladders/{ladder}/matches/{index}", response_class=HTMLResponse,
              include_in_schema=False)
@@ -228,6 +230,14 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         info, standings = queries().standings(ladder)
         return {"ladder": _plain(info), "standings": [_plain(s) for s in standings]}
 
+    @app.get("/api/ladders/{ladder}/head-to-head", response_model=list[models.HeadToHeadOut],
+             tags=["ladders"], responses={**NOT_FOUND, **BAD_INPUT})
+    def api_head_to_head(ladder: str = LADDER, bot: str | None = Query(
+            None, max_length=64, description="only this bot's rows")) -> Any:
+        """For each bot and opponent, how the bot placed against the opponent in their common
+        completed matches; only matches of finished sets count (docs/web.md)."""
+        return [_plain(h) for h in queries().head_to_head(ladder=ladder, bot=bot)]
+
     @app.get("/api/bots", response_model=list[models.BotOut], tags=["bots"])
     def api_bots() -> Any:
         """Every registered bot (removed ones included, marked), by name."""
@@ -262,12 +272,20 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
                                                description="only this ladder's matches"),
                     bot: str | None = Query(None, max_length=64,
                                             description="only matches this bot plays in"),
+                    opponent: str | None = Query(
+                        None, max_length=64, description="with `bot`: only the completed "
+                                                         "matches where this bot sat too"),
                     status: models.MatchStatus | None = Query(None),
                     before: int | None = BEFORE, limit: int = LIMIT) -> Any:
         """Matches newest first (schedule order), filtered, a page at a time."""
-        page = queries().match_list(ladder=ladder, bot=bot,
-                                    status=status.value if status else None,
-                                    before=before, limit=limit)
+        status_value = status.value if status else None
+        _check_opponent(bot, opponent, status_value)
+        if opponent is not None:
+            page = queries().matches_against(bot or "", opponent, ladder=ladder,
+                                             before=before, limit=limit)
+        else:
+            page = queries().match_list(ladder=ladder, bot=bot, status=status_value,
+                                        before=before, limit=limit)
         return {"matches": [_plain(m) for m in page.matches], "next": page.next}
 
     @app.get("/api/ladders/{ladder}/matches/{index}", response_model=models.MatchOut,
@@ -341,6 +359,21 @@ def _status(value: Any) -> str | None:
             "loc": ("query", "status"), "input": text,
             "msg": "must be one of " + ", ".join(s.value for s in models.MatchStatus)}])
     return text
+
+
+def _check_opponent(bot: str | None, opponent: str | None, status: str | None) -> None:
+    """`opponent` filters a bot's completed matches: it needs `bot`, and no other status."""
+    if opponent is None:
+        return
+    if bot is None:
+        raise RequestValidationError([{
+            "loc": ("query", "opponent"), "input": opponent,
+            "msg": "needs a bot too: the matches of bot against opponent"}])
+    if status not in (None, "completed"):
+        raise RequestValidationError([{
+            "loc": ("query", "status"), "input": status,
+            "msg": "with an opponent, only completed matches are listed: leave status empty "
+                   "or give completed"}])
 
 
 def _plain(obj: Any) -> Any:

@@ -231,3 +231,13 @@ class LiveOut(BaseModel):
     done: bool = Field(description="the match will not change any more: reload the match "
                                    "for its full replay")
     source: str = Field(description="'live' (the referee's moves so far) or 'store'")
+
+
+class HeadToHeadOut(BaseModel):
+    ladder: str
+    bot: str
+    opponent: str
+    matches: int = Field(description="completed matches of finished sets where both sat")
+    ahead: int = Field(description="of those, where the bot placed ahead of the opponent")
+    level: int = Field(description="where they placed level (tied)")
+    behind: int = Field(description="where the bot placed behind the opponent")

@@ -11,17 +11,17 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 from urllib.parse import quote, urlencode
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING
 
 from .disclosure import Disclosure, MatchView
 from .frames import card_legend
-from .queries import HistoryPoint, Queries
+from .queries import HistoryPoint, Queries, TimedPoint
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -173,9 +173,14 @@ def make_env() -> jinja2.Environment:
 # ------------------------------------------------------------------------------------ chart
 
 def rating_chart(points: Sequence[HistoryPoint], width: int = 640, height: int = 220,
-                 max_points: int = 300) -> Markup:
+                 max_points: int = 300, *, x: Callable[[Any], float] = lambda p: p.index,
+                 x_label: Callable[[float], str] = lambda v: f"match {v:.0f}",
+                 tip: Callable[[Any], str] | None = None) -> Markup:
     """An SVG chart of a rating history: the mu ± sigma band, mu, and the conservative rating
-    mu - 3 sigma, against the match index. Long histories are thinned to `max_points`."""
+    mu - 3 sigma, against `x` of each point (the match index unless told), its ends labelled
+    by `x_label`. Long histories are thinned to `max_points`. With `tip`, each point is a
+    circle carrying its values (`data-tip`, and a <title>) for static/chart.js to show on
+    hover."""
     if not points:
         return Markup("")
     if len(points) > max_points:
@@ -185,7 +190,7 @@ def rating_chart(points: Sequence[HistoryPoint], width: int = 640, height: int =
             thinned.append(points[-1])
         points = thinned
     left, right, top, bottom = 48, 12, 12, 28
-    xs = [p.index for p in points]
+    xs = [x(p) for p in points]
     lows = [p.mu - 3 * p.sigma for p in points]
     highs = [p.mu + p.sigma for p in points]
     x0, x1 = min(xs), max(xs)
@@ -223,9 +228,13 @@ def rating_chart(points: Sequence[HistoryPoint], width: int = 640, height: int =
         + f'<polygon class="band" points="{band}"/>'
         f'<polyline class="mu" points="{line([p.mu for p in points])}"/>'
         f'<polyline class="conservative" points="{line(lows)}"/>'
-        f'<text class="tick" x="{left}" y="{height - 8}">match {xs[0]}</text>'
-        f'<text class="tick" x="{width - right}" y="{height - 8}" text-anchor="end">match '
-        f'{xs[-1]}</text></svg>')
+        + "".join(
+            f'<circle class="pt" cx="{px(xv):.1f}" cy="{py(p.mu):.1f}" r="2.5" '
+            f'data-tip="{escape(tip(p))}"><title>{escape(tip(p))}</title></circle>'
+            for xv, p in zip(xs, points) if tip is not None)
+        + f'<text class="tick" x="{left}" y="{height - 8}">{escape(x_label(xs[0]))}</text>'
+        f'<text class="tick" x="{width - right}" y="{height - 8}" text-anchor="end">'
+        f'{escape(x_label(xs[-1]))}</text></svg>')
     return Markup(svg)
 
 
@@ -273,6 +282,8 @@ def ladder_page(q: Queries, ladder: str) -> Page:
     info, standings = q.standings(ladder)
     return "ladder.html", {"title": f"Ladder {info.name}", "ladder": info,
                            "standings": standings, "intervals": rating_intervals(standings),
+                           "matrix": {(h.bot, h.opponent): h
+                                      for h in q.head_to_head(ladder=ladder)},
                            "running": q.match_list(ladder=ladder, status=RUNNING,
                                                    limit=10).matches}
 
@@ -281,27 +292,56 @@ def bots_page(q: Queries) -> Page:
     return "bots.html", {"title": "Bots", "bots": q.bots()}
 
 
+def point_tip(p: TimedPoint) -> str:
+    """A rating-history point's values, as the chart shows them on hover."""
+    return (f"its match {p.nth} (#{p.index}, {_when(p.finished)}): μ {p.mu:.2f}, "
+            f"σ {p.sigma:.2f}, μ−3σ {p.mu - 3 * p.sigma:.2f}")
+
+
+def history_charts(points: Sequence[TimedPoint]) -> dict[str, Markup]:
+    """A ladder's rating history drawn twice: over the bot's own matches (1, 2, ...) and over
+    time (when each match finished)."""
+    def day(v: float) -> str:
+        return dt.datetime.fromtimestamp(v, dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+    timed = [p for p in points if p.finished]
+    return {"matches": rating_chart(points, x=lambda p: p.nth, tip=point_tip,
+                                    x_label=lambda v: f"its match {v:.0f}"),
+            "time": rating_chart(timed, x=lambda p: p.finished, tip=point_tip, x_label=day)}
+
+
 def bot_page(q: Queries, bot: str, recent: int = 20) -> Page:
-    """A bot's page; its faults' details go through the public's Disclosure."""
+    """A bot's page; its faults' details go through the public's Disclosure, its head-to-head
+    counts only finished sets (Queries.head_to_head)."""
     info = q.bot(bot)
-    history = q.rating_history(bot)
+    history = q.rating_history_timed(bot)
     ladders = q.bot_ladders(bot)
-    charts = {name: rating_chart(points) for name, points in history.items()}
+    charts = {name: history_charts(points) for name, points in history.items()}
     return "bot.html", {"title": f"Bot {info.name}", "bot": info, "ladders": ladders,
                         "charts": charts, "recent": q.recent_matches(bot, recent),
+                        "head_to_head": q.head_to_head(bot=bot),
                         "faults": Disclosure().faults(q.bot_faults(bot, recent))}
 
 
 def matches_page(q: Queries, *, ladder: str | None, bot: str | None, status: str | None,
-                 before: int | None, limit: int, urls: Urls) -> Page:
-    page = q.match_list(ladder=ladder, bot=bot, status=status, before=before, limit=limit)
-    older = (urls.matches(ladder=ladder, bot=bot, status=status, before=page.next, limit=limit)
+                 before: int | None, limit: int, urls: Urls, opponent: str | None = None
+                 ) -> Page:
+    """The match list; with `opponent` (the caller checks `bot` is given too), the completed
+    matches of the two."""
+    if opponent is not None:
+        page = q.matches_against(bot or "", opponent, ladder=ladder, before=before,
+                                 limit=limit)
+    else:
+        page = q.match_list(ladder=ladder, bot=bot, status=status, before=before, limit=limit)
+    older = (urls.matches(ladder=ladder, bot=bot, opponent=opponent, status=status,
+                          before=page.next, limit=limit)
              if page.next is not None else None)
-    newest = (urls.matches(ladder=ladder, bot=bot, status=status, limit=limit)
+    newest = (urls.matches(ladder=ladder, bot=bot, opponent=opponent, status=status,
+                           limit=limit)
               if before is not None else None)
     return "matches.html", {"title": "Matches", "page": page, "older": older, "newest": newest,
                             "filters": {"ladder": ladder or "", "bot": bot or "",
-                                        "status": status or ""},
+                                        "opponent": opponent or "", "status": status or ""},
                             "ladder_names": [l.name for l in q.ladders()],
                             "bot_names": [b.name for b in q.bots()]}
 
