@@ -21,10 +21,12 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
 from fastapi import FastAPI, Path as PathParam, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.responses import StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from swagger_ui_bundle import swagger_ui_path
@@ -37,6 +39,7 @@ from arena.store import (
 from . import models, site
 from .disclosure import Disclosure, MatchView
 from .frames import build_frames, card_legend
+from .live import Feed, Feeds, Snapshot
 from .queries import MatchDetail, Queries, Reader, UnknownMatch
 
 log = logging.getLogger("arena.web")
@@ -79,16 +82,19 @@ class FramesCache:
 
 
 def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
-               frames_cache: int = 32, title: str = "Arena") -> FastAPI:
+               frames_cache: int = 32, title: str = "Arena",
+               live_interval: float = 1.0) -> FastAPI:
     """The web app over the database at `store_path` (opened read-only; raises StoreError,
     SchemaTooNew included, at once if it cannot be read). `live` shows matches in progress;
-    `frames_cache` is how many completed matches' frames to keep in memory."""
+    `frames_cache` is how many completed matches' frames to keep in memory; `live_interval`
+    how often (seconds) a watched match or ladder is read again for its event stream."""
     reader = Reader(store_path)
     reader.store()  # fail now, with the store's message, rather than on the first request
     env = site.make_env()
     env.globals["site_title"] = title
     cache = FramesCache(frames_cache)
     public = Disclosure(frames_cache=cache)  # every view below shows matches through it
+    h2h = site.HeadToHeadCache()
     app = FastAPI(
         title=f"{title} API", version="1",
         description="Read-only JSON API over Arena's ladders, ratings, bots and matches. "
@@ -96,6 +102,7 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         docs_url=None, redoc_url=None, openapi_url="/openapi.json")
     app.state.reader = reader
     app.state.live = live
+    feeds = app.state.feeds = Feeds(interval=live_interval)  # close() ends every stream
     app.mount("/static", StaticFiles(directory=str(site.STATIC)), name="static")
     # Swagger UI's files come from a package, not a CDN: the docs work without internet.
     app.mount(SWAGGER_ASSETS, StaticFiles(directory=str(swagger_ui_path)), name="swagger-ui")
@@ -173,7 +180,7 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
 
     @app.get("/ladders/{ladder}", response_class=HTMLResponse, include_in_schema=False)
     def ladder_html(request: Request, ladder: str = LADDER) -> HTMLResponse:
-        return render(request, site.ladder_page(queries(), ladder))
+        return render(request, site.ladder_page(queries(), ladder, h2h))
 
     @app.get("/bots", response_class=HTMLResponse, include_in_schema=False)
     def bots_html(request: Request) -> HTMLResponse:
@@ -321,6 +328,63 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         return JSONResponse({"ladder": ladder, "index": index, "status": status,
                              "since": since, "frames": frames, "source": source,
                              "done": status in FINISHED})
+
+    # ------------------------------------------------------------ live event streams
+
+    def read_match(ladder: str, index: int) -> Any:
+        def read(last: Snapshot) -> Snapshot | None:
+            # The public live feed, as /live gives it: through the public's Disclosure.
+            q = queries()
+            status = q.match_status(ladder, index)
+            have = len(last.frames)
+            frames, _ = public.live_frames(status, lambda: q.match(ladder, index), live,
+                                           ladder, index, have)
+            new = [f for f in frames if f["n"] >= have]
+            if not new and status == last.status:
+                return None
+            return Snapshot(status=status, done=status in FINISHED, frames=last.frames + new)
+        return read
+
+    def read_ladder(ladder: str, root: str) -> Any:
+        server = site.ServerUrls(root=root)
+
+        def read(last: Snapshot) -> Snapshot | None:
+            name, context = site.ladder_live(queries(), ladder, h2h)
+            html = env.get_template(name).render(url=server, **context)
+            return None if html == last.html else Snapshot(html=html)
+        return read
+
+    def match_frames(feed: Feed, have: int) -> tuple[str, int]:
+        return feed.frames_event(have), max(have, len(feed.snapshot.frames))
+
+    def ladder_html(feed: Feed, have: int) -> tuple[str, int]:
+        return feed.html_event(), have
+
+    def event_stream(events: Any) -> StreamingResponse:
+        return StreamingResponse(events, media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache",
+                                          "X-Accel-Buffering": "no"})
+
+    @app.get("/api/ladders/{ladder}/matches/{index}/events", include_in_schema=False)
+    async def match_events(request: Request, ladder: str = LADDER, index: int = INDEX,
+                           since: int = Query(0, ge=0, le=10**7)) -> StreamingResponse:
+        """Server-sent events: `frames` events ({status, done, since, frames}) with the public
+        frames from `since` on, then new ones as the match is played (docs/web.md)."""
+        # An unknown ladder or match is a 404 now (on a worker thread: its own connection).
+        await anyio.to_thread.run_sync(lambda: queries().match_status(ladder, index))
+        resume = request.headers.get("last-event-id", "")
+        have = max(since, int(resume)) if resume.isdigit() else since
+        return event_stream(feeds.stream(("match", ladder, index), read_match(ladder, index),
+                                         match_frames, have))
+
+    @app.get("/api/ladders/{ladder}/events", include_in_schema=False)
+    async def ladder_events(request: Request, ladder: str = LADDER) -> StreamingResponse:
+        """Server-sent events: a `ladder` event ({html}) with the ladder page's changing part
+        (`_ladder_live.html`) at once and whenever it changes."""
+        await anyio.to_thread.run_sync(lambda: queries().ladder(ladder))
+        root = urls(request).root
+        return event_stream(feeds.stream(("ladder", ladder, root), read_ladder(ladder, root),
+                                         ladder_html))
 
     return app
 

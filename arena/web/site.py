@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
@@ -21,7 +22,7 @@ from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING
 
 from .disclosure import Disclosure, MatchView
 from .frames import card_legend
-from .queries import HistoryPoint, Queries, TimedPoint
+from .queries import HeadToHead, HistoryPoint, LadderRow, Queries, TimedPoint
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -56,6 +57,8 @@ class Urls(Protocol):
     def matches(self, **filters: Any) -> str | None: ...
     def static(self, path: str) -> str: ...
     def live(self, ladder: str, index: int) -> str | None: ...
+    def match_events(self, ladder: str, index: int) -> str | None: ...
+    def ladder_events(self, ladder: str) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +92,12 @@ class ServerUrls:
 
     def live(self, ladder: str, index: int) -> str | None:
         return f"{self.root}/api/ladders/{quote(ladder)}/matches/{index}/live"
+
+    def match_events(self, ladder: str, index: int) -> str | None:
+        return f"{self.root}/api/ladders/{quote(ladder)}/matches/{index}/events"
+
+    def ladder_events(self, ladder: str) -> str | None:
+        return f"{self.root}/api/ladders/{quote(ladder)}/events"
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +136,12 @@ class ReportUrls:
         return f"{self.up}static/{path}"
 
     def live(self, ladder: str, index: int) -> str | None:
+        return None
+
+    def match_events(self, ladder: str, index: int) -> str | None:
+        return None
+
+    def ladder_events(self, ladder: str) -> str | None:
         return None
 
 
@@ -278,14 +293,53 @@ def rating_intervals(standings: Sequence[Any]) -> list[Interval]:
             for s, l, h in zip(standings, lows, highs)]
 
 
-def ladder_page(q: Queries, ladder: str) -> Page:
+# A head-to-head matrix is drawn for ladders of at most this many bots (a bigger one would be
+# a page of thousands of cells; each bot's page has its own row).
+MATRIX_MAX_BOTS = 16
+
+
+class HeadToHeadCache:
+    """A ladder's head to head, read again only when the ladder's progress changed (its
+    completed and rated counts, its schedule's length): on a big ladder the counts read every
+    completed match, and the leaderboard page must stay fast. A stale answer can only be
+    missing matches of sets that finished since, never show one too early: a set never
+    becomes unfinished again."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, tuple[tuple, list[HeadToHead]]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, q: Queries, info: LadderRow) -> list[HeadToHead]:
+        key = (info.completed, info.rated, info.scheduled)
+        with self._lock:
+            hit = self._items.get(info.name)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        rows = q.head_to_head(ladder=info.name)
+        with self._lock:
+            self._items[info.name] = (key, rows)
+        return rows
+
+
+def ladder_page(q: Queries, ladder: str, h2h: HeadToHeadCache | None = None) -> Page:
+    """The ladder's page; its part that changes (`_ladder_live.html`, from ladder_live) is
+    pushed again by the ladder's live feed (live.py)."""
+    context = ladder_live(q, ladder, h2h)[1]
+    return "ladder.html", {"title": f"Ladder {ladder}", **context}
+
+
+def ladder_live(q: Queries, ladder: str, h2h: HeadToHeadCache | None = None) -> Page:
+    """What changes on a ladder's page as it plays: progress, standings, head to head (finished
+    sets only; for ladders of at most MATRIX_MAX_BOTS bots), the matches being played."""
     info, standings = q.standings(ladder)
-    return "ladder.html", {"title": f"Ladder {info.name}", "ladder": info,
-                           "standings": standings, "intervals": rating_intervals(standings),
-                           "matrix": {(h.bot, h.opponent): h
-                                      for h in q.head_to_head(ladder=ladder)},
-                           "running": q.match_list(ladder=ladder, status=RUNNING,
-                                                   limit=10).matches}
+    matrix = None
+    if len(standings) <= MATRIX_MAX_BOTS:
+        rows = h2h(q, info) if h2h is not None else q.head_to_head(ladder=ladder)
+        matrix = {(h.bot, h.opponent): h for h in rows}
+    return "_ladder_live.html", {
+        "ladder": info, "standings": standings, "intervals": rating_intervals(standings),
+        "matrix": matrix, "matrix_max": MATRIX_MAX_BOTS,
+        "running": q.match_list(ladder=ladder, status=RUNNING, limit=10).matches}
 
 
 def bots_page(q: Queries) -> Page:
@@ -349,13 +403,13 @@ def matches_page(q: Queries, *, ladder: str | None, bot: str | None, status: str
 def viewer_data(view: MatchView, urls: Urls) -> dict[str, Any]:
     """The replay viewer's data: the frames the viewer may see (every frame with hands for a
     match shown in full; public frames otherwise: the stored replay's, the live moves so far
-    or the deal), the URL to poll for more while the match may still move on, and why the
-    hands are not shown (`withheld`)."""
+    or the deal), `live`: the URL of its event stream (live.py) while the match may still
+    move on, and why the hands are not shown (`withheld`)."""
     m = view.detail.match
     return {"ladder": m.ladder, "index": m.index, "status": m.status,
             "seat_names": [s.bot for s in m.seats], "legend": card_legend(view.detail.game),
             "frames": view.frames or [], "full": view.full, "withheld": view.withheld,
-            "live": urls.live(m.ladder, m.index) if m.status in FOLLOWED else None}
+            "live": urls.match_events(m.ladder, m.index) if m.status in FOLLOWED else None}
 
 
 def match_page(q: Queries, ladder: str, index: int, live: LiveSource | None, urls: Urls,

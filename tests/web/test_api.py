@@ -257,7 +257,8 @@ def test_live_endpoint_gives_public_frames_from_since(web_db, live):
         later = c.get(f"{url}?since={shown}").json()
         assert [f["n"] for f in later["frames"]] == [shown]
         page = c.get(f"/ladders/{live.ladder}/matches/{live.index}").text
-        assert f"/api/ladders/{live.ladder}/matches/{live.index}/live" in page
+        # The page follows the match through its event stream (live.py), from the same feed.
+        assert f"/api/ladders/{live.ladder}/matches/{live.index}/events" in page
 
 
 def test_a_replay_that_does_not_rerun_is_reported_not_a_crash(tmp_path, web_db, sample):

@@ -57,7 +57,9 @@ def test_leaderboard_shows_the_standings_in_rating_order(server, page, web_db):
     page.screenshot(path=str(IMG / "leaderboard.png"), full_page=True)
     page.get_by_role("link", name=table.standings[0].bot).first.click()
     expect(page.locator("h1")).to_have_text(f"Bot {table.standings[0].bot}")
-    expect(page.locator('figure.rating-history[data-ladder="balloon3"] svg')).to_have_count(1)
+    figure = page.locator('figure.rating-history[data-ladder="balloon3"]')
+    expect(figure.locator('.chart-box[data-axis="matches"] svg')).to_be_visible()
+    expect(figure.locator('.chart-box[data-axis="time"] svg')).to_be_hidden()
 
 
 def test_replay_steps_forwards_and_back_and_switches_seat_views(server, page, web_db):
@@ -102,6 +104,8 @@ def test_replay_steps_forwards_and_back_and_switches_seat_views(server, page, we
 
 
 def test_a_live_match_advances_on_its_page(server, page, live):
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
     page.goto(f"{server.url}/ladders/{live.ladder}/matches/{live.index}")
     expect(page.locator("#match-status")).to_have_text("running")
     expect(page.locator("#live-note")).to_be_visible()
@@ -116,6 +120,9 @@ def test_a_live_match_advances_on_its_page(server, page, live):
     page.locator("#view").select_option("0")
     expect(page.locator('.seat-box[data-seat="0"] .hand')).to_contain_text("hidden")
     expect(page.locator("#move")).not_to_contain_text(":")
+    # Pushed through the match's event stream (live.py), not polled.
+    assert any(f"/matches/{live.index}/events?since=" in u for u in requested)
+    assert not any("/live" in u for u in requested)
 
 
 def test_match_list_filters_by_status(server, page):

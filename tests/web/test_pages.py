@@ -29,6 +29,11 @@ def _pages(db: Path) -> list[str]:
             "/ladders/nosuch", "/api/docs"]
 
 
+def _stream_left(request) -> bool:
+    """An event stream that the browser cut off on leaving its page: not a failure."""
+    return "/events" in request.url and request.failure == "net::ERR_ABORTED"
+
+
 def _open(browser, viewport: dict):
     context = browser.new_context(viewport=viewport)
     page = context.new_page()
@@ -36,7 +41,8 @@ def _open(browser, viewport: dict):
     page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
             if m.type == "error" else None)
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    page.on("requestfailed", lambda r: None if _stream_left(r) else
+            problems.append(f"request failed: {r.url} ({r.failure})"))
     return context, page, problems
 
 

@@ -2,8 +2,8 @@
    (#replay-data), forwards and back, by the buttons, the keys (arrows, Home, End, space to play
    or pause), the slider or the move list; plays them at a chosen speed; shows the public view or
    one seat's view. The address holds the moment (#move:view) and follows its changes on an open
-   page. A match still being played is followed by polling its live URL once a second for new
-   public frames. Plain DOM, no libraries; text goes in through textContent only. */
+   page. A match still being played is followed through its event stream (server-sent events)
+   for new public frames. Plain DOM, no libraries; text goes in through textContent only. */
 (function () {
   "use strict";
   var source = document.getElementById("replay-data");
@@ -265,35 +265,38 @@
 
   if (data.live) follow(data.live);
 
+  // A match still being played: its event stream (live.py) sends the public frames from the
+  // ones this page has on, then each new move's; once the match is over the page reloads for
+  // its full replay. The browser reconnects by itself, resuming from the last frame it had.
   function follow(url) {
     var note = $("live-note");
     note.hidden = false;
     note.textContent = "Live: this match is being played; new moves appear as they happen.";
-    var stopped = false;
-    function poll() {
-      if (stopped) return;
-      var sep = url.indexOf("?") >= 0 ? "&" : "?";
-      fetch(url + sep + "since=" + frames.length, { headers: { "Accept": "application/json" } })
-        .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
-        .then(function (live) {
-          var following = pos >= frames.length - 1;
-          live.frames.forEach(function (f) { if (f.n === frames.length) frames.push(f); });
-          $("match-status").textContent = live.status;
-          if (following) pos = Math.max(0, frames.length - 1);
-          render();
-          if (live.done) {
-            stopped = true;
-            note.textContent = "The match is over; loading its full replay…";
-            location.reload();
-            return;
-          }
-          setTimeout(poll, 1000);
-        })
-        .catch(function (err) {
-          note.textContent = "Live: lost contact with the server (" + err.message + "); retrying.";
-          setTimeout(poll, 3000);
-        });
-    }
-    setTimeout(poll, 1000);
+    var sep = url.indexOf("?") >= 0 ? "&" : "?";
+    var events = new EventSource(url + sep + "since=" + frames.length);
+    events.addEventListener("frames", function (e) {
+      var live = JSON.parse(e.data);
+      var following = pos >= frames.length - 1;
+      live.frames.forEach(function (f) { if (f.n === frames.length) frames.push(f); });
+      $("match-status").textContent = live.status;
+      if (following) pos = Math.max(0, frames.length - 1);
+      render();
+      note.textContent = "Live: this match is being played; new moves appear as they happen.";
+      if (live.done) {
+        events.close();
+        note.textContent = "The match is over; loading its full replay…";
+        location.reload();
+      }
+    });
+    events.addEventListener("failed", function (e) {
+      events.close();
+      note.textContent = "Live: the server cannot follow this match (" +
+        JSON.parse(e.data).error + "); reload the page to try again.";
+    });
+    events.addEventListener("error", function () {
+      if (events.readyState !== EventSource.CLOSED) {
+        note.textContent = "Live: lost contact with the server; retrying.";
+      }
+    });
   }
 })();
