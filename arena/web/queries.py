@@ -21,7 +21,9 @@ from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from arena.store import COMPLETED, MATCH_STATUSES, Standing, Store, UnknownBot, UnknownLadder
+from arena.store import (
+    COMPLETED, FINISHED, MATCH_STATUSES, Standing, Store, UnknownBot, UnknownLadder,
+)
 
 from .disclosure import SET_FINISHED_SQL, set_finished
 
@@ -452,12 +454,14 @@ class Queries:
     # ------------------------------------------------ head-to-head, opponents, timed history
     # (New queries for the bot and ladder pages; plain SQL over the store's tables.)
 
-    def head_to_head(self, *, ladder: str | None = None,
-                     bot: str | None = None) -> list["HeadToHead"]:
+    def head_to_head(self, *, ladder: str | None = None, bot: str | None = None,
+                     from_index: int | None = None,
+                     to_index: int | None = None) -> list["HeadToHead"]:
         """Per ladder, bot and opponent: the completed matches of finished sets where both sat
         (disclosure.SET_FINISHED_SQL), and how often the bot placed ahead of, level with and
         behind the opponent. Only `ladder`'s, only `bot`'s, when given (UnknownLadder,
-        UnknownBot when there is no such)."""
+        UnknownBot when there is no such); with `ladder`, only its matches from `from_index`
+        to `to_index` (both included) when given."""
         sql = ("SELECT l.name, a.bot_id, b.bot_id, count(*), sum(a.rank < b.rank), "
                "sum(a.rank = b.rank), sum(a.rank > b.rank) "
                "FROM matches m JOIN ladders l ON l.id = m.ladder_id "
@@ -468,6 +472,12 @@ class Queries:
         if ladder is not None:
             sql += " AND m.ladder_id = ?"
             params.append(self._ladder_id(ladder)[0])
+            if from_index is not None:
+                sql += " AND m.idx >= ?"
+                params.append(from_index)
+            if to_index is not None:
+                sql += " AND m.idx <= ?"
+                params.append(to_index)
         if bot is not None:
             sql += " AND a.bot_id = ?"
             params.append(self._bot_id(bot))
@@ -497,6 +507,28 @@ class Queries:
         return MatchPage(matches=self.matches_by_id(ids), next=ids[-1] if more and ids else None,
                          filters={"ladder": ladder, "bot": bot, "opponent": opponent,
                                   "status": COMPLETED})
+
+    def finished_prefix(self, ladder: str) -> int:
+        """How many of the ladder's first matches (by index) lie in finished sets, with no
+        unfinished set among them: the index where the first unfinished set starts (a set's
+        rotations are consecutive), or the schedule's length if every set is finished. What
+        lies before it never changes again."""
+        ladder_id, _, table_size, _ = self._ladder_id(ladder)
+        open_statuses = [st for st in MATCH_STATUSES if st not in FINISHED]
+        marks = ", ".join("?" for _ in open_statuses)
+        row = self.db.execute(
+            f"SELECT min(idx) FROM matches WHERE ladder_id = ? AND status IN ({marks})",
+            [ladder_id, *open_statuses]).fetchone()
+        if row[0] is None:
+            return int(self.db.execute("SELECT coalesce(max(idx) + 1, 0) FROM matches "
+                                       "WHERE ladder_id = ?", (ladder_id,)).fetchone()[0])
+        first_open = row[0]
+        start = self.db.execute(
+            "SELECT min(o.idx) FROM matches m JOIN matches o ON o.ladder_id = m.ladder_id AND "
+            "o.set_index = m.set_index AND o.idx BETWEEN m.idx - ? + 1 AND m.idx "
+            "WHERE m.ladder_id = ? AND m.idx = ?",
+            (table_size, ladder_id, first_open)).fetchone()[0]
+        return int(start)
 
     def rating_history_timed(self, bot: str) -> dict[str, list["TimedPoint"]]:
         """The bot's rating after each of its rated matches, per ladder, with when the match

@@ -299,26 +299,46 @@ MATRIX_MAX_BOTS = 16
 
 
 class HeadToHeadCache:
-    """A ladder's head to head, read again only when the ladder's progress changed (its
-    completed and rated counts, its schedule's length): on a big ladder the counts read every
-    completed match, and the leaderboard page must stay fast. A stale answer can only be
-    missing matches of sets that finished since, never show one too early: a set never
-    becomes unfinished again."""
+    """Ladders' head to head, kept and added to: on a big ladder the counts read every
+    completed match, and the leaderboard page (and its live feed) must stay fast.
+
+    What lies before a ladder's first unfinished set (Queries.finished_prefix) never changes,
+    so it is counted once and then only as the prefix grows; the rest (finished sets after an
+    unfinished one, as parallel play leaves them) is counted afresh, and only when the ladder's
+    progress (its completed, rated and scheduled counts) changed. Never early: only matches of
+    finished sets are counted, and a set never becomes unfinished again."""
 
     def __init__(self) -> None:
-        self._items: dict[str, tuple[tuple, list[HeadToHead]]] = {}
+        # ladder -> (progress, prefix end, counts before it, the answer)
+        self._items: dict[str, tuple[tuple, int, dict, list[HeadToHead]]] = {}
         self._lock = threading.Lock()
 
     def __call__(self, q: Queries, info: LadderRow) -> list[HeadToHead]:
-        key = (info.completed, info.rated, info.scheduled)
+        progress = (info.completed, info.rated, info.scheduled)
         with self._lock:
-            hit = self._items.get(info.name)
-        if hit is not None and hit[0] == key:
-            return hit[1]
-        rows = q.head_to_head(ladder=info.name)
+            item = self._items.get(info.name)
+        if item is not None and item[0] == progress:
+            return item[3]
+        end, counts = (item[1], dict(item[2])) if item is not None else (0, {})
+        prefix = q.finished_prefix(info.name)
+        if prefix > end:
+            _add(counts, q.head_to_head(ladder=info.name, from_index=end,
+                                        to_index=prefix - 1))
+            end = prefix
+        total = dict(counts)
+        _add(total, q.head_to_head(ladder=info.name, from_index=end))
+        answer = [HeadToHead(info.name, bot, opponent, *numbers)
+                  for (bot, opponent), numbers in sorted(total.items())]
         with self._lock:
-            self._items[info.name] = (key, rows)
-        return rows
+            self._items[info.name] = (progress, end, counts, answer)
+        return answer
+
+
+def _add(counts: dict[tuple[str, str], tuple[int, ...]], rows: Sequence[HeadToHead]) -> None:
+    for h in rows:
+        old = counts.get((h.bot, h.opponent), (0, 0, 0, 0))
+        counts[(h.bot, h.opponent)] = tuple(
+            a + b for a, b in zip(old, (h.matches, h.ahead, h.level, h.behind)))
 
 
 def ladder_page(q: Queries, ladder: str, h2h: HeadToHeadCache | None = None) -> Page:

@@ -111,3 +111,30 @@ def test_rating_chart_shows_values_on_hover_over_matches_and_time(server, page, 
     # Over time, later matches sit further right.
     xs = [float(timed.nth(i).get_attribute("cx")) for i in range(len(points))]
     assert xs == sorted(xs) and xs[0] < xs[-1]
+
+
+def test_the_ladder_pages_head_to_head_cache_follows_the_ladder(tmp_path, web_db):
+    """Counted once up to the first unfinished set, then added to as the ladder plays: always
+    the same as counting everything afresh."""
+    import shutil
+
+    from arena.web.queries import Reader
+    from arena.web.sample import play_ladder
+    from arena.web.site import HeadToHeadCache
+
+    db = tmp_path / "arena.db"
+    shutil.copy(web_db, db)
+    cache = HeadToHeadCache()
+    reader = Reader(db)
+    q = reader.queries()
+    before = q.finished_prefix("balloon3")
+    first = cache(q, q.ladder("balloon3"))
+    assert first == q.head_to_head(ladder="balloon3") and first
+    with Store(db) as store:
+        left = store.matches("balloon3", ("pending", "running"))
+        play_ladder(store, "balloon3", left, seed=8)
+    q = Reader(db).queries()
+    assert q.finished_prefix("balloon3") > before
+    again = cache(q, q.ladder("balloon3"))
+    assert again == q.head_to_head(ladder="balloon3") and again != first
+    reader.close()
