@@ -194,8 +194,7 @@ def rating_chart(points: Sequence[HistoryPoint], width: int = 640, height: int =
     """An SVG chart of a rating history: the mu ± sigma band, mu, and the conservative rating
     mu - 3 sigma, against `x` of each point (the match index unless told), its ends labelled
     by `x_label`. Long histories are thinned to `max_points`. With `tip`, each point is a
-    circle carrying its values (`data-tip`, and a <title>) for static/chart.js to show on
-    hover."""
+    circle carrying its values (`data-tip`) for static/chart.js to show on hover."""
     if not points:
         return Markup("")
     if len(points) > max_points:
@@ -245,7 +244,7 @@ def rating_chart(points: Sequence[HistoryPoint], width: int = 640, height: int =
         f'<polyline class="conservative" points="{line(lows)}"/>'
         + "".join(
             f'<circle class="pt" cx="{px(xv):.1f}" cy="{py(p.mu):.1f}" r="2.5" '
-            f'data-tip="{escape(tip(p))}"><title>{escape(tip(p))}</title></circle>'
+            f'data-tip="{escape(tip(p))}"/>'
             for xv, p in zip(xs, points) if tip is not None)
         + f'<text class="tick" x="{left}" y="{height - 8}">{escape(x_label(xs[0]))}</text>'
         f'<text class="tick" x="{width - right}" y="{height - 8}" text-anchor="end">'
@@ -379,9 +378,11 @@ def history_charts(points: Sequence[TimedPoint]) -> dict[str, Markup]:
         return dt.datetime.fromtimestamp(v, dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
 
     timed = [p for p in points if p.finished]
-    return {"matches": rating_chart(points, x=lambda p: p.nth, tip=point_tip,
+    # 150 points a chart (4 px apart): two charts of hoverable points stay a light page.
+    return {"matches": rating_chart(points, x=lambda p: p.nth, tip=point_tip, max_points=150,
                                     x_label=lambda v: f"its match {v:.0f}"),
-            "time": rating_chart(timed, x=lambda p: p.finished, tip=point_tip, x_label=day)}
+            "time": rating_chart(timed, x=lambda p: p.finished, tip=point_tip, max_points=150,
+                                 x_label=day)}
 
 
 def bot_page(q: Queries, bot: str, recent: int = 20) -> Page:
