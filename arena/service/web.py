@@ -138,6 +138,7 @@ class WebServer:
             await asyncio.sleep(0.02)
 
     async def stop(self) -> None:
+        self.app.state.feeds.close()  # open event streams end, or uvicorn would wait on them
         self.server.should_exit = True
         if self._task is not None:
             await self._task

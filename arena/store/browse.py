@@ -417,3 +417,117 @@ class Queries:
         if row is None:
             raise UnknownMatch(f"ladder {ladder!r} has no match {index}")
         return row[0]
+
+    # ------------------------------------------------ head-to-head, opponents, timed history
+    # (New queries for the bot and ladder pages; plain SQL over the store's tables.)
+
+    def head_to_head(self, *, ladder: str | None = None, bot: str | None = None,
+                     from_index: int | None = None,
+                     to_index: int | None = None) -> list["HeadToHead"]:
+        """Per ladder, bot and opponent: the completed matches of finished sets where both sat
+        (SET_FINISHED_SQL), and how often the bot placed ahead of, level with and
+        behind the opponent. Only `ladder`'s, only `bot`'s, when given (UnknownLadder,
+        UnknownBot when there is no such); with `ladder`, only its matches from `from_index`
+        to `to_index` (both included) when given."""
+        sql = ("SELECT l.name, a.bot_id, b.bot_id, count(*), sum(a.rank < b.rank), "
+               "sum(a.rank = b.rank), sum(a.rank > b.rank) "
+               "FROM matches m JOIN ladders l ON l.id = m.ladder_id "
+               "JOIN results a ON a.match_id = m.id "
+               "JOIN results b ON b.match_id = m.id AND b.seat <> a.seat "
+               f"WHERE m.status = ? AND {SET_FINISHED_SQL}")
+        params: list[Any] = [COMPLETED]
+        if ladder is not None:
+            sql += " AND m.ladder_id = ?"
+            params.append(self._ladder_id(ladder)[0])
+            if from_index is not None:
+                sql += " AND m.idx >= ?"
+                params.append(from_index)
+            if to_index is not None:
+                sql += " AND m.idx <= ?"
+                params.append(to_index)
+        if bot is not None:
+            sql += " AND a.bot_id = ?"
+            params.append(self._bot_id(bot))
+        names = self._bot_names()
+        rows = self.db.execute(sql + " GROUP BY l.name, a.bot_id, b.bot_id", params)
+        return sorted((HeadToHead(ladder=r[0], bot=names.get(r[1], f"#{r[1]}"),
+                                  opponent=names.get(r[2], f"#{r[2]}"), matches=r[3],
+                                  ahead=r[4], level=r[5], behind=r[6]) for r in rows),
+                      key=lambda h: (h.ladder, h.bot, h.opponent))
+
+    def matches_against(self, bot: str, opponent: str, *, ladder: str | None = None,
+                        before: int | None = None, limit: int = 50) -> MatchPage:
+        """The completed matches where `bot` and `opponent` both sat, newest first, a page at a
+        time (as match_list; read through the results' bot index)."""
+        bot_id, opponent_id = self._bot_id(bot), self._bot_id(opponent)
+        sql = ("SELECT DISTINCT r.match_id FROM results r JOIN results o ON "
+               "o.match_id = r.match_id AND o.bot_id = ? AND o.seat <> r.seat")
+        params: list[Any] = [opponent_id]
+        if ladder is not None:
+            sql += " JOIN matches m ON m.id = r.match_id AND m.ladder_id = ?"
+            params.append(self._ladder_id(ladder)[0])
+        sql += " WHERE r.bot_id = ? AND r.match_id < ? ORDER BY r.match_id DESC LIMIT ?"
+        params += [bot_id, before if before is not None else 1 << 62, limit + 1]
+        ids = [r[0] for r in self.db.execute(sql, params)]
+        more = len(ids) > limit
+        ids = ids[:limit]
+        return MatchPage(matches=self.matches_by_id(ids), next=ids[-1] if more and ids else None,
+                         filters={"ladder": ladder, "bot": bot, "opponent": opponent,
+                                  "status": COMPLETED})
+
+    def finished_prefix(self, ladder: str) -> int:
+        """How many of the ladder's first matches (by index) lie in finished sets, with no
+        unfinished set among them: the index where the first unfinished set starts (a set's
+        rotations are consecutive), or the schedule's length if every set is finished. What
+        lies before it never changes again."""
+        ladder_id, _, table_size, _ = self._ladder_id(ladder)
+        open_statuses = [st for st in MATCH_STATUSES if st not in FINISHED]
+        marks = ", ".join("?" for _ in open_statuses)
+        row = self.db.execute(
+            f"SELECT min(idx) FROM matches WHERE ladder_id = ? AND status IN ({marks})",
+            [ladder_id, *open_statuses]).fetchone()
+        if row[0] is None:
+            return int(self.db.execute("SELECT coalesce(max(idx) + 1, 0) FROM matches "
+                                       "WHERE ladder_id = ?", (ladder_id,)).fetchone()[0])
+        first_open = row[0]
+        start = self.db.execute(
+            "SELECT min(o.idx) FROM matches m JOIN matches o ON o.ladder_id = m.ladder_id AND "
+            "o.set_index = m.set_index AND o.idx BETWEEN m.idx - ? + 1 AND m.idx "
+            "WHERE m.ladder_id = ? AND m.idx = ?",
+            (table_size, ladder_id, first_open)).fetchone()[0]
+        return int(start)
+
+    def rating_history_timed(self, bot: str) -> dict[str, list["TimedPoint"]]:
+        """The bot's rating after each of its rated matches, per ladder, with when the match
+        finished and which of the bot's matches in that ladder it was (1, 2, ...)."""
+        bot_id = self._bot_id(bot)
+        out: dict[str, list[TimedPoint]] = {}
+        for name, idx, finished, mu, sigma in self.db.execute(
+                "SELECT l.name, m.idx, m.finished, h.mu, h.sigma FROM rating_history h "
+                "JOIN matches m ON m.id = h.match_id JOIN ladders l ON l.id = m.ladder_id "
+                "WHERE h.bot_id = ? ORDER BY l.name, m.idx", (bot_id,)):
+            points = out.setdefault(name, [])
+            points.append(TimedPoint(index=idx, mu=mu, sigma=sigma, nth=len(points) + 1,
+                                     finished=finished))
+        return out
+
+
+@dataclass(slots=True)
+class HeadToHead:
+    """How `bot` placed against `opponent` in their common matches of finished sets."""
+
+    ladder: str
+    bot: str
+    opponent: str
+    matches: int
+    ahead: int
+    level: int
+    behind: int
+
+
+@dataclass(slots=True)
+class TimedPoint(HistoryPoint):
+    """A rating-history point with the bot's match count and the match's finishing time."""
+
+    nth: int
+    finished: float | None

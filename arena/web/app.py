@@ -21,11 +21,15 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
 from fastapi import FastAPI, Path as PathParam, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.responses import StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from swagger_ui_bundle import swagger_ui_path
 
 from arena import replay as replay_mod
 from arena.store import (
@@ -37,6 +41,7 @@ from .disclosure import Disclosure, MatchView
 from .frames import build_frames, card_legend
 from arena.store.browse import MatchDetail, Queries, UnknownMatch
 
+from .live import Feed, Feeds, Snapshot
 from .queries import Reader
 
 log = logging.getLogger("arena.web")
@@ -49,6 +54,7 @@ LIMIT = Query(50, ge=1, le=200, description="matches per page")
 BEFORE = Query(None, ge=1, le=2**62, description="the `next` of the previous page")
 
 NOT_FOUND = {404: {"model": models.ErrorOut, "description": "no such ladder, bot or match"}}
+SWAGGER_ASSETS = "/api/docs/assets"  # where Swagger UI's own files are served
 BAD_INPUT = {422: {"model": models.ErrorOut, "description": "a parameter is not valid"}}
 
 
@@ -78,24 +84,30 @@ class FramesCache:
 
 
 def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
-               frames_cache: int = 32, title: str = "Arena") -> FastAPI:
+               frames_cache: int = 32, title: str = "Arena",
+               live_interval: float = 1.0) -> FastAPI:
     """The web app over the database at `store_path` (opened read-only; raises StoreError,
     SchemaTooNew included, at once if it cannot be read). `live` shows matches in progress;
-    `frames_cache` is how many completed matches' frames to keep in memory."""
+    `frames_cache` is how many completed matches' frames to keep in memory; `live_interval`
+    how often (seconds) a watched match or ladder is read again for its event stream."""
     reader = Reader(store_path)
     reader.store()  # fail now, with the store's message, rather than on the first request
     env = site.make_env()
     env.globals["site_title"] = title
     cache = FramesCache(frames_cache)
     public = Disclosure(frames_cache=cache)  # every view below shows matches through it
+    h2h = site.HeadToHeadCache()
     app = FastAPI(
         title=f"{title} API", version="1",
         description="Read-only JSON API over Arena's ladders, ratings, bots and matches. "
                     "Errors are {\"error\": {\"status\", \"message\"}}.",
-        docs_url="/api/docs", redoc_url=None, openapi_url="/openapi.json")
+        docs_url=None, redoc_url=None, openapi_url="/openapi.json")
     app.state.reader = reader
     app.state.live = live
+    feeds = app.state.feeds = Feeds(interval=live_interval)  # close() ends every stream
     app.mount("/static", StaticFiles(directory=str(site.STATIC)), name="static")
+    # Swagger UI's files come from a package, not a CDN: the docs work without internet.
+    app.mount(SWAGGER_ASSETS, StaticFiles(directory=str(swagger_ui_path)), name="swagger-ui")
 
     def queries() -> Queries:
         return reader.queries()
@@ -170,7 +182,7 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
 
     @app.get("/ladders/{ladder}", response_class=HTMLResponse, include_in_schema=False)
     def ladder_html(request: Request, ladder: str = LADDER) -> HTMLResponse:
-        return render(request, site.ladder_page(queries(), ladder))
+        return render(request, site.ladder_page(queries(), ladder, h2h))
 
     @app.get("/bots", response_class=HTMLResponse, include_in_schema=False)
     def bots_html(request: Request) -> HTMLResponse:
@@ -183,19 +195,35 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
     @app.get("/matches", response_class=HTMLResponse, include_in_schema=False)
     def matches_html(request: Request, ladder: str | None = Query(None, max_length=64),
                      bot: str | None = Query(None, max_length=64),
+                     opponent: str | None = Query(None, max_length=64),
                      status: str | None = Query(None, max_length=32),
                      before: int | None = BEFORE, limit: int = LIMIT) -> HTMLResponse:
         # The filter form sends empty strings for "any".
         status_value = _status(status)
+        _check_opponent(bot or None, opponent or None, status_value)
         return render(request, site.matches_page(
             queries(), ladder=ladder or None, bot=bot or None, status=status_value,
-            before=before, limit=limit, urls=urls(request)))
+            before=before, limit=limit, urls=urls(request), opponent=opponent or None))
 
     @app.get("/ladders/{ladder}/matches/{index}", response_class=HTMLResponse,
              include_in_schema=False)
     def match_html(request: Request, ladder: str = LADDER, index: int = INDEX) -> HTMLResponse:
         return render(request, site.match_page(queries(), ladder, index, live, urls(request),
                                                public))
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        # Browsers ask for it on a first visit whatever the page links to.
+        return FileResponse(site.STATIC / "favicon.svg", media_type="image/svg+xml")
+
+    @app.get("/api/docs", response_class=HTMLResponse, include_in_schema=False)
+    def api_docs(request: Request) -> HTMLResponse:
+        root = urls(request).root
+        return get_swagger_ui_html(
+            openapi_url=f"{root}{app.openapi_url}", title=f"{app.title}: documentation",
+            swagger_js_url=f"{root}{SWAGGER_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{SWAGGER_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{root}/static/favicon.svg")
 
     # ------------------------------------------------------------------------------ API
 
@@ -210,6 +238,14 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         """A ladder and its standings, best first by the conservative rating mu - 3 sigma."""
         info, standings = queries().standings(ladder)
         return {"ladder": _plain(info), "standings": [_plain(s) for s in standings]}
+
+    @app.get("/api/ladders/{ladder}/head-to-head", response_model=list[models.HeadToHeadOut],
+             tags=["ladders"], responses={**NOT_FOUND, **BAD_INPUT})
+    def api_head_to_head(ladder: str = LADDER, bot: str | None = Query(
+            None, max_length=64, description="only this bot's rows")) -> Any:
+        """For each bot and opponent, how the bot placed against the opponent in their common
+        completed matches; only matches of finished sets count (docs/web.md)."""
+        return [_plain(h) for h in queries().head_to_head(ladder=ladder, bot=bot)]
 
     @app.get("/api/bots", response_model=list[models.BotOut], tags=["bots"])
     def api_bots() -> Any:
@@ -245,12 +281,20 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
                                                description="only this ladder's matches"),
                     bot: str | None = Query(None, max_length=64,
                                             description="only matches this bot plays in"),
+                    opponent: str | None = Query(
+                        None, max_length=64, description="with `bot`: only the completed "
+                                                         "matches where this bot sat too"),
                     status: models.MatchStatus | None = Query(None),
                     before: int | None = BEFORE, limit: int = LIMIT) -> Any:
         """Matches newest first (schedule order), filtered, a page at a time."""
-        page = queries().match_list(ladder=ladder, bot=bot,
-                                    status=status.value if status else None,
-                                    before=before, limit=limit)
+        status_value = status.value if status else None
+        _check_opponent(bot, opponent, status_value)
+        if opponent is not None:
+            page = queries().matches_against(bot or "", opponent, ladder=ladder,
+                                             before=before, limit=limit)
+        else:
+            page = queries().match_list(ladder=ladder, bot=bot, status=status_value,
+                                        before=before, limit=limit)
         return {"matches": [_plain(m) for m in page.matches], "next": page.next}
 
     @app.get("/api/ladders/{ladder}/matches/{index}", response_model=models.MatchOut,
@@ -286,6 +330,63 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         return JSONResponse({"ladder": ladder, "index": index, "status": status,
                              "since": since, "frames": frames, "source": source,
                              "done": status in FINISHED})
+
+    # ------------------------------------------------------------ live event streams
+
+    def read_match(ladder: str, index: int) -> Any:
+        def read(last: Snapshot) -> Snapshot | None:
+            # The public live feed, as /live gives it: through the public's Disclosure.
+            q = queries()
+            status = q.match_status(ladder, index)
+            have = len(last.frames)
+            frames, _ = public.live_frames(status, lambda: q.match(ladder, index), live,
+                                           ladder, index, have)
+            new = [f for f in frames if f["n"] >= have]
+            if not new and status == last.status:
+                return None
+            return Snapshot(status=status, done=status in FINISHED, frames=last.frames + new)
+        return read
+
+    def read_ladder(ladder: str, root: str) -> Any:
+        server = site.ServerUrls(root=root)
+
+        def read(last: Snapshot) -> Snapshot | None:
+            name, context = site.ladder_live(queries(), ladder, h2h)
+            html = env.get_template(name).render(url=server, **context)
+            return None if html == last.html else Snapshot(html=html)
+        return read
+
+    def match_frames(feed: Feed, have: int) -> tuple[str, int]:
+        return feed.frames_event(have), max(have, len(feed.snapshot.frames))
+
+    def ladder_event(feed: Feed, have: int) -> tuple[str, int]:
+        return feed.html_event(), have
+
+    def event_stream(events: Any) -> StreamingResponse:
+        return StreamingResponse(events, media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache",
+                                          "X-Accel-Buffering": "no"})
+
+    @app.get("/api/ladders/{ladder}/matches/{index}/events", include_in_schema=False)
+    async def match_events(request: Request, ladder: str = LADDER, index: int = INDEX,
+                           since: int = Query(0, ge=0, le=10**7)) -> StreamingResponse:
+        """Server-sent events: `frames` events ({status, done, since, frames}) with the public
+        frames from `since` on, then new ones as the match is played (docs/web.md)."""
+        # An unknown ladder or match is a 404 now (on a worker thread: its own connection).
+        await anyio.to_thread.run_sync(lambda: queries().match_status(ladder, index))
+        resume = request.headers.get("last-event-id", "")
+        have = max(since, int(resume)) if resume.isdigit() else since
+        return event_stream(feeds.stream(("match", ladder, index), read_match(ladder, index),
+                                         match_frames, have))
+
+    @app.get("/api/ladders/{ladder}/events", include_in_schema=False)
+    async def ladder_events(request: Request, ladder: str = LADDER) -> StreamingResponse:
+        """Server-sent events: a `ladder` event ({html}) with the ladder page's changing part
+        (`_ladder_live.html`) at once and whenever it changes."""
+        await anyio.to_thread.run_sync(lambda: queries().ladder(ladder))
+        root = urls(request).root
+        return event_stream(feeds.stream(("ladder", ladder, root), read_ladder(ladder, root),
+                                         ladder_event))
 
     return app
 
@@ -324,6 +425,21 @@ def _status(value: Any) -> str | None:
             "loc": ("query", "status"), "input": text,
             "msg": "must be one of " + ", ".join(s.value for s in models.MatchStatus)}])
     return text
+
+
+def _check_opponent(bot: str | None, opponent: str | None, status: str | None) -> None:
+    """`opponent` filters a bot's completed matches: it needs `bot`, and no other status."""
+    if opponent is None:
+        return
+    if bot is None:
+        raise RequestValidationError([{
+            "loc": ("query", "opponent"), "input": opponent,
+            "msg": "needs a bot too: the matches of bot against opponent"}])
+    if status not in (None, "completed"):
+        raise RequestValidationError([{
+            "loc": ("query", "status"), "input": status,
+            "msg": "with an opponent, only completed matches are listed: leave status empty "
+                   "or give completed"}])
 
 
 def _plain(obj: Any) -> Any:

@@ -41,7 +41,10 @@ def _balloon_public(obs: Any, names: Sequence[str], game: Any) -> dict[str, Any]
             ["balloon size", str(size)], ["chips in the middle", str(obs.chips_in_middle)],
             ["first drop-out chip", "still there" if obs.first_drop_out_chip else "taken"],
             ["to act", to_act]]
-    table = []
+    # The balloon first, its size being what every volume is measured against (rules:
+    # "Size and volume"); then the rows, one per turn, as the cards lie on the table.
+    table: list[dict[str, Any]] = [{"label": "balloon size", "cards": [], "kind": "balloon",
+                                    "value": size}]
     if obs.face_up:
         table.append({"label": "face up", "cards": list(obs.face_up)})
     rows: dict[int, list[Any]] = {}
@@ -119,7 +122,8 @@ def _boom_public(obs: Any, names: Sequence[str], game: Any) -> dict[str, Any]:
             ["guard", f"#{obs.guard + 1}: " + ", ".join(
                 f"{c} {lim}" for c, lim in zip(boom.COLOURS, obs.guard_limits))],
             ["guards left", str(obs.guards_left)]]
-    table = [{"label": "guard limits",
+    # The guard card as it lies on the table: its number and a limit per colour, left to right.
+    table = [{"label": f"guard #{obs.guard + 1}", "kind": "guard", "value": obs.guard + 1,
               "cards": [[f"{c} {lim}", c] for c, lim in zip(boom.COLOURS, obs.guard_limits)]}]
     if obs.discarded:
         table.append({"label": "discarded face up", "cards": list(obs.discarded)})

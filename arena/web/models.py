@@ -156,6 +156,10 @@ CardOut = Union[int, list[Union[int, str]]]
 class TableRowOut(BaseModel):
     label: str
     cards: list[CardOut]
+    kind: str | None = Field(default=None, description="a row drawn its own way: \"guard\" (Boom's "
+                             "guard card, `value` its number, `cards` its limits left to right) "
+                             "or \"balloon\" (Balloon's balloon, `value` its size)")
+    value: int | None = Field(default=None, description="the guard's number or the balloon's size")
 
 
 class SeatViewOut(BaseModel):
@@ -227,3 +231,13 @@ class LiveOut(BaseModel):
     done: bool = Field(description="the match will not change any more: reload the match "
                                    "for its full replay")
     source: str = Field(description="'live' (the referee's moves so far) or 'store'")
+
+
+class HeadToHeadOut(BaseModel):
+    ladder: str
+    bot: str
+    opponent: str
+    matches: int = Field(description="completed matches of finished sets where both sat")
+    ahead: int = Field(description="of those, where the bot placed ahead of the opponent")
+    level: int = Field(description="where they placed level (tied)")
+    behind: int = Field(description="where the bot placed behind the opponent")

@@ -9,19 +9,20 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 from urllib.parse import quote, urlencode
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING
 
 from .disclosure import Disclosure, MatchView
 from .frames import card_legend
-from arena.store.browse import HistoryPoint, Queries
+from arena.store.browse import HeadToHead, HistoryPoint, LadderRow, Queries, TimedPoint
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -56,6 +57,8 @@ class Urls(Protocol):
     def matches(self, **filters: Any) -> str | None: ...
     def static(self, path: str) -> str: ...
     def live(self, ladder: str, index: int) -> str | None: ...
+    def match_events(self, ladder: str, index: int) -> str | None: ...
+    def ladder_events(self, ladder: str) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +92,12 @@ class ServerUrls:
 
     def live(self, ladder: str, index: int) -> str | None:
         return f"{self.root}/api/ladders/{quote(ladder)}/matches/{index}/live"
+
+    def match_events(self, ladder: str, index: int) -> str | None:
+        return f"{self.root}/api/ladders/{quote(ladder)}/matches/{index}/events"
+
+    def ladder_events(self, ladder: str) -> str | None:
+        return f"{self.root}/api/ladders/{quote(ladder)}/events"
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +136,12 @@ class ReportUrls:
         return f"{self.up}static/{path}"
 
     def live(self, ladder: str, index: int) -> str | None:
+        return None
+
+    def match_events(self, ladder: str, index: int) -> str | None:
+        return None
+
+    def ladder_events(self, ladder: str) -> str | None:
         return None
 
 
@@ -173,9 +188,13 @@ def make_env() -> jinja2.Environment:
 # ------------------------------------------------------------------------------------ chart
 
 def rating_chart(points: Sequence[HistoryPoint], width: int = 640, height: int = 220,
-                 max_points: int = 300) -> Markup:
+                 max_points: int = 300, *, x: Callable[[Any], float] = lambda p: p.index,
+                 x_label: Callable[[float], str] = lambda v: f"match {v:.0f}",
+                 tip: Callable[[Any], str] | None = None) -> Markup:
     """An SVG chart of a rating history: the mu ± sigma band, mu, and the conservative rating
-    mu - 3 sigma, against the match index. Long histories are thinned to `max_points`."""
+    mu - 3 sigma, against `x` of each point (the match index unless told), its ends labelled
+    by `x_label`. Long histories are thinned to `max_points`. With `tip`, each point is a
+    circle carrying its values (`data-tip`) for static/chart.js to show on hover."""
     if not points:
         return Markup("")
     if len(points) > max_points:
@@ -185,7 +204,7 @@ def rating_chart(points: Sequence[HistoryPoint], width: int = 640, height: int =
             thinned.append(points[-1])
         points = thinned
     left, right, top, bottom = 48, 12, 12, 28
-    xs = [p.index for p in points]
+    xs = [x(p) for p in points]
     lows = [p.mu - 3 * p.sigma for p in points]
     highs = [p.mu + p.sigma for p in points]
     x0, x1 = min(xs), max(xs)
@@ -223,9 +242,13 @@ def rating_chart(points: Sequence[HistoryPoint], width: int = 640, height: int =
         + f'<polygon class="band" points="{band}"/>'
         f'<polyline class="mu" points="{line([p.mu for p in points])}"/>'
         f'<polyline class="conservative" points="{line(lows)}"/>'
-        f'<text class="tick" x="{left}" y="{height - 8}">match {xs[0]}</text>'
-        f'<text class="tick" x="{width - right}" y="{height - 8}" text-anchor="end">match '
-        f'{xs[-1]}</text></svg>')
+        + "".join(
+            f'<circle class="pt" cx="{px(xv):.1f}" cy="{py(p.mu):.1f}" r="2.5" '
+            f'data-tip="{escape(tip(p))}"/>'
+            for xv, p in zip(xs, points) if tip is not None)
+        + f'<text class="tick" x="{left}" y="{height - 8}">{escape(x_label(xs[0]))}</text>'
+        f'<text class="tick" x="{width - right}" y="{height - 8}" text-anchor="end">'
+        f'{escape(x_label(xs[-1]))}</text></svg>')
     return Markup(svg)
 
 
@@ -238,39 +261,162 @@ def index_page(q: Queries) -> Page:
     return "index.html", {"title": "Ladders", "ladders": q.ladders()}
 
 
-def ladder_page(q: Queries, ladder: str) -> Page:
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """Where a bot's rating interval μ ± 3σ sits on a leaderboard's common scale, in percent of
+    the scale's width (`left` and `width` of the interval, `mu` the position of μ), and the
+    interval's ends as ratings (`low` is μ − 3σ, the conservative rating)."""
+
+    left: float
+    width: float
+    mu: float
+    low: float
+    high: float
+
+
+def rating_intervals(standings: Sequence[Any]) -> list[Interval]:
+    """Each standing's μ ± 3σ on one scale shared by the whole board (the lowest μ − 3σ to the
+    highest μ + 3σ), so that the bars compare: a long bar is an uncertain rating, and two bars
+    side by side that overlap much are two bots the ladder has not told apart yet."""
+    if not standings:
+        return []
+    lows = [s.mu - 3 * s.sigma for s in standings]
+    highs = [s.mu + 3 * s.sigma for s in standings]
+    lo, hi = min(lows), max(highs)
+    span = (hi - lo) or 1.0
+
+    def at(x: float) -> float:
+        return round((x - lo) / span * 100, 2)
+
+    return [Interval(left=at(l), width=round(at(h) - at(l), 2), mu=at(s.mu), low=l, high=h)
+            for s, l, h in zip(standings, lows, highs)]
+
+
+# A head-to-head matrix is drawn for ladders of at most this many bots (a bigger one would be
+# a page of thousands of cells; each bot's page has its own row).
+MATRIX_MAX_BOTS = 16
+
+
+class HeadToHeadCache:
+    """Ladders' head to head, kept and added to: on a big ladder the counts read every
+    completed match, and the leaderboard page (and its live feed) must stay fast.
+
+    What lies before a ladder's first unfinished set (Queries.finished_prefix) never changes,
+    so it is counted once and then only as the prefix grows; the rest (finished sets after an
+    unfinished one, as parallel play leaves them) is counted afresh, and only when the ladder's
+    progress (its completed, rated and scheduled counts) changed. Never early: only matches of
+    finished sets are counted, and a set never becomes unfinished again."""
+
+    def __init__(self) -> None:
+        # ladder -> (progress, prefix end, counts before it, the answer)
+        self._items: dict[str, tuple[tuple, int, dict, list[HeadToHead]]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, q: Queries, info: LadderRow) -> list[HeadToHead]:
+        progress = (info.completed, info.rated, info.scheduled)
+        with self._lock:
+            item = self._items.get(info.name)
+        if item is not None and item[0] == progress:
+            return item[3]
+        end, counts = (item[1], dict(item[2])) if item is not None else (0, {})
+        prefix = q.finished_prefix(info.name)
+        if prefix > end:
+            _add(counts, q.head_to_head(ladder=info.name, from_index=end,
+                                        to_index=prefix - 1))
+            end = prefix
+        total = dict(counts)
+        _add(total, q.head_to_head(ladder=info.name, from_index=end))
+        answer = [HeadToHead(info.name, bot, opponent, *numbers)
+                  for (bot, opponent), numbers in sorted(total.items())]
+        with self._lock:
+            self._items[info.name] = (progress, end, counts, answer)
+        return answer
+
+
+def _add(counts: dict[tuple[str, str], tuple[int, ...]], rows: Sequence[HeadToHead]) -> None:
+    for h in rows:
+        old = counts.get((h.bot, h.opponent), (0, 0, 0, 0))
+        counts[(h.bot, h.opponent)] = tuple(
+            a + b for a, b in zip(old, (h.matches, h.ahead, h.level, h.behind)))
+
+
+def ladder_page(q: Queries, ladder: str, h2h: HeadToHeadCache | None = None) -> Page:
+    """The ladder's page; its part that changes (`_ladder_live.html`, from ladder_live) is
+    pushed again by the ladder's live feed (live.py)."""
+    context = ladder_live(q, ladder, h2h)[1]
+    return "ladder.html", {"title": f"Ladder {ladder}", **context}
+
+
+def ladder_live(q: Queries, ladder: str, h2h: HeadToHeadCache | None = None) -> Page:
+    """What changes on a ladder's page as it plays: progress, standings, head to head (finished
+    sets only; for ladders of at most MATRIX_MAX_BOTS bots), the matches being played."""
     info, standings = q.standings(ladder)
-    return "ladder.html", {"title": f"Ladder {info.name}", "ladder": info,
-                           "standings": standings,
-                           "running": q.match_list(ladder=ladder, status=RUNNING,
-                                                   limit=10).matches}
+    matrix = None
+    if len(standings) <= MATRIX_MAX_BOTS:
+        rows = h2h(q, info) if h2h is not None else q.head_to_head(ladder=ladder)
+        matrix = {(h.bot, h.opponent): h for h in rows}
+    return "_ladder_live.html", {
+        "ladder": info, "standings": standings, "intervals": rating_intervals(standings),
+        "matrix": matrix, "matrix_max": MATRIX_MAX_BOTS,
+        "running": q.match_list(ladder=ladder, status=RUNNING, limit=10).matches}
 
 
 def bots_page(q: Queries) -> Page:
     return "bots.html", {"title": "Bots", "bots": q.bots()}
 
 
+def point_tip(p: TimedPoint) -> str:
+    """A rating-history point's values, as the chart shows them on hover."""
+    return (f"its match {p.nth} (#{p.index}, {_when(p.finished)}): μ {p.mu:.2f}, "
+            f"σ {p.sigma:.2f}, μ−3σ {p.mu - 3 * p.sigma:.2f}")
+
+
+def history_charts(points: Sequence[TimedPoint]) -> dict[str, Markup]:
+    """A ladder's rating history drawn twice: over the bot's own matches (1, 2, ...) and over
+    time (when each match finished)."""
+    def day(v: float) -> str:
+        return dt.datetime.fromtimestamp(v, dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+    timed = [p for p in points if p.finished]
+    # 150 points a chart (4 px apart): two charts of hoverable points stay a light page.
+    return {"matches": rating_chart(points, x=lambda p: p.nth, tip=point_tip, max_points=150,
+                                    x_label=lambda v: f"its match {v:.0f}"),
+            "time": rating_chart(timed, x=lambda p: p.finished, tip=point_tip, max_points=150,
+                                 x_label=day)}
+
+
 def bot_page(q: Queries, bot: str, recent: int = 20) -> Page:
-    """A bot's page; its faults' details go through the public's Disclosure."""
+    """A bot's page; its faults' details go through the public's Disclosure, its head-to-head
+    counts only finished sets (Queries.head_to_head)."""
     info = q.bot(bot)
-    history = q.rating_history(bot)
+    history = q.rating_history_timed(bot)
     ladders = q.bot_ladders(bot)
-    charts = {name: rating_chart(points) for name, points in history.items()}
+    charts = {name: history_charts(points) for name, points in history.items()}
     return "bot.html", {"title": f"Bot {info.name}", "bot": info, "ladders": ladders,
                         "charts": charts, "recent": q.recent_matches(bot, recent),
+                        "head_to_head": q.head_to_head(bot=bot),
                         "faults": Disclosure().faults(q.bot_faults(bot, recent))}
 
 
 def matches_page(q: Queries, *, ladder: str | None, bot: str | None, status: str | None,
-                 before: int | None, limit: int, urls: Urls) -> Page:
-    page = q.match_list(ladder=ladder, bot=bot, status=status, before=before, limit=limit)
-    older = (urls.matches(ladder=ladder, bot=bot, status=status, before=page.next, limit=limit)
+                 before: int | None, limit: int, urls: Urls, opponent: str | None = None
+                 ) -> Page:
+    """The match list; with `opponent` (the caller checks `bot` is given too), the completed
+    matches of the two."""
+    if opponent is not None:
+        page = q.matches_against(bot or "", opponent, ladder=ladder, before=before,
+                                 limit=limit)
+    else:
+        page = q.match_list(ladder=ladder, bot=bot, status=status, before=before, limit=limit)
+    older = (urls.matches(ladder=ladder, bot=bot, opponent=opponent, status=status,
+                          before=page.next, limit=limit)
              if page.next is not None else None)
-    newest = (urls.matches(ladder=ladder, bot=bot, status=status, limit=limit)
+    newest = (urls.matches(ladder=ladder, bot=bot, opponent=opponent, status=status,
+                           limit=limit)
               if before is not None else None)
     return "matches.html", {"title": "Matches", "page": page, "older": older, "newest": newest,
                             "filters": {"ladder": ladder or "", "bot": bot or "",
-                                        "status": status or ""},
+                                        "opponent": opponent or "", "status": status or ""},
                             "ladder_names": [l.name for l in q.ladders()],
                             "bot_names": [b.name for b in q.bots()]}
 
@@ -278,13 +424,13 @@ def matches_page(q: Queries, *, ladder: str | None, bot: str | None, status: str
 def viewer_data(view: MatchView, urls: Urls) -> dict[str, Any]:
     """The replay viewer's data: the frames the viewer may see (every frame with hands for a
     match shown in full; public frames otherwise: the stored replay's, the live moves so far
-    or the deal), the URL to poll for more while the match may still move on, and why the
-    hands are not shown (`withheld`)."""
+    or the deal), `live`: the URL of its event stream (live.py) while the match may still
+    move on, and why the hands are not shown (`withheld`)."""
     m = view.detail.match
     return {"ladder": m.ladder, "index": m.index, "status": m.status,
             "seat_names": [s.bot for s in m.seats], "legend": card_legend(view.detail.game),
             "frames": view.frames or [], "full": view.full, "withheld": view.withheld,
-            "live": urls.live(m.ladder, m.index) if m.status in FOLLOWED else None}
+            "live": urls.match_events(m.ladder, m.index) if m.status in FOLLOWED else None}
 
 
 def match_page(q: Queries, ladder: str, index: int, live: LiveSource | None, urls: Urls,

@@ -5,10 +5,17 @@ free port. Each match page asked for is a different match, so the replay frames 
 every request (the app's frames cache never hits).
 
 Goals (issue 5): leaderboard page and API at most 50 ms median, match page at most 100 ms.
+
+Live updates (issue 19, no goal: a measure): SPECTATORS event streams open on one match being
+played (a live source in the server reveals a move every MOVE_EVERY seconds), read by this
+process; the server's resident memory before and with the streams open, and its CPU seconds
+per update sent (per update to all the spectators, and per spectator), against the same time
+with no stream open.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import socket
 import statistics
@@ -21,6 +28,9 @@ from pathlib import Path
 BOTS = 100
 TABLE = 3
 ROUNDS = 20  # 5,100 matches a round with 100 bots at tables of 3: 102,000 matches
+
+SPECTATORS = 100
+MOVE_EVERY = 0.5  # seconds between the live match's moves
 
 GOALS_MS = {"leaderboard_page": 50.0, "leaderboard_api": 50.0, "match_page": 100.0}
 
@@ -41,7 +51,48 @@ def build(path: Path, log) -> int:
     return played
 
 
-def serve(path: Path) -> tuple[subprocess.Popen, str, socket.socket]:
+class TimedLive:
+    """A LiveSource (arena.web.site) for one running match: a random playout whose moves are
+    revealed one every MOVE_EVERY seconds from when it is first watched, as a referee would
+    play them."""
+
+    def __init__(self, path: str, ladder: str):
+        from arena.store import Store
+        from arena.web.sample import random_result
+
+        with Store(path, readonly=True) as store:
+            match = store.matches(ladder, ("running",))[0]
+            config = store.get_ladder(ladder).config
+        self.key = (ladder, match.index)
+        played = random_result(config, match.seed, match.seats, random.Random(4))
+        self.moves = [m.to_list() for m in played.moves]
+        self.doc = {"config": config, "seed": match.seed, "seat_names": list(match.seats)}
+        self.start: float | None = None  # the first watcher starts the match
+
+    def live_replay(self, ladder: str, index: int):
+        if (ladder, index) != self.key:
+            return None
+        if self.start is None:
+            self.start = time.monotonic()
+        shown = min(len(self.moves), int((time.monotonic() - self.start) / MOVE_EVERY))
+        return {**self.doc, "moves": self.moves[:shown]}
+
+
+def serve_main() -> None:
+    """The server process: `python -c ... serve_main()` DB FD [LIVE_LADDER]."""
+    import uvicorn
+
+    from arena.web.app import create_app
+
+    path, fd = sys.argv[1], int(sys.argv[2])
+    live = TimedLive(path, sys.argv[3]) if len(sys.argv) > 3 else None
+    s = socket.socket(fileno=fd)
+    uvicorn.Server(uvicorn.Config(create_app(path, live=live), log_level="warning",
+                                  lifespan="off")).run(sockets=[s])
+
+
+def serve(path: Path, live_ladder: str | None = None
+          ) -> tuple[subprocess.Popen, str, socket.socket]:
     """uvicorn on a socket this process bound (port 0: a free one), handed to the child."""
     # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose proto
     # says TCP, and without that every small response waits ~40 ms for a delayed ACK.
@@ -52,11 +103,10 @@ def serve(path: Path) -> tuple[subprocess.Popen, str, socket.socket]:
     port = sock.getsockname()[1]
     # socket(fileno=) keeps the socket's real family and proto (uvicorn's fd= option would
     # treat it as AF_UNIX, and asyncio would then leave Nagle on).
-    code = ("import socket, sys, uvicorn; from arena.web.app import create_app; "
-            "s = socket.socket(fileno=int(sys.argv[2])); "
-            "uvicorn.Server(uvicorn.Config(create_app(sys.argv[1]), log_level='warning'))"
-            ".run(sockets=[s])")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(path), str(sock.fileno())],
+    code = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r}); "
+            "from benchsuites.web import serve_main; serve_main()")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(path), str(sock.fileno()),
+                             *([live_ladder] if live_ladder else [])],
                             pass_fds=[sock.fileno()], start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     return proc, f"http://127.0.0.1:{port}", sock
@@ -100,6 +150,103 @@ def measure(client, urls: list[str], seconds: float, max_requests: int = 400) ->
             "requests": len(times), "mean_bytes": int(statistics.mean(sizes))}
 
 
+def _proc_cpu_rss(pid: int) -> tuple[float, int]:
+    """A process's CPU seconds (user + system) and resident bytes, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    cpu = (int(fields[11]) + int(fields[12])) / ticks
+    rss = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+    return cpu, rss
+
+
+async def _spectate(url: str, n: int, seconds: float, pid: int) -> dict:
+    """`n` event streams on `url` for `seconds`; what the server spent meanwhile."""
+    import asyncio
+
+    import httpx
+
+    updates = [0] * n
+    opened = asyncio.Event()
+    ready = [0]
+
+    async def one(i: int, client: httpx.AsyncClient) -> None:
+        async with client.stream("GET", url) as r:
+            if r.status_code != 200:
+                raise RuntimeError(f"{url} answered {r.status_code}")
+            ready[0] += 1
+            if ready[0] == n:
+                opened.set()
+            async for line in r.aiter_lines():
+                if line.startswith("event: frames"):
+                    updates[i] += 1
+
+    limits = httpx.Limits(max_connections=n + 10, max_keepalive_connections=n + 10)
+    async with httpx.AsyncClient(timeout=None, limits=limits) as client:
+        tasks = [asyncio.ensure_future(one(i, client)) for i in range(n)]
+        await asyncio.wait_for(opened.wait(), 60)
+        await asyncio.sleep(1.0)  # every stream has had its first (catch-up) event
+        first = sum(updates)
+        cpu0, rss = _proc_cpu_rss(pid)
+        await asyncio.sleep(seconds)
+        cpu1, _ = _proc_cpu_rss(pid)
+        sent = sum(updates) - first
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return {"cpu_s": cpu1 - cpu0, "rss": rss, "events": sent, "updates": sent / n}
+
+
+def measure_live(path: Path, seconds: float, log) -> dict:
+    """The cost of SPECTATORS event streams on one live match (see the module's docstring)."""
+    import asyncio
+
+    from arena.store import Store
+    from arena.web.sample import play_ladder
+
+    with Store(path) as store:
+        store.create_ladder("live", "balloon", 3, [f"bot{i:03d}" for i in range(3)], seed=5,
+                            rounds=2)
+        pending = store.matches("live", ("pending",))
+        play_ladder(store, "live", pending[:-1], seed=6)  # a finished set or so before it
+        store.start_match("live", pending[-1].index)
+        index = pending[-1].index
+    proc, url, sock = serve(path, "live")
+    try:
+        import httpx
+
+        with httpx.Client(timeout=30) as client:
+            wait_ready(client, url, proc)
+            assert client.get(f"{url}/ladders/live/matches/{index}").status_code == 200
+        window = max(seconds, 10.0)  # CPU time is counted in 10 ms ticks
+        idle_cpu0, rss_idle = _proc_cpu_rss(proc.pid)
+        time.sleep(window)
+        idle_cpu = _proc_cpu_rss(proc.pid)[0] - idle_cpu0
+        watched = asyncio.run(_spectate(f"{url}/api/ladders/live/matches/{index}/events",
+                                        SPECTATORS, window, proc.pid))
+    finally:
+        from benchsuites.common import stop_process
+
+        stop_process(proc)
+        sock.close()
+    updates = watched["updates"]
+    out = {"spectators": SPECTATORS, "seconds": window, "updates": round(updates, 1),
+           "rss_idle_mb": round(rss_idle / 2**20, 1),
+           "rss_delta_mb": round((watched["rss"] - rss_idle) / 2**20, 1),
+           "rss_per_spectator_kb": round((watched["rss"] - rss_idle) / 1024 / SPECTATORS, 1),
+           "cpu_idle_s": round(idle_cpu, 3), "cpu_s": round(watched["cpu_s"], 3),
+           "cpu_ms_per_update": round((watched["cpu_s"] - idle_cpu) / updates * 1000, 2)
+           if updates else None,
+           "cpu_ms_per_update_per_spectator": round(
+               (watched["cpu_s"] - idle_cpu) / updates / SPECTATORS * 1000, 3)
+           if updates else None}
+    log(f"live: {SPECTATORS} streams on one match for {window:.0f} s: {updates:.1f} updates "
+        f"each; server RSS {out['rss_idle_mb']} MB idle, +{out['rss_delta_mb']} MB with the "
+        f"streams ({out['rss_per_spectator_kb']} KB each); CPU {out['cpu_s']} s "
+        f"(idle {out['cpu_idle_s']} s): {out['cpu_ms_per_update']} ms per update to all, "
+        f"{out['cpu_ms_per_update_per_spectator']} ms per spectator")
+    return out
+
+
 def run(seconds: float, log) -> dict:
     import httpx
 
@@ -139,6 +286,7 @@ def run(seconds: float, log) -> dict:
 
             stop_process(proc)
             sock.close()
+        results["live_streams"] = measure_live(path, seconds, log)
     goals = {name: {"value": results[name]["median_ms"], "goal": f"<= {goal:g} ms median",
                     "met": results[name]["median_ms"] <= goal}
              for name, goal in GOALS_MS.items()}

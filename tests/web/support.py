@@ -28,10 +28,21 @@ def build_db(path: Path) -> Path:
     return path
 
 
+def completed_in_open_set(db: Path, ladder: str) -> Any:
+    """A completed match (store.matches' record) whose set still has a match running: one
+    whose deal nothing public may show yet."""
+    with Store(db, readonly=True) as store:
+        matches = store.matches(ladder)
+    running = next(m for m in matches if m.status == "running")
+    return next(m for m in matches if m.set_index == running.set_index
+                and m.status == "completed")
+
+
 class ServerThread:
     """uvicorn serving `app` on a free loopback port in a thread; `stop()` ends it."""
 
     def __init__(self, app: Any):
+        self.app = app
         # IPPROTO_TCP so that asyncio sets TCP_NODELAY on accepted connections.
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -62,6 +73,9 @@ class ServerThread:
         return self
 
     def stop(self) -> None:
+        feeds = getattr(self.app.state, "feeds", None)
+        if feeds is not None:
+            feeds.close()  # open event streams end, so that uvicorn can stop
         self.server.should_exit = True
         self.thread.join(10)
         self.sock.close()

@@ -62,6 +62,8 @@ def _requests(sample: dict) -> dict[str, list[str]]:
             f"/api/ladders/boom4/matches/{m.index}",
             f"/api/ladders/boom4/matches/{m.index}?frames=true",
             "/api/ladders/balloon3/matches/0?frames=true"],
+        "/api/ladders/{ladder}/head-to-head": ["/api/ladders/boom4/head-to-head",
+                                               f"/api/ladders/balloon3/head-to-head?bot={bot}"],
         "/api/ladders/{ladder}/matches/{index}/live": [
             f"/api/ladders/boom4/matches/{m.index}/live",
             f"/api/ladders/boom4/matches/{m.index}/live?since=5"],
@@ -89,6 +91,12 @@ def test_errors_answer_as_the_openapi_description_says(client, spec):
          "has no match 99999"),
         ("/api/ladders/{ladder}/matches/{index}/live", "/api/ladders/x/matches/1/live", 404,
          "no ladder"),
+        ("/api/matches", "/api/matches?opponent=bob", 422, "opponent: needs a bot too"),
+        ("/api/matches", "/api/matches?bot=alice&opponent=bob&status=running", 422,
+         "only completed matches"),
+        ("/api/matches", "/api/matches?bot=alice&opponent=nobody", 404, "no bot called"),
+        ("/api/ladders/{ladder}/head-to-head", "/api/ladders/nope/head-to-head", 404,
+         "no ladder called 'nope'"),
         ("/api/matches", "/api/matches?limit=0", 422, "limit"),
         ("/api/matches", "/api/matches?limit=lots", 422, "limit"),
         ("/api/matches", "/api/matches?status=bogus", 422, "status"),
@@ -249,7 +257,8 @@ def test_live_endpoint_gives_public_frames_from_since(web_db, live):
         later = c.get(f"{url}?since={shown}").json()
         assert [f["n"] for f in later["frames"]] == [shown]
         page = c.get(f"/ladders/{live.ladder}/matches/{live.index}").text
-        assert f"/api/ladders/{live.ladder}/matches/{live.index}/live" in page
+        # The page follows the match through its event stream (live.py), from the same feed.
+        assert f"/api/ladders/{live.ladder}/matches/{live.index}/events" in page
 
 
 def test_a_replay_that_does_not_rerun_is_reported_not_a_crash(tmp_path, web_db, sample):

@@ -13,6 +13,7 @@ from arena import replay
 from arena.games import balloon
 from arena.store import Store
 from arena.web.report import write_report
+from tests.web.support import completed_in_open_set
 
 IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
@@ -47,16 +48,18 @@ def test_leaderboard_shows_the_standings_in_rating_order(server, page, web_db):
         expect(cells.nth(2)).to_have_text(f"{s.conservative:.2f}")
         expect(cells.nth(3)).to_have_text(f"{s.mu:.2f} ± {s.sigma:.2f}")
         better = "-" if s.p_better_than_next is None else f"{s.p_better_than_next:.2f}"
-        expect(cells.nth(4)).to_have_text(better)
-        expect(cells.nth(5)).to_have_text(str(s.matches))
-        expect(cells.nth(8)).to_have_text(str(s.faults))
+        expect(cells.nth(5)).to_have_text(better)
+        expect(cells.nth(6)).to_have_text(str(s.matches))
+        expect(cells.nth(9)).to_have_text(str(s.faults))
         if s.bot in suspended:
             expect(cells.nth(1)).to_contain_text("suspended")
     IMG.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(IMG / "leaderboard.png"), full_page=True)
     page.get_by_role("link", name=table.standings[0].bot).first.click()
     expect(page.locator("h1")).to_have_text(f"Bot {table.standings[0].bot}")
-    expect(page.locator('figure.rating-history[data-ladder="balloon3"] svg')).to_have_count(1)
+    figure = page.locator('figure.rating-history[data-ladder="balloon3"]')
+    expect(figure.locator('.chart-box[data-axis="matches"] svg')).to_be_visible()
+    expect(figure.locator('.chart-box[data-axis="time"] svg')).to_be_hidden()
 
 
 def test_replay_steps_forwards_and_back_and_switches_seat_views(server, page, web_db):
@@ -101,6 +104,8 @@ def test_replay_steps_forwards_and_back_and_switches_seat_views(server, page, we
 
 
 def test_a_live_match_advances_on_its_page(server, page, live):
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
     page.goto(f"{server.url}/ladders/{live.ladder}/matches/{live.index}")
     expect(page.locator("#match-status")).to_have_text("running")
     expect(page.locator("#live-note")).to_be_visible()
@@ -115,6 +120,9 @@ def test_a_live_match_advances_on_its_page(server, page, live):
     page.locator("#view").select_option("0")
     expect(page.locator('.seat-box[data-seat="0"] .hand')).to_contain_text("hidden")
     expect(page.locator("#move")).not_to_contain_text(":")
+    # Pushed through the match's event stream (live.py), not polled.
+    assert any(f"/matches/{live.index}/events?since=" in u for u in requested)
+    assert not any("/live" in u for u in requested)
 
 
 def test_match_list_filters_by_status(server, page):
@@ -153,11 +161,7 @@ def test_static_report_opens_from_file_with_a_working_replay(tmp_path, page, web
 
 
 def test_a_match_of_a_set_still_being_played_shows_no_hand_and_says_when(server, page, web_db):
-    with Store(web_db, readonly=True) as store:
-        matches = store.matches("balloon3")
-    running = next(m for m in matches if m.status == "running")
-    done = next(m for m in matches if m.set_index == running.set_index
-                 and m.status == "completed")
+    done = completed_in_open_set(web_db, "balloon3")
     page.goto(f"{server.url}/ladders/balloon3/matches/{done.index}")
     expect(page.locator("#withheld")).to_contain_text(
         "the deal is shown when its 3 rotations are finished (2 still to finish)")

@@ -50,6 +50,7 @@ BALLOON3 = {"game": "balloon", "num_players": 3, "options": {}}
 # Every public GET route of the JSON API; a new one must be added here (and to `_look`).
 API_ROUTES = {"/api/ladders", "/api/ladders/{ladder}", "/api/bots", "/api/bots/{bot}",
               "/api/bots/{bot}/history", "/api/matches", "/api/ladders/{ladder}/matches/{index}",
+              "/api/ladders/{ladder}/head-to-head",
               "/api/ladders/{ladder}/matches/{index}/live"}
 REPLAY_DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 
@@ -119,7 +120,8 @@ def _look(run_dir: Path, name: str, db: Path, web: str,
              *(f"/matches?status={s}" for s in ("pending", "running", "completed")),
              *(f"/bots/{b}" for b in BOTS), *(f"/matches?bot={b}" for b in BOTS),
              *(f"/ladders/{LADDER}/matches/{i}" for i in rows)]
-    api = ["/api/ladders", f"/api/ladders/{LADDER}", "/api/bots", "/api/matches",
+    api = ["/api/ladders", f"/api/ladders/{LADDER}", f"/api/ladders/{LADDER}/head-to-head",
+           "/api/bots", "/api/matches",
            f"/api/matches?ladder={LADDER}",
            *(f"/api/matches?status={s}" for s in ("pending", "running", "completed")),
            *(u for b in BOTS for u in (f"/api/bots/{b}", f"/api/bots/{b}/history",
@@ -399,6 +401,22 @@ def test_every_public_api_route_was_looked_at(serve_run):
                                    u.split("?")[0])))
               for u in serve_run.moments["C"].api}
     assert looked == API_ROUTES
+
+
+@pytest.mark.parametrize("kind", ["serve", "ladder"])
+def test_head_to_head_counts_only_finished_sets(request, kind):
+    run: Run = request.getfixturevalue(f"{kind}_run")
+    for name, m in run.moments.items():
+        finished = [i for ms in _sets(m).values()
+                    if all(m.rows[j]["status"] == "completed" for j in ms) for i in ms]
+        h2h = m.api[f"/api/ladders/{LADDER}/head-to-head"]
+        # Three bots at every table: each finished match counts once for each ordered pair.
+        assert sum(h["matches"] for h in h2h) == 6 * len(finished), (name, h2h)
+        page = m.texts[f"/ladders/{LADDER}"]
+        assert ('id="matrix"' in page) == bool(finished), name
+    # At B match 0 was completed, its set not: it was not counted.
+    assert run.moments["B"].api[f"/api/ladders/{LADDER}/head-to-head"] == []
+    assert run.moments["C"].api[f"/api/ladders/{LADDER}/head-to-head"] != []
 
 
 def test_a_seats_own_view_shows_its_own_hand(serve_run):

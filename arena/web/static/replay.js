@@ -1,7 +1,9 @@
 /* The match page's replay viewer: steps through the frames the server put in the page
-   (#replay-data), forwards and back, in the public view or one seat's view. A match still
-   being played is followed by polling its live URL once a second for new public frames.
-   Plain DOM, no libraries; text goes in through textContent only. */
+   (#replay-data), forwards and back, by the buttons, the keys (arrows, Home, End, space to play
+   or pause), the slider or the move list; plays them at a chosen speed; shows the public view or
+   one seat's view. The address holds the moment (#move:view) and follows its changes on an open
+   page. A match still being played is followed through its event stream (server-sent events)
+   for new public frames. Plain DOM, no libraries; text goes in through textContent only. */
 (function () {
   "use strict";
   var source = document.getElementById("replay-data");
@@ -47,6 +49,72 @@
     return box;
   }
 
+  // Rows the rulebooks draw their own way: Boom's guard card (its number over a limit per colour,
+  // left to right) and Balloon's balloon (its size, the number of cards on the table).
+  function tableRow(row) {
+    if (row.kind === "guard") {
+      var guard = make("div", "guard-card");
+      guard.title = row.label + ": a colour's cards escape when their sum is over its limit";
+      guard.appendChild(make("div", "guard-number", row.label));
+      var limits = make("div", "guard-limits");
+      row.cards.forEach(function (c) {
+        var cell = make("span", "limit c-" + c[1], c[0].split(" ").pop());
+        cell.title = c[0];
+        limits.appendChild(cell);
+      });
+      guard.appendChild(limits);
+      return guard;
+    }
+    if (row.kind === "balloon") {
+      var balloon = make("div", "balloon");
+      balloon.title = "balloon size: the cards on the table";
+      balloon.appendChild(make("span", "balloon-size", String(row.value)));
+      balloon.appendChild(make("span", "label", row.label));
+      return balloon;
+    }
+    var line = make("div", "row");
+    line.appendChild(make("span", "label", row.label));
+    line.appendChild(cards(row.cards));
+    return line;
+  }
+
+  // One entry per move, built when the frames or the view change; render() marks the current.
+  function moveText(f) {
+    if (!f.move) return "the deal";
+    var text = names[f.move.seat];
+    if (view === f.move.seat && f.move.text) text += ": " + f.move.text;
+    if (f.move.default) text += " (by the referee)";
+    return text;
+  }
+
+  var listed = 0, listedView = null;
+  function buildMoveList() {
+    var list = $("move-list");
+    if (listedView !== view) { clear(list); listed = 0; listedView = view; }
+    for (; listed < frames.length; listed++) {
+      var item = make("li");
+      var button = make("button", "jump", moveText(frames[listed]));
+      button.type = "button";
+      button.dataset.n = String(listed);
+      item.appendChild(button);
+      list.appendChild(item);
+    }
+  }
+
+  function markMove() {
+    var list = $("move-list");
+    var old = list.querySelector("[aria-current]");
+    if (old) old.removeAttribute("aria-current");
+    var item = list.children[pos];
+    if (!item) return;
+    item.firstChild.setAttribute("aria-current", "step");
+    // Keep the current move in sight inside the list, without scrolling the page.
+    var top = item.offsetTop - list.offsetTop;
+    if (top < list.scrollTop || top + item.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = top - list.clientHeight / 2;
+    }
+  }
+
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
 
   function render() {
@@ -84,12 +152,7 @@
 
     var table = $("table");
     clear(table);
-    f.table.forEach(function (row) {
-      var line = make("div", "row");
-      line.appendChild(make("span", "label", row.label));
-      line.appendChild(cards(row.cards));
-      table.appendChild(line);
-    });
+    f.table.forEach(function (row) { table.appendChild(tableRow(row)); });
 
     var seats = $("seats");
     clear(seats);
@@ -124,6 +187,8 @@
     var events = $("events");
     clear(events);
     f.events.forEach(function (e) { events.appendChild(make("li", null, e)); });
+    buildMoveList();
+    markMove();
     if (history.replaceState) history.replaceState(null, "", "#" + pos + ":" + view);
   }
 
@@ -132,62 +197,106 @@
     render();
   }
 
+  // Autoplay: a move every 1/speed seconds; it stops at the last frame (a live match's player
+  // waits there for the next move instead).
+  var timer = null;
+  function playing() { return timer !== null; }
+  function pause() {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    $("play").textContent = "▶ Play";
+    $("play").setAttribute("aria-pressed", "false");
+  }
+  function tick() {
+    if (pos < frames.length - 1) go(pos + 1);
+    if (pos >= frames.length - 1 && !data.live) { pause(); return; }
+    timer = setTimeout(tick, 1000 / Number($("speed").value));
+  }
+  function play() {
+    if (pos >= frames.length - 1 && !data.live) go(0);  // from the start once at the end
+    $("play").textContent = "❚❚ Pause";
+    $("play").setAttribute("aria-pressed", "true");
+    timer = setTimeout(tick, 1000 / Number($("speed").value));
+  }
+  function toggle() { if (playing()) pause(); else play(); }
+
+  // The moment in the address: "#12:0" is move 12 in seat 0's view (-1: the public's).
+  function fromHash() {
+    var hash = /^#(\d+):(-?\d+)$/.exec(location.hash);
+    if (!hash) return false;
+    view = Math.max(-1, Math.min(names.length - 1, Number(hash[2])));
+    $("view").value = String(view);
+    pos = Math.min(Number(hash[1]), Math.max(0, frames.length - 1));
+    return true;
+  }
+
   $("first").addEventListener("click", function () { go(0); });
   $("prev").addEventListener("click", function () { go(pos - 1); });
   $("next").addEventListener("click", function () { go(pos + 1); });
   $("last").addEventListener("click", function () { go(frames.length - 1); });
   $("scrub").addEventListener("input", function (e) { go(Number(e.target.value)); });
   $("view").addEventListener("change", function (e) { view = Number(e.target.value); render(); });
+  $("play").addEventListener("click", toggle);
+  $("move-list").addEventListener("click", function (e) {
+    var n = e.target.dataset && e.target.dataset.n;
+    if (n !== undefined) { pause(); go(Number(n)); }
+  });
   document.addEventListener("keydown", function (e) {
     if (e.target && (e.target.tagName === "SELECT" || e.target.tagName === "INPUT")) return;
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    var handled = true;
     if (e.key === "ArrowRight") go(pos + 1);
     else if (e.key === "ArrowLeft") go(pos - 1);
     else if (e.key === "Home") go(0);
     else if (e.key === "End") go(frames.length - 1);
+    else if (e.key === " " && (!e.target || e.target.tagName !== "BUTTON")) toggle();
+    else handled = false;
+    if (handled && e.key !== " ") pause();
+    if (handled) e.preventDefault();
   });
+  // A link to another moment of this match, or an address edited by hand, on the open page.
+  window.addEventListener("hashchange", function () { if (fromHash()) { pause(); render(); } });
 
   // Position and view from the address (#move:view), so a moment of a match can be linked.
-  var hash = /^#(\d+):(-?\d+)$/.exec(location.hash);
-  if (hash) {
-    view = Math.max(-1, Math.min(names.length - 1, Number(hash[2])));
-    $("view").value = String(view);
-    pos = Math.min(Number(hash[1]), Math.max(0, frames.length - 1));
-  } else if (data.live) {
+  if (!fromHash() && data.live) {
     pos = Math.max(0, frames.length - 1);  // a live match opens at its latest move
   }
   render();
 
   if (data.live) follow(data.live);
 
+  // A match still being played: its event stream (live.py) sends the public frames from the
+  // ones this page has on, then each new move's; once the match is over the page reloads for
+  // its full replay. The browser reconnects by itself, resuming from the last frame it had.
   function follow(url) {
     var note = $("live-note");
     note.hidden = false;
     note.textContent = "Live: this match is being played; new moves appear as they happen.";
-    var stopped = false;
-    function poll() {
-      if (stopped) return;
-      var sep = url.indexOf("?") >= 0 ? "&" : "?";
-      fetch(url + sep + "since=" + frames.length, { headers: { "Accept": "application/json" } })
-        .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
-        .then(function (live) {
-          var following = pos >= frames.length - 1;
-          live.frames.forEach(function (f) { if (f.n === frames.length) frames.push(f); });
-          $("match-status").textContent = live.status;
-          if (following) pos = Math.max(0, frames.length - 1);
-          render();
-          if (live.done) {
-            stopped = true;
-            note.textContent = "The match is over; loading its full replay…";
-            location.reload();
-            return;
-          }
-          setTimeout(poll, 1000);
-        })
-        .catch(function (err) {
-          note.textContent = "Live: lost contact with the server (" + err.message + "); retrying.";
-          setTimeout(poll, 3000);
-        });
-    }
-    setTimeout(poll, 1000);
+    var sep = url.indexOf("?") >= 0 ? "&" : "?";
+    var events = new EventSource(url + sep + "since=" + frames.length);
+    events.addEventListener("frames", function (e) {
+      var live = JSON.parse(e.data);
+      var following = pos >= frames.length - 1;
+      live.frames.forEach(function (f) { if (f.n === frames.length) frames.push(f); });
+      $("match-status").textContent = live.status;
+      if (following) pos = Math.max(0, frames.length - 1);
+      render();
+      note.textContent = "Live: this match is being played; new moves appear as they happen.";
+      if (live.done) {
+        events.close();
+        note.textContent = "The match is over; loading its full replay…";
+        location.reload();
+      }
+    });
+    events.addEventListener("failed", function (e) {
+      events.close();
+      note.textContent = "Live: the server cannot follow this match (" +
+        JSON.parse(e.data).error + "); reload the page to try again.";
+    });
+    events.addEventListener("error", function () {
+      if (events.readyState !== EventSource.CLOSED) {
+        note.textContent = "Live: lost contact with the server; retrying.";
+      }
+    });
   }
 })();
