@@ -21,8 +21,18 @@ with D below the true gain (measured in the run on the paired deals), so "better
 verdict. A third way, "self", pairs BASE with a copy of itself (different private randomness):
 "better" is then a false verdict, which the test should give at most alpha of the time.
 
+How: each way's observations are drawn from the real games, a pool of POOL deals per way and case
+(played in worker processes; a paired or self deal is 2k matches, an unpaired observation 2k
+matches too), and the test is then run RUNS times on sequences drawn at random, with replacement,
+from each pool (a bootstrap: deals are independent, so a sequence drawn from the pool is
+distributed as a comparison's own sequence of deals). That measures the test on the games' real,
+skewed distributions of score differences with enough runs to tell an error rate of 5% from 7%,
+which trials that play every match could not in ten minutes. The self pool is centred on zero
+(its mean, a few hundredths of a point of sampling noise, subtracted), so that "no gain" is
+exactly true there. The matches a run needs are its observations times 2k.
+
 Goals: paired needs at most 0.3 x the matches of unpaired (medians); the paired verdict is right
-in at least 95% of trials; "self" says "better" in at most alpha of its trials.
+in at least 95% of runs; "self" says "better" in at most alpha of its runs.
 """
 
 from __future__ import annotations
@@ -49,9 +59,11 @@ CASES = (
     ("boom 4p", "boom", 4, 0.2, 0.5),
 )
 OPPONENT_RATES = {"random": 1.0, "heuristic": 0.0, "heuristic 20%": 0.2}
-CAP = 600  # observations (deals) per trial before the test says "undecided"
-FULL = {"trials": 12, "self_trials": 16, "calibration": 150}
-QUICK = {"trials": 2, "self_trials": 2, "calibration": 20}
+CAP = 600  # observations (deals) per run before the test says "undecided"
+FULL = {"pool": 500, "runs": 2000}
+QUICK = {"pool": 40, "runs": 200}
+WAYS = ("paired", "unpaired", "self")
+CHUNK = 25  # deals per worker task
 
 
 class Table:
@@ -112,79 +124,85 @@ def unpaired_observations(table: Table, k: int, seed: int):
         yield (sums["new"] - sums["base"]) / k
 
 
-def trial(task: tuple[str, str, int]) -> dict:
-    case_name, way, t = task
-    _, game_name, k, base_rate, gain = next(c for c in CASES if c[0] == case_name)
+def observations(task: tuple[str, str, int, int]) -> tuple[str, str, int, list[float]]:
+    """Deals `first` .. `first + count - 1` of one way's pool."""
+    case_name, way, first, count = task
+    _, game_name, k, base_rate, _ = next(c for c in CASES if c[0] == case_name)
     rates = {"new": base_rate if way == "self" else 0.0, "base": base_rate, **OPPONENT_RATES}
     table = Table(game_name, k, rates)
-    spec = sprt.Hypotheses(delta1=gain, alpha=ALPHA, beta=BETA)
-    seed = hash_seed("compare", case_name, t)
+    seed = hash_seed("compare", case_name, way, first)
     if way == "unpaired":
-        observations = unpaired_observations(table, k, seed)
+        source = unpaired_observations(table, k, seed)
     else:
-        observations = paired_observations(table, k, seed, salt="twin" if way == "self" else "")
-    result = sprt.run(spec, observations, cap=CAP)
-    return {"case": case_name, "way": way, "trial": t, "verdict": result.verdict,
-            "observations": result.n, "matches": table.played, "mean": result.mean}
+        source = paired_observations(table, k, seed, salt="twin" if way == "self" else "")
+    xs = [next(source) for _ in range(count)]
+    return case_name, way, table.played, xs
 
 
-def calibrate(task: tuple[str, int]) -> dict:
-    """The true gain, on many paired deals (not part of any trial)."""
-    case_name, deals = task
-    _, game_name, k, base_rate, _ = next(c for c in CASES if c[0] == case_name)
-    table = Table(game_name, k, {"new": 0.0, "base": base_rate, **OPPONENT_RATES})
-    source = paired_observations(table, k, hash_seed("compare calibration", case_name))
-    xs = [next(source) for _ in range(deals)]
-    return {"case": case_name, "gain": statistics.fmean(xs), "sd": statistics.stdev(xs),
-            "deals": deals}
+def bootstrap(pool: Sequence[float], spec: sprt.Hypotheses, runs: int, k: int,
+              seed: str) -> dict:
+    """The test run `runs` times on sequences drawn from the pool: matches needed and verdicts."""
+    rng = random.Random(seed)
+    matches, verdicts = [], {sprt.BETTER: 0, sprt.NOT_BETTER: 0, sprt.UNDECIDED: 0}
+    for _ in range(runs):
+        result = sprt.run(spec, (rng.choice(pool) for _ in range(CAP)), cap=CAP)
+        matches.append(result.n * 2 * k)
+        verdicts[result.verdict or sprt.UNDECIDED] += 1
+    matches.sort()
+    return {"median_matches": statistics.median(matches), "q1": matches[runs // 4],
+            "q3": matches[(3 * runs) // 4], "verdicts": verdicts, "runs": runs}
 
 
 def run(seconds: float, log, quick: bool = False, workers: int | None = None) -> dict:
     params = QUICK if quick else FULL
     workers = workers or min(2, os.cpu_count() or 1)
-    tasks = [(c[0], way, t) for c in CASES for way in ("paired", "unpaired")
-             for t in range(params["trials"])]
-    tasks += [(c[0], "self", t) for c in CASES for t in range(params["self_trials"])]
-    log(f"{len(tasks)} trials on {workers} worker processes...")
+    tasks = [(c[0], way, first, min(CHUNK, params["pool"] - first))
+             for c in CASES for way in WAYS for first in range(0, params["pool"], CHUNK)]
+    log(f"{params['pool']} deals per way and case, on {workers} worker processes...")
     start = time.perf_counter()
-    with ProcessPoolExecutor(workers) as pool:
-        truth = {c["case"]: c for c in pool.map(calibrate, [(c[0], params["calibration"])
-                                                           for c in CASES])}
-        done = list(pool.map(trial, tasks))
-    elapsed = time.perf_counter() - start
-    results: dict = {"trials": params["trials"], "self_trials": params["self_trials"],
-                     "alpha": ALPHA, "beta": BETA, "cap_observations": CAP,
-                     "seconds": round(elapsed, 1), "cases": {}}
+    pools: dict[tuple[str, str], list[float]] = {}
+    played = 0
+    with ProcessPoolExecutor(workers) as executor:
+        for case_name, way, n, xs in executor.map(observations, tasks):
+            pools.setdefault((case_name, way), []).extend(xs)
+            played += n
+    results: dict = {"pool_deals": params["pool"], "runs": params["runs"], "alpha": ALPHA,
+                     "beta": BETA, "cap_observations": CAP, "matches_played": played,
+                     "cases": {}}
     goals: dict = {}
     for case_name, _, k, base_rate, gain in CASES:
-        true = truth[case_name]
+        spec = sprt.Hypotheses(delta1=gain, alpha=ALPHA, beta=BETA)
+        paired = pools[(case_name, "paired")]
+        true = sprt.Running.of(paired)
+        self_pool = pools[(case_name, "self")]
+        centre = statistics.fmean(self_pool)
+        samples = {"paired": paired, "unpaired": pools[(case_name, "unpaired")],
+                   "self": [x - centre for x in self_pool]}
+        low, high = true.interval()
         row: dict = {"base_random_rate": base_rate, "min_gain": gain,
-                     "true_gain": round(true["gain"], 3), "true_gain_sd": round(true["sd"], 3),
-                     "calibration_deals": true["deals"]}
+                     "true_gain": round(true.mean, 3), "true_gain_interval": [round(low, 3), round(high, 3)],
+                     "sd_per_deal": {w: round(statistics.stdev(samples[w]), 3) for w in WAYS},
+                     "self_centre": round(centre, 3)}
         log(f"\n{case_name}: BASE plays {base_rate:.0%} random moves; D = {gain} points per match; "
-            f"measured gain {true['gain']:.2f} (sd {true['sd']:.2f} per deal, {true['deals']} deals)")
-        for way in ("paired", "unpaired", "self"):
-            mine = [d for d in done if d["case"] == case_name and d["way"] == way]
-            matches = sorted(d["matches"] for d in mine)
-            verdicts = {v: sum(d["verdict"] == v for d in mine)
-                        for v in (sprt.BETTER, sprt.NOT_BETTER, sprt.UNDECIDED)}
-            row[way] = {"median_matches": statistics.median(matches),
-                        "q1": matches[len(matches) // 4], "q3": matches[(3 * len(matches)) // 4],
-                        "verdicts": verdicts, "trials": len(mine)}
-            log(f"  {way:<9} matches median {statistics.median(matches):>7.0f} "
-                f"({matches[len(matches) // 4]}-{matches[(3 * len(matches)) // 4]}); verdicts "
-                + ", ".join(f"{v}: {c}" for v, c in verdicts.items()))
+            f"NEW's gain {true.mean:.2f} ({low:.2f} to {high:.2f}); sd per deal: "
+            + ", ".join(f"{w} {row['sd_per_deal'][w]:.2f}" for w in WAYS))
+        for way in WAYS:
+            row[way] = bootstrap(samples[way], spec, params["runs"], k, f"{case_name}/{way}")
+            s = row[way]
+            log(f"  {way:<9} matches median {s['median_matches']:>7.0f} ({s['q1']}-{s['q3']}); "
+                + ", ".join(f"{v}: {c}" for v, c in s["verdicts"].items()))
         results["cases"][case_name] = row
         ratio = row["paired"]["median_matches"] / row["unpaired"]["median_matches"]
-        right = row["paired"]["verdicts"][sprt.BETTER] / row["paired"]["trials"]
-        false_better = row["self"]["verdicts"][sprt.BETTER] / row["self"]["trials"]
-        calibrated = true["gain"] > gain
+        right = row["paired"]["verdicts"][sprt.BETTER] / params["runs"]
+        false_better = row["self"]["verdicts"][sprt.BETTER] / params["runs"]
         goals[f"{case_name}: paired / unpaired matches"] = {
             "value": round(ratio, 3), "goal": f"<= {GOAL_RATIO}", "met": ratio <= GOAL_RATIO}
         goals[f"{case_name}: paired verdict right"] = {
             "value": round(right, 3), "goal": f">= {GOAL_RIGHT} (true gain above D)",
-            "met": right >= GOAL_RIGHT and calibrated}
+            "met": right >= GOAL_RIGHT and low > gain}
         goals[f"{case_name}: self, false 'better'"] = {
             "value": round(false_better, 3), "goal": f"<= {ALPHA}", "met": false_better <= ALPHA}
-    log(f"\n{sum(d['matches'] for d in done)} matches simulated in {elapsed:.0f} s")
+    elapsed = time.perf_counter() - start
+    results["seconds"] = round(elapsed, 1)
+    log(f"\n{played} matches played in {elapsed:.0f} s")
     return {"results": results, "goals": goals}
