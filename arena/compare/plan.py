@@ -1,7 +1,7 @@
 """The matches of a comparison: pure, so a resumed run computes the same list.
 
 Deal j of a comparison of NEW against BASE has its own seed and its own lineup of k-1 opponents
-(drawn from the opponents given, without repeats while there are enough of them). Its table is
+(drawn from the opponents given, k-1 distinct ones: a bot has one seat at a table). Its table is
 (CANDIDATE, opponent 1, ..., opponent k-1), played in all k rotations (`schedule.rotate`) so the
 candidate sits in every seat once, and each rotation is played twice: with NEW in the candidate's
 seat, then with BASE. All 2k matches share the deal's seed, so the cards are the same, and an
@@ -43,11 +43,7 @@ def deal_lineup(seed: int, deal: int, opponents: Sequence[B], k: int) -> tuple[i
     """The deal's seed and its k-1 opponents, in table order."""
     rng = random.Random(f"compare/{seed}/{deal}")
     deal_seed = rng.randrange(SEED_BOUND)
-    if len(opponents) >= k - 1:
-        lineup = tuple(rng.sample(list(opponents), k - 1))
-    else:
-        lineup = tuple(rng.choice(list(opponents)) for _ in range(k - 1))
-    return deal_seed, lineup
+    return deal_seed, tuple(rng.sample(list(opponents), k - 1))
 
 
 def deal_matches(new: B, base: B, opponents: Sequence[B], k: int, seed: int,
@@ -55,8 +51,9 @@ def deal_matches(new: B, base: B, opponents: Sequence[B], k: int, seed: int,
     """The 2k matches of one deal, NEW's and BASE's of each rotation side by side."""
     if k < 2:
         raise ValueError(f"a comparison needs tables of at least 2 seats, not {k}")
-    if not opponents:
-        raise ValueError("a comparison needs at least one opponent")
+    if len(opponents) < k - 1 or len(set(opponents)) != len(opponents):
+        raise ValueError(f"a comparison at tables of {k} needs at least {k - 1} distinct "
+                         f"opponents, not {len(opponents)}")
     deal_seed, lineup = deal_lineup(seed, deal, opponents, k)
     table = (CANDIDATE, *lineup)
     out = []
