@@ -75,7 +75,7 @@ def compare_cmd(new, base, game, table_size, opponents, min_gain, alpha, beta, m
     opponents; a sequential test on the paired score differences stops as soon as it can say
     "better" (by at least --min-gain points per match) or "not better", at the error rates
     asked for (docs/compare.md)."""
-    from arena.compare.runner import CompareSettings, run_comparison
+    from arena.compare.runner import CompareSettings, outcome_json, run_comparison
     from arena.ladder.runner import ExecutorSetupError
     from arena.referee.match import Limits
     from arena.store import UnknownLadder
@@ -171,21 +171,3 @@ def verdict_line(settings, o) -> str:
     return (f"verdict: {what} (mean {s.mean:+.2f}, 95% interval {s.low:+.2f} to {s.high:+.2f}; "
             f"LLR {s.llr:.2f}, bounds {s.lower:.2f} and {s.upper:.2f}; {s.n} deals, "
             f"{o.matches} matches)")
-
-
-def outcome_json(settings, o) -> dict:
-    s = o.status
-
-    def num(x: float) -> float | None:  # JSON has no infinity
-        return None if x != x or x in (float("inf"), float("-inf")) else round(x, 6)
-
-    return {"comparison": settings.name, "new": settings.new, "base": settings.base,
-            "opponents": list(settings.opponents), "game": settings.game,
-            "table_size": settings.table_size, "options": settings.options,
-            "min_gain": settings.min_gain, "alpha": settings.alpha, "beta": settings.beta,
-            "max_matches": settings.max_matches, "seed": settings.seed,
-            "verdict": o.verdict, "interrupted": o.interrupted, "deals": s.n,
-            "matches": o.matches, "void_deals": o.void_deals, "mean_gain": num(s.mean),
-            "interval": [num(s.low), num(s.high)],
-            "mean_rank_gain": num(o.rank_gain.mean) if o.rank_gain.n else None,
-            "llr": num(s.llr), "bounds": [num(s.lower), num(s.upper)]}

@@ -135,6 +135,48 @@ def outcome(settings: CompareSettings, rows: Sequence[Any]) -> Outcome:
                    matches=finished, void_deals=void)
 
 
+def stored_settings(ladder: Any) -> CompareSettings:
+    """The settings of a stored comparison (a Ladder whose settings hold its definition), enough
+    to compute its outcome (not to run it: no database path, executor or limits)."""
+    d = ladder.settings.get("comparison")
+    if not d:
+        raise ValueError(f"{ladder.name!r} is a ladder, not a comparison")
+    return CompareSettings(db=Path(), name=ladder.name, new=d["new"], base=d["base"],
+                           opponents=tuple(d["opponents"]), game=ladder.game,
+                           table_size=ladder.table_size, options=dict(ladder.options),
+                           min_gain=d["min_gain"], alpha=d["alpha"], beta=d["beta"],
+                           max_matches=d["max_matches"], seed=ladder.seed)
+
+
+def llr_path(settings: CompareSettings, rows: Sequence[Any]) -> list[float]:
+    """The test's LLR after each deal it used (for the comparison's chart)."""
+    pairs, _, _ = observations(settings.table_size, settings.new, settings.base, rows)
+    spec, running, out = settings.hypotheses, sprt.Running(), []
+    for x, _ in pairs[:outcome(settings, rows).deals]:
+        running = running.add(x)
+        out.append(sprt.llr(spec, running))
+    return out
+
+
+def _finite(x: float) -> float | None:
+    """JSON has no infinity and no NaN."""
+    return None if x != x or x in (math.inf, -math.inf) else round(x, 6)
+
+
+def outcome_json(settings: CompareSettings, o: Outcome) -> dict[str, Any]:
+    s = o.status
+    return {"comparison": settings.name, "new": settings.new, "base": settings.base,
+            "opponents": list(settings.opponents), "game": settings.game,
+            "table_size": settings.table_size, "options": settings.options,
+            "min_gain": settings.min_gain, "alpha": settings.alpha, "beta": settings.beta,
+            "max_matches": settings.max_matches, "seed": settings.seed,
+            "verdict": o.verdict, "interrupted": o.interrupted, "deals": s.n,
+            "matches": o.matches, "void_deals": o.void_deals, "mean_gain": _finite(s.mean),
+            "interval": [_finite(s.low), _finite(s.high)],
+            "mean_rank_gain": _finite(o.rank_gain.mean) if o.rank_gain.n else None,
+            "llr": _finite(s.llr), "bounds": [_finite(s.lower), _finite(s.upper)]}
+
+
 def run_comparison(settings: CompareSettings,
                    on_progress: Callable[[Outcome], None] | None = None) -> Outcome:
     """Create (or resume) the comparison and play it until the test decides or the cap. Ctrl-C

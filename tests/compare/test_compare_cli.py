@@ -116,3 +116,37 @@ def test_a_different_definition_under_the_same_name_is_refused(tmp_path):
     proc = arena(*compare_args(db, tmp_path, "twin", "rnd", "--max-matches", "18",
                                "--name", "c1"), check=False)
     assert proc.returncode != 0 and "exists with another definition" in proc.stderr
+
+
+def test_the_web_page_shows_the_test_and_withholds_unfinished_deals(tmp_path):
+    """The comparison's page (real server app over the real database): the two bots, the
+    estimate, the LLR against its bounds, the matches; a deal whose matches are not all finished
+    does not count, and its matches' pages show no seed."""
+    from fastapi.testclient import TestClient
+
+    from arena.web.app import create_app
+
+    db = tmp_path / "a.db"
+    setup_db(db)
+    out = outcome(arena(*compare_args(db, tmp_path, "heur", "rnd", "--min-gain", "6",
+                                      "--name", "c1")))
+    client = TestClient(create_app(db))
+    page = client.get("/comparisons/c1")
+    assert page.status_code == 200
+    html = page.text
+    assert "heur" in html and "rnd" in html and "Better" in html
+    assert f"{out['mean_gain']:+.2f}" in html and 'id="llr-line"' in html
+    assert client.get("/comparisons/nope").status_code == 404
+    # Reopen the deal of the verdict as if it were still being played: it no longer counts (nor
+    # does any deal after it), and its matches show no seed.
+    con = sqlite3.connect(db)
+    last = out["deals"] - 1  # deals are numbered from 0, one set each
+    idx = con.execute("SELECT min(idx) FROM matches WHERE set_index = ?", (last,)).fetchone()[0]
+    con.execute("UPDATE matches SET status = 'pending' WHERE set_index = ? AND idx = ?",
+                (last, idx + 1))
+    con.commit()
+    con.close()
+    html = client.get("/comparisons/c1").text
+    assert f"<td class=\"n\">{out['deals'] - 1}</td>" in html
+    detail = client.get(f"/api/ladders/c1/matches/{idx}").json()
+    assert detail.get("seed") is None
