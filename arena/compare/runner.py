@@ -190,19 +190,8 @@ async def _run(settings: CompareSettings, on_progress: Callable[[Outcome], None]
 
     store = await AsyncStore.open(settings.db)
     try:
-        lost: list[Exception] = []
-        tasks: list[asyncio.Future] = []
-
-        def on_lost(err: Exception) -> None:
-            lost.append(err)
-            for task in tasks:
-                task.cancel()
-
-        async with lease.held(store, [settings.name], on_lost):
-            result = await _play(settings, store, tasks, on_progress)
-        if lost:
-            raise lost[0]
-        return result
+        async with lease.sole_run(store, settings.name) as run:
+            return await _play(settings, store, run.tasks, on_progress)
     finally:
         await store.close()
 

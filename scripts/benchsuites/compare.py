@@ -47,7 +47,7 @@ from typing import Callable, Sequence
 from arena.compare import plan, sprt
 from arena.games import make_game
 
-from .rating import _policy, hash_seed
+from .rating import _policy, hash_seed, playout
 
 ALPHA = BETA = 0.05
 GOAL_RATIO = 0.3
@@ -77,21 +77,10 @@ class Table:
         self.played = 0
 
     def play(self, seats: Sequence[str], seed: int, salt: str = "") -> list[int]:
-        game, policy, rates = self.game, self.policy, self.rates
         rngs = [random.Random(f"{seed}/{seat}/{salt if name in ('new', 'base') else ''}")
                 for seat, name in enumerate(seats)]
-        state = game.new_match(seed)
-        while not state.is_over():
-            for seat in state.seats_to_act():
-                legal = state.legal_actions(seat)
-                rate, rng = rates[seats[seat]], rngs[seat]
-                if rate and rng.random() < rate:
-                    action = rng.choice(legal)
-                else:
-                    action = policy(game, state.observation(seat), legal, rng, None)
-                state.apply_action(seat, action)
         self.played += 1
-        return list(state.scores())
+        return list(playout(self.game, self.policy, seed, [self.rates[s] for s in seats], rngs))
 
 
 def paired_observations(table: Table, k: int, seed: int, salt: str = ""):
