@@ -136,21 +136,8 @@ async def _run_ladder(settings: LadderSettings):
     store = await AsyncStore.open(settings.db)
     try:
         # The ladder's lease first: a second run of it refuses here, before touching anything.
-        lost: list[Exception] = []
-        runner_task: list[asyncio.Future] = []
-
-        def on_lost(err: Exception) -> None:
-            lost.append(err)
-            for task in runner_task:
-                task.cancel()
-
-        async with lease.held(store, [settings.name], on_lost) as (held,):
-            if held.taken_over:
-                log.warning("took over ladder %s from a run that is gone: %s", settings.name,
-                            held.taken_over)
-            summary, ladder = await _play_ladder(settings, store, runner_task)
-        if lost:
-            raise lost[0]
+        async with lease.sole_run(store, settings.name) as run:
+            summary, ladder = await _play_ladder(settings, store, run.tasks)
         return summary, await store.run(Store.rankings, ladder.name,
                                         settings.until_settled or SETTLED_CONFIDENCE)
     finally:

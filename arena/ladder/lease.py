@@ -29,7 +29,7 @@ import os
 import secrets
 import socket
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, AsyncIterator, Callable, Sequence
 
 from arena.store import Lease, LeaseLost, Store, StoreError
@@ -146,3 +146,38 @@ async def held(store: AsyncStore, ladders: Sequence[str],
     finally:
         for lease in leases:
             await asyncio.shield(store.run(Store.release_lease, lease.ladder, me))
+
+
+@dataclass
+class SoleRun:
+    """A run that holds its ladder's lease (sole_run): the tasks it puts in `tasks` are
+    cancelled if the lease is lost, and sole_run raises LeaseLost after its block."""
+
+    lease: Lease
+    tasks: list[asyncio.Future] = field(default_factory=list)
+    lost: list[LeaseLost] = field(default_factory=list)
+
+
+@contextlib.asynccontextmanager
+async def sole_run(store: AsyncStore, ladder: str) -> AsyncIterator[SoleRun]:
+    """Hold `ladder`'s lease for the block (as `held`); if a renewal finds it taken over, cancel
+    the run's tasks, and raise LeaseLost when the block ends."""
+    run: SoleRun | None = None
+    early: list[LeaseLost] = []
+
+    def on_lost(err: LeaseLost) -> None:
+        if run is None:
+            early.append(err)
+            return
+        run.lost.append(err)
+        for task in run.tasks:
+            task.cancel()
+
+    async with held(store, [ladder], on_lost) as (lease,):
+        if lease.taken_over:
+            log.warning("took over ladder %s from a run that is gone: %s", ladder,
+                        lease.taken_over)
+        run = SoleRun(lease, lost=early)
+        yield run
+    if run.lost:
+        raise run.lost[0]

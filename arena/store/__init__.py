@@ -44,7 +44,8 @@ from .leases import Lease, Leases
 from .matches import Matches, encode_replay
 from .queries import RankingQueries
 from .records import (
-    Bot, BotAccess, Ladder, LadderInfo, Rankings, RecordOutcome, Standing, StoredMatch,
+    Bot, BotAccess, Ladder, LadderInfo, MatchScores, Rankings, RecordOutcome, Standing,
+    StoredMatch,
 )
 from .registry import MAX_REASON, Registry, check_bot_name, read_manifest, resolve_command
 from .schema import (
@@ -77,7 +78,7 @@ __all__ = [
     "ABANDONED", "APPLICATION_ID", "AsyncStore", "BadManifest", "Bot", "BotAccess",
     "COMPLETED", "CommandNotFound", "DEFAULT_PATH", "DatabaseDamaged", "DuplicateBot",
     "FINISHED", "INFRA_FAILED", "InvalidBotName", "InvalidLadderName", "Ladder", "LadderBusy",
-    "LadderError", "LadderInfo", "LadderMismatch", "LadderRules", "Lease", "LeaseLost",
+    "LadderError", "LadderInfo", "MatchScores", "LadderMismatch", "LadderRules", "Lease", "LeaseLost",
     "MATCH_STATUSES", "MAX_REASON", "MatchStateError", "NotArenaDatabase", "PENDING",
     "QUICK_CHECK_READ_MAX", "QUICK_CHECK_WRITE_MAX", "READABLE_FROM", "RUNNABLE", "RUNNING",
     "Rankings", "RecordOutcome", "RegistryError", "SCHEMA_VERSION", "SchemaTooNew", "Standing",

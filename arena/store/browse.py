@@ -29,12 +29,15 @@ if TYPE_CHECKING:
 
 # Whether a match's duplicate set is finished (every match of it completed or abandoned: only
 # then is its deal shown, arena/web/disclosure.py), in SQL for a match row `m` of ladder `l`. A
-# set's rotations are consecutive matches (the schedule writes them so, and so does
-# Store.add_set), so they are looked for among the k - 1 matches either side of `m`, through
-# the (ladder_id, idx) index, whatever the size of the ladder.
+# set's matches are consecutive (the schedule writes them so, and so do Store.add_set and
+# Store.append_matches), so they are looked for among the set size - 1 matches either side of
+# `m`, through the (ladder_id, idx) index, whatever the size of the ladder. A set has
+# table_size matches, or `set_size` in the ladder's settings (a comparison's deal is played by
+# both versions: 2k matches, arena/compare).
+SET_SIZE_SQL = "coalesce(json_extract(l.settings, '$.set_size'), l.table_size)"
 SET_FINISHED_SQL = (
     "NOT EXISTS (SELECT 1 FROM matches o WHERE o.ladder_id = m.ladder_id AND o.idx BETWEEN "
-    "m.idx - l.table_size + 1 AND m.idx + l.table_size - 1 AND o.set_index = m.set_index AND "
+    f"m.idx - {SET_SIZE_SQL} + 1 AND m.idx + {SET_SIZE_SQL} - 1 AND o.set_index = m.set_index AND "
     f"o.status NOT IN ({', '.join(repr(s) for s in FINISHED)}))")
 
 
@@ -178,6 +181,11 @@ class Queries:
         if row is None:
             raise UnknownLadder(f"there is no ladder called {ladder!r}")
         return row[0], row[1], row[2], row[3]
+
+    def _set_size(self, ladder_id: int) -> int:
+        """How many matches a set of the ladder has (SET_SIZE_SQL)."""
+        return int(self.db.execute(f"SELECT {SET_SIZE_SQL} FROM ladders l WHERE l.id = ?",
+                                   (ladder_id,)).fetchone()[0])
 
     def _bot_id(self, bot: str) -> int:
         row = self.db.execute("SELECT id FROM bots WHERE name = ?", (bot,)).fetchone()
@@ -398,10 +406,11 @@ class Queries:
                  self.db.execute("SELECT attempt, node, detail, at FROM infra_failures "
                                  "WHERE match_id = ? ORDER BY id", (match_id,))]
         # The set's rotations are consecutive (see SET_FINISHED_SQL).
+        set_size = self._set_size(ladder_id)
         members = [SetMember(index=i, rotation=r, status=s) for i, r, s in self.db.execute(
             "SELECT idx, rotation, status FROM matches WHERE ladder_id = ? AND idx BETWEEN ? "
             "AND ? AND set_index = ? ORDER BY rotation, idx",
-            (ladder_id, index - table_size + 1, index + table_size - 1, row[1]))]
+            (ladder_id, index - set_size + 1, index + set_size - 1, row[1]))]
         replay = json.loads(row[9]) if with_replay and row[9] else None
         return MatchDetail(match=summary, game=game, table_size=table_size,
                            options=json.loads(options), set_index=row[1],
@@ -480,7 +489,8 @@ class Queries:
         unfinished set among them: the index where the first unfinished set starts (a set's
         rotations are consecutive), or the schedule's length if every set is finished. What
         lies before it never changes again."""
-        ladder_id, _, table_size, _ = self._ladder_id(ladder)
+        ladder_id = self._ladder_id(ladder)[0]
+        set_size = self._set_size(ladder_id)
         open_statuses = [st for st in MATCH_STATUSES if st not in FINISHED]
         marks = ", ".join("?" for _ in open_statuses)
         row = self.db.execute(
@@ -494,7 +504,7 @@ class Queries:
             "SELECT min(o.idx) FROM matches m JOIN matches o ON o.ladder_id = m.ladder_id AND "
             "o.set_index = m.set_index AND o.idx BETWEEN m.idx - ? + 1 AND m.idx "
             "WHERE m.ladder_id = ? AND m.idx = ?",
-            (table_size, ladder_id, first_open)).fetchone()[0]
+            (set_size, ladder_id, first_open)).fetchone()[0]
         return int(start)
 
     def rating_history_timed(self, bot: str) -> dict[str, list["TimedPoint"]]:

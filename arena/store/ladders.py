@@ -274,6 +274,83 @@ class Ladders(StoreFile):
                          (k, info.id))
         return [self.get_match(ladder, first + r) for r in range(k)]
 
+    # ------------------------------------------------------------ comparisons (arena compare)
+
+    @sqlite_errors
+    def ensure_comparison(self, name: str, game: str, table_size: int, bots: Sequence[str], *,
+                          options: Mapping[str, Any] | None = None, seed: int,
+                          comparison: Mapping[str, Any]) -> Ladder:
+        """The ladder that holds comparison `name` (arena.compare): `bots` are NEW, BASE and the
+        opponents; its matches are appended deal by deal (append_matches), each deal a set of
+        `2 * table_size` matches sharing one seed (settings' `set_size`: what the web waits
+        for before it shows the deal). Rated per match, like any ladder, though the comparison's
+        verdict is its own. Created if absent; if it exists, it must be the same comparison
+        (LadderMismatch says what differs), so the same command again resumes it."""
+        check_ladder_name(name)
+        resolved = _resolve_game(game, table_size, options or {})
+        wanted = {"game": game, "table size": table_size, "bots": tuple(bots),
+                  "options": resolved, "seed": seed, "comparison": dict(comparison)}
+        try:
+            ladder = self.get_ladder(name)
+        except UnknownLadder:
+            ladder = None
+        if ladder is not None:
+            have = {"game": ladder.game, "table size": ladder.table_size, "bots": ladder.bots,
+                    "options": ladder.options, "seed": ladder.seed,
+                    "comparison": ladder.settings.get("comparison")}
+            diff = [f"{key} is {have[key]!r}, not {wanted[key]!r}"
+                    for key in wanted if wanted[key] != have[key]]
+            if diff:
+                raise LadderMismatch(
+                    f"{name!r} exists with another definition: {'; '.join(diff)}. Run it with "
+                    "its own definition to resume it, or choose another name (--name)")
+            return ladder
+        if len(set(bots)) != len(bots):
+            raise LadderError("a comparison's bots must be distinct: NEW, BASE and the "
+                              "opponents are all different bots")
+        settings = {"comparison": dict(comparison), "set_size": 2 * table_size,
+                    "rating_params": self.rules.rating_settings(None),
+                    "max_full_tables": self.rules.default_max_full_tables}
+        rater = self.rules.rater(settings)
+        with self._write() as conn:
+            bot_ids = [self._bot_id(conn, b) for b in bots]
+            cur = conn.execute(
+                "INSERT INTO ladders (name, game, options, table_size, seed, rounds, rating_mode,"
+                " settings, created) VALUES (?, ?, ?, ?, ?, 0, 'match', ?, ?)",
+                (name, game, json.dumps(resolved), table_size, seed, json.dumps(settings),
+                 now()))
+            ladder_id = int(cur.lastrowid)  # type: ignore[arg-type]
+            conn.executemany("INSERT INTO ladder_bots (ladder_id, position, bot_id) "
+                             "VALUES (?, ?, ?)", [(ladder_id, i, b) for i, b in enumerate(bot_ids)])
+            start = rater.initial()
+            conn.executemany("INSERT INTO ratings (ladder_id, bot_id, mu, sigma, conservative) "
+                             "VALUES (?, ?, ?, ?, ?)",
+                             [(ladder_id, b, start.mu, start.sigma, rater.conservative(start))
+                              for b in bot_ids])
+        return self.get_ladder(name)
+
+    @sqlite_errors
+    def append_matches(self, ladder: str, matches: Sequence[ScheduledMatch],
+                       seats: Sequence[Sequence[str]]) -> int:
+        """Append scheduled matches (their index must continue the ladder's: the next is
+        `num_matches`) with these bots' seats; returns the new number of matches."""
+        info = self._info(ladder)
+        ids = {name: i for i, name in info.bot_names.items()}
+        with self._write() as conn:
+            first = conn.execute("SELECT num_matches FROM ladders WHERE id = ?",
+                                 (info.id,)).fetchone()[0]
+            if matches and matches[0].index != first:
+                raise LadderError(f"ladder {ladder!r} has {first} matches; the next appended "
+                                  f"must have index {first}, not {matches[0].index}")
+            conn.executemany(
+                "INSERT INTO matches (ladder_id, idx, set_index, round, rotation, seed, seats) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(info.id, m.index, m.set_index, m.round, m.rotation, m.seed,
+                  json.dumps([ids[s] for s in bots])) for m, bots in zip(matches, seats)])
+            conn.execute("UPDATE ladders SET num_matches = num_matches + ? WHERE id = ?",
+                         (len(matches), info.id))
+            return int(first + len(matches))
+
     @sqlite_errors
     def ensure_ladder(self, name: str, game: str, table_size: int, bots: Sequence[str],
                       **kwargs: Any) -> Ladder:

@@ -11,7 +11,7 @@ from arena.results import MATCH_STATUSES
 
 from .errors import UnknownLadder, sqlite_errors
 from .ladders import Ladders
-from .records import Rankings, Standing
+from .records import MatchScores, Rankings, Standing
 
 
 def standing_of(ladder: str, game: str, rank: int, of: int, row: Sequence[Any],
@@ -85,3 +85,23 @@ class RankingQueries(Ladders):
             "SELECT m.idx, h.mu, h.sigma FROM rating_history h "
             "JOIN matches m ON m.id = h.match_id JOIN bots b ON b.id = h.bot_id "
             "WHERE m.ladder_id = ? AND b.name = ? ORDER BY m.idx", (info.id, bot))]
+
+    @sqlite_errors
+    def match_scores(self, ladder: str) -> list[MatchScores]:
+        """Every match of the ladder in index order with its status and, for a completed one,
+        each seat's bot, score and rank (what arena.compare computes its observations from)."""
+        info = self._info(ladder)
+        out: dict[int, MatchScores] = {}
+        for idx, set_index, status, seat, bot, score, rank in self.db.execute(
+                "SELECT m.idx, m.set_index, m.status, r.seat, b.name, r.score, r.rank "
+                "FROM matches m LEFT JOIN results r ON r.match_id = m.id "
+                "LEFT JOIN bots b ON b.id = r.bot_id WHERE m.ladder_id = ? "
+                "ORDER BY m.idx, r.seat", (info.id,)):
+            row = out.get(idx)
+            if row is None:
+                row = out[idx] = MatchScores(idx, set_index, status, [], [], [])
+            if seat is not None:
+                row.bots.append(bot)
+                row.scores.append(score)
+                row.ranks.append(rank)
+        return list(out.values())

@@ -156,3 +156,15 @@ class Rankings:
                 "scheduled": self.scheduled, "completed": self.completed, "rated": self.rated,
                 "confidence": self.confidence, "all_settled": self.all_settled,
                 "standings": [s.to_dict() for s in self.standings]}
+
+
+@dataclass(slots=True)
+class MatchScores:
+    """A match's status and, once completed, each seat's bot, score and rank (seat order)."""
+
+    index: int
+    set_index: int
+    status: str
+    bots: list[str]
+    scores: list[int]
+    ranks: list[int]

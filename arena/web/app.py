@@ -184,6 +184,10 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
     def ladder_html(request: Request, ladder: str = LADDER) -> HTMLResponse:
         return render(request, site.ladder_page(queries(), ladder, h2h))
 
+    @app.get("/comparisons/{ladder}", response_class=HTMLResponse, include_in_schema=False)
+    def comparison_html(request: Request, ladder: str = LADDER) -> HTMLResponse:
+        return render(request, site.comparison_page(queries(), ladder))
+
     @app.get("/bots", response_class=HTMLResponse, include_in_schema=False)
     def bots_html(request: Request) -> HTMLResponse:
         return render(request, site.bots_page(queries()))

@@ -18,7 +18,7 @@ from urllib.parse import quote, urlencode
 import jinja2
 from markupsafe import Markup, escape
 
-from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING
+from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING, UnknownLadder
 
 from .disclosure import Disclosure, MatchView
 from .frames import card_legend
@@ -59,6 +59,7 @@ class Urls(Protocol):
     def live(self, ladder: str, index: int) -> str | None: ...
     def match_events(self, ladder: str, index: int) -> str | None: ...
     def ladder_events(self, ladder: str) -> str | None: ...
+    def comparison(self, name: str) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +99,9 @@ class ServerUrls:
 
     def ladder_events(self, ladder: str) -> str | None:
         return f"{self.root}/api/ladders/{quote(ladder)}/events"
+
+    def comparison(self, name: str) -> str | None:
+        return f"{self.root}/comparisons/{quote(name)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +147,9 @@ class ReportUrls:
 
     def ladder_events(self, ladder: str) -> str | None:
         return None
+
+    def comparison(self, name: str) -> str | None:
+        return None  # the report has no comparison pages (its ladder page lists the matches)
 
 
 # ------------------------------------------------------------------------------- formatting
@@ -359,6 +366,40 @@ def ladder_live(q: Queries, ladder: str, h2h: HeadToHeadCache | None = None) -> 
         "ladder": info, "standings": standings, "intervals": rating_intervals(standings),
         "matrix": matrix, "matrix_max": MATRIX_MAX_BOTS,
         "running": q.match_list(ladder=ladder, status=RUNNING, limit=10).matches}
+
+
+def comparison_page(q: Queries, name: str, width: int = 640, height: int = 200) -> Page:
+    """A comparison (arena compare): the two versions, the opponents, the running estimate with
+    its interval, the test's LLR against its bounds (deal by deal), and the matches. Only
+    finished deals count (a deal's matches are one set: disclosure as for a ladder's sets)."""
+    from arena.compare import runner
+
+    ladder = q.store.get_ladder(name)
+    try:
+        settings = runner.stored_settings(ladder)
+    except ValueError:
+        raise UnknownLadder(f"there is no comparison called {name!r}") from None
+    rows = q.store.match_scores(name)
+    result = runner.outcome(settings, rows)
+    path = runner.llr_path(settings, rows)
+    lower, upper = result.status.lower, result.status.upper
+    top = max([upper, *path]) + 0.5
+    bottom = min([lower, *path]) - 0.5
+    n = max(len(path), 8)
+
+    def x(i: float) -> float:
+        return round(40 + (width - 50) * i / n, 1)
+
+    def y(v: float) -> float:
+        return round(10 + (height - 30) * (top - v) / (top - bottom), 1)
+
+    chart = {"width": width, "height": height, "x0": x(0), "x1": x(n),
+             "line": " ".join(f"{x(i + 1)},{y(v)}" for i, v in enumerate(path)),
+             "upper": y(upper), "lower": y(lower), "zero": y(0.0), "deals": len(path)}
+    return "comparison.html", {
+        "title": f"Comparison {name}", "settings": settings, "result": result,
+        "json": runner.outcome_json(settings, result), "chart": chart,
+        "matches": q.match_list(ladder=name, limit=60).matches}
 
 
 def bots_page(q: Queries) -> Page:

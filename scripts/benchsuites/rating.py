@@ -143,20 +143,26 @@ class MatchBank:
         return found
 
     def _play(self, seats: tuple[int, ...], deal: int, rng: random.Random) -> tuple[int, ...]:
-        game, policy = self.game, self.policy
         rates = [self.rates[b] for b in seats]
-        state = game.new_match(deal)
-        while not state.is_over():
-            for seat in state.seats_to_act():  # a simultaneous step hides choices until all are in
-                legal = state.legal_actions(seat)
-                rate = rates[seat]
-                if rate and rng.random() < rate:
-                    action = rng.choice(legal)
-                else:
-                    action = policy(game, state.observation(seat), legal, rng, None)
-                state.apply_action(seat, action)
         self.simulated += 1
-        return tuple(state.scores())
+        return playout(self.game, self.policy, deal, rates, [rng] * len(seats))
+
+
+def playout(game, policy: Callable, deal: int, rates: Sequence[float],
+            rngs: Sequence[random.Random]) -> tuple[int, ...]:
+    """One match to the end: each seat plays the policy, or at its rate a uniformly random legal
+    move instead, drawing from its own random stream (seats may share one); the scores."""
+    state = game.new_match(deal)
+    while not state.is_over():
+        for seat in state.seats_to_act():  # a simultaneous step hides choices until all are in
+            legal = state.legal_actions(seat)
+            rate, rng = rates[seat], rngs[seat]
+            if rate and rng.random() < rate:
+                action = rng.choice(legal)
+            else:
+                action = policy(game, state.observation(seat), legal, rng, None)
+            state.apply_action(seat, action)
+    return tuple(state.scores())
 
 
 # ------------------------------------------------------------------------------ the ways
