@@ -18,6 +18,12 @@ Every table is a duplicate set: one deal seed, played k times with the seats rot
 k positions, so deal and seat luck cancel. The matches of a set are consecutive in the schedule.
 `rounds` repeats the whole round-robin with fresh seeds (and, in the design case, fresh blocks);
 a schedule with more rounds starts with the schedule with fewer.
+
+Order within a round: random, or with `spread` the same sets reordered by `spread_order` so that
+every bot is seated within the round's first few tables and pairs meet evenly early on (a
+leaderboard read before the round ends then rests on every bot; scripts/benchsuites/rating.py
+measures what that is worth). Spreading draws nothing from the random stream: the sets, their
+seatings and seeds are the same either way.
 """
 
 from __future__ import annotations
@@ -84,9 +90,11 @@ def make_schedule(
     seed: int = 0,
     *,
     max_full_tables: int = DEFAULT_MAX_FULL_TABLES,
+    spread: bool = False,
 ) -> list[ScheduledMatch[B]]:
     """The ordered list of matches of a ladder of `bots` (distinct, in the ladder's order) at
-    tables of `table_size`, repeated `rounds` times, all drawn from random.Random(seed)."""
+    tables of `table_size`, repeated `rounds` times, all drawn from random.Random(seed); with
+    `spread`, each round's sets in `spread_order`."""
     n, k = len(bots), table_size
     check_ladder_shape(n, k, rounds)
     if len(set(bots)) != n:
@@ -109,9 +117,13 @@ def make_schedule(
             blocks = _balanced_blocks(n, k, blocks_per_round, differences, rng)
             tables = [[label[(i + d) % n] for d in block] for block in blocks for i in range(n)]
         rng.shuffle(tables)
+        deals = []
         for table in tables:
             rng.shuffle(table)  # which bot starts in seat 0 carries no meaning
-            deal_seed = rng.randrange(SEED_BOUND)
+            deals.append(rng.randrange(SEED_BOUND))
+        order = spread_order(tables, n) if spread else range(len(tables))
+        for t in order:
+            table, deal_seed = tables[t], deals[t]
             seated = [bots[p] for p in table]
             for rotation in range(k):
                 schedule.append(ScheduledMatch(
@@ -119,6 +131,37 @@ def make_schedule(
                     seed=deal_seed, seats=rotate(seated, rotation)))
             set_index += 1
     return schedule
+
+
+def spread_order(tables: Sequence[Sequence[int]], num_bots: int) -> list[int]:
+    """An order of one round's tables (of bots 0..num_bots-1) that spreads the bots over its
+    first tables: each next table is the one whose bots have sat at the fewest tables so far (the
+    sum of their squared counts), then whose pairs have met least, then the earliest. Greedy and
+    deterministic; each table's two costs are kept up to date as tables are placed."""
+    with_bot: list[list[int]] = [[] for _ in range(num_bots)]
+    with_pair: dict[tuple[int, int], list[int]] = {}
+    for t, table in enumerate(tables):
+        for b in table:
+            with_bot[b].append(t)
+        for pair in itertools.combinations(sorted(table), 2):
+            with_pair.setdefault(pair, []).append(t)
+    sat = [0] * num_bots
+    seated_cost = [0] * len(tables)  # sum of squared tables-so-far of the table's bots
+    met_cost = [0] * len(tables)  # meetings so far of the table's pairs
+    left = set(range(len(tables)))
+    order = []
+    while left:
+        best = min(left, key=lambda t: (seated_cost[t], met_cost[t], t))
+        left.discard(best)
+        order.append(best)
+        for b in tables[best]:
+            for t in with_bot[b]:
+                seated_cost[t] += 2 * sat[b] + 1  # (s + 1)^2 - s^2
+            sat[b] += 1
+        for pair in itertools.combinations(sorted(tables[best]), 2):
+            for t in with_pair[pair]:
+                met_cost[t] += 1
+    return order
 
 
 def uses_all_subsets(num_bots: int, table_size: int,

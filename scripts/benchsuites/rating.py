@@ -14,7 +14,8 @@ that does not within its cap counts as "not reached" (it sorts above every reach
 median is still exact while fewer than half miss). With 7 bots, tau >= 0.9 allows one
 discordant pair of 21.
 
-The ways measured (all TrueSkill with the ladder's default parameters):
+The ways measured (all TrueSkill with the ladder's default parameters; WAYS, each a `Way`: where
+its tables come from, how a set is rated, whether the leaderboard shows the set in progress):
 - plain: a match per table of the round-robin, each with a fresh deal and the seats in random
   order, rated per match: what every other ladder does, the reference;
 - duplicate, per match: the round-robin's duplicate sets (one deal, seats rotated through all
@@ -25,7 +26,19 @@ The ways measured (all TrueSkill with the ladder's default parameters):
   (a candidate that ignores score margins);
 - serve, per match / serve, set: `arena serve`'s adaptive table choice (`choose_table` on the
   current ratings, one table at a time), each table played as a duplicate set, rated per match
-  (as serve rates today) or per set.
+  or per set (as serve rates now);
+- set + live: as duplicate, set, but between sets the leaderboard also shows the set in
+  progress, its matches rated one by one on a copy of the ratings (the set's own rating then
+  replaces the copy), so the board is not frozen at the last complete set;
+- set as pairs: each set rated as every pair of its bots in a two-bot match, won by the higher
+  summed score (a partial order: k(k-1)/2 updates instead of one free-for-all);
+- set, ties: rated once by summed scores, neighbours within TIE_POINTS per match tied;
+- set, spread order / set + live, spread order: the same sets with each round's tables in
+  `make_schedule(..., spread=True)` order (every bot seated within the round's first tables);
+- spread, then serve, set: the first round of the round-robin in spread order (coverage:
+  every bot and pair met), then `choose_table`, rated per set;
+- half sets (even k only): a set's rotations played as opposite pairs (0 and k/2, then 1 and
+  k/2 + 1, ...), each pair rated by summed scores: half the latency, half the luck cancelled.
 
 The matches themselves are shared between the ways within a trial (common random numbers): the
 j-th set played at a given table is the same deal, the same seating and the same random moves
@@ -78,8 +91,53 @@ CASES = (
     ("boom 4p", "boom", 4, {}, 2000),
     ("boom 4p advanced", "boom", 4, {"advanced": True}, 2000),
 )
-WAYS = ("plain", "duplicate, per match", "duplicate, set", "duplicate, set by rank sum",
-        "serve, per match", "serve, set")
+
+
+@dataclass(frozen=True, slots=True)
+class Way:
+    """One way of running a ladder: where its tables come from and how a set is rated.
+
+    tables: "schedule" (the round-robin in its own order), "spread" (the same rounds, each
+    reordered by `spread_order`: `make_schedule(..., spread=True)`), "serve" (`choose_table` on the current ratings) or "spread,
+    then serve" (the first round-robin round spread, then `choose_table`).
+    rating: "plain" (one fresh match per table, rated), "match" (each match of the set rated),
+    "set" (the set rated once by summed scores), "rank sum" (once by summed ranks), "pairs"
+    (every pair of the set rated as a two-bot match by their summed scores), "set, ties" (once by
+    summed scores, bots within TIE_POINTS points per match of each other tied), "half sets"
+    (for even k, rotations 0 and k/2, then the next pair of opposite rotations, and so on, each
+    pair rated by summed scores: half the set's latency, each bot in opposite seats).
+    live: the leaderboard between sets also shows the set in progress, its matches rated one by
+    one on a copy of the ratings that the set's own rating then replaces."""
+
+    tables: str
+    rating: str
+    live: bool = False
+
+    def applies(self, k: int) -> bool:
+        return self.rating != "half sets" or k % 2 == 0
+
+
+# Bots whose summed scores over a set differ by less than this many points per match of the set
+# tie ("set, ties"): about the gap between neighbours' mean scores on the close pools (Balloon 3p
+# close: 48.4 to 41.3 over six gaps; Boom 4p close: 36.4 to 32.7), a quarter of summed gaps.
+TIE_POINTS = 1.0
+
+
+WAYS = {
+    "plain": Way("schedule", "plain"),
+    "duplicate, per match": Way("schedule", "match"),
+    "duplicate, set": Way("schedule", "set"),
+    "duplicate, set by rank sum": Way("schedule", "rank sum"),
+    "serve, per match": Way("serve", "match"),
+    "serve, set": Way("serve", "set"),
+    "set + live": Way("schedule", "set", live=True),
+    "set as pairs": Way("schedule", "pairs"),
+    "set, ties": Way("schedule", "set, ties"),
+    "set, spread order": Way("spread", "set"),
+    "set + live, spread order": Way("spread", "set", live=True),
+    "spread, then serve, set": Way("spread, then serve", "set"),
+    "half sets": Way("schedule", "half sets"),
+}
 # The way each rating mode of `arena ladder run` is.
 MODE_WAYS = {"match": "duplicate, per match", "set": "duplicate, set"}
 # The benchmark, and the quick form for CI (one trial, half the cap: a smoke run whose figures
@@ -170,9 +228,11 @@ def playout(game, policy: Callable, deal: int, rates: Sequence[float],
 class Board:
     """The ratings of one way of running the ladder, and the leaderboard's order."""
 
-    def __init__(self, n: int, rater: Rater, names: Sequence[str]):
+    def __init__(self, n: int, rater: Rater, names: Sequence[str],
+                 ratings: dict | None = None):
         self.rater = rater
-        self.ratings = {b: rater.initial() for b in range(n)}
+        self.ratings = dict(ratings) if ratings is not None else {b: rater.initial()
+                                                                  for b in range(n)}
         self.names = names
         self.tau = kendall_tau(self.order())
 
@@ -211,53 +271,100 @@ def _rate_match(board: Board, played: Played) -> None:
     board.rate(dict(zip(played.seats, ranks_from_scores(played.scores))))
 
 
-def schedule_tables(n: int, k: int, seed: int, cap: int) -> Iterator[tuple[int, ...]]:
-    """The round-robin's tables in schedule order, as sorted tuples, enough for `cap` sets."""
+def schedule_tables(n: int, k: int, seed: int, cap: int,
+                    spread: bool = False) -> Iterator[tuple[int, ...]]:
+    """The round-robin's tables in schedule order (`make_schedule(..., spread=spread)`), as
+    sorted tuples, enough for `cap` sets."""
     per_round = len(make_schedule(list(range(n)), k, 1, seed)) // k
     rounds = math.ceil(cap / per_round) + 1
-    for m in make_schedule(list(range(n)), k, rounds, seed):
+    for m in make_schedule(list(range(n)), k, rounds, seed, spread=spread):
         if m.rotation == 0:
             yield tuple(sorted(m.seats))
 
 
-def run_way(way: str, bank: MatchBank, n: int, k: int, seed: int, names: Sequence[str],
+def _set_ranks_with_ties(played: Sequence[Played]) -> dict[int, int]:
+    totals: dict[int, int] = {}
+    for p in played:
+        for bot, score in zip(p.seats, p.scores):
+            totals[bot] = totals.get(bot, 0) + score
+    margin = TIE_POINTS * len(played)
+    ranks: dict[int, int] = {}
+    previous, rank = None, -1
+    for place, bot in enumerate(sorted(totals, key=lambda b: -totals[b])):
+        if previous is None or previous - totals[bot] >= margin:
+            rank = place
+        ranks[bot] = rank
+        previous = totals[bot]
+    return {b: ranks[b] for b in totals}
+
+
+def _rate_pairs(board: Board, played: Sequence[Played]) -> None:
+    totals = _set_ranks_by_score(played)  # ranks by summed score: enough to compare pairs
+    for a, b in itertools.combinations(played[0].seats, 2):  # seat order: random
+        board.rate({a: totals[a], b: totals[b]})
+
+
+def _rate_set(board: Board, rating: str, played: Sequence[Played]) -> None:
+    if rating == "pairs":
+        _rate_pairs(board, played)
+    elif rating == "rank sum":
+        board.rate(_set_ranks_by_rank_sum(played))
+    elif rating == "set, ties":
+        board.rate(_set_ranks_with_ties(played))
+    else:
+        board.rate(_set_ranks_by_score(played))
+
+
+def run_way(way: Way, bank: MatchBank, n: int, k: int, seed: int, names: Sequence[str],
             cap: int) -> Iterator[float]:
     """The leaderboard's tau after each match of one way, up to `cap` matches."""
     board = Board(n, Rater(), names)
     uses: dict[tuple[int, ...], int] = {}
     played = 0
-    if way.startswith("serve"):
-        rng = random.Random(f"{seed}/serve")
-        counts = {b: 0 for b in range(n)}
-        tables: Iterator[tuple[int, ...]] = _serve_tables(board, counts, k, rng)
+    counts = {b: 0 for b in range(n)}
+    if way.tables == "serve":
+        tables: Iterator[tuple[int, ...]] = _serve_tables(board, counts, k,
+                                                           random.Random(f"{seed}/serve"))
+    elif way.tables == "spread, then serve":
+        per_round = sum(1 for m in make_schedule(list(range(n)), k, 1, seed) if m.rotation == 0)
+        tables = itertools.chain(
+            itertools.islice(schedule_tables(n, k, seed, cap, spread=True), per_round),
+            _serve_tables(board, counts, k, random.Random(f"{seed}/serve")))
     else:
-        tables = schedule_tables(n, k, seed, cap)
+        tables = schedule_tables(n, k, seed, cap, spread=way.tables == "spread")
     for table in tables:
         j = uses.get(table, 0)
         uses[table] = j + 1
-        if way == "plain":
+        if way.rating == "plain":
             _rate_match(board, bank.match(table, j, 0))
             played += 1
             yield board.tau
         else:
-            matches = [bank.match(table, j, r) for r in range(k)]
-            if way.endswith("per match"):
-                for p in matches:
-                    _rate_match(board, p)
-                    played += 1
-                    yield board.tau
+            if way.rating == "half sets":
+                order = [r for h in range(k // 2) for r in (h, h + k // 2)]
+                parts = [order[i:i + 2] for i in range(0, k, 2)]
             else:
-                ranks = (_set_ranks_by_rank_sum if way.endswith("rank sum")
-                         else _set_ranks_by_score)(matches)
-                tau_before = board.tau
-                board.rate(ranks)
-                for _ in range(k - 1):
-                    yield tau_before  # the set is rated when its last match is in
-                played += k
+                parts = [list(range(k))]
+            for part in parts:
+                matches = [bank.match(table, j, r) for r in part]
+                if way.rating == "match":
+                    for p in matches:
+                        _rate_match(board, p)
+                        yield board.tau
+                    continue
+                if way.live:
+                    shown = Board(n, board.rater, names, board.ratings)
+                    for p in matches[:-1]:
+                        _rate_match(shown, p)
+                        yield shown.tau
+                else:
+                    for _ in matches[:-1]:
+                        yield board.tau  # the set is rated when its last match is in
+                _rate_set(board, "set" if way.rating == "half sets" else way.rating, matches)
                 yield board.tau
-            if way.startswith("serve"):
-                for b in table:
-                    counts[b] += k
+            played += k
+            for b in table:
+                counts[b] += k
         if played >= cap:
             return
 
@@ -348,8 +455,8 @@ def trial(task: tuple[str, str, int, int]) -> dict:
     names = [f"{x:08x}" for x in random.Random(f"{seed}/names").sample(range(1 << 32), n)]
     counts = {}
     start = time.perf_counter()
-    for way in WAYS:
-        counts[way] = matches_to_goal(run_way(way, bank, n, k, seed, names, cap + HOLD))
+    for way in (w for w in WAYS if WAYS[w].applies(k)):
+        counts[way] = matches_to_goal(run_way(WAYS[way], bank, n, k, seed, names, cap + HOLD))
     score_sums = [0] * n
     seats = [0] * n
     for p in bank._played.values():
@@ -408,7 +515,9 @@ def run(seconds: float, log, quick: bool = False, workers: int | None = None) ->
         cap = int(full_cap * params["cap_share"])
         for pool in POOL_NAMES:
             mine = [d for d in done if d["case"] == case_name and d["pool"] == pool]
-            summary = {way: summarise([d["counts"][way] for d in mine], cap) for way in WAYS}
+            # A way that does not apply to this table size ("half sets" at odd k) is left out.
+            summary = {way: summarise([d["counts"][way] for d in mine], cap)
+                       for way in WAYS if way in mine[0]["counts"]}
             means = [sum(d["score_sums"][b] for d in mine) / max(1, sum(d["seats"][b] for d in mine))
                      for b in range(len(POOLS[game_name][pool]))]
             order_ok = all(a > b for a, b in zip(means, means[1:]))
@@ -418,8 +527,7 @@ def run(seconds: float, log, quick: bool = False, workers: int | None = None) ->
             log(f"\n{key}: mean score per bot, best first "
                 f"{' '.join(f'{m:.2f}' for m in means)} (order {'confirmed' if order_ok else 'NOT confirmed'})")
             plain = summary["plain"]["median"]
-            for way in WAYS:
-                s = summary[way]
+            for way, s in summary.items():
                 ratio = ""
                 if way != "plain" and s["median"] is not None:
                     ratio = (f"  x{s['median'] / plain:.2f} of plain" if plain is not None

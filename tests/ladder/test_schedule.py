@@ -104,3 +104,37 @@ def test_bad_shapes_are_refused() -> None:
         make_schedule(list(range(10)), 2, rounds=0)
     with pytest.raises(ScheduleError, match="distinct"):
         make_schedule(["a", "a", "b"], 2)
+
+
+def _first_tables(schedule, round_: int) -> list[tuple]:
+    return [m.seats for m in schedule if m.rotation == 0 and m.round == round_]
+
+
+@pytest.mark.parametrize("n, k", [(7, 4), (7, 3), (12, 4), (5, 2), (20, 3), (40, 4), (30, 5)])
+def test_spread_order_is_the_same_sets_seating_every_bot_early(n: int, k: int) -> None:
+    bots = list(range(n))
+    for seed in range(3):
+        plain = make_schedule(bots, k, rounds=2, seed=seed)
+        spread = make_schedule(bots, k, rounds=2, seed=seed, spread=True)
+        # The same sets (seating, seed, round), only in another order within each round.
+        assert sorted((m.round, m.seed, m.seats) for m in spread) == \
+            sorted((m.round, m.seed, m.seats) for m in plain)
+        assert [m.index for m in spread] == list(range(len(spread)))
+        for round_ in range(2):
+            tables = _first_tables(spread, round_)
+            sat = Counter()
+            for table in tables:
+                sat.update(table)
+                # No bot is more than a few tables ahead of another at any point of a round
+                # (a random order lets one lead by 7 to 31 here).
+                assert max(sat[b] for b in bots) - min(sat[b] for b in bots) <= 3
+            if uses_all_subsets(n, k):
+                # Every bot is seated within the fewest tables that can seat them all.
+                first = set().union(*tables[:math.ceil(n / k)])
+                assert first == set(bots)
+
+
+def test_spread_schedules_extend_like_the_others() -> None:
+    one = make_schedule(list(range(9)), 3, rounds=1, seed=2, spread=True)
+    three = make_schedule(list(range(9)), 3, rounds=3, seed=2, spread=True)
+    assert three[: len(one)] == one
