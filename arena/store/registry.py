@@ -239,10 +239,7 @@ class Registry(StoreFile):
                                            (name,)).fetchone()[0]
                 if staged is not None:
                     placed = snapshots.snapshot_dir(self.path, name, version)
-                    if placed.exists():  # left by an update that failed before its commit
-                        import shutil
-
-                        shutil.rmtree(placed)
+                    snapshots.discard(placed)  # left by an update that failed to commit
                     staged.rename(placed)
                     run_dir = str(placed)
                 conn.execute(
@@ -251,10 +248,8 @@ class Registry(StoreFile):
                     (version_name(name, version), command, run_dir, hash_token(token), now(),
                      name, version, note))
         except BaseException:
-            if placed is not None and placed.exists():
-                import shutil
-
-                shutil.rmtree(placed, ignore_errors=True)
+            if placed is not None:
+                snapshots.discard(placed)
             raise
         finally:
             if staged is not None:

@@ -1,6 +1,6 @@
 """Snapshots of bot directories: a version registered from a directory (`arena bot update NAME
---dir DIR`) runs from a copy kept beside the database (<db dir>/arena-bots/NAME/N/), so later
-edits of DIR do not change it. The copy refuses what would make it unsafe or unbounded: symbolic
+--dir DIR`) runs from a copy kept beside the database (for arena.db, arena.db-bots/NAME/N/: one
+folder per database file, as its -wal and -shm files), so later edits of DIR do not change it. The copy refuses what would make it unsafe or unbounded: symbolic
 links that lead out of DIR, files that are not regular files, files or totals over the limits."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .errors import RegistryError
 
-SNAPSHOT_FOLDER = "arena-bots"  # beside the database file
+SNAPSHOT_SUFFIX = "-bots"  # the database file's name and this: the folder of its snapshots
 MAX_FILE_BYTES = 64 << 20  # one file of a bot directory
 MAX_TOTAL_BYTES = 256 << 20  # a whole bot directory
 MAX_FILES = 10_000
@@ -24,7 +24,8 @@ class BadSnapshot(RegistryError):
 
 
 def snapshot_root(db_path: str | os.PathLike[str]) -> Path:
-    return Path(db_path).resolve().parent / SNAPSHOT_FOLDER
+    db = Path(db_path).resolve()
+    return db.parent / f"{db.name}{SNAPSHOT_SUFFIX}"
 
 
 def snapshot_dir(db_path: str | os.PathLike[str], family: str, version: int) -> Path:
@@ -82,6 +83,9 @@ def copy_to_staging(source: str | os.PathLike[str], root: Path) -> Path:
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=root))
     try:
         shutil.copytree(src, staging / "bot", symlinks=False)
+    except OSError as exc:  # shutil.Error too: a file it may not read, say
+        shutil.rmtree(staging, ignore_errors=True)
+        raise BadSnapshot(f"cannot copy bot directory {src}: {exc}") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -89,7 +93,12 @@ def copy_to_staging(source: str | os.PathLike[str], root: Path) -> Path:
 
 
 def discard_staging(copy: Path) -> None:
-    shutil.rmtree(copy.parent, ignore_errors=True)
+    discard(copy.parent)
+
+
+def discard(path: Path) -> None:
+    """Remove a snapshot (or a staging folder) that no version uses."""
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def is_snapshot(db_path: str | os.PathLike[str], directory: str) -> bool:

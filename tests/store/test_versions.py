@@ -104,7 +104,7 @@ def test_update_with_a_directory_runs_from_a_snapshot_that_later_edits_leave_alo
     cli("bot", "add", "heur", "--command", RANDOM, "--db", str(db))
     out = cli("bot", "update", "heur", "--dir", str(source), "--note", "from src",
               "--db", str(db)).output
-    snapshot = db.parent / "arena-bots" / "heur" / "2"
+    snapshot = db.parent / "arena.db-bots" / "heur" / "2"
     assert f"registered heur version 2, which plays as heur@2; its files are a copy in " \
            f"{snapshot}" in out
     assert "token (shown once; keep it secret): " in out
@@ -129,6 +129,18 @@ def test_a_link_inside_the_directory_is_copied_as_the_file_it_leads_to(tmp_path)
     bot, _ = store.update_bot("heur", directory=source)
     copy = Path(bot.directory) / "alias.txt"
     assert not copy.is_symlink() and copy.read_text() == "one"
+
+
+def test_two_databases_in_one_folder_keep_their_snapshots_apart(tmp_path):
+    dirs = []
+    for db, marker in (("one.db", "one"), ("two.db", "two")):
+        with Store(tmp_path / db) as store:
+            store.add_bot("heur", RANDOM)
+            bot, _ = store.update_bot("heur", directory=bot_dir(tmp_path / f"src-{marker}",
+                                                                marker))
+            dirs.append(Path(bot.directory))
+    assert dirs == [tmp_path / f"{db}-bots" / "heur" / "2" for db in ("one.db", "two.db")]
+    assert [(d / "data.txt").read_text() for d in dirs] == ["one", "two"]
 
 
 # ---------------------------------------------------------------------------- resolving
@@ -211,8 +223,7 @@ def test_what_cannot_be_updated_is_refused_saying_why(tmp_path):
                                             "versions"):
         store.update_bot("heur", RANDOM)
     assert [b.name for b in store.versions("heur")] == ["heur"]  # nothing was added
-    assert not (tmp_path / "arena-bots").exists() or not any(
-        (tmp_path / "arena-bots").rglob("*.toml"))  # no snapshot left behind
+    assert not any((tmp_path / "arena.db-bots").rglob("*.toml"))  # no snapshot left behind
 
 
 def test_the_cli_refuses_with_a_message_and_no_traceback(tmp_path):
@@ -287,4 +298,4 @@ def test_ladders_naming_version_1_and_the_latest_rate_each_version_apart(tmp_pat
     arena("ladder", "run", "new", "--bots", "a,b", *run)
     again = json.loads(arena("rankings", "new", "--json", "--db", str(db)).stdout)
     assert {s["bot"] for s in again["standings"]} == {"a@2", "b"}
-    assert os.path.isdir(tmp_path / "arena-bots" / "a" / "2")
+    assert os.path.isdir(tmp_path / "arena.db-bots" / "a" / "2")
