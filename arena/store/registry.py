@@ -197,7 +197,11 @@ class Registry(StoreFile):
         versions."""
         from . import snapshots
 
-        check_bot_name(name)  # a bot's name, not one of its versions (NAME@N)
+        if "@" in name:
+            raise RegistryError(f"{name!r} names a version; update the bot, "
+                                f"{name.partition('@')[0]!r}: its new version is numbered "
+                                "after its last")
+        check_bot_name(name)
         if (command is None) == (directory is None):
             raise RegistryError("give exactly one of: a command, or a bot directory (copied "
                                 "as this version's own)")

@@ -195,7 +195,7 @@ def test_what_cannot_be_updated_is_refused_saying_why(tmp_path):
         store.update_bot("far", RANDOM)
     with pytest.raises(UnknownBot, match="no bot called 'ghost' to update; register it first"):
         store.update_bot("ghost", RANDOM)
-    with pytest.raises(RegistryError, match="bot name 'heur@2' is not allowed"):
+    with pytest.raises(RegistryError, match="'heur@2' names a version; update the bot, 'heur'"):
         store.update_bot("heur@2", RANDOM)
     with pytest.raises(RegistryError, match="note is at most 500 characters, not 501"):
         store.update_bot("heur", RANDOM, note="x" * 501)
