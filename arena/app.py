@@ -11,7 +11,7 @@ import logging
 import random
 import shlex
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -159,6 +159,7 @@ async def _play_ladder(settings: LadderSettings, store, runner_task: list):
             rounds = max(rounds, (await store.run(Store.get_ladder, settings.name)).rounds)
         except UnknownLadder:
             pass
+    settings = replace(settings, bots=await store.run(_resolve_members, settings))
     ladder = await _ensure_ladder(store, settings, rounds)
     bots = [await store.run(Store.get_bot, name) for name in ladder.bots]
     executor = make_executor(settings.executor, store, settings.run_dir / settings.name,
@@ -193,6 +194,25 @@ async def _play_ladder(settings: LadderSettings, store, runner_task: list):
         bar.close()
         await executor.close()
     return total, ladder
+
+
+def _resolve_members(store, settings: LadderSettings) -> tuple[str, ...]:
+    """The versions the ladder's bots name (Store.resolve_bot: NAME@N that one, NAME the
+    latest), as their bot rows' names, which the ladder keeps. A ladder that exists keeps the
+    versions it was created with: there, NAME is the version of NAME it already has, so the
+    same command again resumes it after an update (a new version plays in a new ladder)."""
+    from arena.store import UnknownLadder, parse_bot_spec
+
+    try:
+        have = {parse_bot_spec(name)[0]: name for name in store.get_ladder(settings.name).bots}
+    except UnknownLadder:
+        have = {}
+    rows = []
+    for spec in settings.bots:
+        family, number = parse_bot_spec(spec)
+        rows.append(have[family] if number is None and family in have
+                    else store.resolve_bot(spec).name)
+    return tuple(rows)
 
 
 async def _ensure_ladder(store, settings: LadderSettings, rounds: int):

@@ -1,7 +1,10 @@
-"""`arena bot add|list|remove|rotate-token`: the bot registry."""
+"""`arena bot add|update|list|show|suspend|reinstate|remove|rotate-token`: the bot registry
+and its versions. Commands that act on one version take NAME (the latest version) or NAME@N."""
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 
 import click
@@ -32,31 +35,124 @@ def add_cmd(name, command, directory, remote, db):
     click.echo(f"token (shown once; keep it secret): {token}")
 
 
+@bot_group.command("update")
+@click.argument("name")
+@click.option("--command", help="How to start the new version (run from here).")
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
+              help="A bot directory with an arena-bot.toml manifest: copied beside the database "
+                   "as this version's own, so later edits of it change nothing.")
+@click.option("--note", help="What changed (shown by arena bot show and on the bot's page).")
+@db_option
+def update_cmd(name, command, directory, note, db):
+    """Register a new version of the bot NAME and print its token (shown once). The versions
+    are numbered: version N plays as NAME@N and is rated on its own; a ladder naming NAME
+    takes the latest version when it is created."""
+    if (command is None) == (directory is None):
+        raise click.UsageError("give exactly one of --command or --dir")
+    with open_store(db, write=True) as store:
+        bot, token = store.update_bot(name, command, directory=directory, note=note)
+    where = f"; its files are a copy in {bot.directory}" if directory is not None else ""
+    click.echo(f"registered {name} version {bot.version}, which plays as {bot.name}{where}")
+    click.echo(f"token (shown once; keep it secret): {token}")
+
+
 @bot_group.command("list")
 @click.option("--all", "include_removed", is_flag=True, help="Include removed bots.")
+@click.option("--versions", is_flag=True, help="List every version, not each bot once.")
 @db_option
-def list_cmd(include_removed, db):
-    """List registered bots."""
+def list_cmd(include_removed, versions, db):
+    """List registered bots: each once, with its latest version and how many it has."""
     with open_store(db) as store:  # read-only: works on a database this user cannot write
         bots = store.list_bots(include_removed=include_removed)
     if not bots:
         click.echo("no bots yet; register one with arena bot add")
+    families: dict[str, list] = {}
     for bot in bots:
-        how = "remote" if bot.remote else bot.command
-        flags = []
-        if bot.suspended:
-            flags.append(f"suspended: {bot.suspended_reason}")
-        if bot.removed:
-            flags.append("removed")
-        click.echo(f"{bot.name:<24} {how}{'  (' + '; '.join(flags) + ')' if flags else ''}")
+        families.setdefault(bot.family, []).append(bot)
+    for family in sorted(families):
+        rows = sorted(families[family], key=lambda b: b.version)
+        if versions:
+            for bot in rows:
+                click.echo(f"{bot.name:<24} {_how(bot)}{_flags(bot)}")
+            continue
+        live = [b for b in rows if not b.removed]
+        latest = (live or rows)[-1]
+        count = f"{len(rows)} versions" if len(rows) > 1 else "1 version"
+        click.echo(f"{family:<24} v{latest.version} ({count})  {_how(latest)}{_flags(latest)}")
+
+
+def _how(bot) -> str:
+    return "remote" if bot.remote else bot.command
+
+
+def _flags(bot) -> str:
+    flags = []
+    if bot.suspended:
+        flags.append(f"suspended: {bot.suspended_reason}")
+    if bot.removed:
+        flags.append("removed")
+    return "  (" + "; ".join(flags) + ")" if flags else ""
+
+
+@bot_group.command("show")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="As JSON.")
+@db_option
+def show_cmd(name, as_json, db):
+    """Show the bot NAME's versions (or one, NAME@N) and each one's rating in every ladder."""
+    from arena.store import parse_bot_spec
+    from arena.store.browse import Queries
+    from arena.store.snapshots import is_snapshot
+
+    with open_store(db) as store:  # the store's refusals (no such bot) become CLI errors
+        family, number = parse_bot_spec(name)
+        rows = store.versions(family)
+        if number is not None:
+            rows = [store.resolve_bot(name)]
+        elif not rows:
+            store.resolve_bot(name)  # raises, saying there is no such bot
+        queries = Queries(store)
+        doc = {"bot": family, "versions": [
+            {"version": b.version, "name": b.name, "created": b.created,
+             "command": b.command, "directory": b.directory,
+             "snapshot": b.directory is not None and is_snapshot(store.path, b.directory),
+             "remote": b.remote, "note": b.note, "suspended": b.suspended,
+             "suspended_reason": b.suspended_reason, "removed": b.removed,
+             "ratings": [{"ladder": s.ladder, "game": s.game, "rank": s.rank, "of": s.of,
+                          "mu": s.mu, "sigma": s.sigma, "conservative": s.conservative,
+                          "matches": s.matches} for s in queries.bot_ladders(b.name)]}
+            for b in rows]}
+    if as_json:
+        click.echo(json.dumps(doc, indent=2))
+        return
+    click.echo(f"bot {family}: {len(doc['versions'])} version(s)")
+    for v in doc["versions"]:
+        state = ("removed" if v["removed"] else
+                 f"suspended: {v['suspended_reason']}" if v["suspended"] else "active")
+        created = time.strftime("%Y-%m-%d %H:%M", time.localtime(v["created"]))
+        click.echo(f"version {v['version']}  {v['name']}  created {created}  {state}")
+        if v["remote"]:
+            click.echo("  remote (run by its owner)")
+        else:
+            where = "snapshot" if v["snapshot"] else "runs in"
+            click.echo(f"  command: {v['command']}  ({where} {v['directory']})")
+        if v["note"]:
+            click.echo(f"  note: {v['note']}")
+        for r in v["ratings"]:
+            click.echo(f"  {r['ladder']} ({r['game']}): rank {r['rank']} of {r['of']}, "
+                       f"mu {r['mu']:.2f} sigma {r['sigma']:.2f} conservative "
+                       f"{r['conservative']:.2f}, {r['matches']} matches")
+        if not v["ratings"]:
+            click.echo("  in no ladder yet")
 
 
 @bot_group.command("remove")
 @click.argument("name")
 @db_option
 def remove_cmd(name, db):
-    """Remove a bot (its past results are kept). A referee using this database (arena serve,
-    arena ladder run) ends its stream within a second."""
+    """Remove a bot, every version of it (NAME), or one version (NAME@N: NAME then names the
+    latest version left). Past results are kept. A referee using this database (arena serve,
+    arena ladder run) ends the removed versions' streams within a second."""
     with open_store(db, write=True) as store:
         store.remove_bot(name)
     click.echo(f"removed {name}")
@@ -66,11 +162,13 @@ def remove_cmd(name, db):
 @click.argument("name")
 @db_option
 def rotate_cmd(name, db):
-    """Give a bot a new token; the old one stops working. A referee using this database
-    (arena serve, arena ladder run) ends a stream that presented it within a second."""
+    """Give a bot's latest version (NAME) or one version (NAME@N) a new token; the old one
+    stops working. A referee using this database (arena serve, arena ladder run) ends a stream
+    that presented it within a second."""
     with open_store(db, write=True) as store:
-        token = store.rotate_token(name)
-    click.echo(f"new token for {name} (shown once): {token}")
+        row = store.resolve_bot(name).name
+        token = store.rotate_token(row)
+    click.echo(f"new token for {row} (shown once): {token}")
 
 
 @bot_group.command("suspend")
@@ -78,21 +176,23 @@ def rotate_cmd(name, db):
 @click.option("--reason", required=True, help="Shown to the bot's owner.")
 @db_option
 def suspend_cmd(name, reason, db):
-    """Suspend a bot: it plays no more matches until reinstated. A referee using this
-    database (arena serve, arena ladder run) ends its stream within a second."""
-    _set_suspension(db, name, reason)
-    click.echo(f"suspended {name}: {reason}")
+    """Suspend a bot's latest version (NAME) or one version (NAME@N): it plays no more matches
+    until reinstated. A referee using this database (arena serve, arena ladder run) ends its
+    stream within a second."""
+    click.echo(f"suspended {_set_suspension(db, name, reason)}: {reason}")
 
 
 @bot_group.command("reinstate")
 @click.argument("name")
 @db_option
 def reinstate_cmd(name, db):
-    """Lift a bot's suspension."""
-    _set_suspension(db, name, None)
-    click.echo(f"reinstated {name}")
+    """Lift the suspension of a bot's latest version (NAME) or of one version (NAME@N)."""
+    click.echo(f"reinstated {_set_suspension(db, name, None)}")
 
 
-def _set_suspension(db: Path, name: str, reason: str | None) -> None:
+def _set_suspension(db: Path, name: str, reason: str | None) -> str:
+    """Suspend (or reinstate) the version `name` names; returns that version's name."""
     with open_store(db, write=True) as store:
-        store.suspend_bot(name, reason)
+        row = store.resolve_bot(name).name
+        store.suspend_bot(row, reason)
+    return row

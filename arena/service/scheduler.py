@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Protocol, Sequence
 
 from arena.ladder.ratings import Rater
 from arena.ladder.schedule import SEED_BOUND
-from arena.store import Bot
+from arena.store import Bot, playing_versions
 
 from .tables import Candidate, FaultPolicy, choose_table
 
@@ -79,12 +79,12 @@ class Scheduler:
 
     def available(self, ladder: str, bots: Iterable[Bot],
                   connected: Callable[[str], bool] | None) -> list[Bot]:
-        """The bots that may take a seat in `ladder` now: registered members that are not
+        """The bots that may take a seat in `ladder` now: the versions its members name (NAME:
+        the latest, NAME@N: that one; no members: every bot's latest version) that are not
         suspended, and remote ones only while `connected` says so (None: no referee here to
         connect to, as on Ray, so no remote bot plays)."""
-        members = self._members[ladder]
-        return [b for b in bots
-                if not b.suspended and (members is None or b.name in members)
+        return [b for b in playing_versions(bots, self._members[ladder])
+                if not b.suspended
                 and (not b.remote or (connected is not None and connected(b.name)))]
 
     def newcomers(self, ladder: str, names: Iterable[str]) -> list[str]:

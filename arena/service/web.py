@@ -57,6 +57,11 @@ def admin_router(service: "ArenaService") -> APIRouter:
         except StoreError as err:
             raise HTTPException(400, str(err)) from None
 
+    async def version(name: str) -> str:
+        """The bot row a name means here, as on the command line: NAME its latest version,
+        NAME@N that one."""
+        return (await call(Store.resolve_bot, name)).name
+
     @router.post("/bots", status_code=201, response_model=NewBotToken,
                  dependencies=[Depends(check_key)])
     async def add_bot(bot: NewBot) -> NewBotToken:
@@ -71,6 +76,7 @@ def admin_router(service: "ArenaService") -> APIRouter:
     async def suspend(name: str, body: Suspension) -> BotStatus:
         """Suspend a bot; its open stream is ended before the answer (its running seats fault
         as disconnected)."""
+        name = await version(name)
         await call(Store.suspend_bot, name, body.reason)
         await service.check_access()
         return BotStatus(name=name, suspended=True, reason=body.reason)
@@ -78,6 +84,7 @@ def admin_router(service: "ArenaService") -> APIRouter:
     @router.post("/bots/{name}/reinstate", response_model=BotStatus,
                  dependencies=[Depends(check_key)])
     async def reinstate(name: str) -> BotStatus:
+        name = await version(name)
         await call(Store.suspend_bot, name, None)
         return BotStatus(name=name, suspended=False)
 
@@ -95,13 +102,15 @@ def admin_router(service: "ArenaService") -> APIRouter:
     async def rotate_token(name: str) -> NewBotToken:
         """Give a bot a new token, shown this once; a stream that presented the old one is
         ended before the answer."""
+        name = await version(name)
         token = await call(Store.rotate_token, name)
         await service.check_access()
         return NewBotToken(name=name, token=token)
 
     @router.delete("/bots/{name}", status_code=204, dependencies=[Depends(check_key)])
     async def remove(name: str) -> None:
-        """Remove a bot (its past results stay); its open stream is ended before the answer."""
+        """Remove a bot, every version of it (NAME), or one version (NAME@N); past results
+        stay, and open streams of what was removed are ended before the answer."""
         await call(Store.remove_bot, name)
         await service.check_access()
 

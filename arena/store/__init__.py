@@ -4,7 +4,9 @@ SQLite through sqlite-utils 4. Schema and decisions: docs/store.md. Each concern
 
     schema.py     the file: schema, migrations, opening (Arena's mark, quick_check, WAL,
                   read-only opens) and the write transaction (StoreFile)
-    registry.py   the bot registry: tokens kept only as hashes, suspension, removal
+    registry.py   the bot registry: versions (resolve_bot), tokens kept only as hashes,
+                  suspension, removal
+    snapshots.py  the copies of bot directories that versions run from
     leases.py     ladder leases as stored (one run per ladder; arena.ladder.lease decides)
     ladders.py    ladder creation (the schedule written as pending matches), continuous
                   ladders, and LadderRules: what the store asks of arena.ladder
@@ -47,7 +49,10 @@ from .records import (
     Bot, BotAccess, Ladder, LadderInfo, MatchScores, Rankings, RecordOutcome, Standing,
     StoredMatch,
 )
-from .registry import MAX_REASON, Registry, check_bot_name, read_manifest, resolve_command
+from .registry import (
+    MAX_NOTE, MAX_REASON, Registry, check_bot_name, parse_bot_spec, pick_version,
+    playing_versions, read_manifest, resolve_command, version_name,
+)
 from .schema import (
     APPLICATION_ID, DEFAULT_PATH, QUICK_CHECK_READ_MAX, QUICK_CHECK_WRITE_MAX, READABLE_FROM,
     SCHEMA_VERSION, StoreFile,
@@ -75,7 +80,8 @@ class Store(Registry, Leases, RankingQueries, Matches, StoreFile):
 
 
 __all__ = [
-    "ABANDONED", "APPLICATION_ID", "AsyncStore", "BadManifest", "Bot", "BotAccess",
+    "ABANDONED", "APPLICATION_ID", "MAX_NOTE", "parse_bot_spec", "pick_version",
+    "playing_versions", "version_name", "AsyncStore", "BadManifest", "Bot", "BotAccess",
     "COMPLETED", "CommandNotFound", "DEFAULT_PATH", "DatabaseDamaged", "DuplicateBot",
     "FINISHED", "INFRA_FAILED", "InvalidBotName", "InvalidLadderName", "Ladder", "LadderBusy",
     "LadderError", "LadderInfo", "MatchScores", "LadderMismatch", "LadderRules", "Lease", "LeaseLost",

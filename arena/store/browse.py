@@ -75,6 +75,16 @@ class BotRow:
     suspended: bool
     suspended_reason: str | None
     removed: bool
+    family: str  # the bot's name; this row is its version `version` (docs/bots.md#versions)
+    version: int
+    note: str | None
+
+
+@dataclass(slots=True)
+class BotVersion:
+    """One version of a bot and its standing in each ladder it plays in."""
+    bot: BotRow
+    ladders: list[Standing]
 
 
 @dataclass(slots=True)
@@ -228,21 +238,33 @@ class Queries:
 
     # ------------------------------------------------------------------------------- bots
 
+    _BOT_ROW = ("SELECT name, remote, created, suspended, suspended_reason, removed, family, "
+                "version, note FROM bots")
+
+    @staticmethod
+    def _bot_row(r: Sequence[Any]) -> BotRow:
+        return BotRow(name=r[0], remote=bool(r[1]), created=r[2], suspended=bool(r[3]),
+                      suspended_reason=r[4], removed=r[5] is not None, family=r[6],
+                      version=r[7], note=r[8])
+
     def bots(self) -> list[BotRow]:
-        return [BotRow(name=r[0], remote=bool(r[1]), created=r[2], suspended=bool(r[3]),
-                       suspended_reason=r[4], removed=r[5] is not None)
-                for r in self.db.execute(
-                    "SELECT name, remote, created, suspended, suspended_reason, removed "
-                    "FROM bots ORDER BY name")]
+        """Every bot row, each version of a bot its own (NAME, NAME@2, ...)."""
+        return [self._bot_row(r) for r in self.db.execute(
+            f"{self._BOT_ROW} ORDER BY family, version")]
 
     def bot(self, bot: str) -> BotRow:
-        r = self.db.execute(
-            "SELECT name, remote, created, suspended, suspended_reason, removed FROM bots "
-            "WHERE name = ?", (bot,)).fetchone()
+        r = self.db.execute(f"{self._BOT_ROW} WHERE name = ?", (bot,)).fetchone()
         if r is None:
             raise UnknownBot(f"there is no bot called {bot!r}")
-        return BotRow(name=r[0], remote=bool(r[1]), created=r[2], suspended=bool(r[3]),
-                      suspended_reason=r[4], removed=r[5] is not None)
+        return self._bot_row(r)
+
+    def versions(self, bot: str) -> list[BotVersion]:
+        """Every version of the bot whose row (any version's) is named `bot`, oldest first,
+        each with its standing in every ladder it plays in."""
+        family = self.bot(bot).family
+        return [BotVersion(row, self.bot_ladders(row.name)) for row in (
+            self._bot_row(r) for r in self.db.execute(
+                f"{self._BOT_ROW} WHERE family = ? ORDER BY version", (family,)))]
 
     def bot_ladders(self, bot: str) -> list[Standing]:
         """The bot's standing in each ladder it plays in (rank among that ladder's bots), newest

@@ -19,6 +19,16 @@ class Bot:
     suspended: bool
     suspended_reason: str | None
     removed: float | None
+    # The bot's versions are rows of their own (docs/bots.md#versions): `family` is the bot's
+    # name ('' in a record built by hand: taken as `name`), `version` counts from 1; version 1
+    # is named as the bot, version N >= 2 NAME@N.
+    family: str = ""
+    version: int = 1
+    note: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.family:
+            object.__setattr__(self, "family", self.name)
 
     @property
     def argv(self) -> list[str]:

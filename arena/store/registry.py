@@ -1,11 +1,13 @@
-"""The bot registry: adding bots (a command, a bot directory, or remote), tokens (kept only as
-hashes, compared in constant time), suspension and removal, and the lookups the referee makes."""
+"""The bot registry: adding bots (a command, a bot directory, or remote), their versions (each a
+bot row of its own: version 1 named as the bot, version N >= 2 named NAME@N; a bot named by a
+user resolves to a version here, `resolve_bot`), tokens (kept only as hashes, compared in
+constant time), suspension and removal, and the lookups the referee makes."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from arena.tokens import hash_token, new_token
 
@@ -18,8 +20,9 @@ from .schema import StoreFile, check_name, now
 
 MAX_REASON = 500  # characters of a suspension reason (it is shown on every bot's page)
 
+MAX_NOTE = 500  # characters of a version's note
 _BOT_COLUMNS = ("id, name, command, directory, remote, created, suspended, suspended_reason, "
-                "removed")
+                "removed, family, version, note")
 
 # hmac and arena.botcommand are imported where they are used (and hashlib by arena.tokens):
 # loading them (OpenSSL's hashes, tomllib, shutil) is ~10 ms of a command that only reads,
@@ -58,7 +61,88 @@ def read_manifest(directory: str | os.PathLike[str]) -> str:
 
 def _bot(row: Sequence[Any]) -> Bot:
     return Bot(id=row[0], name=row[1], command=row[2], directory=row[3], remote=bool(row[4]),
-               created=row[5], suspended=bool(row[6]), suspended_reason=row[7], removed=row[8])
+               created=row[5], suspended=bool(row[6]), suspended_reason=row[7], removed=row[8],
+               family=row[9], version=row[10], note=row[11])
+
+
+# ------------------------------------------------------------------------------- versions
+
+def version_name(family: str, version: int) -> str:
+    """The bot row name of a version: the bot's own name for version 1, NAME@N after."""
+    return family if version == 1 else f"{family}@{version}"
+
+
+def parse_bot_spec(spec: str) -> tuple[str, int | None]:
+    """NAME -> (NAME, None): the latest version; NAME@N -> (NAME, N)."""
+    family, at, number = spec.partition("@")
+    if not at:
+        return spec, None
+    if not family or not number.isdigit() or int(number) < 1:
+        raise UnknownBot(f"{spec!r} names no bot: name a bot as NAME (its latest version), or "
+                         "one of its versions as NAME@N (N = 1, 2, ...)")
+    return family, int(number)
+
+
+def pick_version(spec: str, versions: Sequence[Bot]) -> Bot:
+    """The version `spec` names among `versions`, every row of its bot (removed ones too):
+    NAME@N that version, NAME the latest that is not removed."""
+    family, number = parse_bot_spec(spec)
+    if not versions:
+        raise UnknownBot(f"there is no bot called {family!r}; see arena bot list")
+    if number is None:
+        live = [v for v in versions if v.removed is None]
+        if not live:
+            raise UnknownBot(f"bot {family!r} was removed (its past results stay); see arena "
+                             "bot list")
+        return max(live, key=lambda v: v.version)
+    for v in versions:
+        if v.version == number:
+            if v.removed is not None:
+                raise UnknownBot(f"version {number} of bot {family!r} was removed; see arena "
+                                 f"bot show {family}")
+            return v
+    numbers = ", ".join(str(v.version) for v in sorted(versions, key=lambda v: v.version))
+    raise UnknownBot(f"bot {family!r} has versions {numbers}; no version {number}")
+
+
+def playing_versions(bots: Iterable[Bot], members: Iterable[str] | None) -> list[Bot]:
+    """Of these bots (not removed), the versions that play where `members` (NAME or NAME@N,
+    as pick_version reads them) may: with None, every bot's latest version. A member naming no
+    registered version is left out (it may be registered later). In the order of `bots`."""
+    bots = list(bots)
+    families: dict[str, list[Bot]] = {}
+    for b in bots:
+        families.setdefault(b.family, []).append(b)
+    if members is None:
+        chosen = {max(v, key=lambda b: b.version).name for v in families.values()}
+    else:
+        chosen = set()
+        for spec in members:
+            try:
+                chosen.add(pick_version(spec, families.get(parse_bot_spec(spec)[0], [])).name)
+            except UnknownBot:
+                continue
+    return [b for b in bots if b.name in chosen]
+
+
+def _command_dir(command: str, cwd: str | os.PathLike[str] | None) -> str:
+    """The directory a bot command runs from (`cwd`, default the working directory), once the
+    command is checked to run there."""
+    run_dir = str(Path(cwd or os.getcwd()).resolve())
+    resolve_command(command, run_dir)
+    return run_dir
+
+
+def _directory_command(run_dir: str) -> str:
+    """A bot directory's command, checked to run there."""
+    command = read_manifest(run_dir)
+    try:
+        resolve_command(command, run_dir)
+    except CommandNotFound as exc:
+        from arena.botcommand import MANIFEST
+
+        raise BadManifest(f"{Path(run_dir) / MANIFEST}: {exc}") from None
+    return command
 
 
 class Registry(StoreFile):
@@ -80,16 +164,9 @@ class Registry(StoreFile):
         run_dir: str | None = None
         if directory is not None:
             run_dir = str(Path(directory).resolve())
-            command = read_manifest(run_dir)
-            try:
-                resolve_command(command, run_dir)
-            except CommandNotFound as exc:
-                from arena.botcommand import MANIFEST
-
-                raise BadManifest(f"{Path(run_dir) / MANIFEST}: {exc}") from None
+            command = _directory_command(run_dir)
         elif command is not None:
-            run_dir = str(Path(cwd or os.getcwd()).resolve())
-            resolve_command(command, run_dir)
+            run_dir = _command_dir(command, cwd)
         token = new_token()
         with self._write() as conn:
             row = conn.execute("SELECT removed FROM bots WHERE name = ?", (name,)).fetchone()
@@ -100,12 +177,99 @@ class Registry(StoreFile):
                         "that name; choose another name")
                 raise DuplicateBot(
                     f"a bot called {name!r} already exists; choose another name, or remove it "
-                    "first (arena bot remove), or rotate its token (arena bot rotate-token)")
+                    "first (arena bot remove), rotate its token (arena bot rotate-token), or "
+                    "register a new version of it (arena bot update)")
             conn.execute(
-                "INSERT INTO bots (name, command, directory, remote, token_hash, created) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (name, command, run_dir, int(bool(remote)), hash_token(token), now()))
+                "INSERT INTO bots (name, command, directory, remote, token_hash, created, "
+                "family, version) VALUES (?, ?, ?, ?, ?, ?, ?, 1)",
+                (name, command, run_dir, int(bool(remote)), hash_token(token), now(), name))
         return token
+
+    @sqlite_errors
+    def update_bot(self, name: str, command: str | None = None, *,
+                   directory: str | os.PathLike[str] | None = None, note: str | None = None,
+                   cwd: str | os.PathLike[str] | None = None) -> tuple[Bot, str]:
+        """Register a new version of the bot `name`, numbered after its last one, and return it
+        with its token (shown once). Exactly one of: `command` (run from `cwd`, default the
+        working directory), or `directory`, a bot directory that is copied beside the
+        database (snapshots.py), so that later edits of it leave this version as it was; the
+        copy's arena-bot.toml gives the command. A remote bot, and a removed one, get no new
+        versions."""
+        from . import snapshots
+
+        if "@" in name:
+            raise RegistryError(f"{name!r} names a version; update the bot, "
+                                f"{name.partition('@')[0]!r}: its new version is numbered "
+                                "after its last")
+        check_bot_name(name)
+        if (command is None) == (directory is None):
+            raise RegistryError("give exactly one of: a command, or a bot directory (copied "
+                                "as this version's own)")
+        if note is not None and len(note) > MAX_NOTE:
+            raise RegistryError(f"a version's note is at most {MAX_NOTE} characters, not "
+                                f"{len(note)}; say it in fewer words")
+        versions = self.versions(name)
+        live = [v for v in versions if v.removed is None]
+        if not versions:
+            raise UnknownBot(f"there is no bot called {name!r} to update; register it first "
+                             "with arena bot add")
+        if not live:
+            raise RegistryError(f"bot {name!r} was removed; a removed bot gets no new "
+                                "versions (register a new bot under another name)")
+        if any(v.remote for v in versions):
+            raise RegistryError(
+                f"bot {name!r} is remote: it runs on its author's machine and connects with its "
+                "token, so Arena has no command or files of it to version; its author updates "
+                "it there")
+        staged: Path | None = None
+        if directory is not None:
+            _directory_command(str(Path(directory).resolve()))  # its errors name `directory`
+            staged = snapshots.copy_to_staging(directory, snapshots.snapshot_root(self.path)
+                                               / name)
+            try:
+                command = _directory_command(str(staged))  # the copy's: what this version runs
+            except BaseException:
+                snapshots.discard_staging(staged)
+                raise
+            run_dir = None
+        else:
+            assert command is not None
+            run_dir = _command_dir(command, cwd)
+        token = new_token()
+        placed: Path | None = None
+        try:
+            with self._write(immediate=True) as conn:  # the number, then the row: one writer
+                version = 1 + conn.execute("SELECT max(version) FROM bots WHERE family = ?",
+                                           (name,)).fetchone()[0]
+                if staged is not None:
+                    placed = snapshots.snapshot_dir(self.path, name, version)
+                    snapshots.discard(placed)  # left by an update that failed to commit
+                    staged.rename(placed)
+                    run_dir = str(placed)
+                conn.execute(
+                    "INSERT INTO bots (name, command, directory, remote, token_hash, created, "
+                    "family, version, note) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?)",
+                    (version_name(name, version), command, run_dir, hash_token(token), now(),
+                     name, version, note))
+        except BaseException:
+            if placed is not None:
+                snapshots.discard(placed)
+            raise
+        finally:
+            if staged is not None:
+                snapshots.discard_staging(staged)
+        return self.get_bot(version_name(name, version)), token
+
+    @sqlite_errors
+    def versions(self, name: str) -> list[Bot]:
+        """Every version of the bot `name` (removed ones too), oldest first; [] if none."""
+        return [_bot(row) for row in self.db.execute(
+            f"SELECT {_BOT_COLUMNS} FROM bots WHERE family = ? ORDER BY version", (name,))]
+
+    def resolve_bot(self, spec: str) -> Bot:
+        """The version a user names: NAME@N that version (NAME@1 is the row named NAME), NAME
+        its latest version that is not removed. UnknownBot says what exists when none fits."""
+        return pick_version(spec, self.versions(parse_bot_spec(spec)[0]))
 
     @sqlite_errors
     def list_bots(self, include_removed: bool = False) -> list[Bot]:
@@ -124,12 +288,19 @@ class Registry(StoreFile):
 
     @sqlite_errors
     def remove_bot(self, name: str) -> None:
-        """Retire a bot: its token stops working and it leaves the bot list; its past matches,
-        results and ratings stay (and keep its name, which cannot be reused)."""
+        """Retire a bot, every version of it (NAME), or one version (NAME@N; NAME then names
+        its latest version left): tokens stop working and it leaves the bot list; past matches,
+        results and ratings stay (and keep their names, which cannot be reused)."""
+        family, number = parse_bot_spec(name)
+        if number is not None:
+            target = "name = ?"
+            key = self.resolve_bot(name).name  # says which versions there are
+        else:
+            target, key = "family = ?", family
         with self._write() as conn:
             cur = conn.execute(
                 "UPDATE bots SET removed = ?, token_hash = NULL "
-                "WHERE name = ? AND removed IS NULL", (now(), name))
+                f"WHERE {target} AND removed IS NULL", (now(), key))
             if cur.rowcount == 0:
                 raise UnknownBot(f"there is no bot called {name!r}; see arena bot list")
 

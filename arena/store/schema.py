@@ -163,13 +163,35 @@ def _m0002_ladder_leases(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m0003_bot_versions(db: sqlite_utils.Database) -> None:
+    # A version of a bot is a bot row of its own (rated, scheduled and recorded as any bot):
+    # `family` is the bot's name, `version` counts from 1. Version 1 keeps the plain name (so
+    # existing ladders and replays stay valid); version N >= 2 is named NAME@N (registry.py).
+    db.executescript("""
+    ALTER TABLE bots ADD COLUMN family TEXT;
+    ALTER TABLE bots ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE bots ADD COLUMN note TEXT;
+    UPDATE bots SET family = name;
+    CREATE UNIQUE INDEX bots_by_version ON bots (family, version);
+    PRAGMA user_version = 3;
+    """)
+
+
+# A reader of a database from before versions (which it cannot migrate) sees its bots as the
+# migration would make them: each its own version 1. A TEMP view is the connection's own (it
+# writes nothing to the file) and is found before the file's table of the same name.
+_BOTS_BEFORE_VERSIONS = ("CREATE TEMP VIEW bots AS SELECT *, name AS family, 1 AS version, "
+                         "NULL AS note FROM main.bots")
+
+
 # Each migration ends by setting PRAGMA user_version to its number; add one, bump this.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # The oldest schema the reading queries work on: a read-only open (which cannot migrate, say in
 # a read-only folder) accepts it. Raise it when a migration changes what they read.
 READABLE_FROM = 1
 _MIGRATION_STEPS = (("0001_initial", _m0001_initial),
-                    ("0002_ladder_leases", _m0002_ladder_leases))
+                    ("0002_ladder_leases", _m0002_ladder_leases),
+                    ("0003_bot_versions", _m0003_bot_versions))
 _MIGRATION_NAMES = tuple(name for name, _ in _MIGRATION_STEPS)
 # The tables of the first migration: with it recorded as applied, an Arena database from before
 # the application_id mark.
@@ -299,6 +321,9 @@ class StoreFile:
                 raise StoreError(
                     f"database {self.path} has schema version {version} and needs upgrading to "
                     f"{SCHEMA_VERSION}; open it once for writing (any arena command that writes)")
+            columns = {row[1] for row in self.db.execute("PRAGMA main.table_info(bots)")}
+            if "family" not in columns:
+                self.db.execute(_BOTS_BEFORE_VERSIONS)
             return
         # WAL: readers never block the writer nor the writer them. synchronous=NORMAL: in WAL a
         # commit survives a killed process; only a power cut can lose the last commits.

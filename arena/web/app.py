@@ -47,7 +47,8 @@ from .queries import Reader
 log = logging.getLogger("arena.web")
 
 LADDER = PathParam(description="ladder name", max_length=64)
-BOT = PathParam(description="bot name", max_length=64)
+BOT_NAME_MAX = 72  # a name of 64 and a version's "@N"
+BOT = PathParam(description="bot name (a version: NAME@N)", max_length=BOT_NAME_MAX)
 INDEX = PathParam(description="the match's index in its ladder's schedule", ge=0,
                   le=2**53)
 LIMIT = Query(50, ge=1, le=200, description="matches per page")
@@ -198,8 +199,8 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
 
     @app.get("/matches", response_class=HTMLResponse, include_in_schema=False)
     def matches_html(request: Request, ladder: str | None = Query(None, max_length=64),
-                     bot: str | None = Query(None, max_length=64),
-                     opponent: str | None = Query(None, max_length=64),
+                     bot: str | None = Query(None, max_length=BOT_NAME_MAX),
+                     opponent: str | None = Query(None, max_length=BOT_NAME_MAX),
                      status: str | None = Query(None, max_length=32),
                      before: int | None = BEFORE, limit: int = LIMIT) -> HTMLResponse:
         # The filter form sends empty strings for "any".
@@ -246,7 +247,7 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
     @app.get("/api/ladders/{ladder}/head-to-head", response_model=list[models.HeadToHeadOut],
              tags=["ladders"], responses={**NOT_FOUND, **BAD_INPUT})
     def api_head_to_head(ladder: str = LADDER, bot: str | None = Query(
-            None, max_length=64, description="only this bot's rows")) -> Any:
+            None, max_length=BOT_NAME_MAX, description="only this bot's rows")) -> Any:
         """For each bot and opponent, how the bot placed against the opponent in their common
         completed matches; only matches of finished sets count (docs/web.md)."""
         return [_plain(h) for h in queries().head_to_head(ladder=ladder, bot=bot)]
@@ -265,6 +266,7 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         q = queries()
         info = q.bot(bot)
         return {"bot": _plain(info), "ladders": [_plain(r) for r in q.bot_ladders(bot)],
+                "versions": [_plain(v) for v in q.versions(bot)],
                 "recent_matches": [_plain(m) for m in q.recent_matches(bot, recent)],
                 "recent_faults": [_plain(f) for f in public.faults(q.bot_faults(bot, recent))]}
 
@@ -283,10 +285,10 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
              responses={**NOT_FOUND, **BAD_INPUT})
     def api_matches(ladder: str | None = Query(None, max_length=64,
                                                description="only this ladder's matches"),
-                    bot: str | None = Query(None, max_length=64,
+                    bot: str | None = Query(None, max_length=BOT_NAME_MAX,
                                             description="only matches this bot plays in"),
                     opponent: str | None = Query(
-                        None, max_length=64, description="with `bot`: only the completed "
+                        None, max_length=BOT_NAME_MAX, description="with `bot`: only the completed "
                                                          "matches where this bot sat too"),
                     status: models.MatchStatus | None = Query(None),
                     before: int | None = BEFORE, limit: int = LIMIT) -> Any:

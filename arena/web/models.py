@@ -74,6 +74,10 @@ class BotOut(BaseModel):
     suspended: bool
     suspended_reason: str | None
     removed: bool
+    family: str = Field(description="the bot's name: this is its version `version` (version 1 "
+                                    "is named as the bot, version N >= 2 NAME@N)")
+    version: int
+    note: str | None = Field(description="what its owner said changed in this version")
 
 
 class SeatOut(BaseModel):
@@ -129,9 +133,16 @@ BotLadderOut = record_model(
     sigma=None, matches=None, mean_score=None, wins=None, faults=None)
 
 
+class BotVersionOut(BaseModel):
+    bot: BotOut
+    ladders: list[BotLadderOut] = Field(description="its standing in each ladder it plays in")
+
+
 class BotDetailOut(BaseModel):
     bot: BotOut
     ladders: list[BotLadderOut]
+    versions: list[BotVersionOut] = Field(description="every version of the bot, oldest first, "
+                                                      "each rated on its own")
     recent_matches: list[MatchSummaryOut]
     recent_faults: list[FaultOut]
 

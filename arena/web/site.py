@@ -434,7 +434,7 @@ def bot_page(q: Queries, bot: str, recent: int = 20) -> Page:
     ladders = q.bot_ladders(bot)
     charts = {name: history_charts(points) for name, points in history.items()}
     return "bot.html", {"title": f"Bot {info.name}", "bot": info, "ladders": ladders,
-                        "charts": charts, "recent": q.recent_matches(bot, recent),
+                        "versions": q.versions(bot), "charts": charts, "recent": q.recent_matches(bot, recent),
                         "head_to_head": q.head_to_head(bot=bot),
                         "faults": Disclosure().faults(q.bot_faults(bot, recent))}
 

@@ -59,13 +59,16 @@ def test_an_arena_database_from_before_the_mark_is_adopted(tmp_path):
     path = tmp_path / "old.db"
     build_demo(str(path))
     con = sqlite3.connect(path)
-    con.executescript("DROP TABLE ladder_leases; DELETE FROM _sqlite_migrations WHERE "
-                      "name = '0002_ladder_leases'; PRAGMA application_id = 0; "
-                      "PRAGMA user_version = 1;")
+    con.executescript("DROP TABLE ladder_leases; DROP INDEX bots_by_version; "
+                      "ALTER TABLE bots DROP COLUMN family; ALTER TABLE bots DROP COLUMN version; "
+                      "ALTER TABLE bots DROP COLUMN note; DELETE FROM _sqlite_migrations WHERE "
+                      "name IN ('0002_ladder_leases', '0003_bot_versions'); "
+                      "PRAGMA application_id = 0; PRAGMA user_version = 1;")
     con.close()
     with Store(path, readonly=True) as reader:
         assert reader.schema_version() == 1
         assert [s.bot for s in reader.rankings("balloon3").standings]
+        assert [b.version for b in reader.list_bots()] == [1] * 6
     assert pragma(path, "application_id") == 0  # reading changed nothing
     with Store(path) as writer:
         assert writer.schema_version() == SCHEMA_VERSION
