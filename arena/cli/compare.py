@@ -82,23 +82,24 @@ def compare_cmd(new, base, game, table_size, opponents, min_gain, alpha, beta, m
 
     the_game = build_game(game, table_size, advanced, ruse, series)
     check_executor(executor, ray_address)
-    if new == base:
-        raise click.UsageError("NEW and BASE are the same bot; compare two bots or versions")
     name = name or default_name(new, base, game, table_size)
     with store_errors():
         with open_store(db, write=True) as store:
-            new_bot, base_bot = store.get_bot(new).name, store.get_bot(base).name
+            # NAME@N is that version, NAME the latest (arena bot update)
+            new_bot, base_bot = store.resolve_bot(new).name, store.resolve_bot(base).name
             if opponents is None:
                 names = _example_opponents(store, game)
             else:
-                names = tuple(b.strip() for b in opponents.split(",") if b.strip())
-                for bot in names:
-                    store.get_bot(bot)  # UnknownBot says what to do
+                names = tuple(store.resolve_bot(b.strip()).name  # UnknownBot says what to do
+                              for b in opponents.split(",") if b.strip())
             if seed is None:
                 try:
                     seed = store.get_ladder(name).seed
                 except UnknownLadder:
                     seed = store.rules.random_seed()
+    if new_bot == base_bot:
+        raise click.UsageError(f"NEW and BASE are the same bot ({new_bot}); compare two bots or "
+                               "two versions of one (NAME@N)")
     if {new_bot, base_bot} & set(names):
         raise click.UsageError("NEW and BASE cannot also be opponents; leave them out of "
                                "--opponents")

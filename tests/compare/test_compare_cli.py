@@ -57,6 +57,21 @@ def test_a_clear_difference_stops_early_and_right(tmp_path):
     assert back["verdict"] == "not better"
 
 
+def test_two_versions_of_one_bot(tmp_path):
+    """The question bot authors ask: is version 2 better than version 1?"""
+    db = tmp_path / "a.db"
+    setup_db(db)
+    arena("bot", "add", "mine", "--command", RANDOM, "--db", str(db))
+    arena("bot", "update", "mine", "--command", HEURISTIC, "--note", "plays the heuristic",
+          "--db", str(db))
+    out = outcome(arena(*compare_args(db, tmp_path, "mine@2", "mine@1", "--min-gain", "6")))
+    assert (out["new"], out["base"], out["verdict"]) == ("mine@2", "mine", "better")
+    assert out["comparison"] == "compare-mine.v2-vs-mine.v1-balloon3"
+    # NAME is the latest version: the same two bots
+    again = outcome(arena(*compare_args(db, tmp_path, "mine", "mine@1", "--min-gain", "6")))
+    assert (again["new"], again["verdict"]) == ("mine@2", "better")
+
+
 def test_no_difference_stays_undecided_up_to_its_cap(tmp_path):
     db = tmp_path / "a.db"
     setup_db(db)
@@ -90,6 +105,8 @@ def test_killed_then_resumed_gives_the_same_verdict(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["heur", "heur"], "the same bot"),
+    (["heur", "heur@1"], "the same bot"),
+    (["heur@3", "rnd"], "no version 3"),
     (["heur", "nobody"], "no bot called 'nobody'"),
     (["heur", "rnd", "--opponents", "o1"], "need at least 2 distinct opponents"),
     (["heur", "rnd", "--opponents", "o1,rnd"], "cannot also be opponents"),
