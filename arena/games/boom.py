@@ -228,6 +228,11 @@ class LegalPairs(SequenceABC):
                 return tuple(self)[i]
             raise
 
+    @property
+    def pool(self) -> tuple[int, ...]:
+        """The sorted card ids the pairs are drawn from."""
+        return self._pool
+
     def __iter__(self):
         return combinations(self._pool, 2)
 
@@ -272,6 +277,11 @@ class _BuiltPairs(LegalPairs):
 _PARADISE_CARDS: tuple[ParadiseCard, ...] = tuple(
     ParadiseCard(code >> 1, bool(code & 1)) for code in range(2 * NUM_CARDS)
 )
+
+# BoomState.feature_values: per paradise card code (card * 2 + face up), its offset in a seat's
+# block and its value
+_PARADISE_FEATURE_AT = tuple(51 + (code >> 1) for code in range(2 * NUM_CARDS))
+_PARADISE_FEATURE = tuple(1.0 if code & 1 else 0.5 for code in range(2 * NUM_CARDS))
 
 # Compact event-log records (tuples whose first item is one of these tags). Event objects are
 # built from them only when `State.events` is read.
@@ -1041,7 +1051,7 @@ class BoomState(State):
         view = self._view
         if view is None:
             view = self._view = self._round_view()
-        guards_used, paradise, scores, totals = view
+        guards_used, paradise, scores, totals, _ = view
         sizes = list(map(len, self._hands))
         for s, played in enumerate(choice):
             if played:
@@ -1052,6 +1062,83 @@ class BoomState(State):
             tuple(sizes), tuple(map(bool, choice)), self._revealed, paradise, self._disc_up,
             scores, totals,
         )  # fmt: skip
+
+    def feature_values(self, seat: int) -> tuple[list[int], list[float]]:
+        """`arena_sdk.features.encode(self.observation(seat))` as (indices, values): the array
+        of 129 + 105n values (docs/rl.md has the layout) is zero except at `indices`, where it
+        holds `values`. Worked out straight from the state without building the observation:
+        the training environments' fast path (arena.envs). encode is the plain version;
+        tests/envs/test_env_features.py holds them equal."""
+        np = self._np
+        if type(seat) is not int or not 0 <= seat < np:
+            raise RulesError(f"there is no seat {seat!r} to encode (seats are 0..{np - 1})")
+        view = self._view
+        if view is None:
+            view = self._view = self._round_view()
+        # what stays the same until the round ends, and until the next action: worked out once
+        cache = view[4]
+        if not cache:
+            self._round_features(cache)
+        head_at, head_values, round_blocks, pending, chosen, blocks = cache
+        if pending is not self._pending or chosen != len(pending):
+            blocks = self._step_features(cache)
+        hand = self._hands[seat]
+        choice = self._choice
+        step = 0 if self._over else self._step
+        # own hand [0, 50) and the step 52..54 (one-hot); to play / 2 at 51; ruse card 50
+        at = [*head_at, *hand, 52 + (step if step < 2 else 2), 51]
+        values = [*head_values, *[1.0] * (len(hand) + 1),
+                  (0 if choice[seat] is not None else self._to_play[seat]) / 2]
+        if self._has_ruse[seat]:
+            at.append(50)
+            values.append(1.0)
+        base = 129  # then each seat's block, rotated: the observer's first
+        for s in (*range(seat, np), *range(seat)):
+            offsets, block_values = blocks[s]
+            at += map(base.__add__, offsets)
+            values += block_values
+            base += 105
+        return at, values
+
+    def _step_features(self, cache: list) -> list[tuple[list[int], list[float]]]:
+        """Each seat's block of feature_values until the next action (offsets in the block,
+        values): its round part, the cards it has revealed, its hand size / 16 and whether it
+        has chosen (0/1). Kept in `cache` with the pending seats it was worked out for."""
+        hands, revealed, choice = self._hands, self._revealed, self._choice
+        blocks = []
+        for s, (offsets, values) in enumerate(cache[2]):
+            cards = revealed[s]
+            played = choice[s]
+            size = len(hands[s])
+            if played:
+                size += len(played) - (RUSE in played)
+            blocks.append(([*offsets, *cards, 101, 102],
+                           [*values, *[1.0] * len(cards), size / 16, 1.0 if played else 0.0]))
+        pending = self._pending
+        cache[3:] = pending, len(pending), blocks
+        return blocks
+
+    def _round_features(self, cache: list) -> None:
+        """The part of feature_values that stays the same until the round ends, kept in
+        `cache` (the round view's): (indices, values) of the seat-free values, and per seat
+        (offsets in its block, values): its paradise cards, score and series total. The step's
+        part (_step_features) is worked out when first asked for."""
+        guards_used, _, scores, totals, _ = self._view
+        limits = GUARDS[self._guard]
+        # guard card 55.., limits 63..67, guards left 76, round 77, game number 78, guards
+        # used 68.., cards discarded face up 79..
+        at = [55 + self._guard, 63, 64, 65, 66, 67, 76, 77, 78,
+              *map((68).__add__, guards_used), *map((79).__add__, self._disc_up)]
+        values = [1.0, limits[0] / 16, limits[1] / 16, limits[2] / 16, limits[3] / 16,
+                  limits[4] / 16, (NUM_GUARDS - len(guards_used)) / 8, self._round / 20,
+                  self._game_no / 10, *[1.0] * (len(guards_used) + len(self._disc_up))]
+        blocks = []
+        for s, codes in enumerate(self._paradise):  # codes: card * 2 + face up
+            blocks.append((
+                [*map(_PARADISE_FEATURE_AT.__getitem__, codes), 103, 104],
+                [*map(_PARADISE_FEATURE.__getitem__, codes), scores[s] / 100, totals[s] / 200],
+            ))  # fmt: skip
+        cache[:] = at, values, blocks, None, 0, None
 
     def _round_view(self) -> tuple:
         """The parts of an observation that change only when a round resolves or a game is
@@ -1067,6 +1154,7 @@ class BoomState(State):
             tuple(tuple(map(cards, p)) for p in self._paradise),
             tuple(self._scores),
             tuple(totals),
+            [],  # feature_values' part of the round, once worked out (_round_features)
         )
 
     def public_observation(self) -> BoomObservation:
