@@ -16,8 +16,9 @@ from arena.games.boom import LegalPairs
 
 def observation_array(state: Any, seat: int, size: int) -> np.ndarray:
     """features.encode(state.observation(seat)), a float32 array of `size` values."""
-    at, values = state.feature_values(seat)
+    ones, at, values = state.feature_values(seat)
     out = np.zeros(size, np.float32)
+    out[np.fromiter(ones, np.intp, len(ones))] = 1
     out[np.fromiter(at, np.intp, len(at))] = np.fromiter(values, np.float32, len(values))
     return out
 

@@ -278,11 +278,6 @@ _PARADISE_CARDS: tuple[ParadiseCard, ...] = tuple(
     ParadiseCard(code >> 1, bool(code & 1)) for code in range(2 * NUM_CARDS)
 )
 
-# BoomState.feature_values: per paradise card code (card * 2 + face up), its offset in a seat's
-# block and its value
-_PARADISE_FEATURE_AT = tuple(51 + (code >> 1) for code in range(2 * NUM_CARDS))
-_PARADISE_FEATURE = tuple(1.0 if code & 1 else 0.5 for code in range(2 * NUM_CARDS))
-
 # Compact event-log records (tuples whose first item is one of these tags). Event objects are
 # built from them only when `State.events` is read.
 _GAME_START = "game_start"
@@ -1063,12 +1058,12 @@ class BoomState(State):
             scores, totals,
         )  # fmt: skip
 
-    def feature_values(self, seat: int) -> tuple[list[int], list[float]]:
-        """`arena_sdk.features.encode(self.observation(seat))` as (indices, values): the array
-        of 129 + 105n values (docs/rl.md has the layout) is zero except at `indices`, where it
-        holds `values`. Worked out straight from the state without building the observation:
-        the training environments' fast path (arena.envs). encode is the plain version;
-        tests/envs/test_env_features.py holds them equal."""
+    def feature_values(self, seat: int) -> tuple[list[int], list[int], list[float]]:
+        """`arena_sdk.features.encode(self.observation(seat))` as (ones, indices, values): the
+        array of 129 + 105n values (docs/rl.md has the layout) is 1 at `ones`, `values` at
+        `indices` and 0 elsewhere. Worked out straight from the state without building the
+        observation: the training environments' fast path (arena.envs.arrays). encode is the
+        plain version; tests/envs/test_env_features.py holds them equal."""
         np = self._np
         if type(seat) is not int or not 0 <= seat < np:
             raise RulesError(f"there is no seat {seat!r} to encode (seats are 0..{np - 1})")
@@ -1079,66 +1074,67 @@ class BoomState(State):
         cache = view[4]
         if not cache:
             self._round_features(cache)
-        head_at, head_values, round_blocks, pending, chosen, blocks = cache
+        head_ones, head_at, head_values, _, pending, chosen, blocks = cache
         if pending is not self._pending or chosen != len(pending):
             blocks = self._step_features(cache)
-        hand = self._hands[seat]
         choice = self._choice
         step = 0 if self._over else self._step
-        # own hand [0, 50) and the step 52..54 (one-hot); to play / 2 at 51; ruse card 50
-        at = [*head_at, *hand, 52 + (step if step < 2 else 2), 51]
-        values = [*head_values, *[1.0] * (len(hand) + 1),
-                  (0 if choice[seat] is not None else self._to_play[seat]) / 2]
+        # own hand [0, 50), ruse card 50, the step 52..54 (one-hot); to play / 2 at 51
+        ones = [*head_ones, *self._hands[seat], 52 + (step if step < 2 else 2)]
         if self._has_ruse[seat]:
-            at.append(50)
-            values.append(1.0)
+            ones.append(50)
+        at = [*head_at, 51]
+        values = [*head_values, (0 if choice[seat] is not None else self._to_play[seat]) / 2]
         base = 129  # then each seat's block, rotated: the observer's first
         for s in (*range(seat, np), *range(seat)):
-            offsets, block_values = blocks[s]
+            block_ones, offsets, block_values = blocks[s]
+            ones += map(base.__add__, block_ones)
             at += map(base.__add__, offsets)
             values += block_values
             base += 105
-        return at, values
+        return ones, at, values
 
-    def _step_features(self, cache: list) -> list[tuple[list[int], list[float]]]:
-        """Each seat's block of feature_values until the next action (offsets in the block,
-        values): its round part, the cards it has revealed, its hand size / 16 and whether it
-        has chosen (0/1). Kept in `cache` with the pending seats it was worked out for."""
+    def _round_features(self, cache: list) -> None:
+        """The part of feature_values that stays the same until the round ends, kept in
+        `cache` (the round view's): the seat-free ones, indices and values, and per seat (ones,
+        offsets and values in its block) its paradise cards, score and series total. The
+        step's part (_step_features) is worked out when first asked for."""
+        guards_used, _, scores, totals, _ = self._view
+        limits = GUARDS[self._guard]
+        # guard card 55.., guards used 68.., cards discarded face up 79..
+        ones = [55 + self._guard, *map((68).__add__, guards_used),
+                *map((79).__add__, self._disc_up)]
+        # limits 63..67, guards left 76, round 77, game number 78
+        at = [63, 64, 65, 66, 67, 76, 77, 78]
+        values = [limits[0] / 16, limits[1] / 16, limits[2] / 16, limits[3] / 16,
+                  limits[4] / 16, (NUM_GUARDS - len(guards_used)) / 8, self._round / 20,
+                  self._game_no / 10]
+        blocks = []
+        for s, codes in enumerate(self._paradise):  # codes: card * 2 + face up
+            down = [51 + (code >> 1) for code in codes if not code & 1]
+            blocks.append((
+                [51 + (code >> 1) for code in codes if code & 1], [*down, 103, 104],
+                [*[0.5] * len(down), scores[s] / 100, totals[s] / 200],
+            ))  # fmt: skip
+        cache[:] = ones, at, values, blocks, None, 0, None
+
+    def _step_features(self, cache: list) -> list[tuple[list[int], list[int], list[float]]]:
+        """Each seat's block of feature_values until the next action (ones, offsets and values
+        in the block): its round part, the cards it has revealed, its hand size / 16 and
+        whether it has chosen (0/1). Kept in `cache` with the pending seats it was worked out
+        for."""
         hands, revealed, choice = self._hands, self._revealed, self._choice
         blocks = []
-        for s, (offsets, values) in enumerate(cache[2]):
-            cards = revealed[s]
+        for s, (ones, offsets, values) in enumerate(cache[3]):
             played = choice[s]
             size = len(hands[s])
             if played:
                 size += len(played) - (RUSE in played)
-            blocks.append(([*offsets, *cards, 101, 102],
-                           [*values, *[1.0] * len(cards), size / 16, 1.0 if played else 0.0]))
+            blocks.append(([*ones, *revealed[s]], [*offsets, 101, 102],
+                           [*values, size / 16, 1.0 if played else 0.0]))
         pending = self._pending
-        cache[3:] = pending, len(pending), blocks
+        cache[4:] = pending, len(pending), blocks
         return blocks
-
-    def _round_features(self, cache: list) -> None:
-        """The part of feature_values that stays the same until the round ends, kept in
-        `cache` (the round view's): (indices, values) of the seat-free values, and per seat
-        (offsets in its block, values): its paradise cards, score and series total. The step's
-        part (_step_features) is worked out when first asked for."""
-        guards_used, _, scores, totals, _ = self._view
-        limits = GUARDS[self._guard]
-        # guard card 55.., limits 63..67, guards left 76, round 77, game number 78, guards
-        # used 68.., cards discarded face up 79..
-        at = [55 + self._guard, 63, 64, 65, 66, 67, 76, 77, 78,
-              *map((68).__add__, guards_used), *map((79).__add__, self._disc_up)]
-        values = [1.0, limits[0] / 16, limits[1] / 16, limits[2] / 16, limits[3] / 16,
-                  limits[4] / 16, (NUM_GUARDS - len(guards_used)) / 8, self._round / 20,
-                  self._game_no / 10, *[1.0] * (len(guards_used) + len(self._disc_up))]
-        blocks = []
-        for s, codes in enumerate(self._paradise):  # codes: card * 2 + face up
-            blocks.append((
-                [*map(_PARADISE_FEATURE_AT.__getitem__, codes), 103, 104],
-                [*map(_PARADISE_FEATURE.__getitem__, codes), scores[s] / 100, totals[s] / 200],
-            ))  # fmt: skip
-        cache[:] = at, values, blocks, None, 0, None
 
     def _round_view(self) -> tuple:
         """The parts of an observation that change only when a round resolves or a game is

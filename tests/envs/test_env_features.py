@@ -28,9 +28,10 @@ def assert_fast_equals_plain(name: str, state, mask_of) -> int:
     size = features.observation_size(name, n)
     for seat in range(n):
         plain = features.encode(state.observation(seat))
-        at, values = state.feature_values(seat)
+        ones, at, values = state.feature_values(seat)
         direct = np.zeros(size, np.float32)
-        direct[at] = values
+        direct[list(ones)] = 1
+        direct[list(at)] = values
         np.testing.assert_array_equal(direct, plain)
         fast = observation_array(state, seat, size)
         assert fast.dtype == plain.dtype == np.float32 and fast.shape == plain.shape
