@@ -1,7 +1,8 @@
 """Balloon Challenge: the rules engine (rules as implemented: docs/rules/balloon.md).
 
-Owns the deck, the deal, turn order, bonus chips, scoring, observations, the public event log,
-and determinization (`sample_state`) for simulation bots.
+Owns the deck, the deal, turn order, bonus chips, scoring, observations (and their numbers for
+the training environments, `feature_values`), the public event log, and determinization
+(`sample_state`) for simulation bots.
 
 Cards are ints 0..49 that index CARDS. Actions are ints: a card id plays that card from the
 acting seat's hand; DROP_OUT (50) drops out of the round. The default action is DROP_OUT.

@@ -1,9 +1,10 @@
 """Boom: Runaway: the fast rules engine, the one matches and bots run (docs/rules/boom.md).
 
 This module owns the fast engine (BoomGame, BoomState; BoomGameV2 for engine version 2's
-replays), its legal-action sequences (LegalPairs), its event log and determinizations
-(sample_state), and is the public module: it re-exports the rules data and the plain rules of
-`boom_plain`, the specification, which holds the same rules written to be read (PlainBoomGame).
+replays), its legal-action sequences (LegalPairs), its event log, determinizations
+(sample_state) and observations' numbers for the training environments (feature_values), and
+is the public module: it re-exports the rules data and the plain rules of `boom_plain`, the
+specification, which holds the same rules written to be read (PlainBoomGame).
 The two play alike in every variant: tests/games/test_boom_plain.py checks them equal after every
 action of many random matches, so a change to the rules is made there first and then here.
 
