@@ -4,8 +4,9 @@ One match of Balloon Challenge or Boom: Runaway per episode, dealt by `Game.new_
 exactly as the referee deals `arena match --seed`. Agents are "seat_0".."seat_{n-1}". A seat's
 observation is a dict: "observation", `arena_sdk.features.encode` of what the seat may see (the
 engine's `observation(seat)`, the content the referee sends it; built by the engine's fast
-path, arena.envs.arrays), and "action_mask", the legal actions in `features`' numbering. `bot_observation(agent)` gives the same thing as a bot
-receives it in a match (arena_sdk.types), through the referee's own wire encoding.
+path, arena.envs.arrays), and "action_mask", the legal actions in `features`' numbering.
+`bot_observation(agent)` gives the same thing as a bot receives it in a match (arena_sdk.types),
+through the referee's own wire encoding.
 
 Boom's escape steps are simultaneous: here the seats choose one after another, and the env holds
 each choice until the last seat of the step has chosen, then plays them all. The engine does not
