@@ -3,9 +3,10 @@
 One match of Balloon Challenge or Boom: Runaway per episode, dealt by `Game.new_match(seed)`
 exactly as the referee deals `arena match --seed`. Agents are "seat_0".."seat_{n-1}". A seat's
 observation is a dict: "observation", `arena_sdk.features.encode` of what the seat may see (the
-engine's `observation(seat)`, the content the referee sends it), and "action_mask", the legal
-actions in `features`' numbering. `bot_observation(agent)` gives the same thing as a bot
-receives it in a match (arena_sdk.types), through the referee's own wire encoding.
+engine's `observation(seat)`, the content the referee sends it; built by the engine's fast
+path, arena.envs.arrays), and "action_mask", the legal actions in `features`' numbering.
+`bot_observation(agent)` gives the same thing as a bot receives it in a match (arena_sdk.types),
+through the referee's own wire encoding.
 
 Boom's escape steps are simultaneous: here the seats choose one after another, and the env holds
 each choice until the last seat of the step has chosen, then plays them all. The engine does not
@@ -29,6 +30,8 @@ from pettingzoo import AECEnv
 
 from arena.games import IllegalActionError, make_game
 from arena.referee import wire as referee_wire
+
+from .arrays import mask_function, observation_array
 
 REWARDS = ("score", "rank")
 _SEED_RANGE = 2**63  # the range `arena match --seed` accepts
@@ -67,6 +70,10 @@ class ArenaEnv(AECEnv):
         self._observation_spaces = {a: space for a in self.possible_agents}
         self._action_spaces = {a: gymnasium.spaces.Discrete(count) for a in self.possible_agents}
         self._no_mask = np.zeros(count, np.int8)
+        self._size = size
+        self._mask = mask_function(game)
+        # every action number's engine action, looked up in step (features.index_action's)
+        self._actions = tuple(features.index_action(game, i) for i in range(count))
         self._seeder = random.Random()
         self.seed_played: int | None = None
         # the engine's state of the match: hidden cards included, for analysis, not a policy
@@ -113,9 +120,8 @@ class ArenaEnv(AECEnv):
         state = self.engine_state
         legal = state.legal_actions(seat) if self._is_pending(seat) else ()
         return {
-            "observation": features.encode(state.observation(seat)),
-            "action_mask": features.legal_mask(self.game_name, legal) if legal
-            else self._no_mask.copy(),
+            "observation": observation_array(state, seat, self._size),
+            "action_mask": self._mask(legal) if legal else self._no_mask.copy(),
         }
 
     def pending_agents(self) -> list[str]:
@@ -136,9 +142,15 @@ class ArenaEnv(AECEnv):
         seat = self._seat[agent]
         state = self.engine_state
         try:
-            engine_action = features.index_action(self.game_name, int(action))
+            index = int(action)
+            if index < 0:
+                raise IndexError
+            engine_action = self._actions[index]
         except (TypeError, ValueError) as err:
             raise ValueError(f"{agent} cannot play {action!r}: {err}") from None
+        except IndexError:
+            raise ValueError(f"{agent} cannot play {action!r}: {self.game_name} action numbers "
+                             f"are 0..{len(self._actions) - 1}") from None
         if len(self._queue) == 1:  # one seat to act: the engine checks the action and plays it
             try:
                 state.apply_action(seat, engine_action)

@@ -1,7 +1,8 @@
 """Balloon Challenge: the rules engine (rules as implemented: docs/rules/balloon.md).
 
-Owns the deck, the deal, turn order, bonus chips, scoring, observations, the public event log,
-and determinization (`sample_state`) for simulation bots.
+Owns the deck, the deal, turn order, bonus chips, scoring, observations (and their numbers for
+the training environments, `feature_values`), the public event log, and determinization
+(`sample_state`) for simulation bots.
 
 Cards are ints 0..49 that index CARDS. Actions are ints: a card id plays that card from the
 acting seat's hand; DROP_OUT (50) drops out of the round. The default action is DROP_OUT.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Mapping, NamedTuple, Sequence
 
 from .base import (
@@ -82,6 +84,12 @@ EARLY_CHIPS_BY_TURN: tuple[int, ...] = tuple(
     max(0, EARLY_DROP_OUT_BASE - t) for t in range(_MAX_TURNS + 1)
 )
 _ALL_CARDS = frozenset(range(NUM_CARDS))
+# BalloonState.feature_values: per player count, the indices of the values from 150 on; per
+# card, its index as a face-up card and as a card on the table
+_FEATURE_TAIL = {n: tuple(range(150, 162 + 6 * n)) for n in range(2, 6)}
+_FACE_UP_FEATURE = tuple(range(50, 100))
+_TABLE_FEATURE = tuple(range(100, 150))
+_card_of = attrgetter("card")
 
 # Compact log entries. A play is (seat, card, turn, third_card_chips); a drop-out is
 # (seat, DROP_OUT, turn, early_chips, first_drop_out_chips); round starts and ends begin with a
@@ -402,6 +410,31 @@ class BalloonState(State):
             first_drop_out_chip=self._first_chip > 0,
             totals=tuple(self._totals),
         )
+
+    def feature_values(self, seat: int) -> tuple[list[int], Sequence[int], list[float]]:
+        """`arena_sdk.features.encode(self.observation(seat))` as (ones, indices, values): the
+        array of 162 + 6n values (docs/rl.md has the layout) is 1 at `ones`, `values` at
+        `indices` and 0 elsewhere. Worked out straight from the state without building the
+        observation: the training environments' fast path (arena.envs.arrays). encode is the
+        plain version; tests/envs/test_env_features.py holds them equal."""
+        n = self._n
+        if type(seat) is not int or not 0 <= seat < n:
+            raise RulesError(f"seat must be 0..{n - 1}, not {seat!r}")
+        legal = self._legal
+        # own hand [0, 50), face-up cards [50, 100), the table [100, 150)
+        ones = [*legal[seat][:-1], *map(_FACE_UP_FEATURE.__getitem__, self._face_up),
+                *map(_TABLE_FEATURE.__getitem__, map(_card_of, self._table()))]
+        # then every value from 150 on
+        to_act = -1 if self._over else self._to_act
+        start, dropped, chips, totals = self._start, self._dropped, self._chips, self._totals
+        c = self._counts
+        values = [c[0] / 8, c[1] / 8, c[2] / 8, c[3] / 8, c[4] / 8, c[5] / 8, self._round / 5,
+                  self._turn / 12, self._size / 50, self._vol[seat] / 50, self._middle / 12,
+                  1.0 if self._first_chip > 0 else 0.0]
+        for s in (*range(seat, n), *range(seat)):  # seats rotated: the observer first
+            values += ((len(legal[s]) - 1) / 10, 1.0 if dropped[s] else 0.0, chips[s] / 12,
+                       totals[s] / 100, 1.0 if to_act == s else 0.0, 1.0 if start == s else 0.0)
+        return ones, _FEATURE_TAIL[n], values
 
     def _table(self) -> tuple[Played, ...]:
         # The table only grows within a round, so extend the last answer instead of rebuilding

@@ -1,9 +1,10 @@
 """Boom: Runaway: the fast rules engine, the one matches and bots run (docs/rules/boom.md).
 
 This module owns the fast engine (BoomGame, BoomState; BoomGameV2 for engine version 2's
-replays), its legal-action sequences (LegalPairs), its event log and determinizations
-(sample_state), and is the public module: it re-exports the rules data and the plain rules of
-`boom_plain`, the specification, which holds the same rules written to be read (PlainBoomGame).
+replays), its legal-action sequences (LegalPairs), its event log, determinizations
+(sample_state) and observations' numbers for the training environments (feature_values), and
+is the public module: it re-exports the rules data and the plain rules of `boom_plain`, the
+specification, which holds the same rules written to be read (PlainBoomGame).
 The two play alike in every variant: tests/games/test_boom_plain.py checks them equal after every
 action of many random matches, so a change to the rules is made there first and then here.
 
@@ -227,6 +228,11 @@ class LegalPairs(SequenceABC):
             if type(i) is slice:  # _index[i] was a tuple of getters, not one to call
                 return tuple(self)[i]
             raise
+
+    @property
+    def pool(self) -> tuple[int, ...]:
+        """The sorted card ids the pairs are drawn from."""
+        return self._pool
 
     def __iter__(self):
         return combinations(self._pool, 2)
@@ -1041,7 +1047,7 @@ class BoomState(State):
         view = self._view
         if view is None:
             view = self._view = self._round_view()
-        guards_used, paradise, scores, totals = view
+        guards_used, paradise, scores, totals, _ = view
         sizes = list(map(len, self._hands))
         for s, played in enumerate(choice):
             if played:
@@ -1052,6 +1058,84 @@ class BoomState(State):
             tuple(sizes), tuple(map(bool, choice)), self._revealed, paradise, self._disc_up,
             scores, totals,
         )  # fmt: skip
+
+    def feature_values(self, seat: int) -> tuple[list[int], list[int], list[float]]:
+        """`arena_sdk.features.encode(self.observation(seat))` as (ones, indices, values): the
+        array of 129 + 105n values (docs/rl.md has the layout) is 1 at `ones`, `values` at
+        `indices` and 0 elsewhere. Worked out straight from the state without building the
+        observation: the training environments' fast path (arena.envs.arrays). encode is the
+        plain version; tests/envs/test_env_features.py holds them equal."""
+        np = self._np
+        if type(seat) is not int or not 0 <= seat < np:
+            raise RulesError(f"there is no seat {seat!r} to encode (seats are 0..{np - 1})")
+        view = self._view
+        if view is None:
+            view = self._view = self._round_view()
+        # what stays the same until the round ends, and until the next action: worked out once
+        cache = view[4]
+        if not cache:
+            self._round_features(cache)
+        head_ones, head_at, head_values, _, pending, chosen, blocks = cache
+        if pending is not self._pending or chosen != len(pending):
+            blocks = self._step_features(cache)
+        choice = self._choice
+        step = 0 if self._over else self._step
+        # own hand [0, 50), ruse card 50, the step 52..54 (one-hot); to play / 2 at 51
+        ones = [*head_ones, *self._hands[seat], 52 + (step if step < 2 else 2)]
+        if self._has_ruse[seat]:
+            ones.append(50)
+        at = [*head_at, 51]
+        values = [*head_values, (0 if choice[seat] is not None else self._to_play[seat]) / 2]
+        base = 129  # then each seat's block, rotated: the observer's first
+        for s in (*range(seat, np), *range(seat)):
+            block_ones, offsets, block_values = blocks[s]
+            ones += map(base.__add__, block_ones)
+            at += map(base.__add__, offsets)
+            values += block_values
+            base += 105
+        return ones, at, values
+
+    def _round_features(self, cache: list) -> None:
+        """The part of feature_values that stays the same until the round ends, kept in
+        `cache` (the round view's): the seat-free ones, indices and values, and per seat (ones,
+        offsets and values in its block) its paradise cards, score and series total. The
+        step's part (_step_features) is worked out when first asked for."""
+        guards_used, _, scores, totals, _ = self._view
+        limits = GUARDS[self._guard]
+        # guard card 55.., guards used 68.., cards discarded face up 79..
+        ones = [55 + self._guard, *map((68).__add__, guards_used),
+                *map((79).__add__, self._disc_up)]
+        # limits 63..67, guards left 76, round 77, game number 78
+        at = [63, 64, 65, 66, 67, 76, 77, 78]
+        values = [limits[0] / 16, limits[1] / 16, limits[2] / 16, limits[3] / 16,
+                  limits[4] / 16, (NUM_GUARDS - len(guards_used)) / 8, self._round / 20,
+                  self._game_no / 10]
+        blocks = []
+        for s, codes in enumerate(self._paradise):  # codes: card * 2 + face up
+            down = [51 + (code >> 1) for code in codes if not code & 1]
+            blocks.append((
+                [51 + (code >> 1) for code in codes if code & 1], [*down, 103, 104],
+                [*[0.5] * len(down), scores[s] / 100, totals[s] / 200],
+            ))  # fmt: skip
+        cache[:] = ones, at, values, blocks, None, 0, None
+
+    def _step_features(self, cache: list) -> list[tuple[list[int], list[int], list[float]]]:
+        """Each seat's block of feature_values until the next action (ones, offsets and values
+        in the block): its round part, the cards it has revealed, its hand size / 16 and
+        whether it has chosen (0/1). Kept in `cache` with the pending seats it was worked out
+        for."""
+        hands, revealed, choice = self._hands, self._revealed, self._choice
+        blocks = []
+        for s, (ones, offsets, values) in enumerate(cache[3]):
+            played = choice[s]
+            size = len(hands[s])
+            if played:
+                size += len(played) - (RUSE in played)
+            blocks.append(([*ones, *revealed[s]], [*offsets, 101, 102],
+                           [*values, size / 16, 1.0 if played else 0.0]))
+        pending = self._pending
+        cache[4:] = pending, len(pending), blocks
+        return blocks
 
     def _round_view(self) -> tuple:
         """The parts of an observation that change only when a round resolves or a game is
@@ -1067,6 +1151,7 @@ class BoomState(State):
             tuple(tuple(map(cards, p)) for p in self._paradise),
             tuple(self._scores),
             tuple(totals),
+            [],  # feature_values' part of the round, once worked out (_round_features)
         )
 
     def public_observation(self) -> BoomObservation:

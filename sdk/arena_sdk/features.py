@@ -7,6 +7,9 @@ legal_actions)` marks the legal actions in a fixed action numbering; `action_ind
 bot sees it (arena_sdk.types, `Card` objects) or as the rules engine builds it (card ids): the
 two have the same field names, so a policy trained in `arena.envs` reads exactly the same arrays
 in a match. numpy is imported only by the functions that return arrays (the `rl` extra).
+This module is the plain statement of the layout: Arena's training environments build the same
+arrays by a faster route (the engines' `feature_values`, arena/envs/arrays.py), and
+tests/envs/test_env_features.py holds them equal, so a change of layout is made in both.
 
 Seats are rotated: in every per-seat block, block 0 is the observing seat, block k the seat k
 places after it. Layouts (n = number of players; docs/rl.md has the same tables):

@@ -3,8 +3,6 @@ and conversions on top; and the action numbering both ways."""
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 pytest.importorskip("pettingzoo")
@@ -16,15 +14,7 @@ from pettingzoo.utils import conversions, wrappers  # noqa: E402
 from arena.envs import ArenaEnv, env, parallel_env  # noqa: E402
 from arena.games import make_game  # noqa: E402
 
-BOOM_VARIANTS = [dict(zip(("advanced", "ruse", "series"), flags))
-                 for flags in itertools.product((False, True), repeat=3)]
-CASES = [("balloon", n, {}) for n in (2, 3, 4, 5)] + [
-    ("boom", n, v) for n in (2, 3, 4, 5) for v in BOOM_VARIANTS]
-
-
-def label(case) -> str:
-    game, n, options = case
-    return f"{game}-{n}p" + "".join(f"-{k}" for k, v in options.items() if v)
+from .cases import BOOM_VARIANTS, CASES, label  # noqa: E402
 
 
 @pytest.mark.filterwarnings("ignore:Observation")

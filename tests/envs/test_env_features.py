@@ -1,0 +1,96 @@
+"""The environments' fast paths against the plain versions that state the layout: the engines'
+`feature_values(seat)` and arena.envs.arrays against `features.encode(state.observation(seat))`
+and `features.legal_mask`, for every seat after every action of random matches of every game,
+variant and player count, in clones and in determinized (sampled) states too."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+import numpy as np  # noqa: E402
+from arena_sdk import features  # noqa: E402
+
+from arena.envs.arrays import mask_function, observation_array  # noqa: E402
+from arena.games import RulesError, make_game  # noqa: E402
+from arena.games import balloon, boom  # noqa: E402
+
+from .cases import CASES, label  # noqa: E402
+
+
+def assert_fast_equals_plain(name: str, state, mask_of) -> int:
+    """Every seat's fast observation array and mask equal to the plain ones; how many seats
+    were checked."""
+    n = state.game.num_players
+    size = features.observation_size(name, n)
+    for seat in range(n):
+        plain = features.encode(state.observation(seat))
+        ones, at, values = state.feature_values(seat)
+        direct = np.zeros(size, np.float32)
+        direct[list(ones)] = 1
+        direct[list(at)] = values
+        np.testing.assert_array_equal(direct, plain)
+        fast = observation_array(state, seat, size)
+        assert fast.dtype == plain.dtype == np.float32 and fast.shape == plain.shape
+        np.testing.assert_array_equal(fast, plain)
+        legal = state.legal_actions(seat)
+        if legal:
+            mask = mask_of(legal)
+            assert mask.dtype == np.int8
+            np.testing.assert_array_equal(mask, features.legal_mask(name, legal))
+    return n
+
+
+def play_checking(name: str, state, mask_of, rng: random.Random, clones: list) -> int:
+    """Play `state` to its end at random, checking every seat before and after every action
+    (within a simultaneous step too: some seats have chosen, others not); now and then a clone
+    of it goes into `clones`. How many seats were checked."""
+    checked = assert_fast_equals_plain(name, state, mask_of)
+    while not state.is_over():
+        for seat in state.seats_to_act():
+            state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+            checked += assert_fast_equals_plain(name, state, mask_of)
+            if rng.random() < 0.02:
+                clones.append(state.clone())
+    return checked
+
+
+@pytest.mark.parametrize("case", CASES, ids=label)
+def test_the_fast_arrays_equal_the_plain_encoding_after_every_action(case):
+    name, n, options = case
+    game = make_game(name, n, **options)
+    mask_of = mask_function(name)
+    rng = random.Random(label(case))
+    checked = 0
+    for _ in range(2 if options.get("series") else 4):
+        clones = []
+        checked += play_checking(name, game.new_match(rng.randrange(2**63)), mask_of, rng, clones)
+        for clone in clones:  # a clone caches nothing its original changes afterwards
+            checked += play_checking(name, clone, mask_of, rng, [])
+    assert checked >= 30 * n  # every seat, many times over
+
+
+@pytest.mark.parametrize("name", ["balloon", "boom"])
+def test_sampled_states_encode_alike(name):
+    game = make_game(name, 4)
+    module = balloon if name == "balloon" else boom
+    rng = random.Random(5)
+    state = game.new_match(5)
+    for _ in range(5):  # a few steps in: some cards played, some still hidden
+        for seat in state.seats_to_act():
+            state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+    assert not state.is_over()
+    for seat in range(4):
+        sampled = module.sample_state(state.observation(seat), random.Random(seat))
+        assert_fast_equals_plain(name, sampled, mask_function(name))
+
+
+@pytest.mark.parametrize("name", ["balloon", "boom"])
+def test_feature_values_refuses_a_seat_that_is_not_there(name):
+    state = make_game(name, 3).new_match(1)
+    for seat in (-1, 3, True, "0"):
+        with pytest.raises(RulesError, match="0..2"):
+            state.feature_values(seat)
