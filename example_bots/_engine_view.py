@@ -27,9 +27,9 @@ from arena.games import boom as boom_engine
 from arena_sdk import (
     BalloonAction,
     BalloonObservation,
-    Bot,
     BoomAction,
     BoomObservation,
+    Bot,
     Match,
 )
 

@@ -18,6 +18,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from _engine_view import PolicyBot
+
+from arena.games import Game
 from arena.games.balloon import (
     BLACK_INDEX,
     CARD_COLOUR,
@@ -28,10 +31,7 @@ from arena.games.balloon import (
     BalloonObservation,
     early_drop_out_chips,
 )
-from arena.games import Game
 from arena_sdk import run
-
-from _engine_view import PolicyBot
 
 # Cards each other seat still in is expected to add to the balloon after this decision.
 OTHERS_MORE_CARDS = 1.0

@@ -23,12 +23,12 @@ import random
 import time
 from collections.abc import Sequence
 
+import balloon_heuristic
+from _engine_view import PolicyBot
+
 from arena.games import Game
 from arena.games.balloon import BalloonObservation, BalloonState, sample_state
 from arena_sdk import run
-
-import balloon_heuristic
-from _engine_view import PolicyBot
 
 # Determinizations per move; each plays every legal action out to the end of the round.
 # Measured on the development machine (CPU time per move): 2 players 15 ms on average, 40 ms at

@@ -18,11 +18,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from _engine_view import PolicyBot
+
 from arena.games import Game
 from arena.games.boom import NUM_COLOURS, RUSE, STEP_CARDS, VALUES, BoomObservation
 from arena_sdk import run
-
-from _engine_view import PolicyBot
 
 # What another seat adds to each colour's total per card it has still to play this round: a
 # card's mean value spread over the five colours, times a factor for players bunching their

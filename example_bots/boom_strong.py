@@ -27,12 +27,12 @@ import random
 import time
 from collections.abc import Sequence
 
+import boom_heuristic
+from _engine_view import PolicyBot
+
 from arena.games import Game
 from arena.games.boom import BoomObservation, BoomState, sample_state
 from arena_sdk import run
-
-import boom_heuristic
-from _engine_view import PolicyBot
 
 # Determinizations per move; each plays every candidate out to the horizon. Measured on the
 # development machine (CPU time per move, tests/strength/harness.py): 2 players 26 ms on average,

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 from arena_sdk import features, policy_bot, run
 
 WEIGHTS = Path(__file__).with_name("rl_linear.json")

@@ -28,8 +28,9 @@ HERE = Path(__file__).resolve().parent
 
 def measure(freeze: bool, seconds: float, window_s: float = 0.25) -> dict:
     sys.path.insert(0, str(HERE))
-    import arena.referee.host as host
     from benchsuites.referee import RefereeSequential
+
+    import arena.referee.host as host
 
     host.FREEZE_STARTUP_OBJECTS = freeze
     full_passes: list[float] = []

@@ -10,8 +10,16 @@ from arena.games import game_names
 from arena.ladder.ratings import DEFAULT_RATING_MODE, RATING_MODES
 
 from .common import (
-    build_game, check_executor, db_option, executor_options, game_options, launch_limits,
-    limit_options, open_store, sandbox_option, store_errors,
+    build_game,
+    check_executor,
+    db_option,
+    executor_options,
+    game_options,
+    launch_limits,
+    limit_options,
+    open_store,
+    sandbox_option,
+    store_errors,
 )
 from .rankings import print_rankings
 

@@ -18,10 +18,14 @@ from arena.referee.match import Limits
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
 
 from .common import (
-    check_executor, db_option, executor_options, launch_limits, limit_options, sandbox_option,
+    check_executor,
+    db_option,
+    executor_options,
+    launch_limits,
+    limit_options,
+    sandbox_option,
     store_errors,
 )
-
 
 ADMIN_KEY_ENV = "ARENA_ADMIN_KEY"
 

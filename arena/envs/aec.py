@@ -23,12 +23,12 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from arena_sdk import features
-from arena_sdk import wire as sdk_wire
 from pettingzoo import AECEnv
 
 from arena.games import IllegalActionError, make_game
 from arena.referee import wire as referee_wire
+from arena_sdk import features
+from arena_sdk import wire as sdk_wire
 
 REWARDS = ("score", "rank")
 _SEED_RANGE = 2**63  # the range `arena match --seed` accepts

@@ -31,8 +31,14 @@ from operator import add, attrgetter, itemgetter, lt, mod
 from struct import Struct
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from .base import ConfigError  # noqa: F401 (re-exported: boom.ConfigError)
-from .base import Event, Game, IllegalActionError, RulesError, State
+from .base import (
+    ConfigError,  # noqa: F401 (re-exported: boom.ConfigError)
+    Event,
+    Game,
+    IllegalActionError,
+    RulesError,
+    State,
+)
 from .copying import clone_function
 
 try:  # hashlib.blake2b is this; importing it from here skips loading OpenSSL (~15 ms)
@@ -42,16 +48,44 @@ except ImportError:  # pragma: no cover - Pythons without the builtin module
 
 # The rules data, the values seats see and the rules told plainly are the specification's
 # (boom_plain); this engine builds its tables from them and is checked against it.
-from .boom_plain import HAND_SIZE_END, ROUND_LIMIT_END, STUCK_END
 from .boom_plain import (  # noqa: F401 - re-exported: arena.games.boom is the public module
-    ADVANCED_DEAL, ADVANCED_REMOVED_VALUES, BASIC_DEAL, COLOURS, FEWEST_CARDS_BONUS,
-    FEWEST_CARDS_BONUS_EVERY_ROUND, GAME_END_HAND_SIZE, GUARDS, MAX_GAME_ROUNDS, MAX_PLAYERS,
-    NUM_CARDS, NUM_COLOURS, NUM_GUARDS, RUSE, RUSE_STEPS, SERIES_TARGET, SHORT_HAND_PLAYS_ALL,
-    STEP_CARDS, VALUES, BoomObservation, ParadiseCard, action_to_string, any_escape, card_colour,
-    card_to_string, card_value, BoomGameBase, escape_points, illegal_reason,
-    plays_whole_hand, provably_stuck, recount_scores, removed_cards,
+    ADVANCED_DEAL,
+    ADVANCED_REMOVED_VALUES,
+    BASIC_DEAL,
+    COLOURS,
+    FEWEST_CARDS_BONUS,
+    FEWEST_CARDS_BONUS_EVERY_ROUND,
+    GAME_END_HAND_SIZE,
+    GUARDS,
+    HAND_SIZE_END,
+    MAX_GAME_ROUNDS,
+    MAX_PLAYERS,
+    NUM_CARDS,
+    NUM_COLOURS,
+    NUM_GUARDS,
+    ROUND_LIMIT_END,
+    RUSE,
+    RUSE_STEPS,
+    SERIES_TARGET,
+    SHORT_HAND_PLAYS_ALL,
+    STEP_CARDS,
+    STUCK_END,
+    VALUES,
+    BoomGameBase,
+    BoomObservation,
+    ParadiseCard,
+    action_to_string,
+    any_escape,
+    card_colour,
+    card_to_string,
+    card_value,
+    escape_points,
+    illegal_reason,
+    plays_whole_hand,
+    provably_stuck,
+    recount_scores,
+    removed_cards,
 )  # fmt: skip
-
 
 # Precomputed tables for the round resolution. A seat's cards of one round are summed into one
 # int "word" (_WORDS[seat][card]): bit `card` marks the card, and above bit _SUM_BASE are bytes

@@ -6,12 +6,29 @@ the lease that keeps it to one run per ladder (lease.py); and the rules the stor
 store's transaction). Storage and the rankings query live in arena/store/."""
 
 from .ratings import (
-    DEFAULT_RATING_MODE, MATCH_MODE, RATING_MODES, SET_MODE, SETTLED_CONFIDENCE, Rater,
-    RatingParams, RatingUpdate, SkillRating, adjacent_settled, p_better, set_ranks,
+    DEFAULT_RATING_MODE,
+    MATCH_MODE,
+    RATING_MODES,
+    SET_MODE,
+    SETTLED_CONFIDENCE,
+    Rater,
+    RatingParams,
+    RatingUpdate,
+    SkillRating,
+    adjacent_settled,
+    p_better,
+    set_ranks,
 )
 from .schedule import (
-    MAX_TABLE_SIZE, MIN_TABLE_SIZE, ScheduledMatch, ScheduleError, check_ladder_shape,
-    make_schedule, rotate, tables_per_round, uses_all_subsets,
+    MAX_TABLE_SIZE,
+    MIN_TABLE_SIZE,
+    ScheduledMatch,
+    ScheduleError,
+    check_ladder_shape,
+    make_schedule,
+    rotate,
+    tables_per_round,
+    uses_all_subsets,
 )
 
 __all__ = [

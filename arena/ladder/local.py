@@ -22,12 +22,12 @@ from typing import Awaitable, Sequence
 
 import grpc
 
+from arena import botcommand
 from arena.games import game_from_config
 from arena.referee.host import RefereeHost
-from arena import botcommand
 from arena.referee.launcher import BotCommandError, BotProcess, ResourceLimits, resolve_command
-from arena.referee.sandbox import SandboxUnavailable
 from arena.referee.match import Limits
+from arena.referee.sandbox import SandboxUnavailable
 from arena.referee.server import Refused
 from arena.results import DISCONNECT, MatchResult
 from arena.store import AsyncStore, Bot, BotAccess, Ladder, Store, StoredMatch

@@ -16,11 +16,23 @@ from arena.results import COMPLETED, FINISHED
 from arena.store import LadderInfo
 
 from .ratings import (
-    DEFAULT_RATING_MODE, RATING_MODES, SET_MODE, SETTLED_CONFIDENCE, Rater, RatingParams,
-    SkillRating, adjacent_settled, p_better, set_ranks,
+    DEFAULT_RATING_MODE,
+    RATING_MODES,
+    SET_MODE,
+    SETTLED_CONFIDENCE,
+    Rater,
+    RatingParams,
+    SkillRating,
+    adjacent_settled,
+    p_better,
+    set_ranks,
 )
 from .schedule import (
-    DEFAULT_MAX_FULL_TABLES, SEED_BOUND, ScheduledMatch, check_ladder_shape, make_schedule,
+    DEFAULT_MAX_FULL_TABLES,
+    SEED_BOUND,
+    ScheduledMatch,
+    check_ladder_shape,
+    make_schedule,
     rotate,
 )
 

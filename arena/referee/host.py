@@ -16,11 +16,10 @@ from arena.games.base import Game
 from arena.results import MatchResult
 from arena.tokens import hash_token, new_token
 
-from .seat import RemoteSeat
 from .launcher import BotCommand, BotProcess, ResourceLimits, bot_environment
 from .match import Limits, MatchContext, MatchObserver, play_match
+from .seat import RemoteSeat
 from .server import Authenticator, RefereeServer, TlsFiles
-
 
 # Whether a starting referee moves every object alive (modules, protobuf descriptors, grpc's
 # objects: they live as long as the process) out of the garbage collector's reach with

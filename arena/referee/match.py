@@ -16,7 +16,14 @@ from typing import Any, Callable, Protocol, Sequence
 
 from arena.games.base import Action, Game, IllegalActionError, State
 from arena.results import (
-    COMPLETED, CRASH, DISCONNECT, ILLEGAL_ACTION, Fault, MatchResult, MoveRecord, demote_faulted,
+    COMPLETED,
+    CRASH,
+    DISCONNECT,
+    ILLEGAL_ACTION,
+    Fault,
+    MatchResult,
+    MoveRecord,
+    demote_faulted,
 )
 
 # Faults after which a seat is retired at once, whatever the strike count.

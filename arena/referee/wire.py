@@ -9,7 +9,7 @@ typed messages (see proto/arena/v1).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, ClassVar
 
 from google.protobuf.descriptor import FieldDescriptor
@@ -18,7 +18,13 @@ from google.protobuf.message import DecodeError
 from arena.games import balloon, boom
 from arena.games.base import Action, Game
 from arena.results import (
-    CRASH, DISCONNECT, ILLEGAL_ACTION, MALFORMED, TIMEOUT, UNKNOWN_REQUEST, MatchResult,
+    CRASH,
+    DISCONNECT,
+    ILLEGAL_ACTION,
+    MALFORMED,
+    TIMEOUT,
+    UNKNOWN_REQUEST,
+    MatchResult,
 )
 from arena_sdk.proto import arena_pb2 as pb
 
@@ -167,7 +173,7 @@ _BOOM_CARDS = tuple(pb.Card(id=i, colour=boom.COLOURS[i // 10], value=boom.VALUE
                     for i in range(50))
 
 
-@lru_cache(maxsize=None)  # at most 51 distinct actions
+@cache  # at most 51 distinct actions
 def balloon_action_to_pb(action: int) -> pb.Action:
     if action == balloon.DROP_OUT:
         return pb.Action(balloon=pb.BalloonAction(drop_out=True))
@@ -320,7 +326,7 @@ def _balloon_played_field(seat: int, card: int, turn: int) -> bytes:
     return _field(_BALLOON.table, payload)
 
 
-@lru_cache(maxsize=None)  # at most 51
+@cache  # at most 51
 def _balloon_legal_field(action: int) -> bytes:
     return _field(_REQUEST.legal_actions, balloon_action_to_pb(action).SerializeToString())
 

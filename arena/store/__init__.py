@@ -29,27 +29,61 @@ from __future__ import annotations
 import os
 
 from arena.results import (
-    ABANDONED, COMPLETED, FINISHED, INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNABLE, RUNNING,
+    ABANDONED,
+    COMPLETED,
+    FINISHED,
+    INFRA_FAILED,
+    MATCH_STATUSES,
+    PENDING,
+    RUNNABLE,
+    RUNNING,
 )
 
 from .aio import AsyncStore
 from .errors import (
-    BadManifest, CommandNotFound, DatabaseDamaged, DuplicateBot, InvalidBotName,
-    InvalidLadderName, LadderBusy, LadderError, LadderMismatch, LeaseLost, MatchStateError,
-    NotArenaDatabase, RegistryError, SchemaTooNew, StoreError, StoreLocked, UnknownBot,
-    UnknownLadder, describe_error,
+    BadManifest,
+    CommandNotFound,
+    DatabaseDamaged,
+    DuplicateBot,
+    InvalidBotName,
+    InvalidLadderName,
+    LadderBusy,
+    LadderError,
+    LadderMismatch,
+    LeaseLost,
+    MatchStateError,
+    NotArenaDatabase,
+    RegistryError,
+    SchemaTooNew,
+    StoreError,
+    StoreLocked,
+    UnknownBot,
+    UnknownLadder,
+    describe_error,
 )
 from .ladders import LadderRules, check_ladder_name, standard_rules
 from .leases import Lease, Leases
 from .matches import Matches, encode_replay
 from .queries import RankingQueries
 from .records import (
-    Bot, BotAccess, Ladder, LadderInfo, Rankings, RecordOutcome, Standing, StoredMatch,
+    Bot,
+    BotAccess,
+    Ladder,
+    LadderInfo,
+    Rankings,
+    RecordOutcome,
+    Standing,
+    StoredMatch,
 )
 from .registry import MAX_REASON, Registry, check_bot_name, read_manifest, resolve_command
 from .schema import (
-    APPLICATION_ID, DEFAULT_PATH, QUICK_CHECK_READ_MAX, QUICK_CHECK_WRITE_MAX, READABLE_FROM,
-    SCHEMA_VERSION, StoreFile,
+    APPLICATION_ID,
+    DEFAULT_PATH,
+    QUICK_CHECK_READ_MAX,
+    QUICK_CHECK_WRITE_MAX,
+    READABLE_FROM,
+    SCHEMA_VERSION,
+    StoreFile,
 )
 
 

@@ -7,6 +7,7 @@ import functools
 import sqlite3
 from typing import Callable, ParamSpec, Sequence, TypeVar
 
+
 class StoreError(Exception):
     """Anything the store refuses or cannot do; the message says what to do about it."""
 

@@ -14,7 +14,12 @@ import sqlite3
 from typing import Any, Mapping, Protocol, Sequence
 
 from .errors import (
-    InvalidLadderName, LadderError, LadderMismatch, UnknownBot, UnknownLadder, sqlite_errors,
+    InvalidLadderName,
+    LadderError,
+    LadderMismatch,
+    UnknownBot,
+    UnknownLadder,
+    sqlite_errors,
 )
 from .records import Ladder, LadderInfo, StoredMatch
 from .schema import StoreFile, check_name, now

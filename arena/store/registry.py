@@ -10,7 +10,12 @@ from typing import Any, Sequence
 from arena.tokens import hash_token, new_token
 
 from .errors import (
-    BadManifest, CommandNotFound, DuplicateBot, InvalidBotName, RegistryError, UnknownBot,
+    BadManifest,
+    CommandNotFound,
+    DuplicateBot,
+    InvalidBotName,
+    RegistryError,
+    UnknownBot,
     sqlite_errors,
 )
 from .records import Bot, BotAccess

@@ -22,25 +22,28 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from fastapi import FastAPI, Path as PathParam, Query, Request
+from fastapi import FastAPI, Query, Request
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from fastapi.responses import StreamingResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from swagger_ui_bundle import swagger_ui_path
 
 from arena import replay as replay_mod
 from arena.store import (
-    FINISHED, StoreError, UnknownBot, UnknownLadder, describe_error,
+    FINISHED,
+    StoreError,
+    UnknownBot,
+    UnknownLadder,
+    describe_error,
 )
+from arena.store.browse import MatchDetail, Queries, UnknownMatch
 
 from . import models, site
 from .disclosure import Disclosure, MatchView
 from .frames import build_frames, card_legend
-from arena.store.browse import MatchDetail, Queries, UnknownMatch
-
 from .live import Feed, Feeds, Snapshot
 from .queries import Reader
 

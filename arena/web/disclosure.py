@@ -30,6 +30,7 @@ from .frames import build_frames
 
 if TYPE_CHECKING:
     from arena.store.browse import FaultRow, MatchDetail
+
     from .site import LiveSource
 
 

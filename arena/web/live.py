@@ -124,7 +124,7 @@ class Feeds:
             while not self.closed and time.monotonic() - started < self.lifetime:
                 try:
                     await asyncio.wait_for(wake.wait(), timeout=1.0)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     if time.monotonic() - last_sent > KEEPALIVE:
                         last_sent = time.monotonic()
                         yield ": keepalive\n\n"

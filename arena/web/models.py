@@ -150,7 +150,7 @@ class HistoryOut(BaseModel):
 
 
 # A card in a frame: a card id (see `legend`), [card id, note], or [text, colour].
-CardOut = Union[int, list[Union[int, str]]]
+CardOut = Union[int, list[int | str]]
 
 
 class TableRowOut(BaseModel):

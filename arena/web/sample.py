@@ -13,7 +13,12 @@ from typing import Sequence
 
 from arena.games import game_from_config
 from arena.results import (
-    CRASH, TIMEOUT, Fault, MatchResult, MoveRecord, demote_faulted,
+    CRASH,
+    TIMEOUT,
+    Fault,
+    MatchResult,
+    MoveRecord,
+    demote_faulted,
 )
 from arena.store import Store, StoredMatch
 

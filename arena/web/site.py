@@ -19,10 +19,10 @@ import jinja2
 from markupsafe import Markup, escape
 
 from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING
+from arena.store.browse import HeadToHead, HistoryPoint, LadderRow, Queries, TimedPoint
 
 from .disclosure import Disclosure, MatchView
 from .frames import card_legend
-from arena.store.browse import HeadToHead, HistoryPoint, LadderRow, Queries, TimedPoint
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -156,7 +156,7 @@ def _num(value: Any, digits: int = 2) -> str:
 def _when(value: float | None) -> str:
     if not value:
         return "–"
-    return dt.datetime.fromtimestamp(value, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return dt.datetime.fromtimestamp(value, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _duration(ms: float | None) -> str:
@@ -375,7 +375,7 @@ def history_charts(points: Sequence[TimedPoint]) -> dict[str, Markup]:
     """A ladder's rating history drawn twice: over the bot's own matches (1, 2, ...) and over
     time (when each match finished)."""
     def day(v: float) -> str:
-        return dt.datetime.fromtimestamp(v, dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+        return dt.datetime.fromtimestamp(v, dt.UTC).strftime("%Y-%m-%d %H:%M")
 
     timed = [p for p in points if p.finished]
     # 150 points a chart (4 px apart): two charts of hoverable points stay a light page.

@@ -9,12 +9,12 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from arena_sdk import features  # noqa: E402
 from pettingzoo.test import api_test, parallel_api_test  # noqa: E402
 from pettingzoo.utils import conversions, wrappers  # noqa: E402
 
 from arena.envs import ArenaEnv, env, parallel_env  # noqa: E402
 from arena.games import make_game  # noqa: E402
+from arena_sdk import features  # noqa: E402
 
 BOOM_VARIANTS = [dict(zip(("advanced", "ruse", "series"), flags))
                  for flags in itertools.product((False, True), repeat=3)]

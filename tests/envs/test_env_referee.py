@@ -16,9 +16,9 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 import numpy as np  # noqa: E402
-from arena_sdk import features  # noqa: E402
 
 from arena.envs import ArenaEnv  # noqa: E402
+from arena_sdk import features  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python example_bots/random_bot.py"

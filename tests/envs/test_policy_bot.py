@@ -12,9 +12,8 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from arena_sdk import Limits, Match, features, policy_bot  # noqa: E402
-
 from arena.envs import ArenaEnv  # noqa: E402
+from arena_sdk import Limits, Match, features, policy_bot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "example_bots"))

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.games import IllegalActionError, make_game
-from arena.games.base import ConfigError, RulesError, ranks_from_scores
 from arena.games.balloon import (
     CARDS,
     CHIPS_BY_PLAYER_COUNT,
@@ -27,6 +26,7 @@ from arena.games.balloon import (
     recount_scores,
     sample_state,
 )
+from arena.games.base import ConfigError, RulesError, ranks_from_scores
 
 from .support import play_random_moves
 

@@ -11,8 +11,7 @@ from itertools import product
 
 import pytest
 
-from arena.games import IllegalActionError
-from arena.games import boom
+from arena.games import IllegalActionError, boom
 from arena.games.boom import RUSE, BoomGame, sample_state
 from arena.games.boom_plain import DEAL_DRAW, MAX_GAME_ROUNDS, PlainBoomGame, draw_digits
 

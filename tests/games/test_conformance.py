@@ -17,10 +17,17 @@ import pytest
 
 from arena import replay
 from arena.games import (
-    Game, IllegalActionError, RulesError, State, game_class, game_from_config, game_names,
+    Game,
+    IllegalActionError,
+    RulesError,
+    State,
+    balloon,
+    boom,
+    game_class,
+    game_from_config,
+    game_names,
     ranks_from_scores,
 )
-from arena.games import balloon, boom
 from arena.results import MatchResult, MoveRecord
 
 SEEDS = (0, 1, 2)

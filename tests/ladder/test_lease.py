@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from arena.ladder import lease
-from arena.ladder.lease import Holder, STALE_AFTER_S
+from arena.ladder.lease import STALE_AFTER_S, Holder
 from arena.store import AsyncStore, LadderBusy, LeaseLost, Store
 from tests.ladder.test_run_ladder import ROOT, arena, ladder_args, register, wait_for_completed
 

@@ -9,7 +9,12 @@ import pytest
 import trueskill
 
 from arena.ladder.ratings import (
-    Rater, RatingParams, SkillRating, adjacent_settled, p_better, set_ranks,
+    Rater,
+    RatingParams,
+    SkillRating,
+    adjacent_settled,
+    p_better,
+    set_ranks,
 )
 
 

@@ -9,7 +9,11 @@ from collections import Counter
 import pytest
 
 from arena.ladder.schedule import (
-    ScheduleError, make_schedule, rotate, tables_per_round, uses_all_subsets,
+    ScheduleError,
+    make_schedule,
+    rotate,
+    tables_per_round,
+    uses_all_subsets,
 )
 
 

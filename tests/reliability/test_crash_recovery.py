@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.procs import processes_in
 from tests.ladder.test_run_ladder import ROOT, arena, ladder_args, rankings, register, results
+from tests.procs import processes_in
 
 TOTAL = 24  # matches of the ladder ladder_args describes
 

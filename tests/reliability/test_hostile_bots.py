@@ -12,7 +12,6 @@ import asyncio
 import statistics
 import sys
 
-
 from arena.games import make_game
 from arena.referee import server as referee_server
 from arena.referee.host import RefereeHost
@@ -21,7 +20,15 @@ from arena.referee.match import Limits, MatchObserver
 from arena.results import CRASH, DISCONNECT, MALFORMED, TIMEOUT, UNKNOWN_REQUEST
 
 from .conftest import (
-    BOTS, FAST, ROOT, exited, first_legal_policy_holds, good, hostile, kinds, report_of,
+    BOTS,
+    FAST,
+    ROOT,
+    exited,
+    first_legal_policy_holds,
+    good,
+    hostile,
+    kinds,
+    report_of,
 )
 
 BALLOON2 = make_game("balloon", 2)

@@ -22,17 +22,35 @@ from typing import Any
 
 import grpc
 import pytest
-
 from sdk_fake_referee import (
-    MATCHES, ROOT, TIMEOUT, TOKEN, HangUp, Referee, Session, balloon_request, boom_request, pb,
-    play_matches, serving,
+    MATCHES,
+    ROOT,
+    TIMEOUT,
+    TOKEN,
+    HangUp,
+    Referee,
+    Session,
+    balloon_request,
+    boom_request,
+    pb,
+    play_matches,
+    serving,
 )
 
 from arena_sdk import (
-    Backoff, BalloonObservation, Bot, BoomAction, BoomObservation, Card, Match,
-    MatchResult, RefusedError, Rejection, serve, wire,
+    Backoff,
+    BalloonObservation,
+    BoomAction,
+    BoomObservation,
+    Bot,
+    Card,
+    Match,
+    MatchResult,
+    RefusedError,
+    Rejection,
+    serve,
+    wire,
 )
-
 from tests.tls import self_signed_loopback_certificate
 
 FAST = Backoff(initial=0.01, factor=2.0, maximum=0.05)

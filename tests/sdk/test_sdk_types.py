@@ -5,14 +5,20 @@ import random
 from pathlib import Path
 
 import pytest
-
 from sdk_fake_referee import MATCHES, balloon_request, boom_request, pb
 
-from arena_sdk import (
-    BalloonAction, BalloonObservation, BoomAction, BoomObservation, Card, Settings, settings_from, wire,
-)
 from arena.games import balloon as balloon_engine
 from arena.games import boom as boom_engine
+from arena_sdk import (
+    BalloonAction,
+    BalloonObservation,
+    BoomAction,
+    BoomObservation,
+    Card,
+    Settings,
+    settings_from,
+    wire,
+)
 
 RED_3 = Card(3, "red", 3)
 BLUE_1 = Card(11, "blue", 1)

@@ -24,7 +24,6 @@ from arena.ladder.local import refusal
 from arena.store import BotAccess
 from arena.tokens import hash_token
 from arena_sdk.proto import arena_pb2 as pb
-
 from tests.procs import processes_in
 
 from .test_serve import ADMIN, RANDOM, ROOT, Server, arena, wait_until

@@ -10,11 +10,14 @@ import pytest
 
 from arena import store as store_module
 from arena.store import (
-    APPLICATION_ID, SCHEMA_VERSION, DatabaseDamaged, NotArenaDatabase, Store,
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    DatabaseDamaged,
+    NotArenaDatabase,
+    Store,
 )
 from arena.web.sample import build_demo
 from tests.store.helpers import damage, digest, foreign_db, pragma, schema
-
 
 # ------------------------------------------------------------------------- Arena's mark
 

@@ -10,7 +10,12 @@ import pytest
 
 from arena.referee.host import TokenBook
 from arena.store import (
-    BadManifest, CommandNotFound, DuplicateBot, InvalidBotName, RegistryError, UnknownBot,
+    BadManifest,
+    CommandNotFound,
+    DuplicateBot,
+    InvalidBotName,
+    RegistryError,
+    UnknownBot,
 )
 from tests.store.helpers import add_remote_bots, make_result, new_store
 

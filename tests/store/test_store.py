@@ -4,9 +4,9 @@ ratings in schedule order."""
 from __future__ import annotations
 
 import asyncio
-import os
 import json
 import math
+import os
 import random
 import sqlite3
 
@@ -14,10 +14,20 @@ import pytest
 import trueskill
 
 from arena.ladder.ratings import Rater
-from arena.results import ABANDONED, Fault, TIMEOUT
+from arena.results import ABANDONED, TIMEOUT, Fault
 from arena.store import (
-    RUNNABLE, SCHEMA_VERSION, RecordOutcome, AsyncStore, LadderError, LadderMismatch, MatchStateError,
-    SchemaTooNew, Store, StoreError, StoreLocked, UnknownBot,
+    RUNNABLE,
+    SCHEMA_VERSION,
+    AsyncStore,
+    LadderError,
+    LadderMismatch,
+    MatchStateError,
+    RecordOutcome,
+    SchemaTooNew,
+    Store,
+    StoreError,
+    StoreLocked,
+    UnknownBot,
 )
 from tests.store.helpers import add_remote_bots, make_result, new_store, random_results
 

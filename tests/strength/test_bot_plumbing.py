@@ -10,12 +10,12 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 import _engine_view
 import balloon_strong
 import boom_strong
 import harness
+import pytest
+
 from arena.games import make_game
 from arena.referee import wire as referee_wire
 from arena_sdk import Limits, Match

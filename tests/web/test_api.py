@@ -10,7 +10,8 @@ import sqlite3
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from arena import replay
 from arena.games import game_from_config
