@@ -158,7 +158,7 @@ def _digit_plan(radices: tuple[int, ...]) -> tuple:
     assert all(1 <= r <= 256 for r in radices), "a value's high byte decides (see _draw_digits)"
     size = 2 * len(radices)
     return (
-        radices, Struct("<%dH" % len(radices)).unpack_from,
+        radices, Struct(f"<{len(radices)}H").unpack_from,
         tuple(r * (65536 // r) for r in radices), size, max(1, -(-size // 64)),
     )  # fmt: skip
 

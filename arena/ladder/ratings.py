@@ -56,9 +56,12 @@ from __future__ import annotations
 import importlib.util
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Hashable, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Hashable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from arena.results import demote_faulted
+
+if TYPE_CHECKING:
+    import trueskill  # imported where used: reading rankings needs no TrueSkill maths
 
 MATCH_MODE = "match"
 SET_MODE = "set"

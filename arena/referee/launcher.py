@@ -110,7 +110,7 @@ class BotProcess:
         argv = [sys.executable, "-m", "arena.referee.rlimits",
                 str(lim.memory_mb), str(lim.cpu_s), str(lim.open_files), str(lim.file_mb),
                 str(processes), "--", *command]
-        with open(self.log_path, "ab") as log:
+        with open(self.log_path, "ab") as log:  # noqa: ASYNC230 (opening a local file: instant)
             self.proc = await asyncio.create_subprocess_exec(
                 *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=log,
                 stderr=log, start_new_session=True)

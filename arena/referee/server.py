@@ -281,7 +281,7 @@ class RefereeServicer:
             try:
                 async with live.changed:
                     await live.changed.wait_for(
-                        lambda: len(live.events) > sent or live.end is not None)
+                        lambda sent=sent: len(live.events) > sent or live.end is not None)
             finally:
                 live.watching -= 1
 

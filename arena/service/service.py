@@ -103,21 +103,21 @@ class ArenaService:
         leases = contextlib.AsyncExitStack()  # one run per ladder: see arena/ladder/lease.py
         try:
             await leases.enter_async_context(
-                lease.held(self.store, [l.name for l in s.ladders], self._lease_lost))
+                lease.held(self.store, [ladder.name for ladder in s.ladders], self._lease_lost))
             self.executor = make_executor(s.executor, self.store, s.run_dir,
                                           resource_limits=s.resource_limits,
                                           ray_address=s.ray_address, host=s.referee_host,
                                           port=s.referee_port)
-            ladders = [await self.store.run(Store.ensure_open_ladder, l.name, l.game,
-                                            l.table_size, options=l.options,
+            ladders = [await self.store.run(Store.ensure_open_ladder, ladder.name, ladder.game,
+                                            ladder.table_size, options=ladder.options,
                                             rating_mode=s.rating_mode)
-                       for l in s.ladders]
+                       for ladder in s.ladders]
             await self.executor.start([])
             self.web = await self._start_web()
             self.ready.set()
             log.info("arena serving: %s, web on http://%s:%d/", self._where(), s.web_host,
                      s.web_port)
-            loops = [asyncio.ensure_future(self._ladder_loop(l)) for l in ladders]
+            loops = [asyncio.ensure_future(self._ladder_loop(ladder)) for ladder in ladders]
             await self._stopping.wait()
             for task in loops:
                 task.cancel()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typing
 from enum import Enum
-from typing import Any, Union
+from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
@@ -150,7 +150,7 @@ class HistoryOut(BaseModel):
 
 
 # A card in a frame: a card id (see `legend`), [card id, note], or [text, colour].
-CardOut = Union[int, list[int | str]]
+CardOut = int | list[int | str]
 
 
 class TableRowOut(BaseModel):

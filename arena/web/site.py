@@ -288,8 +288,9 @@ def rating_intervals(standings: Sequence[Any]) -> list[Interval]:
     def at(x: float) -> float:
         return round((x - lo) / span * 100, 2)
 
-    return [Interval(left=at(l), width=round(at(h) - at(l), 2), mu=at(s.mu), low=l, high=h)
-            for s, l, h in zip(standings, lows, highs)]
+    return [Interval(left=at(low), width=round(at(high) - at(low), 2), mu=at(s.mu), low=low,
+                     high=high)
+            for s, low, high in zip(standings, lows, highs)]
 
 
 # A head-to-head matrix is drawn for ladders of at most this many bots (a bigger one would be
@@ -417,7 +418,7 @@ def matches_page(q: Queries, *, ladder: str | None, bot: str | None, status: str
     return "matches.html", {"title": "Matches", "page": page, "older": older, "newest": newest,
                             "filters": {"ladder": ladder or "", "bot": bot or "",
                                         "opponent": opponent or "", "status": status or ""},
-                            "ladder_names": [l.name for l in q.ladders()],
+                            "ladder_names": [lad.name for lad in q.ladders()],
                             "bot_names": [b.name for b in q.bots()]}
 
 

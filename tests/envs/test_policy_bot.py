@@ -39,12 +39,12 @@ def test_a_policy_bot_plays_the_action_its_policy_numbers(game, n):
         seen = {}
 
         def policy(observation, mask):
-            seen["arrays"] = (observation, mask)
-            return wanted
+            seen["arrays"] = (observation, mask)  # noqa: B023 (called in this iteration)
+            return wanted  # noqa: B023
 
         def dict_policy(observation, mask):
-            seen["dict"] = (observation, mask)
-            return wanted
+            seen["dict"] = (observation, mask)  # noqa: B023 (called in this iteration)
+            return wanted  # noqa: B023
 
         legal = env.bot_legal_actions(agent)
         for bot in (policy_bot(policy), policy_bot(dict_policy, arrays=False)):
@@ -95,7 +95,7 @@ def test_the_trained_example_enters_arena_match_and_plays_it_through(tmp_path):
     env.reset(seed=31)
     moves = iter(doc["moves"])
     checked = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, done, _, _ = env.last()
         if done:
             env.step(None)

@@ -50,8 +50,8 @@ def assert_same(fast, plain, where) -> None:
         assert fast.observation(seat) == plain.observation(seat), (where, seat)
     for seat in range(players):
         assert tuple(fast.legal_actions(seat)) == plain.legal_actions(seat), (where, seat)
-        assert outcome(lambda: fast.default_action(seat)) == outcome(
-            lambda: plain.default_action(seat)
+        assert outcome(lambda seat=seat: fast.default_action(seat)) == outcome(
+            lambda seat=seat: plain.default_action(seat)
         ), (where, seat)
         assert fast.hand(seat) == plain.hand(seat), (where, seat)
         assert fast.pending_choice(seat) == plain.pending_choice(seat), (where, seat)

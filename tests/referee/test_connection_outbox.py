@@ -76,7 +76,7 @@ def test_one_write_at_a_time_in_queue_order_and_the_clock_starts_at_the_write():
         for done in range(1, 6):
             await until(lambda: stream.in_flight == 1)
             stream.open_gates()
-            await until(lambda: len(stream.written) == done)
+            await until(lambda done=done: len(stream.written) == done)
         assert [m.action_request.match_id for m in stream.written] == [f"m{i}" for i in range(5)]
         assert stream.most_in_flight == 1
         for i, msg in enumerate(stream.written):
@@ -103,7 +103,7 @@ def test_a_writer_cancelled_mid_write_hands_the_rest_of_the_outbox_on():
         for done in (1, 2):
             await until(lambda: stream.in_flight == 1)  # a background writer took over
             stream.open_gates()
-            await until(lambda: len(stream.written) == done)
+            await until(lambda done=done: len(stream.written) == done)
         assert [match_of(m) for m in stream.written] == ["m1", "m2"]
         conn._on_reply(pb.ActionReply(match_id="m2",
                                       request_id=stream.written[1].action_request.request_id))
@@ -176,7 +176,7 @@ def test_requests_queued_together_go_as_one_batch_to_a_bot_that_reads_batches():
         for done in (1, 2, 3):
             await until(lambda: stream.in_flight == 1)
             stream.open_gates()
-            await until(lambda: len(stream.written) == done)
+            await until(lambda done=done: len(stream.written) == done)
         single, batch, start = stream.written
         await until(lambda: stream.in_flight == 1)
         stream.open_gates()
@@ -208,7 +208,7 @@ def test_a_bot_that_did_not_ask_for_batches_gets_one_request_per_message():
         for done in (1, 2, 3):
             await until(lambda: stream.in_flight == 1)
             stream.open_gates()
-            await until(lambda: len(stream.written) == done)
+            await until(lambda done=done: len(stream.written) == done)
         assert [m.WhichOneof("kind") for m in stream.written] == ["action_request"] * 3
         for m in stream.written:
             conn._on_reply(pb.ActionReply(match_id=m.action_request.match_id,

@@ -19,7 +19,7 @@ def test_remote_bot_with_its_token_plays_a_match(tmp_path, run):
     async def main():
         async with RefereeHost(tmp_path) as host:
             token = host.tokens.issue("owner-run")
-            remote = subprocess.Popen(
+            remote = subprocess.Popen(  # noqa: ASYNC220 (starting it does not block)
                 [sys.executable, str(ROOT / "example_bots" / "random_bot.py"),
                  "--address", host.server.address, "--token", token],
                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)

@@ -80,7 +80,7 @@ async def bot_process(cmd: Sequence[str], address: str, token: str, log_path: Pa
     env = dict(os.environ, ARENA_ADDRESS=address, ARENA_TOKEN=token, **extra_env,
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "sdk"),
                                                         os.environ.get("PYTHONPATH")])))
-    with open(log_path, "wb") as log_file:
+    with open(log_path, "wb") as log_file:  # noqa: ASYNC230 (a local file: instant)
         proc = await asyncio.create_subprocess_exec(
             *cmd, env=env, cwd=ROOT, stdin=asyncio.subprocess.DEVNULL, stdout=log_file,
             stderr=log_file)

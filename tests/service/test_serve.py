@@ -233,8 +233,8 @@ def test_members_keep_each_ladder_to_its_own_bots(tmp_path, db):
         "JOIN ladders l ON l.id = m.ladder_id JOIN bots b ON b.id = r.bot_id").fetchall()
     con.close()
     played = {(ladder, bot) for ladder, bot in rows}
-    assert {b for l, b in played if l == "bal"} == {"r1", "r2"}
-    assert {b for l, b in played if l == "boo"} == {"r2", "r3"}
+    assert {b for lad, b in played if lad == "bal"} == {"r1", "r2"}
+    assert {b for lad, b in played if lad == "boo"} == {"r2", "r3"}
 
 
 def test_members_must_name_a_ladder():

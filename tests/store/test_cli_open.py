@@ -15,7 +15,7 @@ from arena.cli import main
 from arena.cli.common import open_store
 from arena.store import Store, StoreError
 from tests.store.helpers import digest
-from tests.store.test_cli_store import ROOT, readonly_copy, unprivileged  # noqa: F401 (fixture)
+from tests.store.test_cli_store import ROOT, unprivileged
 
 # Every command with --db, with the arguments it needs to get as far as opening the database.
 COMMANDS_WITH_DB = [

@@ -5,16 +5,13 @@ refused at registration."""
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import httpx
-import pytest
 
 from arena.store import QUICK_CHECK_READ_MAX
 from arena.web.sample import build_demo
@@ -100,28 +97,6 @@ def test_a_foreign_database_gets_no_arena_tables(tmp_path):
 
 # ------------------------------------------------------------------ read-only folders
 
-@pytest.fixture
-def readonly_copy():
-    """An Arena database in a folder only root may write, under /tmp (pytest's own temporary
-    folders are closed to other users); the folder is removed at the end."""
-    top = Path(tempfile.mkdtemp(prefix="arena-ro-"))
-    try:
-        top.chmod(0o755)
-        folder = top / "shared"
-        folder.mkdir()
-        db = folder / "arena.db"
-        build_demo(str(db))
-        db.chmod(0o444)
-        folder.chmod(0o555)
-        out = top / "out"
-        out.mkdir(mode=0o777)
-        out.chmod(0o777)
-        yield db, out
-    finally:
-        (top / "shared").chmod(0o755)
-        shutil.rmtree(top)
-
-
 def unprivileged(args: list[str]) -> list[str]:
     """The arena command as a user who may not write the folder: `nobody` when we are root
     (root writes anything), else ourselves (the folder is not writable to us)."""
@@ -173,7 +148,7 @@ def test_the_web_pages_serve_a_read_only_database_in_a_read_only_folder(readonly
                 time.sleep(0.05)  # polling for the server to listen, with a deadline
         assert ladders is not None, proc.stderr.read() if proc.poll() is not None else "no answer"
         assert ladders.status_code == 200
-        assert {l["name"] for l in ladders.json()} == {"balloon3", "boom4"}
+        assert {lad["name"] for lad in ladders.json()} == {"balloon3", "boom4"}
         page = httpx.get(f"http://127.0.0.1:{port}/ladders/boom4", timeout=10)
         assert page.status_code == 200
     finally:

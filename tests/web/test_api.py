@@ -198,7 +198,7 @@ def test_frames_replay_the_match_the_engine_plays(client, web_db, sample):
 
 def test_match_list_pages_through_every_match_once_in_order(client, web_db):
     with Store(web_db, readonly=True) as store:
-        everything = {l.name: store.matches(l.name) for l in store.list_ladders()}
+        everything = {lad.name: store.matches(lad.name) for lad in store.list_ladders()}
     ladder_matches = everything["balloon3"]
 
     def walk(query: str) -> list[tuple[str, int]]:

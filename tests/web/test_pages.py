@@ -162,7 +162,7 @@ def test_leaderboard_draws_each_rating_interval_on_one_scale(server, page, web_d
         rng = cell.locator(".range").bounding_box()
         mu = cell.locator(".mu").bounding_box()
 
-        def x(value: float) -> float:
+        def x(value: float, bar: dict = bar) -> float:
             return bar["x"] + (value - lo) / (hi - lo) * bar["width"]
 
         assert abs(rng["x"] - x(s.mu - 3 * s.sigma)) < 1.5

@@ -17,15 +17,15 @@ def test_report_writes_every_page_with_no_dead_link(tmp_path, web_db):
     result = CliRunner().invoke(main, ["report", "--db", str(web_db), "--out", str(out)])
     assert result.exit_code == 0, result.output
     with Store(web_db, readonly=True) as store:
-        ladders = [l.name for l in store.list_ladders()]
+        ladders = [lad.name for lad in store.list_ladders()]
         bots = [b.name for b in store.list_bots()]
-        matches = {l: store.matches(l) for l in ladders}
-    played = {(l, m.index) for l, ms in matches.items() for m in ms if m.status != "pending"}
+        matches = {lad: store.matches(lad) for lad in ladders}
+    played = {(lad, m.index) for lad, ms in matches.items() for m in ms if m.status != "pending"}
     # A match page links to every match of its duplicate set, pending ones included.
-    linked_sets = {(l, m.set_index) for l, ms in matches.items() for m in ms
-                   if (l, m.index) in played}
-    expected = played | {(l, m.index) for l, ms in matches.items() for m in ms
-                         if (l, m.set_index) in linked_sets}
+    linked_sets = {(lad, m.set_index) for lad, ms in matches.items() for m in ms
+                   if (lad, m.index) in played}
+    expected = played | {(lad, m.index) for lad, ms in matches.items() for m in ms
+                         if (lad, m.set_index) in linked_sets}
     for name in ladders:
         assert (out / "ladders" / f"{name}.html").is_file()
     for name in bots:
