@@ -81,7 +81,7 @@ class RankingQueries(Ladders):
     def rating_history(self, ladder: str, bot: str) -> list[tuple[int, float, float]]:
         """A bot's rating after each rated match of a ladder: (match index, mu, sigma)."""
         info = self._info(ladder)
-        return [tuple(r) for r in self.db.execute(  # type: ignore[misc]
+        return [tuple(r) for r in self.db.execute(
             "SELECT m.idx, h.mu, h.sigma FROM rating_history h "
             "JOIN matches m ON m.id = h.match_id JOIN bots b ON b.id = h.bot_id "
             "WHERE m.ladder_id = ? AND b.name = ? ORDER BY m.idx", (info.id, bot))]
