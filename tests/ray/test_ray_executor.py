@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.ray
+
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
 
 from arena.ladder.local import LocalExecutor  # noqa: E402

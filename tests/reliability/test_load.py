@@ -10,12 +10,16 @@ import os
 import sys
 import time
 
+import pytest
+
 from arena.games import make_game
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits
 
 from .conftest import BOTS
+
+pytestmark = pytest.mark.load
 
 PATIENT = Limits(move_ms=30_000, time_bank_ms=0, max_strikes=3, connect_ms=30_000)
 BALLOON2 = make_game("balloon", 2)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import harness
 import pytest
 
+pytestmark = pytest.mark.strength
+
 SEEDS = range(20)
 
 # (game, strong bot's simulations here, {pairing: (min mean score margin, min head-to-head)})

@@ -12,6 +12,13 @@ from arena.web.app import create_app
 from tests.web.support import CHROMIUM, CHROMIUM_ARGS, FakeLive, ServerThread, build_db
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that drives the browser is a `browser` test (scripts/test --quick skips those)."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
 @pytest.fixture(scope="session")
 def web_db(tmp_path_factory) -> Path:
     return build_db(tmp_path_factory.mktemp("web") / "arena.db")
