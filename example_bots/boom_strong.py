@@ -9,8 +9,9 @@ choose in this step choose with the heuristic from their own view of the sampled
 round is played on with the heuristic for every seat to its end (`HORIZON_ROUNDS` more rounds
 can be added), so that the other seats' answers, the resolution and the take-backs are played
 out exactly instead of estimated. A candidate's value is its mean score margin over that
-horizon: this seat's gain minus the mean of the other seats' gains. The same determinizations serve every
-candidate (common random numbers), so the comparison is far less noisy than the values.
+horizon: this seat's gain minus the mean of the other seats' gains. The same determinizations
+serve every candidate (common random numbers), so the comparison is far less noisy than the
+values.
 
 Deterministic given the match's rng: the number of simulations is fixed. A wall-clock cut-off
 (half of the move's time left, see _engine_view.move_deadline) only stops the search early if

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Arena's benchmarks: `scripts/bench.py SUITE [--json] [--seconds S]`.
 
-Suites: engines, referee, sandbox, ladder, ray, web, rating. Each prints a human-readable table, or with --json one
-JSON object: {"suite": ..., "machine": ..., "results": {...}, "goals": {...}}. Speed goals are
-ratios against a reference measured in the same run (this machine is shared and noisy); the
-figures and the commands that made them go in docs/benchmarks.md.
+Suites: engines, referee, sandbox, ladder, ray, web, rating. Each prints a human-readable table,
+or with --json one JSON object: {"suite": ..., "machine": ..., "results": {...}, "goals":
+{...}}. Speed goals are ratios against a reference measured in the same run (this machine is
+shared and noisy); the figures and the commands that made them go in docs/benchmarks.md.
 """
 
 from __future__ import annotations

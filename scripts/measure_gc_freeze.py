@@ -5,8 +5,8 @@ Runs the referee suite's sequential match (scripts/benchsuites/referee.py, (b): 
 2-player match at a time against a sandboxed raw bot) in fresh processes, alternately with the
 switch on and off, and reports for each: microseconds per decision (median of its windows),
 the garbage collector's full (generation 2) passes during play (how many, their total and
-longest time), and the time of one full pass forced at the end with gc.collect(), and how many objects it
-walks.
+longest time), and the time of one full pass forced at the end with gc.collect(), and how many
+objects it walks.
 
     .venv/bin/python scripts/measure_gc_freeze.py --seconds 10 --runs 3
 """
@@ -93,7 +93,8 @@ def main() -> None:
         print(f"freeze {'on ' if freeze else 'off'}: "
               f"{statistics.median(r['us_per_decision'] for r in mine):.1f} us/decision, "
               f"{statistics.median(r['full_passes'] for r in mine):g} full passes in "
-              f"{args.seconds:g} s taking {statistics.median(r['full_passes_ms'] for r in mine):.1f}"
+              f"{args.seconds:g} s taking "
+              f"{statistics.median(r['full_passes_ms'] for r in mine):.1f}"
               f" ms (longest {max(r['longest_full_pass_ms'] for r in mine):.1f} ms), a forced "
               f"full pass {statistics.median(r['forced_full_pass_ms'] for r in mine):.1f} ms "
               f"walking {statistics.median(r['walked'] for r in mine):g} objects "

@@ -32,7 +32,7 @@ def match_cmd(game, bots, seed, advanced, ruse, series, move_ms, time_bank_ms, m
     """Play one GAME match between BOTS (each a command or a bot directory), one per seat.
 
     Example: arena match balloon "python example_bots/random_bot.py" "python example_bots/random_bot.py"
-    """
+    """  # noqa: E501 (an example command, kept whole)
     the_game = build_game(game, len(bots), advanced, ruse, series)
     try:
         commands = [resolve_command(b) for b in bots]

@@ -1082,9 +1082,9 @@ class BoomState(State):
                 sizes[s] += len(played) - (RUSE in played)
         return BoomObservation(
             seat, np, self._game_no, self._round, 0 if self._over else self._step, self._guard,
-            GUARDS[self._guard], NUM_GUARDS - len(guards_used), guards_used, to_play, hand, has_ruse,
-            tuple(sizes), tuple(map(bool, choice)), self._revealed, paradise, self._disc_up,
-            scores, totals,
+            GUARDS[self._guard], NUM_GUARDS - len(guards_used), guards_used, to_play, hand,
+            has_ruse, tuple(sizes), tuple(map(bool, choice)), self._revealed, paradise,
+            self._disc_up, scores, totals,
         )  # fmt: skip
 
     def _round_view(self) -> tuple:

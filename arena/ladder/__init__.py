@@ -32,7 +32,8 @@ from .schedule import (
 )
 
 __all__ = [
-    "DEFAULT_RATING_MODE", "MATCH_MODE", "SETTLED_CONFIDENCE", "adjacent_settled", "p_better", "MAX_TABLE_SIZE", "MIN_TABLE_SIZE", "RATING_MODES", "SET_MODE", "Rater",
+    "DEFAULT_RATING_MODE", "MATCH_MODE", "SETTLED_CONFIDENCE", "adjacent_settled", "p_better",
+    "MAX_TABLE_SIZE", "MIN_TABLE_SIZE", "RATING_MODES", "SET_MODE", "Rater",
     "RatingParams", "RatingUpdate", "ScheduleError", "ScheduledMatch", "SkillRating",
     "check_ladder_shape", "make_schedule", "rotate", "set_ranks", "tables_per_round",
     "uses_all_subsets",

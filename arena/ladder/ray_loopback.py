@@ -3,8 +3,8 @@ more nodes, each small (one CPU, an object store near Ray's minimum, no dashboar
 of its own (which also holds the address file Ray writes, so nothing lands in /tmp/ray and no
 other cluster is seen), and everything removed at the end.
 
-Needs the `ray` extra (pip install -e ./sdk -e '.[ray]'). A real cluster is started with `ray start`;
-this is for trying the executor on one machine.
+Needs the `ray` extra (pip install -e ./sdk -e '.[ray]'). A real cluster is started with
+`ray start`; this is for trying the executor on one machine.
 """
 
 from __future__ import annotations

@@ -68,7 +68,8 @@ def check_ladder_shape(num_bots: int, table_size: int, rounds: int = 1) -> None:
     """Raise ScheduleError, saying what to change, if the ladder cannot be scheduled."""
     if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
         raise ScheduleError(
-            f"table size {table_size} is not supported; choose {MIN_TABLE_SIZE} to {MAX_TABLE_SIZE}")
+            f"table size {table_size} is not supported; "
+            f"choose {MIN_TABLE_SIZE} to {MAX_TABLE_SIZE}")
     if num_bots < table_size:
         raise ScheduleError(
             f"a ladder at tables of {table_size} needs at least {table_size} bots, not {num_bots}; "

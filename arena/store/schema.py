@@ -224,7 +224,8 @@ class _ReadOnlyDatabase:
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
 
-    def execute(self, sql: str, parameters: Sequence[Any] | Mapping[str, Any] = ()) -> sqlite3.Cursor:
+    def execute(self, sql: str,
+                parameters: Sequence[Any] | Mapping[str, Any] = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, parameters)
 
     def close(self) -> None:

@@ -2,10 +2,11 @@
 through (the web pages, the JSON API, the live feed and `arena report`).
 
 The rule (in SQL for the match lists: arena.store.browse.SET_FINISHED_SQL). A match's hidden
-parts — its seed, every seat's hand, the actions in words and the fault details — are public once its whole duplicate set is finished: every rotation of the set
-completed or abandoned (failed for good). Until then the public sees what a spectator at the
-table sees: the public frames (the public picture and the public events, no hand, no action),
-the seats, scores and fault kinds, and no seed.
+parts — its seed, every seat's hand, the actions in words and the fault details — are public
+once its whole duplicate set is finished: every rotation of the set completed or abandoned
+(failed for good). Until then the public sees what a spectator at the table sees: the public
+frames (the public picture and the public events, no hand, no action), the seats, scores and
+fault kinds, and no seed.
 
 Why the whole set. The engines are public and deterministic, so a seed is the whole deal; and
 a set plays one deal k times with the seats rotated, so a finished rotation's hands (or a

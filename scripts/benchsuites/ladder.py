@@ -75,7 +75,8 @@ def run(seconds: float, log) -> dict:
     goals: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
-        rate, decisions, played = ladder_decisions_per_s(d, "balloon", rounds=max(4, int(seconds * 10)))
+        rate, decisions, played = ladder_decisions_per_s(d, "balloon",
+                                                         rounds=max(4, int(seconds * 10)))
         log(f"ladder, 4 random bots, balloon 4p: {rate:8.0f} decisions/s ({decisions} decisions, "
             f"{played} matches)")
         results["ladder_balloon_decisions_per_s"] = round(rate)

@@ -177,8 +177,8 @@ class Board:
 
     def order(self) -> list[int]:
         # As Store.rankings: conservative rating, then mu, then name (here a random one).
-        return sorted(self.ratings, key=lambda b: (-(self.ratings[b].mu - 3 * self.ratings[b].sigma),
-                                                   -self.ratings[b].mu, self.names[b]))
+        r = self.ratings
+        return sorted(r, key=lambda b: (-(r[b].mu - 3 * r[b].sigma), -r[b].mu, self.names[b]))
 
 
 def kendall_tau(order: Sequence[int]) -> float:
@@ -403,14 +403,16 @@ def run(seconds: float, log, quick: bool = False, workers: int | None = None) ->
         for pool in POOL_NAMES:
             mine = [d for d in done if d["case"] == case_name and d["pool"] == pool]
             summary = {way: summarise([d["counts"][way] for d in mine], cap) for way in WAYS}
-            means = [sum(d["score_sums"][b] for d in mine) / max(1, sum(d["seats"][b] for d in mine))
+            means = [sum(d["score_sums"][b] for d in mine)
+                     / max(1, sum(d["seats"][b] for d in mine))
                      for b in range(len(POOLS[game_name][pool]))]
             order_ok = all(a > b for a, b in zip(means, means[1:]))
             key = f"{case_name}, {pool}"
             results["cases"][key] = {"ways": summary, "mean_scores": [round(m, 3) for m in means],
                                      "order_confirmed": order_ok}
             log(f"\n{key}: mean score per bot, best first "
-                f"{' '.join(f'{m:.2f}' for m in means)} (order {'confirmed' if order_ok else 'NOT confirmed'})")
+                f"{' '.join(f'{m:.2f}' for m in means)} "
+                f"(order {'confirmed' if order_ok else 'NOT confirmed'})")
             plain = summary["plain"]["median"]
             for way in WAYS:
                 s = summary[way]

@@ -38,6 +38,6 @@ from .types import (
 __all__ = [
     "Action", "Backoff", "BalloonAction", "BalloonObservation", "Bot", "BoomAction",
     "BoomObservation", "Card", "Limits", "Match", "MatchResult", "MoveClock", "Observation",
-    "ParadiseCard", "Played", "PolicyBot", "RefusedError", "Rejection", "Revealed", "Settings", "run", "serve",
-    "settings_from", "policy_bot",
+    "ParadiseCard", "Played", "PolicyBot", "RefusedError", "Rejection", "Revealed", "Settings",
+    "run", "serve", "settings_from", "policy_bot",
 ]

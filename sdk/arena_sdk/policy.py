@@ -39,7 +39,8 @@ class PolicyBot(Bot):
         self.arrays = arrays
         self.quick = quick
 
-    def act(self, observation: Observation, legal_actions: Sequence[Action], match: Match) -> Action:
+    def act(self, observation: Observation, legal_actions: Sequence[Action],
+            match: Match) -> Action:
         indices = features.legal_indices(match.game, legal_actions)
         if self.arrays:
             obs = features.encode(observation)

@@ -318,7 +318,8 @@ def _schedule(conn: _Connection, slot: _MatchSlot, pool: ThreadPoolExecutor | No
 
 
 async def _after(prev: asyncio.Future[Any], loop: asyncio.AbstractEventLoop,
-                 pool: ThreadPoolExecutor | None, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+                 pool: ThreadPoolExecutor | None, fn: Callable[..., Any],
+                 args: tuple[Any, ...]) -> Any:
     await asyncio.wait([prev])  # wait, but never inherit its failure or cancellation
     return await loop.run_in_executor(pool, fn, *args)
 
@@ -327,7 +328,8 @@ def _decide(bot: Bot, match: Match, req: pb.ActionRequest, received_at: float) -
     """In a worker thread: the bot's reply to one request. A failing act() is logged and answered
     with an empty action, which the referee rejects at once (see Bot.act)."""
     clock = match.clock
-    clock.move_ms, clock.time_bank_ms, clock.received_at = req.move_ms, req.time_bank_ms, received_at
+    clock.move_ms, clock.time_bank_ms = req.move_ms, req.time_bank_ms
+    clock.received_at = received_at
     action = None
     try:
         obs = wire.observation(req.observation)

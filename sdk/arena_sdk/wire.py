@@ -30,7 +30,9 @@ from .types import (
 PROTOCOL_VERSION = 1
 
 # The variant options each game reads from GameOptions (the others are meaningless for it).
-GAME_OPTIONS: Mapping[str, tuple[str, ...]] = {"balloon": (), "boom": ("advanced", "ruse", "series")}
+GAME_OPTIONS: Mapping[str, tuple[str, ...]] = {
+    "balloon": (), "boom": ("advanced", "ruse", "series"),
+}
 
 _FAULT_PREFIX = "FAULT_"
 

@@ -80,7 +80,8 @@ def test_one_write_at_a_time_in_queue_order_and_the_clock_starts_at_the_write():
         assert [m.action_request.match_id for m in stream.written] == [f"m{i}" for i in range(5)]
         assert stream.most_in_flight == 1
         for i, msg in enumerate(stream.written):
-            conn._on_reply(pb.ActionReply(match_id=f"m{i}", request_id=msg.action_request.request_id))
+            request_id = msg.action_request.request_id
+            conn._on_reply(pb.ActionReply(match_id=f"m{i}", request_id=request_id))
         replies = await asyncio.gather(*asks)
         assert [r.match_id for r, _ in replies] == [f"m{i}" for i in range(5)]
         assert conn._pending == {} and not conn._outbox and conn._writer is None

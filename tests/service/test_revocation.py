@@ -249,9 +249,10 @@ def test_rotate_suspend_and_remove_cut_a_connected_bot_off_at_once(tmp_path, via
     finally:
         assert server.stop() == 0
     after = "the command's exit" if via == "cli" else "the admin API's answer"
+    each = ", ".join(f"{what} {stream * 1000:.0f} / {bot * 1000:.0f} ms"
+                     for what, (stream, bot) in times.items())
     print(f"FIGURE revoke_{via}: from {after} to the end of the stream (referee's log; negative: "
-          "before it) / of the bot's process: " + ", ".join(f"{what} {stream * 1000:.0f} / {bot * 1000:.0f} ms"
-                                        for what, (stream, bot) in times.items()))
+          "before it) / of the bot's process: " + each)
     assert all(stream < CUT_OFF_S for stream, _ in times.values()), times
     # The bot's own end may add one reconnection's backoff (at most 0.5 s, see cut_off).
     assert all(bot < CUT_OFF_S + 0.5 for _, bot in times.values()), times

@@ -204,7 +204,8 @@ def test_match_list_pages_through_every_match_once_in_order(client, web_db):
     def walk(query: str) -> list[tuple[str, int]]:
         seen, before = [], None
         while True:
-            r = client.get(f"/api/matches?{query}&limit=7" + (f"&before={before}" if before else ""))
+            older = f"&before={before}" if before else ""
+            r = client.get(f"/api/matches?{query}&limit=7{older}")
             assert r.status_code == 200
             body = r.json()
             seen += [(m["ladder"], m["index"]) for m in body["matches"]]

@@ -69,7 +69,8 @@ def test_every_page_fits_its_width_with_no_error(server, web_db, viewed):
             expect(page.locator(".swagger-ui .info .title")).to_contain_text("Arena API")
         widths = page.evaluate("""() => ({
             doc: document.documentElement.scrollWidth, view: window.innerWidth,
-            header: document.querySelector('header.top')?.getBoundingClientRect().width ?? null})""")
+            header: document.querySelector('header.top')?.getBoundingClientRect().width ?? null
+        })""")
         assert widths["doc"] <= widths["view"] == viewport["width"], (path, widths)
         if path != "/api/docs":  # Swagger UI's own page has no header of ours
             assert widths["header"] == widths["view"], (path, widths)
@@ -88,12 +89,15 @@ def test_column_headers_are_aligned_like_their_cells(server, web_db, page):
                 const heads = [...table.querySelectorAll('thead th')];
                 for (const row of table.querySelectorAll('tbody tr')) {
                     const tds = [...row.children];
-                    if (tds.length !== heads.length) { out.push(table.id + ': row width'); continue; }
+                    if (tds.length !== heads.length) {
+                        out.push(table.id + ': row width'); continue;
+                    }
                     tds.forEach((td, i) => {
                         cells++;
                         const a = getComputedStyle(heads[i]).textAlign;
                         const b = getComputedStyle(td).textAlign;
-                        if (a !== b) out.push(`${table.id} column ${heads[i].textContent}: ${a} over ${b}`);
+                        const column = `${table.id} column ${heads[i].textContent}`;
+                        if (a !== b) out.push(`${column}: ${a} over ${b}`);
                     });
                 }
             }
