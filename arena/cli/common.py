@@ -110,9 +110,10 @@ def store_errors(*more: type[Exception]) -> Iterator[None]:
     already say what to do."""
     from arena.store import StoreError
 
+    refused: tuple[type[Exception], ...] = (StoreError, *more)
     try:
         yield
-    except (StoreError, *more) as err:
+    except refused as err:
         raise click.ClickException(str(err)) from None
 
 

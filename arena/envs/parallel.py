@@ -58,7 +58,7 @@ class BoomParallelEnv(ParallelEnv):
         rewards = {a: aec.rewards[a] for a in self.agents}
         terminations = {a: aec.terminations[a] for a in self.agents}
         truncations = {a: False for a in self.agents}
-        infos = {a: {} for a in self.agents}
+        infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         if aec.engine_state.is_over():
             self.agents = []
         return observations, rewards, terminations, truncations, infos

@@ -148,7 +148,7 @@ class FastReply:
             _leave_task(loop, current)
         try:
             for fn, context in callbacks:
-                started = []
+                started: list[bool] = []
                 try:
                     context.run(_start, started, fn, self)
                 except (SystemExit, KeyboardInterrupt):
@@ -179,7 +179,7 @@ class FastReply:
             self._loop.call_soon(fn, self, context=context)
 
 
-def _start(started: list, fn: Callable[[FastReply], Any], reply: FastReply) -> Any:
+def _start(started: list[bool], fn: Callable[[FastReply], Any], reply: FastReply) -> Any:
     started.append(True)  # inside the context: it could be entered
     return fn(reply)
 

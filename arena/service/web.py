@@ -4,8 +4,9 @@ live matches, served by uvicorn on the service's own event loop."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Request, Response
 from pydantic import BaseModel, Field
@@ -50,8 +51,10 @@ def admin_router(service: "ArenaService") -> APIRouter:
             raise HTTPException(401, "a wrong or missing X-Admin-Key header")
 
     async def call(fn, *args, **kwargs):
+        store = service.store
+        assert store is not None, "the web server runs only while the service has its store open"
         try:
-            return await service.store.run(fn, *args, **kwargs)
+            return await store.run(fn, *args, **kwargs)
         except UnknownBot as err:
             raise HTTPException(404, str(err)) from None
         except StoreError as err:
@@ -121,8 +124,15 @@ class WebServer:
         self.app.include_router(admin_router(service))
         config = uvicorn.Config(self.app, host=s.web_host, port=s.web_port, log_level="warning",
                                 lifespan="off")
-        self.server = uvicorn.Server(config)
-        self.server.install_signal_handlers = lambda: None  # the service owns the signals
+
+        class Server(uvicorn.Server):
+            # The service owns the signals (arena.stopsignals). uvicorn (0.29 on) would take
+            # SIGINT and SIGTERM over with signal.signal while it serves, and stop only itself.
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                yield
+
+        self.server = Server(config)
         self._task: asyncio.Task | None = None
 
     async def start(self) -> None:

@@ -189,7 +189,8 @@ def _boom_event(ev: Event, names: Sequence[str]) -> str | None:
 # ----------------------------------------------------------------------------------- generic
 
 def _generic_public(obs: Any, names: Sequence[str], game: Any) -> dict[str, Any]:
-    fields = dataclasses.asdict(obs) if dataclasses.is_dataclass(obs) else dict(vars(obs))
+    is_instance = dataclasses.is_dataclass(obs) and not isinstance(obs, type)
+    fields = dataclasses.asdict(obs) if is_instance else dict(vars(obs))
     fields.pop("hand", None)
     info = [[k, str(v)] for k, v in fields.items()]
     return {"info": info, "table": [], "seats": [{"stats": [], "cards": []} for _ in names],

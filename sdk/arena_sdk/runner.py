@@ -268,7 +268,11 @@ def _on_request(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor | None,
     if job.done():  # a quick bot's, decided already
         conn.outbox.put_nowait(job.result())
     else:
-        job.add_done_callback(lambda f: f.cancelled() or conn.outbox.put_nowait(f.result()))
+        def send(decided: asyncio.Future[pb.ActionReply]) -> None:
+            if not decided.cancelled():
+                conn.outbox.put_nowait(decided.result())
+
+        job.add_done_callback(send)
 
 
 def _on_match_end(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor | None,

@@ -149,6 +149,12 @@ def test_the_ladder_page_follows_the_ladder_without_reloading(held_ladder, brows
 
 def test_streams_carry_nothing_of_a_set_still_played(held_ladder):
     ladder, server = held_ladder
+    # The first set (matches 0 to 2) played out, here when the browser test above has not done it
+    # (it is skipped by scripts/test --quick).
+    for index in range(3):
+        if ladder.statuses().get(index) != "completed":
+            wait_until(lambda i=index: ladder.held(i), f"match {index} held")
+            ladder.release(str(index))
     wait_until(lambda: ladder.held(3), "match 3 held")  # the second set: 3 running, 4, 5 not
     with Store(ladder.db, readonly=True) as store:
         second = [m for m in store.matches(LADDER) if m.index in (3, 4, 5)]
