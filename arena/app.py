@@ -86,8 +86,9 @@ async def _run_match(settings: MatchSettings) -> MatchResult:
             for name, command in settings.bots:
                 await host.launch(name, command)
             names = [name for name, _ in settings.bots]
-            task = asyncio.ensure_future(host.run_match(settings.game, settings.seed, names,
-                                                        settings.limits))
+            task = asyncio.ensure_future(
+                host.run_match(settings.game, settings.seed, names, settings.limits)
+            )
             # Ctrl-C or SIGTERM: stop the match, and let the host end every bot it started.
             with on_stop_signals(task.cancel):
                 return await task
@@ -98,6 +99,7 @@ def random_seed() -> int:
 
 
 # ---------------------------------------------------------------- ladders
+
 
 @dataclass(frozen=True)
 class LadderSettings:
@@ -138,8 +140,9 @@ async def _run_ladder(settings: LadderSettings):
         # The ladder's lease first: a second run of it refuses here, before touching anything.
         async with lease.sole_run(store, settings.name) as run:
             summary, ladder = await _play_ladder(settings, store, run.tasks)
-        return summary, await store.run(Store.rankings, ladder.name,
-                                        settings.until_settled or SETTLED_CONFIDENCE)
+        return summary, await store.run(
+            Store.rankings, ladder.name, settings.until_settled or SETTLED_CONFIDENCE
+        )
     finally:
         await store.close()
 
@@ -162,12 +165,21 @@ async def _play_ladder(settings: LadderSettings, store, runner_task: list):
     settings = replace(settings, bots=await store.run(_resolve_members, settings))
     ladder = await _ensure_ladder(store, settings, rounds)
     bots = [await store.run(Store.get_bot, name) for name in ladder.bots]
-    executor = make_executor(settings.executor, store, settings.run_dir / settings.name,
-                             resource_limits=settings.resource_limits,
-                             ray_address=settings.ray_address)
+    executor = make_executor(
+        settings.executor,
+        store,
+        settings.run_dir / settings.name,
+        resource_limits=settings.resource_limits,
+        ray_address=settings.ray_address,
+    )
     bar = _progress_bar(ladder, settings.progress)
-    runner = LadderRunner(store, executor, settings.limits, settings.concurrency,
-                          on_progress=lambda m, r: bar.update(1) if r is not None else None)
+    runner = LadderRunner(
+        store,
+        executor,
+        settings.limits,
+        settings.concurrency,
+        on_progress=lambda m, r: bar.update(1) if r is not None else None,
+    )
     total = RunSummary(ladder.name)
     try:
         while True:
@@ -185,8 +197,11 @@ async def _play_ladder(settings: LadderSettings, store, runner_task: list):
             total = _add_summaries(total, summary)
             # The rankings are read only when they decide (an --until-settled run).
             if settings.until_settled is None or not _another_round(
-                    settings, ladder, summary,
-                    await store.run(Store.rankings, ladder.name, settings.until_settled)):
+                settings,
+                ladder,
+                summary,
+                await store.run(Store.rankings, ladder.name, settings.until_settled),
+            ):
                 break
             ladder = await _ensure_ladder(store, settings, ladder.rounds + 1)
             bar.total = ladder.num_matches
@@ -210,8 +225,9 @@ def _resolve_members(store, settings: LadderSettings) -> tuple[str, ...]:
     rows = []
     for spec in settings.bots:
         family, number = parse_bot_spec(spec)
-        rows.append(have[family] if number is None and family in have
-                    else store.resolve_bot(spec).name)
+        rows.append(
+            have[family] if number is None and family in have else store.resolve_bot(spec).name
+        )
     return tuple(rows)
 
 
@@ -219,9 +235,17 @@ async def _ensure_ladder(store, settings: LadderSettings, rounds: int):
     from arena.store import Store
 
     return await store.run(
-        Store.ensure_ladder, settings.name, settings.game, settings.table_size,
-        list(settings.bots), options=settings.options, rounds=rounds, seed=settings.seed,
-        rating_mode=settings.rating_mode, settings={"limits": settings.limits.to_dict()})
+        Store.ensure_ladder,
+        settings.name,
+        settings.game,
+        settings.table_size,
+        list(settings.bots),
+        options=settings.options,
+        rounds=rounds,
+        seed=settings.seed,
+        rating_mode=settings.rating_mode,
+        settings={"limits": settings.limits.to_dict()},
+    )
 
 
 def _another_round(settings: LadderSettings, ladder, summary, rankings) -> bool:
@@ -235,10 +259,15 @@ def _another_round(settings: LadderSettings, ladder, summary, rankings) -> bool:
 
 
 def _add_summaries(a, b):
-    return type(a)(a.ladder, played=a.played + b.played,
-                   infra_failures=a.infra_failures + b.infra_failures,
-                   abandoned=a.abandoned + b.abandoned, interrupted=b.interrupted,
-                   remaining=b.remaining, errors=a.errors + b.errors)
+    return type(a)(
+        a.ladder,
+        played=a.played + b.played,
+        infra_failures=a.infra_failures + b.infra_failures,
+        abandoned=a.abandoned + b.abandoned,
+        interrupted=b.interrupted,
+        remaining=b.remaining,
+        errors=a.errors + b.errors,
+    )
 
 
 class _NoBar:
@@ -251,5 +280,10 @@ def _progress_bar(ladder, enabled: bool):
         return _NoBar()
     from tqdm import tqdm
 
-    return tqdm(total=ladder.num_matches, initial=ladder.completed, unit="match",
-                desc=ladder.name, dynamic_ncols=True)
+    return tqdm(
+        total=ladder.num_matches,
+        initial=ladder.completed,
+        unit="match",
+        desc=ladder.name,
+        dynamic_ncols=True,
+    )

@@ -49,7 +49,8 @@ def read_manifest(directory: str | os.PathLike[str]) -> str:
     if not path.is_file():
         raise BadManifest(
             f"{directory} has no {MANIFEST}; create one with a line such as "
-            "command = \"python3 bot.py\"")
+            'command = "python3 bot.py"'
+        )
     try:
         with path.open("rb") as f:
             manifest = tomllib.load(f)
@@ -57,8 +58,7 @@ def read_manifest(directory: str | os.PathLike[str]) -> str:
         raise BadManifest(f"{path} is not valid TOML ({exc}); fix it") from None
     command = manifest.get("command")
     if not isinstance(command, str) or not command.strip():
-        raise BadManifest(
-            f"{path} has no command; add a line such as command = \"python3 bot.py\"")
+        raise BadManifest(f'{path} has no command; add a line such as command = "python3 bot.py"')
     return command
 
 
@@ -68,8 +68,9 @@ def check_command(command: str, cwd: str | os.PathLike[str]) -> list[str]:
     try:
         argv = shlex.split(command)
     except ValueError as exc:
-        raise CommandNotFound(f"cannot parse command {command!r} ({exc}); check its quoting") \
-            from None
+        raise CommandNotFound(
+            f"cannot parse command {command!r} ({exc}); check its quoting"
+        ) from None
     if not argv:
         raise CommandNotFound("the command is empty; give the command that starts the bot")
     _refuse_shell_syntax(command)
@@ -82,21 +83,25 @@ def check_command(command: str, cwd: str | os.PathLike[str]) -> list[str]:
         if not path.is_file():
             raise CommandNotFound(
                 f"bot command {exe!r} does not exist (looked for {path}); check the path, which "
-                f"is relative to {base}")
+                f"is relative to {base}"
+            )
         if not os.access(path, os.X_OK):
             raise CommandNotFound(
                 f"bot command {path} is not executable; make it executable (chmod +x) or run it "
-                "through its interpreter, for example 'python3 bot.py'")
+                "through its interpreter, for example 'python3 bot.py'"
+            )
     elif shutil.which(exe) is None:
         raise CommandNotFound(
-            f"bot command {exe!r} was not found on PATH; install it, or give a path to it")
+            f"bot command {exe!r} was not found on PATH; install it, or give a path to it"
+        )
     for arg in argv[1:]:
         if arg.startswith("-"):
             continue
         if arg.endswith(SCRIPT_SUFFIXES) and not (base / arg).is_file():
             raise CommandNotFound(
                 f"the bot's script {arg!r} does not exist (looked for {base / arg}); check the "
-                f"path, which is relative to {base}")
+                f"path, which is relative to {base}"
+            )
         break  # only the first operand is the script; later ones are the bot's own arguments
     return argv
 
@@ -124,7 +129,8 @@ def _refuse_shell_syntax(command: str) -> None:
             raise CommandNotFound(
                 f"the command {command!r} uses shell syntax ({token!r}), but a bot's command "
                 "runs without a shell: there is no ';', '&&', '|', redirection or $variable. "
-                "Put what you need in a script and give the command that runs it")
+                "Put what you need in a script and give the command that runs it"
+            )
         previous = token
 
 

@@ -35,23 +35,31 @@ def _action(value: Any):
 
 def to_dict(result: MatchResult, with_views: bool = True) -> dict[str, Any]:
     doc: dict[str, Any] = {
-        "format": FORMAT, "version": VERSION, "match_id": result.match_id,
-        "config": result.config, "engine_version": result.engine_version, "seed": result.seed,
-        "seat_names": list(result.seat_names), "limits": result.limits,
-        "status": result.status, "reason": result.reason,
-        "scores": list(result.scores), "ranks": list(result.ranks),
+        "format": FORMAT,
+        "version": VERSION,
+        "match_id": result.match_id,
+        "config": result.config,
+        "engine_version": result.engine_version,
+        "seed": result.seed,
+        "seat_names": list(result.seat_names),
+        "limits": result.limits,
+        "status": result.status,
+        "reason": result.reason,
+        "scores": list(result.scores),
+        "ranks": list(result.ranks),
         "faults": [f.to_dict() for f in result.faults],
         "moves": [m.to_list() for m in result.moves],
-        "started_at": result.started_at, "finished_at": result.finished_at,
+        "started_at": result.started_at,
+        "finished_at": result.finished_at,
     }
     if with_views:
-        doc["views"] = seat_views(result.config, result.seed, result.moves,
-                                  result.engine_version)
+        doc["views"] = seat_views(result.config, result.seed, result.moves, result.engine_version)
     return doc
 
 
-def seat_views(config: dict, seed: int, moves,
-               engine_version: str | None = None) -> dict[str, list[dict]]:
+def seat_views(
+    config: dict, seed: int, moves, engine_version: str | None = None
+) -> dict[str, list[dict]]:
     """What each seat saw before each of its moves, recomputed from (config, seed, moves) under
     `engine_version` (default: the current one)."""
     game = game_from_config(config, engine_version)
@@ -77,28 +85,39 @@ def read(path: Path) -> dict[str, Any]:
     except OSError as err:
         raise ReplayError(f"cannot read {path}: {err.strerror}") from None
     except UnicodeDecodeError:
-        raise ReplayError(f"{path} is not a replay: it is not text (not valid JSON); it may be "
-                          "corrupted") from None
+        raise ReplayError(
+            f"{path} is not a replay: it is not text (not valid JSON); it may be corrupted"
+        ) from None
     try:
         doc = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ReplayError(f"{path} is not a replay: it is not valid JSON ({err}); it may be "
-                          "truncated or corrupted") from None
+        raise ReplayError(
+            f"{path} is not a replay: it is not valid JSON ({err}); it may be "
+            "truncated or corrupted"
+        ) from None
     return check(doc, str(path))
 
 
 def check(doc: Any, where: str = "the replay") -> dict[str, Any]:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ReplayError(f"{where} is not an Arena replay (no \"format\": \"{FORMAT}\")")
+        raise ReplayError(f'{where} is not an Arena replay (no "format": "{FORMAT}")')
     if doc.get("version") != VERSION:
-        raise ReplayError(f"{where} is a version {doc.get('version')!r} replay; this Arena "
-                          f"reads version {VERSION}")
-    required = {"config": dict, "seed": int, "seat_names": list, "moves": list, "scores": list,
-                "ranks": list, "faults": list}
+        raise ReplayError(
+            f"{where} is a version {doc.get('version')!r} replay; this Arena "
+            f"reads version {VERSION}"
+        )
+    required = {
+        "config": dict,
+        "seed": int,
+        "seat_names": list,
+        "moves": list,
+        "scores": list,
+        "ranks": list,
+        "faults": list,
+    }
     for key, kind in required.items():
         if not isinstance(doc.get(key), kind):
-            raise ReplayError(f"{where} is damaged: {key!r} is missing or not a "
-                              f"{kind.__name__}")
+            raise ReplayError(f"{where} is damaged: {key!r} is missing or not a {kind.__name__}")
     for i, move in enumerate(doc["moves"]):
         if not (isinstance(move, list) and len(move) == 4 and isinstance(move[0], int)):
             raise ReplayError(f"{where} is damaged: move {i} is not [seat, action, ms, default]")
@@ -145,8 +164,7 @@ def rerun(doc: dict[str, Any]) -> Iterator[Step]:
             raise ReplayError(f"move {i} does not replay: {err}") from None
         events = list(state.events[seen:])
         seen = len(state.events)
-        yield Step(i, move.seat, move.action, move.default, move.elapsed_ms, events, state,
-                   before)
+        yield Step(i, move.seat, move.action, move.default, move.elapsed_ms, events, state, before)
 
 
 def verify(doc: dict[str, Any]) -> State:
@@ -162,7 +180,9 @@ def verify(doc: dict[str, Any]) -> State:
     faulted = {Fault.from_dict(f).seat for f in doc["faults"]}
     ranks = list(demote_faulted(tuple(scores), faulted))
     if scores != doc["scores"] or ranks != doc["ranks"]:
-        raise ReplayError(f"the replay does not reproduce its result: recorded scores "
-                          f"{doc['scores']} ranks {doc['ranks']}, re-run gives scores {scores} "
-                          f"ranks {ranks}")
+        raise ReplayError(
+            f"the replay does not reproduce its result: recorded scores "
+            f"{doc['scores']} ranks {doc['ranks']}, re-run gives scores {scores} "
+            f"ranks {ranks}"
+        )
     return state

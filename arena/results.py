@@ -45,8 +45,13 @@ class Fault:
     detail: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seat": self.seat, "kind": self.kind, "move": self.move,
-                "elapsed_ms": round(self.elapsed_ms, 3), "detail": self.detail}
+        return {
+            "seat": self.seat,
+            "kind": self.kind,
+            "move": self.move,
+            "elapsed_ms": round(self.elapsed_ms, 3),
+            "detail": self.detail,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Fault":
@@ -74,6 +79,7 @@ class MoveRecord:
 def demote_faulted(scores: tuple[int, ...], faulted: set[int]) -> tuple[int, ...]:
     """Ranks (0 = best, equal scores tie) where every seat that faulted ranks below every seat
     that did not; within each group, by score."""
+
     def key(seat: int) -> tuple[int, int]:
         return (1 if seat in faulted else 0, -scores[seat])
 

@@ -27,9 +27,9 @@ from arena.games import boom as boom_engine
 from arena_sdk import (
     BalloonAction,
     BalloonObservation,
-    Bot,
     BoomAction,
     BoomObservation,
+    Bot,
     Match,
 )
 
@@ -132,8 +132,13 @@ class PolicyBot(Bot):
         if match.game != self.game:
             raise ValueError(f"{self.name} plays {self.game}, not {match.game}")
         by_engine = {engine_action(a): a for a in legal_actions}
-        choice = self.policy(match_game(match), engine_observation(observation),
-                             tuple(by_engine), match.rng, move_deadline(match))
+        choice = self.policy(
+            match_game(match),
+            engine_observation(observation),
+            tuple(by_engine),
+            match.rng,
+            move_deadline(match),
+        )
         return by_engine[choice]
 
 

@@ -18,6 +18,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from _engine_view import PolicyBot
+
+from arena.games import Game
 from arena.games.balloon import (
     BLACK_INDEX,
     CARD_COLOUR,
@@ -28,10 +31,7 @@ from arena.games.balloon import (
     BalloonObservation,
     early_drop_out_chips,
 )
-from arena.games import Game
 from arena_sdk import run
-
-from _engine_view import PolicyBot
 
 # Cards each other seat still in is expected to add to the balloon after this decision.
 OTHERS_MORE_CARDS = 1.0
@@ -42,8 +42,11 @@ EARLY_DROP_SHARE = 1.0
 
 
 def active_others(obs: BalloonObservation) -> int:
-    return sum(1 for s in range(obs.num_players)
-               if s != obs.seat and obs.dropped_out[s] == 0 and obs.hand_sizes[s] > 0)
+    return sum(
+        1
+        for s in range(obs.num_players)
+        if s != obs.seat and obs.dropped_out[s] == 0 and obs.hand_sizes[s] > 0
+    )
 
 
 def expected_size(obs: BalloonObservation) -> float:
@@ -70,8 +73,13 @@ def colour_counts(obs: BalloonObservation) -> list[int]:
     return counts
 
 
-def choose(game: Game, obs: BalloonObservation, legal_actions: Sequence[int],
-           rng: random.Random, deadline: float | None = None) -> int:
+def choose(
+    game: Game,
+    obs: BalloonObservation,
+    legal_actions: Sequence[int],
+    rng: random.Random,
+    deadline: float | None = None,
+) -> int:
     """The heuristic's move (engine terms). Deterministic: `game`, `rng` and `deadline` are
     unused but keep the policy signature every example bot shares."""
     hand = obs.hand
@@ -86,8 +94,12 @@ def choose(game: Game, obs: BalloonObservation, legal_actions: Sequence[int],
 
     if volume <= target:
         # Safe. A zero card adds size for free when waiting a turn costs no chips.
-        if zeros and drop_chips == early_drop_out_chips(obs.turn + 1) + (
-                1 if obs.first_drop_out_chip else 0) and volume > target - 1:
+        if (
+            zeros
+            and drop_chips
+            == early_drop_out_chips(obs.turn + 1) + (1 if obs.first_drop_out_chip else 0)
+            and volume > target - 1
+        ):
             return zeros[0]
         return DROP_OUT
 
@@ -98,8 +110,10 @@ def choose(game: Game, obs: BalloonObservation, legal_actions: Sequence[int],
 
     counts = colour_counts(obs)
     third = [
-        c for c in hand
-        if CARD_COLOUR[c] != BLACK_INDEX and counts[CARD_COLOUR[c]] == THIRD_CARD_POSITION - 1
+        c
+        for c in hand
+        if CARD_COLOUR[c] != BLACK_INDEX
+        and counts[CARD_COLOUR[c]] == THIRD_CARD_POSITION - 1
         and obs.chips_in_middle > 0
     ]
     # How much the volume must drop with this play for it to fit, if the bot drops out on its

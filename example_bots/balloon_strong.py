@@ -23,12 +23,12 @@ import random
 import time
 from collections.abc import Sequence
 
+import balloon_heuristic
+from _engine_view import PolicyBot
+
 from arena.games import Game
 from arena.games.balloon import BalloonObservation, BalloonState, sample_state
 from arena_sdk import run
-
-import balloon_heuristic
-from _engine_view import PolicyBot
 
 # Determinizations per move; each plays every legal action out to the end of the round.
 # Measured on the development machine (CPU time per move): 2 players 15 ms on average, 40 ms at
@@ -44,7 +44,8 @@ def rollout(state: BalloonState, rng: random.Random) -> None:
     while not state.is_over() and state.round == round_:
         seat = state.seats_to_act()[0]
         state.apply_action(
-            seat, choose(game, state.observation(seat), state.legal_actions(seat), rng))
+            seat, choose(game, state.observation(seat), state.legal_actions(seat), rng)
+        )
 
 
 def margin(before: Sequence[int], after: Sequence[int], seat: int) -> float:
@@ -54,9 +55,14 @@ def margin(before: Sequence[int], after: Sequence[int], seat: int) -> float:
     return mine - sum(gains) / len(gains)
 
 
-def choose(game: Game, obs: BalloonObservation, legal_actions: Sequence[int],
-           rng: random.Random, deadline: float | None = None,
-           simulations: int = SIMULATIONS) -> int:
+def choose(
+    game: Game,
+    obs: BalloonObservation,
+    legal_actions: Sequence[int],
+    rng: random.Random,
+    deadline: float | None = None,
+    simulations: int = SIMULATIONS,
+) -> int:
     """The move with the best mean round margin over `simulations` determinizations."""
     if len(legal_actions) == 1:
         return legal_actions[0]

@@ -18,11 +18,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from _engine_view import PolicyBot
+
 from arena.games import Game
 from arena.games.boom import NUM_COLOURS, RUSE, STEP_CARDS, VALUES, BoomObservation
 from arena_sdk import run
-
-from _engine_view import PolicyBot
 
 # What another seat adds to each colour's total per card it has still to play this round: a
 # card's mean value spread over the five colours, times a factor for players bunching their
@@ -113,8 +113,13 @@ def action_values(obs: BoomObservation, legal_actions: Sequence[tuple[int, ...]]
     return values
 
 
-def choose(game: Game, obs: BoomObservation, legal_actions: Sequence[tuple[int, ...]],
-           rng: random.Random, deadline: float | None = None) -> tuple[int, ...]:
+def choose(
+    game: Game,
+    obs: BoomObservation,
+    legal_actions: Sequence[tuple[int, ...]],
+    rng: random.Random,
+    deadline: float | None = None,
+) -> tuple[int, ...]:
     """The heuristic's move (engine terms). Deterministic: ties go to the first legal action;
     `game`, `rng` and `deadline` keep the policy signature every example bot shares."""
     if len(legal_actions) == 1:

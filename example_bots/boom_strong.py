@@ -9,8 +9,9 @@ choose in this step choose with the heuristic from their own view of the sampled
 round is played on with the heuristic for every seat to its end (`HORIZON_ROUNDS` more rounds
 can be added), so that the other seats' answers, the resolution and the take-backs are played
 out exactly instead of estimated. A candidate's value is its mean score margin over that
-horizon: this seat's gain minus the mean of the other seats' gains. The same determinizations serve every
-candidate (common random numbers), so the comparison is far less noisy than the values.
+horizon: this seat's gain minus the mean of the other seats' gains. The same determinizations
+serve every candidate (common random numbers), so the comparison is far less noisy than the
+values.
 
 Deterministic given the match's rng: the number of simulations is fixed. A wall-clock cut-off
 (half of the move's time left, see _engine_view.move_deadline) only stops the search early if
@@ -27,12 +28,12 @@ import random
 import time
 from collections.abc import Sequence
 
+import boom_heuristic
+from _engine_view import PolicyBot
+
 from arena.games import Game
 from arena.games.boom import BoomObservation, BoomState, sample_state
 from arena_sdk import run
-
-import boom_heuristic
-from _engine_view import PolicyBot
 
 # Determinizations per move; each plays every candidate out to the horizon. Measured on the
 # development machine (CPU time per move, tests/strength/harness.py): 2 players 26 ms on average,
@@ -62,8 +63,9 @@ def rollout(game: Game, state: BoomState, me: int, rng: random.Random, rounds: i
                 return
             stop_after -= 1
             key = now
-        chosen = [(s, choose(game, state.observation(s), state.legal_actions(s), rng))
-                  for s in seats]
+        chosen = [
+            (s, choose(game, state.observation(s), state.legal_actions(s), rng)) for s in seats
+        ]
         for s, action in chosen:
             state.apply_action(s, action)
 
@@ -75,9 +77,14 @@ def margin(before: Sequence[int], after: Sequence[int], seat: int) -> float:
     return mine - sum(gains) / len(gains)
 
 
-def choose(game: Game, obs: BoomObservation, legal_actions: Sequence[tuple[int, ...]],
-           rng: random.Random, deadline: float | None = None,
-           simulations: int = SIMULATIONS) -> tuple[int, ...]:
+def choose(
+    game: Game,
+    obs: BoomObservation,
+    legal_actions: Sequence[tuple[int, ...]],
+    rng: random.Random,
+    deadline: float | None = None,
+    simulations: int = SIMULATIONS,
+) -> tuple[int, ...]:
     """The candidate with the best mean margin over `simulations` determinizations."""
     if len(legal_actions) == 1:
         return legal_actions[0]

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 from arena_sdk import features, policy_bot, run
 
 WEIGHTS = Path(__file__).with_name("rl_linear.json")
@@ -46,13 +47,19 @@ class LinearPolicy:
         try:
             doc = json.loads(path.read_text())
         except OSError as err:
-            raise SystemExit(f"rl_linear: no weights at {path} ({err.strerror}); train them "
-                             f"with: python {Path(__file__).name} --train") from None
+            raise SystemExit(
+                f"rl_linear: no weights at {path} ({err.strerror}); train them "
+                f"with: python {Path(__file__).name} --train"
+            ) from None
         return cls(np.array(doc["weights"], dtype=np.float64), doc["game"], doc["num_players"])
 
     def save(self, path: Path = WEIGHTS) -> None:
-        doc = {"game": self.game, "num_players": self.num_players,
-               "layout": "arena_sdk.features", "weights": np.round(self.weights, 3).tolist()}
+        doc = {
+            "game": self.game,
+            "num_players": self.num_players,
+            "layout": "arena_sdk.features",
+            "weights": np.round(self.weights, 3).tolist(),
+        }
         path.write_text(json.dumps(doc, separators=(",", ":")))
 
     def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -65,8 +72,10 @@ class LinearPolicy:
     def __call__(self, observation: np.ndarray, mask) -> int:
         """The policy a bot plays: the legal action with the highest score."""
         if len(observation) + 1 != self.weights.shape[1]:
-            raise ValueError(f"this policy was trained for {self.game} with {self.num_players} "
-                             f"players; the observation does not fit (enter it in such matches)")
+            raise ValueError(
+                f"this policy was trained for {self.game} with {self.num_players} "
+                f"players; the observation does not fit (enter it in such matches)"
+            )
         scores = self.weights @ np.append(observation, 1.0)
         return int(np.argmax(np.where(np.asarray(mask, dtype=bool), scores, -np.inf)))
 
@@ -92,8 +101,15 @@ def opponents(game: str):
     return {"random": random_bot, "heuristic": heuristic_bot}
 
 
-def train(game: str, num_players: int, seconds: float, seed: int, lr: float,
-          against: tuple[str, ...] = ("random", "heuristic"), log=print) -> LinearPolicy:
+def train(
+    game: str,
+    num_players: int,
+    seconds: float,
+    seed: int,
+    lr: float,
+    against: tuple[str, ...] = ("random", "heuristic"),
+    log=print,
+) -> LinearPolicy:
     from arena.envs import ArenaEnv
 
     rng = random.Random(seed)
@@ -141,9 +157,12 @@ def train(game: str, num_players: int, seconds: float, seed: int, lr: float,
         recent.append(final)
         now = time.monotonic()
         if now - last_log > 15:
-            log(f"{now - start:5.0f} s  {episodes} matches  mean reward of the last "
+            log(
+                f"{now - start:5.0f} s  {episodes} matches  mean reward of the last "
                 f"{len(recent)}: {np.mean(recent):+.3f}  (baselines: "
-                + ", ".join(f"{k} {v:+.2f}" for k, v in baseline.items()) + ")")
+                + ", ".join(f"{k} {v:+.2f}" for k, v in baseline.items())
+                + ")"
+            )
             recent = []
             last_log = now
     return policy
@@ -183,8 +202,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=180.0, help="training time")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--lr", type=float, default=0.01)
-    parser.add_argument("--against", default="random,heuristic",
-                        help="the opponents to train against, by name: random, heuristic")
+    parser.add_argument(
+        "--against",
+        default="random,heuristic",
+        help="the opponents to train against, by name: random, heuristic",
+    )
     parser.add_argument("--weights", type=Path, default=WEIGHTS)
     args, rest = parser.parse_known_args()
     if not args.train:

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Arena's benchmarks: `scripts/bench.py SUITE [--json] [--seconds S]`.
 
-Suites: engines, referee, reply, sandbox, ladder, ray, web, rating, compare. Each prints a human-readable table, or with --json one
-JSON object: {"suite": ..., "machine": ..., "results": {...}, "goals": {...}}. Speed goals are
-ratios against a reference measured in the same run (this machine is shared and noisy); the
-figures and the commands that made them go in docs/benchmarks.md.
+Suites: engines, referee, reply, sandbox, ladder, ray, web, rating, compare. Each prints a
+human-readable table, or with --json one JSON object: {"suite": ..., "machine": ...,
+"results": {...}, "goals": {...}}. Speed goals are ratios against a reference measured in the
+same run (this machine is shared and noisy); the figures and the commands that made them go in
+docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -25,33 +26,46 @@ QUICK_SUITES = ("rating", "compare")
 
 
 def machine() -> dict:
-    return {"python": platform.python_version(), "cpus": os.cpu_count(),
-            "platform": platform.platform()}
+    return {
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+    }
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("suite", choices=SUITES)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--seconds", type=float, default=3.0,
-                        help="time per measurement (default 3)")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"the quick form, for CI (suites: {', '.join(QUICK_SUITES)})")
-    parser.add_argument("--workers", type=int,
-                        help=f"worker processes (suites: {', '.join(QUICK_SUITES)}; default 2)")
+    parser.add_argument(
+        "--seconds", type=float, default=3.0, help="time per measurement (default 3)"
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"the quick form, for CI (suites: {', '.join(QUICK_SUITES)})",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        help=f"worker processes (suites: {', '.join(QUICK_SUITES)}; default 2)",
+    )
     args = parser.parse_args()
     extra = {}
     if args.quick or args.workers is not None:
         if args.suite not in QUICK_SUITES:
-            parser.error(f"--quick and --workers apply to {', '.join(QUICK_SUITES)}, "
-                         f"not {args.suite}")
+            parser.error(
+                f"--quick and --workers apply to {', '.join(QUICK_SUITES)}, not {args.suite}"
+            )
         if args.workers is not None and args.workers < 1:
             parser.error("--workers must be at least 1")
         extra = {"quick": args.quick, "workers": args.workers}
     module = importlib.import_module(f"benchsuites.{args.suite}")
-    report = module.run(seconds=args.seconds, log=(lambda *a: None) if args.json else print,
-                        **extra)
+    report = module.run(
+        seconds=args.seconds, log=(lambda *a: None) if args.json else print, **extra
+    )
     report = {"suite": args.suite, "machine": machine(), **report}
     if args.json:
         print(json.dumps(report, indent=2))

@@ -65,7 +65,8 @@ def _missing(name: str, package: str) -> click.Command:
     def missing(args):
         raise click.ClickException(
             f"`arena {name}` needs the Python package {package!r}, which is not installed; "
-            "install Arena with its extras: pip install -e ./sdk -e '.[web,ray]'")
+            "install Arena with its extras: pip install -e ./sdk -e '.[web,ray]'"
+        )
 
     return missing
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -20,8 +21,12 @@ def bot_group():
 @bot_group.command("add")
 @click.argument("name")
 @click.option("--command", help='How to start it, e.g. "python example_bots/random_bot.py".')
-@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
-              help="A bot directory with an arena-bot.toml manifest naming its command.")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A bot directory with an arena-bot.toml manifest naming its command.",
+)
 @click.option("--remote", is_flag=True, help="Its owner runs it and connects with the token.")
 @db_option
 def add_cmd(name, command, directory, remote, db):
@@ -29,8 +34,9 @@ def add_cmd(name, command, directory, remote, db):
     if sum(x is not None and x is not False for x in (command, directory, remote)) != 1:
         raise click.UsageError("give exactly one of --command, --dir or --remote")
     with open_store(db, write=True) as store:
-        token = store.add_bot(name, command, directory=str(directory) if directory else None,
-                              remote=remote)
+        token = store.add_bot(
+            name, command, directory=str(directory) if directory else None, remote=remote
+        )
     click.echo(f"registered {name}")
     click.echo(f"token (shown once; keep it secret): {token}")
 
@@ -38,9 +44,13 @@ def add_cmd(name, command, directory, remote, db):
 @bot_group.command("update")
 @click.argument("name")
 @click.option("--command", help="How to start the new version (run from here).")
-@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
-              help="A bot directory with an arena-bot.toml manifest: copied beside the database "
-                   "as this version's own, so later edits of it change nothing.")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A bot directory with an arena-bot.toml manifest: copied beside the database "
+    "as this version's own, so later edits of it change nothing.",
+)
 @click.option("--note", help="What changed (shown by arena bot show and on the bot's page).")
 @db_option
 def update_cmd(name, command, directory, note, db):
@@ -112,23 +122,50 @@ def show_cmd(name, as_json, db):
         elif not rows:
             store.resolve_bot(name)  # raises, saying there is no such bot
         queries = Queries(store)
-        doc = {"bot": family, "versions": [
-            {"version": b.version, "name": b.name, "created": b.created,
-             "command": b.command, "directory": b.directory,
-             "snapshot": b.directory is not None and is_snapshot(store.path, b.directory),
-             "remote": b.remote, "note": b.note, "suspended": b.suspended,
-             "suspended_reason": b.suspended_reason, "removed": b.removed,
-             "ratings": [{"ladder": s.ladder, "game": s.game, "rank": s.rank, "of": s.of,
-                          "mu": s.mu, "sigma": s.sigma, "conservative": s.conservative,
-                          "matches": s.matches} for s in queries.bot_ladders(b.name)]}
-            for b in rows]}
+        doc: dict[str, Any] = {
+            "bot": family,
+            "versions": [
+                {
+                    "version": b.version,
+                    "name": b.name,
+                    "created": b.created,
+                    "command": b.command,
+                    "directory": b.directory,
+                    "snapshot": b.directory is not None and is_snapshot(store.path, b.directory),
+                    "remote": b.remote,
+                    "note": b.note,
+                    "suspended": b.suspended,
+                    "suspended_reason": b.suspended_reason,
+                    "removed": b.removed,
+                    "ratings": [
+                        {
+                            "ladder": s.ladder,
+                            "game": s.game,
+                            "rank": s.rank,
+                            "of": s.of,
+                            "mu": s.mu,
+                            "sigma": s.sigma,
+                            "conservative": s.conservative,
+                            "matches": s.matches,
+                        }
+                        for s in queries.bot_ladders(b.name)
+                    ],
+                }
+                for b in rows
+            ],
+        }
     if as_json:
         click.echo(json.dumps(doc, indent=2))
         return
     click.echo(f"bot {family}: {len(doc['versions'])} version(s)")
     for v in doc["versions"]:
-        state = ("removed" if v["removed"] else
-                 f"suspended: {v['suspended_reason']}" if v["suspended"] else "active")
+        state = (
+            "removed"
+            if v["removed"]
+            else f"suspended: {v['suspended_reason']}"
+            if v["suspended"]
+            else "active"
+        )
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(v["created"]))
         click.echo(f"version {v['version']}  {v['name']}  created {created}  {state}")
         if v["remote"]:
@@ -139,9 +176,11 @@ def show_cmd(name, as_json, db):
         if v["note"]:
             click.echo(f"  note: {v['note']}")
         for r in v["ratings"]:
-            click.echo(f"  {r['ladder']} ({r['game']}): rank {r['rank']} of {r['of']}, "
-                       f"mu {r['mu']:.2f} sigma {r['sigma']:.2f} conservative "
-                       f"{r['conservative']:.2f}, {r['matches']} matches")
+            click.echo(
+                f"  {r['ladder']} ({r['game']}): rank {r['rank']} of {r['of']}, "
+                f"mu {r['mu']:.2f} sigma {r['sigma']:.2f} conservative "
+                f"{r['conservative']:.2f}, {r['matches']} matches"
+            )
         if not v["ratings"]:
             click.echo("  in no ladder yet")
 

@@ -24,8 +24,9 @@ def game_options(f):
 
 
 def build_game(name: str, players: int, advanced: bool, ruse: bool, series: bool) -> Game:
-    options = {k: True for k, v in (("advanced", advanced), ("ruse", ruse),
-                                    ("series", series)) if v}
+    options = {
+        k: True for k, v in (("advanced", advanced), ("ruse", ruse), ("series", series)) if v
+    }
     try:
         return make_game(name, players, **options)
     except ConfigError as err:
@@ -33,21 +34,39 @@ def build_game(name: str, players: int, advanced: bool, ruse: bool, series: bool
 
 
 def limit_options(f):
-    f = click.option("--max-strikes", type=click.IntRange(1, 1000), default=3, show_default=True,
-                     help="Faults before a seat is played by the default policy.")(f)
-    f = click.option("--time-bank-ms", type=click.IntRange(0, 3_600_000), default=10_000,
-                     show_default=True, help="Extra time per seat per match.")(f)
-    f = click.option("--move-ms", type=click.IntRange(1, 600_000), default=1000,
-                     show_default=True, help="Deadline of one move.")(f)
+    f = click.option(
+        "--max-strikes",
+        type=click.IntRange(1, 1000),
+        default=3,
+        show_default=True,
+        help="Faults before a seat is played by the default policy.",
+    )(f)
+    f = click.option(
+        "--time-bank-ms",
+        type=click.IntRange(0, 3_600_000),
+        default=10_000,
+        show_default=True,
+        help="Extra time per seat per match.",
+    )(f)
+    f = click.option(
+        "--move-ms",
+        type=click.IntRange(1, 600_000),
+        default=1000,
+        show_default=True,
+        help="Deadline of one move.",
+    )(f)
     return f
 
 
 def sandbox_option(f):
     return click.option(
-        "--no-sandbox", is_flag=True, envvar="ARENA_NO_SANDBOX",
+        "--no-sandbox",
+        is_flag=True,
+        envvar="ARENA_NO_SANDBOX",
         help="Launch bots without the bubblewrap sandbox: they run as your user, can read what "
-             "you can read (the database, other bots' tokens) and reach the network. Only for "
-             "bots you trust. Also set by ARENA_NO_SANDBOX=1.")(f)
+        "you can read (the database, other bots' tokens) and reach the network. Only for "
+        "bots you trust. Also set by ARENA_NO_SANDBOX=1.",
+    )(f)
 
 
 def launch_limits(no_sandbox: bool, check_now: bool = False):
@@ -57,9 +76,12 @@ def launch_limits(no_sandbox: bool, check_now: bool = False):
     from arena.referee.launcher import ResourceLimits
 
     if no_sandbox:
-        click.echo("warning: --no-sandbox: launched bots run unconfined, as your user; they can "
-                   "read your files (the database, other bots' tokens) and reach the network. "
-                   "Use it only for bots you trust.", err=True)
+        click.echo(
+            "warning: --no-sandbox: launched bots run unconfined, as your user; they can "
+            "read your files (the database, other bots' tokens) and reach the network. "
+            "Use it only for bots you trust.",
+            err=True,
+        )
         return ResourceLimits(sandbox=False)
     if check_now and (reason := sandbox.unavailable_reason()) is not None:
         raise click.ClickException(f"cannot launch bots: {reason}")
@@ -70,10 +92,14 @@ def executor_options(f):
     """Where a ladder's matches run: --executor and --ray-address (see check_executor)."""
     from arena.ladder.executors import EXECUTORS
 
-    f = click.option("--ray-address",
-                     help="The Ray cluster's address (with --executor ray).")(f)
-    f = click.option("--executor", type=click.Choice(EXECUTORS), default=EXECUTORS[0],
-                     show_default=True, help="Where matches run (Ray: launched bots only).")(f)
+    f = click.option("--ray-address", help="The Ray cluster's address (with --executor ray).")(f)
+    f = click.option(
+        "--executor",
+        type=click.Choice(EXECUTORS),
+        default=EXECUTORS[0],
+        show_default=True,
+        help="Where matches run (Ray: launched bots only).",
+    )(f)
     return f
 
 
@@ -87,9 +113,14 @@ def db_option(f):
     does not exist is refused here, before the command does anything."""
     from arena.store import DEFAULT_PATH
 
-    return click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
-                        default=Path(DEFAULT_PATH), show_default=True, callback=_db_path,
-                        help="The Arena database (a SQLite file).")(f)
+    return click.option(
+        "--db",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=Path(DEFAULT_PATH),
+        show_default=True,
+        callback=_db_path,
+        help="The Arena database (a SQLite file).",
+    )(f)
 
 
 def _db_path(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
@@ -99,7 +130,10 @@ def _db_path(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
     if not value.parent.is_dir():
         raise click.BadParameter(
             f"cannot use database {value}: directory {value.parent} does not exist; create it "
-            f"(mkdir -p {value.parent}), or choose another path with --db", ctx, param)
+            f"(mkdir -p {value.parent}), or choose another path with --db",
+            ctx,
+            param,
+        )
     return value
 
 
@@ -110,9 +144,10 @@ def store_errors(*more: type[Exception]) -> Iterator[None]:
     already say what to do."""
     from arena.store import StoreError
 
+    refused: tuple[type[Exception], ...] = (StoreError, *more)
     try:
         yield
-    except (StoreError, *more) as err:
+    except refused as err:
         raise click.ClickException(str(err)) from None
 
 

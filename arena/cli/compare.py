@@ -11,20 +11,34 @@ import click
 from arena.games import game_names
 
 from .common import (
-    build_game, check_executor, db_option, executor_options, game_options, launch_limits,
-    limit_options, open_store, sandbox_option, store_errors,
+    build_game,
+    check_executor,
+    db_option,
+    executor_options,
+    game_options,
+    launch_limits,
+    limit_options,
+    open_store,
+    sandbox_option,
+    store_errors,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
 # The opponents a comparison plays against when none are named: the example bots of the game,
 # registered under these names the first time they are needed.
 EXAMPLE_OPPONENTS = {
-    "balloon": {"example-random": "random_bot.py", "example-random-2": "random_bot.py",
-                "example-balloon-heuristic": "balloon_heuristic.py",
-                "example-balloon-strong": "balloon_strong.py"},
-    "boom": {"example-random": "random_bot.py", "example-random-2": "random_bot.py",
-             "example-boom-heuristic": "boom_heuristic.py",
-             "example-boom-strong": "boom_strong.py"},
+    "balloon": {
+        "example-random": "random_bot.py",
+        "example-random-2": "random_bot.py",
+        "example-balloon-heuristic": "balloon_heuristic.py",
+        "example-balloon-strong": "balloon_strong.py",
+    },
+    "boom": {
+        "example-random": "random_bot.py",
+        "example-random-2": "random_bot.py",
+        "example-boom-heuristic": "boom_heuristic.py",
+        "example-boom-strong": "boom_strong.py",
+    },
 }
 
 
@@ -38,39 +52,104 @@ def default_name(new: str, base: str, game: str, k: int) -> str:
 @click.argument("new")
 @click.argument("base")
 @click.option("--game", type=click.Choice(game_names()), required=True)
-@click.option("--table-size", "-k", type=click.IntRange(2, 5), required=True,
-              help="Players per table: NEW (or BASE) and k-1 opponents.")
-@click.option("--opponents",
-              help="Comma-separated registered bots to play against (at least k-1; default: the "
-                   "example bots of the game, registered as example-* if they are not yet).")
-@click.option("--min-gain", type=click.FloatRange(0, min_open=True), default=1.0,
-              show_default=True, metavar="D",
-              help="The test asks: does NEW score at least D points per match more than BASE?")
-@click.option("--alpha", type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
-              default=0.05, show_default=True,
-              help="The chance of saying 'better' when NEW is no better.")
-@click.option("--beta", type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
-              default=0.05, show_default=True,
-              help="The chance of saying 'not better' when NEW is better by D.")
-@click.option("--max-matches", type=click.IntRange(4, 10**6), default=2000, show_default=True,
-              help="Stop undecided after this many matches.")
-@click.option("--name", help="The comparison's name (default: from NEW, BASE and the game); the "
-                             "same command again resumes it.")
-@click.option("--seed", type=click.IntRange(0, 2**53 - 1),
-              help="The comparison's seed: its deals follow from it (random for a new one).")
+@click.option(
+    "--table-size",
+    "-k",
+    type=click.IntRange(2, 5),
+    required=True,
+    help="Players per table: NEW (or BASE) and k-1 opponents.",
+)
+@click.option(
+    "--opponents",
+    help="Comma-separated registered bots to play against (at least k-1; default: the "
+    "example bots of the game, registered as example-* if they are not yet).",
+)
+@click.option(
+    "--min-gain",
+    type=click.FloatRange(0, min_open=True),
+    default=1.0,
+    show_default=True,
+    metavar="D",
+    help="The test asks: does NEW score at least D points per match more than BASE?",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="The chance of saying 'better' when NEW is no better.",
+)
+@click.option(
+    "--beta",
+    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="The chance of saying 'not better' when NEW is better by D.",
+)
+@click.option(
+    "--max-matches",
+    type=click.IntRange(4, 10**6),
+    default=2000,
+    show_default=True,
+    help="Stop undecided after this many matches.",
+)
+@click.option(
+    "--name",
+    help="The comparison's name (default: from NEW, BASE and the game); the "
+    "same command again resumes it.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**53 - 1),
+    help="The comparison's seed: its deals follow from it (random for a new one).",
+)
 @game_options
 @limit_options
-@click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4, show_default=True,
-              help="Matches played at once.")
+@click.option(
+    "--concurrency",
+    "-j",
+    type=click.IntRange(1, 1024),
+    default=4,
+    show_default=True,
+    help="Matches played at once.",
+)
 @executor_options
-@click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("runs"), show_default=True, help="Bot logs and work directories.")
+@click.option(
+    "--run-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("runs"),
+    show_default=True,
+    help="Bot logs and work directories.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 @sandbox_option
 @db_option
-def compare_cmd(new, base, game, table_size, opponents, min_gain, alpha, beta, max_matches, name,
-                seed, advanced, ruse, series, move_ms, time_bank_ms, max_strikes, concurrency,
-                executor, ray_address, run_dir, as_json, no_sandbox, db):
+def compare_cmd(
+    new,
+    base,
+    game,
+    table_size,
+    opponents,
+    min_gain,
+    alpha,
+    beta,
+    max_matches,
+    name,
+    seed,
+    advanced,
+    ruse,
+    series,
+    move_ms,
+    time_bank_ms,
+    max_strikes,
+    concurrency,
+    executor,
+    ray_address,
+    run_dir,
+    as_json,
+    no_sandbox,
+    db,
+):
     """Is NEW better than BASE? Both play the same deals, in the same seats, against the same
     opponents; a sequential test on the paired score differences stops as soon as it can say
     "better" (by at least --min-gain points per match) or "not better", at the error rates
@@ -90,35 +169,61 @@ def compare_cmd(new, base, game, table_size, opponents, min_gain, alpha, beta, m
             if opponents is None:
                 names = _example_opponents(store, game)
             else:
-                names = tuple(store.resolve_bot(b.strip()).name  # UnknownBot says what to do
-                              for b in opponents.split(",") if b.strip())
+                names = tuple(
+                    store.resolve_bot(b.strip()).name  # UnknownBot says what to do
+                    for b in opponents.split(",")
+                    if b.strip()
+                )
             if seed is None:
                 try:
                     seed = store.get_ladder(name).seed
                 except UnknownLadder:
                     seed = store.rules.random_seed()
     if new_bot == base_bot:
-        raise click.UsageError(f"NEW and BASE are the same bot ({new_bot}); compare two bots or "
-                               "two versions of one (NAME@N)")
+        raise click.UsageError(
+            f"NEW and BASE are the same bot ({new_bot}); compare two bots or "
+            "two versions of one (NAME@N)"
+        )
     if {new_bot, base_bot} & set(names):
-        raise click.UsageError("NEW and BASE cannot also be opponents; leave them out of "
-                               "--opponents")
+        raise click.UsageError(
+            "NEW and BASE cannot also be opponents; leave them out of --opponents"
+        )
     if len(set(names)) < table_size - 1:
-        raise click.UsageError(f"tables of {table_size} need at least {table_size - 1} distinct "
-                               f"opponents; --opponents names {len(set(names))}")
+        raise click.UsageError(
+            f"tables of {table_size} need at least {table_size - 1} distinct "
+            f"opponents; --opponents names {len(set(names))}"
+        )
     settings = CompareSettings(
-        db=db, name=name, new=new_bot, base=base_bot, opponents=tuple(dict.fromkeys(names)),
-        game=game, table_size=table_size, options=dict(the_game.options), min_gain=min_gain,
-        alpha=alpha, beta=beta, max_matches=max_matches, seed=seed, concurrency=concurrency,
+        db=db,
+        name=name,
+        new=new_bot,
+        base=base_bot,
+        opponents=tuple(dict.fromkeys(names)),
+        game=game,
+        table_size=table_size,
+        options=dict(the_game.options),
+        min_gain=min_gain,
+        alpha=alpha,
+        beta=beta,
+        max_matches=max_matches,
+        seed=seed,
+        concurrency=concurrency,
         limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
-        resource_limits=launch_limits(no_sandbox), executor=executor, ray_address=ray_address,
-        run_dir=run_dir)
-    click.echo(f"comparing {new_bot} (NEW) with {base_bot} (BASE) as {name}: {game}, tables of "
-               f"{table_size}, against {', '.join(settings.opponents)}", err=True)
+        resource_limits=launch_limits(no_sandbox),
+        executor=executor,
+        ray_address=ray_address,
+        run_dir=run_dir,
+    )
+    click.echo(
+        f"comparing {new_bot} (NEW) with {base_bot} (BASE) as {name}: {game}, tables of "
+        f"{table_size}, against {', '.join(settings.opponents)}",
+        err=True,
+    )
     try:
         with store_errors(ExecutorSetupError):
-            result = run_comparison(settings, on_progress=lambda o: click.echo(
-                progress_line(settings, o), err=True))
+            result = run_comparison(
+                settings, on_progress=lambda o: click.echo(progress_line(settings, o), err=True)
+            )
     except KeyboardInterrupt:
         raise click.ClickException("stopped; run the same command again to resume") from None
     for line in result.errors:
@@ -144,7 +249,8 @@ def _example_opponents(store, game: str) -> tuple[str, ...]:
             if not path.exists():
                 raise click.UsageError(
                     f"the example bots are not here ({path} is missing); name the opponents "
-                    "with --opponents") from None
+                    "with --opponents"
+                ) from None
             store.add_bot(bot, f"python {path}")
         names.append(bot)
     return tuple(names)
@@ -154,21 +260,26 @@ def progress_line(settings, o) -> str:
     s = o.status
     if s.n < 2:
         return f"{o.matches} matches, {s.n} deals: the test needs 2 deals before it can say more"
-    return (f"{o.matches} matches, {s.n} deals: NEW {s.mean:+.2f} points per match "
-            f"(95% interval {s.low:+.2f} to {s.high:+.2f}); LLR {s.llr:.2f} "
-            f"(bounds {s.lower:.2f}, {s.upper:.2f})")
+    return (
+        f"{o.matches} matches, {s.n} deals: NEW {s.mean:+.2f} points per match "
+        f"(95% interval {s.low:+.2f} to {s.high:+.2f}); LLR {s.llr:.2f} "
+        f"(bounds {s.lower:.2f}, {s.upper:.2f})"
+    )
 
 
 def verdict_line(settings, o) -> str:
     from arena.compare import sprt
 
     s = o.status
-    what = {sprt.BETTER: f"better: {settings.new} gains at least {settings.min_gain:g} points per "
-                         f"match over {settings.base}",
-            sprt.NOT_BETTER: f"not better: {settings.new} does not gain {settings.min_gain:g} "
-                             f"points per match over {settings.base}",
-            sprt.UNDECIDED: f"undecided after {s.n} deals (--max-matches "
-                            f"{settings.max_matches})"}.get(o.verdict or "", "stopped before a verdict")
-    return (f"verdict: {what} (mean {s.mean:+.2f}, 95% interval {s.low:+.2f} to {s.high:+.2f}; "
-            f"LLR {s.llr:.2f}, bounds {s.lower:.2f} and {s.upper:.2f}; {s.n} deals, "
-            f"{o.matches} matches)")
+    what = {
+        sprt.BETTER: f"better: {settings.new} gains at least {settings.min_gain:g} points per "
+        f"match over {settings.base}",
+        sprt.NOT_BETTER: f"not better: {settings.new} does not gain {settings.min_gain:g} "
+        f"points per match over {settings.base}",
+        sprt.UNDECIDED: f"undecided after {s.n} deals (--max-matches {settings.max_matches})",
+    }.get(o.verdict or "", "stopped before a verdict")
+    return (
+        f"verdict: {what} (mean {s.mean:+.2f}, 95% interval {s.low:+.2f} to {s.high:+.2f}; "
+        f"LLR {s.llr:.2f}, bounds {s.lower:.2f} and {s.upper:.2f}; {s.n} deals, "
+        f"{o.matches} matches)"
+    )

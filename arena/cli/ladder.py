@@ -10,8 +10,16 @@ from arena.games import game_names
 from arena.ladder.ratings import DEFAULT_RATING_MODE, RATING_MODES
 
 from .common import (
-    build_game, check_executor, db_option, executor_options, game_options, launch_limits,
-    limit_options, open_store, sandbox_option, store_errors,
+    build_game,
+    check_executor,
+    db_option,
+    executor_options,
+    game_options,
+    launch_limits,
+    limit_options,
+    open_store,
+    sandbox_option,
+    store_errors,
 )
 from .rankings import print_rankings
 
@@ -24,39 +32,90 @@ def ladder_group():
 @ladder_group.command("run")
 @click.argument("name")
 @click.option("--game", type=click.Choice(game_names()), required=True)
-@click.option("--table-size", "-k", type=click.IntRange(2, 5), required=True,
-              help="Players per table.")
-@click.option("--bots", required=True,
-              help="Comma-separated names of registered bots (arena bot add).")
-@click.option("--rounds", type=click.IntRange(1, 1000), default=1, show_default=True,
-              help="Repeat the round-robin with fresh seeds.")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1),
-              help="The ladder's seed: the whole schedule follows from it (random if omitted).")
+@click.option(
+    "--table-size", "-k", type=click.IntRange(2, 5), required=True, help="Players per table."
+)
+@click.option(
+    "--bots", required=True, help="Comma-separated names of registered bots (arena bot add)."
+)
+@click.option(
+    "--rounds",
+    type=click.IntRange(1, 1000),
+    default=1,
+    show_default=True,
+    help="Repeat the round-robin with fresh seeds.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    help="The ladder's seed: the whole schedule follows from it (random if omitted).",
+)
 @game_options
 @limit_options
-@click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4, show_default=True,
-              help="Matches played at once.")
-@click.option("--rating-mode", type=click.Choice(list(RATING_MODES)),
-              help=f"Rate each duplicate set as one result by summed scores (set), or each "
-                   f"match on its own (match). A new ladder gets {DEFAULT_RATING_MODE} "
-                   "(docs/benchmarks.md#rating: fewer matches to the right ranking); an "
-                   "existing one keeps its own.")
-@click.option("--until-settled", type=click.FloatRange(0.5, 1.0, max_open=True),
-              metavar="CONFIDENCE",
-              help="After the rounds asked for, keep adding rounds until every bot is better "
-                   "than the next one at this confidence (for example 0.95), up to "
-                   "--max-rounds.")
-@click.option("--max-rounds", type=click.IntRange(1, 1000),
-              help="With --until-settled: the most rounds the ladder may reach (required).")
+@click.option(
+    "--concurrency",
+    "-j",
+    type=click.IntRange(1, 1024),
+    default=4,
+    show_default=True,
+    help="Matches played at once.",
+)
+@click.option(
+    "--rating-mode",
+    type=click.Choice(list(RATING_MODES)),
+    help=f"Rate each duplicate set as one result by summed scores (set), or each "
+    f"match on its own (match). A new ladder gets {DEFAULT_RATING_MODE} "
+    "(docs/benchmarks.md#rating: fewer matches to the right ranking); an "
+    "existing one keeps its own.",
+)
+@click.option(
+    "--until-settled",
+    type=click.FloatRange(0.5, 1.0, max_open=True),
+    metavar="CONFIDENCE",
+    help="After the rounds asked for, keep adding rounds until every bot is better "
+    "than the next one at this confidence (for example 0.95), up to "
+    "--max-rounds.",
+)
+@click.option(
+    "--max-rounds",
+    type=click.IntRange(1, 1000),
+    help="With --until-settled: the most rounds the ladder may reach (required).",
+)
 @executor_options
-@click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("runs"), show_default=True, help="Bot logs and work directories.")
+@click.option(
+    "--run-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("runs"),
+    show_default=True,
+    help="Bot logs and work directories.",
+)
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @sandbox_option
 @db_option
-def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, move_ms,
-            time_bank_ms, max_strikes, concurrency, rating_mode, until_settled, max_rounds,
-            executor, ray_address, run_dir, no_progress, no_sandbox, db):
+def run_cmd(
+    name,
+    game,
+    table_size,
+    bots,
+    rounds,
+    seed,
+    advanced,
+    ruse,
+    series,
+    move_ms,
+    time_bank_ms,
+    max_strikes,
+    concurrency,
+    rating_mode,
+    until_settled,
+    max_rounds,
+    executor,
+    ray_address,
+    run_dir,
+    no_progress,
+    no_sandbox,
+    db,
+):
     """Run the ladder NAME (created on first run; the same command again resumes it)."""
     from arena import app
     from arena.ladder.runner import ExecutorSetupError
@@ -65,23 +124,40 @@ def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, 
     the_game = build_game(game, table_size, advanced, ruse, series)
     names = tuple(b.strip() for b in bots.split(",") if b.strip())
     if len(names) < table_size:
-        raise click.UsageError(f"a ladder with tables of {table_size} needs at least "
-                               f"{table_size} bots; --bots names {len(names)}")
+        raise click.UsageError(
+            f"a ladder with tables of {table_size} needs at least "
+            f"{table_size} bots; --bots names {len(names)}"
+        )
     if until_settled is not None and max_rounds is None:
-        raise click.UsageError("--until-settled needs --max-rounds, the cap on rounds (for "
-                               "example --until-settled 0.95 --max-rounds 20)")
+        raise click.UsageError(
+            "--until-settled needs --max-rounds, the cap on rounds (for "
+            "example --until-settled 0.95 --max-rounds 20)"
+        )
     if max_rounds is not None and until_settled is None:
         raise click.UsageError("--max-rounds applies with --until-settled CONFIDENCE")
     if max_rounds is not None and max_rounds < rounds:
         raise click.UsageError(f"--max-rounds {max_rounds} is below --rounds {rounds}")
     check_executor(executor, ray_address)
     settings = app.LadderSettings(
-        db=db, name=name, game=game, table_size=table_size, bots=names,
-        options=dict(the_game.options), rounds=rounds, seed=seed, rating_mode=rating_mode,
-        until_settled=until_settled, max_rounds=max_rounds, concurrency=concurrency,
+        db=db,
+        name=name,
+        game=game,
+        table_size=table_size,
+        bots=names,
+        options=dict(the_game.options),
+        rounds=rounds,
+        seed=seed,
+        rating_mode=rating_mode,
+        until_settled=until_settled,
+        max_rounds=max_rounds,
+        concurrency=concurrency,
         limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
-        resource_limits=launch_limits(no_sandbox), executor=executor,
-        ray_address=ray_address, run_dir=run_dir, progress=not no_progress)
+        resource_limits=launch_limits(no_sandbox),
+        executor=executor,
+        ray_address=ray_address,
+        run_dir=run_dir,
+        progress=not no_progress,
+    )
     try:
         with store_errors(ExecutorSetupError):
             summary, rankings = app.run_ladder(settings)
@@ -94,8 +170,11 @@ def run_cmd(name, game, table_size, bots, rounds, seed, advanced, ruse, series, 
         if rankings.all_settled:
             click.echo(f"every rank settled at {until_settled:g}")
         else:
-            click.echo(f"not every rank settled at {until_settled:g} after {max_rounds} rounds "
-                       "(--max-rounds)", err=True)
+            click.echo(
+                f"not every rank settled at {until_settled:g} after {max_rounds} rounds "
+                "(--max-rounds)",
+                err=True,
+            )
     if summary.interrupted:
         click.echo("stopped; run the same command again to resume", err=True)
         raise SystemExit(130)
@@ -111,6 +190,8 @@ def list_cmd(db):
         click.echo("no ladders yet; run one with arena ladder run")
     for ladder in ladders:
         opts = " ".join(k for k, v in ladder.options.items() if v)
-        click.echo(f"{ladder.name:<24} {ladder.game:<8} k={ladder.table_size} "
-                   f"bots={len(ladder.bots)} matches {ladder.completed}/{ladder.num_matches}"
-                   f"{'  ' + opts if opts else ''}")
+        click.echo(
+            f"{ladder.name:<24} {ladder.game:<8} k={ladder.table_size} "
+            f"bots={len(ladder.bots)} matches {ladder.completed}/{ladder.num_matches}"
+            f"{'  ' + opts if opts else ''}"
+        )

@@ -21,18 +21,38 @@ from .common import build_game, game_options, launch_limits, limit_options, sand
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="Deal seed (random if omitted).")
 @game_options
 @limit_options
-@click.option("--replay", "replay_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the replay to this file.")
+@click.option(
+    "--replay",
+    "replay_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the replay to this file.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Keep bot logs and work directories here (default: a temporary folder).")
+@click.option(
+    "--run-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Keep bot logs and work directories here (default: a temporary folder).",
+)
 @sandbox_option
-def match_cmd(game, bots, seed, advanced, ruse, series, move_ms, time_bank_ms, max_strikes,
-              replay_path, as_json, run_dir, no_sandbox):
+def match_cmd(
+    game,
+    bots,
+    seed,
+    advanced,
+    ruse,
+    series,
+    move_ms,
+    time_bank_ms,
+    max_strikes,
+    replay_path,
+    as_json,
+    run_dir,
+    no_sandbox,
+):
     """Play one GAME match between BOTS (each a command or a bot directory), one per seat.
 
     Example: arena match balloon "python example_bots/random_bot.py" "python example_bots/random_bot.py"
-    """
+    """  # noqa: E501 (an example command, kept whole)
     the_game = build_game(game, len(bots), advanced, ruse, series)
     try:
         commands = [resolve_command(b) for b in bots]
@@ -43,10 +63,13 @@ def match_cmd(game, bots, seed, advanced, ruse, series, move_ms, time_bank_ms, m
     names = app.seat_names_for(bots)
     resource_limits = launch_limits(no_sandbox, check_now=True)
     settings = app.MatchSettings(
-        game=the_game, bots=tuple(zip(names, commands)),
+        game=the_game,
+        bots=tuple(zip(names, commands)),
         seed=app.random_seed() if seed is None else seed,
         limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
-        resource_limits=resource_limits, run_dir=run_dir)
+        resource_limits=resource_limits,
+        run_dir=run_dir,
+    )
     result = app.run_match(settings)
     if replay_path is not None:
         replay.write(result, replay_path)
@@ -55,13 +78,17 @@ def match_cmd(game, bots, seed, advanced, ruse, series, move_ms, time_bank_ms, m
         doc.pop("moves")
         click.echo(json.dumps(doc, indent=2))
         return
-    click.echo(f"{the_game.name} with {the_game.num_players} players, seed {result.seed}, "
-               f"{len(result.moves)} moves")
+    click.echo(
+        f"{the_game.name} with {the_game.num_players} players, seed {result.seed}, "
+        f"{len(result.moves)} moves"
+    )
     for seat, name in enumerate(result.seat_names):
         faults = [f for f in result.faults if f.seat == seat]
         note = f"  faults: {', '.join(f.kind for f in faults)}" if faults else ""
-        click.echo(f"  rank {result.ranks[seat] + 1}  seat {seat}  {name:<24} "
-                   f"score {result.scores[seat]}{note}")
+        click.echo(
+            f"  rank {result.ranks[seat] + 1}  seat {seat}  {name:<24} "
+            f"score {result.scores[seat]}{note}"
+        )
     if replay_path is not None:
         click.echo(f"replay written to {replay_path}")
 
@@ -93,8 +120,10 @@ def replay_cmd(path, seat, quiet):
                 if event.kind in ("play", "reveal") and seat is None:
                     continue
                 data = ", ".join(f"{k}={v}" for k, v in (event.data or {}).items())
-                click.echo(f"        {event.kind}{'' if event.seat < 0 else f' seat {event.seat}'}"
-                           f"{': ' + data if data else ''}")
+                click.echo(
+                    f"        {event.kind}{'' if event.seat < 0 else f' seat {event.seat}'}"
+                    f"{': ' + data if data else ''}"
+                )
         replay.verify(doc)
     except replay.ReplayError as err:
         raise click.ClickException(str(err)) from None

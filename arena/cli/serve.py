@@ -18,16 +18,21 @@ from arena.referee.match import Limits
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
 
 from .common import (
-    check_executor, db_option, executor_options, launch_limits, limit_options, sandbox_option,
+    check_executor,
+    db_option,
+    executor_options,
+    launch_limits,
+    limit_options,
+    sandbox_option,
     store_errors,
 )
-
 
 ADMIN_KEY_ENV = "ARENA_ADMIN_KEY"
 
 
-def read_admin_key(path: Path | None, on_command_line: str | None,
-                   environ: Mapping[str, str]) -> str | None:
+def read_admin_key(
+    path: Path | None, on_command_line: str | None, environ: Mapping[str, str]
+) -> str | None:
     """The admin API's key, from --admin-key-file or ARENA_ADMIN_KEY (None: the admin API is
     off). A key given on the command line, an unreadable or empty file, or both sources at
     once are refused with what to do instead."""
@@ -35,30 +40,41 @@ def read_admin_key(path: Path | None, on_command_line: str | None,
         raise click.UsageError(
             "--admin-key is not accepted: a key on the command line is visible to every user "
             "of the machine (ps, /proc). Put it in a file only you can read and pass "
-            f"--admin-key-file FILE, or set the {ADMIN_KEY_ENV} environment variable")
+            f"--admin-key-file FILE, or set the {ADMIN_KEY_ENV} environment variable"
+        )
     from_env = environ.get(ADMIN_KEY_ENV)
     if path is None:
         if from_env is not None and not from_env.strip():
-            raise click.UsageError(f"{ADMIN_KEY_ENV} is set but empty; set it to the admin "
-                                   "key, or unset it to run without the admin API")
+            raise click.UsageError(
+                f"{ADMIN_KEY_ENV} is set but empty; set it to the admin "
+                "key, or unset it to run without the admin API"
+            )
         return from_env.strip() if from_env is not None else None
     if from_env is not None:
-        raise click.UsageError(f"both --admin-key-file and {ADMIN_KEY_ENV} give an admin key; "
-                               "give one of them")
+        raise click.UsageError(
+            f"both --admin-key-file and {ADMIN_KEY_ENV} give an admin key; give one of them"
+        )
     try:
         key = path.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
-        raise click.BadParameter(f"there is no file {path}; write the key into it (readable by "
-                                 "you only: chmod 600)", param_hint="--admin-key-file") from None
+        raise click.BadParameter(
+            f"there is no file {path}; write the key into it (readable by you only: chmod 600)",
+            param_hint="--admin-key-file",
+        ) from None
     except (OSError, UnicodeDecodeError) as err:
-        raise click.BadParameter(f"cannot read the admin key from {path}: {err}",
-                                 param_hint="--admin-key-file") from None
+        raise click.BadParameter(
+            f"cannot read the admin key from {path}: {err}", param_hint="--admin-key-file"
+        ) from None
     if not key:
-        raise click.BadParameter(f"{path} is empty; write the admin key into it",
-                                 param_hint="--admin-key-file")
+        raise click.BadParameter(
+            f"{path} is empty; write the admin key into it", param_hint="--admin-key-file"
+        )
     if path.stat().st_mode & 0o077:
-        click.echo(f"warning: {path} can be read by other users; the admin key is as powerful "
-                   f"as a shell login here: chmod 600 {path}", err=True)
+        click.echo(
+            f"warning: {path} can be read by other users; the admin key is as powerful "
+            f"as a shell login here: chmod 600 {path}",
+            err=True,
+        )
     return key
 
 
@@ -72,8 +88,10 @@ def parse_ladder(text: str) -> LadderSpec:
         if len(parts) > 3:
             raise ValueError
     except (ValueError, IndexError):
-        raise click.BadParameter(f"{text!r} is not NAME=GAME:K[:OPTION,...] (for example "
-                                 "balloon-3=balloon:3 or boom-adv=boom:4:advanced,ruse)") from None
+        raise click.BadParameter(
+            f"{text!r} is not NAME=GAME:K[:OPTION,...] (for example "
+            "balloon-3=balloon:3 or boom-adv=boom:4:advanced,ruse)"
+        ) from None
     try:
         make_game(game, k, **options)
     except ConfigError as err:
@@ -91,48 +109,116 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
         if name not in by_name or not names:
             raise click.BadParameter(
                 f"{text!r} is not LADDER=BOT[,BOT...] for one of the --ladder names "
-                f"({', '.join(by_name)})", param_hint="--members")
+                f"({', '.join(by_name)})",
+                param_hint="--members",
+            )
         chosen[name] = names
     return tuple(dataclasses.replace(s, members=chosen.get(s.name)) for s in specs)
 
 
 @click.command("serve")
 @db_option
-@click.option("--ladder", "ladders", multiple=True, required=True, metavar="NAME=GAME:K[:OPTS]",
-              help="An open ladder to run (repeatable), e.g. balloon-3=balloon:3.")
-@click.option("--members", "members", multiple=True, metavar="LADDER=BOT[,BOT...]",
-              help="Only these bots play in that ladder (repeatable; default: every bot).")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address the referee listens on (0.0.0.0 for remote bots).")
-@click.option("--port", type=click.IntRange(0, 65535), default=50051, show_default=True,
-              help="The referee's port (bots connect here).")
+@click.option(
+    "--ladder",
+    "ladders",
+    multiple=True,
+    required=True,
+    metavar="NAME=GAME:K[:OPTS]",
+    help="An open ladder to run (repeatable), e.g. balloon-3=balloon:3.",
+)
+@click.option(
+    "--members",
+    "members",
+    multiple=True,
+    metavar="LADDER=BOT[,BOT...]",
+    help="Only these bots play in that ladder (repeatable; default: every bot).",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address the referee listens on (0.0.0.0 for remote bots).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=50051,
+    show_default=True,
+    help="The referee's port (bots connect here).",
+)
 @click.option("--web-host", default="127.0.0.1", show_default=True)
 @click.option("--web-port", type=click.IntRange(0, 65535), default=8000, show_default=True)
-@click.option("--admin-key-file", type=click.Path(dir_okay=False, path_type=Path),
-              help=f"A file holding the admin API's key (make it readable by you only: "
-                   f"chmod 600). Or set {ADMIN_KEY_ENV}. Without either, the admin API is off. "
-                   "The key is as powerful as a shell login on this machine.")
-@click.option("--admin-key", "admin_key_value", hidden=True,
-              help="Refused: a key on the command line is visible to every user (ps).")
-@click.option("--concurrency", "-j", type=click.IntRange(1, 1024), default=4,
-              show_default=True, help="Matches in flight per ladder.")
+@click.option(
+    "--admin-key-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help=f"A file holding the admin API's key (make it readable by you only: "
+    f"chmod 600). Or set {ADMIN_KEY_ENV}. Without either, the admin API is off. "
+    "The key is as powerful as a shell login on this machine.",
+)
+@click.option(
+    "--admin-key",
+    "admin_key_value",
+    hidden=True,
+    help="Refused: a key on the command line is visible to every user (ps).",
+)
+@click.option(
+    "--concurrency",
+    "-j",
+    type=click.IntRange(1, 1024),
+    default=4,
+    show_default=True,
+    help="Matches in flight per ladder.",
+)
 @limit_options
-@click.option("--grace", type=click.FloatRange(0, 3600), default=30.0, show_default=True,
-              help="Seconds matches in flight get to finish on SIGTERM.")
+@click.option(
+    "--grace",
+    type=click.FloatRange(0, 3600),
+    default=30.0,
+    show_default=True,
+    help="Seconds matches in flight get to finish on SIGTERM.",
+)
 @click.option("--max-matches", type=click.IntRange(1), help="Stop after this many matches.")
-@click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("runs/serve"), show_default=True)
+@click.option(
+    "--run-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("runs/serve"),
+    show_default=True,
+)
 @click.option("--seed", type=int, help="Seed of the table choices (random if omitted).")
 @executor_options
-@click.option("--rating-mode", type=click.Choice(list(RATING_MODES)), default=DEFAULT_RATING_MODE,
-              show_default=True,
-              help="How a new ladder is rated: each table's duplicate set as one result by "
-                   "summed scores (set; docs/benchmarks.md#rating), or each match (match). An "
-                   "existing ladder keeps its own.")
+@click.option(
+    "--rating-mode",
+    type=click.Choice(list(RATING_MODES)),
+    default=DEFAULT_RATING_MODE,
+    show_default=True,
+    help="How a new ladder is rated: each table's duplicate set as one result by "
+    "summed scores (set; docs/benchmarks.md#rating), or each match (match). An "
+    "existing ladder keeps its own.",
+)
 @sandbox_option
-def serve_cmd(db, ladders, members, host, port, web_host, web_port, admin_key_file,
-              admin_key_value, concurrency, move_ms, time_bank_ms, max_strikes, grace,
-              max_matches, run_dir, seed, executor, ray_address, rating_mode, no_sandbox):
+def serve_cmd(
+    db,
+    ladders,
+    members,
+    host,
+    port,
+    web_host,
+    web_port,
+    admin_key_file,
+    admin_key_value,
+    concurrency,
+    move_ms,
+    time_bank_ms,
+    max_strikes,
+    grace,
+    max_matches,
+    run_dir,
+    seed,
+    executor,
+    ray_address,
+    rating_mode,
+    no_sandbox,
+):
     """Run Arena as a service: registered bots play continuous ladders; the web shows them.
 
     The admin API (register, suspend, reinstate, remove bots, rotate their tokens) is on when a
@@ -146,12 +232,24 @@ def serve_cmd(db, ladders, members, host, port, web_host, web_port, admin_key_fi
     specs = apply_members(specs, members)
     check_executor(executor, ray_address)
     settings = ServiceSettings(
-        db=db, ladders=specs, referee_host=host, referee_port=port, web_host=web_host,
-        web_port=web_port, admin_key=admin_key, concurrency=concurrency,
+        db=db,
+        ladders=specs,
+        referee_host=host,
+        referee_port=port,
+        web_host=web_host,
+        web_port=web_port,
+        admin_key=admin_key,
+        concurrency=concurrency,
         limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
-        run_dir=run_dir, grace_s=grace, max_matches=max_matches, seed=seed, executor=executor,
-        ray_address=ray_address, rating_mode=rating_mode,
-        resource_limits=launch_limits(no_sandbox, check_now=executor == "local"))
+        run_dir=run_dir,
+        grace_s=grace,
+        max_matches=max_matches,
+        seed=seed,
+        executor=executor,
+        ray_address=ray_address,
+        rating_mode=rating_mode,
+        resource_limits=launch_limits(no_sandbox, check_now=executor == "local"),
+    )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
 
     try:

@@ -12,10 +12,19 @@ from .common import db_option, store_errors
 
 @click.command("web")
 @db_option
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on (0.0.0.0 for every interface).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
-              help="Port to listen on (0: any free port).")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on (0.0.0.0 for every interface).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="Port to listen on (0: any free port).",
+)
 def web_cmd(db: Path, host: str, port: int) -> None:
     """Serve the ladders, ratings, matches and replays of a database as web pages and a JSON
     API (read-only: it never writes to the database, so it can run beside a ladder).
@@ -29,7 +38,8 @@ def web_cmd(db: Path, host: str, port: int) -> None:
     except ImportError as err:
         raise click.ClickException(
             f"the web pages need the web extra ({err.name} is missing); install it with "
-            "pip install 'arena[web]'") from None
+            "pip install 'arena[web]'"
+        ) from None
     with store_errors():
         app = create_app(db)
     click.echo(f"serving {db} read-only on http://{host}:{port}/ (Ctrl-C stops)")
@@ -38,10 +48,21 @@ def web_cmd(db: Path, host: str, port: int) -> None:
 
 @click.command("report")
 @db_option
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Folder to write the site into (created if missing).")
-@click.option("--matches", "max_matches", type=click.IntRange(0, 1_000_000), default=500,
-              show_default=True, help="Newest matches per ladder to give a page.")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to write the site into (created if missing).",
+)
+@click.option(
+    "--matches",
+    "max_matches",
+    type=click.IntRange(0, 1_000_000),
+    default=500,
+    show_default=True,
+    help="Newest matches per ladder to give a page.",
+)
 def report_cmd(db: Path, out: Path, max_matches: int) -> None:
     """Write the web pages of a database as a static site that opens with no server (from
     file:// or any static host): ladders, bots, match lists and match pages with replays.
@@ -53,11 +74,14 @@ def report_cmd(db: Path, out: Path, max_matches: int) -> None:
     except ImportError as err:
         raise click.ClickException(
             f"the report needs the web extra ({err.name} is missing); install it with "
-            "pip install 'arena[web]'") from None
+            "pip install 'arena[web]'"
+        ) from None
     try:
         with store_errors():
             summary = write_report(db, out, max_matches=max_matches)
     except OSError as err:
         raise click.ClickException(f"cannot write the report into {out}: {err}") from None
-    click.echo(f"wrote {summary.pages} pages ({summary.matches} matches) into {out}; "
-               f"open {out / 'index.html'}")
+    click.echo(
+        f"wrote {summary.pages} pages ({summary.matches} matches) into {out}; "
+        f"open {out / 'index.html'}"
+    )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Generic, Iterator, Sequence, TypeVar
+from typing import Generic, Iterator, Sequence, TypeVar, cast
 
 from arena.ladder.schedule import SEED_BOUND, rotate
 
@@ -46,29 +46,36 @@ def deal_lineup(seed: int, deal: int, opponents: Sequence[B], k: int) -> tuple[i
     return deal_seed, tuple(rng.sample(list(opponents), k - 1))
 
 
-def deal_matches(new: B, base: B, opponents: Sequence[B], k: int, seed: int,
-                 deal: int) -> list[PairedMatch[B]]:
+def deal_matches(
+    new: B, base: B, opponents: Sequence[B], k: int, seed: int, deal: int
+) -> list[PairedMatch[B]]:
     """The 2k matches of one deal, NEW's and BASE's of each rotation side by side."""
     if k < 2:
         raise ValueError(f"a comparison needs tables of at least 2 seats, not {k}")
     if len(opponents) < k - 1 or len(set(opponents)) != len(opponents):
-        raise ValueError(f"a comparison at tables of {k} needs at least {k - 1} distinct "
-                         f"opponents, not {len(opponents)}")
+        raise ValueError(
+            f"a comparison at tables of {k} needs at least {k - 1} distinct "
+            f"opponents, not {len(opponents)}"
+        )
     deal_seed, lineup = deal_lineup(seed, deal, opponents, k)
     table = (CANDIDATE, *lineup)
-    out = []
+    out: list[PairedMatch[B]] = []
     for rotation in range(k):
         seating = rotate(table, rotation)
         candidate_seat = seating.index(CANDIDATE)
         for side, bot in ((NEW, new), (BASE, base)):
-            seats = tuple(bot if s is CANDIDATE else s for s in seating)
-            out.append(PairedMatch(deal * 2 * k + len(out), deal, rotation, side, candidate_seat,
-                                   deal_seed, seats))
+            seats = cast("tuple[B, ...]", tuple(bot if s is CANDIDATE else s for s in seating))
+            out.append(
+                PairedMatch(
+                    deal * 2 * k + len(out), deal, rotation, side, candidate_seat, deal_seed, seats
+                )
+            )
     return out
 
 
-def paired_matches(new: B, base: B, opponents: Sequence[B], k: int,
-                   seed: int) -> Iterator[PairedMatch[B]]:
+def paired_matches(
+    new: B, base: B, opponents: Sequence[B], k: int, seed: int
+) -> Iterator[PairedMatch[B]]:
     """Every match of the comparison in order, deal after deal, without end (the test stops it)."""
     deal = 0
     while True:
@@ -80,6 +87,8 @@ def observation(k: int, new_scores: Sequence[float], base_scores: Sequence[float
     """A deal's observation: NEW's mean gain per match over BASE, from the candidate seat's score
     in each of the deal's k matches per side."""
     if len(new_scores) != k or len(base_scores) != k:
-        raise ValueError(f"a deal's observation needs {k} scores per side, "
-                         f"not {len(new_scores)} and {len(base_scores)}")
+        raise ValueError(
+            f"a deal's observation needs {k} scores per side, "
+            f"not {len(new_scores)} and {len(base_scores)}"
+        )
     return (sum(new_scores) - sum(base_scores)) / k

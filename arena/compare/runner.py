@@ -63,9 +63,15 @@ class CompareSettings:
 
     def definition(self) -> dict[str, Any]:
         """What makes the comparison the same one when it is run again (stored with it)."""
-        return {"new": self.new, "base": self.base, "opponents": list(self.opponents),
-                "min_gain": self.min_gain, "alpha": self.alpha, "beta": self.beta,
-                "max_matches": self.max_matches}
+        return {
+            "new": self.new,
+            "base": self.base,
+            "opponents": list(self.opponents),
+            "min_gain": self.min_gain,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "max_matches": self.max_matches,
+        }
 
 
 @dataclass
@@ -86,8 +92,9 @@ class Outcome:
         return self.status.verdict
 
 
-def observations(k: int, new: str, base: str,
-                 rows: Sequence[Any]) -> tuple[list[tuple[float, float]], int, int]:
+def observations(
+    k: int, new: str, base: str, rows: Sequence[Any]
+) -> tuple[list[tuple[float, float]], int, int]:
     """(gain, rank gain) per complete deal, in deal order up to the first deal not finished;
     with the number of deals with a match given up (skipped: no pair to compare), and the number
     of matches finished. `rows` are Store.match_scores rows."""
@@ -113,8 +120,12 @@ def observations(k: int, new: str, base: str,
                     seat = m.bots.index(side)
                     scores[side].append(m.scores[seat])
                     ranks[side].append(m.ranks[seat])
-        out.append((plan.observation(k, scores[new], scores[base]),
-                    plan.observation(k, ranks[base], ranks[new])))
+        out.append(
+            (
+                plan.observation(k, scores[new], scores[base]),
+                plan.observation(k, ranks[base], ranks[new]),
+            )
+        )
     return out, void, finished
 
 
@@ -131,8 +142,9 @@ def outcome(settings: CompareSettings, rows: Sequence[Any]) -> Outcome:
         status = sprt.status(spec, gain, settings.max_deals)
         if status.verdict is not None:
             break
-    return Outcome(status=status, gain=gain, rank_gain=rank_gain, deals=used,
-                   matches=finished, void_deals=void)
+    return Outcome(
+        status=status, gain=gain, rank_gain=rank_gain, deals=used, matches=finished, void_deals=void
+    )
 
 
 def stored_settings(ladder: Any) -> CompareSettings:
@@ -141,18 +153,28 @@ def stored_settings(ladder: Any) -> CompareSettings:
     d = ladder.settings.get("comparison")
     if not d:
         raise ValueError(f"{ladder.name!r} is a ladder, not a comparison")
-    return CompareSettings(db=Path(), name=ladder.name, new=d["new"], base=d["base"],
-                           opponents=tuple(d["opponents"]), game=ladder.game,
-                           table_size=ladder.table_size, options=dict(ladder.options),
-                           min_gain=d["min_gain"], alpha=d["alpha"], beta=d["beta"],
-                           max_matches=d["max_matches"], seed=ladder.seed)
+    return CompareSettings(
+        db=Path(),
+        name=ladder.name,
+        new=d["new"],
+        base=d["base"],
+        opponents=tuple(d["opponents"]),
+        game=ladder.game,
+        table_size=ladder.table_size,
+        options=dict(ladder.options),
+        min_gain=d["min_gain"],
+        alpha=d["alpha"],
+        beta=d["beta"],
+        max_matches=d["max_matches"],
+        seed=ladder.seed,
+    )
 
 
 def llr_path(settings: CompareSettings, rows: Sequence[Any]) -> list[float]:
     """The test's LLR after each deal it used (for the comparison's chart)."""
     pairs, _, _ = observations(settings.table_size, settings.new, settings.base, rows)
     spec, running, out = settings.hypotheses, sprt.Running(), []
-    for x, _ in pairs[:outcome(settings, rows).deals]:
+    for x, _ in pairs[: outcome(settings, rows).deals]:
         running = running.add(x)
         out.append(sprt.llr(spec, running))
     return out
@@ -165,20 +187,35 @@ def _finite(x: float) -> float | None:
 
 def outcome_json(settings: CompareSettings, o: Outcome) -> dict[str, Any]:
     s = o.status
-    return {"comparison": settings.name, "new": settings.new, "base": settings.base,
-            "opponents": list(settings.opponents), "game": settings.game,
-            "table_size": settings.table_size, "options": settings.options,
-            "min_gain": settings.min_gain, "alpha": settings.alpha, "beta": settings.beta,
-            "max_matches": settings.max_matches, "seed": settings.seed,
-            "verdict": o.verdict, "interrupted": o.interrupted, "deals": s.n,
-            "matches": o.matches, "void_deals": o.void_deals, "mean_gain": _finite(s.mean),
-            "interval": [_finite(s.low), _finite(s.high)],
-            "mean_rank_gain": _finite(o.rank_gain.mean) if o.rank_gain.n else None,
-            "llr": _finite(s.llr), "bounds": [_finite(s.lower), _finite(s.upper)]}
+    return {
+        "comparison": settings.name,
+        "new": settings.new,
+        "base": settings.base,
+        "opponents": list(settings.opponents),
+        "game": settings.game,
+        "table_size": settings.table_size,
+        "options": settings.options,
+        "min_gain": settings.min_gain,
+        "alpha": settings.alpha,
+        "beta": settings.beta,
+        "max_matches": settings.max_matches,
+        "seed": settings.seed,
+        "verdict": o.verdict,
+        "interrupted": o.interrupted,
+        "deals": s.n,
+        "matches": o.matches,
+        "void_deals": o.void_deals,
+        "mean_gain": _finite(s.mean),
+        "interval": [_finite(s.low), _finite(s.high)],
+        "mean_rank_gain": _finite(o.rank_gain.mean) if o.rank_gain.n else None,
+        "llr": _finite(s.llr),
+        "bounds": [_finite(s.lower), _finite(s.upper)],
+    }
 
 
-def run_comparison(settings: CompareSettings,
-                   on_progress: Callable[[Outcome], None] | None = None) -> Outcome:
+def run_comparison(
+    settings: CompareSettings, on_progress: Callable[[Outcome], None] | None = None
+) -> Outcome:
     """Create (or resume) the comparison and play it until the test decides or the cap. Ctrl-C
     or SIGTERM stops it cleanly (Outcome.interrupted); the same call again resumes."""
     return asyncio.run(_run(settings, on_progress or (lambda o: None)))
@@ -196,8 +233,9 @@ async def _run(settings: CompareSettings, on_progress: Callable[[Outcome], None]
         await store.close()
 
 
-async def _play(settings: CompareSettings, store, tasks: list,
-                on_progress: Callable[[Outcome], None]) -> Outcome:
+async def _play(
+    settings: CompareSettings, store, tasks: list, on_progress: Callable[[Outcome], None]
+) -> Outcome:
     from arena.ladder.executors import make_executor
     from arena.ladder.runner import LadderRunner
     from arena.stopsignals import on_stop_signals
@@ -205,13 +243,24 @@ async def _play(settings: CompareSettings, store, tasks: list,
 
     k = settings.table_size
     bots = (settings.new, settings.base, *settings.opponents)
-    ladder = await store.run(Store.ensure_comparison, settings.name, settings.game, k, bots,
-                             options=settings.options, seed=settings.seed,
-                             comparison=settings.definition())
+    ladder = await store.run(
+        Store.ensure_comparison,
+        settings.name,
+        settings.game,
+        k,
+        bots,
+        options=settings.options,
+        seed=settings.seed,
+        comparison=settings.definition(),
+    )
     bot_rows = [await store.run(Store.get_bot, name) for name in ladder.bots]
-    executor = make_executor(settings.executor, store, settings.run_dir / settings.name,
-                             resource_limits=settings.resource_limits,
-                             ray_address=settings.ray_address)
+    executor = make_executor(
+        settings.executor,
+        store,
+        settings.run_dir / settings.name,
+        resource_limits=settings.resource_limits,
+        ray_address=settings.ray_address,
+    )
     runner = LadderRunner(store, executor, settings.limits, settings.concurrency)
     # Enough deals at once to keep every slot busy, and at least two: the test can stop only
     # between batches, so a batch is small against the deals a verdict needs (8 or more).
@@ -231,8 +280,9 @@ async def _play(settings: CompareSettings, store, tasks: list,
                     # up leave the test short of its cap, so it ends undecided here.
                     current.status = sprt.status(settings.hypotheses, current.gain, 0)
                     return current
-                await _append_deals(store, settings, planned,
-                                    min(batch, settings.max_deals - planned))
+                await _append_deals(
+                    store, settings, planned, min(batch, settings.max_deals - planned)
+                )
             task = asyncio.ensure_future(runner.run(settings.name, bot_rows))
             tasks[:] = [task]
             with on_stop_signals(task.cancel):
@@ -251,9 +301,18 @@ async def _play(settings: CompareSettings, store, tasks: list,
 async def _append_deals(store, settings: CompareSettings, first: int, count: int) -> None:
     from arena.store import Store
 
-    matches = [m for deal in range(first, first + count)
-               for m in plan.deal_matches(settings.new, settings.base, settings.opponents,
-                                          settings.table_size, settings.seed, deal)]
+    matches = [
+        m
+        for deal in range(first, first + count)
+        for m in plan.deal_matches(
+            settings.new,
+            settings.base,
+            settings.opponents,
+            settings.table_size,
+            settings.seed,
+            deal,
+        )
+    ]
     rows = [_Scheduled(m.index, m.deal, m.deal, m.rotation, m.seed) for m in matches]
     await store.run(Store.append_matches, settings.name, rows, [m.seats for m in matches])
 

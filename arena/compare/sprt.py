@@ -59,8 +59,10 @@ class Hypotheses:
 
     def __post_init__(self) -> None:
         if not self.delta1 > self.delta0:
-            raise ValueError(f"the difference to detect ({self.delta1}) must be larger than the "
-                             f"null difference ({self.delta0}); pass a positive --min-gain")
+            raise ValueError(
+                f"the difference to detect ({self.delta1}) must be larger than the "
+                f"null difference ({self.delta0}); pass a positive --min-gain"
+            )
         for name, rate in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0 < rate < 0.5:
                 raise ValueError(f"{name} must be between 0 and 0.5 (exclusive), not {rate}")

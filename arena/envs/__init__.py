@@ -13,8 +13,9 @@ from typing import Any
 try:
     import pettingzoo  # noqa: F401
 except ImportError as err:  # pragma: no cover - depends on the install
-    raise ImportError("arena.envs needs the rl extra: pip install 'arena[rl]' "
-                      "(pettingzoo, gymnasium, numpy)") from err
+    raise ImportError(
+        "arena.envs needs the rl extra: pip install 'arena[rl]' (pettingzoo, gymnasium, numpy)"
+    ) from err
 
 from pettingzoo.utils import wrappers
 

@@ -24,12 +24,12 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from arena_sdk import features
-from arena_sdk import wire as sdk_wire
 from pettingzoo import AECEnv
 
 from arena.games import IllegalActionError, make_game
 from arena.referee import wire as referee_wire
+from arena_sdk import features
+from arena_sdk import wire as sdk_wire
 
 from .arrays import mask_function, observation_array
 
@@ -46,8 +46,15 @@ class ArenaEnv(AECEnv):
 
     metadata = {"name": "arena_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
-    def __init__(self, game: str = "balloon", num_players: int = 2, *, reward: str = "score",
-                 render_mode: str | None = None, **options: Any):
+    def __init__(
+        self,
+        game: str = "balloon",
+        num_players: int = 2,
+        *,
+        reward: str = "score",
+        render_mode: str | None = None,
+        **options: Any,
+    ):
         super().__init__()
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
@@ -57,16 +64,19 @@ class ArenaEnv(AECEnv):
         self.game_name = game
         self.reward_kind = reward
         self.render_mode = render_mode
-        self.metadata = dict(self.metadata, name=f"arena_{game}_v0",
-                             is_parallelizable=game == "boom")
+        self.metadata = dict(
+            self.metadata, name=f"arena_{game}_v0", is_parallelizable=game == "boom"
+        )
         self.possible_agents = [agent_name(s) for s in range(num_players)]
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
         size = features.observation_size(game, num_players)
         count = features.action_count(game)
-        space = gymnasium.spaces.Dict({
-            "observation": gymnasium.spaces.Box(-np.inf, np.inf, (size,), np.float32),
-            "action_mask": gymnasium.spaces.Box(0, 1, (count,), np.int8),
-        })
+        space = gymnasium.spaces.Dict(
+            {
+                "observation": gymnasium.spaces.Box(-np.inf, np.inf, (size,), np.float32),
+                "action_mask": gymnasium.spaces.Box(0, 1, (count,), np.int8),
+            }
+        )
         self._observation_spaces = {a: space for a in self.possible_agents}
         self._action_spaces = {a: gymnasium.spaces.Discrete(count) for a in self.possible_agents}
         self._no_mask = np.zeros(count, np.int8)
@@ -106,7 +116,7 @@ class ArenaEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._held: list[tuple[int, Any]] = []
         self._start_step()
 
@@ -128,11 +138,11 @@ class ArenaEnv(AECEnv):
         """The agents yet to choose in the step being played, in the order they are asked."""
         if self.engine_state.is_over():
             return []
-        return [self.possible_agents[s] for s in self._queue[self._pos:]]
+        return [self.possible_agents[s] for s in self._queue[self._pos :]]
 
     def _is_pending(self, seat: int) -> bool:
         """Whether the seat has yet to choose in the step being played."""
-        return seat in self._queue[self._pos:] and not self.engine_state.is_over()
+        return seat in self._queue[self._pos :] and not self.engine_state.is_over()
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -149,8 +159,10 @@ class ArenaEnv(AECEnv):
         except (TypeError, ValueError) as err:
             raise ValueError(f"{agent} cannot play {action!r}: {err}") from None
         except IndexError:
-            raise ValueError(f"{agent} cannot play {action!r}: {self.game_name} action numbers "
-                             f"are 0..{len(self._actions) - 1}") from None
+            raise ValueError(
+                f"{agent} cannot play {action!r}: {self.game_name} action numbers "
+                f"are 0..{len(self._actions) - 1}"
+            ) from None
         if len(self._queue) == 1:  # one seat to act: the engine checks the action and plays it
             try:
                 state.apply_action(seat, engine_action)
@@ -179,7 +191,8 @@ class ArenaEnv(AECEnv):
         return ValueError(
             f"{agent} cannot play action number {int(action)} "
             f"({self.game.action_to_string(engine_action)}) now; the legal numbers are "
-            f"{sorted(features.legal_indices(self.game_name, legal))} (the action_mask)")
+            f"{sorted(features.legal_indices(self.game_name, legal))} (the action_mask)"
+        )
 
     def _finish(self) -> None:
         state = self.engine_state
@@ -207,8 +220,7 @@ class ArenaEnv(AECEnv):
         to choose now."""
         seat = self._seat[agent]
         legal = self.engine_state.legal_actions(seat) if self._is_pending(seat) else ()
-        return tuple(sdk_wire.action(referee_wire.action_to_pb(self.game_name, a))
-                     for a in legal)
+        return tuple(sdk_wire.action(referee_wire.action_to_pb(self.game_name, a)) for a in legal)
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from arena_sdk import features
 
 from arena.games.boom import LegalPairs
+from arena_sdk import features
 
 
 def observation_array(state: Any, seat: int, size: int) -> np.ndarray:
@@ -41,8 +41,13 @@ def mask_function(game: str) -> Callable[[Sequence[Any]], np.ndarray]:
     # table whose diagonal holds 0 (a pair step's mask is 0 there: "play nothing" is not legal)
     single_number = {(c,): features.action_index(game, (c,)) for c in range(features.BOOM_RUSE + 1)}
     ids = range(features.BOOM_RUSE + 1)
-    pair_number = np.array([[features.action_index(game, (min(a, b), max(a, b))) if a != b else 0
-                             for b in ids] for a in ids], intp)
+    pair_number = np.array(
+        [
+            [features.action_index(game, (min(a, b), max(a, b))) if a != b else 0 for b in ids]
+            for a in ids
+        ],
+        intp,
+    )
 
     def boom_mask(legal: Sequence[tuple[int, ...]]) -> np.ndarray:
         if legal.__class__ is tuple and len(legal[0]) == 1:  # a one-card step

@@ -18,10 +18,15 @@ from .aec import ArenaEnv
 class BoomParallelEnv(ParallelEnv):
     metadata = {"name": "arena_boom_parallel_v0", "render_modes": ["ansi"]}
 
-    def __init__(self, num_players: int = 4, *, reward: str = "score",
-                 render_mode: str | None = None, **options: Any):
-        self.aec = ArenaEnv("boom", num_players, reward=reward, render_mode=render_mode,
-                            **options)
+    def __init__(
+        self,
+        num_players: int = 4,
+        *,
+        reward: str = "score",
+        render_mode: str | None = None,
+        **options: Any,
+    ):
+        self.aec = ArenaEnv("boom", num_players, reward=reward, render_mode=render_mode, **options)
         self.render_mode = render_mode
         self.possible_agents = self.aec.possible_agents[:]
         self.agents: list[str] = []
@@ -51,14 +56,16 @@ class BoomParallelEnv(ParallelEnv):
             raise ValueError("the match is over: call reset() before step()")
         for agent in aec.pending_agents():
             if agent not in actions or actions[agent] is None:
-                raise ValueError(f"{agent} must choose in this step: give an action for it "
-                                 f"(a number where its action_mask is 1)")
+                raise ValueError(
+                    f"{agent} must choose in this step: give an action for it "
+                    f"(a number where its action_mask is 1)"
+                )
             aec.step(actions[agent])
         observations = {a: aec.observe(a) for a in self.agents}
         rewards = {a: aec.rewards[a] for a in self.agents}
         terminations = {a: aec.terminations[a] for a in self.agents}
         truncations = {a: False for a in self.agents}
-        infos = {a: {} for a in self.agents}
+        infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         if aec.engine_state.is_over():
             self.agents = []
         return observations, rewards, terminations, truncations, infos

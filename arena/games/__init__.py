@@ -54,6 +54,17 @@ def game_from_config(config: dict[str, Any], engine_version: str | None = None) 
 
 
 __all__ = [
-    "Action", "ConfigError", "EngineVersionError", "Event", "Game", "IllegalActionError",
-    "RulesError", "State", "game_class", "game_from_config", "game_names", "make_game", "ranks_from_scores",
+    "Action",
+    "ConfigError",
+    "EngineVersionError",
+    "Event",
+    "Game",
+    "IllegalActionError",
+    "RulesError",
+    "State",
+    "game_class",
+    "game_from_config",
+    "game_names",
+    "make_game",
+    "ranks_from_scores",
 ]

@@ -258,10 +258,21 @@ class BalloonGame(Game):
         return BalloonState(self, tuple(dealt))
 
     def state_in_round(
-        self, decks: tuple[tuple[int, ...], ...], *, round_number: int, start_seat: int,
-        turn: int, to_act: int, hands: Sequence[tuple[int, ...]], face_up: Sequence[int],
-        table: Sequence[Played], undealt: tuple[int, ...], dropped_out: Sequence[int],
-        chips: Sequence[int], chips_in_middle: int, first_drop_out_chip: bool,
+        self,
+        decks: tuple[tuple[int, ...], ...],
+        *,
+        round_number: int,
+        start_seat: int,
+        turn: int,
+        to_act: int,
+        hands: Sequence[tuple[int, ...]],
+        face_up: Sequence[int],
+        table: Sequence[Played],
+        undealt: tuple[int, ...],
+        dropped_out: Sequence[int],
+        chips: Sequence[int],
+        chips_in_middle: int,
+        first_drop_out_chip: bool,
         totals: Sequence[int],
     ) -> "BalloonState":
         """A state in the middle of round `round_number`, from its parts (as an observation
@@ -362,7 +373,7 @@ class BalloonState(State):
             i = legal.index(action)
         except ValueError:
             raise self._illegal(seat, action) from None
-        self._legal[seat] = legal[:i] + legal[i + 1:]
+        self._legal[seat] = legal[:i] + legal[i + 1 :]
         self._vol[seat] -= CARD_VALUE[action]
         colour = CARD_COLOUR[action]
         counts = self._counts
@@ -422,18 +433,38 @@ class BalloonState(State):
             raise RulesError(f"seat must be 0..{n - 1}, not {seat!r}")
         legal = self._legal
         # own hand [0, 50), face-up cards [50, 100), the table [100, 150)
-        ones = [*legal[seat][:-1], *map(_FACE_UP_FEATURE.__getitem__, self._face_up),
-                *map(_TABLE_FEATURE.__getitem__, map(_card_of, self._table()))]
+        ones = [
+            *legal[seat][:-1],
+            *map(_FACE_UP_FEATURE.__getitem__, self._face_up),
+            *map(_TABLE_FEATURE.__getitem__, map(_card_of, self._table())),
+        ]
         # then every value from 150 on
         to_act = -1 if self._over else self._to_act
         start, dropped, chips, totals = self._start, self._dropped, self._chips, self._totals
         c = self._counts
-        values = [c[0] / 8, c[1] / 8, c[2] / 8, c[3] / 8, c[4] / 8, c[5] / 8, self._round / 5,
-                  self._turn / 12, self._size / 50, self._vol[seat] / 50, self._middle / 12,
-                  1.0 if self._first_chip > 0 else 0.0]
+        values = [
+            c[0] / 8,
+            c[1] / 8,
+            c[2] / 8,
+            c[3] / 8,
+            c[4] / 8,
+            c[5] / 8,
+            self._round / 5,
+            self._turn / 12,
+            self._size / 50,
+            self._vol[seat] / 50,
+            self._middle / 12,
+            1.0 if self._first_chip > 0 else 0.0,
+        ]
         for s in (*range(seat, n), *range(seat)):  # seats rotated: the observer first
-            values += ((len(legal[s]) - 1) / 10, 1.0 if dropped[s] else 0.0, chips[s] / 12,
-                       totals[s] / 100, 1.0 if to_act == s else 0.0, 1.0 if start == s else 0.0)
+            values += (
+                (len(legal[s]) - 1) / 10,
+                1.0 if dropped[s] else 0.0,
+                chips[s] / 12,
+                totals[s] / 100,
+                1.0 if to_act == s else 0.0,
+                1.0 if start == s else 0.0,
+            )
         return ones, _FEATURE_TAIL[n], values
 
     def _table(self) -> tuple[Played, ...]:
@@ -444,8 +475,9 @@ class BalloonState(State):
         if start != self._round_log:
             start, scanned, table = self._round_log, self._round_log, ()
         if scanned < len(log):
-            table += tuple(Played(e[0], e[1], e[2]) for e in log[scanned:]
-                           if len(e) == 4 and type(e[0]) is int)
+            table += tuple(
+                Played(e[0], e[1], e[2]) for e in log[scanned:] if len(e) == 4 and type(e[0]) is int
+            )
         self._table_cache = (start, len(log), table)
         return table
 
@@ -456,7 +488,7 @@ class BalloonState(State):
     def events(self) -> tuple[Event, ...]:
         cache = self._events_cache
         log = self._log
-        for entry in log[len(cache):]:
+        for entry in log[len(cache) :]:
             cache.append(_event_from_entry(entry))
         return tuple(cache)
 
@@ -499,12 +531,29 @@ class BalloonState(State):
     def snapshot(self) -> tuple:
         """Every field of the state as plain values: equal snapshots, equal states."""
         return (
-            self._n, self._decks, self._round, self._start, self._turn, tuple(self._order),
-            self._pos, -1 if self._over else self._to_act, self._seats, self._over,
+            self._n,
+            self._decks,
+            self._round,
+            self._start,
+            self._turn,
+            tuple(self._order),
+            self._pos,
+            -1 if self._over else self._to_act,
+            self._seats,
+            self._over,
             tuple(self._legal),
-            tuple(self._vol), tuple(self._counts), self._size, self._face_up, self._undealt,
-            self._middle, self._first_chip, tuple(self._chips), tuple(self._dropped),
-            tuple(self._totals), tuple(self._log), self._round_log,
+            tuple(self._vol),
+            tuple(self._counts),
+            self._size,
+            self._face_up,
+            self._undealt,
+            self._middle,
+            self._first_chip,
+            tuple(self._chips),
+            tuple(self._dropped),
+            tuple(self._totals),
+            tuple(self._log),
+            self._round_log,
         )
 
     # ---- rules ------------------------------------------------------------------------------
@@ -518,12 +567,12 @@ class BalloonState(State):
         vol = []
         value = CARD_VALUE.__getitem__
         for s in range(n):
-            hand = deck[s * size:(s + 1) * size]
+            hand = deck[s * size : (s + 1) * size]
             vol.append(sum(map(value, hand)))
             hand = sorted(hand)
             hand.append(DROP_OUT)
             legal.append(tuple(hand))
-        face_up = tuple(deck[n * size:n * size + f])
+        face_up = tuple(deck[n * size : n * size + f])
         counts = [0] * (BLACK_INDEX + 1)
         for c in face_up:
             counts[CARD_COLOUR[c]] += 1
@@ -540,15 +589,14 @@ class BalloonState(State):
         self._counts = counts
         self._size = f
         self._face_up = face_up
-        self._undealt = deck[n * size + f:]
+        self._undealt = deck[n * size + f :]
         self._first_chip = FIRST_DROP_OUT_CHIPS
         self._middle = CHIPS_BY_PLAYER_COUNT[n] - FIRST_DROP_OUT_CHIPS
         self._chips = [0] * n
         self._dropped = [0] * n
         self._round_log = len(self._log)
         self._log.append(
-            (_ROUND_START, round_, start, (size,) * n, face_up, self._middle,
-             self._first_chip)
+            (_ROUND_START, round_, start, (size,) * n, face_up, self._middle, self._first_chip)
         )
 
     def _drop_out(self, seat: int) -> None:
@@ -599,8 +647,18 @@ class BalloonState(State):
         for s in range(n):
             totals[s] += scores[s]
         self._log.append(
-            (_ROUND_END, round_, size, tuple(h[:-1] for h in self._legal), tuple(vol), complete,
-             share, tuple(chips), scores, tuple(totals))
+            (
+                _ROUND_END,
+                round_,
+                size,
+                tuple(h[:-1] for h in self._legal),
+                tuple(vol),
+                complete,
+                share,
+                tuple(chips),
+                scores,
+                tuple(totals),
+            )
         )
         if round_ == NUM_ROUNDS:
             self._over = True
@@ -639,25 +697,50 @@ def _event_from_entry(e: tuple) -> Event:
     kind = e[0]
     if type(kind) is int:
         if e[1] == DROP_OUT:
-            return Event("drop_out", kind, {
-                "turn": e[2], "early_chips": e[3], "first_drop_out_chips": e[4],
-                "chips": e[3] + e[4],
-            })
-        return Event("play", kind, {
-            "card": e[1], "turn": e[2], "third_card_chips": e[3], "chips": e[3]})
+            return Event(
+                "drop_out",
+                kind,
+                {
+                    "turn": e[2],
+                    "early_chips": e[3],
+                    "first_drop_out_chips": e[4],
+                    "chips": e[3] + e[4],
+                },
+            )
+        return Event(
+            "play", kind, {"card": e[1], "turn": e[2], "third_card_chips": e[3], "chips": e[3]}
+        )
     if kind == _ROUND_START:
         _, round_, start, hand_sizes, face_up, middle, first = e
-        return Event("round_start", start, {
-            "round": round_, "start_seat": start, "hand_sizes": hand_sizes, "face_up": face_up,
-            "chips_in_middle": middle, "first_drop_out_chips": first,
-        })
+        return Event(
+            "round_start",
+            start,
+            {
+                "round": round_,
+                "start_seat": start,
+                "hand_sizes": hand_sizes,
+                "face_up": face_up,
+                "chips_in_middle": middle,
+                "first_drop_out_chips": first,
+            },
+        )
     if kind == _ROUND_END:
         _, round_, size, hands, volumes, complete, share, chips, scores, totals = e
-        return Event("round_end", -1, {
-            "round": round_, "size": size, "hands": hands, "volumes": volumes,
-            "complete": complete, "complete_share": share, "chips": chips,
-            "round_scores": scores, "totals": totals,
-        })
+        return Event(
+            "round_end",
+            -1,
+            {
+                "round": round_,
+                "size": size,
+                "hands": hands,
+                "volumes": volumes,
+                "complete": complete,
+                "complete_share": share,
+                "chips": chips,
+                "round_scores": scores,
+                "totals": totals,
+            },
+        )
     if kind == _MATCH_END:
         return Event("match_end", -1, {"totals": e[1], "ranks": ranks_from_scores(e[1])})
     if kind == _SAMPLED:
@@ -720,8 +803,9 @@ def recount_scores(events: Sequence[Event]) -> tuple[int, ...]:
     return tuple(totals)
 
 
-_clone_state = clone_function(BalloonState, BalloonState._SHARED_FIELDS,
-                              BalloonState._COPIED_FIELDS)
+_clone_state = clone_function(
+    BalloonState, BalloonState._SHARED_FIELDS, BalloonState._COPIED_FIELDS
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -751,7 +835,7 @@ def sample_state(observation: BalloonObservation, rng: random.Random) -> Balloon
             hands.append(tuple(sorted(obs.hand)))
         else:
             m = obs.hand_sizes[s]
-            hands.append(tuple(sorted(unseen[k:k + m])))
+            hands.append(tuple(sorted(unseen[k : k + m])))
             k += m
     undealt = tuple(sorted(unseen[k:]))
     decks = [shuffled_deck(rng, cards_dealt(n, r)) for r in range(1, NUM_ROUNDS + 1)]
@@ -765,11 +849,36 @@ def sample_state(observation: BalloonObservation, rng: random.Random) -> Balloon
 
 
 __all__ = [
-    "BLACK", "BLACK_CARD_VALUES", "CARDS", "CARD_COLOUR", "CARD_VALUE", "CHIPS_BY_PLAYER_COUNT",
-    "CHIP_POINTS_BY_ROUND", "COLOURS", "COLOUR_CARD_VALUES", "DROP_OUT",
-    "EARLY_DROP_OUT_BASE", "FACE_UP_CARDS_BY_PLAYER_COUNT", "FIRST_DROP_OUT_CHIPS",
-    "HAND_SIZE_BY_ROUND", "NUM_CARDS", "NUM_ROUNDS", "THIRD_CARD_CHIPS", "THIRD_CARD_POSITION",
-    "BalloonGame", "BalloonObservation", "BalloonState", "Card", "Played", "action_to_string",
-    "card_name", "cards_dealt", "deck_from_hands", "early_drop_out_chips", "recount_scores",
-    "round_points", "sample_state", "shuffled_deck",
+    "BLACK",
+    "BLACK_CARD_VALUES",
+    "CARDS",
+    "CARD_COLOUR",
+    "CARD_VALUE",
+    "CHIPS_BY_PLAYER_COUNT",
+    "CHIP_POINTS_BY_ROUND",
+    "COLOURS",
+    "COLOUR_CARD_VALUES",
+    "DROP_OUT",
+    "EARLY_DROP_OUT_BASE",
+    "FACE_UP_CARDS_BY_PLAYER_COUNT",
+    "FIRST_DROP_OUT_CHIPS",
+    "HAND_SIZE_BY_ROUND",
+    "NUM_CARDS",
+    "NUM_ROUNDS",
+    "THIRD_CARD_CHIPS",
+    "THIRD_CARD_POSITION",
+    "BalloonGame",
+    "BalloonObservation",
+    "BalloonState",
+    "Card",
+    "Played",
+    "action_to_string",
+    "card_name",
+    "cards_dealt",
+    "deck_from_hands",
+    "early_drop_out_chips",
+    "recount_scores",
+    "round_points",
+    "sample_state",
+    "shuffled_deck",
 ]

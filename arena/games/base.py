@@ -84,8 +84,10 @@ class Game(abc.ABC):
     @classmethod
     def version_advice(cls, version: str) -> str:
         """What to do with a match recorded under a version this Arena cannot play."""
-        return (f"re-run it with the Arena release it was played with (whose {cls.name} engine "
-                f"is version {version})")
+        return (
+            f"re-run it with the Arena release it was played with (whose {cls.name} engine "
+            f"is version {version})"
+        )
 
     @classmethod
     def at_engine_version(cls, version: str) -> type["Game"]:

@@ -32,8 +32,14 @@ from operator import add, attrgetter, itemgetter, lt, mod
 from struct import Struct
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from .base import ConfigError  # noqa: F401 (re-exported: boom.ConfigError)
-from .base import Event, Game, IllegalActionError, RulesError, State
+from .base import (
+    ConfigError,  # noqa: F401 (re-exported: boom.ConfigError)
+    Event,
+    Game,
+    IllegalActionError,
+    RulesError,
+    State,
+)
 from .copying import clone_function
 
 try:  # hashlib.blake2b is this; importing it from here skips loading OpenSSL (~15 ms)
@@ -43,16 +49,44 @@ except ImportError:  # pragma: no cover - Pythons without the builtin module
 
 # The rules data, the values seats see and the rules told plainly are the specification's
 # (boom_plain); this engine builds its tables from them and is checked against it.
-from .boom_plain import HAND_SIZE_END, ROUND_LIMIT_END, STUCK_END
 from .boom_plain import (  # noqa: F401 - re-exported: arena.games.boom is the public module
-    ADVANCED_DEAL, ADVANCED_REMOVED_VALUES, BASIC_DEAL, COLOURS, FEWEST_CARDS_BONUS,
-    FEWEST_CARDS_BONUS_EVERY_ROUND, GAME_END_HAND_SIZE, GUARDS, MAX_GAME_ROUNDS, MAX_PLAYERS,
-    NUM_CARDS, NUM_COLOURS, NUM_GUARDS, RUSE, RUSE_STEPS, SERIES_TARGET, SHORT_HAND_PLAYS_ALL,
-    STEP_CARDS, VALUES, BoomObservation, ParadiseCard, action_to_string, any_escape, card_colour,
-    card_to_string, card_value, BoomGameBase, escape_points, illegal_reason,
-    plays_whole_hand, provably_stuck, recount_scores, removed_cards,
+    ADVANCED_DEAL,
+    ADVANCED_REMOVED_VALUES,
+    BASIC_DEAL,
+    COLOURS,
+    FEWEST_CARDS_BONUS,
+    FEWEST_CARDS_BONUS_EVERY_ROUND,
+    GAME_END_HAND_SIZE,
+    GUARDS,
+    HAND_SIZE_END,
+    MAX_GAME_ROUNDS,
+    MAX_PLAYERS,
+    NUM_CARDS,
+    NUM_COLOURS,
+    NUM_GUARDS,
+    ROUND_LIMIT_END,
+    RUSE,
+    RUSE_STEPS,
+    SERIES_TARGET,
+    SHORT_HAND_PLAYS_ALL,
+    STEP_CARDS,
+    STUCK_END,
+    VALUES,
+    BoomGameBase,
+    BoomObservation,
+    ParadiseCard,
+    action_to_string,
+    any_escape,
+    card_colour,
+    card_to_string,
+    card_value,
+    escape_points,
+    illegal_reason,
+    plays_whole_hand,
+    provably_stuck,
+    recount_scores,
+    removed_cards,
 )  # fmt: skip
-
 
 # Precomputed tables for the round resolution. A seat's cards of one round are summed into one
 # int "word" (_WORDS[seat][card]): bit `card` marks the card, and above bit _SUM_BASE are bytes
@@ -73,7 +107,8 @@ _WORDS: tuple[tuple[int, ...], ...] = tuple(
         | VALUES[c % 10] << _SUM_BASE + 8 * (NUM_COLOURS + _SEAT_BYTES * seat + c // 10)
         | 1 << _SUM_BASE + 8 * (NUM_COLOURS + _SEAT_BYTES * seat + NUM_COLOURS)
         for c in range(NUM_CARDS)
-    ) + (0,)  # RUSE (50) counts for nothing
+    )
+    + (0,)  # RUSE (50) counts for nothing
     for seat in range(MAX_PLAYERS)
 )
 _COUNT_AT = NUM_COLOURS + NUM_COLOURS  # the count byte of seat 0
@@ -110,9 +145,7 @@ for _mask in range(1 << NUM_COLOURS):
         (col, col * len(VALUES), NUM_COLOURS + col)
         for col in range(NUM_COLOURS) if _mask >> col & 1
     )  # fmt: skip
-    _UNDER_BYTES[_bits] = sum(
-        0xFF << 8 * col for col in range(NUM_COLOURS) if not _mask >> col & 1
-    )
+    _UNDER_BYTES[_bits] = sum(0xFF << 8 * col for col in range(NUM_COLOURS) if not _mask >> col & 1)
 # What a draw of chance is for (see _draw_digits).
 _DEAL_DRAW = 0
 _GUARD_DRAW = 1
@@ -125,7 +158,7 @@ def _digit_plan(radices: tuple[int, ...]) -> tuple:
     assert all(1 <= r <= 256 for r in radices), "a value's high byte decides (see _draw_digits)"
     size = 2 * len(radices)
     return (
-        radices, Struct("<%dH" % len(radices)).unpack_from,
+        radices, Struct(f"<{len(radices)}H").unpack_from,
         tuple(r * (65536 // r) for r in radices), size, max(1, -(-size // 64)),
     )  # fmt: skip
 
@@ -273,7 +306,6 @@ class _BuiltPairs(LegalPairs):
     __init__ = object.__init__
 
 
-
 # Every paradise card, by code card * 2 + face_up: immutable, so observations share them.
 _PARADISE_CARDS: tuple[ParadiseCard, ...] = tuple(
     ParadiseCard(code >> 1, bool(code & 1)) for code in range(2 * NUM_CARDS)
@@ -360,7 +392,8 @@ def _round_outcome(record: tuple) -> tuple[list[tuple], list[int], list[tuple[in
     np = len(words)
     sums = (sum(words) >> _SUM_BASE).to_bytes(NUM_COLOURS + _SEAT_BYTES * np, "little")
     out: list[tuple] = [
-        (_GUARD, game_no, round_no, guard, left, reshuffled), (_REVEAL, 1, first),
+        (_GUARD, game_no, round_no, guard, left, reshuffled),
+        (_REVEAL, 1, first),
         (_REVEAL, 2, second),
     ]
     paradise: list[tuple[int, tuple]] = []
@@ -430,9 +463,11 @@ class BoomGame(BoomGameBase):
     @classmethod
     def version_advice(cls, version: str) -> str:
         if version == "1":
-            return ("version 1 dealt from random.Random(seed), which this Arena no longer does; "
-                    "re-run it with an Arena from before commit 028f709 (2026-11-30), whose Boom "
-                    "engine is version 1")
+            return (
+                "version 1 dealt from random.Random(seed), which this Arena no longer does; "
+                "re-run it with an Arena from before commit 028f709 (2026-11-30), whose Boom "
+                "engine is version 1"
+            )
         return super().version_advice(version)
 
     def __init__(self, num_players: int, **options: Any):
@@ -472,8 +507,10 @@ class BoomGame(BoomGameBase):
         # The most bomb cards a seat can hold and still have to play them all in a round: a game
         # can only be stuck (provably_stuck) when no hand is larger, so _resolve_round looks
         # further only then. Version 2 looks after every round (its rule counts them all).
-        self._stuck_gate = NUM_CARDS if self.stalemate_rounds else max(
-            n for n in range(NUM_CARDS + 1) if plays_whole_hand(num_players, n, False)
+        self._stuck_gate = (
+            NUM_CARDS
+            if self.stalemate_rounds
+            else max(n for n in range(NUM_CARDS + 1) if plays_whole_hand(num_players, n, False))
         )
 
     def new_match(self, seed: int) -> "BoomState":
@@ -501,9 +538,25 @@ class BoomGame(BoomGameBase):
         state._next_round()
         return state
 
-    def state_in_round(self, seed, *, game_number, round_number, step, guard_order,
-                       guards_revealed, hands, ruse, discarded_face_up, discarded_face_down,
-                       paradise, scores, series_totals, first_escape=None, dry_rounds=0):
+    def state_in_round(
+        self,
+        seed,
+        *,
+        game_number,
+        round_number,
+        step,
+        guard_order,
+        guards_revealed,
+        hands,
+        ruse,
+        discarded_face_up,
+        discarded_face_down,
+        paradise,
+        scores,
+        series_totals,
+        first_escape=None,
+        dry_rounds=0,
+    ):
         """BoomGameBase.state_in_round."""
         state = BoomState._blank(self, seed)
         state._shuffles = 1  # later reshuffles are new draws, not the one behind guard_order
@@ -948,8 +1001,9 @@ class BoomState(State):
         gate = self._gate
         if all(len(hand) <= gate for hand in hands):
             # the ruse cards played this round are about to go back to their owners
-            ruse = [held or RUSE in a or RUSE in b
-                    for held, a, b in zip(self._has_ruse, first, second)]
+            ruse = [
+                held or RUSE in a or RUSE in b for held, a, b in zip(self._has_ruse, first, second)
+            ]
             if self._stuck(ruse):
                 return _STUCK_END
         return _ROUND_LIMIT_END if self._round >= MAX_GAME_ROUNDS else ""
@@ -1054,9 +1108,9 @@ class BoomState(State):
                 sizes[s] += len(played) - (RUSE in played)
         return BoomObservation(
             seat, np, self._game_no, self._round, 0 if self._over else self._step, self._guard,
-            GUARDS[self._guard], NUM_GUARDS - len(guards_used), guards_used, to_play, hand, has_ruse,
-            tuple(sizes), tuple(map(bool, choice)), self._revealed, paradise, self._disc_up,
-            scores, totals,
+            GUARDS[self._guard], NUM_GUARDS - len(guards_used), guards_used, to_play, hand,
+            has_ruse, tuple(sizes), tuple(map(bool, choice)), self._revealed, paradise,
+            self._disc_up, scores, totals,
         )  # fmt: skip
 
     def feature_values(self, seat: int) -> tuple[list[int], list[int], list[float]]:
@@ -1103,13 +1157,23 @@ class BoomState(State):
         guards_used, _, scores, totals, _ = self._view
         limits = GUARDS[self._guard]
         # guard card 55.., guards used 68.., cards discarded face up 79..
-        ones = [55 + self._guard, *map((68).__add__, guards_used),
-                *map((79).__add__, self._disc_up)]
+        ones = [
+            55 + self._guard,
+            *map((68).__add__, guards_used),
+            *map((79).__add__, self._disc_up),
+        ]
         # limits 63..67, guards left 76, round 77, game number 78
         at = [63, 64, 65, 66, 67, 76, 77, 78]
-        values = [limits[0] / 16, limits[1] / 16, limits[2] / 16, limits[3] / 16,
-                  limits[4] / 16, (NUM_GUARDS - len(guards_used)) / 8, self._round / 20,
-                  self._game_no / 10]
+        values = [
+            limits[0] / 16,
+            limits[1] / 16,
+            limits[2] / 16,
+            limits[3] / 16,
+            limits[4] / 16,
+            (NUM_GUARDS - len(guards_used)) / 8,
+            self._round / 20,
+            self._game_no / 10,
+        ]
         blocks = []
         for s, codes in enumerate(self._paradise):  # codes: card * 2 + face up
             down = [51 + (code >> 1) for code in codes if not code & 1]
@@ -1131,8 +1195,13 @@ class BoomState(State):
             size = len(hands[s])
             if played:
                 size += len(played) - (RUSE in played)
-            blocks.append(([*ones, *revealed[s]], [*offsets, 101, 102],
-                           [*values, size / 16, 1.0 if played else 0.0]))
+            blocks.append(
+                (
+                    [*ones, *revealed[s]],
+                    [*offsets, 101, 102],
+                    [*values, size / 16, 1.0 if played else 0.0],
+                )
+            )
         pending = self._pending
         cache[4:] = pending, len(pending), blocks
         return blocks

@@ -152,7 +152,6 @@ class BoomObservation:
     series_totals: tuple[int, ...]  # totals of the finished games of the series
 
 
-
 # The players a game may have (BoomGame and PlainBoomGame).
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5
@@ -163,6 +162,7 @@ ROUND_LIMIT_END = "round_limit"  # MAX_GAME_ROUNDS
 
 
 # ------------------------------------------------------------------------------ the rules, plainly
+
 
 def cards_to_play(asked: int, held: int) -> int:
     """How many cards a seat plays in an escape step that asks for `asked`, holding `held` cards
@@ -397,6 +397,7 @@ def deal(
 
 # ------------------------------------------------------------------------------ the engine
 
+
 class BoomGameBase(Game):
     """What every Boom game is, whichever engine plays it: its facts, its options and its cards.
     Options: advanced (card removal, open discard, +5 for the fewest cards), ruse (one ruse card
@@ -537,9 +538,25 @@ class PlainBoomGame(BoomGameBase):
         state.start_game(hands, ruse, discards, guard_order)
         return state
 
-    def state_in_round(self, seed, *, game_number, round_number, step, guard_order,
-                       guards_revealed, hands, ruse, discarded_face_up, discarded_face_down,
-                       paradise, scores, series_totals, first_escape=None, dry_rounds=0):
+    def state_in_round(
+        self,
+        seed,
+        *,
+        game_number,
+        round_number,
+        step,
+        guard_order,
+        guards_revealed,
+        hands,
+        ruse,
+        discarded_face_up,
+        discarded_face_down,
+        paradise,
+        scores,
+        series_totals,
+        first_escape=None,
+        dry_rounds=0,
+    ):
         state = PlainBoomState(self, seed, game_number, series_totals)
         state.hands = [sorted(h) for h in hands]
         state.has_ruse = list(ruse)

@@ -9,16 +9,19 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 
-def clone_function(cls: type, shared: Sequence[str], copied: Sequence[str],
-                   nested: Sequence[str] = ()) -> Callable[[Any], Any]:
+def clone_function(
+    cls: type, shared: Sequence[str], copied: Sequence[str], nested: Sequence[str] = ()
+) -> Callable[[Any], Any]:
     """A function that clones an instance of `cls` (a class with __slots__, which must be
     exactly these fields): `shared` fields are assigned as they are (immutable values, or values
     replaced rather than changed), `copied` ones by .copy() (lists and dicts of values that are
     not changed in place), `nested` ones are lists of lists, each inner list copied."""
     fields = [*shared, *copied, *nested]
     if sorted(fields) != sorted(cls.__slots__) or len(set(fields)) != len(fields):
-        raise TypeError(f"{cls.__name__}'s fields {sorted(cls.__slots__)} must each be in one "
-                        f"group of its clone, not {sorted(fields)}")
+        raise TypeError(
+            f"{cls.__name__}'s fields {sorted(cls.__slots__)} must each be in one "
+            f"group of its clone, not {sorted(fields)}"
+        )
     lines = ["def clone(self):", "    new = new_object(cls)"]
     lines += [f"    new.{name} = self.{name}" for name in shared]
     lines += [f"    new.{name} = self.{name}.copy()" for name in copied]

@@ -16,9 +16,16 @@ if TYPE_CHECKING:  # the command line reads EXECUTORS without paying for these
 EXECUTORS = ("local", "ray")
 
 
-def make_executor(kind: str, store: "AsyncStore", run_dir: Path, *,
-                  resource_limits: "ResourceLimits", ray_address: str | None = None, host: str = "127.0.0.1",
-                  port: int = 0) -> "MatchExecutor":
+def make_executor(
+    kind: str,
+    store: "AsyncStore",
+    run_dir: Path,
+    *,
+    resource_limits: "ResourceLimits",
+    ray_address: str | None = None,
+    host: str = "127.0.0.1",
+    port: int = 0,
+) -> "MatchExecutor":
     """The executor `kind` names ("local" or "ray"), with bot logs and work directories under
     `run_dir`. The local one's referee listens on host:port (port 0: any free one); the Ray one
     connects to the cluster at `ray_address`, its referees on the nodes."""

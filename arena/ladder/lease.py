@@ -56,17 +56,23 @@ class Holder:
     @classmethod
     def this_process(cls) -> "Holder":
         pid = os.getpid()
-        return cls(run=secrets.token_hex(8), host=socket.gethostname(), pid=pid,
-                   machine=machine_id(), pid_start=process_start(pid))
+        return cls(
+            run=secrets.token_hex(8),
+            host=socket.gethostname(),
+            pid=pid,
+            machine=machine_id(),
+            pid_start=process_start(pid),
+        )
 
     def describe(self, since: float, heartbeat: float, now: float) -> str:
-        return (f"pid {self.pid} on {self.host}, since {_when(since)} (last renewed "
-                f"{max(0, round(now - heartbeat))} s ago)")
+        return (
+            f"pid {self.pid} on {self.host}, since {_when(since)} (last renewed "
+            f"{max(0, round(now - heartbeat))} s ago)"
+        )
 
     def sees_alive(self, holder: "Holder", heartbeat: float, now: float) -> bool:
         """Whether, seen from this run, the run that holds a lease may still be running."""
         return holder_alive(holder, heartbeat, now, self)
-
 
 
 def machine_id() -> str:
@@ -114,8 +120,9 @@ def _when(t: float) -> str:
 
 
 @contextlib.asynccontextmanager
-async def held(store: AsyncStore, ladders: Sequence[str],
-               on_lost: Callable[[LeaseLost], None]) -> AsyncIterator[list[Lease]]:
+async def held(
+    store: AsyncStore, ladders: Sequence[str], on_lost: Callable[[LeaseLost], None]
+) -> AsyncIterator[list[Lease]]:
     """Hold the leases of these ladders for the block: taken at once (LadderBusy if a live run
     holds one), renewed every RENEW_S, given back at the end. If a renewal finds a lease taken
     over, `on_lost` is called (the caller stops its run) and renewing ends."""
@@ -175,8 +182,7 @@ async def sole_run(store: AsyncStore, ladder: str) -> AsyncIterator[SoleRun]:
 
     async with held(store, [ladder], on_lost) as (lease,):
         if lease.taken_over:
-            log.warning("took over ladder %s from a run that is gone: %s", ladder,
-                        lease.taken_over)
+            log.warning("took over ladder %s from a run that is gone: %s", ladder, lease.taken_over)
         run = SoleRun(lease, lost=early)
         yield run
     if run.lost:

@@ -22,12 +22,12 @@ from typing import Awaitable, Sequence
 
 import grpc
 
+from arena import botcommand
 from arena.games import game_from_config
 from arena.referee.host import RefereeHost
-from arena import botcommand
 from arena.referee.launcher import BotCommandError, BotProcess, ResourceLimits, resolve_command
-from arena.referee.sandbox import SandboxUnavailable
 from arena.referee.match import Limits
+from arena.referee.sandbox import SandboxUnavailable
 from arena.referee.server import Refused
 from arena.results import DISCONNECT, MatchResult
 from arena.store import AsyncStore, Bot, BotAccess, Ladder, Store, StoredMatch
@@ -47,37 +47,54 @@ ACCESS_QUERY_TIMEOUT_S = 5.0
 
 
 def suspended(name: str, reason: str | None) -> Refused:
-    return Refused(grpc.StatusCode.PERMISSION_DENIED,
-                   f"bot {name} is suspended ({reason or 'no reason given'}); it plays no "
-                   "matches until the organiser reinstates it (arena bot reinstate)")
+    return Refused(
+        grpc.StatusCode.PERMISSION_DENIED,
+        f"bot {name} is suspended ({reason or 'no reason given'}); it plays no "
+        "matches until the organiser reinstates it (arena bot reinstate)",
+    )
 
 
-def refusal(name: str, access: BotAccess | None, token_hash: str,
-            issued: bool) -> Refused | None:
+def refusal(name: str, access: BotAccess | None, token_hash: str, issued: bool) -> Refused | None:
     """Why a stream of bot `name` that presented a token with this hash may not play on, or
     None if it may. `access` is the bot's row now (None: removed); `issued`: the token is one
     the referee itself issued to the bot it launched (the registered token is not)."""
     if access is None:
-        return Refused(grpc.StatusCode.UNAUTHENTICATED,
-                       f"bot {name} was removed (arena bot remove); its tokens no longer work")
+        return Refused(
+            grpc.StatusCode.UNAUTHENTICATED,
+            f"bot {name} was removed (arena bot remove); its tokens no longer work",
+        )
     if access.suspended:
         return suspended(name, access.suspended_reason)
-    if issued or (access.token_hash is not None
-                  and hmac.compare_digest(access.token_hash, token_hash)):
+    if issued or (
+        access.token_hash is not None and hmac.compare_digest(access.token_hash, token_hash)
+    ):
         return None
-    return Refused(grpc.StatusCode.UNAUTHENTICATED,
-                   f"the token of bot {name} was rotated (arena bot rotate-token); the old one "
-                   "no longer works: connect with the new one")
+    return Refused(
+        grpc.StatusCode.UNAUTHENTICATED,
+        f"the token of bot {name} was rotated (arena bot rotate-token); the old one "
+        "no longer works: connect with the new one",
+    )
 
 
 class LocalExecutor:
-    def __init__(self, store: AsyncStore, run_dir: Path, host: str = "127.0.0.1",
-                 port: int = 0, resource_limits: ResourceLimits = ResourceLimits()):
+    def __init__(
+        self,
+        store: AsyncStore,
+        run_dir: Path,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        resource_limits: ResourceLimits = ResourceLimits(),
+    ):
         self.store = store
         self.run_dir = run_dir
         self.node = socket.gethostname()
-        self.referee = RefereeHost(run_dir, authenticate=self._authenticate, host=host,
-                                   port=port, resource_limits=resource_limits)
+        self.referee = RefereeHost(
+            run_dir,
+            authenticate=self._authenticate,
+            host=host,
+            port=port,
+            resource_limits=resource_limits,
+        )
         self._bots: dict[str, Bot] = {}
         self._relaunches: dict[str, int] = {}
         self._launch_lock = asyncio.Lock()
@@ -116,8 +133,9 @@ class LocalExecutor:
             try:
                 await self.check_access()
             except Exception:  # the check must go on: revocations depend on it
-                log.exception("checking the bots' access failed; trying again in %.2f s",
-                              ACCESS_CHECK_S)
+                log.exception(
+                    "checking the bots' access failed; trying again in %.2f s", ACCESS_CHECK_S
+                )
 
     async def check_access(self) -> None:
         """End the streams of bots that may no longer play (token rotated, bot suspended or
@@ -128,8 +146,9 @@ class LocalExecutor:
         names = {c.bot_name for c in conns} | referee.bots.keys()
         if not names:
             return
-        access = await asyncio.wait_for(self.store.run(Store.bot_access, sorted(names)),
-                                        ACCESS_QUERY_TIMEOUT_S)
+        access = await asyncio.wait_for(
+            self.store.run(Store.bot_access, sorted(names)), ACCESS_QUERY_TIMEOUT_S
+        )
         for name in names:
             bot = access.get(name)
             if bot is None or bot.suspended:  # its next seats fault at once, not after connect_ms
@@ -148,8 +167,12 @@ class LocalExecutor:
                 self._launched_with[name] = bot.token_hash
                 self._in_background(self._replace(name, referee.bots.pop(name)))
         for conn in conns:
-            refused = refusal(conn.bot_name, access.get(conn.bot_name), conn.token_hash,
-                              referee.tokens.issued(conn.token_hash, conn.bot_name))
+            refused = refusal(
+                conn.bot_name,
+                access.get(conn.bot_name),
+                conn.token_hash,
+                referee.tokens.issued(conn.token_hash, conn.bot_name),
+            )
             if refused is not None and not conn.closed.is_set():
                 log.warning("cut off bot %s (%s): %s", conn.bot_name, conn.peer, refused.detail)
                 conn.close(refused.detail, DISCONNECT, refused.code)
@@ -172,8 +195,10 @@ class LocalExecutor:
 
     async def _launch(self, bot: Bot) -> None:
         try:
-            command = resolve_command(bot.directory if _is_manifest_bot(bot) else bot.command,
-                                      Path(bot.directory) if bot.directory else None)
+            command = resolve_command(
+                bot.directory if _is_manifest_bot(bot) else bot.command,
+                Path(bot.directory) if bot.directory else None,
+            )
         except BotCommandError as err:
             raise InfrastructureError(f"bot {bot.name} cannot be launched: {err}") from None
         old = self.referee.bots.pop(bot.name, None)
@@ -196,18 +221,19 @@ class LocalExecutor:
                     self._relaunches[name] = count + 1
                     await self._launch(self._bots[name])
 
-    async def play(self, ladder: Ladder, match: StoredMatch, limits: Limits,
-                   match_id: str) -> tuple[MatchResult, str]:
+    async def play(
+        self, ladder: Ladder, match: StoredMatch, limits: Limits, match_id: str
+    ) -> tuple[MatchResult, str]:
         await self._ensure_running(match.seats)
         game = game_from_config(ladder.config)
         try:
-            result = await self.referee.run_match(game, match.seed, match.seats, limits,
-                                                  match_id=match_id)
+            result = await self.referee.run_match(
+                game, match.seed, match.seats, limits, match_id=match_id
+            )
         except asyncio.CancelledError:
             raise
         except Exception as err:  # the referee itself failed: not a bot's fault
-            raise InfrastructureError(f"the referee failed: {type(err).__name__}: {err}") \
-                from err
+            raise InfrastructureError(f"the referee failed: {type(err).__name__}: {err}") from err
         return result, self.node
 
     async def close(self) -> None:

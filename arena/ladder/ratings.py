@@ -56,9 +56,12 @@ from __future__ import annotations
 import importlib.util
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Hashable, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Hashable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from arena.results import demote_faulted
+
+if TYPE_CHECKING:
+    import trueskill  # imported where used: reading rankings needs no TrueSkill maths
 
 MATCH_MODE = "match"
 SET_MODE = "set"
@@ -132,8 +135,14 @@ class Rater:
         import trueskill  # here, not at the top: reading rankings needs no TrueSkill maths
 
         p = self.params
-        return trueskill.TrueSkill(mu=p.mu, sigma=p.sigma, beta=p.beta, tau=p.tau,
-                                   draw_probability=p.draw_probability, backend=backend)
+        return trueskill.TrueSkill(
+            mu=p.mu,
+            sigma=p.sigma,
+            beta=p.beta,
+            tau=p.tau,
+            draw_probability=p.draw_probability,
+            backend=backend,
+        )
 
     def _envs(self) -> Iterator[trueskill.TrueSkill]:
         yield self.env
@@ -160,15 +169,24 @@ class Rater:
             except FloatingPointError as exc:
                 notes.append(f"{env.backend or 'default'} backend: {exc}")
                 continue
-            after = {bot: SkillRating(float(r.mu), float(r.sigma))
-                     for group in rated for bot, r in group.items()}
+            after = {
+                bot: SkillRating(float(r.mu), float(r.sigma))
+                for group in rated
+                for bot, r in group.items()
+            }
             if all(math.isfinite(r.mu) and math.isfinite(r.sigma) for r in after.values()):
-                note = "" if env is self.env else (
-                    f"rated with the {env.backend} backend after FloatingPointError")
+                note = (
+                    ""
+                    if env is self.env
+                    else (f"rated with the {env.backend} backend after FloatingPointError")
+                )
                 return RatingUpdate(after, note)
             notes.append(f"{env.backend or 'default'} backend: non-finite rating")
-        return RatingUpdate({bot: before[bot] for bot in bots},
-                            "not rated (ratings unchanged): " + "; ".join(notes), skipped=True)
+        return RatingUpdate(
+            {bot: before[bot] for bot in bots},
+            "not rated (ratings unchanged): " + "; ".join(notes),
+            skipped=True,
+        )
 
 
 def p_better(a: SkillRating, b: SkillRating) -> float:
@@ -191,8 +209,10 @@ def adjacent_settled(p_next: Sequence[float], confidence: float) -> list[bool]:
     than the ranks); a rank is settled when it is, at that confidence, better than the one below
     and worse than the one above."""
     n = len(p_next) + 1
-    return [(i == 0 or p_next[i - 1] >= confidence) and (i == n - 1 or p_next[i] >= confidence)
-            for i in range(n)]
+    return [
+        (i == 0 or p_next[i - 1] >= confidence) and (i == n - 1 or p_next[i] >= confidence)
+        for i in range(n)
+    ]
 
 
 def set_ranks(matches: Iterable[tuple[Sequence[K], Sequence[int], Iterable[int]]]) -> dict[K, int]:
@@ -206,6 +226,7 @@ def set_ranks(matches: Iterable[tuple[Sequence[K], Sequence[int], Iterable[int]]
             totals[bot] = totals.get(bot, 0) + scores[seat]
         faulted.update(seats[s] for s in faulted_seats)
     bots = list(totals)
-    ranks = demote_faulted(tuple(totals[b] for b in bots),
-                           {i for i, b in enumerate(bots) if b in faulted})
+    ranks = demote_faulted(
+        tuple(totals[b] for b in bots), {i for i, b in enumerate(bots) if b in faulted}
+    )
     return dict(zip(bots, ranks))

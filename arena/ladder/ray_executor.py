@@ -84,6 +84,7 @@ def _infra(message: str, node: str | None) -> InfrastructureError:
 
 # ------------------------------------------------------------------------ on the node
 
+
 class NodeReferee:
     """One node's referee and bots. Created through `ray.remote` by RayExecutor, pinned to a
     node; methods are coroutines, so one actor plays many matches at once."""
@@ -123,8 +124,7 @@ class NodeReferee:
             await old.stop()
         # PYTHONPATH: the bot (and the sandbox wrapper) must import the shipped arena and
         # arena_sdk, not whatever the node has installed.
-        await self.host.launch(spec.name, command,
-                               extra_env={"PYTHONPATH": self.bot_pythonpath})
+        await self.host.launch(spec.name, command, extra_env={"PYTHONPATH": self.bot_pythonpath})
 
     async def _ensure_running(self, names: Sequence[str]) -> None:
         async with self.launch_lock:
@@ -137,18 +137,19 @@ class NodeReferee:
                     self.relaunches[name] = count + 1
                     await self._launch(self.specs[name])
 
-    async def play(self, config: dict[str, Any], seed: int, seats: Sequence[str], limits: Limits,
-                   match_id: str) -> MatchResult:
+    async def play(
+        self, config: dict[str, Any], seed: int, seats: Sequence[str], limits: Limits, match_id: str
+    ) -> MatchResult:
         from arena.games import game_from_config
 
         await self._ensure_running(seats)
-        return await self.host.run_match(game_from_config(config), seed, seats, limits,
-                                          match_id=match_id)
+        return await self.host.run_match(
+            game_from_config(config), seed, seats, limits, match_id=match_id
+        )
 
     async def bot_pids(self) -> dict[str, int]:
         """The process group of each bot launched here (for tests and diagnosis)."""
-        return {name: proc.pgid for name, proc in self.host.bots.items()
-                if proc.pgid is not None}
+        return {name: proc.pgid for name, proc in self.host.bots.items() if proc.pgid is not None}
 
     async def bot_commands(self) -> dict[str, list[str]]:
         """The command each bot here was launched with (for tests and diagnosis)."""
@@ -170,8 +171,10 @@ def _shipped_root(root: str) -> Path:
         candidate = Path(entry) / root
         if "_ray_pkg_" in entry and candidate.is_dir():
             return candidate
-    raise FileNotFoundError(f"the shipped bot directory {root!r} is not on this node; was it "
-                            "in the job's runtime_env py_modules?")
+    raise FileNotFoundError(
+        f"the shipped bot directory {root!r} is not on this node; was it "
+        "in the job's runtime_env py_modules?"
+    )
 
 
 def _shipped_pythonpath() -> str:
@@ -186,6 +189,7 @@ RemoteNodeReferee = ray.remote(NodeReferee)
 
 
 # ----------------------------------------------------------------------- on the driver
+
 
 @dataclass(slots=True, eq=False)
 class _Worker:
@@ -207,10 +211,16 @@ def project_root() -> Path | None:
 class RayExecutor:
     """Runs matches on a Ray cluster; see the module docstring."""
 
-    def __init__(self, address: str | None, run_dir: Path, *,
-                 resource_limits: ResourceLimits = ResourceLimits(),
-                 max_workers: int | None = None, project: Path | None = None,
-                 excludes: Sequence[str] = ()):
+    def __init__(
+        self,
+        address: str | None,
+        run_dir: Path,
+        *,
+        resource_limits: ResourceLimits = ResourceLimits(),
+        max_workers: int | None = None,
+        project: Path | None = None,
+        excludes: Sequence[str] = (),
+    ):
         if max_workers is not None and max_workers < 1:
             raise ValueError("max_workers must be at least 1")
         self.address = address
@@ -237,8 +247,9 @@ class RayExecutor:
             self._runtime_env = self._make_runtime_env(extra_roots)
             await asyncio.to_thread(self._connect)
         elif extra_roots - set(self._runtime_env.get("py_modules", [])):
-            raise RayExecutorError("bots from new directories cannot join a running Ray job; "
-                                   "run the ladder again")
+            raise RayExecutorError(
+                "bots from new directories cannot join a running Ray job; run the ladder again"
+            )
         known = {s.name for s in self._specs}
         self._specs += [s for s in specs if s.name not in known]
         if self.workers:
@@ -249,7 +260,8 @@ class RayExecutor:
             raise RayExecutorError(
                 f"no node of the Ray cluster at {self.address} could start a referee "
                 f"({self._start_error or 'no alive node with CPUs'}); check `ray status` and "
-                "the actor logs in the nodes' /tmp/ray/session_latest/logs")
+                "the actor logs in the nodes' /tmp/ray/session_latest/logs"
+            )
 
     def _bot_specs(self, bots: Sequence[Bot]) -> tuple[list[BotSpec], set[str]]:
         specs, extra_roots = [], set()
@@ -259,7 +271,8 @@ class RayExecutor:
                 raise RayExecutorError(
                     f"bot {bot.name} is a remote bot (it connects by itself); the Ray executor "
                     "launches bots on the cluster's nodes, so it runs only bots registered with "
-                    "a command or a directory; use --executor local for this ladder")
+                    "a command or a directory; use --executor local for this ladder"
+                )
             directory = Path(bot.directory).resolve()
             if self.project and directory.is_relative_to(self.project):
                 root, rel = PROJECT, directory.relative_to(self.project)
@@ -269,21 +282,31 @@ class RayExecutor:
                     raise RayExecutorError(
                         f"bot directories {basenames[root]} and {directory} have the same name "
                         f"{root!r}; the Ray executor ships each bot directory under its name, "
-                        "so rename one of them")
+                        "so rename one of them"
+                    )
                 extra_roots.add(str(directory))
-            specs.append(BotSpec(bot.name, bot.command, root, str(rel),
-                                 _is_manifest_bot(bot)))
+            specs.append(BotSpec(bot.name, bot.command, root, str(rel), _is_manifest_bot(bot)))
         return specs, extra_roots
 
     def _make_runtime_env(self, extra_roots: set[str]) -> dict[str, Any]:
         import arena
         import arena_sdk
 
-        excludes = ["*.db", "*.db-wal", "*.db-shm", "runs/", "logs/", ".hypothesis/",
-                    ".pytest_cache/", *self.excludes]
+        excludes = [
+            "*.db",
+            "*.db-wal",
+            "*.db-shm",
+            "runs/",
+            "logs/",
+            ".hypothesis/",
+            ".pytest_cache/",
+            *self.excludes,
+        ]
         if self.project is not None:
-            env: dict[str, Any] = {"working_dir": str(self.project),
-                                   "py_modules": [str(self.project / "sdk" / "arena_sdk")]}
+            env: dict[str, Any] = {
+                "working_dir": str(self.project),
+                "py_modules": [str(self.project / "sdk" / "arena_sdk")],
+            }
         else:  # an installed arena: ship the two packages themselves
             env = {"py_modules": [str(Path(m.__file__).parent) for m in (arena, arena_sdk)]}
         env["py_modules"] += sorted(extra_roots)
@@ -292,24 +315,34 @@ class RayExecutor:
 
     def _connect(self) -> None:
         if ray.is_initialized():
-            raise RayExecutorError("Ray is already initialised in this process; the Ray "
-                                   "executor connects by itself (with its runtime_env)")
+            raise RayExecutorError(
+                "Ray is already initialised in this process; the Ray "
+                "executor connects by itself (with its runtime_env)"
+            )
         _check_reachable(self.address)
         # Called in a thread on purpose: in the main thread ray.init replaces the SIGTERM
         # handler, and the app's handler is what stops a ladder cleanly. Ray warns about that,
         # and about the directories it never ships (.git, .venv): both are expected here.
         quiet = _DropMessages("SIGTERM handler is not set", "is now ignored by default")
-        loggers = [logging.getLogger(n) for n in ("ray._private.worker",
-                                                  "ray._private.runtime_env.working_dir")]
+        loggers = [
+            logging.getLogger(n)
+            for n in ("ray._private.worker", "ray._private.runtime_env.working_dir")
+        ]
         for logger in loggers:
             logger.addFilter(quiet)
         try:
-            ray.init(address=self.address, runtime_env=self._runtime_env,
-                     namespace="arena", logging_level=logging.WARNING, log_to_driver=False)
+            ray.init(
+                address=self.address,
+                runtime_env=self._runtime_env,
+                namespace="arena",
+                logging_level=logging.WARNING,
+                log_to_driver=False,
+            )
         except (ConnectionError, ValueError, RuntimeError) as err:
             raise RayExecutorError(
                 f"cannot connect to the Ray cluster at {self.address}: {err}; start one with "
-                "`ray start --head` and pass the address it prints") from err
+                "`ray start --head` and pass the address it prints"
+            ) from err
         finally:
             for logger in loggers:
                 logger.removeFilter(quiet)
@@ -328,8 +361,10 @@ class RayExecutor:
                     continue  # a node started with --num-cpus=0 is kept free of matches
                 if node_id in have or self._created.get(node_id, 0) >= MAX_ACTORS_PER_NODE:
                     continue
-                if self.max_workers is not None \
-                        and len(self.workers) + len(todo) >= self.max_workers:
+                if (
+                    self.max_workers is not None
+                    and len(self.workers) + len(todo) >= self.max_workers
+                ):
                     break
                 todo.append(node)
             started = await asyncio.gather(*(self._create(n) for n in todo))
@@ -365,18 +400,22 @@ class RayExecutor:
         self._turn += 1
         return candidates[self._turn % len(candidates)]
 
-    async def play(self, ladder: Ladder, match: StoredMatch, limits: Limits,
-                   match_id: str) -> tuple[MatchResult, str]:
+    async def play(
+        self, ladder: Ladder, match: StoredMatch, limits: Limits, match_id: str
+    ) -> tuple[MatchResult, str]:
         if not self.workers:
             await self._refresh()
         if not self.workers:
-            raise _infra("no Ray node can run matches (every node's referee died); add nodes "
-                         "with `ray start --address ...` and run the ladder again to resume",
-                         None)
+            raise _infra(
+                "no Ray node can run matches (every node's referee died); add nodes "
+                "with `ray start --address ...` and run the ladder again to resume",
+                None,
+            )
         worker = self._pick()
         worker.busy += 1
-        ref = worker.actor.play.remote(ladder.config, match.seed, tuple(match.seats), limits,
-                                       match_id)
+        ref = worker.actor.play.remote(
+            ladder.config, match.seed, tuple(match.seats), limits, match_id
+        )
         try:
             result = await ref
         except asyncio.CancelledError:
@@ -386,12 +425,14 @@ class RayExecutor:
                 pass
             raise
         except RayTaskError as err:  # raised by the referee's code; the actor lives on
-            raise _infra(f"the referee on node {worker.node} failed: {_describe(err)}",
-                         worker.node) from None
+            raise _infra(
+                f"the referee on node {worker.node} failed: {_describe(err)}", worker.node
+            ) from None
         except RayError as err:  # the actor, its worker process or its node is gone
             self._lost(worker)
-            raise _infra(f"node {worker.node} was lost during the match: {_describe(err)}",
-                         worker.node) from None
+            raise _infra(
+                f"node {worker.node} was lost during the match: {_describe(err)}", worker.node
+            ) from None
         finally:
             worker.busy -= 1
         worker.played += 1
@@ -402,8 +443,7 @@ class RayExecutor:
             return  # another match on it already reported the loss
         self.workers.remove(worker)
         _kill(worker.actor)
-        log.warning("lost the referee on node %s; replacing it if the node is alive",
-                    worker.node)
+        log.warning("lost the referee on node %s; replacing it if the node is alive", worker.node)
         task = asyncio.ensure_future(self._refresh())
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -416,13 +456,16 @@ class RayExecutor:
         await asyncio.gather(*self._background, return_exceptions=True)
         workers, self.workers = self.workers, []
         if workers:
-            closing = [asyncio.wait_for(w.actor.close.remote(), CLOSE_TIMEOUT_S)
-                       for w in workers]
-            for worker, outcome in zip(workers,
-                                       await asyncio.gather(*closing, return_exceptions=True)):
+            closing = [asyncio.wait_for(w.actor.close.remote(), CLOSE_TIMEOUT_S) for w in workers]
+            for worker, outcome in zip(
+                workers, await asyncio.gather(*closing, return_exceptions=True)
+            ):
                 if isinstance(outcome, BaseException):
-                    log.warning("the referee on node %s did not close cleanly: %s",
-                                worker.node, _describe(outcome))
+                    log.warning(
+                        "the referee on node %s did not close cleanly: %s",
+                        worker.node,
+                        _describe(outcome),
+                    )
                 _kill(worker.actor)
         if self._connected_here:
             await asyncio.to_thread(ray.shutdown)
@@ -461,8 +504,10 @@ def _is_manifest_bot(bot: Bot) -> bool:
     if not bot.directory or not bot.command:
         return False
     try:
-        return tomllib.loads((Path(bot.directory) / MANIFEST).read_text()) \
-            .get("command") == bot.command
+        return (
+            tomllib.loads((Path(bot.directory) / MANIFEST).read_text()).get("command")
+            == bot.command
+        )
     except (OSError, tomllib.TOMLDecodeError):
         return False
 
@@ -480,4 +525,5 @@ def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
     except (OSError, ValueError) as err:
         raise RayExecutorError(
             f"cannot reach the Ray cluster at {address} ({err}); start one with "
-            "`ray start --head` and pass the address it prints (HOST:PORT)") from None
+            "`ray start --head` and pass the address it prints (HOST:PORT)"
+        ) from None

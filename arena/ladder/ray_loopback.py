@@ -3,8 +3,8 @@ more nodes, each small (one CPU, an object store near Ray's minimum, no dashboar
 of its own (which also holds the address file Ray writes, so nothing lands in /tmp/ray and no
 other cluster is seen), and everything removed at the end.
 
-Needs the `ray` extra (pip install -e ./sdk -e '.[ray]'). A real cluster is started with `ray start`;
-this is for trying the executor on one machine.
+Needs the `ray` extra (pip install -e ./sdk -e '.[ray]'). A real cluster is started with
+`ray start`; this is for trying the executor on one machine.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ NODE_ARGS: dict[str, Any] = {"num_cpus": 1, "object_store_memory": OBJECT_STORE}
 
 
 @contextlib.contextmanager
-def loopback_cluster(nodes: int = 2, prefix: str = "arena-ray-",
-                     system_config: dict[str, Any] | None = None) -> Iterator[Any]:
+def loopback_cluster(
+    nodes: int = 2, prefix: str = "arena-ray-", system_config: dict[str, Any] | None = None
+) -> Iterator[Any]:
     """A `ray.cluster_utils.Cluster` of `nodes` nodes (the head included), with RAY_TMPDIR set
     to a private temp dir while it runs; `system_config` goes to the head (e.g. faster failure
     detection). Shuts it down, restores RAY_TMPDIR and removes the dir on the way out."""

@@ -43,8 +43,9 @@ class MatchExecutor(Protocol):
     async def start(self, bots: Sequence[Bot]) -> None:
         """Get ready to run matches among these bots (launch their processes, ...)."""
 
-    async def play(self, ladder: Ladder, match: StoredMatch, limits: Limits,
-                   match_id: str) -> tuple[MatchResult, str]:
+    async def play(
+        self, ladder: Ladder, match: StoredMatch, limits: Limits, match_id: str
+    ) -> tuple[MatchResult, str]:
         """Play one match; return its result and the node that ran it. Raises
         InfrastructureError for a failure that is not a bot's."""
 
@@ -67,9 +68,15 @@ Progress = Callable[[StoredMatch, MatchResult | None], None]
 
 
 class LadderRunner:
-    def __init__(self, store: AsyncStore, executor: MatchExecutor, limits: Limits,
-                 concurrency: int = 4, max_attempts: int = 3,
-                 on_progress: Progress | None = None):
+    def __init__(
+        self,
+        store: AsyncStore,
+        executor: MatchExecutor,
+        limits: Limits,
+        concurrency: int = 4,
+        max_attempts: int = 3,
+        on_progress: Progress | None = None,
+    ):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.store = store
@@ -93,8 +100,10 @@ class LadderRunner:
         if queue.empty():
             return summary
         await self.executor.start(bots)
-        workers = [asyncio.ensure_future(self._worker(ladder, queue, summary))
-                   for _ in range(min(self.concurrency, queue.qsize()))]
+        workers = [
+            asyncio.ensure_future(self._worker(ladder, queue, summary))
+            for _ in range(min(self.concurrency, queue.qsize()))
+        ]
         try:
             await asyncio.gather(*workers)
         except BaseException:
@@ -116,7 +125,8 @@ class LadderRunner:
                 # Shielded: the writer thread marks the match running whatever happens here, so a
                 # Ctrl-C during this await must put it back (the store runs calls in order).
                 running = await asyncio.shield(
-                    self.store.run(Store.start_match, ladder.name, match.index))
+                    self.store.run(Store.start_match, ladder.name, match.index)
+                )
             except asyncio.CancelledError:
                 await asyncio.shield(self.store.run(Store.release_match, ladder.name, match.index))
                 raise
@@ -129,10 +139,21 @@ class LadderRunner:
                 raise
             except InfrastructureError as err:
                 give_up = running.attempts >= self.max_attempts
-                log.warning("match %d of %s failed (attempt %d): %s", match.index,
-                            ladder.name, running.attempts, err)
-                await self.store.run(Store.record_infra_failure, ladder.name, match.index,
-                                     str(err), node=getattr(err, "node", None), give_up=give_up)
+                log.warning(
+                    "match %d of %s failed (attempt %d): %s",
+                    match.index,
+                    ladder.name,
+                    running.attempts,
+                    err,
+                )
+                await self.store.run(
+                    Store.record_infra_failure,
+                    ladder.name,
+                    match.index,
+                    str(err),
+                    node=getattr(err, "node", None),
+                    give_up=give_up,
+                )
                 summary.infra_failures += 1
                 if give_up:
                     summary.abandoned += 1
@@ -142,7 +163,8 @@ class LadderRunner:
                 self.on_progress(running, None)
                 continue
             # Shielded: once a result exists, a Ctrl-C must not lose it half-written.
-            await asyncio.shield(self.store.run(Store.record_result, ladder.name, match.index,
-                                                result, node=node))
+            await asyncio.shield(
+                self.store.run(Store.record_result, ladder.name, match.index, result, node=node)
+            )
             summary.played += 1
             self.on_progress(running, result)

@@ -74,11 +74,13 @@ def check_ladder_shape(num_bots: int, table_size: int, rounds: int = 1) -> None:
     """Raise ScheduleError, saying what to change, if the ladder cannot be scheduled."""
     if not MIN_TABLE_SIZE <= table_size <= MAX_TABLE_SIZE:
         raise ScheduleError(
-            f"table size {table_size} is not supported; choose {MIN_TABLE_SIZE} to {MAX_TABLE_SIZE}")
+            f"table size {table_size} is not supported; choose {MIN_TABLE_SIZE} to {MAX_TABLE_SIZE}"
+        )
     if num_bots < table_size:
         raise ScheduleError(
             f"a ladder at tables of {table_size} needs at least {table_size} bots, not {num_bots}; "
-            "add bots or choose a smaller table size")
+            "add bots or choose a smaller table size"
+        )
     if rounds < 1:
         raise ScheduleError(f"rounds must be at least 1, not {rounds}")
 
@@ -126,9 +128,16 @@ def make_schedule(
             table, deal_seed = tables[t], deals[t]
             seated = [bots[p] for p in table]
             for rotation in range(k):
-                schedule.append(ScheduledMatch(
-                    index=len(schedule), set_index=set_index, round=round_, rotation=rotation,
-                    seed=deal_seed, seats=rotate(seated, rotation)))
+                schedule.append(
+                    ScheduledMatch(
+                        index=len(schedule),
+                        set_index=set_index,
+                        round=round_,
+                        rotation=rotation,
+                        seed=deal_seed,
+                        seats=rotate(seated, rotation),
+                    )
+                )
             set_index += 1
     return schedule
 
@@ -164,15 +173,17 @@ def spread_order(tables: Sequence[Sequence[int]], num_bots: int) -> list[int]:
     return order
 
 
-def uses_all_subsets(num_bots: int, table_size: int,
-                     max_full_tables: int = DEFAULT_MAX_FULL_TABLES) -> bool:
+def uses_all_subsets(
+    num_bots: int, table_size: int, max_full_tables: int = DEFAULT_MAX_FULL_TABLES
+) -> bool:
     """Whether the round-robin plays every k-subset (else a cyclic balanced design)."""
     subsets = math.comb(num_bots, table_size)
     return subsets <= max_full_tables or subsets <= _min_blocks(num_bots, table_size) * num_bots
 
 
-def tables_per_round(num_bots: int, table_size: int,
-                     max_full_tables: int = DEFAULT_MAX_FULL_TABLES) -> int:
+def tables_per_round(
+    num_bots: int, table_size: int, max_full_tables: int = DEFAULT_MAX_FULL_TABLES
+) -> int:
     """Tables in one round at the first try of the design search (a later round may need one
     more block of num_bots tables when the search does not balance within its budget)."""
     if uses_all_subsets(num_bots, table_size, max_full_tables):
@@ -185,8 +196,9 @@ def _min_blocks(n: int, k: int) -> int:
     return max(1, math.ceil((n - 1) / (k * (k - 1))))
 
 
-def _balanced_blocks(n: int, k: int, m: int, differences: list[int],
-                     rng: random.Random) -> list[list[int]]:
+def _balanced_blocks(
+    n: int, k: int, m: int, differences: list[int], rng: random.Random
+) -> list[list[int]]:
     """m (or more, if the search fails within its budget) base blocks whose differences, added to
     `differences` (updated in place), leave every nonzero residue within one of every other."""
     while True:
@@ -198,8 +210,9 @@ def _balanced_blocks(n: int, k: int, m: int, differences: list[int],
         m += 1
 
 
-def _search_blocks(n: int, k: int, m: int, start: list[int],
-                   rng: random.Random) -> tuple[list[list[int]], list[int]] | None:
+def _search_blocks(
+    n: int, k: int, m: int, start: list[int], rng: random.Random
+) -> tuple[list[list[int]], list[int]] | None:
     mult = list(start)
     blocks = [rng.sample(range(n), k) for _ in range(m)]
     for block in blocks:
@@ -227,8 +240,12 @@ def _search_blocks(n: int, k: int, m: int, start: list[int],
         for y in block:
             if y == old:
                 continue
-            for d, s in (((old - y) % n, -1), ((y - old) % n, -1),
-                         ((new - y) % n, 1), ((y - new) % n, 1)):
+            for d, s in (
+                ((old - y) % n, -1),
+                ((y - old) % n, -1),
+                ((new - y) % n, 1),
+                ((y - new) % n, 1),
+            ):
                 delta += 2 * s * mult[d] + 1
                 mult[d] += s
                 changes.append((d, s))

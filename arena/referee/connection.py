@@ -35,8 +35,15 @@ STRAY_PER_S = 10.0
 class BotConnection(Transport):
     """The referee's side of one bot's Play stream (its writing side is Transport's)."""
 
-    def __init__(self, bot_name: str, max_concurrent: int, write: Writer, peer: str = "",
-                 batches: bool = False, token_hash: str = ""):
+    def __init__(
+        self,
+        bot_name: str,
+        max_concurrent: int,
+        write: Writer,
+        peer: str = "",
+        batches: bool = False,
+        token_hash: str = "",
+    ):
         super().__init__(write, batches)
         self.bot_name = bot_name
         # The hash of the token the stream presented: whoever owns the referee checks it
@@ -75,8 +82,11 @@ class BotConnection(Transport):
             received_at = self._loop.time()
             replies = msg.replies
             if not replies and self._stray():
-                self.send(wire.rejected(MALFORMED, "an empty action_replies message; send one "
-                                        "or more replies in it"))
+                self.send(
+                    wire.rejected(
+                        MALFORMED, "an empty action_replies message; send one or more replies in it"
+                    )
+                )
             for reply in replies:
                 self._on_reply(reply, received_at)
                 if self.closed.is_set():  # a flood, or a match's step found the stream broken
@@ -85,9 +95,13 @@ class BotConnection(Transport):
             if self._stray():
                 self.send(wire.pong(msg.nonce))
         elif self._stray():  # a second Hello, or a kind the referee does not take
-            self.send(wire.rejected(
-                MALFORMED, f"unexpected {msg.kind or 'empty'} message after hello; send action "
-                           f"replies or pings"))
+            self.send(
+                wire.rejected(
+                    MALFORMED,
+                    f"unexpected {msg.kind or 'empty'} message after hello; send action "
+                    f"replies or pings",
+                )
+            )
 
     # ------------------------------------------------------------ used by seats
 
@@ -98,8 +112,9 @@ class BotConnection(Transport):
         self._seats.pop(match_id, None)
         self._answered.pop(match_id, None)
 
-    async def request(self, match_id: str, request: tuple[bytes, bytes], allowed_s: float,
-                      slot_wait_s: float) -> tuple[wire.MoveReply, float]:
+    async def request(
+        self, match_id: str, request: tuple[bytes, bytes], allowed_s: float, slot_wait_s: float
+    ) -> tuple[wire.MoveReply, float]:
         """Send an action request (as wire.action_request encodes it; its request id is chosen
         here) and wait for its reply. Returns (reply, elapsed seconds from
         send to receipt). Raises TimeoutError (`allowed_s` after the send, or when no request
@@ -146,12 +161,16 @@ class BotConnection(Transport):
         if pending is not None or reply.request_id in self._answered.get(reply.match_id, ()):
             # A late reply to a request that already timed out (the timeout was the fault) or a
             # second reply to an answered one: say so, record nothing more.
-            detail = (f"request {reply.request_id} of match {reply.match_id} was already "
-                      "answered or timed out")
+            detail = (
+                f"request {reply.request_id} of match {reply.match_id} was already "
+                "answered or timed out"
+            )
             self.send(wire.rejected(UNKNOWN_REQUEST, detail, reply.match_id, reply.request_id))
             return
-        detail = (f"no request {reply.request_id} is open in match {reply.match_id!r} for "
-                  f"bot {self.bot_name}")
+        detail = (
+            f"no request {reply.request_id} is open in match {reply.match_id!r} for "
+            f"bot {self.bot_name}"
+        )
         self.send(wire.rejected(UNKNOWN_REQUEST, detail, reply.match_id, reply.request_id))
         if seat is not None:
             seat.record_unsolicited(detail)
@@ -163,15 +182,16 @@ class BotConnection(Transport):
         budget = min(float(STRAY_BURST), self._stray_budget + (now - self._stray_at) * STRAY_PER_S)
         self._stray_at = now
         if budget < 1.0:
-            self.close(f"flooding: more than {STRAY_BURST} stray messages (pings, replies to "
-                       f"unknown or answered requests, unexpected messages) at once, or more "
-                       f"than {STRAY_PER_S:g} a second after that", MALFORMED,
-                       grpc.StatusCode.RESOURCE_EXHAUSTED)
+            self.close(
+                f"flooding: more than {STRAY_BURST} stray messages (pings, replies to "
+                f"unknown or answered requests, unexpected messages) at once, or more "
+                f"than {STRAY_PER_S:g} a second after that",
+                MALFORMED,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+            )
             return False
         self._stray_budget = budget - 1.0
         return True
-
-
 
 
 class BotDirectory:
@@ -198,8 +218,11 @@ class BotDirectory:
         self.unbar(conn.bot_name)
         old = self._connections.get(conn.bot_name)
         if old is not None:
-            old.close("replaced by a newer connection of the same bot", DISCONNECT,
-                      grpc.StatusCode.ABORTED)
+            old.close(
+                "replaced by a newer connection of the same bot",
+                DISCONNECT,
+                grpc.StatusCode.ABORTED,
+            )
         async with self._changed:
             self._connections[conn.bot_name] = conn
             self._changed.notify_all()
@@ -229,14 +252,15 @@ class BotDirectory:
     async def wait_for(self, name: str, timeout_s: float) -> BotConnection | None:
         """The bot's live connection, waiting up to `timeout_s` for it to connect (None at
         once for a barred bot)."""
+
         async def wait() -> BotConnection | None:
             async with self._changed:
                 await self._changed.wait_for(
-                    lambda: self.get(name) is not None or name in self._barred)
+                    lambda: self.get(name) is not None or name in self._barred
+                )
                 return self.get(name)
 
         try:
             return await asyncio.wait_for(wait(), timeout_s)
         except TimeoutError:
             return None
-

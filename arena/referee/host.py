@@ -16,11 +16,10 @@ from arena.games.base import Game
 from arena.results import MatchResult
 from arena.tokens import hash_token, new_token
 
-from .seat import RemoteSeat
 from .launcher import BotCommand, BotProcess, ResourceLimits, bot_environment
 from .match import Limits, MatchContext, MatchObserver, play_match
+from .seat import RemoteSeat
 from .server import Authenticator, RefereeServer, TlsFiles
-
 
 # Whether a starting referee moves every object alive (modules, protobuf descriptors, grpc's
 # objects: they live as long as the process) out of the garbage collector's reach with
@@ -67,10 +66,15 @@ class TokenBook:
 class RefereeHost:
     """Owns one RefereeServer and the bot processes it launched."""
 
-    def __init__(self, run_dir: Path, authenticate: Authenticator | None = None,
-                 host: str = "127.0.0.1", port: int = 0,
-                 resource_limits: ResourceLimits = ResourceLimits(),
-                 tls: TlsFiles | None = None):
+    def __init__(
+        self,
+        run_dir: Path,
+        authenticate: Authenticator | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        resource_limits: ResourceLimits = ResourceLimits(),
+        tls: TlsFiles | None = None,
+    ):
         # Absolute: bots' work directories are bound into their sandboxes by path, and their
         # HOME must not depend on the directory a process happens to run in.
         self.run_dir = Path(os.path.abspath(run_dir))
@@ -95,17 +99,28 @@ class RefereeHost:
         await asyncio.gather(*(bot.stop() for bot in self.bots.values()))
         await self.server.stop(grace_s=1.0)
 
-    async def launch(self, name: str, command: BotCommand, token: str | None = None,
-                     extra_env: dict[str, str] | None = None) -> BotProcess:
+    async def launch(
+        self,
+        name: str,
+        command: BotCommand,
+        token: str | None = None,
+        extra_env: dict[str, str] | None = None,
+    ) -> BotProcess:
         """Start a bot process that will connect with `token` (issued here when None), with
         `extra_env` added to its environment (a Ray node's PYTHONPATH to the shipped SDK)."""
         if name in self.bots:
             raise ValueError(f"a bot named {name!r} is already running here")
         token = token or self.tokens.issue(name)
         workdir = self.run_dir / "bots" / name
-        proc = BotProcess(name, command, workdir, self.run_dir / "logs" / f"{name}.log",
-                          bot_environment(token, workdir, extra_env), self.server.bot_socket,
-                          self.resource_limits)
+        proc = BotProcess(
+            name,
+            command,
+            workdir,
+            self.run_dir / "logs" / f"{name}.log",
+            bot_environment(token, workdir, extra_env),
+            self.server.bot_socket,
+            self.resource_limits,
+        )
         await proc.start()
         self.bots[name] = proc
         return proc
@@ -114,12 +129,20 @@ class RefereeHost:
         proc = self.bots.get(name)
         return RemoteSeat(self.server.directory, name, proc)
 
-    async def run_match(self, game: Game, seed: int, seat_names: Sequence[str],
-                        limits: Limits = Limits(), match_id: str | None = None,
-                        observer: MatchObserver | None = None) -> MatchResult:
+    async def run_match(
+        self,
+        game: Game,
+        seed: int,
+        seat_names: Sequence[str],
+        limits: Limits = Limits(),
+        match_id: str | None = None,
+        observer: MatchObserver | None = None,
+    ) -> MatchResult:
         if len(set(seat_names)) != len(seat_names):
-            raise ValueError("a bot can hold only one seat of a match; launch it twice under "
-                             "two names to make it play itself")
+            raise ValueError(
+                "a bot can hold only one seat of a match; launch it twice under "
+                "two names to make it play itself"
+            )
         match_id = match_id or uuid.uuid4().hex[:12]
         ctx = MatchContext(match_id, game, seed, tuple(seat_names), limits)
         if observer is None:

@@ -30,6 +30,7 @@ from . import sandbox
 
 _SIGNALS = {int(s): s.name for s in signal.Signals}
 
+
 @dataclass(frozen=True, slots=True)
 class ResourceLimits:
     """Per-process limits applied to a launched bot (0 = no limit).
@@ -58,9 +59,16 @@ def resolve_command(spec: str, base: Path | None = None) -> BotCommand:
 class BotProcess:
     """One launched bot process: its sandbox (or, unconfined, its process group)."""
 
-    def __init__(self, name: str, command: BotCommand, workdir: Path, log_path: Path,
-                 env: dict[str, str], referee_socket: Path,
-                 limits: ResourceLimits = ResourceLimits()):
+    def __init__(
+        self,
+        name: str,
+        command: BotCommand,
+        workdir: Path,
+        log_path: Path,
+        env: dict[str, str],
+        referee_socket: Path,
+        limits: ResourceLimits = ResourceLimits(),
+    ):
         self.name = name
         self.command = command
         self.workdir = Path(os.path.abspath(workdir))  # bound into the sandbox by its path
@@ -95,9 +103,13 @@ class BotProcess:
             own = sandbox.bot_directory(self.command.argv, self.command.cwd)
             extra = [Path(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
             box = sandbox.Sandbox(
-                self.workdir, self.referee_socket, uid=self.uid, proto=proto,
+                self.workdir,
+                self.referee_socket,
+                uid=self.uid,
+                proto=proto,
                 read_only=(*sandbox.runtime_paths(), *extra, *([own] if own else [])),
-                tmp_mb=lim.file_mb or 64)
+                tmp_mb=lim.file_mb or 64,
+            )
             command = box.argv(self.command.argv, cwd)
             env["ARENA_ADDRESS"] = sandbox.ADDRESS_IN_SANDBOX
             if proto is not None:
@@ -107,13 +119,28 @@ class BotProcess:
             env["ARENA_ADDRESS"] = f"unix:{self.referee_socket}"
             if proto is not None:
                 env["ARENA_PROTO"] = str(proto)
-        argv = [sys.executable, "-m", "arena.referee.rlimits",
-                str(lim.memory_mb), str(lim.cpu_s), str(lim.open_files), str(lim.file_mb),
-                str(processes), "--", *command]
-        with open(self.log_path, "ab") as log:
+        argv = [
+            sys.executable,
+            "-m",
+            "arena.referee.rlimits",
+            str(lim.memory_mb),
+            str(lim.cpu_s),
+            str(lim.open_files),
+            str(lim.file_mb),
+            str(processes),
+            "--",
+            *command,
+        ]
+        with open(self.log_path, "ab") as log:  # noqa: ASYNC230 (opening a local file: instant)
             self.proc = await asyncio.create_subprocess_exec(
-                *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=log,
-                stderr=log, start_new_session=True)
+                *argv,
+                cwd=cwd,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+            )
         self.pgid = self.proc.pid  # a new session: the leader's pid is the group id
 
     async def wait(self) -> int:
@@ -233,7 +260,7 @@ def _proc_stats():
         except OSError:
             continue
         # Fields after the command name (which may hold spaces) start after the last ')'.
-        yield int(entry.name), stat[stat.rindex(")") + 2:].split()
+        yield int(entry.name), stat[stat.rindex(")") + 2 :].split()
 
 
 def _chown_tree(root: Path, uid: int) -> None:
@@ -253,8 +280,9 @@ def _signal_group(pgid: int | None, sig: int) -> None:
         pass
 
 
-def bot_environment(token: str, workdir: Path,
-                    extra: dict[str, str] | None = None) -> dict[str, str]:
+def bot_environment(
+    token: str, workdir: Path, extra: dict[str, str] | None = None
+) -> dict[str, str]:
     """The environment a bot gets: its own token, and nothing of the platform's (no other bot's
     token, no secrets from the caller's environment). The launcher adds the referee's address
     (ARENA_ADDRESS) and the protocol file (ARENA_PROTO)."""

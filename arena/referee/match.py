@@ -16,7 +16,14 @@ from typing import Any, Callable, Protocol, Sequence
 
 from arena.games.base import Action, Game, IllegalActionError, State
 from arena.results import (
-    COMPLETED, CRASH, DISCONNECT, ILLEGAL_ACTION, Fault, MatchResult, MoveRecord, demote_faulted,
+    COMPLETED,
+    CRASH,
+    DISCONNECT,
+    ILLEGAL_ACTION,
+    Fault,
+    MatchResult,
+    MoveRecord,
+    demote_faulted,
 )
 
 # Faults after which a seat is retired at once, whatever the strike count.
@@ -41,8 +48,12 @@ class Limits:
     connect_ms: int = 20_000
 
     def to_dict(self) -> dict[str, int]:
-        return {"move_ms": self.move_ms, "time_bank_ms": self.time_bank_ms,
-                "max_strikes": self.max_strikes, "connect_ms": self.connect_ms}
+        return {
+            "move_ms": self.move_ms,
+            "time_bank_ms": self.time_bank_ms,
+            "max_strikes": self.max_strikes,
+            "connect_ms": self.connect_ms,
+        }
 
 
 @dataclass(slots=True)
@@ -88,8 +99,9 @@ class Seat(Protocol):
     async def notify_fault(self, fault: Fault, played_instead: Action | None) -> None:
         """Tell the bot why its reply was rejected (best effort)."""
 
-    async def end(self, state: State, scores: Sequence[int], ranks: Sequence[int],
-                  reason: str) -> None:
+    async def end(
+        self, state: State, scores: Sequence[int], ranks: Sequence[int], reason: str
+    ) -> None:
         """Tell the bot the match is over (best effort, and without waiting on the bot: the
         match's other seats are told after it)."""
 
@@ -121,19 +133,25 @@ class _Recorder:
 def _not_connected(kind: str, limits: Limits) -> str:
     if kind == CRASH:
         return "the bot's process exited before it connected"
-    return (f"the bot was not connected when the match started, nor within "
-            f"{limits.connect_ms / 1000:g} s")
+    return (
+        f"the bot was not connected when the match started, nor within "
+        f"{limits.connect_ms / 1000:g} s"
+    )
 
 
-async def play_match(ctx: MatchContext, seats: Sequence[Seat],
-                     observer: MatchObserver | None = None,
-                     clock: Callable[[], float] = time.time) -> MatchResult:
+async def play_match(
+    ctx: MatchContext,
+    seats: Sequence[Seat],
+    observer: MatchObserver | None = None,
+    clock: Callable[[], float] = time.time,
+) -> MatchResult:
     """Play one match to the end and return its result. Bot faults are recorded, never raised;
     an exception from here is an infrastructure fault."""
     game = ctx.game
     if len(seats) != game.num_players:
-        raise ValueError(f"{game.name} for {game.num_players} players needs that many seats, "
-                         f"got {len(seats)}")
+        raise ValueError(
+            f"{game.name} for {game.num_players} players needs that many seats, got {len(seats)}"
+        )
     started_at = clock()
     state = game.new_match(ctx.seed)
     rec = _Recorder()
@@ -142,8 +160,14 @@ async def play_match(ctx: MatchContext, seats: Sequence[Seat],
     start_faults = await asyncio.gather(*(s.start(ctx, i) for i, s in enumerate(seats)))
     for i, kind in enumerate(start_faults):
         if kind is not None:
-            await _fault(seats[i], clocks[i], rec, ctx.limits,
-                         Fault(i, kind, -1, 0.0, _not_connected(kind, ctx.limits)), None)
+            await _fault(
+                seats[i],
+                clocks[i],
+                rec,
+                ctx.limits,
+                Fault(i, kind, -1, 0.0, _not_connected(kind, ctx.limits)),
+                None,
+            )
 
     if observer is not None:
         observer.on_start(state)
@@ -153,22 +177,37 @@ async def play_match(ctx: MatchContext, seats: Sequence[Seat],
         if len(to_act) == 1:  # a turn: no need for gather's tasks
             decisions = [await _decide(seats[to_act[0]], state, to_act[0], clocks[to_act[0]])]
         else:
-            decisions = await asyncio.gather(*(
-                _decide(seats[s], state, s, clocks[s]) for s in to_act))
+            decisions = await asyncio.gather(
+                *(_decide(seats[s], state, s, clocks[s]) for s in to_act)
+            )
         # Apply in seat order: for a simultaneous step the engine hides each choice until the
         # last one is in, so the order cannot leak anything.
         for seat, decision in zip(to_act, decisions):
             for kind, detail in decision.extra_faults:
-                await _fault(seats[seat], clocks[seat], rec, ctx.limits,
-                             Fault(seat, kind, len(rec.moves), 0.0, detail), None)
+                await _fault(
+                    seats[seat],
+                    clocks[seat],
+                    rec,
+                    ctx.limits,
+                    Fault(seat, kind, len(rec.moves), 0.0, detail),
+                    None,
+                )
             action = decision.action
             default = decision.default
             if decision.fault is not None:
                 action = state.default_action(seat)
                 default = True
-                await _fault(seats[seat], clocks[seat], rec, ctx.limits,
-                             Fault(seat, decision.fault, len(rec.moves), decision.elapsed_ms,
-                                   decision.detail), action, decision.retire)
+                await _fault(
+                    seats[seat],
+                    clocks[seat],
+                    rec,
+                    ctx.limits,
+                    Fault(
+                        seat, decision.fault, len(rec.moves), decision.elapsed_ms, decision.detail
+                    ),
+                    action,
+                    decision.retire,
+                )
             try:
                 state.apply_action(seat, action)
             except IllegalActionError as err:
@@ -176,9 +215,14 @@ async def play_match(ctx: MatchContext, seats: Sequence[Seat],
                     raise  # the engine's own default was refused: a bug, not a bot's fault
                 action = state.default_action(seat)
                 default = True
-                await _fault(seats[seat], clocks[seat], rec, ctx.limits,
-                             Fault(seat, ILLEGAL_ACTION, len(rec.moves), decision.elapsed_ms,
-                                   err.reason), action)
+                await _fault(
+                    seats[seat],
+                    clocks[seat],
+                    rec,
+                    ctx.limits,
+                    Fault(seat, ILLEGAL_ACTION, len(rec.moves), decision.elapsed_ms, err.reason),
+                    action,
+                )
                 state.apply_action(seat, action)
             move = MoveRecord(seat, _jsonable(action), decision.elapsed_ms, default)
             rec.moves.append(move)
@@ -189,10 +233,20 @@ async def play_match(ctx: MatchContext, seats: Sequence[Seat],
     faulted = {f.seat for f in rec.faults}
     ranks = demote_faulted(scores, faulted)
     result = MatchResult(
-        match_id=ctx.match_id, config=game.config(), seed=ctx.seed, seat_names=ctx.seat_names,
-        scores=tuple(scores), ranks=ranks, faults=tuple(rec.faults), moves=tuple(rec.moves),
-        status=COMPLETED, reason="completed", engine_version=game.engine_version,
-        started_at=started_at, finished_at=clock(), limits=ctx.limits.to_dict(),
+        match_id=ctx.match_id,
+        config=game.config(),
+        seed=ctx.seed,
+        seat_names=ctx.seat_names,
+        scores=tuple(scores),
+        ranks=ranks,
+        faults=tuple(rec.faults),
+        moves=tuple(rec.moves),
+        status=COMPLETED,
+        reason="completed",
+        engine_version=game.engine_version,
+        started_at=started_at,
+        finished_at=clock(),
+        limits=ctx.limits.to_dict(),
     )
     for s in seats:  # each returns at once (see Seat.end): no tasks needed to run them
         await s.end(state, scores, ranks, "completed")
@@ -207,8 +261,15 @@ async def _decide(seat: Seat, state: State, index: int, clock: SeatClock) -> Dec
     return await seat.decide(state, index, clock)
 
 
-async def _fault(seat: Seat, clock: SeatClock, rec: _Recorder, limits: Limits, fault: Fault,
-                 played_instead: Action | None, retire: bool = False) -> None:
+async def _fault(
+    seat: Seat,
+    clock: SeatClock,
+    rec: _Recorder,
+    limits: Limits,
+    fault: Fault,
+    played_instead: Action | None,
+    retire: bool = False,
+) -> None:
     rec.faults.append(fault)
     clock.strikes += 1
     if retire or fault.kind in RETIRING_FAULTS or clock.strikes >= limits.max_strikes:

@@ -45,8 +45,15 @@ class FastReply:
     """A reply slot that a task awaits as a future; `deliver_now` runs the task's next step at
     once (see the module's docstring)."""
 
-    __slots__ = ("_loop", "_state", "_result", "_exception", "_callbacks", "_cancel_message",
-                 "_asyncio_future_blocking")
+    __slots__ = (
+        "_loop",
+        "_state",
+        "_result",
+        "_exception",
+        "_callbacks",
+        "_cancel_message",
+        "_asyncio_future_blocking",
+    )
 
     def __init__(self, loop: asyncio.AbstractEventLoop):
         self._loop = loop
@@ -84,8 +91,9 @@ class FastReply:
             raise asyncio.InvalidStateError("the reply has not arrived")
         return self._exception
 
-    def add_done_callback(self, fn: Callable[["FastReply"], Any], *,
-                          context: contextvars.Context | None = None) -> None:
+    def add_done_callback(
+        self, fn: Callable[["FastReply"], Any], *, context: contextvars.Context | None = None
+    ) -> None:
         if context is None:
             context = contextvars.copy_context()
         if self._state != _PENDING:
@@ -148,7 +156,7 @@ class FastReply:
             _leave_task(loop, current)
         try:
             for fn, context in callbacks:
-                started = []
+                started: list[bool] = []
                 try:
                     context.run(_start, started, fn, self)
                 except (SystemExit, KeyboardInterrupt):
@@ -159,9 +167,13 @@ class FastReply:
                         # already entered): wake the waiter through the loop, as a future does.
                         loop.call_soon(fn, self, context=context)
                     else:  # as the loop treats a failing callback
-                        loop.call_exception_handler({
-                            "message": f"exception in a reply's callback {fn!r}",
-                            "exception": exc, "future": self})
+                        loop.call_exception_handler(
+                            {
+                                "message": f"exception in a reply's callback {fn!r}",
+                                "exception": exc,
+                                "future": self,
+                            }
+                        )
         finally:
             if current is not None:
                 _enter_task(loop, current)
@@ -179,7 +191,7 @@ class FastReply:
             self._loop.call_soon(fn, self, context=context)
 
 
-def _start(started: list, fn: Callable[[FastReply], Any], reply: FastReply) -> Any:
+def _start(started: list[bool], fn: Callable[[FastReply], Any], reply: FastReply) -> Any:
     started.append(True)  # inside the context: it could be entered
     return fn(reply)
 

@@ -38,8 +38,9 @@ def _die_with_parent() -> None:
         os._exit(1)
 
 
-USAGE = ("usage: python -m arena.referee.rlimits MEMORY_MB CPU_S OPEN_FILES FILE_MB PROCESSES "
-         "-- ARGV...")
+USAGE = (
+    "usage: python -m arena.referee.rlimits MEMORY_MB CPU_S OPEN_FILES FILE_MB PROCESSES -- ARGV..."
+)
 
 
 def main(args: list[str]) -> None:

@@ -41,9 +41,20 @@ ADDRESS_IN_SANDBOX = f"unix:{SOCKET_IN_SANDBOX}"
 # ones are links into /usr and are made links again inside.
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # Secrets under /etc, hidden inside (an empty file or directory in their place).
-ETC_SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh",
-               "/etc/ssl/private", "/etc/sudoers", "/etc/sudoers.d", "/etc/security/opasswd",
-               "/etc/krb5.keytab", "/etc/machine-id", "/etc/arena")
+ETC_SECRETS = (
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/ssh",
+    "/etc/ssl/private",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/security/opasswd",
+    "/etc/krb5.keytab",
+    "/etc/machine-id",
+    "/etc/arena",
+)
 # The uids/gids a sandboxed bot runs as when the platform is root: one picked at random per
 # launch, far from any real account, so that no other process shares it.
 SANDBOX_UIDS = range(1_500_000_000, 1_600_000_000)
@@ -73,13 +84,28 @@ class Sandbox:
 
     def argv(self, command: list[str] | tuple[str, ...], cwd: Path) -> list[str]:
         """The bubblewrap command line that runs `command` in `cwd` inside this sandbox."""
-        args = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-                "--unshare-cgroup-try", "--die-with-parent", "--new-session",
-                "--hostname", "arena-bot"]
+        args = [
+            "bwrap",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--die-with-parent",
+            "--new-session",
+            "--hostname",
+            "arena-bot",
+        ]
         if self.uid is not None:
             # As root: keep just what setpriv needs to drop to the bot's own user.
-            args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-                     "--cap-add", "CAP_SETPCAP"]
+            args += [
+                "--cap-add",
+                "CAP_SETUID",
+                "--cap-add",
+                "CAP_SETGID",
+                "--cap-add",
+                "CAP_SETPCAP",
+            ]
         else:
             args += ["--unshare-user"]
         for d in self.system_dirs:
@@ -93,12 +119,25 @@ class Sandbox:
                 args += ["--tmpfs", secret, "--remount-ro", secret]
             elif os.path.lexists(secret):
                 args += ["--ro-bind", "/dev/null", secret]
-        args += ["--proc", "/proc", "--dev", "/dev",
-                 "--size", str(self.tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp"]
+        args += [
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--size",
+            str(self.tmp_mb * 1024 * 1024),
+            "--perms",
+            "1777",
+            "--tmpfs",
+            "/tmp",
+        ]
         # Every bound path's parents are made first, mode 0755: bubblewrap would make them 0700
         # when it runs as root, and the bot's user could not walk through them.
-        binds = [(str(p), "--ro-bind") for p in _outermost(self.read_only)
-                 if not _under(p, self.system_dirs)]
+        binds = [
+            (str(p), "--ro-bind")
+            for p in _outermost(self.read_only)
+            if not _under(p, self.system_dirs)
+        ]
         binds.append((str(self.workdir), "--bind"))
         made: set[str] = set(self.system_dirs) | {"/", "/etc", "/proc", "/dev", "/tmp"}
         for path, _ in binds:
@@ -109,14 +148,33 @@ class Sandbox:
         for path, how in binds:
             args += [how, path, path]
             made.add(path)
-        args += ["--perms", "0755", "--dir", "/run", "--perms", "0755", "--dir", "/run/arena",
-                 "--bind", str(self.referee_socket), SOCKET_IN_SANDBOX]
+        args += [
+            "--perms",
+            "0755",
+            "--dir",
+            "/run",
+            "--perms",
+            "0755",
+            "--dir",
+            "/run/arena",
+            "--bind",
+            str(self.referee_socket),
+            SOCKET_IN_SANDBOX,
+        ]
         if self.proto is not None:
             args += ["--ro-bind", str(self.proto), PROTO_IN_SANDBOX]
         args += ["--chdir", str(cwd), "--"]
         if self.uid is not None:
-            args += [SETPRIV, f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
-                     "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+            args += [
+                SETPRIV,
+                f"--reuid={self.uid}",
+                f"--regid={self.uid}",
+                "--clear-groups",
+                "--inh-caps=-all",
+                "--bounding-set=-all",
+                "--no-new-privs",
+                "--",
+            ]
         return args + list(command)
 
 
@@ -141,9 +199,14 @@ def python_paths() -> list[Path]:
     import arena
     import arena_sdk
 
-    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
-             Path(os.path.realpath(sys.executable)).parent.parent,
-             Path(arena.__file__).parent, Path(arena_sdk.__file__).parent}
+    paths = {
+        Path(sys.prefix),
+        Path(sys.base_prefix),
+        Path(sys.exec_prefix),
+        Path(os.path.realpath(sys.executable)).parent.parent,
+        Path(arena.__file__).parent,
+        Path(arena_sdk.__file__).parent,
+    }
     return sorted(paths)
 
 
@@ -186,15 +249,21 @@ def unavailable_reason() -> str | None:
     """None when bubblewrap can run a sandbox here, else why not and what to do (checked once per
     process by running `true` in a sandbox like a bot's)."""
     if not sys.platform.startswith("linux"):
-        return ("launched bots run in a bubblewrap sandbox, which needs Linux; run Arena on "
-                "Linux, or pass --no-sandbox to run bots unconfined (only bots you trust)")
+        return (
+            "launched bots run in a bubblewrap sandbox, which needs Linux; run Arena on "
+            "Linux, or pass --no-sandbox to run bots unconfined (only bots you trust)"
+        )
     if shutil.which("bwrap") is None:
-        return ("launched bots run in a bubblewrap sandbox, and bwrap is not installed; install "
-                "it (scripts/setup does: apt-get install bubblewrap), or pass --no-sandbox to "
-                "run bots unconfined (only bots you trust)")
+        return (
+            "launched bots run in a bubblewrap sandbox, and bwrap is not installed; install "
+            "it (scripts/setup does: apt-get install bubblewrap), or pass --no-sandbox to "
+            "run bots unconfined (only bots you trust)"
+        )
     if os.geteuid() == 0 and shutil.which(SETPRIV) is None:
-        return ("launched bots run as a user of their own, and setpriv (util-linux) is not "
-                "installed; install util-linux, or pass --no-sandbox (only bots you trust)")
+        return (
+            "launched bots run as a user of their own, and setpriv (util-linux) is not "
+            "installed; install util-linux, or pass --no-sandbox (only bots you trust)"
+        )
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
@@ -207,17 +276,22 @@ def unavailable_reason() -> str | None:
             os.chown(work, uid, uid)
         box = Sandbox(work, sock, uid=uid)
         try:
-            done = subprocess.run(box.argv(["true"], work), capture_output=True, timeout=20,
-                                  stdin=subprocess.DEVNULL)
+            done = subprocess.run(
+                box.argv(["true"], work), capture_output=True, timeout=20, stdin=subprocess.DEVNULL
+            )
         except (OSError, subprocess.TimeoutExpired) as err:
-            return f"bubblewrap could not run a sandbox here ({err}); pass --no-sandbox " \
-                   "to run bots unconfined (only bots you trust)"
+            return (
+                f"bubblewrap could not run a sandbox here ({err}); pass --no-sandbox "
+                "to run bots unconfined (only bots you trust)"
+            )
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip()
-        return (f"bubblewrap cannot make a sandbox here ({said or f'exit {done.returncode}'}): "
-                "it needs user namespaces (kernel.unprivileged_userns_clone=1, or running "
-                "Arena as root); or pass --no-sandbox to run bots unconfined (only bots you "
-                "trust)")
+        return (
+            f"bubblewrap cannot make a sandbox here ({said or f'exit {done.returncode}'}): "
+            "it needs user namespaces (kernel.unprivileged_userns_clone=1, or running "
+            "Arena as root); or pass --no-sandbox to run bots unconfined (only bots you "
+            "trust)"
+        )
     return None
 
 

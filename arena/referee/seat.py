@@ -34,8 +34,9 @@ class RemoteSeat:
     """A seat played by a remote bot. `process` (for a bot the platform launched) tells a crash
     from a disconnect, and stops the wait for a bot that exited before it connected."""
 
-    def __init__(self, directory: BotDirectory, bot_name: str,
-                 process: BotProcessView | None = None):
+    def __init__(
+        self, directory: BotDirectory, bot_name: str, process: BotProcessView | None = None
+    ):
         self.directory = directory
         self.bot_name = bot_name
         self.process = process
@@ -52,15 +53,19 @@ class RemoteSeat:
         if self.conn is None:
             return CRASH if self.bot_down() else DISCONNECT
         self.conn.attach(ctx.match_id, self)
-        await self._deliver(wire.match_start(ctx.match_id, ctx.game, seat, ctx.seat_names,
-                                             ctx.limits, bot_seed(ctx.seed, seat)))
+        await self._deliver(
+            wire.match_start(
+                ctx.match_id, ctx.game, seat, ctx.seat_names, ctx.limits, bot_seed(ctx.seed, seat)
+            )
+        )
         return None
 
     async def _wait_for_bot(self, ctx: MatchContext) -> BotConnection | None:
         """The bot's connection once it connects within the match's connect_ms; None if it
         does not, or if its process exits first."""
         waiting = asyncio.ensure_future(
-            self.directory.wait_for(self.bot_name, ctx.limits.connect_ms / 1000))
+            self.directory.wait_for(self.bot_name, ctx.limits.connect_ms / 1000)
+        )
         if self.process is not None:
             exited = asyncio.ensure_future(self.process.wait())
             await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
@@ -92,9 +97,14 @@ class RemoteSeat:
             return await self._lost(0.0)
         game_name = ctx.game.name
         limits = ctx.limits
-        request = wire.action_request(game_name, ctx.match_id, state.observation(seat),
-                                      state.legal_actions(seat), limits.move_ms,
-                                      int(clock.bank_ms))
+        request = wire.action_request(
+            game_name,
+            ctx.match_id,
+            state.observation(seat),
+            state.legal_actions(seat),
+            limits.move_ms,
+            int(clock.bank_ms),
+        )
         allowed_s = (limits.move_ms + clock.bank_ms) / 1000
         # A slot is held by this bot's other moves, each bounded by its own deadline.
         slot_wait_s = allowed_s * (conn.max_concurrent + 1) + 5
@@ -102,8 +112,12 @@ class RemoteSeat:
             reply, elapsed_s = await conn.request(ctx.match_id, request, allowed_s, slot_wait_s)
         except TimeoutError:
             clock.bank_ms = 0
-            return Decision(None, allowed_s * 1000, TIMEOUT,
-                            f"no reply within {limits.move_ms} ms plus the time bank")
+            return Decision(
+                None,
+                allowed_s * 1000,
+                TIMEOUT,
+                f"no reply within {limits.move_ms} ms plus the time bank",
+            )
         except ConnectionClosed:
             return await self._lost(0.0)
         elapsed_ms = elapsed_s * 1000
@@ -118,8 +132,9 @@ class RemoteSeat:
 
     async def _lost(self, elapsed_ms: float) -> Decision:
         conn = self.conn
-        if conn is not None and (conn.close_fault != DISCONNECT
-                                 or conn.close_code != grpc.StatusCode.CANCELLED):
+        if conn is not None and (
+            conn.close_fault != DISCONNECT or conn.close_code != grpc.StatusCode.CANCELLED
+        ):
             # The referee closed the stream for a reason of its own (bytes that do not parse,
             # a flood, a newer connection, a revoked token): that is the fault, and an exit of
             # the bot only follows from it.
@@ -146,9 +161,15 @@ class RemoteSeat:
         conn = self.conn
         if conn is None or conn.closed.is_set():
             return
-        await self._deliver(wire.rejected(fault.kind, fault.detail, self.ctx.match_id,
-                                          game_name=self.ctx.game.name,
-                                          played_instead=played_instead))
+        await self._deliver(
+            wire.rejected(
+                fault.kind,
+                fault.detail,
+                self.ctx.match_id,
+                game_name=self.ctx.game.name,
+                played_instead=played_instead,
+            )
+        )
 
     async def end(self, state: State, scores, ranks, reason: str) -> None:
         conn = self.conn
@@ -157,8 +178,16 @@ class RemoteSeat:
         # In the background: nothing of this match follows it on the stream, and the next
         # match need not wait for it.
         try:
-            conn.send(wire.match_end(self.ctx.game.name, self.ctx.match_id, scores, ranks,
-                                     reason, state.observation(self.seat)))
+            conn.send(
+                wire.match_end(
+                    self.ctx.game.name,
+                    self.ctx.match_id,
+                    scores,
+                    ranks,
+                    reason,
+                    state.observation(self.seat),
+                )
+            )
         finally:
             conn.detach(self.ctx.match_id)
 

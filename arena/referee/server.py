@@ -99,10 +99,14 @@ class LiveMatches:
             ctx = self.context
             if ctx is None:
                 return None
-            return {"config": ctx.game.config(), "seed": ctx.seed,
-                    "seat_names": list(ctx.seat_names),
-                    "moves": [m.to_list() for m in self.moves], "faults": [],
-                    "status": "running"}
+            return {
+                "config": ctx.game.config(),
+                "seed": ctx.seed,
+                "seat_names": list(ctx.seat_names),
+                "moves": [m.to_list() for m in self.moves],
+                "faults": [],
+                "status": "running",
+            }
 
     def __init__(self, keep_finished: int = 100):
         self._matches: dict[str, LiveMatches._Live] = {}
@@ -154,8 +158,7 @@ class _MatchFeed(MatchObserver):
 class RefereeServicer:
     """The Referee service (arena.v1.Referee): its messages are read and built by wire.py."""
 
-    def __init__(self, authenticate: Authenticator, directory: BotDirectory,
-                 live: LiveMatches):
+    def __init__(self, authenticate: Authenticator, directory: BotDirectory, live: LiveMatches):
         self.authenticate = authenticate
         self.directory = directory
         self.live = live
@@ -164,54 +167,75 @@ class RefereeServicer:
 
     async def Play(self, request_iterator, context: grpc.aio.ServicerContext):
         if self.awaiting_hello >= MAX_AWAITING_HELLO:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"{MAX_AWAITING_HELLO} streams are already waiting to say Hello; "
-                                "send Hello as soon as the stream opens, and retry later")
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{MAX_AWAITING_HELLO} streams are already waiting to say Hello; "
+                "send Hello as soon as the stream opens, and retry later",
+            )
         self.awaiting_hello += 1
         try:
             first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
         except TimeoutError:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
-                                f"send Hello within {HELLO_TIMEOUT_S:.0f} s of opening the stream")
+            await context.abort(
+                grpc.StatusCode.DEADLINE_EXCEEDED,
+                f"send Hello within {HELLO_TIMEOUT_S:.0f} s of opening the stream",
+            )
         except asyncio.CancelledError:
             raise
         except Exception as err:  # bytes that do not parse (wire.MalformedMessage), a reset stream
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                                f"the first message is not a BotMessage Hello: {err}")
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"the first message is not a BotMessage Hello: {err}",
+            )
         finally:
             self.awaiting_hello -= 1
         if first is grpc.aio.EOF or first.__class__ is not wire.Hello:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                                "the first message on a Play stream must be Hello")
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, "the first message on a Play stream must be Hello"
+            )
         hello = first
         if hello.protocol_version not in PROTOCOL_VERSIONS:
             await context.abort(
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"protocol version {hello.protocol_version} is not supported; this referee "
-                f"speaks {', '.join(map(str, PROTOCOL_VERSIONS))}")
+                f"speaks {', '.join(map(str, PROTOCOL_VERSIONS))}",
+            )
         try:
             name = await self.authenticate(hello.token)
         except Refused as refused:
             await context.abort(refused.code, refused.detail)
         if name is None:
-            await context.abort(grpc.StatusCode.UNAUTHENTICATED,
-                                "unknown bot token; register the bot (arena bot add) and use "
-                                "the token it printed")
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED,
+                "unknown bot token; register the bot (arena bot add) and use the token it printed",
+            )
         max_concurrent = min(max(hello.max_concurrent, 1), MAX_CONCURRENT_CAP)
-        conn = BotConnection(name, max_concurrent, context.write, context.peer(),
-                             batches=hello.batches, token_hash=hash_token(hello.token))
+        conn = BotConnection(
+            name,
+            max_concurrent,
+            context.write,
+            context.peer(),
+            batches=hello.batches,
+            token_hash=hash_token(hello.token),
+        )
         await context.write(wire.welcome(name, hello.protocol_version, max_concurrent))
         # When the referee closes the connection (a flood, a stalled stream), end the RPC by
         # cancelling this handler, which is blocked reading; not when the handler is the one
         # closing it, itself or through a match it runs on from on_message (deliver_now): it
         # then returns from its read loop by itself.
         handler = asyncio.current_task()
-        conn.on_close = lambda: (not conn.dispatching and handler is not asyncio.current_task()
-                                 and handler.cancel())
+        conn.on_close = lambda: (
+            not conn.dispatching and handler is not asyncio.current_task() and handler.cancel()
+        )
         await self.directory.add(conn)
         # Hello.name is the bot's own word for itself: logged, never its seat name (the token's).
-        log.info("bot %s connected from %s (max_concurrent %d, says it is %r)", name, conn.peer,
-                 max_concurrent, hello.name[:64])
+        log.info(
+            "bot %s connected from %s (max_concurrent %d, says it is %r)",
+            name,
+            conn.peer,
+            max_concurrent,
+            hello.name[:64],
+        )
         closed_by_referee = False
         try:
             await self._read(conn, context)
@@ -242,8 +266,7 @@ class RefereeServicer:
         except asyncio.CancelledError:
             raise
         except wire.MalformedMessage as err:  # bytes that do not parse
-            conn.close(f"{err}; the stream is closed", MALFORMED,
-                       grpc.StatusCode.INVALID_ARGUMENT)
+            conn.close(f"{err}; the stream is closed", MALFORMED, grpc.StatusCode.INVALID_ARGUMENT)
         except Exception as err:  # a reset stream
             conn.close(f"the stream failed: {err}", conn.close_fault)
 
@@ -252,11 +275,12 @@ class RefereeServicer:
         the match)."""
         live = self.live.get(match_id)
         if live is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND,
-                                f"no live or recent match {match_id!r}")
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no live or recent match {match_id!r}")
         if self.watchers >= MAX_WATCHERS:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                f"{MAX_WATCHERS} spectator streams are open; try again later")
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{MAX_WATCHERS} spectator streams are open; try again later",
+            )
         self.watchers += 1
         try:
             async for event in self._watch(match_id, live):
@@ -281,7 +305,8 @@ class RefereeServicer:
             try:
                 async with live.changed:
                     await live.changed.wait_for(
-                        lambda: len(live.events) > sent or live.end is not None)
+                        lambda sent=sent: len(live.events) > sent or live.end is not None
+                    )
             finally:
                 live.watching -= 1
 
@@ -300,8 +325,13 @@ class RefereeServer:
     bot's sandbox: sandboxed bots have no network. The socket is plain text, like loopback TCP
     without TLS: only processes that can reach the file can connect."""
 
-    def __init__(self, authenticate: Authenticator, host: str = "127.0.0.1", port: int = 0,
-                 tls: TlsFiles | None = None):
+    def __init__(
+        self,
+        authenticate: Authenticator,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        tls: TlsFiles | None = None,
+    ):
         self.directory = BotDirectory()
         self.live = LiveMatches()
         self.host = host
@@ -315,14 +345,19 @@ class RefereeServer:
         # by wire.py (Play's serializer also takes the action requests it encodes directly).
         handlers = {
             "Play": grpc.stream_stream_rpc_method_handler(
-                servicer.Play, request_deserializer=wire.read_bot_message,
-                response_serializer=wire.serialize_referee_message),
+                servicer.Play,
+                request_deserializer=wire.read_bot_message,
+                response_serializer=wire.serialize_referee_message,
+            ),
             "Watch": grpc.unary_stream_rpc_method_handler(
-                servicer.Watch, request_deserializer=wire.read_watch_request,
-                response_serializer=wire.serialize_match_event),
+                servicer.Watch,
+                request_deserializer=wire.read_watch_request,
+                response_serializer=wire.serialize_match_event,
+            ),
         }
         self._server.add_generic_rpc_handlers(
-            (grpc.method_handlers_generic_handler("arena.v1.Referee", handlers),))
+            (grpc.method_handlers_generic_handler("arena.v1.Referee", handlers),)
+        )
         if hasattr(self._server, "add_registered_method_handlers"):  # grpcio >= 1.63
             self._server.add_registered_method_handlers("arena.v1.Referee", handlers)
         self._health = health.aio.HealthServicer()
@@ -340,8 +375,10 @@ class RefereeServer:
         else:
             self.port = self._server.add_insecure_port(target)
         if self.port == 0:
-            raise OSError(f"cannot listen on {target}: the port is taken or the address is "
-                          "not local; choose another with --port")
+            raise OSError(
+                f"cannot listen on {target}: the port is taken or the address is "
+                "not local; choose another with --port"
+            )
         # A short path (a Unix socket's path is limited to 107 bytes), private to this user.
         socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-"))
         socket = socket_dir / "referee.sock"

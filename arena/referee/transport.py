@@ -39,6 +39,7 @@ class ConnectionClosed(Exception):
 @dataclass(slots=True)
 class Pending:
     """A request in flight."""
+
     future: Reply  # -> (wire.MoveReply, received_at); TimeoutError when it expires
     sent_at: float = -1.0  # loop time its write began: its clock started (-1: still queued)
     deadline: float = math.inf  # loop time by which its reply must arrive
@@ -87,8 +88,9 @@ class Transport:
 
     # ------------------------------------------------------------ writing
 
-    async def deliver(self, msg: wire.Outgoing, pending: Pending | None = None,
-                      allowed_s: float = 0.0) -> None:
+    async def deliver(
+        self, msg: wire.Outgoing, pending: Pending | None = None, allowed_s: float = 0.0
+    ) -> None:
         """Send one message (for a request: its encoded ActionRequest, and its `pending`
         entry). For a request, its clock starts when its write begins (after any
         wait in the outbox, which is the platform's queue, not the bot's time). Returns once the
@@ -105,8 +107,11 @@ class Transport:
         if self.closed.is_set():
             return
         if len(self._outbox) >= MAX_QUEUED_WRITES:
-            self.close("the bot does not read its stream (too many queued messages)", MALFORMED,
-                       grpc.StatusCode.RESOURCE_EXHAUSTED)
+            self.close(
+                "the bot does not read its stream (too many queued messages)",
+                MALFORMED,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+            )
             return
         self._queue(msg, None, 0.0)
         if self._writer is None:
@@ -138,8 +143,11 @@ class Transport:
         except asyncio.CancelledError:
             if not (self._stalled and task is not None and task.uncancel() == 0):
                 raise  # not the watchdog's doing: the task's own cancellation
-            self.close(f"the bot did not read its stream for {WRITE_TIMEOUT_S:.0f} s",
-                       MALFORMED, grpc.StatusCode.RESOURCE_EXHAUSTED)
+            self.close(
+                f"the bot did not read its stream for {WRITE_TIMEOUT_S:.0f} s",
+                MALFORMED,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+            )
         except Exception as err:  # the stream broke under us
             self.close(f"the stream failed: {err}")
         finally:
@@ -224,8 +232,12 @@ class Transport:
 
     # ------------------------------------------------------------ closing
 
-    def close(self, reason: str, fault: str = DISCONNECT,
-              code: grpc.StatusCode = grpc.StatusCode.CANCELLED) -> None:
+    def close(
+        self,
+        reason: str,
+        fault: str = DISCONNECT,
+        code: grpc.StatusCode = grpc.StatusCode.CANCELLED,
+    ) -> None:
         """End the connection: why (`reason`), the fault it is to a seat whose bot it was, and
         the status the referee ends the stream with. Every request in flight fails with
         ConnectionClosed; the stream's handler is told (`on_close`)."""
@@ -242,4 +254,3 @@ class Transport:
             if not pending.future.done():
                 pending.future.set_exception(ConnectionClosed(reason))
         self.on_close()
-

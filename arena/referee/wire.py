@@ -9,7 +9,7 @@ typed messages (see proto/arena/v1).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, ClassVar
 
 from google.protobuf.descriptor import FieldDescriptor
@@ -18,7 +18,13 @@ from google.protobuf.message import DecodeError
 from arena.games import balloon, boom
 from arena.games.base import Action, Game
 from arena.results import (
-    CRASH, DISCONNECT, ILLEGAL_ACTION, MALFORMED, TIMEOUT, UNKNOWN_REQUEST, MatchResult,
+    CRASH,
+    DISCONNECT,
+    ILLEGAL_ACTION,
+    MALFORMED,
+    TIMEOUT,
+    UNKNOWN_REQUEST,
+    MatchResult,
 )
 from arena_sdk.proto import arena_pb2 as pb
 
@@ -33,9 +39,11 @@ class MalformedMessage(ValueError):
 
 # ---------------------------------------------------------------- what bots send
 
+
 @dataclass(slots=True, frozen=True)
 class Hello:
     """The first message of a Play stream."""
+
     kind: ClassVar[str] = "hello"
     token: str
     name: str  # the bot's own word for itself: informational
@@ -47,6 +55,7 @@ class Hello:
 @dataclass(slots=True)
 class MoveReply:
     """A bot's reply to an action request. `action` is read by `action_from_pb` only."""
+
     kind: ClassVar[str] = "action"
     match_id: str
     request_id: int
@@ -56,6 +65,7 @@ class MoveReply:
 @dataclass(slots=True)
 class MoveReplies:
     """Several replies at once, each as if sent alone."""
+
     kind: ClassVar[str] = "action_replies"
     replies: list[MoveReply]
 
@@ -69,6 +79,7 @@ class Ping:
 @dataclass(slots=True)
 class Unexpected:
     """A message of a kind the referee does not take from bots ("" for an empty message)."""
+
     kind: str
 
 
@@ -81,8 +92,9 @@ def read_bot_message(data: bytes) -> BotMessage:
     try:
         msg = pb.BotMessage.FromString(data)
     except DecodeError as err:
-        raise MalformedMessage(f"a message on the stream is not a BotMessage (it does not "
-                               f"parse: {err})") from None
+        raise MalformedMessage(
+            f"a message on the stream is not a BotMessage (it does not parse: {err})"
+        ) from None
     return from_bot_message(msg)
 
 
@@ -93,8 +105,9 @@ def from_bot_message(msg: pb.BotMessage) -> BotMessage:
         reply = msg.action
         return MoveReply(reply.match_id, reply.request_id, reply.action)
     if kind == "action_replies":
-        return MoveReplies([MoveReply(r.match_id, r.request_id, r.action)
-                            for r in msg.action_replies.replies])
+        return MoveReplies(
+            [MoveReply(r.match_id, r.request_id, r.action) for r in msg.action_replies.replies]
+        )
     if kind == "ping":
         return Ping(msg.ping.nonce)
     if kind == "hello":
@@ -108,8 +121,9 @@ def read_watch_request(data: bytes) -> str:
     try:
         return pb.WatchRequest.FromString(data).match_id
     except DecodeError as err:
-        raise MalformedMessage(f"the request is not a WatchRequest (it does not parse: {err})"
-                               ) from None
+        raise MalformedMessage(
+            f"the request is not a WatchRequest (it does not parse: {err})"
+        ) from None
 
 
 # ---------------------------------------------------------------- what the referee sends
@@ -118,37 +132,69 @@ def read_watch_request(data: bytes) -> str:
 Outgoing = pb.RefereeMessage | bytes
 
 _FAULTS = {
-    TIMEOUT: pb.FAULT_TIMEOUT, ILLEGAL_ACTION: pb.FAULT_ILLEGAL_ACTION,
-    UNKNOWN_REQUEST: pb.FAULT_UNKNOWN_REQUEST, DISCONNECT: pb.FAULT_DISCONNECT,
-    CRASH: pb.FAULT_CRASH, MALFORMED: pb.FAULT_MALFORMED,
+    TIMEOUT: pb.FAULT_TIMEOUT,
+    ILLEGAL_ACTION: pb.FAULT_ILLEGAL_ACTION,
+    UNKNOWN_REQUEST: pb.FAULT_UNKNOWN_REQUEST,
+    DISCONNECT: pb.FAULT_DISCONNECT,
+    CRASH: pb.FAULT_CRASH,
+    MALFORMED: pb.FAULT_MALFORMED,
 }
 
 
 def welcome(bot_name: str, protocol_version: int, max_concurrent: int) -> pb.RefereeMessage:
-    return pb.RefereeMessage(welcome=pb.Welcome(
-        bot_name=bot_name, protocol_version=protocol_version, max_concurrent=max_concurrent))
+    return pb.RefereeMessage(
+        welcome=pb.Welcome(
+            bot_name=bot_name, protocol_version=protocol_version, max_concurrent=max_concurrent
+        )
+    )
 
 
-def match_start(match_id: str, game: Game, seat: int, seat_names, limits,
-                bot_seed: int) -> pb.RefereeMessage:
-    return pb.RefereeMessage(match_start=pb.MatchStart(
-        match_id=match_id, game=game.name, options=options_to_pb(game), seat=seat,
-        seat_names=seat_names, limits=limits_to_pb(limits), bot_seed=bot_seed))
+def match_start(
+    match_id: str, game: Game, seat: int, seat_names, limits, bot_seed: int
+) -> pb.RefereeMessage:
+    return pb.RefereeMessage(
+        match_start=pb.MatchStart(
+            match_id=match_id,
+            game=game.name,
+            options=options_to_pb(game),
+            seat=seat,
+            seat_names=seat_names,
+            limits=limits_to_pb(limits),
+            bot_seed=bot_seed,
+        )
+    )
 
 
-def match_end(game_name: str, match_id: str, scores, ranks, reason: str,
-              final_observation: Any) -> pb.RefereeMessage:
-    return pb.RefereeMessage(match_end=pb.MatchEnd(
-        match_id=match_id, scores=scores, ranks=ranks, reason=reason,
-        final_observation=observation_to_pb(game_name, final_observation)))
+def match_end(
+    game_name: str, match_id: str, scores, ranks, reason: str, final_observation: Any
+) -> pb.RefereeMessage:
+    return pb.RefereeMessage(
+        match_end=pb.MatchEnd(
+            match_id=match_id,
+            scores=scores,
+            ranks=ranks,
+            reason=reason,
+            final_observation=observation_to_pb(game_name, final_observation),
+        )
+    )
 
 
-def rejected(fault_kind: str, detail: str, match_id: str = "", request_id: int = 0,
-             game_name: str = "", played_instead: Action | None = None) -> pb.RefereeMessage:
+def rejected(
+    fault_kind: str,
+    detail: str,
+    match_id: str = "",
+    request_id: int = 0,
+    game_name: str = "",
+    played_instead: Action | None = None,
+) -> pb.RefereeMessage:
     """A Rejected: the fault (a kind of arena.results) the bot is charged with and why, and the
     action played in its stead, if one was (of `game_name`)."""
-    msg = pb.Rejected(match_id=match_id, request_id=request_id,
-                      fault=_FAULTS.get(fault_kind, pb.FAULT_UNSPECIFIED), detail=detail)
+    msg = pb.Rejected(
+        match_id=match_id,
+        request_id=request_id,
+        fault=_FAULTS.get(fault_kind, pb.FAULT_UNSPECIFIED),
+        detail=detail,
+    )
     if played_instead is not None:
         msg.played_instead.CopyFrom(action_to_pb(game_name, played_instead))
     return pb.RefereeMessage(rejected=msg)
@@ -161,13 +207,15 @@ def pong(nonce: int) -> pb.RefereeMessage:
 # ---------------------------------------------------------------- actions
 
 # Card messages are immutable once built and cards are few, so build each once.
-_BALLOON_CARDS = tuple(pb.Card(id=i, colour=c.colour, value=c.value)
-                       for i, c in enumerate(balloon.CARDS))
-_BOOM_CARDS = tuple(pb.Card(id=i, colour=boom.COLOURS[i // 10], value=boom.VALUES[i % 10])
-                    for i in range(50))
+_BALLOON_CARDS = tuple(
+    pb.Card(id=i, colour=c.colour, value=c.value) for i, c in enumerate(balloon.CARDS)
+)
+_BOOM_CARDS = tuple(
+    pb.Card(id=i, colour=boom.COLOURS[i // 10], value=boom.VALUES[i % 10]) for i in range(50)
+)
 
 
-@lru_cache(maxsize=None)  # at most 51 distinct actions
+@cache  # at most 51 distinct actions
 def balloon_action_to_pb(action: int) -> pb.Action:
     if action == balloon.DROP_OUT:
         return pb.Action(balloon=pb.BalloonAction(drop_out=True))
@@ -243,11 +291,19 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
-_VARINT_TYPES = frozenset((FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64,
-                           FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_UINT64,
-                           FieldDescriptor.TYPE_BOOL, FieldDescriptor.TYPE_ENUM))
-_LENGTH_DELIMITED_TYPES = frozenset((FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_STRING,
-                                     FieldDescriptor.TYPE_BYTES))
+_VARINT_TYPES = frozenset(
+    (
+        FieldDescriptor.TYPE_INT32,
+        FieldDescriptor.TYPE_INT64,
+        FieldDescriptor.TYPE_UINT32,
+        FieldDescriptor.TYPE_UINT64,
+        FieldDescriptor.TYPE_BOOL,
+        FieldDescriptor.TYPE_ENUM,
+    )
+)
+_LENGTH_DELIMITED_TYPES = frozenset(
+    (FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES)
+)
 
 
 class _Keys:
@@ -265,8 +321,10 @@ def _wire_type(field: FieldDescriptor) -> int:
         return 2  # a message, a string, packed numbers
     if field.type in _VARINT_TYPES and not field.is_repeated:
         return 0
-    raise TypeError(f"{field.full_name}: the encoder writes no field of type {field.type} "
-                    "(unpacked repeated, or fixed-width); teach it, or build the message")
+    raise TypeError(
+        f"{field.full_name}: the encoder writes no field of type {field.type} "
+        "(unpacked repeated, or fixed-width); teach it, or build the message"
+    )
 
 
 # Every message the encoder writes (tests/referee/test_wire_encoding.py checks each key).
@@ -279,8 +337,17 @@ _PLAYED = _Keys(pb.BalloonPlayed)
 _BOOM = _Keys(pb.BoomObservation)
 _REVEALED = _Keys(pb.BoomRevealed)
 _PARADISE = _Keys(pb.BoomParadise)
-ENCODED = (_REQUEST, _REQUESTS, _REFEREE, _OBSERVATION, _BALLOON, _PLAYED, _BOOM, _REVEALED,
-           _PARADISE)
+ENCODED = (
+    _REQUEST,
+    _REQUESTS,
+    _REFEREE,
+    _OBSERVATION,
+    _BALLOON,
+    _PLAYED,
+    _BOOM,
+    _REVEALED,
+    _PARADISE,
+)
 
 
 def _field(key: bytes, payload: bytes) -> bytes:
@@ -315,12 +382,15 @@ _BOOM_REVEALED_CARD = _card_fields(_REVEALED.cards, _BOOM_CARDS)
 
 @lru_cache(maxsize=8192)  # seats x cards x turns
 def _balloon_played_field(seat: int, card: int, turn: int) -> bytes:
-    payload = ((_PLAYED.seat + _varint(seat) if seat else b"") + _BALLOON_PLAYED_CARD[card]
-               + (_PLAYED.turn + _varint(turn) if turn else b""))
+    payload = (
+        (_PLAYED.seat + _varint(seat) if seat else b"")
+        + _BALLOON_PLAYED_CARD[card]
+        + (_PLAYED.turn + _varint(turn) if turn else b"")
+    )
     return _field(_BALLOON.table, payload)
 
 
-@lru_cache(maxsize=None)  # at most 51
+@cache  # at most 51
 def _balloon_legal_field(action: int) -> bytes:
     return _field(_REQUEST.legal_actions, balloon_action_to_pb(action).SerializeToString())
 
@@ -340,10 +410,17 @@ def _boom_revealed_field(cards: tuple[int, ...]) -> bytes:
 
 @lru_cache(maxsize=4096)
 def _boom_paradise_field(pile: tuple) -> bytes:
-    payload = b"".join([_field(_PARADISE.cards,
-                               pb.BoomParadiseCard(card=_BOOM_CARDS[p.card],
-                                                   face_up=p.face_up).SerializeToString())
-                        for p in pile])
+    payload = b"".join(
+        [
+            _field(
+                _PARADISE.cards,
+                pb.BoomParadiseCard(
+                    card=_BOOM_CARDS[p.card], face_up=p.face_up
+                ).SerializeToString(),
+            )
+            for p in pile
+        ]
+    )
     return _field(_BOOM.paradise, payload)
 
 
@@ -379,8 +456,13 @@ def _balloon_observation_bytes(obs: "balloon.BalloonObservation") -> bytes:
 def _boom_observation_bytes(obs: "boom.BoomObservation") -> bytes:
     k = _BOOM
     out = [k.seat + _varint(obs.seat)] if obs.seat else []
-    for key, value in ((k.num_players, obs.num_players), (k.game_number, obs.game_number),
-                       (k.round, obs.round), (k.step, obs.step), (k.guard, obs.guard)):
+    for key, value in (
+        (k.num_players, obs.num_players),
+        (k.game_number, obs.game_number),
+        (k.round, obs.round),
+        (k.step, obs.step),
+        (k.guard, obs.guard),
+    ):
         if value:
             out.append(key + _varint(value))
     _scalars(out, k.guard_limits, obs.guard_limits)
@@ -412,17 +494,22 @@ def observation_to_pb(game_name: str, obs: Any) -> pb.Observation:
     return pb.Observation.FromString(_OBSERVATION_BYTES[game_name](obs))
 
 
-def action_request(game_name: str, match_id: str, obs: Any, legal, move_ms: int,
-                   time_bank_ms: int) -> tuple[bytes, bytes]:
+def action_request(
+    game_name: str, match_id: str, obs: Any, legal, move_ms: int, time_bank_ms: int
+) -> tuple[bytes, bytes]:
     """An ActionRequest asking a seat to act, encoded, as (what goes before the request id,
     what goes after it): the id is chosen when the request is sent (`request_body`)."""
     k = _REQUEST
     head = _field(k.match_id, match_id.encode()) if match_id else b""
     to_field = _LEGAL_FIELD[game_name]
-    tail = b"".join([_field(k.observation, _OBSERVATION_BYTES[game_name](obs)),
-                     *[to_field(a) for a in legal],
-                     k.move_ms + _varint(move_ms) if move_ms else b"",
-                     k.time_bank_ms + _varint(time_bank_ms) if time_bank_ms else b""])
+    tail = b"".join(
+        [
+            _field(k.observation, _OBSERVATION_BYTES[game_name](obs)),
+            *[to_field(a) for a in legal],
+            k.move_ms + _varint(move_ms) if move_ms else b"",
+            k.time_bank_ms + _varint(time_bank_ms) if time_bank_ms else b"",
+        ]
+    )
     return head, tail
 
 
@@ -456,21 +543,27 @@ def serialize_referee_message(msg: Outgoing) -> bytes:
 
 # ---------------------------------------------------------------- match messages
 
+
 def options_to_pb(game: Game) -> pb.GameOptions:
-    return pb.GameOptions(num_players=game.num_players, **{
-        k: bool(v) for k, v in game.options.items() if k in ("advanced", "ruse", "series")})
+    return pb.GameOptions(
+        num_players=game.num_players,
+        **{k: bool(v) for k, v in game.options.items() if k in ("advanced", "ruse", "series")},
+    )
 
 
 def limits_to_pb(limits) -> pb.Limits:
-    return pb.Limits(move_ms=limits.move_ms, time_bank_ms=limits.time_bank_ms,
-                     max_strikes=limits.max_strikes)
+    return pb.Limits(
+        move_ms=limits.move_ms, time_bank_ms=limits.time_bank_ms, max_strikes=limits.max_strikes
+    )
 
 
-def event_to_pb(match_id: str, index: int, event, game_name: str,
-                public_obs: Any = None, final: bool = False) -> pb.MatchEvent:
+def event_to_pb(
+    match_id: str, index: int, event, game_name: str, public_obs: Any = None, final: bool = False
+) -> pb.MatchEvent:
     data = {k: _text(v) for k, v in (event.data or {}).items()}
-    msg = pb.MatchEvent(match_id=match_id, index=index, kind=event.kind, seat=event.seat,
-                        data=data, final=final)
+    msg = pb.MatchEvent(
+        match_id=match_id, index=index, kind=event.kind, seat=event.seat, data=data, final=final
+    )
     if public_obs is not None:
         msg.public_observation.MergeFromString(_OBSERVATION_BYTES[game_name](public_obs))
     return msg
@@ -479,11 +572,17 @@ def event_to_pb(match_id: str, index: int, event, game_name: str,
 def match_end_event(match_id: str, index: int, result: MatchResult) -> pb.MatchEvent:
     """A spectator's last event of a match: its scores, ranks and faults."""
     return pb.MatchEvent(
-        match_id=match_id, index=index, kind="match_end", seat=-1,
-        data={"scores": " ".join(map(str, result.scores)),
-              "ranks": " ".join(map(str, result.ranks)),
-              "faults": " ".join(f"{f.seat}:{f.kind}" for f in result.faults)},
-        final=True)
+        match_id=match_id,
+        index=index,
+        kind="match_end",
+        seat=-1,
+        data={
+            "scores": " ".join(map(str, result.scores)),
+            "ranks": " ".join(map(str, result.ranks)),
+            "faults": " ".join(f"{f.seat}:{f.kind}" for f in result.faults),
+        },
+        final=True,
+    )
 
 
 def serialize_match_event(event: pb.MatchEvent) -> bytes:

@@ -61,8 +61,7 @@ class Scheduler:
         self._joined: set[tuple[str, str]] = set()  # (ladder, bot) known to be in the ladder
         self._recent_faults: dict[str, list[bool]] = {}  # bot -> faulted?, newest last
 
-    def open_ladder(self, name: str, rater: Rater,
-                    members: frozenset[str] | None = None) -> None:
+    def open_ladder(self, name: str, rater: Rater, members: frozenset[str] | None = None) -> None:
         """Schedule the ladder `name`, rated by `rater`, among `members` (None: every bot)."""
         self._raters[name] = rater
         self._members[name] = members
@@ -77,15 +76,18 @@ class Scheduler:
             return Step.WAIT if in_flight else Step.STOP
         return Step.CHOOSE if in_flight < s.concurrency else Step.WAIT
 
-    def available(self, ladder: str, bots: Iterable[Bot],
-                  connected: Callable[[str], bool] | None) -> list[Bot]:
+    def available(
+        self, ladder: str, bots: Iterable[Bot], connected: Callable[[str], bool] | None
+    ) -> list[Bot]:
         """The bots that may take a seat in `ladder` now: the versions its members name (NAME:
         the latest, NAME@N: that one; no members: every bot's latest version) that are not
         suspended, and remote ones only while `connected` says so (None: no referee here to
         connect to, as on Ray, so no remote bot plays)."""
-        return [b for b in playing_versions(bots, self._members[ladder])
-                if not b.suspended
-                and (not b.remote or (connected is not None and connected(b.name)))]
+        return [
+            b
+            for b in playing_versions(bots, self._members[ladder])
+            if not b.suspended and (not b.remote or (connected is not None and connected(b.name)))
+        ]
 
     def newcomers(self, ladder: str, names: Iterable[str]) -> list[str]:
         """Of these bots, the ones not yet known to be in `ladder` (to join it)."""
@@ -96,8 +98,9 @@ class Scheduler:
         self._joined.add((ladder, name))
         self._last.setdefault((ladder, name), now)
 
-    def choose_table(self, ladder: str, table_size: int, names: Sequence[str],
-                     standings: Iterable[Rated]) -> tuple[str, ...] | None:
+    def choose_table(
+        self, ladder: str, table_size: int, names: Sequence[str], standings: Iterable[Rated]
+    ) -> tuple[str, ...] | None:
         """The next table of `ladder` among the bots `names` (in a random seat order), or
         None if fewer than `table_size` of them are idle."""
         rater = self._raters[ladder]
@@ -106,14 +109,19 @@ class Scheduler:
         for name in names:
             st = by_bot.get(name)
             key = (ladder, name)
-            candidates.append(Candidate(
-                name=name, mu=st.mu if st else rater.params.mu,
-                sigma=st.sigma if st else rater.params.sigma,
-                matches=(st.matches if st else 0) + self._played.get(key, 0),
-                busy=name in self._busy[ladder],
-                last_played=self._last.get(key, 0.0)))
-        return choose_table(candidates, table_size, rater.env, self.rng,
-                            share_cap=self.settings.share_cap)
+            candidates.append(
+                Candidate(
+                    name=name,
+                    mu=st.mu if st else rater.params.mu,
+                    sigma=st.sigma if st else rater.params.sigma,
+                    matches=(st.matches if st else 0) + self._played.get(key, 0),
+                    busy=name in self._busy[ladder],
+                    last_played=self._last.get(key, 0.0),
+                )
+            )
+        return choose_table(
+            candidates, table_size, rater.env, self.rng, share_cap=self.settings.share_cap
+        )
 
     def new_seed(self) -> int:
         """A duplicate set's seed: below 2**53, so it survives JSON in any language."""
@@ -138,8 +146,9 @@ class Scheduler:
             played = self._played.get((ladder, bot), 0)
             self._played[(ladder, bot)] = max(0, played - matches)
 
-    def match_played(self, seat_names: Sequence[str],
-                     faulted_seats: Iterable[int]) -> list[tuple[str, str]]:
+    def match_played(
+        self, seat_names: Sequence[str], faulted_seats: Iterable[int]
+    ) -> list[tuple[str, str]]:
         """A match was played; returns (bot, reason) for each bot the fault policy suspends
         now (its count starts afresh, for when it is reinstated)."""
         policy = self.settings.fault_policy
@@ -148,7 +157,7 @@ class Scheduler:
         for seat, bot in enumerate(seat_names):
             history = self._recent_faults.setdefault(bot, [])
             history.append(seat in faulted)
-            del history[:-policy.window]
+            del history[: -policy.window]
             reason = policy.verdict(history)
             if reason is not None:
                 self._recent_faults[bot] = []

@@ -76,10 +76,15 @@ class ArenaService:
 
     def __init__(self, settings: ServiceSettings):
         self.settings = settings
-        self.scheduler = Scheduler(SchedulerSettings(
-            concurrency=settings.concurrency, share_cap=settings.share_cap,
-            fault_policy=settings.fault_policy, max_matches=settings.max_matches,
-            seed=settings.seed))
+        self.scheduler = Scheduler(
+            SchedulerSettings(
+                concurrency=settings.concurrency,
+                share_cap=settings.share_cap,
+                fault_policy=settings.fault_policy,
+                max_matches=settings.max_matches,
+                seed=settings.seed,
+            )
+        )
         self.store: AsyncStore | None = None
         self.executor: MatchExecutor | None = None
         self.web = None
@@ -103,21 +108,35 @@ class ArenaService:
         leases = contextlib.AsyncExitStack()  # one run per ladder: see arena/ladder/lease.py
         try:
             await leases.enter_async_context(
-                lease.held(self.store, [l.name for l in s.ladders], self._lease_lost))
-            self.executor = make_executor(s.executor, self.store, s.run_dir,
-                                          resource_limits=s.resource_limits,
-                                          ray_address=s.ray_address, host=s.referee_host,
-                                          port=s.referee_port)
-            ladders = [await self.store.run(Store.ensure_open_ladder, l.name, l.game,
-                                            l.table_size, options=l.options,
-                                            rating_mode=s.rating_mode)
-                       for l in s.ladders]
+                lease.held(self.store, [ladder.name for ladder in s.ladders], self._lease_lost)
+            )
+            self.executor = make_executor(
+                s.executor,
+                self.store,
+                s.run_dir,
+                resource_limits=s.resource_limits,
+                ray_address=s.ray_address,
+                host=s.referee_host,
+                port=s.referee_port,
+            )
+            ladders = [
+                await self.store.run(
+                    Store.ensure_open_ladder,
+                    ladder.name,
+                    ladder.game,
+                    ladder.table_size,
+                    options=ladder.options,
+                    rating_mode=s.rating_mode,
+                )
+                for ladder in s.ladders
+            ]
             await self.executor.start([])
             self.web = await self._start_web()
             self.ready.set()
-            log.info("arena serving: %s, web on http://%s:%d/", self._where(), s.web_host,
-                     s.web_port)
-            loops = [asyncio.ensure_future(self._ladder_loop(l)) for l in ladders]
+            log.info(
+                "arena serving: %s, web on http://%s:%d/", self._where(), s.web_host, s.web_port
+            )
+            loops = [asyncio.ensure_future(self._ladder_loop(ladder)) for ladder in ladders]
             await self._stopping.wait()
             for task in loops:
                 task.cancel()
@@ -156,8 +175,7 @@ class ArenaService:
         tasks = [t for group in self._in_flight.values() for t in group]
         if not tasks:
             return
-        log.info("waiting up to %.0f s for %d matches in flight", self.settings.grace_s,
-                 len(tasks))
+        log.info("waiting up to %.0f s for %d matches in flight", self.settings.grace_s, len(tasks))
         done, pending = await asyncio.wait(tasks, timeout=self.settings.grace_s)
         for task in pending:
             task.cancel()
@@ -175,8 +193,9 @@ class ArenaService:
     async def _ladder_loop(self, ladder: Ladder) -> None:
         name = ladder.name
         self._in_flight[name] = set()
-        self.scheduler.open_ladder(name, STANDARD_RULES.rater(ladder.settings),
-                                   self._specs[name].members)
+        self.scheduler.open_ladder(
+            name, STANDARD_RULES.rater(ladder.settings), self._specs[name].members
+        )
         await self._resume(ladder)
         while not self._stopping.is_set():
             step = self.scheduler.next_step(len(self._in_flight[name]))
@@ -203,14 +222,18 @@ class ArenaService:
         tables afresh from the bots available now."""
         await self.store.run(Store.reset_running, ladder.name)
         for match in await self.store.run(Store.matches, ladder.name, RUNNABLE):
-            await self.store.run(Store.record_infra_failure, ladder.name, match.index,
-                                 "abandoned: the server stopped before it ran", give_up=True)
+            await self.store.run(
+                Store.record_infra_failure,
+                ladder.name,
+                match.index,
+                "abandoned: the server stopped before it ran",
+                give_up=True,
+            )
 
     async def _next_table(self, ladder: Ladder) -> tuple[str, ...] | None:
         name = ladder.name
         directory = self._directory()
-        connected = (None if directory is None
-                     else lambda bot: directory.get(bot) is not None)
+        connected = None if directory is None else lambda bot: directory.get(bot) is not None
         bots = self.scheduler.available(name, await self.store.run(Store.list_bots), connected)
         if len(bots) < ladder.table_size:
             return None
@@ -219,21 +242,22 @@ class ArenaService:
             await self.store.run(Store.join_ladder, name, bot)
             self.scheduler.joined(name, bot, time.monotonic())
         standings = (await self.store.run(Store.rankings, name)).standings
-        return self.scheduler.choose_table(name, ladder.table_size, [b.name for b in bots],
-                                           standings)
+        return self.scheduler.choose_table(
+            name, ladder.table_size, [b.name for b in bots], standings
+        )
 
     async def _start_set(self, ladder: Ladder, table: tuple[str, ...]) -> None:
         """Play the table as a duplicate set: one seed, the seats rotated through every
         position, one match after another."""
-        matches = await self.store.run(Store.add_set, ladder.name, table,
-                                       self.scheduler.new_seed())
+        matches = await self.store.run(Store.add_set, ladder.name, table, self.scheduler.new_seed())
         self.scheduler.set_started(ladder.name, table, len(matches), time.monotonic())
         task = asyncio.ensure_future(self._play_set(ladder, table, matches))
         self._in_flight[ladder.name].add(task)
         task.add_done_callback(self._in_flight[ladder.name].discard)
 
-    async def _play_set(self, ladder: Ladder, table: tuple[str, ...],
-                        matches: list[StoredMatch]) -> None:
+    async def _play_set(
+        self, ladder: Ladder, table: tuple[str, ...], matches: list[StoredMatch]
+    ) -> None:
         try:
             for i, match in enumerate(matches):
                 if self._stopping.is_set() and i > 0:
@@ -241,34 +265,45 @@ class ArenaService:
                 await self._play_one(ladder, match)
         except asyncio.CancelledError:
             for match in matches:
-                await asyncio.shield(self.store.run(
-                    Store.record_infra_failure, ladder.name, match.index,
-                    "abandoned: the server was stopping", give_up=True))
+                await asyncio.shield(
+                    self.store.run(
+                        Store.record_infra_failure,
+                        ladder.name,
+                        match.index,
+                        "abandoned: the server was stopping",
+                        give_up=True,
+                    )
+                )
         finally:
             self.scheduler.set_ended(ladder.name, table, len(matches))
 
     async def _play_one(self, ladder: Ladder, match: StoredMatch) -> None:
         barred = await self._barred(match.seats)
         if barred is not None:  # suspended or removed since its table was chosen
-            await self.store.run(Store.record_infra_failure, ladder.name, match.index,
-                                 f"abandoned: {barred}", give_up=True)
+            await self.store.run(
+                Store.record_infra_failure,
+                ladder.name,
+                match.index,
+                f"abandoned: {barred}",
+                give_up=True,
+            )
             return
         running = await self.store.run(Store.start_match, ladder.name, match.index)
         match_id = f"{ladder.name}.{match.index}.{running.attempts}"
         self._running[(ladder.name, match.index)] = match_id
         try:
-            result, node = await self.executor.play(ladder, running, self.settings.limits,
-                                                    match_id)
+            result, node = await self.executor.play(ladder, running, self.settings.limits, match_id)
         except InfrastructureError as err:
             self._running.pop((ladder.name, match.index), None)
-            await self.store.run(Store.record_infra_failure, ladder.name, match.index,
-                                 str(err), give_up=True)
+            await self.store.run(
+                Store.record_infra_failure, ladder.name, match.index, str(err), give_up=True
+            )
             return
-        await asyncio.shield(self.store.run(Store.record_result, ladder.name, match.index,
-                                            result, node=node))
+        await asyncio.shield(
+            self.store.run(Store.record_result, ladder.name, match.index, result, node=node)
+        )
         self._running.pop((ladder.name, match.index), None)
-        for bot, reason in self.scheduler.match_played(result.seat_names,
-                                                       result.faulted_seats):
+        for bot, reason in self.scheduler.match_played(result.seat_names, result.faulted_seats):
             await self.store.run(Store.suspend_bot, bot, reason)
             log.warning("suspended %s: %s", bot, reason)
 

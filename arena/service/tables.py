@@ -30,9 +30,14 @@ class Candidate:
     last_played: float  # when it last got a seat (or joined): older waits first
 
 
-def choose_table(candidates: Sequence[Candidate], k: int, env: trueskill.TrueSkill,
-                 rng: random.Random, share_cap: float = 1.5,
-                 sigma_weight: float = 0.5) -> tuple[str, ...] | None:
+def choose_table(
+    candidates: Sequence[Candidate],
+    k: int,
+    env: trueskill.TrueSkill,
+    rng: random.Random,
+    share_cap: float = 1.5,
+    sigma_weight: float = 0.5,
+) -> tuple[str, ...] | None:
     """The bots of the next table, in a random seat order, or None if fewer than k are idle."""
     idle = [c for c in candidates if not c.busy]
     if len(idle) < k:
@@ -68,9 +73,11 @@ class FaultPolicy:
     limit: int = 5
 
     def verdict(self, recent_faulted: Sequence[bool]) -> str | None:
-        recent = list(recent_faulted)[-self.window:]
+        recent = list(recent_faulted)[-self.window :]
         faulted = sum(recent)
         if faulted >= self.limit:
-            return (f"faulted in {faulted} of its last {len(recent)} matches; fix the bot, "
-                    "then ask an organiser to reinstate it (arena bot reinstate)")
+            return (
+                f"faulted in {faulted} of its last {len(recent)} matches; fix the bot, "
+                "then ask an organiser to reinstate it (arena bot reinstate)"
+            )
         return None

@@ -4,8 +4,9 @@ live matches, served by uvicorn on the service's own event loop."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Request, Response
 from pydantic import BaseModel, Field
@@ -43,15 +44,19 @@ def admin_router(service: "ArenaService") -> APIRouter:
     def check_key(x_admin_key: str | None = Header(None)) -> None:
         expected = service.settings.admin_key
         if not expected:
-            raise HTTPException(403, "the admin API is disabled: start arena serve with "
-                                     "--admin-key-file FILE (or ARENA_ADMIN_KEY set)")
-        if x_admin_key is None or not hmac.compare_digest(x_admin_key.encode(),
-                                                          expected.encode()):
+            raise HTTPException(
+                403,
+                "the admin API is disabled: start arena serve with "
+                "--admin-key-file FILE (or ARENA_ADMIN_KEY set)",
+            )
+        if x_admin_key is None or not hmac.compare_digest(x_admin_key.encode(), expected.encode()):
             raise HTTPException(401, "a wrong or missing X-Admin-Key header")
 
     async def call(fn, *args, **kwargs):
+        store = service.store
+        assert store is not None, "the web server runs only while the service has its store open"
         try:
-            return await service.store.run(fn, *args, **kwargs)
+            return await store.run(fn, *args, **kwargs)
         except UnknownBot as err:
             raise HTTPException(404, str(err)) from None
         except StoreError as err:
@@ -62,8 +67,9 @@ def admin_router(service: "ArenaService") -> APIRouter:
         NAME@N that one."""
         return (await call(Store.resolve_bot, name)).name
 
-    @router.post("/bots", status_code=201, response_model=NewBotToken,
-                 dependencies=[Depends(check_key)])
+    @router.post(
+        "/bots", status_code=201, response_model=NewBotToken, dependencies=[Depends(check_key)]
+    )
     async def add_bot(bot: NewBot) -> NewBotToken:
         """Register a bot; the response holds its token, shown this once."""
         if (bot.command is None) == (not bot.remote):
@@ -71,8 +77,9 @@ def admin_router(service: "ArenaService") -> APIRouter:
         token = await call(Store.add_bot, bot.name, bot.command, remote=bot.remote)
         return NewBotToken(name=bot.name, token=token)
 
-    @router.post("/bots/{name}/suspend", response_model=BotStatus,
-                 dependencies=[Depends(check_key)])
+    @router.post(
+        "/bots/{name}/suspend", response_model=BotStatus, dependencies=[Depends(check_key)]
+    )
     async def suspend(name: str, body: Suspension) -> BotStatus:
         """Suspend a bot; its open stream is ended before the answer (its running seats fault
         as disconnected)."""
@@ -81,8 +88,9 @@ def admin_router(service: "ArenaService") -> APIRouter:
         await service.check_access()
         return BotStatus(name=name, suspended=True, reason=body.reason)
 
-    @router.post("/bots/{name}/reinstate", response_model=BotStatus,
-                 dependencies=[Depends(check_key)])
+    @router.post(
+        "/bots/{name}/reinstate", response_model=BotStatus, dependencies=[Depends(check_key)]
+    )
     async def reinstate(name: str) -> BotStatus:
         name = await version(name)
         await call(Store.suspend_bot, name, None)
@@ -97,8 +105,9 @@ def admin_router(service: "ArenaService") -> APIRouter:
 
         return full_match(request.app, ladder, index, frames)
 
-    @router.post("/bots/{name}/rotate-token", response_model=NewBotToken,
-                 dependencies=[Depends(check_key)])
+    @router.post(
+        "/bots/{name}/rotate-token", response_model=NewBotToken, dependencies=[Depends(check_key)]
+    )
     async def rotate_token(name: str) -> NewBotToken:
         """Give a bot a new token, shown this once; a stream that presented the old one is
         ended before the answer."""
@@ -128,10 +137,18 @@ class WebServer:
         s = service.settings
         self.app: FastAPI = create_app(s.db, live=service)  # service.live_replay
         self.app.include_router(admin_router(service))
-        config = uvicorn.Config(self.app, host=s.web_host, port=s.web_port, log_level="warning",
-                                lifespan="off")
-        self.server = uvicorn.Server(config)
-        self.server.install_signal_handlers = lambda: None  # the service owns the signals
+        config = uvicorn.Config(
+            self.app, host=s.web_host, port=s.web_port, log_level="warning", lifespan="off"
+        )
+
+        class Server(uvicorn.Server):
+            # The service owns the signals (arena.stopsignals). uvicorn (0.29 on) would take
+            # SIGINT and SIGTERM over with signal.signal while it serves, and stop only itself.
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                yield
+
+        self.server = Server(config)
         self._task: asyncio.Task | None = None
 
     async def start(self) -> None:

@@ -31,31 +31,73 @@ from __future__ import annotations
 import os
 
 from arena.results import (
-    ABANDONED, COMPLETED, FINISHED, INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNABLE, RUNNING,
+    ABANDONED,
+    COMPLETED,
+    FINISHED,
+    INFRA_FAILED,
+    MATCH_STATUSES,
+    PENDING,
+    RUNNABLE,
+    RUNNING,
 )
 
 from .aio import AsyncStore
 from .errors import (
-    BadManifest, CommandNotFound, DatabaseDamaged, DuplicateBot, InvalidBotName,
-    InvalidLadderName, LadderBusy, LadderError, LadderMismatch, LeaseLost, MatchStateError,
-    NotArenaDatabase, RegistryError, SchemaTooNew, StoreError, StoreLocked, UnknownBot,
-    UnknownLadder, describe_error,
+    BadManifest,
+    CommandNotFound,
+    DatabaseDamaged,
+    DuplicateBot,
+    InvalidBotName,
+    InvalidLadderName,
+    LadderBusy,
+    LadderError,
+    LadderMismatch,
+    LeaseLost,
+    MatchStateError,
+    NotArenaDatabase,
+    RegistryError,
+    SchemaTooNew,
+    StoreError,
+    StoreLocked,
+    UnknownBot,
+    UnknownLadder,
+    describe_error,
 )
 from .ladders import LadderRules, check_ladder_name, standard_rules
 from .leases import Lease, Leases
 from .matches import Matches, encode_replay
 from .queries import RankingQueries
 from .records import (
-    Bot, BotAccess, Ladder, LadderInfo, MatchScores, Rankings, RecordOutcome, Standing,
+    Bot,
+    BotAccess,
+    Ladder,
+    LadderInfo,
+    MatchScores,
+    Rankings,
+    RecordOutcome,
+    Standing,
     StoredMatch,
 )
 from .registry import (
-    MAX_NOTE, MAX_REASON, Registry, check_bot_name, parse_bot_spec, pick_version,
-    playing_versions, read_manifest, resolve_command, version_name,
+    MAX_NOTE,
+    MAX_REASON,
+    Registry,
+    check_bot_name,
+    parse_bot_spec,
+    pick_version,
+    playing_versions,
+    read_manifest,
+    resolve_command,
+    version_name,
 )
 from .schema import (
-    APPLICATION_ID, DEFAULT_PATH, QUICK_CHECK_READ_MAX, QUICK_CHECK_WRITE_MAX, READABLE_FROM,
-    SCHEMA_VERSION, StoreFile,
+    APPLICATION_ID,
+    DEFAULT_PATH,
+    QUICK_CHECK_READ_MAX,
+    QUICK_CHECK_WRITE_MAX,
+    READABLE_FROM,
+    SCHEMA_VERSION,
+    StoreFile,
 )
 
 
@@ -73,22 +115,75 @@ class Store(Registry, Leases, RankingQueries, Matches, StoreFile):
     to check at every open, or from any later SQLite error saying so: no write follows it).
     """
 
-    def __init__(self, path: str | os.PathLike[str] = DEFAULT_PATH, *, timeout: float = 5.0,
-                 readonly: bool = False, rules: LadderRules | None = None):
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = DEFAULT_PATH,
+        *,
+        timeout: float = 5.0,
+        readonly: bool = False,
+        rules: LadderRules | None = None,
+    ):
         Matches.__init__(self, rules)
         StoreFile.__init__(self, path, timeout=timeout, readonly=readonly)
 
 
 __all__ = [
-    "ABANDONED", "APPLICATION_ID", "MAX_NOTE", "parse_bot_spec", "pick_version",
-    "playing_versions", "version_name", "AsyncStore", "BadManifest", "Bot", "BotAccess",
-    "COMPLETED", "CommandNotFound", "DEFAULT_PATH", "DatabaseDamaged", "DuplicateBot",
-    "FINISHED", "INFRA_FAILED", "InvalidBotName", "InvalidLadderName", "Ladder", "LadderBusy",
-    "LadderError", "LadderInfo", "MatchScores", "LadderMismatch", "LadderRules", "Lease", "LeaseLost",
-    "MATCH_STATUSES", "MAX_REASON", "MatchStateError", "NotArenaDatabase", "PENDING",
-    "QUICK_CHECK_READ_MAX", "QUICK_CHECK_WRITE_MAX", "READABLE_FROM", "RUNNABLE", "RUNNING",
-    "Rankings", "RecordOutcome", "RegistryError", "SCHEMA_VERSION", "SchemaTooNew", "Standing",
-    "Store", "StoreError", "StoreLocked", "StoredMatch", "UnknownBot", "UnknownLadder",
-    "check_bot_name", "check_ladder_name", "describe_error", "encode_replay", "read_manifest",
-    "resolve_command", "standard_rules",
+    "ABANDONED",
+    "APPLICATION_ID",
+    "MAX_NOTE",
+    "parse_bot_spec",
+    "pick_version",
+    "playing_versions",
+    "version_name",
+    "AsyncStore",
+    "BadManifest",
+    "Bot",
+    "BotAccess",
+    "COMPLETED",
+    "CommandNotFound",
+    "DEFAULT_PATH",
+    "DatabaseDamaged",
+    "DuplicateBot",
+    "FINISHED",
+    "INFRA_FAILED",
+    "InvalidBotName",
+    "InvalidLadderName",
+    "Ladder",
+    "LadderBusy",
+    "LadderError",
+    "LadderInfo",
+    "MatchScores",
+    "LadderMismatch",
+    "LadderRules",
+    "Lease",
+    "LeaseLost",
+    "MATCH_STATUSES",
+    "MAX_REASON",
+    "MatchStateError",
+    "NotArenaDatabase",
+    "PENDING",
+    "QUICK_CHECK_READ_MAX",
+    "QUICK_CHECK_WRITE_MAX",
+    "READABLE_FROM",
+    "RUNNABLE",
+    "RUNNING",
+    "Rankings",
+    "RecordOutcome",
+    "RegistryError",
+    "SCHEMA_VERSION",
+    "SchemaTooNew",
+    "Standing",
+    "Store",
+    "StoreError",
+    "StoreLocked",
+    "StoredMatch",
+    "UnknownBot",
+    "UnknownLadder",
+    "check_bot_name",
+    "check_ladder_name",
+    "describe_error",
+    "encode_replay",
+    "read_manifest",
+    "resolve_command",
+    "standard_rules",
 ]

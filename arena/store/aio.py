@@ -51,7 +51,9 @@ class AsyncStore:
             raise
         return cls(executor, store)
 
-    def submit(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> concurrent.futures.Future[T]:
+    def submit(
+        self, fn: Callable[..., T], *args: Any, **kwargs: Any
+    ) -> concurrent.futures.Future[T]:
         return self._executor.submit(fn, self.store, *args, **kwargs)
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -38,7 +38,8 @@ SET_SIZE_SQL = "coalesce(json_extract(l.settings, '$.set_size'), l.table_size)"
 SET_FINISHED_SQL = (
     "NOT EXISTS (SELECT 1 FROM matches o WHERE o.ladder_id = m.ladder_id AND o.idx BETWEEN "
     f"m.idx - {SET_SIZE_SQL} + 1 AND m.idx + {SET_SIZE_SQL} - 1 AND o.set_index = m.set_index AND "
-    f"o.status NOT IN ({', '.join(repr(s) for s in FINISHED)}))")
+    f"o.status NOT IN ({', '.join(repr(s) for s in FINISHED)}))"
+)
 
 
 def set_finished(statuses: Sequence[str]) -> bool:
@@ -51,6 +52,7 @@ class UnknownMatch(LookupError):
 
 
 # ------------------------------------------------------------------------------------ records
+
 
 @dataclass(slots=True)
 class LadderRow:
@@ -83,6 +85,7 @@ class BotRow:
 @dataclass(slots=True)
 class BotVersion:
     """One version of a bot and its standing in each ladder it plays in."""
+
     bot: BotRow
     ladders: list[Standing]
 
@@ -178,6 +181,7 @@ class HistoryPoint:
 
 # ------------------------------------------------------------------------------------ queries
 
+
 class Queries:
     """The browsing queries (the web's pages and API) on one Store, opened read-only."""
 
@@ -186,16 +190,20 @@ class Queries:
         self.db = store.db
 
     def _ladder_id(self, ladder: str) -> tuple[int, str, int, str]:
-        row = self.db.execute("SELECT id, game, table_size, options FROM ladders WHERE name = ?",
-                              (ladder,)).fetchone()
+        row = self.db.execute(
+            "SELECT id, game, table_size, options FROM ladders WHERE name = ?", (ladder,)
+        ).fetchone()
         if row is None:
             raise UnknownLadder(f"there is no ladder called {ladder!r}")
         return row[0], row[1], row[2], row[3]
 
     def _set_size(self, ladder_id: int) -> int:
         """How many matches a set of the ladder has (SET_SIZE_SQL)."""
-        return int(self.db.execute(f"SELECT {SET_SIZE_SQL} FROM ladders l WHERE l.id = ?",
-                                   (ladder_id,)).fetchone()[0])
+        return int(
+            self.db.execute(
+                f"SELECT {SET_SIZE_SQL} FROM ladders l WHERE l.id = ?", (ladder_id,)
+            ).fetchone()[0]
+        )
 
     def _bot_id(self, bot: str) -> int:
         row = self.db.execute("SELECT id FROM bots WHERE name = ?", (bot,)).fetchone()
@@ -215,11 +223,24 @@ class Queries:
             "(SELECT count(*) FROM ladder_bots lb WHERE lb.ladder_id = l.id), "
             "(SELECT b.name FROM ratings r JOIN bots b ON b.id = r.bot_id "
             " WHERE r.ladder_id = l.id ORDER BY r.conservative DESC, r.mu DESC, b.name LIMIT 1)"
-            " FROM ladders l ORDER BY l.created DESC, l.id DESC").fetchall()
-        return [LadderRow(name=r[1], game=r[2], options=json.loads(r[3]), table_size=r[4],
-                          rating_mode=r[5], scheduled=r[6], completed=r[7], rated=r[8],
-                          created=r[9], bots=r[10], leader=r[11] if r[8] else None)
-                for r in rows]
+            " FROM ladders l ORDER BY l.created DESC, l.id DESC"
+        ).fetchall()
+        return [
+            LadderRow(
+                name=r[1],
+                game=r[2],
+                options=json.loads(r[3]),
+                table_size=r[4],
+                rating_mode=r[5],
+                scheduled=r[6],
+                completed=r[7],
+                rated=r[8],
+                created=r[9],
+                bots=r[10],
+                leader=r[11] if r[8] else None,
+            )
+            for r in rows
+        ]
 
     def ladder(self, ladder: str) -> LadderRow:
         for row in self.ladders():
@@ -238,19 +259,30 @@ class Queries:
 
     # ------------------------------------------------------------------------------- bots
 
-    _BOT_ROW = ("SELECT name, remote, created, suspended, suspended_reason, removed, family, "
-                "version, note FROM bots")
+    _BOT_ROW = (
+        "SELECT name, remote, created, suspended, suspended_reason, removed, family, "
+        "version, note FROM bots"
+    )
 
     @staticmethod
     def _bot_row(r: Sequence[Any]) -> BotRow:
-        return BotRow(name=r[0], remote=bool(r[1]), created=r[2], suspended=bool(r[3]),
-                      suspended_reason=r[4], removed=r[5] is not None, family=r[6],
-                      version=r[7], note=r[8])
+        return BotRow(
+            name=r[0],
+            remote=bool(r[1]),
+            created=r[2],
+            suspended=bool(r[3]),
+            suspended_reason=r[4],
+            removed=r[5] is not None,
+            family=r[6],
+            version=r[7],
+            note=r[8],
+        )
 
     def bots(self) -> list[BotRow]:
         """Every bot row, each version of a bot its own (NAME, NAME@2, ...)."""
-        return [self._bot_row(r) for r in self.db.execute(
-            f"{self._BOT_ROW} ORDER BY family, version")]
+        return [
+            self._bot_row(r) for r in self.db.execute(f"{self._BOT_ROW} ORDER BY family, version")
+        ]
 
     def bot(self, bot: str) -> BotRow:
         r = self.db.execute(f"{self._BOT_ROW} WHERE name = ?", (bot,)).fetchone()
@@ -262,9 +294,15 @@ class Queries:
         """Every version of the bot whose row (any version's) is named `bot`, oldest first,
         each with its standing in every ladder it plays in."""
         family = self.bot(bot).family
-        return [BotVersion(row, self.bot_ladders(row.name)) for row in (
-            self._bot_row(r) for r in self.db.execute(
-                f"{self._BOT_ROW} WHERE family = ? ORDER BY version", (family,)))]
+        return [
+            BotVersion(row, self.bot_ladders(row.name))
+            for row in (
+                self._bot_row(r)
+                for r in self.db.execute(
+                    f"{self._BOT_ROW} WHERE family = ? ORDER BY version", (family,)
+                )
+            )
+        ]
 
     def bot_ladders(self, bot: str) -> list[Standing]:
         """The bot's standing in each ladder it plays in (rank among that ladder's bots), newest
@@ -280,15 +318,19 @@ class Queries:
             "(SELECT count(*) FROM ratings o WHERE o.ladder_id = r.ladder_id), "
             "r.conservative, r.mu, r.sigma, r.matches, r.score_sum, r.wins, r.faults "
             "FROM ratings r JOIN ladders l ON l.id = r.ladder_id WHERE r.bot_id = ? "
-            "ORDER BY l.created DESC, l.id DESC", (row[0],)).fetchall()
+            "ORDER BY l.created DESC, l.id DESC",
+            (row[0],),
+        ).fetchall()
         return [standing_of(r[0], r[1], r[2] + 1, r[3], (bot, *r[4:], row[1])) for r in rows]
 
     def rating_history(self, bot: str, ladder: str | None = None) -> dict[str, list[HistoryPoint]]:
         """The bot's rating after each rated match, per ladder (in match index order)."""
         bot_id = self._bot_id(bot)
-        sql = ("SELECT l.name, m.idx, h.mu, h.sigma FROM rating_history h "
-               "JOIN matches m ON m.id = h.match_id JOIN ladders l ON l.id = m.ladder_id "
-               "WHERE h.bot_id = ?")
+        sql = (
+            "SELECT l.name, m.idx, h.mu, h.sigma FROM rating_history h "
+            "JOIN matches m ON m.id = h.match_id JOIN ladders l ON l.id = m.ladder_id "
+            "WHERE h.bot_id = ?"
+        )
         params: list[Any] = [bot_id]
         if ladder is not None:
             sql += " AND m.ladder_id = ?"
@@ -311,43 +353,70 @@ class Queries:
             "      ORDER BY match_id DESC LIMIT ?) r "
             "JOIN faults f ON f.match_id = r.match_id AND f.seat = r.seat "
             "JOIN matches m ON m.id = f.match_id JOIN ladders l ON l.id = m.ladder_id "
-            "ORDER BY f.match_id DESC, f.id", (bot_id, limit)).fetchall()
-        return [FaultRow(ladder=r[0], index=r[1], seat=r[2], bot=bot, kind=r[3], move=r[4],
-                         elapsed_ms=r[5], detail=r[6], set_finished=bool(r[7]))
-                for r in rows][:limit]
+            "ORDER BY f.match_id DESC, f.id",
+            (bot_id, limit),
+        ).fetchall()
+        return [
+            FaultRow(
+                ladder=r[0],
+                index=r[1],
+                seat=r[2],
+                bot=bot,
+                kind=r[3],
+                move=r[4],
+                elapsed_ms=r[5],
+                detail=r[6],
+                set_finished=bool(r[7]),
+            )
+            for r in rows
+        ][:limit]
 
     # ---------------------------------------------------------------------------- matches
 
-    def match_list(self, *, ladder: str | None = None, bot: str | None = None,
-                   status: str | None = None, before: int | None = None,
-                   limit: int = 50) -> MatchPage:
+    def match_list(
+        self,
+        *,
+        ladder: str | None = None,
+        bot: str | None = None,
+        status: str | None = None,
+        before: int | None = None,
+        limit: int = 50,
+    ) -> MatchPage:
         """Matches newest first, filtered by ladder, bot and status, `limit` per page; `before`
         is the `next` of the previous page. Unknown ladder or bot raise UnknownLadder /
         UnknownBot; an unknown status ValueError."""
         if status is not None and status not in MATCH_STATUSES:
             raise ValueError(f"status must be one of {', '.join(MATCH_STATUSES)}")
-        ladder_ids = ([self._ladder_id(ladder)[0]] if ladder is not None else
-                      [r[0] for r in self.db.execute("SELECT id FROM ladders")])
+        ladder_ids = (
+            [self._ladder_id(ladder)[0]]
+            if ladder is not None
+            else [r[0] for r in self.db.execute("SELECT id FROM ladders")]
+        )
         bot_id = self._bot_id(bot) if bot is not None else None
         statuses = [status] if status is not None else list(MATCH_STATUSES)
         cursor = before if before is not None else 1 << 62
         streams: list[Iterable[int]] = []
         for st in statuses:
             if bot_id is not None and st == COMPLETED:
-                streams.append(self._completed_of_bot(bot_id, ladder, ladder_ids, cursor,
-                                                      limit + 1))
+                streams.append(
+                    self._completed_of_bot(bot_id, ladder, ladder_ids, cursor, limit + 1)
+                )
                 continue
             for lid in ladder_ids:
                 streams.append(self._slice(lid, st, bot_id, cursor, limit + 1))
-        ids = list(heapq.merge(*streams, reverse=True))[:limit + 1]
+        ids = list(heapq.merge(*streams, reverse=True))[: limit + 1]
         more = len(ids) > limit
         ids = ids[:limit]
         rows = self.matches_by_id(ids)
-        return MatchPage(matches=rows, next=ids[-1] if more and ids else None,
-                         filters={"ladder": ladder, "bot": bot, "status": status})
+        return MatchPage(
+            matches=rows,
+            next=ids[-1] if more and ids else None,
+            filters={"ladder": ladder, "bot": bot, "status": status},
+        )
 
-    def _slice(self, ladder_id: int, status: str, bot_id: int | None, before: int,
-               limit: int) -> list[int]:
+    def _slice(
+        self, ladder_id: int, status: str, bot_id: int | None, before: int, limit: int
+    ) -> list[int]:
         # Read through matches_by_status (ladder_id, status, idx): no sort, stops at `limit`.
         sql = "SELECT id FROM matches WHERE ladder_id = ? AND status = ? AND id < ?"
         params: list[Any] = [ladder_id, status, before]
@@ -358,8 +427,9 @@ class Queries:
         params.append(limit)
         return [r[0] for r in self.db.execute(sql, params)]
 
-    def _completed_of_bot(self, bot_id: int, ladder: str | None, ladder_ids: list[int],
-                          before: int, limit: int) -> list[int]:
+    def _completed_of_bot(
+        self, bot_id: int, ladder: str | None, ladder_ids: list[int], before: int, limit: int
+    ) -> list[int]:
         # Completed matches have result rows: read them through results_by_bot.
         sql = "SELECT r.match_id FROM results r"
         params: list[Any] = []
@@ -376,15 +446,21 @@ class Queries:
             return []
         marks = ", ".join("?" for _ in ids)
         names = self._bot_names()
-        found = {r[0]: r for r in self.db.execute(
-            "SELECT m.id, l.name, m.idx, m.status, m.seats, m.started, m.finished, "
-            f"m.duration_ms, m.rated, m.reason, m.set_index, m.rotation, {SET_FINISHED_SQL} "
-            f"FROM matches m JOIN ladders l ON l.id = m.ladder_id WHERE m.id IN ({marks})",
-            list(ids))}
+        found = {
+            r[0]: r
+            for r in self.db.execute(
+                "SELECT m.id, l.name, m.idx, m.status, m.seats, m.started, m.finished, "
+                f"m.duration_ms, m.rated, m.reason, m.set_index, m.rotation, {SET_FINISHED_SQL} "
+                f"FROM matches m JOIN ladders l ON l.id = m.ladder_id WHERE m.id IN ({marks})",
+                list(ids),
+            )
+        }
         results: dict[int, dict[int, tuple]] = {}
         for match_id, seat, score, rank, faults, kinds in self.db.execute(
-                "SELECT match_id, seat, score, rank, faults, fault_kinds FROM results "
-                f"WHERE match_id IN ({marks})", list(ids)):
+            "SELECT match_id, seat, score, rank, faults, fault_kinds FROM results "
+            f"WHERE match_id IN ({marks})",
+            list(ids),
+        ):
             results.setdefault(match_id, {})[seat] = (score, rank, faults, kinds)
         out = []
         for match_id in ids:
@@ -393,13 +469,33 @@ class Queries:
             seats = []
             for seat, bot_id in enumerate(json.loads(r[4])):
                 score, rank, faults, kinds = seat_results.get(seat, (None, None, 0, ""))
-                seats.append(SeatRow(seat=seat, bot=names.get(bot_id, f"#{bot_id}"),
-                                     score=score, rank=rank, faults=faults,
-                                     fault_kinds=[k for k in kinds.split(",") if k]))
-            out.append(MatchRow(id=r[0], ladder=r[1], index=r[2], status=r[3],
-                                set_index=r[10], rotation=r[11], set_finished=bool(r[12]),
-                                seats=seats, started=r[5], finished=r[6], duration_ms=r[7],
-                                rated=bool(r[8]), reason=r[9]))
+                seats.append(
+                    SeatRow(
+                        seat=seat,
+                        bot=names.get(bot_id, f"#{bot_id}"),
+                        score=score,
+                        rank=rank,
+                        faults=faults,
+                        fault_kinds=[k for k in kinds.split(",") if k],
+                    )
+                )
+            out.append(
+                MatchRow(
+                    id=r[0],
+                    ladder=r[1],
+                    index=r[2],
+                    status=r[3],
+                    set_index=r[10],
+                    rotation=r[11],
+                    set_finished=bool(r[12]),
+                    seats=seats,
+                    started=r[5],
+                    finished=r[6],
+                    duration_ms=r[7],
+                    rated=bool(r[8]),
+                    reason=r[9],
+                )
+            )
         return out
 
     def recent_matches(self, bot: str, limit: int = 20) -> list[MatchRow]:
@@ -412,39 +508,75 @@ class Queries:
         row = self.db.execute(
             "SELECT id, set_index, round, rotation, seed, attempts, node, engine_version, "
             f"rating_note{', replay' if with_replay else ''} FROM matches "
-            "WHERE ladder_id = ? AND idx = ?", (ladder_id, index)).fetchone()
+            "WHERE ladder_id = ? AND idx = ?",
+            (ladder_id, index),
+        ).fetchone()
         if row is None:
             raise UnknownMatch(f"ladder {ladder!r} has no match {index}")
         match_id = row[0]
         summary = self.matches_by_id([match_id])[0]
         names = {s.seat: s.bot for s in summary.seats}
-        faults = [FaultRow(ladder=ladder, index=index, seat=f[0], bot=names.get(f[0], "?"),
-                           kind=f[1], move=f[2], elapsed_ms=f[3], detail=f[4],
-                           set_finished=summary.set_finished)
-                  for f in self.db.execute(
-                      "SELECT seat, kind, move, elapsed_ms, detail FROM faults "
-                      "WHERE match_id = ? ORDER BY id", (match_id,))]
-        infra = [{"attempt": a, "node": n, "detail": d, "at": at} for a, n, d, at in
-                 self.db.execute("SELECT attempt, node, detail, at FROM infra_failures "
-                                 "WHERE match_id = ? ORDER BY id", (match_id,))]
+        faults = [
+            FaultRow(
+                ladder=ladder,
+                index=index,
+                seat=f[0],
+                bot=names.get(f[0], "?"),
+                kind=f[1],
+                move=f[2],
+                elapsed_ms=f[3],
+                detail=f[4],
+                set_finished=summary.set_finished,
+            )
+            for f in self.db.execute(
+                "SELECT seat, kind, move, elapsed_ms, detail FROM faults "
+                "WHERE match_id = ? ORDER BY id",
+                (match_id,),
+            )
+        ]
+        infra = [
+            {"attempt": a, "node": n, "detail": d, "at": at}
+            for a, n, d, at in self.db.execute(
+                "SELECT attempt, node, detail, at FROM infra_failures "
+                "WHERE match_id = ? ORDER BY id",
+                (match_id,),
+            )
+        ]
         # The set's rotations are consecutive (see SET_FINISHED_SQL).
         set_size = self._set_size(ladder_id)
-        members = [SetMember(index=i, rotation=r, status=s) for i, r, s in self.db.execute(
-            "SELECT idx, rotation, status FROM matches WHERE ladder_id = ? AND idx BETWEEN ? "
-            "AND ? AND set_index = ? ORDER BY rotation, idx",
-            (ladder_id, index - set_size + 1, index + set_size - 1, row[1]))]
+        members = [
+            SetMember(index=i, rotation=r, status=s)
+            for i, r, s in self.db.execute(
+                "SELECT idx, rotation, status FROM matches WHERE ladder_id = ? AND idx BETWEEN ? "
+                "AND ? AND set_index = ? ORDER BY rotation, idx",
+                (ladder_id, index - set_size + 1, index + set_size - 1, row[1]),
+            )
+        ]
         replay = json.loads(row[9]) if with_replay and row[9] else None
-        return MatchDetail(match=summary, game=game, table_size=table_size,
-                           options=json.loads(options), set_index=row[1],
-                           round=row[2], rotation=row[3], seed=row[4], attempts=row[5],
-                           node=row[6], engine_version=row[7], rating_note=row[8],
-                           faults=faults, infra_failures=infra, replay=replay,
-                           set_matches=members)
+        return MatchDetail(
+            match=summary,
+            game=game,
+            table_size=table_size,
+            options=json.loads(options),
+            set_index=row[1],
+            round=row[2],
+            rotation=row[3],
+            seed=row[4],
+            attempts=row[5],
+            node=row[6],
+            engine_version=row[7],
+            rating_note=row[8],
+            faults=faults,
+            infra_failures=infra,
+            replay=replay,
+            set_matches=members,
+        )
 
     def match_status(self, ladder: str, index: int) -> str:
         ladder_id = self._ladder_id(ladder)[0]
-        row = self.db.execute("SELECT status FROM matches WHERE ladder_id = ? AND idx = ?",
-                              (ladder_id, index)).fetchone()
+        row = self.db.execute(
+            "SELECT status FROM matches WHERE ladder_id = ? AND idx = ?", (ladder_id, index)
+        ).fetchone()
         if row is None:
             raise UnknownMatch(f"ladder {ladder!r} has no match {index}")
         return row[0]
@@ -452,20 +584,27 @@ class Queries:
     # ------------------------------------------------ head-to-head, opponents, timed history
     # (New queries for the bot and ladder pages; plain SQL over the store's tables.)
 
-    def head_to_head(self, *, ladder: str | None = None, bot: str | None = None,
-                     from_index: int | None = None,
-                     to_index: int | None = None) -> list["HeadToHead"]:
+    def head_to_head(
+        self,
+        *,
+        ladder: str | None = None,
+        bot: str | None = None,
+        from_index: int | None = None,
+        to_index: int | None = None,
+    ) -> list["HeadToHead"]:
         """Per ladder, bot and opponent: the completed matches of finished sets where both sat
         (SET_FINISHED_SQL), and how often the bot placed ahead of, level with and
         behind the opponent. Only `ladder`'s, only `bot`'s, when given (UnknownLadder,
         UnknownBot when there is no such); with `ladder`, only its matches from `from_index`
         to `to_index` (both included) when given."""
-        sql = ("SELECT l.name, a.bot_id, b.bot_id, count(*), sum(a.rank < b.rank), "
-               "sum(a.rank = b.rank), sum(a.rank > b.rank) "
-               "FROM matches m JOIN ladders l ON l.id = m.ladder_id "
-               "JOIN results a ON a.match_id = m.id "
-               "JOIN results b ON b.match_id = m.id AND b.seat <> a.seat "
-               f"WHERE m.status = ? AND {SET_FINISHED_SQL}")
+        sql = (
+            "SELECT l.name, a.bot_id, b.bot_id, count(*), sum(a.rank < b.rank), "
+            "sum(a.rank = b.rank), sum(a.rank > b.rank) "
+            "FROM matches m JOIN ladders l ON l.id = m.ladder_id "
+            "JOIN results a ON a.match_id = m.id "
+            "JOIN results b ON b.match_id = m.id AND b.seat <> a.seat "
+            f"WHERE m.status = ? AND {SET_FINISHED_SQL}"
+        )
         params: list[Any] = [COMPLETED]
         if ladder is not None:
             sql += " AND m.ladder_id = ?"
@@ -481,18 +620,38 @@ class Queries:
             params.append(self._bot_id(bot))
         names = self._bot_names()
         rows = self.db.execute(sql + " GROUP BY l.name, a.bot_id, b.bot_id", params)
-        return sorted((HeadToHead(ladder=r[0], bot=names.get(r[1], f"#{r[1]}"),
-                                  opponent=names.get(r[2], f"#{r[2]}"), matches=r[3],
-                                  ahead=r[4], level=r[5], behind=r[6]) for r in rows),
-                      key=lambda h: (h.ladder, h.bot, h.opponent))
+        return sorted(
+            (
+                HeadToHead(
+                    ladder=r[0],
+                    bot=names.get(r[1], f"#{r[1]}"),
+                    opponent=names.get(r[2], f"#{r[2]}"),
+                    matches=r[3],
+                    ahead=r[4],
+                    level=r[5],
+                    behind=r[6],
+                )
+                for r in rows
+            ),
+            key=lambda h: (h.ladder, h.bot, h.opponent),
+        )
 
-    def matches_against(self, bot: str, opponent: str, *, ladder: str | None = None,
-                        before: int | None = None, limit: int = 50) -> MatchPage:
+    def matches_against(
+        self,
+        bot: str,
+        opponent: str,
+        *,
+        ladder: str | None = None,
+        before: int | None = None,
+        limit: int = 50,
+    ) -> MatchPage:
         """The completed matches where `bot` and `opponent` both sat, newest first, a page at a
         time (as match_list; read through the results' bot index)."""
         bot_id, opponent_id = self._bot_id(bot), self._bot_id(opponent)
-        sql = ("SELECT DISTINCT r.match_id FROM results r JOIN results o ON "
-               "o.match_id = r.match_id AND o.bot_id = ? AND o.seat <> r.seat")
+        sql = (
+            "SELECT DISTINCT r.match_id FROM results r JOIN results o ON "
+            "o.match_id = r.match_id AND o.bot_id = ? AND o.seat <> r.seat"
+        )
         params: list[Any] = [opponent_id]
         if ladder is not None:
             sql += " JOIN matches m ON m.id = r.match_id AND m.ladder_id = ?"
@@ -502,9 +661,11 @@ class Queries:
         ids = [r[0] for r in self.db.execute(sql, params)]
         more = len(ids) > limit
         ids = ids[:limit]
-        return MatchPage(matches=self.matches_by_id(ids), next=ids[-1] if more and ids else None,
-                         filters={"ladder": ladder, "bot": bot, "opponent": opponent,
-                                  "status": COMPLETED})
+        return MatchPage(
+            matches=self.matches_by_id(ids),
+            next=ids[-1] if more and ids else None,
+            filters={"ladder": ladder, "bot": bot, "opponent": opponent, "status": COMPLETED},
+        )
 
     def finished_prefix(self, ladder: str) -> int:
         """How many of the ladder's first matches (by index) lie in finished sets, with no
@@ -517,16 +678,22 @@ class Queries:
         marks = ", ".join("?" for _ in open_statuses)
         row = self.db.execute(
             f"SELECT min(idx) FROM matches WHERE ladder_id = ? AND status IN ({marks})",
-            [ladder_id, *open_statuses]).fetchone()
+            [ladder_id, *open_statuses],
+        ).fetchone()
         if row[0] is None:
-            return int(self.db.execute("SELECT coalesce(max(idx) + 1, 0) FROM matches "
-                                       "WHERE ladder_id = ?", (ladder_id,)).fetchone()[0])
+            return int(
+                self.db.execute(
+                    "SELECT coalesce(max(idx) + 1, 0) FROM matches WHERE ladder_id = ?",
+                    (ladder_id,),
+                ).fetchone()[0]
+            )
         first_open = row[0]
         start = self.db.execute(
             "SELECT min(o.idx) FROM matches m JOIN matches o ON o.ladder_id = m.ladder_id AND "
             "o.set_index = m.set_index AND o.idx BETWEEN m.idx - ? + 1 AND m.idx "
             "WHERE m.ladder_id = ? AND m.idx = ?",
-            (set_size, ladder_id, first_open)).fetchone()[0]
+            (set_size, ladder_id, first_open),
+        ).fetchone()[0]
         return int(start)
 
     def rating_history_timed(self, bot: str) -> dict[str, list["TimedPoint"]]:
@@ -535,12 +702,15 @@ class Queries:
         bot_id = self._bot_id(bot)
         out: dict[str, list[TimedPoint]] = {}
         for name, idx, finished, mu, sigma in self.db.execute(
-                "SELECT l.name, m.idx, m.finished, h.mu, h.sigma FROM rating_history h "
-                "JOIN matches m ON m.id = h.match_id JOIN ladders l ON l.id = m.ladder_id "
-                "WHERE h.bot_id = ? ORDER BY l.name, m.idx", (bot_id,)):
+            "SELECT l.name, m.idx, m.finished, h.mu, h.sigma FROM rating_history h "
+            "JOIN matches m ON m.id = h.match_id JOIN ladders l ON l.id = m.ladder_id "
+            "WHERE h.bot_id = ? ORDER BY l.name, m.idx",
+            (bot_id,),
+        ):
             points = out.setdefault(name, [])
-            points.append(TimedPoint(index=idx, mu=mu, sigma=sigma, nth=len(points) + 1,
-                                     finished=finished))
+            points.append(
+                TimedPoint(index=idx, mu=mu, sigma=sigma, nth=len(points) + 1, finished=finished)
+            )
         return out
 
 

@@ -7,6 +7,7 @@ import functools
 import sqlite3
 from typing import Callable, ParamSpec, Sequence, TypeVar
 
+
 class StoreError(Exception):
     """Anything the store refuses or cannot do; the message says what to do about it."""
 
@@ -18,13 +19,16 @@ class SchemaTooNew(StoreError):
     def __init__(self, path: str, found: int, supported: int, unknown: Sequence[str] = ()):
         self.found, self.supported, self.unknown = found, supported, tuple(unknown)
         if self.unknown:
-            what = (f"has schema version {found} with migrations this Arena does not know "
-                    f"({', '.join(self.unknown)})")
+            what = (
+                f"has schema version {found} with migrations this Arena does not know "
+                f"({', '.join(self.unknown)})"
+            )
         else:
             what = f"has schema version {found}"
         super().__init__(
             f"database {path} {what}, but this Arena understands schema versions up to "
-            f"{supported}; upgrade Arena, or choose another database with --db")
+            f"{supported}; upgrade Arena, or choose another database with --db"
+        )
 
 
 class NotArenaDatabase(StoreError):
@@ -40,7 +44,8 @@ class DatabaseDamaged(StoreError):
         super().__init__(
             f"database {path} is damaged ({detail}); Arena will not write to it. Recover it: "
             f"use your last good copy of it, or save what can still be read with "
-            f"`sqlite3 {path} .recover | sqlite3 recovered.db` and go on with --db recovered.db")
+            f"`sqlite3 {path} .recover | sqlite3 recovered.db` and go on with --db recovered.db"
+        )
 
 
 class StoreLocked(StoreError):
@@ -111,22 +116,26 @@ def describe_error(path: str, exc: sqlite3.Error) -> StoreError:
     if "locked" in lower or "busy" in lower:
         return StoreLocked(
             f"database {path} is locked by another process (another arena run using it?); "
-            "wait for it to finish, or choose another database with --db")
+            "wait for it to finish, or choose another database with --db"
+        )
     if "readonly" in lower or "read-only" in lower:
         return StoreError(
             f"database {path} is not writable ({text}); check the permissions of the file and "
-            "its directory, or choose another database with --db")
+            "its directory, or choose another database with --db"
+        )
     if "malformed" in lower or "corrupt" in lower:
         return DatabaseDamaged(path, text)
     if "not a database" in lower:
         return StoreError(
             f"{path} is not an Arena database: it is not SQLite, or its first page is damaged "
             f"({text}). If it was an Arena database, use your last good copy of it; otherwise "
-            "choose another file with --db")
+            "choose another file with --db"
+        )
     if "unable to open" in lower:
         return StoreError(
             f"cannot open database {path} ({text}); check that its directory exists and is "
-            "writable, or choose another database with --db")
+            "writable, or choose another database with --db"
+        )
     if "disk" in lower or "full" in lower:
         return StoreError(f"cannot write database {path} ({text}); free some disk space")
     return StoreError(f"database {path}: {text}")
@@ -134,6 +143,7 @@ def describe_error(path: str, exc: sqlite3.Error) -> StoreError:
 
 def sqlite_errors(method: Callable[P, R]) -> Callable[P, R]:
     """Turn sqlite3 errors raised by a Store method into StoreErrors with advice."""
+
     @functools.wraps(method)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
@@ -143,5 +153,5 @@ def sqlite_errors(method: Callable[P, R]) -> Callable[P, R]:
             if isinstance(error, DatabaseDamaged):
                 args[0].damaged = error  # type: ignore[attr-defined]  # no more writes
             raise error from exc
-    return wrapper
 
+    return wrapper

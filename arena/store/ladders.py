@@ -14,7 +14,12 @@ import sqlite3
 from typing import Any, Mapping, Protocol, Sequence
 
 from .errors import (
-    InvalidLadderName, LadderError, LadderMismatch, UnknownBot, UnknownLadder, sqlite_errors,
+    InvalidLadderName,
+    LadderError,
+    LadderMismatch,
+    UnknownBot,
+    UnknownLadder,
+    sqlite_errors,
 )
 from .records import Ladder, LadderInfo, StoredMatch
 from .schema import StoreFile, check_name, now
@@ -48,8 +53,9 @@ class LadderRules(Protocol):
 
     def random_seed(self) -> int: ...
 
-    def schedule(self, bot_ids: list[int], table_size: int, rounds: int, seed: int,
-                 max_full_tables: int) -> Sequence[ScheduledMatch]: ...
+    def schedule(
+        self, bot_ids: list[int], table_size: int, rounds: int, seed: int, max_full_tables: int
+    ) -> Sequence[ScheduledMatch]: ...
 
     def rotate(self, table: Sequence[str], rotation: int) -> tuple[str, ...]: ...
 
@@ -65,8 +71,9 @@ class LadderRules(Protocol):
         """Rate what is next in schedule order and finished, inside the caller's transaction;
         the indexes of the matches rated."""
 
-    def compare(self, skills: Sequence[tuple[float, float]],
-                confidence: float) -> tuple[list[float], list[bool]]:
+    def compare(
+        self, skills: Sequence[tuple[float, float]], confidence: float
+    ) -> tuple[list[float], list[bool]]:
         """For a leaderboard's (mu, sigma), best first: P(each is better than the next), and
         whether each rank is settled at `confidence`."""
 
@@ -163,39 +170,77 @@ class Ladders(StoreFile):
             cur = conn.execute(
                 "INSERT INTO ladders (name, game, options, table_size, seed, rounds, rating_mode,"
                 " settings, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (name, game, json.dumps(resolved_options), table_size, seed, rounds,
-                 rating_mode, json.dumps(all_settings), now()))
+                (
+                    name,
+                    game,
+                    json.dumps(resolved_options),
+                    table_size,
+                    seed,
+                    rounds,
+                    rating_mode,
+                    json.dumps(all_settings),
+                    now(),
+                ),
+            )
             ladder_id = int(cur.lastrowid)  # type: ignore[arg-type]
             self.db["ladder_bots"].insert_all(
-                {"ladder_id": ladder_id, "position": i, "bot_id": b}
-                for i, b in enumerate(bot_ids))
+                {"ladder_id": ladder_id, "position": i, "bot_id": b} for i, b in enumerate(bot_ids)
+            )
             start = rater.initial()
             self.db["ratings"].insert_all(
-                {"ladder_id": ladder_id, "bot_id": b, "mu": start.mu, "sigma": start.sigma,
-                 "conservative": rater.conservative(start)} for b in bot_ids)
-            self._add_matches(conn, ladder_id, bot_ids, table_size, 0, rounds, seed,
-                              max_full_tables)
+                {
+                    "ladder_id": ladder_id,
+                    "bot_id": b,
+                    "mu": start.mu,
+                    "sigma": start.sigma,
+                    "conservative": rater.conservative(start),
+                }
+                for b in bot_ids
+            )
+            self._add_matches(
+                conn, ladder_id, bot_ids, table_size, 0, rounds, seed, max_full_tables
+            )
         return self.get_ladder(name)
 
-    def _add_matches(self, conn: sqlite3.Connection, ladder_id: int, bot_ids: list[int],
-                     k: int, from_round: int, rounds: int, seed: int,
-                     max_full_tables: int) -> None:
+    def _add_matches(
+        self,
+        conn: sqlite3.Connection,
+        ladder_id: int,
+        bot_ids: list[int],
+        k: int,
+        from_round: int,
+        rounds: int,
+        seed: int,
+        max_full_tables: int,
+    ) -> None:
         schedule = self.rules.schedule(bot_ids, k, rounds, seed, max_full_tables)
         conn.executemany(
             "INSERT INTO matches (ladder_id, idx, set_index, round, rotation, seed, seats) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            ((ladder_id, m.index, m.set_index, m.round, m.rotation, m.seed,
-              json.dumps(m.seats)) for m in schedule if m.round >= from_round))
-        conn.execute("UPDATE ladders SET num_matches = ?, rounds = ? WHERE id = ?",
-                     (len(schedule), rounds, ladder_id))
+            (
+                (ladder_id, m.index, m.set_index, m.round, m.rotation, m.seed, json.dumps(m.seats))
+                for m in schedule
+                if m.round >= from_round
+            ),
+        )
+        conn.execute(
+            "UPDATE ladders SET num_matches = ?, rounds = ? WHERE id = ?",
+            (len(schedule), rounds, ladder_id),
+        )
 
     # ------------------------------------------------------------ continuous (open) ladders
 
     @sqlite_errors
-    def ensure_open_ladder(self, name: str, game: str, table_size: int, *,
-                           options: Mapping[str, Any] | None = None,
-                           rating_params: Any = None,
-                           rating_mode: str | None = None) -> Ladder:
+    def ensure_open_ladder(
+        self,
+        name: str,
+        game: str,
+        table_size: int,
+        *,
+        options: Mapping[str, Any] | None = None,
+        rating_params: Any = None,
+        rating_mode: str | None = None,
+    ) -> Ladder:
         """A continuous ladder for `arena serve`: no schedule drawn in advance; bots join it
         (join_ladder) and the service appends each table it chooses as a duplicate set
         (add_set). Rated in the order matches were added, per match or per set (`rating_mode`,
@@ -209,20 +254,36 @@ class Ladders(StoreFile):
         except UnknownLadder:
             ladder = None
         if ladder is not None:
-            if (ladder.game, ladder.table_size, ladder.options) != (game, table_size, resolved) \
-                    or not ladder.settings.get("open"):
+            if (ladder.game, ladder.table_size, ladder.options) != (
+                game,
+                table_size,
+                resolved,
+            ) or not ladder.settings.get("open"):
                 raise LadderMismatch(
                     f"ladder {name!r} exists with another definition ({ladder.game}, tables of "
-                    f"{ladder.table_size}, options {ladder.options}); choose another name")
+                    f"{ladder.table_size}, options {ladder.options}); choose another name"
+                )
             return ladder
-        settings = {"open": True, "rating_params": self.rules.rating_settings(rating_params),
-                    "max_full_tables": self.rules.default_max_full_tables}
+        settings = {
+            "open": True,
+            "rating_params": self.rules.rating_settings(rating_params),
+            "max_full_tables": self.rules.default_max_full_tables,
+        }
         with self._write() as conn:
             conn.execute(
                 "INSERT INTO ladders (name, game, options, table_size, seed, rounds, rating_mode,"
                 " settings, created) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)",
-                (name, game, json.dumps(resolved), table_size, self.rules.random_seed(),
-                 rating_mode, json.dumps(settings), now()))
+                (
+                    name,
+                    game,
+                    json.dumps(resolved),
+                    table_size,
+                    self.rules.random_seed(),
+                    rating_mode,
+                    json.dumps(settings),
+                    now(),
+                ),
+            )
         return self.get_ladder(name)
 
     @sqlite_errors
@@ -235,14 +296,20 @@ class Ladders(StoreFile):
             bot_id = self._bot_id(conn, bot)
             if bot_id in info.bot_names:
                 return False
-            position = conn.execute("SELECT coalesce(max(position) + 1, 0) FROM ladder_bots "
-                                    "WHERE ladder_id = ?", (info.id,)).fetchone()[0]
-            conn.execute("INSERT INTO ladder_bots (ladder_id, position, bot_id) VALUES (?, ?, ?)",
-                         (info.id, position, bot_id))
+            position = conn.execute(
+                "SELECT coalesce(max(position) + 1, 0) FROM ladder_bots WHERE ladder_id = ?",
+                (info.id,),
+            ).fetchone()[0]
+            conn.execute(
+                "INSERT INTO ladder_bots (ladder_id, position, bot_id) VALUES (?, ?, ?)",
+                (info.id, position, bot_id),
+            )
             start = rater.initial()
-            conn.execute("INSERT INTO ratings (ladder_id, bot_id, mu, sigma, conservative) "
-                         "VALUES (?, ?, ?, ?, ?)",
-                         (info.id, bot_id, start.mu, start.sigma, rater.conservative(start)))
+            conn.execute(
+                "INSERT INTO ratings (ladder_id, bot_id, mu, sigma, conservative) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (info.id, bot_id, start.mu, start.sigma, rater.conservative(start)),
+            )
         info.bot_names[bot_id] = bot
         return True
 
@@ -264,22 +331,42 @@ class Ladders(StoreFile):
             first, set_index = conn.execute(
                 "SELECT l.num_matches, coalesce((SELECT set_index + 1 FROM matches WHERE "
                 "ladder_id = l.id ORDER BY idx DESC LIMIT 1), 0) FROM ladders l WHERE l.id = ?",
-                (info.id,)).fetchone()
+                (info.id,),
+            ).fetchone()
             conn.executemany(
                 "INSERT INTO matches (ladder_id, idx, set_index, round, rotation, seed, seats) "
                 "VALUES (?, ?, ?, 0, ?, ?, ?)",
-                [(info.id, first + r, set_index, r, seed,
-                  json.dumps([ids[s] for s in self.rules.rotate(table, r)])) for r in range(k)])
-            conn.execute("UPDATE ladders SET num_matches = num_matches + ? WHERE id = ?",
-                         (k, info.id))
+                [
+                    (
+                        info.id,
+                        first + r,
+                        set_index,
+                        r,
+                        seed,
+                        json.dumps([ids[s] for s in self.rules.rotate(table, r)]),
+                    )
+                    for r in range(k)
+                ],
+            )
+            conn.execute(
+                "UPDATE ladders SET num_matches = num_matches + ? WHERE id = ?", (k, info.id)
+            )
         return [self.get_match(ladder, first + r) for r in range(k)]
 
     # ------------------------------------------------------------ comparisons (arena compare)
 
     @sqlite_errors
-    def ensure_comparison(self, name: str, game: str, table_size: int, bots: Sequence[str], *,
-                          options: Mapping[str, Any] | None = None, seed: int,
-                          comparison: Mapping[str, Any]) -> Ladder:
+    def ensure_comparison(
+        self,
+        name: str,
+        game: str,
+        table_size: int,
+        bots: Sequence[str],
+        *,
+        options: Mapping[str, Any] | None = None,
+        seed: int,
+        comparison: Mapping[str, Any],
+    ) -> Ladder:
         """The ladder that holds comparison `name` (arena.compare): `bots` are NEW, BASE and the
         opponents; its matches are appended deal by deal (append_matches), each deal a set of
         `2 * table_size` matches sharing one seed (settings' `set_size`: what the web waits
@@ -288,72 +375,113 @@ class Ladders(StoreFile):
         (LadderMismatch says what differs), so the same command again resumes it."""
         check_ladder_name(name)
         resolved = _resolve_game(game, table_size, options or {})
-        wanted = {"game": game, "table size": table_size, "bots": tuple(bots),
-                  "options": resolved, "seed": seed, "comparison": dict(comparison)}
+        wanted = {
+            "game": game,
+            "table size": table_size,
+            "bots": tuple(bots),
+            "options": resolved,
+            "seed": seed,
+            "comparison": dict(comparison),
+        }
         try:
             ladder = self.get_ladder(name)
         except UnknownLadder:
             ladder = None
         if ladder is not None:
-            have = {"game": ladder.game, "table size": ladder.table_size, "bots": ladder.bots,
-                    "options": ladder.options, "seed": ladder.seed,
-                    "comparison": ladder.settings.get("comparison")}
-            diff = [f"{key} is {have[key]!r}, not {wanted[key]!r}"
-                    for key in wanted if wanted[key] != have[key]]
+            have = {
+                "game": ladder.game,
+                "table size": ladder.table_size,
+                "bots": ladder.bots,
+                "options": ladder.options,
+                "seed": ladder.seed,
+                "comparison": ladder.settings.get("comparison"),
+            }
+            diff = [
+                f"{key} is {have[key]!r}, not {wanted[key]!r}"
+                for key in wanted
+                if wanted[key] != have[key]
+            ]
             if diff:
                 raise LadderMismatch(
                     f"{name!r} exists with another definition: {'; '.join(diff)}. Run it with "
-                    "its own definition to resume it, or choose another name (--name)")
+                    "its own definition to resume it, or choose another name (--name)"
+                )
             return ladder
         if len(set(bots)) != len(bots):
-            raise LadderError("a comparison's bots must be distinct: NEW, BASE and the "
-                              "opponents are all different bots")
-        settings = {"comparison": dict(comparison), "set_size": 2 * table_size,
-                    "rating_params": self.rules.rating_settings(None),
-                    "max_full_tables": self.rules.default_max_full_tables}
+            raise LadderError(
+                "a comparison's bots must be distinct: NEW, BASE and the "
+                "opponents are all different bots"
+            )
+        settings = {
+            "comparison": dict(comparison),
+            "set_size": 2 * table_size,
+            "rating_params": self.rules.rating_settings(None),
+            "max_full_tables": self.rules.default_max_full_tables,
+        }
         rater = self.rules.rater(settings)
         with self._write() as conn:
             bot_ids = [self._bot_id(conn, b) for b in bots]
             cur = conn.execute(
                 "INSERT INTO ladders (name, game, options, table_size, seed, rounds, rating_mode,"
                 " settings, created) VALUES (?, ?, ?, ?, ?, 0, 'match', ?, ?)",
-                (name, game, json.dumps(resolved), table_size, seed, json.dumps(settings),
-                 now()))
+                (name, game, json.dumps(resolved), table_size, seed, json.dumps(settings), now()),
+            )
             ladder_id = int(cur.lastrowid)  # type: ignore[arg-type]
-            conn.executemany("INSERT INTO ladder_bots (ladder_id, position, bot_id) "
-                             "VALUES (?, ?, ?)", [(ladder_id, i, b) for i, b in enumerate(bot_ids)])
+            conn.executemany(
+                "INSERT INTO ladder_bots (ladder_id, position, bot_id) VALUES (?, ?, ?)",
+                [(ladder_id, i, b) for i, b in enumerate(bot_ids)],
+            )
             start = rater.initial()
-            conn.executemany("INSERT INTO ratings (ladder_id, bot_id, mu, sigma, conservative) "
-                             "VALUES (?, ?, ?, ?, ?)",
-                             [(ladder_id, b, start.mu, start.sigma, rater.conservative(start))
-                              for b in bot_ids])
+            conn.executemany(
+                "INSERT INTO ratings (ladder_id, bot_id, mu, sigma, conservative) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(ladder_id, b, start.mu, start.sigma, rater.conservative(start)) for b in bot_ids],
+            )
         return self.get_ladder(name)
 
     @sqlite_errors
-    def append_matches(self, ladder: str, matches: Sequence[ScheduledMatch],
-                       seats: Sequence[Sequence[str]]) -> int:
+    def append_matches(
+        self, ladder: str, matches: Sequence[ScheduledMatch], seats: Sequence[Sequence[str]]
+    ) -> int:
         """Append scheduled matches (their index must continue the ladder's: the next is
         `num_matches`) with these bots' seats; returns the new number of matches."""
         info = self._info(ladder)
         ids = {name: i for i, name in info.bot_names.items()}
         with self._write() as conn:
-            first = conn.execute("SELECT num_matches FROM ladders WHERE id = ?",
-                                 (info.id,)).fetchone()[0]
+            first = conn.execute(
+                "SELECT num_matches FROM ladders WHERE id = ?", (info.id,)
+            ).fetchone()[0]
             if matches and matches[0].index != first:
-                raise LadderError(f"ladder {ladder!r} has {first} matches; the next appended "
-                                  f"must have index {first}, not {matches[0].index}")
+                raise LadderError(
+                    f"ladder {ladder!r} has {first} matches; the next appended "
+                    f"must have index {first}, not {matches[0].index}"
+                )
             conn.executemany(
                 "INSERT INTO matches (ladder_id, idx, set_index, round, rotation, seed, seats) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(info.id, m.index, m.set_index, m.round, m.rotation, m.seed,
-                  json.dumps([ids[s] for s in bots])) for m, bots in zip(matches, seats)])
-            conn.execute("UPDATE ladders SET num_matches = num_matches + ? WHERE id = ?",
-                         (len(matches), info.id))
+                [
+                    (
+                        info.id,
+                        m.index,
+                        m.set_index,
+                        m.round,
+                        m.rotation,
+                        m.seed,
+                        json.dumps([ids[s] for s in bots]),
+                    )
+                    for m, bots in zip(matches, seats)
+                ],
+            )
+            conn.execute(
+                "UPDATE ladders SET num_matches = num_matches + ? WHERE id = ?",
+                (len(matches), info.id),
+            )
             return int(first + len(matches))
 
     @sqlite_errors
-    def ensure_ladder(self, name: str, game: str, table_size: int, bots: Sequence[str],
-                      **kwargs: Any) -> Ladder:
+    def ensure_ladder(
+        self, name: str, game: str, table_size: int, bots: Sequence[str], **kwargs: Any
+    ) -> Ladder:
         """The ladder `name`: created as create_ladder does if absent; if it exists, checked
         against the request (LadderMismatch says what differs) so that running the same command
         again resumes it. Asking for more rounds than it has extends its schedule (the
@@ -363,11 +491,17 @@ class Ladders(StoreFile):
         except UnknownLadder:
             return self.create_ladder(name, game, table_size, bots, **kwargs)
         wanted = {
-            "game": game, "table size": table_size, "bots": tuple(bots),
+            "game": game,
+            "table size": table_size,
+            "bots": tuple(bots),
             "options": _resolve_game(game, table_size, kwargs.get("options") or {}),
         }
-        have = {"game": ladder.game, "table size": ladder.table_size, "bots": ladder.bots,
-                "options": ladder.options}
+        have = {
+            "game": ladder.game,
+            "table size": ladder.table_size,
+            "bots": ladder.bots,
+            "options": ladder.options,
+        }
         # A ladder keeps the mode it was created with: asked for none, it resumes in its own.
         if kwargs.get("rating_mode") is not None:
             wanted["rating mode"], have["rating mode"] = kwargs["rating_mode"], ladder.rating_mode
@@ -376,22 +510,38 @@ class Ladders(StoreFile):
         if kwargs.get("rating_params") is not None:
             wanted["rating parameters"] = kwargs["rating_params"]
             have["rating parameters"] = self.rules.rating_params(ladder.settings)
-        diff = [f"{key} is {have[key]!r}, not {wanted[key]!r}"
-                for key in wanted if wanted[key] != have[key]]
+        diff = [
+            f"{key} is {have[key]!r}, not {wanted[key]!r}"
+            for key in wanted
+            if wanted[key] != have[key]
+        ]
         rounds = kwargs.get("rounds", ladder.rounds)
         if rounds < ladder.rounds:
             diff.append(f"rounds is {ladder.rounds}, not {rounds}")
         if diff:
             raise LadderMismatch(
                 f"ladder {name!r} exists with another definition: {'; '.join(diff)}. Run it "
-                "with its own definition to resume it, or choose another ladder name")
+                "with its own definition to resume it, or choose another ladder name"
+            )
         if rounds > ladder.rounds:
             with self._write() as conn:
-                ids = [r[0] for r in conn.execute(
-                    "SELECT bot_id FROM ladder_bots WHERE ladder_id = ? ORDER BY position",
-                    (ladder.id,))]
-                self._add_matches(conn, ladder.id, ids, ladder.table_size, ladder.rounds,
-                                  rounds, ladder.seed, ladder.settings["max_full_tables"])
+                ids = [
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT bot_id FROM ladder_bots WHERE ladder_id = ? ORDER BY position",
+                        (ladder.id,),
+                    )
+                ]
+                self._add_matches(
+                    conn,
+                    ladder.id,
+                    ids,
+                    ladder.table_size,
+                    ladder.rounds,
+                    rounds,
+                    ladder.seed,
+                    ladder.settings["max_full_tables"],
+                )
             ladder = self.get_ladder(name)
         return ladder
 
@@ -400,16 +550,34 @@ class Ladders(StoreFile):
         row = self.db.execute(
             "SELECT id, name, game, options, table_size, seed, rounds, rating_mode, settings, "
             "created, num_matches, completed, rated_through FROM ladders WHERE name = ?",
-            (name,)).fetchone()
+            (name,),
+        ).fetchone()
         if row is None:
             raise UnknownLadder(f"there is no ladder called {name!r}; see arena ladder list")
-        bots = tuple(r[0] for r in self.db.execute(
-            "SELECT b.name FROM ladder_bots lb JOIN bots b ON b.id = lb.bot_id "
-            "WHERE lb.ladder_id = ? ORDER BY lb.position", (row[0],)))
-        return Ladder(id=row[0], name=row[1], game=row[2], options=json.loads(row[3]),
-                      table_size=row[4], seed=row[5], rounds=row[6], rating_mode=row[7],
-                      settings=json.loads(row[8]), created=row[9], bots=bots,
-                      num_matches=row[10], completed=row[11], rated_through=row[12])
+        bots = tuple(
+            r[0]
+            for r in self.db.execute(
+                "SELECT b.name FROM ladder_bots lb JOIN bots b ON b.id = lb.bot_id "
+                "WHERE lb.ladder_id = ? ORDER BY lb.position",
+                (row[0],),
+            )
+        )
+        return Ladder(
+            id=row[0],
+            name=row[1],
+            game=row[2],
+            options=json.loads(row[3]),
+            table_size=row[4],
+            seed=row[5],
+            rounds=row[6],
+            rating_mode=row[7],
+            settings=json.loads(row[8]),
+            created=row[9],
+            bots=bots,
+            num_matches=row[10],
+            completed=row[11],
+            rated_through=row[12],
+        )
 
     @sqlite_errors
     def list_ladders(self) -> list[Ladder]:
@@ -417,8 +585,9 @@ class Ladders(StoreFile):
         return [self.get_ladder(n) for n in names]
 
     def _bot_id(self, conn: sqlite3.Connection, name: str) -> int:
-        row = conn.execute("SELECT id FROM bots WHERE name = ? AND removed IS NULL",
-                           (name,)).fetchone()
+        row = conn.execute(
+            "SELECT id FROM bots WHERE name = ? AND removed IS NULL", (name,)
+        ).fetchone()
         if row is None:
             raise UnknownBot(f"there is no bot called {name!r}; add it first with arena bot add")
         return int(row[0])
@@ -429,8 +598,16 @@ class Ladders(StoreFile):
             full = self.get_ladder(ladder)
             ids = self.db.execute(
                 "SELECT lb.bot_id, b.name FROM ladder_bots lb JOIN bots b ON b.id = lb.bot_id "
-                "WHERE lb.ladder_id = ?", (full.id,))
-            info = LadderInfo(full.id, full.name, full.table_size, full.rating_mode,
-                              self.rules.rater(full.settings), {i: n for i, n in ids})
+                "WHERE lb.ladder_id = ?",
+                (full.id,),
+            )
+            info = LadderInfo(
+                full.id,
+                full.name,
+                full.table_size,
+                full.rating_mode,
+                self.rules.rater(full.settings),
+                {i: n for i, n in ids},
+            )
             self._ladders[ladder] = info
         return info

@@ -46,8 +46,9 @@ class Leases(StoreFile):
         says how that is known), else LadderBusy naming the holder."""
         now = clock() if now is None else now
         with self._write(immediate=True) as conn:
-            row = conn.execute(f"SELECT {_LEASE_COLUMNS} FROM ladder_leases WHERE ladder = ?",
-                               (ladder,)).fetchone()
+            row = conn.execute(
+                f"SELECT {_LEASE_COLUMNS} FROM ladder_leases WHERE ladder = ?", (ladder,)
+            ).fetchone()
             taken_over = None
             if row is not None:
                 holder, since, heartbeat = type(me)(*row[:5]), row[5], row[6]
@@ -57,28 +58,35 @@ class Leases(StoreFile):
                         raise LadderBusy(
                             f"ladder {ladder!r} is being run by another arena process: "
                             f"{described}. Wait for it to finish, or stop it (Ctrl-C, or kill "
-                            f"{holder.pid} on {holder.host}) and run this again to resume")
+                            f"{holder.pid} on {holder.host}) and run this again to resume"
+                        )
                     taken_over = described
             conn.execute(
                 f"INSERT OR REPLACE INTO ladder_leases (ladder, {_LEASE_COLUMNS}) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (ladder, me.run, me.host, me.pid, me.machine, me.pid_start, now, now))
+                (ladder, me.run, me.host, me.pid, me.machine, me.pid_start, now, now),
+            )
         return Lease(ladder, me, now, taken_over)
 
     @sqlite_errors
     def renew_lease(self, ladder: str, me: Holder) -> None:
         """Record that the run `me` is alive; LeaseLost if another run has taken its lease."""
         with self._write() as conn:
-            if conn.execute("UPDATE ladder_leases SET heartbeat = ? WHERE ladder = ? AND run = ?",
-                            (clock(), ladder, me.run)).rowcount == 0:
+            if (
+                conn.execute(
+                    "UPDATE ladder_leases SET heartbeat = ? WHERE ladder = ? AND run = ?",
+                    (clock(), ladder, me.run),
+                ).rowcount
+                == 0
+            ):
                 raise LeaseLost(
                     f"another run took over ladder {ladder!r} (this one had not renewed its "
-                    "lease for too long and looked dead); this run stops")
+                    "lease for too long and looked dead); this run stops"
+                )
 
     @sqlite_errors
     def release_lease(self, ladder: str, me: Holder) -> None:
         with self._write() as conn:
-            conn.execute("DELETE FROM ladder_leases WHERE ladder = ? AND run = ?",
-                         (ladder, me.run))
+            conn.execute("DELETE FROM ladder_leases WHERE ladder = ? AND run = ?", (ladder, me.run))
 
     # ------------------------------------------------------------------------- bot registry

@@ -20,8 +20,10 @@ from .schema import now
 # against the runner's max_attempts (resumes would otherwise use up a match's retries).
 _UNCOUNT = "status = 'pending', attempts = max(attempts - 1, 0)"
 
-_MATCH_COLUMNS = ("idx, set_index, round, rotation, seed, seats, status, attempts, node, "
-                  "started, finished, rated, rating_note")
+_MATCH_COLUMNS = (
+    "idx, set_index, round, rotation, seed, seats, status, attempts, node, "
+    "started, finished, rated, rating_note"
+)
 
 
 def encode_replay(result: MatchResult) -> str:
@@ -36,12 +38,13 @@ class Matches(Ladders):
     """The match lifecycle's part of the Store (it reads the ladders' cached LadderInfo)."""
 
     @sqlite_errors
-    def matches(self, ladder: str, statuses: Sequence[str] | None = None,
-                limit: int | None = None) -> list[StoredMatch]:
+    def matches(
+        self, ladder: str, statuses: Sequence[str] | None = None, limit: int | None = None
+    ) -> list[StoredMatch]:
         """The ladder's matches in schedule order, optionally only those with these statuses
         (RUNNABLE = pending or infra_failed: what a runner still has to play)."""
         info = self._info(ladder)
-        sql = (f"SELECT {_MATCH_COLUMNS} FROM matches WHERE ladder_id = ?")
+        sql = f"SELECT {_MATCH_COLUMNS} FROM matches WHERE ladder_id = ?"
         params: list[Any] = [info.id]
         if statuses is not None:
             sql += f" AND status IN ({', '.join('?' for _ in statuses)})"
@@ -55,8 +58,10 @@ class Matches(Ladders):
     @sqlite_errors
     def get_match(self, ladder: str, index: int) -> StoredMatch:
         info = self._info(ladder)
-        row = self.db.execute(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE ladder_id = ? "
-                              "AND idx = ?", (info.id, index)).fetchone()
+        row = self.db.execute(
+            f"SELECT {_MATCH_COLUMNS} FROM matches WHERE ladder_id = ? AND idx = ?",
+            (info.id, index),
+        ).fetchone()
         if row is None:
             raise MatchStateError(f"ladder {ladder!r} has no match {index}")
         return self._match(info, row)
@@ -65,16 +70,28 @@ class Matches(Ladders):
     def replay(self, ladder: str, index: int) -> dict[str, Any] | None:
         """The stored replay of a completed match (arena.replay's format, without views)."""
         info = self._info(ladder)
-        row = self.db.execute("SELECT replay FROM matches WHERE ladder_id = ? AND idx = ?",
-                              (info.id, index)).fetchone()
+        row = self.db.execute(
+            "SELECT replay FROM matches WHERE ladder_id = ? AND idx = ?", (info.id, index)
+        ).fetchone()
         return json.loads(row[0]) if row and row[0] else None
 
     def _match(self, info: LadderInfo, row: Sequence[Any]) -> StoredMatch:
         return StoredMatch(
-            ladder=info.name, index=row[0], set_index=row[1], round=row[2], rotation=row[3],
-            seed=row[4], seats=tuple(info.bot_names[b] for b in json.loads(row[5])),
-            status=row[6], attempts=row[7], node=row[8], started=row[9], finished=row[10],
-            rated=bool(row[11]), rating_note=row[12])
+            ladder=info.name,
+            index=row[0],
+            set_index=row[1],
+            round=row[2],
+            rotation=row[3],
+            seed=row[4],
+            seats=tuple(info.bot_names[b] for b in json.loads(row[5])),
+            status=row[6],
+            attempts=row[7],
+            node=row[8],
+            started=row[9],
+            finished=row[10],
+            rated=bool(row[11]),
+            rating_note=row[12],
+        )
 
     @sqlite_errors
     def start_match(self, ladder: str, index: int, node: str | None = None) -> StoredMatch:
@@ -84,11 +101,14 @@ class Matches(Ladders):
             cur = conn.execute(
                 "UPDATE matches SET status = 'running', attempts = attempts + 1, node = ?, "
                 "started = ? WHERE ladder_id = ? AND idx = ? AND status IN ('pending', "
-                "'infra_failed')", (node, now(), info.id, index))
+                "'infra_failed')",
+                (node, now(), info.id, index),
+            )
             if cur.rowcount == 0:
                 match = self.get_match(ladder, index)
                 raise MatchStateError(
-                    f"match {index} of ladder {ladder!r} is {match.status}, so it cannot start")
+                    f"match {index} of ladder {ladder!r} is {match.status}, so it cannot start"
+                )
         return self.get_match(ladder, index)
 
     @sqlite_errors
@@ -97,8 +117,11 @@ class Matches(Ladders):
         the attempt it had started is not counted."""
         info = self._info(ladder)
         with self._write() as conn:
-            conn.execute(f"UPDATE matches SET {_UNCOUNT} WHERE ladder_id = ? AND idx = ? "
-                         "AND status = 'running'", (info.id, index))
+            conn.execute(
+                f"UPDATE matches SET {_UNCOUNT} WHERE ladder_id = ? AND idx = ? "
+                "AND status = 'running'",
+                (info.id, index),
+            )
 
     @sqlite_errors
     def reset_running(self, ladder: str) -> int:
@@ -107,12 +130,15 @@ class Matches(Ladders):
         none is alive). The attempts they had started are not counted. Returns how many."""
         info = self._info(ladder)
         with self._write() as conn:
-            return conn.execute(f"UPDATE matches SET {_UNCOUNT} WHERE ladder_id = ? AND "
-                                "status = 'running'", (info.id,)).rowcount
+            return conn.execute(
+                f"UPDATE matches SET {_UNCOUNT} WHERE ladder_id = ? AND status = 'running'",
+                (info.id,),
+            ).rowcount
 
     @sqlite_errors
-    def record_result(self, ladder: str, index: int, result: MatchResult,
-                      node: str | None = None) -> RecordOutcome:
+    def record_result(
+        self, ladder: str, index: int, result: MatchResult, node: str | None = None
+    ) -> RecordOutcome:
         """Store a finished match: its status, timings and replay, a result row per seat, its
         faults, and the rating updates of every completed match now next in schedule order
         (this one included, if its predecessors are done), all in one transaction.
@@ -121,8 +147,9 @@ class Matches(Ladders):
         twice. A result whose status is abandoned (the platform stopped it) is recorded as an
         infrastructure failure instead (see record_infra_failure)."""
         if result.status == ABANDONED:
-            return self.record_infra_failure(ladder, index, f"abandoned: {result.reason}",
-                                             node=node)
+            return self.record_infra_failure(
+                ladder, index, f"abandoned: {result.reason}", node=node
+            )
         info = self._info(ladder)
         with self._write() as conn:
             recorded = self._record(conn, info, index, result, node)
@@ -130,9 +157,9 @@ class Matches(Ladders):
         return RecordOutcome(recorded=recorded, rated=rated)
 
     @sqlite_errors
-    def record_results(self, ladder: str,
-                       items: Sequence[tuple[int, MatchResult]],
-                       node: str | None = None) -> RecordOutcome:
+    def record_results(
+        self, ladder: str, items: Sequence[tuple[int, MatchResult]], node: str | None = None
+    ) -> RecordOutcome:
         """record_result for many (index, result) pairs in one transaction (all or nothing):
         for a runner that batches results under a high match rate. Abandoned results are not
         accepted here. `recorded` is True if any was new."""
@@ -142,71 +169,112 @@ class Matches(Ladders):
             for index, result in items:
                 if result.status == ABANDONED:
                     raise MatchStateError(
-                        f"match {index} was abandoned; record it with record_infra_failure")
+                        f"match {index} was abandoned; record it with record_infra_failure"
+                    )
                 recorded |= self._record(conn, info, index, result, node)
             rated = self.rules.apply_ratings(conn, info) if recorded else ()
         return RecordOutcome(recorded=recorded, rated=rated)
 
     @staticmethod
-    def _match_row(conn: sqlite3.Connection, info: LadderInfo, index: int,
-                   column: str) -> tuple[int, str, Any]:
+    def _match_row(
+        conn: sqlite3.Connection, info: LadderInfo, index: int, column: str
+    ) -> tuple[int, str, Any]:
         """A match's id, status and `column`, or MatchStateError if the ladder has no such
         match."""
         row = conn.execute(
             f"SELECT id, status, {column} FROM matches WHERE ladder_id = ? AND idx = ?",
-            (info.id, index)).fetchone()
+            (info.id, index),
+        ).fetchone()
         if row is None:
             raise MatchStateError(f"ladder {info.name!r} has no match {index}")
         return row
 
-    def _record(self, conn: sqlite3.Connection, info: LadderInfo, index: int,
-                result: MatchResult, node: str | None) -> bool:
+    def _record(
+        self,
+        conn: sqlite3.Connection,
+        info: LadderInfo,
+        index: int,
+        result: MatchResult,
+        node: str | None,
+    ) -> bool:
         k = info.table_size
         if not (len(result.seat_names) == len(result.scores) == len(result.ranks) == k):
             raise MatchStateError(
-                f"a result for ladder {info.name!r} needs {k} seats of names, scores and ranks")
+                f"a result for ladder {info.name!r} needs {k} seats of names, scores and ranks"
+            )
         match_id, status, seats_json = self._match_row(conn, info, index, "seats")
         if status == COMPLETED:
             return False
         if status == ABANDONED:
             raise MatchStateError(
-                f"match {index} of ladder {info.name!r} was abandoned; its result is not taken")
+                f"match {index} of ladder {info.name!r} was abandoned; its result is not taken"
+            )
         seats = json.loads(seats_json)
         names = tuple(info.bot_names[b] for b in seats)
         if tuple(result.seat_names) != names:
             raise MatchStateError(
                 f"the result's seats {list(result.seat_names)} are not match {index}'s "
-                f"scheduled seats {list(names)}")
+                f"scheduled seats {list(names)}"
+            )
         started = result.started_at or None
         finished = result.finished_at or now()
         conn.execute(
             "UPDATE matches SET status = 'completed', started = coalesce(?, started), "
             "finished = ?, duration_ms = ?, match_key = ?, reason = ?, engine_version = ?, "
             "node = coalesce(?, node), replay = ? WHERE id = ?",
-            (started, finished, (finished - started) * 1000.0 if started else None,
-             result.match_id, result.reason, result.engine_version, node,
-             encode_replay(result), match_id))
+            (
+                started,
+                finished,
+                (finished - started) * 1000.0 if started else None,
+                result.match_id,
+                result.reason,
+                result.engine_version,
+                node,
+                encode_replay(result),
+                match_id,
+            ),
+        )
         kinds: dict[int, list[str]] = {}
         for f in result.faults:
             kinds.setdefault(f.seat, []).append(f.kind)
         conn.executemany(
             "INSERT INTO results (match_id, seat, bot_id, score, rank, faults, fault_kinds) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(match_id, seat, bot, result.scores[seat], result.ranks[seat],
-              len(kinds.get(seat, ())), ",".join(sorted(set(kinds.get(seat, ())))))
-             for seat, bot in enumerate(seats)])
+            [
+                (
+                    match_id,
+                    seat,
+                    bot,
+                    result.scores[seat],
+                    result.ranks[seat],
+                    len(kinds.get(seat, ())),
+                    ",".join(sorted(set(kinds.get(seat, ())))),
+                )
+                for seat, bot in enumerate(seats)
+            ],
+        )
         if result.faults:
             conn.executemany(
                 "INSERT INTO faults (match_id, seat, bot_id, kind, move, elapsed_ms, detail)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(match_id, f.seat, seats[f.seat], f.kind, f.move, f.elapsed_ms, f.detail)
-                 for f in result.faults])
+                [
+                    (match_id, f.seat, seats[f.seat], f.kind, f.move, f.elapsed_ms, f.detail)
+                    for f in result.faults
+                ],
+            )
         conn.execute("UPDATE ladders SET completed = completed + 1 WHERE id = ?", (info.id,))
         return True
 
     @sqlite_errors
-    def record_infra_failure(self, ladder: str, index: int, detail: str, *,
-                             node: str | None = None, give_up: bool = False) -> RecordOutcome:
+    def record_infra_failure(
+        self,
+        ladder: str,
+        index: int,
+        detail: str,
+        *,
+        node: str | None = None,
+        give_up: bool = False,
+    ) -> RecordOutcome:
         """Keep an infrastructure failure (referee or worker, not a bot) of a match's attempt.
         The match becomes infra_failed, to be retried; with `give_up` it becomes abandoned for
         good: never rated, and the rating order moves past it (which may rate later matches,
@@ -218,10 +286,16 @@ class Matches(Ladders):
                 return RecordOutcome(recorded=False)
             conn.execute(
                 "INSERT INTO infra_failures (match_id, attempt, node, detail, at) "
-                "VALUES (?, ?, ?, ?, ?)", (match_id, attempts, node, detail, now()))
-            conn.execute("UPDATE matches SET status = ?, rating_note = ? WHERE id = ?",
-                         (ABANDONED if give_up else INFRA_FAILED,
-                          f"abandoned: {detail}" if give_up else None, match_id))
+                "VALUES (?, ?, ?, ?, ?)",
+                (match_id, attempts, node, detail, now()),
+            )
+            conn.execute(
+                "UPDATE matches SET status = ?, rating_note = ? WHERE id = ?",
+                (
+                    ABANDONED if give_up else INFRA_FAILED,
+                    f"abandoned: {detail}" if give_up else None,
+                    match_id,
+                ),
+            )
             rated = self.rules.apply_ratings(conn, info) if give_up else ()
         return RecordOutcome(recorded=True, rated=rated)
-

@@ -14,23 +14,35 @@ from .ladders import Ladders
 from .records import MatchScores, Rankings, Standing
 
 
-def standing_of(ladder: str, game: str, rank: int, of: int, row: Sequence[Any],
-              **compared: Any) -> Standing:
+def standing_of(
+    ladder: str, game: str, rank: int, of: int, row: Sequence[Any], **compared: Any
+) -> Standing:
     """A Standing from (bot, conservative, mu, sigma, matches, score_sum, wins, faults,
     suspended) as the ratings table and the bots table hold them."""
     bot, conservative, mu, sigma, matches, score_sum, wins, faults, suspended = row
-    return Standing(ladder=ladder, game=game, rank=rank, of=of, bot=bot,
-                    conservative=conservative, mu=mu, sigma=sigma, matches=matches,
-                    mean_score=(score_sum / matches) if matches else None, wins=wins,
-                    faults=faults, suspended=bool(suspended), **compared)
+    return Standing(
+        ladder=ladder,
+        game=game,
+        rank=rank,
+        of=of,
+        bot=bot,
+        conservative=conservative,
+        mu=mu,
+        sigma=sigma,
+        matches=matches,
+        mean_score=(score_sum / matches) if matches else None,
+        wins=wins,
+        faults=faults,
+        suspended=bool(suspended),
+        **compared,
+    )
 
 
 class RankingQueries(Ladders):
     """The rankings' part of the Store."""
 
     @sqlite_errors
-    def rankings(self, ladder: str | None = None,
-                 confidence: float | None = None) -> Rankings:
+    def rankings(self, ladder: str | None = None, confidence: float | None = None) -> Rankings:
         """The standings of a ladder (default: the most recently created), best first by the
         conservative rating mu - 3 sigma, each with the probability that it is better than the
         next and whether its rank is settled at `confidence` (None: the rules' default), as the
@@ -38,32 +50,51 @@ class RankingQueries(Ladders):
         standings rows, so it costs the same with 100 or 100,000 stored matches."""
         if ladder is None:
             row = self.db.execute(
-                "SELECT name FROM ladders ORDER BY created DESC, id DESC LIMIT 1").fetchone()
+                "SELECT name FROM ladders ORDER BY created DESC, id DESC LIMIT 1"
+            ).fetchone()
             if row is None:
                 raise UnknownLadder("there are no ladders yet; run one with arena ladder run")
             ladder = row[0]
         head = self.db.execute(
             "SELECT id, name, game, options, table_size, rating_mode, num_matches, completed, "
-            "rated_through FROM ladders WHERE name = ?", (ladder,)).fetchone()
+            "rated_through FROM ladders WHERE name = ?",
+            (ladder,),
+        ).fetchone()
         if head is None:
             raise UnknownLadder(f"there is no ladder called {ladder!r}; see arena ladder list")
         rows = self.db.execute(
             "SELECT b.name, r.conservative, r.mu, r.sigma, r.matches, r.score_sum, r.wins, "
             "r.faults, b.suspended FROM ratings r JOIN bots b ON b.id = r.bot_id "
             "WHERE r.ladder_id = ? ORDER BY r.conservative DESC, r.mu DESC, b.name",
-            (head[0],)).fetchall()
+            (head[0],),
+        ).fetchall()
         if confidence is None:
             confidence = self.rules.settled_confidence
         p_next, settled = self.rules.compare([(r[2], r[3]) for r in rows], confidence)
         standings = tuple(
-            standing_of(head[1], head[2], i + 1, len(rows), row,
-                      p_better_than_next=p_next[i] if i < len(p_next) else None,
-                      settled=settled[i])
-            for i, row in enumerate(rows))
-        return Rankings(ladder=head[1], game=head[2], options=json.loads(head[3]),
-                        table_size=head[4], rating_mode=head[5], scheduled=head[6],
-                        completed=head[7], rated=head[8], standings=standings,
-                        confidence=confidence)
+            standing_of(
+                head[1],
+                head[2],
+                i + 1,
+                len(rows),
+                row,
+                p_better_than_next=p_next[i] if i < len(p_next) else None,
+                settled=settled[i],
+            )
+            for i, row in enumerate(rows)
+        )
+        return Rankings(
+            ladder=head[1],
+            game=head[2],
+            options=json.loads(head[3]),
+            table_size=head[4],
+            rating_mode=head[5],
+            scheduled=head[6],
+            completed=head[7],
+            rated=head[8],
+            standings=standings,
+            confidence=confidence,
+        )
 
     @sqlite_errors
     def progress(self, ladder: str) -> dict[str, int]:
@@ -72,8 +103,8 @@ class RankingQueries(Ladders):
         info = self._info(ladder)
         counts = {s: 0 for s in MATCH_STATUSES}
         for status, n in self.db.execute(
-                "SELECT status, count(*) FROM matches WHERE ladder_id = ? GROUP BY status",
-                (info.id,)):
+            "SELECT status, count(*) FROM matches WHERE ladder_id = ? GROUP BY status", (info.id,)
+        ):
             counts[status] = n
         return counts
 
@@ -81,10 +112,15 @@ class RankingQueries(Ladders):
     def rating_history(self, ladder: str, bot: str) -> list[tuple[int, float, float]]:
         """A bot's rating after each rated match of a ladder: (match index, mu, sigma)."""
         info = self._info(ladder)
-        return [tuple(r) for r in self.db.execute(  # type: ignore[misc]
-            "SELECT m.idx, h.mu, h.sigma FROM rating_history h "
-            "JOIN matches m ON m.id = h.match_id JOIN bots b ON b.id = h.bot_id "
-            "WHERE m.ladder_id = ? AND b.name = ? ORDER BY m.idx", (info.id, bot))]
+        return [
+            tuple(r)
+            for r in self.db.execute(
+                "SELECT m.idx, h.mu, h.sigma FROM rating_history h "
+                "JOIN matches m ON m.id = h.match_id JOIN bots b ON b.id = h.bot_id "
+                "WHERE m.ladder_id = ? AND b.name = ? ORDER BY m.idx",
+                (info.id, bot),
+            )
+        ]
 
     @sqlite_errors
     def match_scores(self, ladder: str) -> list[MatchScores]:
@@ -93,10 +129,12 @@ class RankingQueries(Ladders):
         info = self._info(ladder)
         out: dict[int, MatchScores] = {}
         for idx, set_index, status, seat, bot, score, rank in self.db.execute(
-                "SELECT m.idx, m.set_index, m.status, r.seat, b.name, r.score, r.rank "
-                "FROM matches m LEFT JOIN results r ON r.match_id = m.id "
-                "LEFT JOIN bots b ON b.id = r.bot_id WHERE m.ladder_id = ? "
-                "ORDER BY m.idx, r.seat", (info.id,)):
+            "SELECT m.idx, m.set_index, m.status, r.seat, b.name, r.score, r.rank "
+            "FROM matches m LEFT JOIN results r ON r.match_id = m.id "
+            "LEFT JOIN bots b ON b.id = r.bot_id WHERE m.ladder_id = ? "
+            "ORDER BY m.idx, r.seat",
+            (info.id,),
+        ):
             row = out.get(idx)
             if row is None:
                 row = out[idx] = MatchScores(idx, set_index, status, [], [], [])

@@ -40,6 +40,7 @@ class Bot:
 class BotAccess:
     """A registered bot's current token (as its hash) and suspension: what a stream that
     authenticated earlier is checked against (Store.bot_access)."""
+
     token_hash: str | None
     suspended: bool
     suspended_reason: str | None
@@ -136,10 +137,19 @@ class Standing:
     settled: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rank": self.rank, "bot": self.bot, "conservative": self.conservative,
-                "mu": self.mu, "sigma": self.sigma, "matches": self.matches,
-                "mean_score": self.mean_score, "wins": self.wins, "faults": self.faults,
-                "p_better_than_next": self.p_better_than_next, "settled": self.settled}
+        return {
+            "rank": self.rank,
+            "bot": self.bot,
+            "conservative": self.conservative,
+            "mu": self.mu,
+            "sigma": self.sigma,
+            "matches": self.matches,
+            "mean_score": self.mean_score,
+            "wins": self.wins,
+            "faults": self.faults,
+            "p_better_than_next": self.p_better_than_next,
+            "settled": self.settled,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,11 +171,19 @@ class Rankings:
         return all(s.settled for s in self.standings)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ladder": self.ladder, "game": self.game, "options": self.options,
-                "table_size": self.table_size, "rating_mode": self.rating_mode,
-                "scheduled": self.scheduled, "completed": self.completed, "rated": self.rated,
-                "confidence": self.confidence, "all_settled": self.all_settled,
-                "standings": [s.to_dict() for s in self.standings]}
+        return {
+            "ladder": self.ladder,
+            "game": self.game,
+            "options": self.options,
+            "table_size": self.table_size,
+            "rating_mode": self.rating_mode,
+            "scheduled": self.scheduled,
+            "completed": self.completed,
+            "rated": self.rated,
+            "confidence": self.confidence,
+            "all_settled": self.all_settled,
+            "standings": [s.to_dict() for s in self.standings],
+        }
 
 
 @dataclass(slots=True)

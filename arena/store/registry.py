@@ -12,7 +12,12 @@ from typing import Any, Iterable, Sequence
 from arena.tokens import hash_token, new_token
 
 from .errors import (
-    BadManifest, CommandNotFound, DuplicateBot, InvalidBotName, RegistryError, UnknownBot,
+    BadManifest,
+    CommandNotFound,
+    DuplicateBot,
+    InvalidBotName,
+    RegistryError,
+    UnknownBot,
     sqlite_errors,
 )
 from .records import Bot, BotAccess
@@ -21,8 +26,10 @@ from .schema import StoreFile, check_name, now
 MAX_REASON = 500  # characters of a suspension reason (it is shown on every bot's page)
 
 MAX_NOTE = 500  # characters of a version's note
-_BOT_COLUMNS = ("id, name, command, directory, remote, created, suspended, suspended_reason, "
-                "removed, family, version, note")
+_BOT_COLUMNS = (
+    "id, name, command, directory, remote, created, suspended, suspended_reason, "
+    "removed, family, version, note"
+)
 
 # hmac and arena.botcommand are imported where they are used (and hashlib by arena.tokens):
 # loading them (OpenSSL's hashes, tomllib, shutil) is ~10 ms of a command that only reads,
@@ -60,12 +67,24 @@ def read_manifest(directory: str | os.PathLike[str]) -> str:
 
 
 def _bot(row: Sequence[Any]) -> Bot:
-    return Bot(id=row[0], name=row[1], command=row[2], directory=row[3], remote=bool(row[4]),
-               created=row[5], suspended=bool(row[6]), suspended_reason=row[7], removed=row[8],
-               family=row[9], version=row[10], note=row[11])
+    return Bot(
+        id=row[0],
+        name=row[1],
+        command=row[2],
+        directory=row[3],
+        remote=bool(row[4]),
+        created=row[5],
+        suspended=bool(row[6]),
+        suspended_reason=row[7],
+        removed=row[8],
+        family=row[9],
+        version=row[10],
+        note=row[11],
+    )
 
 
 # ------------------------------------------------------------------------------- versions
+
 
 def version_name(family: str, version: int) -> str:
     """The bot row name of a version: the bot's own name for version 1, NAME@N after."""
@@ -78,8 +97,10 @@ def parse_bot_spec(spec: str) -> tuple[str, int | None]:
     if not at:
         return spec, None
     if not family or not number.isdigit() or int(number) < 1:
-        raise UnknownBot(f"{spec!r} names no bot: name a bot as NAME (its latest version), or "
-                         "one of its versions as NAME@N (N = 1, 2, ...)")
+        raise UnknownBot(
+            f"{spec!r} names no bot: name a bot as NAME (its latest version), or "
+            "one of its versions as NAME@N (N = 1, 2, ...)"
+        )
     return family, int(number)
 
 
@@ -92,14 +113,16 @@ def pick_version(spec: str, versions: Sequence[Bot]) -> Bot:
     if number is None:
         live = [v for v in versions if v.removed is None]
         if not live:
-            raise UnknownBot(f"bot {family!r} was removed (its past results stay); see arena "
-                             "bot list")
+            raise UnknownBot(
+                f"bot {family!r} was removed (its past results stay); see arena bot list"
+            )
         return max(live, key=lambda v: v.version)
     for v in versions:
         if v.version == number:
             if v.removed is not None:
-                raise UnknownBot(f"version {number} of bot {family!r} was removed; see arena "
-                                 f"bot show {family}")
+                raise UnknownBot(
+                    f"version {number} of bot {family!r} was removed; see arena bot show {family}"
+                )
             return v
     numbers = ", ".join(str(v.version) for v in sorted(versions, key=lambda v: v.version))
     raise UnknownBot(f"bot {family!r} has versions {numbers}; no version {number}")
@@ -149,8 +172,15 @@ class Registry(StoreFile):
     """The bot registry's part of the Store."""
 
     @sqlite_errors
-    def add_bot(self, name: str, command: str | None = None, *, directory: str | None = None,
-                remote: bool = False, cwd: str | os.PathLike[str] | None = None) -> str:
+    def add_bot(
+        self,
+        name: str,
+        command: str | None = None,
+        *,
+        directory: str | None = None,
+        remote: bool = False,
+        cwd: str | os.PathLike[str] | None = None,
+    ) -> str:
         """Register a bot and return its token (shown once: only its hash is stored).
 
         Exactly one of: `command` (run from `cwd`, default the working directory), `directory`
@@ -160,7 +190,8 @@ class Registry(StoreFile):
         if sum((command is not None, directory is not None, bool(remote))) != 1:
             raise RegistryError(
                 "give exactly one of: a command, a bot directory, or remote (for a bot its "
-                "owner runs)")
+                "owner runs)"
+            )
         run_dir: str | None = None
         if directory is not None:
             run_dir = str(Path(directory).resolve())
@@ -174,21 +205,30 @@ class Registry(StoreFile):
                 if row[0] is not None:
                     raise DuplicateBot(
                         f"a removed bot was called {name!r} and keeps its past results under "
-                        "that name; choose another name")
+                        "that name; choose another name"
+                    )
                 raise DuplicateBot(
                     f"a bot called {name!r} already exists; choose another name, or remove it "
                     "first (arena bot remove), rotate its token (arena bot rotate-token), or "
-                    "register a new version of it (arena bot update)")
+                    "register a new version of it (arena bot update)"
+                )
             conn.execute(
                 "INSERT INTO bots (name, command, directory, remote, token_hash, created, "
                 "family, version) VALUES (?, ?, ?, ?, ?, ?, ?, 1)",
-                (name, command, run_dir, int(bool(remote)), hash_token(token), now(), name))
+                (name, command, run_dir, int(bool(remote)), hash_token(token), now(), name),
+            )
         return token
 
     @sqlite_errors
-    def update_bot(self, name: str, command: str | None = None, *,
-                   directory: str | os.PathLike[str] | None = None, note: str | None = None,
-                   cwd: str | os.PathLike[str] | None = None) -> tuple[Bot, str]:
+    def update_bot(
+        self,
+        name: str,
+        command: str | None = None,
+        *,
+        directory: str | os.PathLike[str] | None = None,
+        note: str | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+    ) -> tuple[Bot, str]:
         """Register a new version of the bot `name`, numbered after its last one, and return it
         with its token (shown once). Exactly one of: `command` (run from `cwd`, default the
         working directory), or `directory`, a bot directory that is copied beside the
@@ -198,34 +238,42 @@ class Registry(StoreFile):
         from . import snapshots
 
         if "@" in name:
-            raise RegistryError(f"{name!r} names a version; update the bot, "
-                                f"{name.partition('@')[0]!r}: its new version is numbered "
-                                "after its last")
+            raise RegistryError(
+                f"{name!r} names a version; update the bot, "
+                f"{name.partition('@')[0]!r}: its new version is numbered "
+                "after its last"
+            )
         check_bot_name(name)
         if (command is None) == (directory is None):
-            raise RegistryError("give exactly one of: a command, or a bot directory (copied "
-                                "as this version's own)")
+            raise RegistryError(
+                "give exactly one of: a command, or a bot directory (copied as this version's own)"
+            )
         if note is not None and len(note) > MAX_NOTE:
-            raise RegistryError(f"a version's note is at most {MAX_NOTE} characters, not "
-                                f"{len(note)}; say it in fewer words")
+            raise RegistryError(
+                f"a version's note is at most {MAX_NOTE} characters, not "
+                f"{len(note)}; say it in fewer words"
+            )
         versions = self.versions(name)
         live = [v for v in versions if v.removed is None]
         if not versions:
-            raise UnknownBot(f"there is no bot called {name!r} to update; register it first "
-                             "with arena bot add")
+            raise UnknownBot(
+                f"there is no bot called {name!r} to update; register it first with arena bot add"
+            )
         if not live:
-            raise RegistryError(f"bot {name!r} was removed; a removed bot gets no new "
-                                "versions (register a new bot under another name)")
+            raise RegistryError(
+                f"bot {name!r} was removed; a removed bot gets no new "
+                "versions (register a new bot under another name)"
+            )
         if any(v.remote for v in versions):
             raise RegistryError(
                 f"bot {name!r} is remote: it runs on its author's machine and connects with its "
                 "token, so Arena has no command or files of it to version; its author updates "
-                "it there")
+                "it there"
+            )
         staged: Path | None = None
         if directory is not None:
             _directory_command(str(Path(directory).resolve()))  # its errors name `directory`
-            staged = snapshots.copy_to_staging(directory, snapshots.snapshot_root(self.path)
-                                               / name)
+            staged = snapshots.copy_to_staging(directory, snapshots.snapshot_root(self.path) / name)
             try:
                 command = _directory_command(str(staged))  # the copy's: what this version runs
             except BaseException:
@@ -239,8 +287,12 @@ class Registry(StoreFile):
         placed: Path | None = None
         try:
             with self._write(immediate=True) as conn:  # the number, then the row: one writer
-                version = 1 + conn.execute("SELECT max(version) FROM bots WHERE family = ?",
-                                           (name,)).fetchone()[0]
+                version = (
+                    1
+                    + conn.execute(
+                        "SELECT max(version) FROM bots WHERE family = ?", (name,)
+                    ).fetchone()[0]
+                )
                 if staged is not None:
                     placed = snapshots.snapshot_dir(self.path, name, version)
                     snapshots.discard(placed)  # left by an update that failed to commit
@@ -249,8 +301,17 @@ class Registry(StoreFile):
                 conn.execute(
                     "INSERT INTO bots (name, command, directory, remote, token_hash, created, "
                     "family, version, note) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?)",
-                    (version_name(name, version), command, run_dir, hash_token(token), now(),
-                     name, version, note))
+                    (
+                        version_name(name, version),
+                        command,
+                        run_dir,
+                        hash_token(token),
+                        now(),
+                        name,
+                        version,
+                        note,
+                    ),
+                )
         except BaseException:
             if placed is not None:
                 snapshots.discard(placed)
@@ -263,8 +324,12 @@ class Registry(StoreFile):
     @sqlite_errors
     def versions(self, name: str) -> list[Bot]:
         """Every version of the bot `name` (removed ones too), oldest first; [] if none."""
-        return [_bot(row) for row in self.db.execute(
-            f"SELECT {_BOT_COLUMNS} FROM bots WHERE family = ? ORDER BY version", (name,))]
+        return [
+            _bot(row)
+            for row in self.db.execute(
+                f"SELECT {_BOT_COLUMNS} FROM bots WHERE family = ? ORDER BY version", (name,)
+            )
+        ]
 
     def resolve_bot(self, spec: str) -> Bot:
         """The version a user names: NAME@N that version (NAME@1 is the row named NAME), NAME
@@ -274,14 +339,16 @@ class Registry(StoreFile):
     @sqlite_errors
     def list_bots(self, include_removed: bool = False) -> list[Bot]:
         where = "" if include_removed else "WHERE removed IS NULL"
-        return [_bot(row) for row in self.db.execute(
-            f"SELECT {_BOT_COLUMNS} FROM bots {where} ORDER BY name")]
+        return [
+            _bot(row)
+            for row in self.db.execute(f"SELECT {_BOT_COLUMNS} FROM bots {where} ORDER BY name")
+        ]
 
     @sqlite_errors
     def get_bot(self, name: str) -> Bot:
         row = self.db.execute(
-            f"SELECT {_BOT_COLUMNS} FROM bots WHERE name = ? AND removed IS NULL",
-            (name,)).fetchone()
+            f"SELECT {_BOT_COLUMNS} FROM bots WHERE name = ? AND removed IS NULL", (name,)
+        ).fetchone()
         if row is None:
             raise UnknownBot(f"there is no bot called {name!r}; see arena bot list")
         return _bot(row)
@@ -300,7 +367,9 @@ class Registry(StoreFile):
         with self._write() as conn:
             cur = conn.execute(
                 "UPDATE bots SET removed = ?, token_hash = NULL "
-                f"WHERE {target} AND removed IS NULL", (now(), key))
+                f"WHERE {target} AND removed IS NULL",
+                (now(), key),
+            )
             if cur.rowcount == 0:
                 raise UnknownBot(f"there is no bot called {name!r}; see arena bot list")
 
@@ -311,7 +380,8 @@ class Registry(StoreFile):
         with self._write() as conn:
             cur = conn.execute(
                 "UPDATE bots SET token_hash = ? WHERE name = ? AND removed IS NULL",
-                (hash_token(token), name))
+                (hash_token(token), name),
+            )
             if cur.rowcount == 0:
                 raise UnknownBot(f"there is no bot called {name!r}; see arena bot list")
         return token
@@ -322,8 +392,9 @@ class Registry(StoreFile):
         business: the returned Bot says whether it is suspended."""
         digest = hash_token(token)
         row = self.db.execute(
-            f"SELECT {_BOT_COLUMNS}, token_hash FROM bots "
-            "WHERE token_hash = ? AND removed IS NULL", (digest,)).fetchone()
+            f"SELECT {_BOT_COLUMNS}, token_hash FROM bots WHERE token_hash = ? AND removed IS NULL",
+            (digest,),
+        ).fetchone()
         if row is None or not _same_digest(row[-1], digest):
             return None
         return _bot(row[:-1])
@@ -336,10 +407,14 @@ class Registry(StoreFile):
         if not names:
             return {}
         marks = ", ".join("?" * len(names))
-        return {name: BotAccess(token_hash, bool(suspended), reason) for
-                name, token_hash, suspended, reason in self.db.execute(
-                    "SELECT name, token_hash, suspended, suspended_reason FROM bots "
-                    f"WHERE removed IS NULL AND name IN ({marks})", names)}
+        return {
+            name: BotAccess(token_hash, bool(suspended), reason)
+            for name, token_hash, suspended, reason in self.db.execute(
+                "SELECT name, token_hash, suspended, suspended_reason FROM bots "
+                f"WHERE removed IS NULL AND name IN ({marks})",
+                names,
+            )
+        }
 
     @sqlite_errors
     def suspend_bot(self, name: str, reason: str | None) -> None:
@@ -348,11 +423,14 @@ class Registry(StoreFile):
         if reason is not None and len(reason) > MAX_REASON:
             raise RegistryError(
                 f"a suspension reason is at most {MAX_REASON} characters, not {len(reason)}; "
-                "say it in fewer words (the owner reads it on the bot's page)")
+                "say it in fewer words (the owner reads it on the bot's page)"
+            )
         with self._write() as conn:
             cur = conn.execute(
                 "UPDATE bots SET suspended = ?, suspended_reason = ? "
-                "WHERE name = ? AND removed IS NULL", (int(reason is not None), reason, name))
+                "WHERE name = ? AND removed IS NULL",
+                (int(reason is not None), reason, name),
+            )
             if cur.rowcount == 0:
                 raise UnknownBot(f"there is no bot called {name!r}; see arena bot list")
 

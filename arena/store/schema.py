@@ -180,8 +180,9 @@ def _m0003_bot_versions(db: sqlite_utils.Database) -> None:
 # A reader of a database from before versions (which it cannot migrate) sees its bots as the
 # migration would make them: each its own version 1. A TEMP view is the connection's own (it
 # writes nothing to the file) and is found before the file's table of the same name.
-_BOTS_BEFORE_VERSIONS = ("CREATE TEMP VIEW bots AS SELECT *, name AS family, 1 AS version, "
-                         "NULL AS note FROM main.bots")
+_BOTS_BEFORE_VERSIONS = (
+    "CREATE TEMP VIEW bots AS SELECT *, name AS family, 1 AS version, NULL AS note FROM main.bots"
+)
 
 
 # Each migration ends by setting PRAGMA user_version to its number; add one, bump this.
@@ -189,14 +190,28 @@ SCHEMA_VERSION = 3
 # The oldest schema the reading queries work on: a read-only open (which cannot migrate, say in
 # a read-only folder) accepts it. Raise it when a migration changes what they read.
 READABLE_FROM = 1
-_MIGRATION_STEPS = (("0001_initial", _m0001_initial),
-                    ("0002_ladder_leases", _m0002_ladder_leases),
-                    ("0003_bot_versions", _m0003_bot_versions))
+_MIGRATION_STEPS = (
+    ("0001_initial", _m0001_initial),
+    ("0002_ladder_leases", _m0002_ladder_leases),
+    ("0003_bot_versions", _m0003_bot_versions),
+)
 _MIGRATION_NAMES = tuple(name for name, _ in _MIGRATION_STEPS)
 # The tables of the first migration: with it recorded as applied, an Arena database from before
 # the application_id mark.
-_ARENA_TABLES = frozenset({"bots", "ladders", "ladder_bots", "matches", "results", "faults",
-                           "infra_failures", "ratings", "rating_history", "_sqlite_migrations"})
+_ARENA_TABLES = frozenset(
+    {
+        "bots",
+        "ladders",
+        "ladder_bots",
+        "matches",
+        "results",
+        "faults",
+        "infra_failures",
+        "ratings",
+        "rating_history",
+        "_sqlite_migrations",
+    }
+)
 _MIGRATION_SET = "arena"
 
 
@@ -217,8 +232,11 @@ def _sqlite_utils():
     import sys
 
     if "sqlite_utils" not in sys.modules:
-        hidden = [name for name in ("pandas", "numpy")
-                  if HIDE_PANDAS_FROM_SQLITE_UTILS and name not in sys.modules]
+        hidden = [
+            name
+            for name in ("pandas", "numpy")
+            if HIDE_PANDAS_FROM_SQLITE_UTILS and name not in sys.modules
+        ]
         for name in hidden:
             sys.modules[name] = None  # type: ignore[assignment]  # `import name` raises
         try:
@@ -246,7 +264,9 @@ class _ReadOnlyDatabase:
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
 
-    def execute(self, sql: str, parameters: Sequence[Any] | Mapping[str, Any] = ()) -> sqlite3.Cursor:
+    def execute(
+        self, sql: str, parameters: Sequence[Any] | Mapping[str, Any] = ()
+    ) -> sqlite3.Cursor:
         return self.conn.execute(sql, parameters)
 
     def close(self) -> None:
@@ -257,19 +277,27 @@ class StoreFile:
     """One SQLite connection to an Arena database, opened as Store's docstring says; use it from
     one thread. Subclasses write through `_write()`."""
 
-    def __init__(self, path: str | os.PathLike[str] = DEFAULT_PATH, *, timeout: float = 5.0,
-                 readonly: bool = False):
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = DEFAULT_PATH,
+        *,
+        timeout: float = 5.0,
+        readonly: bool = False,
+    ):
         self.path = str(path)
         self.readonly = readonly
         file = Path(self.path)
         if not file.parent.is_dir():
             raise StoreError(
                 f"cannot open database {self.path}: directory {file.parent} does not exist; "
-                "create it, or choose another path with --db")
+                "create it, or choose another path with --db"
+            )
         if readonly and not file.is_file():
-            raise StoreError(f"there is no database at {self.path} (nothing stored yet); start "
-                             "one with arena bot add or arena ladder run, or choose another "
-                             "path with --db")
+            raise StoreError(
+                f"there is no database at {self.path} (nothing stored yet); start "
+                "one with arena bot add or arena ladder run, or choose another "
+                "path with --db"
+            )
         self.damaged: DatabaseDamaged | None = None  # once seen, nothing more is written
         try:
             conn = self._connect(file, timeout)
@@ -302,8 +330,11 @@ class StoreFile:
             # not write to. Opened as immutable, SQLite needs none; that is only right when no
             # log holds commits the file lacks (a writer could not run here anyway).
             wal = Path(f"{file}-wal")
-            if (not isinstance(exc, sqlite3.OperationalError) or os.access(file.parent, os.W_OK)
-                    or (wal.exists() and wal.stat().st_size > 0)):
+            if (
+                not isinstance(exc, sqlite3.OperationalError)
+                or os.access(file.parent, os.W_OK)
+                or (wal.exists() and wal.stat().st_size > 0)
+            ):
                 raise
         return sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=timeout)
 
@@ -320,7 +351,8 @@ class StoreFile:
             if version < READABLE_FROM:
                 raise StoreError(
                     f"database {self.path} has schema version {version} and needs upgrading to "
-                    f"{SCHEMA_VERSION}; open it once for writing (any arena command that writes)")
+                    f"{SCHEMA_VERSION}; open it once for writing (any arena command that writes)"
+                )
             columns = {row[1] for row in self.db.execute("PRAGMA main.table_info(bots)")}
             if "family" not in columns:
                 self.db.execute(_BOTS_BEFORE_VERSIONS)
@@ -343,17 +375,22 @@ class StoreFile:
             raise NotArenaDatabase(
                 f"{self.path} belongs to another application (its SQLite application_id is "
                 f"{app_id:#x}, not Arena's {APPLICATION_ID:#x}); Arena leaves it untouched. "
-                "Choose another file with --db (a new one is created)")
-        tables = {name for (name,) in self.db.execute(
-            "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")}
-        if not tables or (_ARENA_TABLES <= tables
-                          and "0001_initial" in self._applied_migrations()):
+                "Choose another file with --db (a new one is created)"
+            )
+        tables = {
+            name
+            for (name,) in self.db.execute(
+                "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+            )
+        }
+        if not tables or (_ARENA_TABLES <= tables and "0001_initial" in self._applied_migrations()):
             return True
         shown = ", ".join(sorted(tables)[:6]) + (", ..." if len(tables) > 6 else "")
         raise NotArenaDatabase(
             f"{self.path} is not an Arena database: it is a SQLite database of something else "
             f"(it holds {shown}); Arena leaves it untouched. Choose another file with --db "
-            "(a new one is created)")
+            "(a new one is created)"
+        )
 
     def _check_integrity(self, file: Path) -> None:
         try:
@@ -368,12 +405,20 @@ class StoreFile:
 
     def _applied_migrations(self) -> list[str]:
         # As sqlite_utils.Migrations.applied, in plain SQL: a read-only open does not import it.
-        if self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                           "name = '_sqlite_migrations'").fetchone() is None:
+        if (
+            self.db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_sqlite_migrations'"
+            ).fetchone()
+            is None
+        ):
             return []
-        return [name for (name,) in self.db.execute(
-            "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid",
-            [_MIGRATION_SET])]
+        return [
+            name
+            for (name,) in self.db.execute(
+                "SELECT name FROM _sqlite_migrations WHERE migration_set = ? ORDER BY rowid",
+                [_MIGRATION_SET],
+            )
+        ]
 
     def schema_version(self) -> int:
         return int(self.db.execute("PRAGMA user_version").fetchone()[0])
@@ -417,7 +462,8 @@ def check_name(kind: str, name: str, error: type[StoreError]) -> None:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise error(
             f"{kind} name {name!r} is not allowed; use 1 to 64 letters, digits, '_', '-' or '.', "
-            "starting with a letter or digit")
+            "starting with a letter or digit"
+        )
 
 
 def now() -> float:

@@ -1,7 +1,8 @@
 """Snapshots of bot directories: a version registered from a directory (`arena bot update NAME
 --dir DIR`) runs from a copy kept beside the database (for arena.db, arena.db-bots/NAME/N/: one
-folder per database file, as its -wal and -shm files), so later edits of DIR do not change it. The copy refuses what would make it unsafe or unbounded: symbolic
-links that lead out of DIR, files that are not regular files, files or totals over the limits."""
+folder per database file, as its -wal and -shm files), so later edits of DIR do not change it.
+The copy refuses what would make it unsafe or unbounded: symbolic links that lead out of DIR,
+files that are not regular files, files or totals over the limits."""
 
 from __future__ import annotations
 
@@ -45,30 +46,39 @@ def _check_tree(source: Path) -> None:
                     raise BadSnapshot(
                         f"{path} is a symbolic link to {target}, outside the bot directory "
                         f"{source}; a version keeps only the directory's own files: copy what "
-                        "it needs into the directory")
+                        "it needs into the directory"
+                    )
                 if path.parent.is_relative_to(target):
-                    raise BadSnapshot(f"{path} is a symbolic link to {target}, a folder that "
-                                      "holds it (a loop); remove it")
+                    raise BadSnapshot(
+                        f"{path} is a symbolic link to {target}, a folder that "
+                        "holds it (a loop); remove it"
+                    )
                 if not target.exists():
-                    raise BadSnapshot(f"{path} is a symbolic link to {target}, which does "
-                                      "not exist; remove it or fix it")
+                    raise BadSnapshot(
+                        f"{path} is a symbolic link to {target}, which does "
+                        "not exist; remove it or fix it"
+                    )
                 st = target.stat()
             if stat.S_ISDIR(st.st_mode):
                 continue
             if not stat.S_ISREG(st.st_mode):
-                raise BadSnapshot(f"{path} is not a regular file (a socket, pipe or device); "
-                                  "a bot directory holds files and folders only")
+                raise BadSnapshot(
+                    f"{path} is not a regular file (a socket, pipe or device); "
+                    "a bot directory holds files and folders only"
+                )
             files += 1
             total += st.st_size
             if st.st_size > MAX_FILE_BYTES:
                 raise BadSnapshot(
                     f"{path} is {st.st_size >> 20} MB; a file of a bot version is at most "
-                    f"{MAX_FILE_BYTES >> 20} MB: leave big data out of the bot directory")
+                    f"{MAX_FILE_BYTES >> 20} MB: leave big data out of the bot directory"
+                )
             if total > MAX_TOTAL_BYTES or files > MAX_FILES:
                 raise BadSnapshot(
                     f"bot directory {source} holds more than {MAX_TOTAL_BYTES >> 20} MB or "
                     f"{MAX_FILES} files; a bot version is its code and small data: leave the "
-                    "rest (virtual environments, data sets, logs) out of it")
+                    "rest (virtual environments, data sets, logs) out of it"
+                )
 
 
 def copy_to_staging(source: str | os.PathLike[str], root: Path) -> Path:

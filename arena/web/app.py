@@ -22,25 +22,28 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from fastapi import FastAPI, Path as PathParam, Query, Request
+from fastapi import FastAPI, Query, Request
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from fastapi.responses import StreamingResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from swagger_ui_bundle import swagger_ui_path
 
 from arena import replay as replay_mod
 from arena.store import (
-    FINISHED, StoreError, UnknownBot, UnknownLadder, describe_error,
+    FINISHED,
+    StoreError,
+    UnknownBot,
+    UnknownLadder,
+    describe_error,
 )
+from arena.store.browse import MatchDetail, Queries, UnknownMatch
 
 from . import models, site
 from .disclosure import Disclosure, MatchView
 from .frames import build_frames, card_legend
-from arena.store.browse import MatchDetail, Queries, UnknownMatch
-
 from .live import Feed, Feeds, Snapshot
 from .queries import Reader
 
@@ -49,8 +52,7 @@ log = logging.getLogger("arena.web")
 LADDER = PathParam(description="ladder name", max_length=64)
 BOT_NAME_MAX = 72  # a name of 64 and a version's "@N"
 BOT = PathParam(description="bot name (a version: NAME@N)", max_length=BOT_NAME_MAX)
-INDEX = PathParam(description="the match's index in its ladder's schedule", ge=0,
-                  le=2**53)
+INDEX = PathParam(description="the match's index in its ladder's schedule", ge=0, le=2**53)
 LIMIT = Query(50, ge=1, le=200, description="matches per page")
 BEFORE = Query(None, ge=1, le=2**62, description="the `next` of the previous page")
 
@@ -84,9 +86,14 @@ class FramesCache:
         return frames
 
 
-def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
-               frames_cache: int = 32, title: str = "Arena",
-               live_interval: float = 1.0) -> FastAPI:
+def create_app(
+    store_path: str | Path,
+    *,
+    live: site.LiveSource | None = None,
+    frames_cache: int = 32,
+    title: str = "Arena",
+    live_interval: float = 1.0,
+) -> FastAPI:
     """The web app over the database at `store_path` (opened read-only; raises StoreError,
     SchemaTooNew included, at once if it cannot be read). `live` shows matches in progress;
     `frames_cache` is how many completed matches' frames to keep in memory; `live_interval`
@@ -99,10 +106,14 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
     public = Disclosure(frames_cache=cache)  # every view below shows matches through it
     h2h = site.HeadToHeadCache()
     app = FastAPI(
-        title=f"{title} API", version="1",
+        title=f"{title} API",
+        version="1",
         description="Read-only JSON API over Arena's ladders, ratings, bots and matches. "
-                    "Errors are {\"error\": {\"status\", \"message\"}}.",
-        docs_url=None, redoc_url=None, openapi_url="/openapi.json")
+        'Errors are {"error": {"status", "message"}}.',
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
     app.state.reader = reader
     app.state.live = live
     feeds = app.state.feeds = Feeds(interval=live_interval)  # close() ends every stream
@@ -122,14 +133,16 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         return HTMLResponse(html, status_code=status)
 
     def error_page(request: Request, status: int, message: str) -> Response:
-        if request.url.path.startswith(f"{request.scope.get('root_path', '')}/api/") or \
-                request.url.path.startswith("/api/"):
-            return JSONResponse({"error": {"status": status, "message": message}},
-                                status_code=status)
+        if request.url.path.startswith(
+            f"{request.scope.get('root_path', '')}/api/"
+        ) or request.url.path.startswith("/api/"):
+            return JSONResponse(
+                {"error": {"status": status, "message": message}}, status_code=status
+            )
         titles = {400: "Bad request", 404: "Not found", 503: "Unavailable"}
         html = env.get_template("error.html").render(
-            url=urls(request), title=titles.get(status, "Error"), status=status,
-            message=message)
+            url=urls(request), title=titles.get(status, "Error"), status=status, message=message
+        )
         return HTMLResponse(html, status_code=status)
 
     # ------------------------------------------------------------------------ error handlers
@@ -144,9 +157,11 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         # A route's own 404 (the admin API's "there is no bot called ...") keeps its message;
         # only a path that matches no route gets the generic one.
-        message = (f"there is no page at {request.url.path}"
-                   if exc.status_code == 404 and exc.detail == HTTPStatus.NOT_FOUND.phrase
-                   else str(exc.detail))
+        message = (
+            f"there is no page at {request.url.path}"
+            if exc.status_code == 404 and exc.detail == HTTPStatus.NOT_FOUND.phrase
+            else str(exc.detail)
+        )
         return error_page(request, exc.status_code, message)
 
     @app.exception_handler(RequestValidationError)
@@ -154,9 +169,14 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         problems = []
         for e in exc.errors():
             where = ".".join(str(p) for p in e.get("loc", ()) if p not in ("query", "path"))
-            problems.append(f"{where or 'request'}: {e.get('msg', 'not valid')}"
-                            + (f" (got {_shortened(repr(e['input']))})" if "input" in e and
-                               not isinstance(e["input"], dict) else ""))
+            problems.append(
+                f"{where or 'request'}: {e.get('msg', 'not valid')}"
+                + (
+                    f" (got {_shortened(repr(e['input']))})"
+                    if "input" in e and not isinstance(e["input"], dict)
+                    else ""
+                )
+            )
         message = "; ".join(problems)
         api = request.url.path.startswith(f"{request.scope.get('root_path', '')}/api/")
         return error_page(request, 422 if api else 400, message)
@@ -172,8 +192,9 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> Response:
         log.exception("error serving %s", request.url.path)
-        return error_page(request, 500, "the server failed to build this page; the error is "
-                                        "in the server's log")
+        return error_page(
+            request, 500, "the server failed to build this page; the error is in the server's log"
+        )
 
     # ---------------------------------------------------------------------------- pages
 
@@ -198,23 +219,39 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         return render(request, site.bot_page(queries(), bot))
 
     @app.get("/matches", response_class=HTMLResponse, include_in_schema=False)
-    def matches_html(request: Request, ladder: str | None = Query(None, max_length=64),
-                     bot: str | None = Query(None, max_length=BOT_NAME_MAX),
-                     opponent: str | None = Query(None, max_length=BOT_NAME_MAX),
-                     status: str | None = Query(None, max_length=32),
-                     before: int | None = BEFORE, limit: int = LIMIT) -> HTMLResponse:
+    def matches_html(
+        request: Request,
+        ladder: str | None = Query(None, max_length=64),
+        bot: str | None = Query(None, max_length=BOT_NAME_MAX),
+        opponent: str | None = Query(None, max_length=BOT_NAME_MAX),
+        status: str | None = Query(None, max_length=32),
+        before: int | None = BEFORE,
+        limit: int = LIMIT,
+    ) -> HTMLResponse:
         # The filter form sends empty strings for "any".
         status_value = _status(status)
         _check_opponent(bot or None, opponent or None, status_value)
-        return render(request, site.matches_page(
-            queries(), ladder=ladder or None, bot=bot or None, status=status_value,
-            before=before, limit=limit, urls=urls(request), opponent=opponent or None))
+        return render(
+            request,
+            site.matches_page(
+                queries(),
+                ladder=ladder or None,
+                bot=bot or None,
+                status=status_value,
+                before=before,
+                limit=limit,
+                urls=urls(request),
+                opponent=opponent or None,
+            ),
+        )
 
-    @app.get("/ladders/{ladder}/matches/{index}", response_class=HTMLResponse,
-             include_in_schema=False)
+    @app.get(
+        "/ladders/{ladder}/matches/{index}", response_class=HTMLResponse, include_in_schema=False
+    )
     def match_html(request: Request, ladder: str = LADDER, index: int = INDEX) -> HTMLResponse:
-        return render(request, site.match_page(queries(), ladder, index, live, urls(request),
-                                               public))
+        return render(
+            request, site.match_page(queries(), ladder, index, live, urls(request), public)
+        )
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> FileResponse:
@@ -225,10 +262,12 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
     def api_docs(request: Request) -> HTMLResponse:
         root = urls(request).root
         return get_swagger_ui_html(
-            openapi_url=f"{root}{app.openapi_url}", title=f"{app.title}: documentation",
+            openapi_url=f"{root}{app.openapi_url}",
+            title=f"{app.title}: documentation",
             swagger_js_url=f"{root}{SWAGGER_ASSETS}/swagger-ui-bundle.js",
             swagger_css_url=f"{root}{SWAGGER_ASSETS}/swagger-ui.css",
-            swagger_favicon_url=f"{root}/static/favicon.svg")
+            swagger_favicon_url=f"{root}/static/favicon.svg",
+        )
 
     # ------------------------------------------------------------------------------ API
 
@@ -237,17 +276,27 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         """Every ladder, newest first."""
         return [_plain(r) for r in queries().ladders()]
 
-    @app.get("/api/ladders/{ladder}", response_model=models.RankingsOut, tags=["ladders"],
-             responses={**NOT_FOUND, **BAD_INPUT})
+    @app.get(
+        "/api/ladders/{ladder}",
+        response_model=models.RankingsOut,
+        tags=["ladders"],
+        responses={**NOT_FOUND, **BAD_INPUT},
+    )
     def api_rankings(ladder: str = LADDER) -> Any:
         """A ladder and its standings, best first by the conservative rating mu - 3 sigma."""
         info, standings = queries().standings(ladder)
         return {"ladder": _plain(info), "standings": [_plain(s) for s in standings]}
 
-    @app.get("/api/ladders/{ladder}/head-to-head", response_model=list[models.HeadToHeadOut],
-             tags=["ladders"], responses={**NOT_FOUND, **BAD_INPUT})
-    def api_head_to_head(ladder: str = LADDER, bot: str | None = Query(
-            None, max_length=BOT_NAME_MAX, description="only this bot's rows")) -> Any:
+    @app.get(
+        "/api/ladders/{ladder}/head-to-head",
+        response_model=list[models.HeadToHeadOut],
+        tags=["ladders"],
+        responses={**NOT_FOUND, **BAD_INPUT},
+    )
+    def api_head_to_head(
+        ladder: str = LADDER,
+        bot: str | None = Query(None, max_length=BOT_NAME_MAX, description="only this bot's rows"),
+    ) -> Any:
         """For each bot and opponent, how the bot placed against the opponent in their common
         completed matches; only matches of finished sets count (docs/web.md)."""
         return [_plain(h) for h in queries().head_to_head(ladder=ladder, bot=bot)]
@@ -257,57 +306,100 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         """Every registered bot (removed ones included, marked), by name."""
         return [_plain(b) for b in queries().bots()]
 
-    @app.get("/api/bots/{bot}", response_model=models.BotDetailOut, tags=["bots"],
-             responses={**NOT_FOUND, **BAD_INPUT})
-    def api_bot(bot: str = BOT,
-                recent: int = Query(20, ge=1, le=200,
-                                    description="how many recent matches and faults")) -> Any:
+    @app.get(
+        "/api/bots/{bot}",
+        response_model=models.BotDetailOut,
+        tags=["bots"],
+        responses={**NOT_FOUND, **BAD_INPUT},
+    )
+    def api_bot(
+        bot: str = BOT,
+        recent: int = Query(20, ge=1, le=200, description="how many recent matches and faults"),
+    ) -> Any:
         """A bot: its standing in each ladder, its recent completed matches and faults."""
         q = queries()
         info = q.bot(bot)
-        return {"bot": _plain(info), "ladders": [_plain(r) for r in q.bot_ladders(bot)],
-                "versions": [_plain(v) for v in q.versions(bot)],
-                "recent_matches": [_plain(m) for m in q.recent_matches(bot, recent)],
-                "recent_faults": [_plain(f) for f in public.faults(q.bot_faults(bot, recent))]}
+        return {
+            "bot": _plain(info),
+            "ladders": [_plain(r) for r in q.bot_ladders(bot)],
+            "versions": [_plain(v) for v in q.versions(bot)],
+            "recent_matches": [_plain(m) for m in q.recent_matches(bot, recent)],
+            "recent_faults": [_plain(f) for f in public.faults(q.bot_faults(bot, recent))],
+        }
 
-    @app.get("/api/bots/{bot}/history", response_model=list[models.HistoryOut],
-             tags=["bots"], responses={**NOT_FOUND, **BAD_INPUT})
-    def api_history(bot: str = BOT, ladder: str | None = Query(
-            None, max_length=64, description="only this ladder")) -> Any:
+    @app.get(
+        "/api/bots/{bot}/history",
+        response_model=list[models.HistoryOut],
+        tags=["bots"],
+        responses={**NOT_FOUND, **BAD_INPUT},
+    )
+    def api_history(
+        bot: str = BOT,
+        ladder: str | None = Query(None, max_length=64, description="only this ladder"),
+    ) -> Any:
         """The bot's rating after each rated match, per ladder."""
         history = queries().rating_history(bot, ladder)
-        return [{"ladder": name, "bot": bot,
-                 "points": [{"index": p.index, "mu": p.mu, "sigma": p.sigma,
-                             "conservative": p.mu - 3 * p.sigma} for p in points]}
-                for name, points in history.items()]
+        return [
+            {
+                "ladder": name,
+                "bot": bot,
+                "points": [
+                    {
+                        "index": p.index,
+                        "mu": p.mu,
+                        "sigma": p.sigma,
+                        "conservative": p.mu - 3 * p.sigma,
+                    }
+                    for p in points
+                ],
+            }
+            for name, points in history.items()
+        ]
 
-    @app.get("/api/matches", response_model=models.MatchListOut, tags=["matches"],
-             responses={**NOT_FOUND, **BAD_INPUT})
-    def api_matches(ladder: str | None = Query(None, max_length=64,
-                                               description="only this ladder's matches"),
-                    bot: str | None = Query(None, max_length=BOT_NAME_MAX,
-                                            description="only matches this bot plays in"),
-                    opponent: str | None = Query(
-                        None, max_length=BOT_NAME_MAX, description="with `bot`: only the completed "
-                                                         "matches where this bot sat too"),
-                    status: models.MatchStatus | None = Query(None),
-                    before: int | None = BEFORE, limit: int = LIMIT) -> Any:
+    @app.get(
+        "/api/matches",
+        response_model=models.MatchListOut,
+        tags=["matches"],
+        responses={**NOT_FOUND, **BAD_INPUT},
+    )
+    def api_matches(
+        ladder: str | None = Query(None, max_length=64, description="only this ladder's matches"),
+        bot: str | None = Query(
+            None, max_length=BOT_NAME_MAX, description="only matches this bot plays in"
+        ),
+        opponent: str | None = Query(
+            None,
+            max_length=BOT_NAME_MAX,
+            description="with `bot`: only the completed matches where this bot sat too",
+        ),
+        status: models.MatchStatus | None = Query(None),
+        before: int | None = BEFORE,
+        limit: int = LIMIT,
+    ) -> Any:
         """Matches newest first (schedule order), filtered, a page at a time."""
         status_value = status.value if status else None
         _check_opponent(bot, opponent, status_value)
         if opponent is not None:
-            page = queries().matches_against(bot or "", opponent, ladder=ladder,
-                                             before=before, limit=limit)
+            page = queries().matches_against(
+                bot or "", opponent, ladder=ladder, before=before, limit=limit
+            )
         else:
-            page = queries().match_list(ladder=ladder, bot=bot, status=status_value,
-                                        before=before, limit=limit)
+            page = queries().match_list(
+                ladder=ladder, bot=bot, status=status_value, before=before, limit=limit
+            )
         return {"matches": [_plain(m) for m in page.matches], "next": page.next}
 
-    @app.get("/api/ladders/{ladder}/matches/{index}", response_model=models.MatchOut,
-             tags=["matches"], responses={**NOT_FOUND, **BAD_INPUT})
-    def api_match(ladder: str = LADDER, index: int = INDEX,
-                  frames: bool = Query(False, description="include the replay's frames")
-                  ) -> Any:
+    @app.get(
+        "/api/ladders/{ladder}/matches/{index}",
+        response_model=models.MatchOut,
+        tags=["matches"],
+        responses={**NOT_FOUND, **BAD_INPUT},
+    )
+    def api_match(
+        ladder: str = LADDER,
+        index: int = INDEX,
+        frames: bool = Query(False, description="include the replay's frames"),
+    ) -> Any:
         """One match: seats, results, faults and, with frames=true, the replay's frames.
         Until the match's duplicate set is finished, its seed and fault details are null and
         its frames public (no hands, no actions): `withheld` says so (docs/web.md)."""
@@ -315,12 +407,19 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         # Everything is plain JSON already: skip re-validating hundreds of frames.
         return JSONResponse(match_out(view))
 
-    @app.get("/api/ladders/{ladder}/matches/{index}/live", response_model=models.LiveOut,
-             tags=["matches"], responses={**NOT_FOUND, **BAD_INPUT})
-    def api_live(ladder: str = LADDER, index: int = INDEX,
-                 since: int = Query(0, ge=0, le=10**7,
-                                    description="frames already held: send from this one")
-                 ) -> Any:
+    @app.get(
+        "/api/ladders/{ladder}/matches/{index}/live",
+        response_model=models.LiveOut,
+        tags=["matches"],
+        responses={**NOT_FOUND, **BAD_INPUT},
+    )
+    def api_live(
+        ladder: str = LADDER,
+        index: int = INDEX,
+        since: int = Query(
+            0, ge=0, le=10**7, description="frames already held: send from this one"
+        ),
+    ) -> Any:
         """A match as it is being played: its public frames from `since` on (no hands, no
         actions: what a spectator may see). Poll about once a second; when `done`, the match
         is over and its full replay is on the match page."""
@@ -329,13 +428,22 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         frames: list[dict] = []
         source = "store"
         try:
-            frames, source = public.live_frames(status, lambda: q.match(ladder, index), live,
-                                                ladder, index, since)
+            frames, source = public.live_frames(
+                status, lambda: q.match(ladder, index), live, ladder, index, since
+            )
         except replay_mod.ReplayError as err:
             log.warning("live frames of %s %s: %s", ladder, index, err)
-        return JSONResponse({"ladder": ladder, "index": index, "status": status,
-                             "since": since, "frames": frames, "source": source,
-                             "done": status in FINISHED})
+        return JSONResponse(
+            {
+                "ladder": ladder,
+                "index": index,
+                "status": status,
+                "since": since,
+                "frames": frames,
+                "source": source,
+                "done": status in FINISHED,
+            }
+        )
 
     # ------------------------------------------------------------ live event streams
 
@@ -345,12 +453,14 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
             q = queries()
             status = q.match_status(ladder, index)
             have = len(last.frames)
-            frames, _ = public.live_frames(status, lambda: q.match(ladder, index), live,
-                                           ladder, index, have)
+            frames, _ = public.live_frames(
+                status, lambda: q.match(ladder, index), live, ladder, index, have
+            )
             new = [f for f in frames if f["n"] >= have]
             if not new and status == last.status:
                 return None
             return Snapshot(status=status, done=status in FINISHED, frames=last.frames + new)
+
         return read
 
     def read_ladder(ladder: str, root: str) -> Any:
@@ -360,6 +470,7 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
             name, context = site.ladder_live(queries(), ladder, h2h)
             html = env.get_template(name).render(url=server, **context)
             return None if html == last.html else Snapshot(html=html)
+
         return read
 
     def match_frames(feed: Feed, have: int) -> tuple[str, int]:
@@ -369,21 +480,28 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         return feed.html_event(), have
 
     def event_stream(events: Any) -> StreamingResponse:
-        return StreamingResponse(events, media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache",
-                                          "X-Accel-Buffering": "no"})
+        return StreamingResponse(
+            events,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
 
     @app.get("/api/ladders/{ladder}/matches/{index}/events", include_in_schema=False)
-    async def match_events(request: Request, ladder: str = LADDER, index: int = INDEX,
-                           since: int = Query(0, ge=0, le=10**7)) -> StreamingResponse:
+    async def match_events(
+        request: Request,
+        ladder: str = LADDER,
+        index: int = INDEX,
+        since: int = Query(0, ge=0, le=10**7),
+    ) -> StreamingResponse:
         """Server-sent events: `frames` events ({status, done, since, frames}) with the public
         frames from `since` on, then new ones as the match is played (docs/web.md)."""
         # An unknown ladder or match is a 404 now (on a worker thread: its own connection).
         await anyio.to_thread.run_sync(lambda: queries().match_status(ladder, index))
         resume = request.headers.get("last-event-id", "")
         have = max(since, int(resume)) if resume.isdigit() else since
-        return event_stream(feeds.stream(("match", ladder, index), read_match(ladder, index),
-                                         match_frames, have))
+        return event_stream(
+            feeds.stream(("match", ladder, index), read_match(ladder, index), match_frames, have)
+        )
 
     @app.get("/api/ladders/{ladder}/events", include_in_schema=False)
     async def ladder_events(request: Request, ladder: str = LADDER) -> StreamingResponse:
@@ -391,8 +509,9 @@ def create_app(store_path: str | Path, *, live: site.LiveSource | None = None,
         (`_ladder_live.html`) at once and whenever it changes."""
         await anyio.to_thread.run_sync(lambda: queries().ladder(ladder))
         root = urls(request).root
-        return event_stream(feeds.stream(("ladder", ladder, root), read_ladder(ladder, root),
-                                         ladder_event))
+        return event_stream(
+            feeds.stream(("ladder", ladder, root), read_ladder(ladder, root), ladder_event)
+        )
 
     return app
 
@@ -401,8 +520,9 @@ def full_match(app: FastAPI, ladder: str, index: int, frames: bool) -> JSONRespo
     """A match with nothing withheld (seed, fault details, frames with hands), whether or not
     its set is finished: for the admin API, which checks its key before calling this. Raises
     UnknownLadder or UnknownMatch, which `app` answers with a 404."""
-    view = Disclosure(full=True).match(app.state.reader.queries().match(ladder, index),
-                                       frames=frames, live=app.state.live)
+    view = Disclosure(full=True).match(
+        app.state.reader.queries().match(ladder, index), frames=frames, live=app.state.live
+    )
     return JSONResponse(match_out(view))
 
 
@@ -410,10 +530,18 @@ def match_out(view: MatchView) -> dict[str, Any]:
     """A match as the API gives it (models.MatchOut), from what `view` may show."""
     out = _plain(view.detail)
     del out["replay"]
-    out.update(moves=view.moves, set_finished=view.detail.set_finished,
-               withheld=view.withheld, frames=view.frames, replay_error=view.replay_error,
-               legend=({str(k): v for k, v in card_legend(view.detail.game).items()}
-                       if view.frames is not None else None))
+    out.update(
+        moves=view.moves,
+        set_finished=view.detail.set_finished,
+        withheld=view.withheld,
+        frames=view.frames,
+        replay_error=view.replay_error,
+        legend=(
+            {str(k): v for k, v in card_legend(view.detail.game).items()}
+            if view.frames is not None
+            else None
+        ),
+    )
     return out
 
 
@@ -427,9 +555,15 @@ def _status(value: Any) -> str | None:
         return None
     text = str(value)
     if text not in {s.value for s in models.MatchStatus}:
-        raise RequestValidationError([{
-            "loc": ("query", "status"), "input": text,
-            "msg": "must be one of " + ", ".join(s.value for s in models.MatchStatus)}])
+        raise RequestValidationError(
+            [
+                {
+                    "loc": ("query", "status"),
+                    "input": text,
+                    "msg": "must be one of " + ", ".join(s.value for s in models.MatchStatus),
+                }
+            ]
+        )
     return text
 
 
@@ -438,14 +572,26 @@ def _check_opponent(bot: str | None, opponent: str | None, status: str | None) -
     if opponent is None:
         return
     if bot is None:
-        raise RequestValidationError([{
-            "loc": ("query", "opponent"), "input": opponent,
-            "msg": "needs a bot too: the matches of bot against opponent"}])
+        raise RequestValidationError(
+            [
+                {
+                    "loc": ("query", "opponent"),
+                    "input": opponent,
+                    "msg": "needs a bot too: the matches of bot against opponent",
+                }
+            ]
+        )
     if status not in (None, "completed"):
-        raise RequestValidationError([{
-            "loc": ("query", "status"), "input": status,
-            "msg": "with an opponent, only completed matches are listed: leave status empty "
-                   "or give completed"}])
+        raise RequestValidationError(
+            [
+                {
+                    "loc": ("query", "status"),
+                    "input": status,
+                    "msg": "with an opponent, only completed matches are listed: leave status "
+                    "empty or give completed",
+                }
+            ]
+        )
 
 
 def _plain(obj: Any) -> Any:
@@ -457,4 +603,3 @@ def _plain(obj: Any) -> Any:
     if isinstance(obj, list):
         return [_plain(x) for x in obj]
     return obj
-

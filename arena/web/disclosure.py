@@ -2,10 +2,11 @@
 through (the web pages, the JSON API, the live feed and `arena report`).
 
 The rule (in SQL for the match lists: arena.store.browse.SET_FINISHED_SQL). A match's hidden
-parts — its seed, every seat's hand, the actions in words and the fault details — are public once its whole duplicate set is finished: every rotation of the set
-completed or abandoned (failed for good). Until then the public sees what a spectator at the
-table sees: the public frames (the public picture and the public events, no hand, no action),
-the seats, scores and fault kinds, and no seed.
+parts — its seed, every seat's hand, the actions in words and the fault details — are public
+once its whole duplicate set is finished: every rotation of the set completed or abandoned
+(failed for good). Until then the public sees what a spectator at the table sees: the public
+frames (the public picture and the public events, no hand, no action), the seats, scores and
+fault kinds, and no seed.
 
 Why the whole set. The engines are public and deterministic, so a seed is the whole deal; and
 a set plays one deal k times with the seats rotated, so a finished rotation's hands (or a
@@ -30,6 +31,7 @@ from .frames import build_frames
 
 if TYPE_CHECKING:
     from arena.store.browse import FaultRow, MatchDetail
+
     from .site import LiveSource
 
 
@@ -42,8 +44,7 @@ def withheld_note(detail: "MatchDetail") -> str:
     if k <= 1:
         return "the deal is shown when the match is finished"
     left = sum(1 for s in detail.set_matches if s.status not in FINISHED)
-    return (f"the deal is shown when its {k} rotations are finished "
-            f"({left} still to finish)")
+    return f"the deal is shown when its {k} rotations are finished ({left} still to finish)"
 
 
 @dataclass(slots=True)
@@ -67,8 +68,12 @@ class Disclosure:
     `frames_cache` builds (and may keep) a completed match's full frames; it is only asked for
     matches whose frames are shown in full, so a cache never hands public viewers hands."""
 
-    def __init__(self, *, full: bool = False,
-                 frames_cache: Callable[["MatchDetail"], list[dict]] | None = None):
+    def __init__(
+        self,
+        *,
+        full: bool = False,
+        frames_cache: Callable[["MatchDetail"], list[dict]] | None = None,
+    ):
         self.full = full
         self.frames_cache = frames_cache
 
@@ -78,18 +83,24 @@ class Disclosure:
 
     # ------------------------------------------------------------------------ records
 
-    def match(self, detail: "MatchDetail", *, frames: bool = False,
-              live: "LiveSource | None" = None) -> MatchView:
+    def match(
+        self, detail: "MatchDetail", *, frames: bool = False, live: "LiveSource | None" = None
+    ) -> MatchView:
         """The match as this viewer may see it; with `frames`, its replay frames: the stored
         replay's, the live moves so far for a running match (from `live`), or the deal."""
         hidden = self.hidden(detail.set_finished)
         shown = detail
         if hidden:
-            shown = dataclasses.replace(detail, seed=None, replay=None,
-                                        faults=self.faults(detail.faults))
-        view = MatchView(detail=shown, frames=None, full=not hidden,
-                         withheld=withheld_note(detail) if hidden else None,
-                         moves=len(detail.replay["moves"]) if detail.replay else None)
+            shown = dataclasses.replace(
+                detail, seed=None, replay=None, faults=self.faults(detail.faults)
+            )
+        view = MatchView(
+            detail=shown,
+            frames=None,
+            full=not hidden,
+            withheld=withheld_note(detail) if hidden else None,
+            moves=len(detail.replay["moves"]) if detail.replay else None,
+        )
         if frames:
             try:
                 view.frames = self._frames(detail, hidden, live)
@@ -100,13 +111,16 @@ class Disclosure:
     def faults(self, rows: Sequence["FaultRow"]) -> list["FaultRow"]:
         """Fault rows with the details of matches of unfinished sets withheld (a detail may
         name a card: Balloon's illegal-action message lists the seat's hand)."""
-        return [r if not self.hidden(r.set_finished)
-                else dataclasses.replace(r, detail=WITHHELD_DETAIL) for r in rows]
+        return [
+            r if not self.hidden(r.set_finished) else dataclasses.replace(r, detail=WITHHELD_DETAIL)
+            for r in rows
+        ]
 
     # ------------------------------------------------------------------------- frames
 
-    def _frames(self, detail: "MatchDetail", hidden: bool,
-                live: "LiveSource | None") -> list[dict[str, Any]]:
+    def _frames(
+        self, detail: "MatchDetail", hidden: bool, live: "LiveSource | None"
+    ) -> list[dict[str, Any]]:
         m = detail.match
         if m.status == COMPLETED and detail.replay is not None:
             if not hidden and self.frames_cache is not None:
@@ -118,14 +132,27 @@ class Disclosure:
                 # Not dealt at any table (pending, to be retried) or never played (abandoned):
                 # nothing of it is public.
                 return []
-            doc = {"config": {"game": detail.game, "num_players": detail.table_size,
-                              "options": detail.options},
-                   "seed": detail.seed, "seat_names": [s.bot for s in m.seats], "moves": []}
+            doc = {
+                "config": {
+                    "game": detail.game,
+                    "num_players": detail.table_size,
+                    "options": detail.options,
+                },
+                "seed": detail.seed,
+                "seat_names": [s.bot for s in m.seats],
+                "moves": [],
+            }
         return build_frames(partial_doc(doc), with_hands=not hidden)
 
-    def live_frames(self, status: str, detail: "Callable[[], MatchDetail]",
-                    live: "LiveSource | None", ladder: str, index: int,
-                    since: int) -> tuple[list[dict[str, Any]], str]:
+    def live_frames(
+        self,
+        status: str,
+        detail: "Callable[[], MatchDetail]",
+        live: "LiveSource | None",
+        ladder: str,
+        index: int,
+        since: int,
+    ) -> tuple[list[dict[str, Any]], str]:
         """The live feed of a match: public frames from `since` on, from the referee's moves
         so far while it runs (`live`), from the stored replay once completed; and where they
         came from ("live" or "store"). Public for everyone: the feed never carries hands."""
@@ -141,8 +168,12 @@ class Disclosure:
 
 def partial_doc(doc: dict[str, Any]) -> dict[str, Any]:
     """A live match's replay so far, completed with what replay.check needs."""
-    out = {"format": replay_mod.FORMAT, "version": replay_mod.VERSION, "faults": [],
-           "scores": [], "ranks": []}
+    out = {
+        "format": replay_mod.FORMAT,
+        "version": replay_mod.VERSION,
+        "faults": [],
+        "scores": [],
+        "ranks": [],
+    }
     out.update(doc)
     return out
-

@@ -63,10 +63,16 @@ class Feed:
         key = (have, snap.version)
         text = self._encoded.get(key)
         if text is None:
-            body = {"status": snap.status, "done": snap.done, "since": have,
-                    "frames": snap.frames[have:]}
-            text = (f"id: {len(snap.frames)}\nevent: frames\n"
-                    f"data: {json.dumps(body, separators=(',', ':'))}\n\n")
+            body = {
+                "status": snap.status,
+                "done": snap.done,
+                "since": have,
+                "frames": snap.frames[have:],
+            }
+            text = (
+                f"id: {len(snap.frames)}\nevent: frames\n"
+                f"data: {json.dumps(body, separators=(',', ':'))}\n\n"
+            )
             if len(self._encoded) > 64:
                 self._encoded.clear()
             self._encoded[key] = text
@@ -100,9 +106,13 @@ class Feeds:
     def watchers(self) -> int:
         return sum(len(f.watchers) for f in self._feeds.values())
 
-    async def stream(self, key: tuple, read: Callable[[Snapshot], Snapshot | None],
-                     encode: Callable[[Feed, int], tuple[str, int] | None],
-                     have: int = 0) -> AsyncIterator[str]:
+    async def stream(
+        self,
+        key: tuple,
+        read: Callable[[Snapshot], Snapshot | None],
+        encode: Callable[[Feed, int], tuple[str, int] | None],
+        have: int = 0,
+    ) -> AsyncIterator[str]:
         """The events of the feed `key` for one watcher that has `have` (frames) already.
         `encode(feed, have)` gives the event to send now and the new `have`, or None if the
         watcher is up to date."""
@@ -124,7 +134,7 @@ class Feeds:
             while not self.closed and time.monotonic() - started < self.lifetime:
                 try:
                     await asyncio.wait_for(wake.wait(), timeout=1.0)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     if time.monotonic() - last_sent > KEEPALIVE:
                         last_sent = time.monotonic()
                         yield ": keepalive\n\n"

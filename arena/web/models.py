@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typing
 from enum import Enum
-from typing import Any, Union
+from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
@@ -14,8 +14,9 @@ MatchStatus = Enum("MatchStatus", {s.upper(): s for s in MATCH_STATUSES}, type=s
 MatchStatus.__doc__ = "A stored match's status."
 
 
-def record_model(name: str, record: type,
-                 **fields: str | tuple[Any, str] | None) -> type[BaseModel]:
+def record_model(
+    name: str, record: type, **fields: str | tuple[Any, str] | None
+) -> type[BaseModel]:
     """The API model of a store record: the named fields of it, in that order, each required,
     typed as the record types it (or as given: (type, description)) and with its description."""
     hints = typing.get_type_hints(record)
@@ -51,15 +52,28 @@ class LadderOut(BaseModel):
 
 # A bot's standing in a ladder: the store's record (arena.store.Standing), in two views.
 StandingOut = record_model(
-    "StandingOut", Standing,
-    rank="1 = best, by the conservative rating", bot=None, conservative="mu - 3 sigma", mu=None,
-    sigma=None, matches=None, mean_score=None, wins="first places, shared ones included",
+    "StandingOut",
+    Standing,
+    rank="1 = best, by the conservative rating",
+    bot=None,
+    conservative="mu - 3 sigma",
+    mu=None,
+    sigma=None,
+    matches=None,
+    mean_score=None,
+    wins="first places, shared ones included",
     faults=None,
-    p_better_than_next=(float | None, "probability that this bot's skill is above the next "
-                        "one's (TrueSkill posteriors); null for the last"),
-    settled=(bool, "better than the next and worse than the previous, each with probability "
-                   "at least 0.95"),
-    suspended=None)
+    p_better_than_next=(
+        float | None,
+        "probability that this bot's skill is above the next "
+        "one's (TrueSkill posteriors); null for the last",
+    ),
+    settled=(
+        bool,
+        "better than the next and worse than the previous, each with probability at least 0.95",
+    ),
+    suspended=None,
+)
 
 
 class RankingsOut(BaseModel):
@@ -74,8 +88,10 @@ class BotOut(BaseModel):
     suspended: bool
     suspended_reason: str | None
     removed: bool
-    family: str = Field(description="the bot's name: this is its version `version` (version 1 "
-                                    "is named as the bot, version N >= 2 NAME@N)")
+    family: str = Field(
+        description="the bot's name: this is its version `version` (version 1 "
+        "is named as the bot, version N >= 2 NAME@N)"
+    )
     version: int
     note: str | None = Field(description="what its owner said changed in this version")
 
@@ -89,16 +105,20 @@ class SeatOut(BaseModel):
     fault_kinds: list[str]
 
 
-SET_FINISHED = Field(description="every match of its duplicate set is completed or abandoned: "
-                                 "only then are its seed, hands and fault details shown")
+SET_FINISHED = Field(
+    description="every match of its duplicate set is completed or abandoned: "
+    "only then are its seed, hands and fault details shown"
+)
 
 
 class MatchSummaryOut(BaseModel):
     ladder: str
     index: int = Field(description="the match's index in its ladder's schedule")
     status: MatchStatus
-    set_index: int = Field(description="its duplicate set: the matches that play one deal with "
-                                       "the seats rotated share it")
+    set_index: int = Field(
+        description="its duplicate set: the matches that play one deal with "
+        "the seats rotated share it"
+    )
     rotation: int = Field(description="how far the set's seating is rotated (0..k-1)")
     set_finished: bool = SET_FINISHED
     seats: list[SeatOut]
@@ -111,8 +131,9 @@ class MatchSummaryOut(BaseModel):
 
 class MatchListOut(BaseModel):
     matches: list[MatchSummaryOut]
-    next: int | None = Field(description="pass as `before` to get the next, older page; "
-                                         "null on the last page")
+    next: int | None = Field(
+        description="pass as `before` to get the next, older page; null on the last page"
+    )
 
 
 class FaultOut(BaseModel):
@@ -128,9 +149,20 @@ class FaultOut(BaseModel):
 
 
 BotLadderOut = record_model(
-    "BotLadderOut", Standing,
-    ladder=None, game=None, rank=None, of="bots in the ladder", conservative=None, mu=None,
-    sigma=None, matches=None, mean_score=None, wins=None, faults=None)
+    "BotLadderOut",
+    Standing,
+    ladder=None,
+    game=None,
+    rank=None,
+    of="bots in the ladder",
+    conservative=None,
+    mu=None,
+    sigma=None,
+    matches=None,
+    mean_score=None,
+    wins=None,
+    faults=None,
+)
 
 
 class BotVersionOut(BaseModel):
@@ -141,8 +173,9 @@ class BotVersionOut(BaseModel):
 class BotDetailOut(BaseModel):
     bot: BotOut
     ladders: list[BotLadderOut]
-    versions: list[BotVersionOut] = Field(description="every version of the bot, oldest first, "
-                                                      "each rated on its own")
+    versions: list[BotVersionOut] = Field(
+        description="every version of the bot, oldest first, each rated on its own"
+    )
     recent_matches: list[MatchSummaryOut]
     recent_faults: list[FaultOut]
 
@@ -161,15 +194,18 @@ class HistoryOut(BaseModel):
 
 
 # A card in a frame: a card id (see `legend`), [card id, note], or [text, colour].
-CardOut = Union[int, list[Union[int, str]]]
+CardOut = int | list[int | str]
 
 
 class TableRowOut(BaseModel):
     label: str
     cards: list[CardOut]
-    kind: str | None = Field(default=None, description="a row drawn its own way: \"guard\" (Boom's "
-                             "guard card, `value` its number, `cards` its limits left to right) "
-                             "or \"balloon\" (Balloon's balloon, `value` its size)")
+    kind: str | None = Field(
+        default=None,
+        description='a row drawn its own way: "guard" (Boom\'s '
+        "guard card, `value` its number, `cards` its limits left to right) "
+        'or "balloon" (Balloon\'s balloon, `value` its size)',
+    )
     value: int | None = Field(default=None, description="the guard's number or the balloon's size")
 
 
@@ -195,7 +231,8 @@ class FrameOut(BaseModel):
     scores: list[int]
     to_act: list[int]
     hands: list[list[CardOut]] | None = Field(
-        default=None, description="each seat's hand; absent in live frames")
+        default=None, description="each seat's hand; absent in live frames"
+    )
 
 
 class SetMemberOut(BaseModel):
@@ -215,8 +252,9 @@ class MatchOut(BaseModel):
     seed: int | None = Field(description="the deal; null until the set is finished")
     set_matches: list[SetMemberOut] = Field(description="the matches of its duplicate set")
     set_finished: bool = SET_FINISHED
-    withheld: str | None = Field(description="why the seed, hands and fault details are not "
-                                             "shown yet; null once they are")
+    withheld: str | None = Field(
+        description="why the seed, hands and fault details are not shown yet; null once they are"
+    )
     attempts: int
     node: str | None
     engine_version: str | None
@@ -225,12 +263,16 @@ class MatchOut(BaseModel):
     infra_failures: list[dict[str, Any]]
     moves: int | None = Field(description="moves in the stored replay")
     legend: dict[str, list[str]] | None = Field(
-        default=None, description="card id -> [text, colour], with frames")
+        default=None, description="card id -> [text, colour], with frames"
+    )
     frames: list[FrameOut] | None = Field(
-        default=None, description="the replay's frames, with ?frames=true: with hands and "
-                                  "actions once the set is finished, public ones before")
-    replay_error: str | None = Field(default=None,
-                                     description="why the stored replay does not re-run")
+        default=None,
+        description="the replay's frames, with ?frames=true: with hands and "
+        "actions once the set is finished, public ones before",
+    )
+    replay_error: str | None = Field(
+        default=None, description="why the stored replay does not re-run"
+    )
 
 
 class LiveOut(BaseModel):
@@ -239,8 +281,9 @@ class LiveOut(BaseModel):
     status: MatchStatus
     since: int
     frames: list[FrameOut] = Field(description="public frames from `since` on")
-    done: bool = Field(description="the match will not change any more: reload the match "
-                                   "for its full replay")
+    done: bool = Field(
+        description="the match will not change any more: reload the match for its full replay"
+    )
     source: str = Field(description="'live' (the referee's moves so far) or 'store'")
 
 

@@ -49,8 +49,9 @@ class ReportSummary:
     matches: int
 
 
-def write_report(store_path: str | Path, out: str | Path, *, max_matches: int = 500,
-                 title: str = "Arena") -> ReportSummary:
+def write_report(
+    store_path: str | Path, out: str | Path, *, max_matches: int = 500, title: str = "Arena"
+) -> ReportSummary:
     """Write the static site for the database at `store_path` into `out` (created if needed;
     files of an earlier report there are overwritten). Raises StoreError if the database
     cannot be read and OSError if `out` cannot be written."""
@@ -71,7 +72,8 @@ def write_report(store_path: str | Path, out: str | Path, *, max_matches: int = 
             nonlocal pages
             template, context = page
             html = env.get_template(template).render(
-                url=_TrackingUrls(depth=depth, linked=linked), **context)
+                url=_TrackingUrls(depth=depth, linked=linked), **context
+            )
             path = out / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(html, encoding="utf-8")
@@ -91,24 +93,30 @@ def write_report(store_path: str | Path, out: str | Path, *, max_matches: int = 
             shown = [s for s in MATCH_STATUSES if s != "pending"]
             rows = []
             for status in shown:
-                rows += q.match_list(ladder=ladder.name, status=status,
-                                     limit=max_matches).matches
+                rows += q.match_list(ladder=ladder.name, status=status, limit=max_matches).matches
             rows.sort(key=lambda m: m.id, reverse=True)
             rows = rows[:max_matches]
             for page_no, start in enumerate(range(0, max(len(rows), 1), LIST_PAGE), 1):
-                chunk = rows[start:start + LIST_PAGE]
+                chunk = rows[start : start + LIST_PAGE]
                 more = start + LIST_PAGE < len(rows)
-                write(f"matches/{ladder.name}/list-{page_no}.html", 2, _list_page(
-                    chunk, ladder.name, page_no, more))
+                write(
+                    f"matches/{ladder.name}/list-{page_no}.html",
+                    2,
+                    _list_page(chunk, ladder.name, page_no, more),
+                )
         for bot in q.bots():
             write(f"bots/{bot.name}.html", 1, site.bot_page(q, bot.name))
         written: set[tuple[str, int]] = set()
         while linked - written:
             for ladder_name, index in sorted(linked - written):
                 written.add((ladder_name, index))
-                write(f"matches/{ladder_name}/{index}.html", 2,
-                      site.match_page(q, ladder_name, index, None, site.ReportUrls(depth=2),
-                                      written=written_at))
+                write(
+                    f"matches/{ladder_name}/{index}.html",
+                    2,
+                    site.match_page(
+                        q, ladder_name, index, None, site.ReportUrls(depth=2), written=written_at
+                    ),
+                )
         return ReportSummary(out=out, pages=pages, matches=len(written))
     finally:
         reader.close()
@@ -125,4 +133,6 @@ def _list_page(rows: list[Any], ladder: str, page_no: int, more: bool) -> site.P
         "older": urls.matches(ladder=ladder, page=page_no + 1) if more else None,
         "newest": urls.matches(ladder=ladder, page=1) if page_no > 1 else None,
         "filters": {"ladder": ladder, "bot": "", "status": ""},
-        "ladder_names": [], "bot_names": []}
+        "ladder_names": [],
+        "bot_names": [],
+    }

@@ -13,14 +13,26 @@ from typing import Sequence
 
 from arena.games import game_from_config
 from arena.results import (
-    CRASH, TIMEOUT, Fault, MatchResult, MoveRecord, demote_faulted,
+    CRASH,
+    TIMEOUT,
+    Fault,
+    MatchResult,
+    MoveRecord,
+    demote_faulted,
 )
 from arena.store import Store, StoredMatch
 
 
-def random_result(config: dict, seed: int, seat_names: Sequence[str], rng: random.Random,
-                  *, fault_rate: float = 0.0, match_id: str = "",
-                  started_at: float = 0.0) -> MatchResult:
+def random_result(
+    config: dict,
+    seed: int,
+    seat_names: Sequence[str],
+    rng: random.Random,
+    *,
+    fault_rate: float = 0.0,
+    match_id: str = "",
+    started_at: float = 0.0,
+) -> MatchResult:
     """Play one match by random legal moves and return its result (a faulted seat, drawn with
     probability `fault_rate`, gets a timeout or crash fault and ranks last)."""
     game = game_from_config(config)
@@ -31,28 +43,56 @@ def random_result(config: dict, seed: int, seat_names: Sequence[str], rng: rando
         for seat in state.seats_to_act():
             action = choice(state.legal_actions(seat))
             state.apply_action(seat, action)
-            moves.append(MoveRecord(seat, list(action) if isinstance(action, tuple) else action,
-                                    round(rng.uniform(0.2, 40.0), 3)))
+            moves.append(
+                MoveRecord(
+                    seat,
+                    list(action) if isinstance(action, tuple) else action,
+                    round(rng.uniform(0.2, 40.0), 3),
+                )
+            )
     scores = tuple(state.scores())
     faults: tuple[Fault, ...] = ()
     if fault_rate and rng.random() < fault_rate:
         seat = rng.randrange(len(seat_names))
         kind = rng.choice((TIMEOUT, CRASH))
         move = rng.randrange(len(moves)) if moves else -1
-        faults = (Fault(seat, kind, move, 1000.0 if kind == TIMEOUT else 3.0,
-                        "sample fault: no answer within the deadline" if kind == TIMEOUT
-                        else "sample fault: the bot process exited"),)
+        faults = (
+            Fault(
+                seat,
+                kind,
+                move,
+                1000.0 if kind == TIMEOUT else 3.0,
+                "sample fault: no answer within the deadline"
+                if kind == TIMEOUT
+                else "sample fault: the bot process exited",
+            ),
+        )
     ranks = demote_faulted(scores, {f.seat for f in faults})
-    return MatchResult(match_id=match_id, config=config, seed=seed,
-                       seat_names=tuple(seat_names), scores=scores, ranks=ranks, faults=faults,
-                       moves=tuple(moves), engine_version=game.engine_version,
-                       started_at=started_at,
-                       finished_at=started_at + 0.001 * len(moves) if started_at else 0.0)
+    return MatchResult(
+        match_id=match_id,
+        config=config,
+        seed=seed,
+        seat_names=tuple(seat_names),
+        scores=scores,
+        ranks=ranks,
+        faults=faults,
+        moves=tuple(moves),
+        engine_version=game.engine_version,
+        started_at=started_at,
+        finished_at=started_at + 0.001 * len(moves) if started_at else 0.0,
+    )
 
 
-def play_ladder(store: Store, ladder: str, matches: Sequence[StoredMatch] | None = None, *,
-                seed: int = 0, fault_rate: float = 0.05, batch: int = 2000,
-                start_time: float = 1_700_000_000.0) -> int:
+def play_ladder(
+    store: Store,
+    ladder: str,
+    matches: Sequence[StoredMatch] | None = None,
+    *,
+    seed: int = 0,
+    fault_rate: float = 0.05,
+    batch: int = 2000,
+    start_time: float = 1_700_000_000.0,
+) -> int:
     """Play and record the given (default: every runnable) match of a ladder; returns how many."""
     info = store.get_ladder(ladder)
     config = info.config
@@ -60,9 +100,20 @@ def play_ladder(store: Store, ladder: str, matches: Sequence[StoredMatch] | None
     todo = list(matches) if matches is not None else store.matches(ladder, ("pending",))
     items: list[tuple[int, MatchResult]] = []
     for m in todo:
-        items.append((m.index, random_result(
-            config, m.seed, m.seats, rng, fault_rate=fault_rate,
-            match_id=f"{ladder}:{m.index}", started_at=start_time + m.index)))
+        items.append(
+            (
+                m.index,
+                random_result(
+                    config,
+                    m.seed,
+                    m.seats,
+                    rng,
+                    fault_rate=fault_rate,
+                    match_id=f"{ladder}:{m.index}",
+                    started_at=start_time + m.index,
+                ),
+            )
+        )
         if len(items) >= batch:
             store.record_results(ladder, items)
             items = []
@@ -84,8 +135,9 @@ def build_demo(path: str) -> None:
             pending = store.matches(name, ("pending",))
             play_ladder(store, name, pending[:-2], seed=1)
             store.start_match(name, pending[-2].index)
-        store.suspend_bot("frank", "crashed in 3 matches in a row; fix the bot, then ask to be "
-                                   "reinstated")
+        store.suspend_bot(
+            "frank", "crashed in 3 matches in a row; fix the bot, then ask to be reinstated"
+        )
 
 
 if __name__ == "__main__":

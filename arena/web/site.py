@@ -19,10 +19,10 @@ import jinja2
 from markupsafe import Markup, escape
 
 from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING, UnknownLadder
+from arena.store.browse import HeadToHead, HistoryPoint, LadderRow, Queries, TimedPoint
 
 from .disclosure import Disclosure, MatchView
 from .frames import card_legend
-from arena.store.browse import HeadToHead, HistoryPoint, LadderRow, Queries, TimedPoint
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -45,6 +45,7 @@ class LiveSource(Protocol):
 
 
 # ------------------------------------------------------------------------------------- urls
+
 
 class Urls(Protocol):
     static_mode: bool
@@ -154,6 +155,7 @@ class ReportUrls:
 
 # ------------------------------------------------------------------------------- formatting
 
+
 def _num(value: Any, digits: int = 2) -> str:
     if value is None:
         return "–"
@@ -163,7 +165,7 @@ def _num(value: Any, digits: int = 2) -> str:
 def _when(value: float | None) -> str:
     if not value:
         return "–"
-    return dt.datetime.fromtimestamp(value, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return dt.datetime.fromtimestamp(value, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _duration(ms: float | None) -> str:
@@ -185,7 +187,10 @@ def make_env() -> jinja2.Environment:
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=jinja2.select_autoescape(("html",)),
         undefined=jinja2.StrictUndefined,
-        trim_blocks=True, lstrip_blocks=True, auto_reload=False)
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=False,
+    )
     env.filters.update(num=_num, when=_when, duration=_duration, script_json=script_json)
     env.globals["STATUSES"] = MATCH_STATUSES
     env.globals["written"] = None  # when a static report was written (report.py sets it)
@@ -194,10 +199,17 @@ def make_env() -> jinja2.Environment:
 
 # ------------------------------------------------------------------------------------ chart
 
-def rating_chart(points: Sequence[HistoryPoint], width: int = 640, height: int = 220,
-                 max_points: int = 300, *, x: Callable[[Any], float] = lambda p: p.index,
-                 x_label: Callable[[float], str] = lambda v: f"match {v:.0f}",
-                 tip: Callable[[Any], str] | None = None) -> Markup:
+
+def rating_chart(
+    points: Sequence[HistoryPoint],
+    width: int = 640,
+    height: int = 220,
+    max_points: int = 300,
+    *,
+    x: Callable[[Any], float] = lambda p: p.index,
+    x_label: Callable[[float], str] = lambda v: f"match {v:.0f}",
+    tip: Callable[[Any], str] | None = None,
+) -> Markup:
     """An SVG chart of a rating history: the mu ± sigma band, mu, and the conservative rating
     mu - 3 sigma, against `x` of each point (the match index unless told), its ends labelled
     by `x_label`. Long histories are thinned to `max_points`. With `tip`, each point is a
@@ -231,15 +243,21 @@ def rating_chart(points: Sequence[HistoryPoint], width: int = 640, height: int =
     def line(values: Sequence[float]) -> str:
         return " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, values))
 
-    band = line(highs) + " " + " ".join(
-        f"{px(x):.1f},{py(p.mu - p.sigma):.1f}" for x, p in zip(reversed(xs), reversed(points)))
+    band = (
+        line(highs)
+        + " "
+        + " ".join(
+            f"{px(x):.1f},{py(p.mu - p.sigma):.1f}" for x, p in zip(reversed(xs), reversed(points))
+        )
+    )
     ticks = []
     for i in range(5):
         y = y0 + (y1 - y0) * i / 4
         ticks.append(
             f'<line class="grid" x1="{left}" x2="{width - right}" y1="{py(y):.1f}" '
             f'y2="{py(y):.1f}"/><text class="tick" x="{left - 6}" y="{py(y) + 4:.1f}" '
-            f'text-anchor="end">{y:.0f}</text>')
+            f'text-anchor="end">{y:.0f}</text>'
+        )
     last = points[-1]
     svg = (
         f'<svg class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
@@ -252,10 +270,13 @@ def rating_chart(points: Sequence[HistoryPoint], width: int = 640, height: int =
         + "".join(
             f'<circle class="pt" cx="{px(xv):.1f}" cy="{py(p.mu):.1f}" r="2.5" '
             f'data-tip="{escape(tip(p))}"/>'
-            for xv, p in zip(xs, points) if tip is not None)
+            for xv, p in zip(xs, points)
+            if tip is not None
+        )
         + f'<text class="tick" x="{left}" y="{height - 8}">{escape(x_label(xs[0]))}</text>'
         f'<text class="tick" x="{width - right}" y="{height - 8}" text-anchor="end">'
-        f'{escape(x_label(xs[-1]))}</text></svg>')
+        f"{escape(x_label(xs[-1]))}</text></svg>"
+    )
     return Markup(svg)
 
 
@@ -295,8 +316,10 @@ def rating_intervals(standings: Sequence[Any]) -> list[Interval]:
     def at(x: float) -> float:
         return round((x - lo) / span * 100, 2)
 
-    return [Interval(left=at(l), width=round(at(h) - at(l), 2), mu=at(s.mu), low=l, high=h)
-            for s, l, h in zip(standings, lows, highs)]
+    return [
+        Interval(left=at(low), width=round(at(high) - at(low), 2), mu=at(s.mu), low=low, high=high)
+        for s, low, high in zip(standings, lows, highs)
+    ]
 
 
 # A head-to-head matrix is drawn for ladders of at most this many bots (a bigger one would be
@@ -328,13 +351,14 @@ class HeadToHeadCache:
         end, counts = (item[1], dict(item[2])) if item is not None else (0, {})
         prefix = q.finished_prefix(info.name)
         if prefix > end:
-            _add(counts, q.head_to_head(ladder=info.name, from_index=end,
-                                        to_index=prefix - 1))
+            _add(counts, q.head_to_head(ladder=info.name, from_index=end, to_index=prefix - 1))
             end = prefix
         total = dict(counts)
         _add(total, q.head_to_head(ladder=info.name, from_index=end))
-        answer = [HeadToHead(info.name, bot, opponent, *numbers)
-                  for (bot, opponent), numbers in sorted(total.items())]
+        answer = [
+            HeadToHead(info.name, bot, opponent, *numbers)
+            for (bot, opponent), numbers in sorted(total.items())
+        ]
         with self._lock:
             self._items[info.name] = (progress, end, counts, answer)
         return answer
@@ -344,7 +368,8 @@ def _add(counts: dict[tuple[str, str], tuple[int, ...]], rows: Sequence[HeadToHe
     for h in rows:
         old = counts.get((h.bot, h.opponent), (0, 0, 0, 0))
         counts[(h.bot, h.opponent)] = tuple(
-            a + b for a, b in zip(old, (h.matches, h.ahead, h.level, h.behind)))
+            a + b for a, b in zip(old, (h.matches, h.ahead, h.level, h.behind))
+        )
 
 
 def ladder_page(q: Queries, ladder: str, h2h: HeadToHeadCache | None = None) -> Page:
@@ -363,9 +388,13 @@ def ladder_live(q: Queries, ladder: str, h2h: HeadToHeadCache | None = None) -> 
         rows = h2h(q, info) if h2h is not None else q.head_to_head(ladder=ladder)
         matrix = {(h.bot, h.opponent): h for h in rows}
     return "_ladder_live.html", {
-        "ladder": info, "standings": standings, "intervals": rating_intervals(standings),
-        "matrix": matrix, "matrix_max": MATRIX_MAX_BOTS,
-        "running": q.match_list(ladder=ladder, status=RUNNING, limit=10).matches}
+        "ladder": info,
+        "standings": standings,
+        "intervals": rating_intervals(standings),
+        "matrix": matrix,
+        "matrix_max": MATRIX_MAX_BOTS,
+        "running": q.match_list(ladder=ladder, status=RUNNING, limit=10).matches,
+    }
 
 
 def comparison_page(q: Queries, name: str, width: int = 640, height: int = 200) -> Page:
@@ -393,13 +422,25 @@ def comparison_page(q: Queries, name: str, width: int = 640, height: int = 200) 
     def y(v: float) -> float:
         return round(10 + (height - 30) * (top - v) / (top - bottom), 1)
 
-    chart = {"width": width, "height": height, "x0": x(0), "x1": x(n),
-             "line": " ".join(f"{x(i + 1)},{y(v)}" for i, v in enumerate(path)),
-             "upper": y(upper), "lower": y(lower), "zero": y(0.0), "deals": len(path)}
+    chart = {
+        "width": width,
+        "height": height,
+        "x0": x(0),
+        "x1": x(n),
+        "line": " ".join(f"{x(i + 1)},{y(v)}" for i, v in enumerate(path)),
+        "upper": y(upper),
+        "lower": y(lower),
+        "zero": y(0.0),
+        "deals": len(path),
+    }
     return "comparison.html", {
-        "title": f"Comparison {name}", "settings": settings, "result": result,
-        "json": runner.outcome_json(settings, result), "chart": chart,
-        "matches": q.match_list(ladder=name, limit=60).matches}
+        "title": f"Comparison {name}",
+        "settings": settings,
+        "result": result,
+        "json": runner.outcome_json(settings, result),
+        "chart": chart,
+        "matches": q.match_list(ladder=name, limit=60).matches,
+    }
 
 
 def bots_page(q: Queries) -> Page:
@@ -408,22 +449,33 @@ def bots_page(q: Queries) -> Page:
 
 def point_tip(p: TimedPoint) -> str:
     """A rating-history point's values, as the chart shows them on hover."""
-    return (f"its match {p.nth} (#{p.index}, {_when(p.finished)}): μ {p.mu:.2f}, "
-            f"σ {p.sigma:.2f}, μ−3σ {p.mu - 3 * p.sigma:.2f}")
+    return (
+        f"its match {p.nth} (#{p.index}, {_when(p.finished)}): μ {p.mu:.2f}, "
+        f"σ {p.sigma:.2f}, μ−3σ {p.mu - 3 * p.sigma:.2f}"
+    )
 
 
 def history_charts(points: Sequence[TimedPoint]) -> dict[str, Markup]:
     """A ladder's rating history drawn twice: over the bot's own matches (1, 2, ...) and over
     time (when each match finished)."""
+
     def day(v: float) -> str:
-        return dt.datetime.fromtimestamp(v, dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+        return dt.datetime.fromtimestamp(v, dt.UTC).strftime("%Y-%m-%d %H:%M")
 
     timed = [p for p in points if p.finished]
     # 150 points a chart (4 px apart): two charts of hoverable points stay a light page.
-    return {"matches": rating_chart(points, x=lambda p: p.nth, tip=point_tip, max_points=150,
-                                    x_label=lambda v: f"its match {v:.0f}"),
-            "time": rating_chart(timed, x=lambda p: p.finished, tip=point_tip, max_points=150,
-                                 x_label=day)}
+    return {
+        "matches": rating_chart(
+            points,
+            x=lambda p: p.nth,
+            tip=point_tip,
+            max_points=150,
+            x_label=lambda v: f"its match {v:.0f}",
+        ),
+        "time": rating_chart(
+            timed, x=lambda p: p.finished, tip=point_tip, max_points=150, x_label=day
+        ),
+    }
 
 
 def bot_page(q: Queries, bot: str, recent: int = 20) -> Page:
@@ -433,33 +485,61 @@ def bot_page(q: Queries, bot: str, recent: int = 20) -> Page:
     history = q.rating_history_timed(bot)
     ladders = q.bot_ladders(bot)
     charts = {name: history_charts(points) for name, points in history.items()}
-    return "bot.html", {"title": f"Bot {info.name}", "bot": info, "ladders": ladders,
-                        "versions": q.versions(bot), "charts": charts, "recent": q.recent_matches(bot, recent),
-                        "head_to_head": q.head_to_head(bot=bot),
-                        "faults": Disclosure().faults(q.bot_faults(bot, recent))}
+    return "bot.html", {
+        "title": f"Bot {info.name}",
+        "bot": info,
+        "ladders": ladders,
+        "versions": q.versions(bot),
+        "charts": charts,
+        "recent": q.recent_matches(bot, recent),
+        "head_to_head": q.head_to_head(bot=bot),
+        "faults": Disclosure().faults(q.bot_faults(bot, recent)),
+    }
 
 
-def matches_page(q: Queries, *, ladder: str | None, bot: str | None, status: str | None,
-                 before: int | None, limit: int, urls: Urls, opponent: str | None = None
-                 ) -> Page:
+def matches_page(
+    q: Queries,
+    *,
+    ladder: str | None,
+    bot: str | None,
+    status: str | None,
+    before: int | None,
+    limit: int,
+    urls: Urls,
+    opponent: str | None = None,
+) -> Page:
     """The match list; with `opponent` (the caller checks `bot` is given too), the completed
     matches of the two."""
     if opponent is not None:
-        page = q.matches_against(bot or "", opponent, ladder=ladder, before=before,
-                                 limit=limit)
+        page = q.matches_against(bot or "", opponent, ladder=ladder, before=before, limit=limit)
     else:
         page = q.match_list(ladder=ladder, bot=bot, status=status, before=before, limit=limit)
-    older = (urls.matches(ladder=ladder, bot=bot, opponent=opponent, status=status,
-                          before=page.next, limit=limit)
-             if page.next is not None else None)
-    newest = (urls.matches(ladder=ladder, bot=bot, opponent=opponent, status=status,
-                           limit=limit)
-              if before is not None else None)
-    return "matches.html", {"title": "Matches", "page": page, "older": older, "newest": newest,
-                            "filters": {"ladder": ladder or "", "bot": bot or "",
-                                        "opponent": opponent or "", "status": status or ""},
-                            "ladder_names": [l.name for l in q.ladders()],
-                            "bot_names": [b.name for b in q.bots()]}
+    older = (
+        urls.matches(
+            ladder=ladder, bot=bot, opponent=opponent, status=status, before=page.next, limit=limit
+        )
+        if page.next is not None
+        else None
+    )
+    newest = (
+        urls.matches(ladder=ladder, bot=bot, opponent=opponent, status=status, limit=limit)
+        if before is not None
+        else None
+    )
+    return "matches.html", {
+        "title": "Matches",
+        "page": page,
+        "older": older,
+        "newest": newest,
+        "filters": {
+            "ladder": ladder or "",
+            "bot": bot or "",
+            "opponent": opponent or "",
+            "status": status or "",
+        },
+        "ladder_names": [lad.name for lad in q.ladders()],
+        "bot_names": [b.name for b in q.bots()],
+    }
 
 
 def viewer_data(view: MatchView, urls: Urls) -> dict[str, Any]:
@@ -468,14 +548,28 @@ def viewer_data(view: MatchView, urls: Urls) -> dict[str, Any]:
     or the deal), `live`: the URL of its event stream (live.py) while the match may still
     move on, and why the hands are not shown (`withheld`)."""
     m = view.detail.match
-    return {"ladder": m.ladder, "index": m.index, "status": m.status,
-            "seat_names": [s.bot for s in m.seats], "legend": card_legend(view.detail.game),
-            "frames": view.frames or [], "full": view.full, "withheld": view.withheld,
-            "live": urls.match_events(m.ladder, m.index) if m.status in FOLLOWED else None}
+    return {
+        "ladder": m.ladder,
+        "index": m.index,
+        "status": m.status,
+        "seat_names": [s.bot for s in m.seats],
+        "legend": card_legend(view.detail.game),
+        "frames": view.frames or [],
+        "full": view.full,
+        "withheld": view.withheld,
+        "live": urls.match_events(m.ladder, m.index) if m.status in FOLLOWED else None,
+    }
 
 
-def match_page(q: Queries, ladder: str, index: int, live: LiveSource | None, urls: Urls,
-               disclosure: Disclosure | None = None, written: float | None = None) -> Page:
+def match_page(
+    q: Queries,
+    ladder: str,
+    index: int,
+    live: LiveSource | None,
+    urls: Urls,
+    disclosure: Disclosure | None = None,
+    written: float | None = None,
+) -> Page:
     """A match's page, through `disclosure` (the public's unless told otherwise). `written`
     is when a static report is written: a match not finished then is said to be a snapshot."""
     view = (disclosure or Disclosure()).match(q.match(ladder, index), frames=True, live=live)
@@ -483,10 +577,18 @@ def match_page(q: Queries, ladder: str, index: int, live: LiveSource | None, url
     snapshot = None
     if written is not None and not detail.set_finished:
         its_set = " and its set was still being played" if len(detail.set_matches) > 1 else ""
-        snapshot = (f"A snapshot: this report was written {_when(written)}, when this match "
-                    f"was {detail.match.status}{its_set}; write the report again to see how "
-                    "it went on.")
-    return "match.html", {"title": f"{ladder} match {index}", "d": detail, "m": detail.match,
-                          "viewer": viewer_data(view, urls), "replay_error": view.replay_error,
-                          "withheld": view.withheld, "snapshot": snapshot,
-                          "moves": view.moves}
+        snapshot = (
+            f"A snapshot: this report was written {_when(written)}, when this match "
+            f"was {detail.match.status}{its_set}; write the report again to see how "
+            "it went on."
+        )
+    return "match.html", {
+        "title": f"{ladder} match {index}",
+        "d": detail,
+        "m": detail.match,
+        "viewer": viewer_data(view, urls),
+        "replay_error": view.replay_error,
+        "withheld": view.withheld,
+        "snapshot": snapshot,
+        "moves": view.moves,
+    }

@@ -20,13 +20,18 @@ def rss_bytes() -> int:
 
 def start_process(*args: str) -> subprocess.Popen:
     """A helper process in its own group, ended by stop_process."""
-    return subprocess.Popen([sys.executable, *args], start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, *args],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def stop_process(proc: subprocess.Popen) -> None:
     import os
     import signal
+
     try:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(5)

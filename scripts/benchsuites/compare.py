@@ -77,8 +77,10 @@ class Table:
         self.played = 0
 
     def play(self, seats: Sequence[str], seed: int, salt: str = "") -> list[int]:
-        rngs = [random.Random(f"{seed}/{seat}/{salt if name in ('new', 'base') else ''}")
-                for seat, name in enumerate(seats)]
+        rngs = [
+            random.Random(f"{seed}/{seat}/{salt if name in ('new', 'base') else ''}")
+            for seat, name in enumerate(seats)
+        ]
         self.played += 1
         return list(playout(self.game, self.policy, seed, [self.rates[s] for s in seats], rngs))
 
@@ -90,8 +92,9 @@ def paired_observations(table: Table, k: int, seed: int, salt: str = ""):
         scores: dict[str, list[int]] = {plan.NEW: [], plan.BASE: []}
         for m in plan.deal_matches("new", "base", opponents, k, seed, deal):
             # In "self", NEW is BASE's twin with its own randomness (the salt).
-            scores[m.side].append(table.play(m.seats, m.seed, salt if m.side == plan.NEW else "")
-                                  [m.candidate_seat])
+            scores[m.side].append(
+                table.play(m.seats, m.seed, salt if m.side == plan.NEW else "")[m.candidate_seat]
+            )
         yield plan.observation(k, scores[plan.NEW], scores[plan.BASE])
         deal += 1
 
@@ -104,8 +107,11 @@ def unpaired_observations(table: Table, k: int, seed: int):
         for side in ("new", "base"):
             total = 0
             for _ in range(k):
-                lineup = rng.sample(opponents, k - 1) if len(opponents) >= k - 1 else \
-                    [rng.choice(opponents) for _ in range(k - 1)]
+                lineup = (
+                    rng.sample(opponents, k - 1)
+                    if len(opponents) >= k - 1
+                    else [rng.choice(opponents) for _ in range(k - 1)]
+                )
                 seat = rng.randrange(k)
                 seats = lineup[:seat] + [side] + lineup[seat:]
                 total += table.play(seats, rng.randrange(2**53))[seat]
@@ -128,8 +134,7 @@ def observations(task: tuple[str, str, int, int]) -> tuple[str, str, int, list[f
     return case_name, way, table.played, xs
 
 
-def bootstrap(pool: Sequence[float], spec: sprt.Hypotheses, runs: int, k: int,
-              seed: str) -> dict:
+def bootstrap(pool: Sequence[float], spec: sprt.Hypotheses, runs: int, k: int, seed: str) -> dict:
     """The test run `runs` times on sequences drawn from the pool: matches needed and verdicts."""
     rng = random.Random(seed)
     matches, verdicts = [], {sprt.BETTER: 0, sprt.NOT_BETTER: 0, sprt.UNDECIDED: 0}
@@ -138,15 +143,24 @@ def bootstrap(pool: Sequence[float], spec: sprt.Hypotheses, runs: int, k: int,
         matches.append(result.n * 2 * k)
         verdicts[result.verdict or sprt.UNDECIDED] += 1
     matches.sort()
-    return {"median_matches": statistics.median(matches), "q1": matches[runs // 4],
-            "q3": matches[(3 * runs) // 4], "verdicts": verdicts, "runs": runs}
+    return {
+        "median_matches": statistics.median(matches),
+        "q1": matches[runs // 4],
+        "q3": matches[(3 * runs) // 4],
+        "verdicts": verdicts,
+        "runs": runs,
+    }
 
 
 def run(seconds: float, log, quick: bool = False, workers: int | None = None) -> dict:
     params = QUICK if quick else FULL
     workers = workers or min(2, os.cpu_count() or 1)
-    tasks = [(c[0], way, first, min(CHUNK, params["pool"] - first))
-             for c in CASES for way in WAYS for first in range(0, params["pool"], CHUNK)]
+    tasks = [
+        (c[0], way, first, min(CHUNK, params["pool"] - first))
+        for c in CASES
+        for way in WAYS
+        for first in range(0, params["pool"], CHUNK)
+    ]
     log(f"{params['pool']} deals per way and case, on {workers} worker processes...")
     start = time.perf_counter()
     pools: dict[tuple[str, str], list[float]] = {}
@@ -155,9 +169,15 @@ def run(seconds: float, log, quick: bool = False, workers: int | None = None) ->
         for case_name, way, n, xs in executor.map(observations, tasks):
             pools.setdefault((case_name, way), []).extend(xs)
             played += n
-    results: dict = {"pool_deals": params["pool"], "runs": params["runs"], "alpha": ALPHA,
-                     "beta": BETA, "cap_observations": CAP, "matches_played": played,
-                     "cases": {}}
+    results: dict = {
+        "pool_deals": params["pool"],
+        "runs": params["runs"],
+        "alpha": ALPHA,
+        "beta": BETA,
+        "cap_observations": CAP,
+        "matches_played": played,
+        "cases": {},
+    }
     goals: dict = {}
     for case_name, _, k, base_rate, gain in CASES:
         spec = sprt.Hypotheses(delta1=gain, alpha=ALPHA, beta=BETA)
@@ -165,32 +185,51 @@ def run(seconds: float, log, quick: bool = False, workers: int | None = None) ->
         true = sprt.Running.of(paired)
         self_pool = pools[(case_name, "self")]
         centre = statistics.fmean(self_pool)
-        samples = {"paired": paired, "unpaired": pools[(case_name, "unpaired")],
-                   "self": [x - centre for x in self_pool]}
+        samples = {
+            "paired": paired,
+            "unpaired": pools[(case_name, "unpaired")],
+            "self": [x - centre for x in self_pool],
+        }
         low, high = true.interval()
-        row: dict = {"base_random_rate": base_rate, "min_gain": gain,
-                     "true_gain": round(true.mean, 3), "true_gain_interval": [round(low, 3), round(high, 3)],
-                     "sd_per_deal": {w: round(statistics.stdev(samples[w]), 3) for w in WAYS},
-                     "self_centre": round(centre, 3)}
-        log(f"\n{case_name}: BASE plays {base_rate:.0%} random moves; D = {gain} points per match; "
+        row: dict = {
+            "base_random_rate": base_rate,
+            "min_gain": gain,
+            "true_gain": round(true.mean, 3),
+            "true_gain_interval": [round(low, 3), round(high, 3)],
+            "sd_per_deal": {w: round(statistics.stdev(samples[w]), 3) for w in WAYS},
+            "self_centre": round(centre, 3),
+        }
+        log(
+            f"\n{case_name}: BASE plays {base_rate:.0%} random moves; D = {gain} points per match; "
             f"NEW's gain {true.mean:.2f} ({low:.2f} to {high:.2f}); sd per deal: "
-            + ", ".join(f"{w} {row['sd_per_deal'][w]:.2f}" for w in WAYS))
+            + ", ".join(f"{w} {row['sd_per_deal'][w]:.2f}" for w in WAYS)
+        )
         for way in WAYS:
             row[way] = bootstrap(samples[way], spec, params["runs"], k, f"{case_name}/{way}")
             s = row[way]
-            log(f"  {way:<9} matches median {s['median_matches']:>7.0f} ({s['q1']}-{s['q3']}); "
-                + ", ".join(f"{v}: {c}" for v, c in s["verdicts"].items()))
+            log(
+                f"  {way:<9} matches median {s['median_matches']:>7.0f} ({s['q1']}-{s['q3']}); "
+                + ", ".join(f"{v}: {c}" for v, c in s["verdicts"].items())
+            )
         results["cases"][case_name] = row
         ratio = row["paired"]["median_matches"] / row["unpaired"]["median_matches"]
         right = row["paired"]["verdicts"][sprt.BETTER] / params["runs"]
         false_better = row["self"]["verdicts"][sprt.BETTER] / params["runs"]
         goals[f"{case_name}: paired / unpaired matches"] = {
-            "value": round(ratio, 3), "goal": f"<= {GOAL_RATIO}", "met": ratio <= GOAL_RATIO}
+            "value": round(ratio, 3),
+            "goal": f"<= {GOAL_RATIO}",
+            "met": ratio <= GOAL_RATIO,
+        }
         goals[f"{case_name}: paired verdict right"] = {
-            "value": round(right, 3), "goal": f">= {GOAL_RIGHT} (true gain above D)",
-            "met": right >= GOAL_RIGHT and low > gain}
+            "value": round(right, 3),
+            "goal": f">= {GOAL_RIGHT} (true gain above D)",
+            "met": right >= GOAL_RIGHT and low > gain,
+        }
         goals[f"{case_name}: self, false 'better'"] = {
-            "value": round(false_better, 3), "goal": f"<= {ALPHA}", "met": false_better <= ALPHA}
+            "value": round(false_better, 3),
+            "goal": f"<= {ALPHA}",
+            "met": false_better <= ALPHA,
+        }
     elapsed = time.perf_counter() - start
     results["seconds"] = round(elapsed, 1)
     log(f"\n{played} matches played in {elapsed:.0f} s")

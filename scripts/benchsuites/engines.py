@@ -15,14 +15,16 @@ import time
 
 from arena.games import make_game
 
-CASES = [
-    ("balloon", n, {}) for n in (2, 3, 4, 5)
-] + [
-    ("boom", n, {}) for n in (2, 3, 4, 5)
-] + [
-    ("boom", 4, {"advanced": True}), ("boom", 4, {"ruse": True}),
-    ("boom", 4, {"advanced": True, "ruse": True}), ("boom", 4, {"series": True}),
-]
+CASES = (
+    [("balloon", n, {}) for n in (2, 3, 4, 5)]
+    + [("boom", n, {}) for n in (2, 3, 4, 5)]
+    + [
+        ("boom", 4, {"advanced": True}),
+        ("boom", 4, {"ruse": True}),
+        ("boom", 4, {"advanced": True, "ruse": True}),
+        ("boom", 4, {"series": True}),
+    ]
+)
 # Context, not goals: the same playouts reading what a bot or the referee reads. "scores": the
 # scores at the end (a simulating bot); "referee": an observation before every decision, then
 # the event log, the scores and the spectators' view at the end (the referee's reads).
@@ -88,21 +90,30 @@ def env_goal(seconds: float, log) -> tuple[dict, dict]:
         for key, side in sides.items():
             windows[key].append(side.window(window_s))
     results, goals = {}, {}
-    log(f"\narena.envs AEC environment against the bare engine, 4 players, "
-        f"{len(windows[(ENV_GAMES[0], 'env')])} turns of {window_s} s each:")
+    log(
+        f"\narena.envs AEC environment against the bare engine, 4 players, "
+        f"{len(windows[(ENV_GAMES[0], 'env')])} turns of {window_s} s each:"
+    )
     for name in ENV_GAMES:
         env = rates(windows[(name, "env")])[1]
         observing = rates(windows[(name, "observing")])[1]
         bare = rates(windows[(name, "bare")])[1]
         results[f"{name} 4p, AEC environment"] = {
-            "decisions_per_s": round(env), "bare_observing_decisions_per_s": round(observing),
-            "bare_decisions_per_s": round(bare)}
+            "decisions_per_s": round(env),
+            "bare_observing_decisions_per_s": round(observing),
+            "bare_decisions_per_s": round(bare),
+        }
         goals[f"{name} 4p environment steps/s vs bare engine reading observations"] = {
-            "value": round(env / observing, 3), "goal": ">= 0.5",
-            "met": env / observing >= 0.5, "vs_bare_playouts": round(env / bare, 3)}
-        log(f"  {name} 4p: environment {env:,.0f} steps/s, bare engine {observing:,.0f} reading "
+            "value": round(env / observing, 3),
+            "goal": ">= 0.5",
+            "met": env / observing >= 0.5,
+            "vs_bare_playouts": round(env / bare, 3),
+        }
+        log(
+            f"  {name} 4p: environment {env:,.0f} steps/s, bare engine {observing:,.0f} reading "
             f"an observation per decision ({env / observing:.3f}x), {bare:,.0f} not reading "
-            f"({env / bare:.3f}x)")
+            f"({env / bare:.3f}x)"
+        )
     return results, goals
 
 
@@ -222,24 +233,31 @@ def run(seconds: float, log) -> dict:
             windows[name].append(side.window(window_s))
     reference = rates(windows["goofspiel"])
     label = "openspiel goofspiel 13 cards 4p"
-    results[label] = {"games_per_s": round(reference[0], 1),
-                      "decisions_per_s": round(reference[1])}
+    results[label] = {"games_per_s": round(reference[0], 1), "decisions_per_s": round(reference[1])}
     log(f"{label:<36} {reference[0]:>10.1f} {reference[1]:>12.0f}")
     goals = {}
     log(f"\n4 players against goofspiel, {len(windows['goofspiel'])} turns of {window_s} s each:")
     for name in GOAL_GAMES:
         ours = rates(windows[name])
         ratio = ours[1] / reference[1]
-        by_window = sorted((w[1] / w[2]) / (g[1] / g[2])
-                           for w, g in zip(windows[name], windows["goofspiel"]))
+        by_window = sorted(
+            (w[1] / w[2]) / (g[1] / g[2]) for w, g in zip(windows[name], windows["goofspiel"])
+        )
         goals[f"{name} 4p decisions/s vs goofspiel"] = {
-            "value": round(ratio, 3), "goal": ">= 0.5", "met": ratio >= 0.5,
+            "value": round(ratio, 3),
+            "goal": ">= 0.5",
+            "met": ratio >= 0.5,
             "decisions_per_s": round(ours[1]),
-            "window_ratios": {"min": round(by_window[0], 3),
-                              "median": round(statistics.median(by_window), 3),
-                              "max": round(by_window[-1], 3)}}
-        log(f"  {name} 4p: {ours[1]:,.0f} decisions/s, {ratio:.3f} of goofspiel's "
+            "window_ratios": {
+                "min": round(by_window[0], 3),
+                "median": round(statistics.median(by_window), 3),
+                "max": round(by_window[-1], 3),
+            },
+        }
+        log(
+            f"  {name} 4p: {ours[1]:,.0f} decisions/s, {ratio:.3f} of goofspiel's "
             f"(windows {by_window[0]:.3f} to {by_window[-1]:.3f}, "
-            f"median {statistics.median(by_window):.3f})")
+            f"median {statistics.median(by_window):.3f})"
+        )
     goals.update(env_goals)
     return {"results": results, "goals": goals}

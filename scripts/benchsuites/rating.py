@@ -78,10 +78,14 @@ GOAL_RATIO = 0.2  # the default's median over plain's, at most
 # Random-move rates per bot, best first, per game: Boom is much the luckier game (a bot that
 # plays at random half the time is still close to the heuristic), so its pools are spread wider.
 POOLS = {
-    "balloon": {"close": (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3),
-                "wide": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)},
-    "boom": {"close": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6),
-             "wide": (0.0, 0.15, 0.3, 0.45, 0.6, 0.8, 1.0)},
+    "balloon": {
+        "close": (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3),
+        "wide": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6),
+    },
+    "boom": {
+        "close": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6),
+        "wide": (0.0, 0.15, 0.3, 0.45, 0.6, 0.8, 1.0),
+    },
 }
 POOL_NAMES = ("close", "wide")
 # (case, game, players, options, cap on matches per trial)
@@ -98,8 +102,9 @@ class Way:
     """One way of running a ladder: where its tables come from and how a set is rated.
 
     tables: "schedule" (the round-robin in its own order), "spread" (the same rounds, each
-    reordered by `spread_order`: `make_schedule(..., spread=True)`), "serve" (`choose_table` on the current ratings) or "spread,
-    then serve" (the first round-robin round spread, then `choose_table`).
+    reordered by `spread_order`: `make_schedule(..., spread=True)`), "serve" (`choose_table` on
+    the current ratings) or "spread, then serve" (the first round-robin round spread, then
+    `choose_table`).
     rating: "plain" (one fresh match per table, rated), "match" (each match of the set rated),
     "set" (the set rated once by summed scores), "rank sum" (once by summed ranks), "pairs"
     (every pair of the set rated as a two-bot match by their summed scores), "set, ties" (once by
@@ -168,6 +173,7 @@ def _policy(game: str) -> Callable:
 
 # ------------------------------------------------------------------------------ the matches
 
+
 @dataclass(frozen=True, slots=True)
 class Played:
     seats: tuple[int, ...]  # bot per seat
@@ -213,8 +219,9 @@ class MatchBank:
         return playout(self.game, self.policy, deal, rates, [rng] * len(seats))
 
 
-def playout(game, policy: Callable, deal: int, rates: Sequence[float],
-            rngs: Sequence[random.Random]) -> tuple[int, ...]:
+def playout(
+    game, policy: Callable, deal: int, rates: Sequence[float], rngs: Sequence[random.Random]
+) -> tuple[int, ...]:
     """One match to the end: each seat plays the policy, or at its rate a uniformly random legal
     move instead, drawing from its own random stream (seats may share one); the scores."""
     state = game.new_match(deal)
@@ -232,14 +239,15 @@ def playout(game, policy: Callable, deal: int, rates: Sequence[float],
 
 # ------------------------------------------------------------------------------ the ways
 
+
 class Board:
     """The ratings of one way of running the ladder, and the leaderboard's order."""
 
-    def __init__(self, n: int, rater: Rater, names: Sequence[str],
-                 ratings: dict | None = None):
+    def __init__(self, n: int, rater: Rater, names: Sequence[str], ratings: dict | None = None):
         self.rater = rater
-        self.ratings = dict(ratings) if ratings is not None else {b: rater.initial()
-                                                                  for b in range(n)}
+        self.ratings = (
+            dict(ratings) if ratings is not None else {b: rater.initial() for b in range(n)}
+        )
         self.names = names
         self.tau = kendall_tau(self.order())
 
@@ -250,8 +258,8 @@ class Board:
 
     def order(self) -> list[int]:
         # As Store.rankings: conservative rating, then mu, then name (here a random one).
-        return sorted(self.ratings, key=lambda b: (-(self.ratings[b].mu - 3 * self.ratings[b].sigma),
-                                                   -self.ratings[b].mu, self.names[b]))
+        r = self.ratings
+        return sorted(r, key=lambda b: (-(r[b].mu - 3 * r[b].sigma), -r[b].mu, self.names[b]))
 
 
 def kendall_tau(order: Sequence[int]) -> float:
@@ -278,8 +286,9 @@ def _rate_match(board: Board, played: Played) -> None:
     board.rate(dict(zip(played.seats, ranks_from_scores(played.scores))))
 
 
-def schedule_tables(n: int, k: int, seed: int, cap: int,
-                    spread: bool = False) -> Iterator[tuple[int, ...]]:
+def schedule_tables(
+    n: int, k: int, seed: int, cap: int, spread: bool = False
+) -> Iterator[tuple[int, ...]]:
     """The round-robin's tables in schedule order (`make_schedule(..., spread=spread)`), as
     sorted tuples, enough for `cap` sets."""
     per_round = len(make_schedule(list(range(n)), k, 1, seed)) // k
@@ -322,21 +331,24 @@ def _rate_set(board: Board, rating: str, played: Sequence[Played]) -> None:
         board.rate(_set_ranks_by_score(played))
 
 
-def run_way(way: Way, bank: MatchBank, n: int, k: int, seed: int, names: Sequence[str],
-            cap: int) -> Iterator[float]:
+def run_way(
+    way: Way, bank: MatchBank, n: int, k: int, seed: int, names: Sequence[str], cap: int
+) -> Iterator[float]:
     """The leaderboard's tau after each match of one way, up to `cap` matches."""
     board = Board(n, Rater(), names)
     uses: dict[tuple[int, ...], int] = {}
     played = 0
     counts = {b: 0 for b in range(n)}
     if way.tables == "serve":
-        tables: Iterator[tuple[int, ...]] = _serve_tables(board, counts, k,
-                                                           random.Random(f"{seed}/serve"))
+        tables: Iterator[tuple[int, ...]] = _serve_tables(
+            board, counts, k, random.Random(f"{seed}/serve")
+        )
     elif way.tables == "spread, then serve":
         per_round = sum(1 for m in make_schedule(list(range(n)), k, 1, seed) if m.rotation == 0)
         tables = itertools.chain(
             itertools.islice(schedule_tables(n, k, seed, cap, spread=True), per_round),
-            _serve_tables(board, counts, k, random.Random(f"{seed}/serve")))
+            _serve_tables(board, counts, k, random.Random(f"{seed}/serve")),
+        )
     else:
         tables = schedule_tables(n, k, seed, cap, spread=way.tables == "spread")
     for table in tables:
@@ -349,7 +361,7 @@ def run_way(way: Way, bank: MatchBank, n: int, k: int, seed: int, names: Sequenc
         else:
             if way.rating == "half sets":
                 order = [r for h in range(k // 2) for r in (h, h + k // 2)]
-                parts = [order[i:i + 2] for i in range(0, k, 2)]
+                parts = [order[i : i + 2] for i in range(0, k, 2)]
             else:
                 parts = [list(range(k))]
             for part in parts:
@@ -391,7 +403,7 @@ class _QuickQuality:
 
     def quality(self, groups) -> float:
         ratings = [g[0] for g in groups]
-        b2 = self.env.beta ** 2
+        b2 = self.env.beta**2
         n = len(ratings) - 1
         diag = [2 * b2 + ratings[i].sigma ** 2 + ratings[i + 1].sigma ** 2 for i in range(n)]
         off = [-(b2 + ratings[i + 1].sigma ** 2) for i in range(n - 1)]
@@ -407,29 +419,41 @@ class _QuickQuality:
         for i in range(n - 2, -1, -1):
             x[i] = (rhs[i] - off[i] * x[i + 1]) / pivots[i]
         det_m = math.prod(pivots)
-        det_ata = (n + 1) * b2 ** n  # det of the tridiagonal (2, -1) matrix of size n is n + 1
+        det_ata = (n + 1) * b2**n  # det of the tridiagonal (2, -1) matrix of size n is n + 1
         return math.exp(-0.5 * sum(a * b for a, b in zip(d, x))) * math.sqrt(det_ata / det_m)
 
     def check(self, k: int, rng: random.Random) -> None:
         for _ in range(50):
-            table = [(self.env.create_rating(rng.uniform(10, 40), rng.uniform(0.5, 9)),)
-                     for _ in range(k)]
+            table = [
+                (self.env.create_rating(rng.uniform(10, 40), rng.uniform(0.5, 9)),)
+                for _ in range(k)
+            ]
             ours, theirs = self.quality(table), self.env.quality(table)
             if not math.isclose(ours, theirs, rel_tol=1e-9, abs_tol=1e-12):
-                raise AssertionError(f"closed-form quality {ours} differs from trueskill's "
-                                     f"{theirs} for {table}")
+                raise AssertionError(
+                    f"closed-form quality {ours} differs from trueskill's {theirs} for {table}"
+                )
 
 
-def _serve_tables(board: Board, counts: dict[int, int], k: int,
-                  rng: random.Random) -> Iterator[tuple[int, ...]]:
+def _serve_tables(
+    board: Board, counts: dict[int, int], k: int, rng: random.Random
+) -> Iterator[tuple[int, ...]]:
     env = _QuickQuality(board.rater.env)
     env.check(k, random.Random(0))
     clock = 0
     last = {b: 0.0 for b in counts}
     while True:
-        candidates = [Candidate(name=str(b), mu=board.ratings[b].mu, sigma=board.ratings[b].sigma,
-                                matches=counts[b], busy=False, last_played=last[b])
-                      for b in counts]
+        candidates = [
+            Candidate(
+                name=str(b),
+                mu=board.ratings[b].mu,
+                sigma=board.ratings[b].sigma,
+                matches=counts[b],
+                busy=False,
+                last_played=last[b],
+            )
+            for b in counts
+        ]
         seats = choose_table(candidates, k, env, rng)
         table = tuple(sorted(int(s) for s in seats))
         clock += 1
@@ -470,9 +494,16 @@ def trial(task: tuple[str, str, int, int]) -> dict:
         for bot, score in zip(p.seats, p.scores):
             score_sums[bot] += score
             seats[bot] += 1
-    return {"case": case_name, "pool": pool, "trial": t, "counts": counts,
-            "simulated": bank.simulated, "seconds": time.perf_counter() - start,
-            "score_sums": score_sums, "seats": seats}
+    return {
+        "case": case_name,
+        "pool": pool,
+        "trial": t,
+        "counts": counts,
+        "simulated": bank.simulated,
+        "seconds": time.perf_counter() - start,
+        "score_sums": score_sums,
+        "seats": seats,
+    }
 
 
 def hash_seed(*parts: object) -> int:
@@ -480,6 +511,7 @@ def hash_seed(*parts: object) -> int:
 
 
 # ------------------------------------------------------------------------------ the report
+
 
 def summarise(counts: Sequence[int | None], cap: int) -> dict:
     """Median and quartiles; a trial that did not reach the goal sorts above `cap`."""
@@ -490,8 +522,14 @@ def summarise(counts: Sequence[int | None], cap: int) -> dict:
         return None if x == math.inf else x
 
     med = statistics.median_low(keyed) if len(keyed) % 2 else statistics.median(keyed)
-    return {"median": None if med == math.inf else med, "q1": q(0.25), "q3": q(0.75),
-            "missed": sum(c is None for c in counts), "trials": len(counts), "cap": cap}
+    return {
+        "median": None if med == math.inf else med,
+        "q1": q(0.25),
+        "q3": q(0.75),
+        "missed": sum(c is None for c in counts),
+        "trials": len(counts),
+        "cap": cap,
+    }
 
 
 def _fmt(s: dict) -> str:
@@ -505,17 +543,29 @@ def _fmt(s: dict) -> str:
 def run(seconds: float, log, quick: bool = False, workers: int | None = None) -> dict:
     params = QUICK if quick else FULL
     workers = workers or min(2, os.cpu_count() or 1)
-    tasks = [(c[0], pool, t, int(c[4] * params["cap_share"]))
-             for c in CASES for pool in POOL_NAMES for t in range(params["trials"])]
-    log(f"{len(tasks)} trials on {workers} worker processes "
-        f"({params['trials']} per pool and game)...")
+    tasks = [
+        (c[0], pool, t, int(c[4] * params["cap_share"]))
+        for c in CASES
+        for pool in POOL_NAMES
+        for t in range(params["trials"])
+    ]
+    log(
+        f"{len(tasks)} trials on {workers} worker processes "
+        f"({params['trials']} per pool and game)..."
+    )
     start = time.perf_counter()
     with ProcessPoolExecutor(workers) as pool_:
         done = list(pool_.map(trial, tasks))
     elapsed = time.perf_counter() - start
-    results: dict = {"trials_per_pool": params["trials"], "hold": HOLD, "tau": TAU_GOAL,
-                     "default_mode": DEFAULT_RATING_MODE, "seconds": round(elapsed, 1),
-                     "matches_simulated": sum(d["simulated"] for d in done), "cases": {}}
+    results: dict = {
+        "trials_per_pool": params["trials"],
+        "hold": HOLD,
+        "tau": TAU_GOAL,
+        "default_mode": DEFAULT_RATING_MODE,
+        "seconds": round(elapsed, 1),
+        "matches_simulated": sum(d["simulated"] for d in done),
+        "cases": {},
+    }
     goals: dict = {}
     default_way = MODE_WAYS[DEFAULT_RATING_MODE]
     for case_name, game_name, _, _, full_cap in CASES:
@@ -523,22 +573,36 @@ def run(seconds: float, log, quick: bool = False, workers: int | None = None) ->
         for pool in POOL_NAMES:
             mine = [d for d in done if d["case"] == case_name and d["pool"] == pool]
             # A way that does not apply to this table size ("half sets" at odd k) is left out.
-            summary = {way: summarise([d["counts"][way] for d in mine], cap)
-                       for way in WAYS if way in mine[0]["counts"]}
-            means = [sum(d["score_sums"][b] for d in mine) / max(1, sum(d["seats"][b] for d in mine))
-                     for b in range(len(POOLS[game_name][pool]))]
+            summary = {
+                way: summarise([d["counts"][way] for d in mine], cap)
+                for way in WAYS
+                if way in mine[0]["counts"]
+            }
+            means = [
+                sum(d["score_sums"][b] for d in mine) / max(1, sum(d["seats"][b] for d in mine))
+                for b in range(len(POOLS[game_name][pool]))
+            ]
             order_ok = all(a > b for a, b in zip(means, means[1:]))
             key = f"{case_name}, {pool}"
-            results["cases"][key] = {"ways": summary, "mean_scores": [round(m, 3) for m in means],
-                                     "order_confirmed": order_ok}
-            log(f"\n{key}: mean score per bot, best first "
-                f"{' '.join(f'{m:.2f}' for m in means)} (order {'confirmed' if order_ok else 'NOT confirmed'})")
+            results["cases"][key] = {
+                "ways": summary,
+                "mean_scores": [round(m, 3) for m in means],
+                "order_confirmed": order_ok,
+            }
+            log(
+                f"\n{key}: mean score per bot, best first "
+                f"{' '.join(f'{m:.2f}' for m in means)} "
+                f"(order {'confirmed' if order_ok else 'NOT confirmed'})"
+            )
             plain = summary["plain"]["median"]
             for way, s in summary.items():
                 ratio = ""
                 if way != "plain" and s["median"] is not None:
-                    ratio = (f"  x{s['median'] / plain:.2f} of plain" if plain is not None
-                             else f"  < x{s['median'] / cap:.2f} of plain")
+                    ratio = (
+                        f"  x{s['median'] / plain:.2f} of plain"
+                        if plain is not None
+                        else f"  < x{s['median'] / cap:.2f} of plain"
+                    )
                 log(f"  {way:<28} {_fmt(s):>28}{ratio}")
             mine_median = summary[default_way]["median"]
             # Plain missing in over half its trials: its median is above the cap, so the ratio
@@ -549,6 +613,7 @@ def run(seconds: float, log, quick: bool = False, workers: int | None = None) ->
                 # None: the default never reached the ranking (JSON has no Infinity)
                 "value": round(value, 3) if value is not None else None,
                 "goal": f"<= {GOAL_RATIO}",
-                "met": value is not None and value <= GOAL_RATIO and order_ok}
+                "met": value is not None and value <= GOAL_RATIO and order_ok,
+            }
     log(f"\n{results['matches_simulated']} matches simulated in {elapsed:.0f} s")
     return {"results": results, "goals": goals}

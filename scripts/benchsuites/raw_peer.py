@@ -23,13 +23,22 @@ async def main(address: str, streams: int = 1) -> None:
 async def serve(address: str) -> None:
     async with grpc.aio.insecure_channel(address) as channel:
         call = channel.stream_stream(
-            METHOD, request_serializer=pb.BotMessage.SerializeToString,
-            response_deserializer=pb.RefereeMessage.FromString)()
+            METHOD,
+            request_serializer=pb.BotMessage.SerializeToString,
+            response_deserializer=pb.RefereeMessage.FromString,
+        )()
         await call.write(pb.BotMessage(hello=pb.Hello(token="raw")))
         async for msg in call:
             req = msg.action_request
-            await call.write(pb.BotMessage(action=pb.ActionReply(
-                match_id=req.match_id, request_id=req.request_id, action=req.legal_actions[0])))
+            await call.write(
+                pb.BotMessage(
+                    action=pb.ActionReply(
+                        match_id=req.match_id,
+                        request_id=req.request_id,
+                        action=req.legal_actions[0],
+                    )
+                )
+            )
 
 
 if __name__ == "__main__":

@@ -37,11 +37,14 @@ def sample_request() -> pb.RefereeMessage:
     game = make_game("balloon", 4)
     state = game.new_match(1)
     seat = state.seats_to_act()[0]
-    req = pb.ActionRequest(match_id="0123456789ab", request_id=1,
-                           observation=wire.observation_to_pb("balloon", state.observation(seat)),
-                           legal_actions=[wire.action_to_pb("balloon", a)
-                                          for a in state.legal_actions(seat)],
-                           move_ms=1000, time_bank_ms=10000)
+    req = pb.ActionRequest(
+        match_id="0123456789ab",
+        request_id=1,
+        observation=wire.observation_to_pb("balloon", state.observation(seat)),
+        legal_actions=[wire.action_to_pb("balloon", a) for a in state.legal_actions(seat)],
+        move_ms=1000,
+        time_bank_ms=10000,
+    )
     return pb.RefereeMessage(action_request=req)
 
 
@@ -52,10 +55,13 @@ class RawServer:
         self.streams: asyncio.Queue = asyncio.Queue()
         self.server = grpc.aio.server()
         handler = grpc.stream_stream_rpc_method_handler(
-            self._stream, request_deserializer=pb.BotMessage.FromString,
-            response_serializer=pb.RefereeMessage.SerializeToString)
+            self._stream,
+            request_deserializer=pb.BotMessage.FromString,
+            response_serializer=pb.RefereeMessage.SerializeToString,
+        )
         self.server.add_generic_rpc_handlers(
-            (grpc.method_handlers_generic_handler("bench.Raw", {"Pingpong": handler}),))
+            (grpc.method_handlers_generic_handler("bench.Raw", {"Pingpong": handler}),)
+        )
         self.port = self.server.add_insecure_port("127.0.0.1:0")
 
     async def _stream(self, request_iterator, context):
@@ -78,10 +84,12 @@ class RawPingpong:
     async def __aenter__(self) -> "RawPingpong":
         self.raw = RawServer()
         await self.raw.server.start()
-        self.peer = start_process(str(HERE / "raw_peer.py"), f"127.0.0.1:{self.raw.port}",
-                                  str(self.streams))
-        self.calls = [await asyncio.wait_for(self.raw.streams.get(), 30)
-                      for _ in range(self.streams)]
+        self.peer = start_process(
+            str(HERE / "raw_peer.py"), f"127.0.0.1:{self.raw.port}", str(self.streams)
+        )
+        self.calls = [
+            await asyncio.wait_for(self.raw.streams.get(), 30) for _ in range(self.streams)
+        ]
         await self.window(0.2)  # warm up
         return self
 
@@ -105,13 +113,15 @@ class RawPingpong:
         await self.raw.server.stop(0)
 
 
-async def raw_pipelined(payload: pb.RefereeMessage, seconds: float, clients: int,
-                        window: int) -> float:
+async def raw_pipelined(
+    payload: pb.RefereeMessage, seconds: float, clients: int, window: int
+) -> float:
     """Messages per second with `window` messages in flight on each of `clients` streams."""
     raw = RawServer()
     await raw.server.start()
-    peers = [start_process(str(HERE / "raw_peer.py"), f"127.0.0.1:{raw.port}")
-             for _ in range(clients)]
+    peers = [
+        start_process(str(HERE / "raw_peer.py"), f"127.0.0.1:{raw.port}") for _ in range(clients)
+    ]
     try:
         streams = [await asyncio.wait_for(raw.streams.get(), 30) for _ in range(clients)]
         stop_at = time.perf_counter() + seconds
@@ -151,11 +161,20 @@ async def raw_pipelined(payload: pb.RefereeMessage, seconds: float, clients: int
         await raw.server.stop(0)
 
 
-def raw_bot(max_concurrent: int, delay_ms: int = 0, batches: bool = False,
-            address: str | None = None) -> BotCommand:
-    return BotCommand((sys.executable, str(HERE / "raw_bot.py"), str(max_concurrent),
-                       str(delay_ms), "1" if batches else "0", *([address] if address else [])),
-                      None)
+def raw_bot(
+    max_concurrent: int, delay_ms: int = 0, batches: bool = False, address: str | None = None
+) -> BotCommand:
+    return BotCommand(
+        (
+            sys.executable,
+            str(HERE / "raw_bot.py"),
+            str(max_concurrent),
+            str(delay_ms),
+            "1" if batches else "0",
+            *([address] if address else []),
+        ),
+        None,
+    )
 
 
 class RefereeSequential:
@@ -195,15 +214,19 @@ class RefereeSequential:
         self.tmp.cleanup()
 
 
-async def roundtrips(payload: pb.RefereeMessage, seconds: float,
-                     window_s: float = 0.25) -> tuple[list[float], list[float], list[float], int]:
+async def roundtrips(
+    payload: pb.RefereeMessage, seconds: float, window_s: float = 0.25
+) -> tuple[list[float], list[float], list[float], int]:
     """(a), (b) and (a) over two alternating streams, in turn, in windows of about `window_s`,
     `seconds` each in all, with their processes kept running throughout: a burst of load on
     this shared machine then lands on every side alike instead of on one. Returns the windows'
     times of (a), of (b), of the two-stream (a), and the decisions (b) measured."""
     a_windows, b_windows, a2_windows, decisions = [], [], [], 0
-    async with (RawPingpong(payload) as a, RefereeSequential() as b,
-                RawPingpong(payload, streams=2) as a2):
+    async with (
+        RawPingpong(payload) as a,
+        RefereeSequential() as b,
+        RawPingpong(payload, streams=2) as a2,
+    ):
         for _ in range(max(3, round(seconds / window_s))):
             a_windows.append((await a.window(window_s))[0])
             per_decision, n = await b.window(window_s)
@@ -232,7 +255,7 @@ async def referee_concurrent(seconds: float, matches: int = 64, batches: bool = 
                 nonlocal decisions
                 while time.perf_counter() < stop_at:
                     s = next(seed)
-                    order = names[s % 4:] + names[:s % 4]
+                    order = names[s % 4 :] + names[: s % 4]
                     result = await host.run_match(game, s, order, LIMITS)
                     decisions += len(result.moves)
 
@@ -253,13 +276,19 @@ async def referee_memory(matches: int = 1000) -> float:
                 await host.server.directory.wait_for(name, 30)
             gc.collect()
             before = rss_bytes()
-            tasks = [asyncio.ensure_future(host.run_match(game, s, names[s % 4:] + names[:s % 4],
-                                                          Limits(move_ms=120_000)))
-                     for s in range(matches)]
+            tasks = [
+                asyncio.ensure_future(
+                    host.run_match(
+                        game, s, names[s % 4 :] + names[: s % 4], Limits(move_ms=120_000)
+                    )
+                )
+                for s in range(matches)
+            ]
             deadline = time.perf_counter() + 60
             while time.perf_counter() < deadline:  # a benchmark may poll: wait for 1,000 asks
-                outstanding = sum(len(c._pending) for c in host.server.directory._connections
-                                  .values())
+                outstanding = sum(
+                    len(c._pending) for c in host.server.directory._connections.values()
+                )
                 if outstanding >= matches:
                     break
                 await asyncio.sleep(0.05)
@@ -277,33 +306,49 @@ def run(seconds: float, log) -> dict:
     a, b = statistics.median(a_windows), statistics.median(b_windows)
     a2 = statistics.median(a2_windows)
     ratios = sorted(y / x for x, y in zip(a_windows, b_windows))
-    log(f"(a) raw grpc.aio ping-pong round trip:       {a * 1e6:8.1f} us  (median of "
-        f"{len(a_windows)} windows)")
-    log(f"(b) referee decision round trip, sequential: {b * 1e6:8.1f} us  (median of "
-        f"{len(b_windows)} windows, {decisions} decisions)")
-    log(f"    (b)/(a) window by window: {ratios[0]:.2f} lowest, {ratios[len(ratios) // 2]:.2f} "
-        f"median, {ratios[-1]:.2f} highest")
-    log(f"    raw ping-pong alternating two streams:   {a2 * 1e6:8.1f} us  ((b) is "
-        f"{b / a2:.2f} x this; not the goal's reference)")
+    log(
+        f"(a) raw grpc.aio ping-pong round trip:       {a * 1e6:8.1f} us  (median of "
+        f"{len(a_windows)} windows)"
+    )
+    log(
+        f"(b) referee decision round trip, sequential: {b * 1e6:8.1f} us  (median of "
+        f"{len(b_windows)} windows, {decisions} decisions)"
+    )
+    log(
+        f"    (b)/(a) window by window: {ratios[0]:.2f} lowest, {ratios[len(ratios) // 2]:.2f} "
+        f"median, {ratios[-1]:.2f} highest"
+    )
+    log(
+        f"    raw ping-pong alternating two streams:   {a2 * 1e6:8.1f} us  ((b) is "
+        f"{b / a2:.2f} x this; not the goal's reference)"
+    )
     raw_rate = asyncio.run(raw_pipelined(payload, seconds, clients=4, window=16))
     log(f"    raw pipelined, 4 streams x 16 in flight: {raw_rate:8.0f} messages/s")
     c = asyncio.run(referee_concurrent(seconds))
-    log(f"(c) referee, 64 concurrent matches, 4 bots: {c:8.0f} decisions/s  (bots read and "
-        "send batches, as the SDK does)")
+    log(
+        f"(c) referee, 64 concurrent matches, 4 bots: {c:8.0f} decisions/s  (bots read and "
+        "send batches, as the SDK does)"
+    )
     c_single = asyncio.run(referee_concurrent(seconds, batches=False))
-    log(f"    the same, one message per request/reply: {c_single:8.0f} decisions/s  (bots "
-        "that do not ask for batches)")
+    log(
+        f"    the same, one message per request/reply: {c_single:8.0f} decisions/s  (bots "
+        "that do not ask for batches)"
+    )
     d = asyncio.run(referee_memory())
     log(f"(d) referee memory per open match (1,000):   {d / 1024:8.1f} KiB")
     results = {
-        "raw_pingpong_us": round(a * 1e6, 1), "referee_roundtrip_us": round(b * 1e6, 1),
+        "raw_pingpong_us": round(a * 1e6, 1),
+        "referee_roundtrip_us": round(b * 1e6, 1),
         "roundtrip_windows": len(a_windows),
         "raw_pingpong_two_streams_us": round(a2 * 1e6, 1),
         "referee_roundtrip_vs_two_streams": round(b / a2, 3),
-        "roundtrip_ratio_by_window": {"lowest": round(ratios[0], 3),
-                                      "median": round(ratios[len(ratios) // 2], 3),
-                                      "highest": round(ratios[-1], 3)},
-        "raw_pipelined_msgs_per_s": round(raw_rate), "referee_concurrent_decisions_per_s": round(c),
+        "roundtrip_ratio_by_window": {
+            "lowest": round(ratios[0], 3),
+            "median": round(ratios[len(ratios) // 2], 3),
+            "highest": round(ratios[-1], 3),
+        },
+        "raw_pipelined_msgs_per_s": round(raw_rate),
+        "referee_concurrent_decisions_per_s": round(c),
         # Not a goal of its own: what bots that never ask for batches get.
         "referee_concurrent_unbatched_decisions_per_s": round(c_single),
         "referee_concurrent_unbatched_vs_raw_pipelined": round(c_single / raw_rate, 3),
@@ -311,7 +356,10 @@ def run(seconds: float, log) -> dict:
     }
     goals = {
         "(b) / (a)": {"value": round(b / a, 3), "goal": "<= 1.5", "met": b / a <= 1.5},
-        "(c) / raw pipelined": {"value": round(c / raw_rate, 3), "goal": ">= 0.6",
-                                "met": c / raw_rate >= 0.6},
+        "(c) / raw pipelined": {
+            "value": round(c / raw_rate, 3),
+            "goal": ">= 0.6",
+            "met": c / raw_rate >= 0.6,
+        },
     }
     return {"results": results, "goals": goals}

@@ -87,12 +87,16 @@ def _summary(windows: dict[str, list[float]]) -> dict[str, float]:
 
 def run(seconds: float, log) -> dict:
     loop = _summary(asyncio.run(_in_loop(seconds)))
-    log(f"(a) one loop, CPU per round trip: fast {loop['fast_us']} us, plain {loop['plain_us']} "
+    log(
+        f"(a) one loop, CPU per round trip: fast {loop['fast_us']} us, plain {loop['plain_us']} "
         f"us; plain - fast, window by window: median {loop['plain_minus_fast_us_median']} us "
-        f"({loop['windows']} windows each)")
+        f"({loop['windows']} windows each)"
+    )
     referee = _summary(asyncio.run(_referee(seconds)))
-    log(f"(b) referee decision round trip: fast {referee['fast_us']} us, plain "
+    log(
+        f"(b) referee decision round trip: fast {referee['fast_us']} us, plain "
         f"{referee['plain_us']} us; plain - fast, window by window: median "
         f"{referee['plain_minus_fast_us_median']} us, from {referee['plain_minus_fast_us_lowest']}"
-        f" to {referee['plain_minus_fast_us_highest']} ({referee['windows']} windows each)")
+        f" to {referee['plain_minus_fast_us_highest']} ({referee['windows']} windows each)"
+    )
     return {"results": {"in_loop": loop, "referee": referee}, "goals": {}}

@@ -21,12 +21,21 @@ def _result(m, config, rng, moves_per_match: int) -> MatchResult:
     k = len(m.seats)
     scores = tuple(rng.randrange(40) for _ in range(k))
     moves = tuple(MoveRecord(i % k, rng.randrange(10), 1.5) for i in range(moves_per_match))
-    return MatchResult(f"{m.ladder}:{m.index}", config, m.seed, m.seats, scores,
-                       demote_faulted(scores, set()), (), moves)
+    return MatchResult(
+        f"{m.ladder}:{m.index}",
+        config,
+        m.seed,
+        m.seats,
+        scores,
+        demote_faulted(scores, set()),
+        (),
+        moves,
+    )
 
 
-def per_match_ms(directory: Path, table_size: int = 4, matches: int = 2000,
-                 moves_per_match: int = 100) -> float:
+def per_match_ms(
+    directory: Path, table_size: int = 4, matches: int = 2000, moves_per_match: int = 100
+) -> float:
     """Mean ms to record one result (status, results, replay, rating update, commit)."""
     with Store(directory / f"per-match-{table_size}.db") as store:
         bots = [f"b{i}" for i in range(8)]
@@ -34,8 +43,10 @@ def per_match_ms(directory: Path, table_size: int = 4, matches: int = 2000,
             store.add_bot(b, remote=True)
         ladder = store.create_ladder("m", "balloon", table_size, bots, seed=1, rounds=40)
         rng = random.Random(0)
-        todo = [(m.index, _result(m, ladder.config, rng, moves_per_match))
-                for m in store.matches("m", limit=matches)]
+        todo = [
+            (m.index, _result(m, ladder.config, rng, moves_per_match))
+            for m in store.matches("m", limit=matches)
+        ]
         t = time.perf_counter()
         for index, result in todo:
             store.record_result("m", index, result)
@@ -51,8 +62,9 @@ def rankings_ms(directory: Path, total: int = 100_000, repeat: int = 50) -> tupl
         for b in bots:
             store.add_bot(b, remote=True)
         per_round = 15 * 2
-        ladder = store.create_ladder("big", "balloon", 2, bots, seed=1,
-                                     rounds=-(-total // per_round))
+        ladder = store.create_ladder(
+            "big", "balloon", 2, bots, seed=1, rounds=-(-total // per_round)
+        )
         rng = random.Random(0)
         batch = []
         for m in store.matches("big"):
@@ -74,8 +86,9 @@ def rankings_ms(directory: Path, total: int = 100_000, repeat: int = 50) -> tupl
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
-        figures = {f"store_and_rating_ms_per_match_k{k}": round(per_match_ms(d, k), 3)
-                   for k in (2, 4)}
+        figures = {
+            f"store_and_rating_ms_per_match_k{k}": round(per_match_ms(d, k), 3) for k in (2, 4)
+        }
         stored, ms = rankings_ms(d)
         figures["rankings_matches"] = stored
         figures["rankings_ms_open_and_query"] = round(ms, 3)

@@ -46,8 +46,10 @@ def build(path: Path, log) -> int:
             store.add_bot(name, remote=True)
         store.create_ladder("big", "balloon", TABLE, names, seed=1, rounds=ROUNDS)
         played = play_ladder(store, "big", seed=2, fault_rate=0.02, batch=5000)
-    log(f"built {path.name}: {played} real matches among {BOTS} bots in "
-        f"{time.perf_counter() - t:.0f} s")
+    log(
+        f"built {path.name}: {played} real matches among {BOTS} bots in "
+        f"{time.perf_counter() - t:.0f} s"
+    )
     return played
 
 
@@ -87,12 +89,14 @@ def serve_main() -> None:
     path, fd = sys.argv[1], int(sys.argv[2])
     live = TimedLive(path, sys.argv[3]) if len(sys.argv) > 3 else None
     s = socket.socket(fileno=fd)
-    uvicorn.Server(uvicorn.Config(create_app(path, live=live), log_level="warning",
-                                  lifespan="off")).run(sockets=[s])
+    uvicorn.Server(
+        uvicorn.Config(create_app(path, live=live), log_level="warning", lifespan="off")
+    ).run(sockets=[s])
 
 
-def serve(path: Path, live_ladder: str | None = None
-          ) -> tuple[subprocess.Popen, str, socket.socket]:
+def serve(
+    path: Path, live_ladder: str | None = None
+) -> tuple[subprocess.Popen, str, socket.socket]:
     """uvicorn on a socket this process bound (port 0: a free one), handed to the child."""
     # IPPROTO_TCP, not 0: asyncio turns Nagle off (TCP_NODELAY) only on sockets whose proto
     # says TCP, and without that every small response waits ~40 ms for a delayed ACK.
@@ -103,12 +107,24 @@ def serve(path: Path, live_ladder: str | None = None
     port = sock.getsockname()[1]
     # socket(fileno=) keeps the socket's real family and proto (uvicorn's fd= option would
     # treat it as AF_UNIX, and asyncio would then leave Nagle on).
-    code = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r}); "
-            "from benchsuites.web import serve_main; serve_main()")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(path), str(sock.fileno()),
-                             *([live_ladder] if live_ladder else [])],
-                            pass_fds=[sock.fileno()], start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    code = (
+        f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r}); "
+        "from benchsuites.web import serve_main; serve_main()"
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            code,
+            str(path),
+            str(sock.fileno()),
+            *([live_ladder] if live_ladder else []),
+        ],
+        pass_fds=[sock.fileno()],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     return proc, f"http://127.0.0.1:{port}", sock
 
 
@@ -145,9 +161,12 @@ def measure(client, urls: list[str], seconds: float, max_requests: int = 400) ->
             raise RuntimeError(f"{u} answered {r.status_code}: {r.text[:300]}")
         sizes.append(len(r.content))
     times.sort()
-    return {"median_ms": round(statistics.median(times), 2),
-            "p95_ms": round(times[int(len(times) * 0.95) - 1], 2),
-            "requests": len(times), "mean_bytes": int(statistics.mean(sizes))}
+    return {
+        "median_ms": round(statistics.median(times), 2),
+        "p95_ms": round(times[int(len(times) * 0.95) - 1], 2),
+        "requests": len(times),
+        "mean_bytes": int(statistics.mean(sizes)),
+    }
 
 
 def _proc_cpu_rss(pid: int) -> tuple[float, int]:
@@ -204,8 +223,9 @@ def measure_live(path: Path, seconds: float, log) -> dict:
     from arena.web.sample import play_ladder
 
     with Store(path) as store:
-        store.create_ladder("live", "balloon", 3, [f"bot{i:03d}" for i in range(3)], seed=5,
-                            rounds=2)
+        store.create_ladder(
+            "live", "balloon", 3, [f"bot{i:03d}" for i in range(3)], seed=5, rounds=2
+        )
         pending = store.matches("live", ("pending",))
         play_ladder(store, "live", pending[:-1], seed=6)  # a finished set or so before it
         store.start_match("live", pending[-1].index)
@@ -221,29 +241,42 @@ def measure_live(path: Path, seconds: float, log) -> dict:
         idle_cpu0, rss_idle = _proc_cpu_rss(proc.pid)
         time.sleep(window)
         idle_cpu = _proc_cpu_rss(proc.pid)[0] - idle_cpu0
-        watched = asyncio.run(_spectate(f"{url}/api/ladders/live/matches/{index}/events",
-                                        SPECTATORS, window, proc.pid))
+        watched = asyncio.run(
+            _spectate(
+                f"{url}/api/ladders/live/matches/{index}/events", SPECTATORS, window, proc.pid
+            )
+        )
     finally:
         from benchsuites.common import stop_process
 
         stop_process(proc)
         sock.close()
     updates = watched["updates"]
-    out = {"spectators": SPECTATORS, "seconds": window, "updates": round(updates, 1),
-           "rss_idle_mb": round(rss_idle / 2**20, 1),
-           "rss_delta_mb": round((watched["rss"] - rss_idle) / 2**20, 1),
-           "rss_per_spectator_kb": round((watched["rss"] - rss_idle) / 1024 / SPECTATORS, 1),
-           "cpu_idle_s": round(idle_cpu, 3), "cpu_s": round(watched["cpu_s"], 3),
-           "cpu_ms_per_update": round((watched["cpu_s"] - idle_cpu) / updates * 1000, 2)
-           if updates else None,
-           "cpu_ms_per_update_per_spectator": round(
-               (watched["cpu_s"] - idle_cpu) / updates / SPECTATORS * 1000, 3)
-           if updates else None}
-    log(f"live: {SPECTATORS} streams on one match for {window:.0f} s: {updates:.1f} updates "
+    out = {
+        "spectators": SPECTATORS,
+        "seconds": window,
+        "updates": round(updates, 1),
+        "rss_idle_mb": round(rss_idle / 2**20, 1),
+        "rss_delta_mb": round((watched["rss"] - rss_idle) / 2**20, 1),
+        "rss_per_spectator_kb": round((watched["rss"] - rss_idle) / 1024 / SPECTATORS, 1),
+        "cpu_idle_s": round(idle_cpu, 3),
+        "cpu_s": round(watched["cpu_s"], 3),
+        "cpu_ms_per_update": round((watched["cpu_s"] - idle_cpu) / updates * 1000, 2)
+        if updates
+        else None,
+        "cpu_ms_per_update_per_spectator": round(
+            (watched["cpu_s"] - idle_cpu) / updates / SPECTATORS * 1000, 3
+        )
+        if updates
+        else None,
+    }
+    log(
+        f"live: {SPECTATORS} streams on one match for {window:.0f} s: {updates:.1f} updates "
         f"each; server RSS {out['rss_idle_mb']} MB idle, +{out['rss_delta_mb']} MB with the "
         f"streams ({out['rss_per_spectator_kb']} KB each); CPU {out['cpu_s']} s "
         f"(idle {out['cpu_idle_s']} s): {out['cpu_ms_per_update']} ms per update to all, "
-        f"{out['cpu_ms_per_update_per_spectator']} ms per spectator")
+        f"{out['cpu_ms_per_update_per_spectator']} ms per spectator"
+    )
     return out
 
 
@@ -267,11 +300,13 @@ def run(seconds: float, log) -> dict:
                     "leaderboard_page": [f"{url}/ladders/big"],
                     "leaderboard_api": [f"{url}/api/ladders/big"],
                     "match_page": [f"{url}/ladders/big/matches/{i}" for i in picks],
-                    "match_api_with_frames": [f"{url}/api/ladders/big/matches/{i}?frames=true"
-                                              for i in reversed(picks)],
+                    "match_api_with_frames": [
+                        f"{url}/api/ladders/big/matches/{i}?frames=true" for i in reversed(picks)
+                    ],
                     "match_list_page": [f"{url}/matches?ladder=big"],
-                    "match_list_api_by_bot": [f"{url}/api/matches?bot=bot{i:03d}"
-                                              for i in range(0, BOTS, 7)],
+                    "match_list_api_by_bot": [
+                        f"{url}/api/matches?bot=bot{i:03d}" for i in range(0, BOTS, 7)
+                    ],
                     "bot_page": [f"{url}/bots/bot{i:03d}" for i in range(0, BOTS, 3)],
                 }
                 results = {"stored_matches": stored, "bots": BOTS}
@@ -279,15 +314,22 @@ def run(seconds: float, log) -> dict:
                 for name, urls in cases.items():
                     r = measure(client, urls, seconds)
                     results[name] = r
-                    log(f"{name:<26} {r['median_ms']:>10.2f} {r['p95_ms']:>9.2f} "
-                        f"{r['requests']:>9} {r['mean_bytes']:>9}")
+                    log(
+                        f"{name:<26} {r['median_ms']:>10.2f} {r['p95_ms']:>9.2f} "
+                        f"{r['requests']:>9} {r['mean_bytes']:>9}"
+                    )
         finally:
             from benchsuites.common import stop_process
 
             stop_process(proc)
             sock.close()
         results["live_streams"] = measure_live(path, seconds, log)
-    goals = {name: {"value": results[name]["median_ms"], "goal": f"<= {goal:g} ms median",
-                    "met": results[name]["median_ms"] <= goal}
-             for name, goal in GOALS_MS.items()}
+    goals = {
+        name: {
+            "value": results[name]["median_ms"],
+            "goal": f"<= {goal:g} ms median",
+            "met": results[name]["median_ms"] <= goal,
+        }
+        for name, goal in GOALS_MS.items()
+    }
     return {"results": results, "goals": goals}

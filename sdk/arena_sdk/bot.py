@@ -30,7 +30,9 @@ class Bot:
     #: overlap and come in order; but a quick bot's slow act() holds up all of its matches.
     quick: ClassVar[bool] = False
 
-    def act(self, observation: Observation, legal_actions: Sequence[Action], match: Match) -> Action:
+    def act(
+        self, observation: Observation, legal_actions: Sequence[Action], match: Match
+    ) -> Action:
         """Choose this seat's move: return one of `legal_actions` (or an equal action built by
         hand). `match.clock.remaining()` says how much of the move's deadline is left.
 

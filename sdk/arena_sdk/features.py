@@ -154,8 +154,13 @@ def legal_indices(game: str, legal_actions: Iterable[Any]) -> list[int]:
     for a in legal_actions:
         key = action_key(a)
         n = len(key)
-        out.append(start[key[0]] + key[1] - key[0] - 1 if n == 2 else 1 + key[0] if n == 1
-                   else action_index(game, key))
+        out.append(
+            start[key[0]] + key[1] - key[0] - 1
+            if n == 2
+            else 1 + key[0]
+            if n == 1
+            else action_index(game, key)
+        )
     return out
 
 
@@ -214,15 +219,27 @@ def _balloon(obs: Any, np) -> Any:
         colours[c >> 3 if c < 40 else 5] += 1
     volume = sum((c & 7) if c < 40 else c - 40 for c in hand)
     at += range(150, _BALLOON_HEAD + _BALLOON_SEAT * n)
-    values += (*(k / 8 for k in colours), obs.round / 5, obs.turn / 12,
-               (len(face_up) + len(table)) / 50, volume / 50, obs.chips_in_middle / 12,
-               1.0 if obs.first_drop_out_chip else 0.0)
+    values += (
+        *(k / 8 for k in colours),
+        obs.round / 5,
+        obs.turn / 12,
+        (len(face_up) + len(table)) / 50,
+        volume / 50,
+        obs.chips_in_middle / 12,
+        1.0 if obs.first_drop_out_chip else 0.0,
+    )
     sizes, dropped, chips, totals = obs.hand_sizes, obs.dropped_out, obs.chips, obs.totals
     to_act, start = obs.to_act, obs.start_seat
     for k in range(n):
         s = (me + k) % n
-        values += (sizes[s] / 10, 1.0 if dropped[s] else 0.0, chips[s] / 12, totals[s] / 100,
-                   1.0 if to_act == s else 0.0, 1.0 if start == s else 0.0)
+        values += (
+            sizes[s] / 10,
+            1.0 if dropped[s] else 0.0,
+            chips[s] / 12,
+            totals[s] / 100,
+            1.0 if to_act == s else 0.0,
+            1.0 if start == s else 0.0,
+        )
     out = np.zeros(_BALLOON_HEAD + _BALLOON_SEAT * n, np.float32)
     out[at] = values
     return out
@@ -249,8 +266,13 @@ def _boom(obs: Any, np) -> Any:
     at += [79 + c for c in _ids(obs.discarded) if c < BOOM_CARDS]
     values = [1.0] * len(at)
     at += (51, 63, 64, 65, 66, 67, 76, 77, 78)
-    values += (obs.to_play / 2, *(limit / 16 for limit in obs.guard_limits),
-               obs.guards_left / 8, obs.round / 20, obs.game_number / 10)
+    values += (
+        obs.to_play / 2,
+        *(limit / 16 for limit in obs.guard_limits),
+        obs.guards_left / 8,
+        obs.round / 20,
+        obs.game_number / 10,
+    )
     totals = obs.series_totals
     for k in range(n):
         s = (me + k) % n
@@ -262,14 +284,28 @@ def _boom(obs: Any, np) -> Any:
             at.append(base + 51 + _id(p.card))
             values.append(1.0 if p.face_up else 0.5)
         at += (base + 101, base + 102, base + 103, base + 104)
-        values += (obs.hand_sizes[s] / 16, 1.0 if obs.acted[s] else 0.0, obs.scores[s] / 100,
-                   totals[s] / 200 if totals else 0.0)
+        values += (
+            obs.hand_sizes[s] / 16,
+            1.0 if obs.acted[s] else 0.0,
+            obs.scores[s] / 100,
+            totals[s] / 200 if totals else 0.0,
+        )
     out[at] = values
     return out
 
 
 __all__ = [
-    "BALLOON_ACTIONS", "BALLOON_DROP_OUT", "BOOM_ACTIONS", "BOOM_RUSE", "GAMES", "action_count",
-    "action_index", "action_key", "encode", "index_action", "legal_indices", "legal_mask",
+    "BALLOON_ACTIONS",
+    "BALLOON_DROP_OUT",
+    "BOOM_ACTIONS",
+    "BOOM_RUSE",
+    "GAMES",
+    "action_count",
+    "action_index",
+    "action_key",
+    "encode",
+    "index_action",
+    "legal_indices",
+    "legal_mask",
     "observation_size",
 ]

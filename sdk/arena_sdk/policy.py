@@ -29,17 +29,21 @@ class PolicyBot(Bot):
     event loop when `quick` (a table lookup or a small matrix product: well under a
     millisecond); pass quick=False for a slower one."""
 
-    def __init__(self, policy: Policy, *, name: str = "policy", arrays: bool = True,
-                 quick: bool = True):
+    def __init__(
+        self, policy: Policy, *, name: str = "policy", arrays: bool = True, quick: bool = True
+    ):
         if not callable(policy):
-            raise TypeError(f"policy must be a function (observation, mask) -> action number, "
-                            f"not {policy!r}")
+            raise TypeError(
+                f"policy must be a function (observation, mask) -> action number, not {policy!r}"
+            )
         self.policy = policy
         self.name = name
         self.arrays = arrays
         self.quick = quick
 
-    def act(self, observation: Observation, legal_actions: Sequence[Action], match: Match) -> Action:
+    def act(
+        self, observation: Observation, legal_actions: Sequence[Action], match: Match
+    ) -> Action:
         indices = features.legal_indices(match.game, legal_actions)
         if self.arrays:
             obs = features.encode(observation)
@@ -55,10 +59,12 @@ class PolicyBot(Bot):
         except (ValueError, TypeError):
             raise ValueError(
                 f"the policy chose action number {chosen!r}, which is not legal now; the legal "
-                f"numbers are {sorted(indices)} (pick one where the mask is 1)") from None
+                f"numbers are {sorted(indices)} (pick one where the mask is 1)"
+            ) from None
 
 
-def policy_bot(policy: Policy, *, name: str = "policy", arrays: bool = True,
-               quick: bool = True) -> PolicyBot:
+def policy_bot(
+    policy: Policy, *, name: str = "policy", arrays: bool = True, quick: bool = True
+) -> PolicyBot:
     """A bot that plays `policy`: hand it to `arena_sdk.run` (see the module docstring)."""
     return PolicyBot(policy, name=name, arrays=arrays, quick=quick)

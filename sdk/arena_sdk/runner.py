@@ -52,13 +52,15 @@ KEEPALIVE_OPTIONS: tuple[tuple[str, int], ...] = (
 )
 
 # Refusals that a retry cannot fix: report them and stop.
-FATAL_CODES = frozenset({
-    grpc.StatusCode.UNAUTHENTICATED,
-    grpc.StatusCode.FAILED_PRECONDITION,
-    grpc.StatusCode.PERMISSION_DENIED,
-    grpc.StatusCode.INVALID_ARGUMENT,
-    grpc.StatusCode.UNIMPLEMENTED,
-})
+FATAL_CODES = frozenset(
+    {
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.UNIMPLEMENTED,
+    }
+)
 
 WELCOME_TIMEOUT_S = 30.0
 
@@ -81,7 +83,7 @@ class Backoff:
     maximum: float = 30.0
 
     def delay(self, attempt: int, rng: random.Random) -> float:
-        d = min(self.maximum, self.initial * self.factor ** attempt)
+        d = min(self.maximum, self.initial * self.factor**attempt)
         return rng.uniform(d / 2, d)
 
 
@@ -120,15 +122,19 @@ async def serve(
     rng = random.Random()  # jitter only: must differ between bots, so not seeded
     attempt = 0
     # Not a `with` block: its exit would join threads still inside act() and block the loop.
-    pool = (None if bot.quick else
-            ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arena-bot"))
+    pool = (
+        None
+        if bot.quick
+        else ThreadPoolExecutor(max_workers=workers, thread_name_prefix="arena-bot")
+    )
     stopping = asyncio.ensure_future(stop.wait())
     playing: asyncio.Future[bool] | None = None
     try:
         while not stop.is_set():
             welcomed = False
             playing = asyncio.ensure_future(
-                _play(bot, name, workers, address, token, credentials, pool))
+                _play(bot, name, workers, address, token, credentials, pool)
+            )
             await asyncio.wait([playing, stopping], return_when=asyncio.FIRST_COMPLETED)
             if stop.is_set():
                 playing.cancel()
@@ -141,8 +147,7 @@ async def serve(
             except grpc.aio.AioRpcError as e:
                 if e.code() in FATAL_CODES:
                     raise RefusedError(_refusal_message(address, e), e.code()) from None
-                log.warning("connection to %s failed: %s: %s", address, e.code().name,
-                            e.details())
+                log.warning("connection to %s failed: %s: %s", address, e.code().name, e.details())
             except RefusedError:
                 raise
             except Exception:  # keep a long-running bot alive through the unforeseen
@@ -166,14 +171,22 @@ async def serve(
 
 
 async def _play(
-    bot: Bot, name: str, workers: int, address: str, token: str,
-    credentials: grpc.ChannelCredentials | None, pool: ThreadPoolExecutor | None,
+    bot: Bot,
+    name: str,
+    workers: int,
+    address: str,
+    token: str,
+    credentials: grpc.ChannelCredentials | None,
+    pool: ThreadPoolExecutor | None,
 ) -> bool:
     """One connection, from Hello to the end of the stream. Returns whether it was welcomed;
     raises grpc.aio.AioRpcError when the stream ends with an error status."""
     options = list(KEEPALIVE_OPTIONS)
-    channel = (grpc.aio.secure_channel(address, credentials, options=options) if credentials
-               else grpc.aio.insecure_channel(address, options=options))
+    channel = (
+        grpc.aio.secure_channel(address, credentials, options=options)
+        if credentials
+        else grpc.aio.insecure_channel(address, options=options)
+    )
     conn = _Connection()
     tasks: list[asyncio.Task[Any]] = []
     async with channel:
@@ -195,8 +208,13 @@ async def _play(
                     f"{wire.PROTOCOL_VERSION}?"
                 )
             w = first.welcome
-            log.info("connected to %s as %s (protocol %d, up to %d requests at once)",
-                     address, w.bot_name or name, w.protocol_version, w.max_concurrent)
+            log.info(
+                "connected to %s as %s (protocol %d, up to %d requests at once)",
+                address,
+                w.bot_name or name,
+                w.protocol_version,
+                w.max_concurrent,
+            )
             tasks = [
                 asyncio.create_task(_read_loop(bot, call, conn, pool)),
                 asyncio.create_task(_write_loop(call, conn.outbox)),
@@ -218,12 +236,17 @@ async def _play(
 async def _raise_for_status(call: grpc.aio.StreamStreamCall) -> None:
     code = await call.code()
     if code not in (grpc.StatusCode.OK, grpc.StatusCode.CANCELLED, None):
-        raise grpc.aio.AioRpcError(code, await call.initial_metadata(),
-                                   await call.trailing_metadata(), await call.details())
+        raise grpc.aio.AioRpcError(
+            code,
+            await call.initial_metadata(),
+            await call.trailing_metadata(),
+            await call.details(),
+        )
 
 
-async def _write_loop(call: grpc.aio.StreamStreamCall,
-                      outbox: asyncio.Queue[pb.ActionReply]) -> None:
+async def _write_loop(
+    call: grpc.aio.StreamStreamCall, outbox: asyncio.Queue[pb.ActionReply]
+) -> None:
     # Replies that are ready together go out as one message: a write costs more than a reply.
     while True:
         ready = [await outbox.get()]
@@ -232,8 +255,9 @@ async def _write_loop(call: grpc.aio.StreamStreamCall,
         await call.write(wire.replies(ready))
 
 
-async def _read_loop(bot: Bot, call: grpc.aio.StreamStreamCall, conn: _Connection,
-                     pool: ThreadPoolExecutor | None) -> None:
+async def _read_loop(
+    bot: Bot, call: grpc.aio.StreamStreamCall, conn: _Connection, pool: ThreadPoolExecutor | None
+) -> None:
     while True:
         msg = await call.read()
         if msg is grpc.aio.EOF:
@@ -257,46 +281,75 @@ async def _read_loop(bot: Bot, call: grpc.aio.StreamStreamCall, conn: _Connectio
         # Welcome again, Pong, or a kind newer than this SDK: nothing to do.
 
 
-def _on_request(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor | None,
-                req: pb.ActionRequest, received_at: float) -> None:
+def _on_request(
+    bot: Bot,
+    conn: _Connection,
+    pool: ThreadPoolExecutor | None,
+    req: pb.ActionRequest,
+    received_at: float,
+) -> None:
     slot = conn.matches.get(req.match_id)
     if slot is None:
-        log.warning("request %d of match %s, whose start this connection never saw: "
-                    "playing it with a stand-in Match (bot_seed 0)", req.request_id, req.match_id)
+        log.warning(
+            "request %d of match %s, whose start this connection never saw: "
+            "playing it with a stand-in Match (bot_seed 0)",
+            req.request_id,
+            req.match_id,
+        )
         slot = conn.matches[req.match_id] = _MatchSlot(wire.stand_in_match(req))
     job = _schedule(conn, slot, pool, _decide, bot, slot.match, req, received_at)
     if job.done():  # a quick bot's, decided already
         conn.outbox.put_nowait(job.result())
     else:
-        job.add_done_callback(lambda f: f.cancelled() or conn.outbox.put_nowait(f.result()))
+
+        def send(decided: asyncio.Future[pb.ActionReply]) -> None:
+            if not decided.cancelled():
+                conn.outbox.put_nowait(decided.result())
+
+        job.add_done_callback(send)
 
 
-def _on_match_end(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor | None,
-                  end: pb.MatchEnd) -> None:
+def _on_match_end(
+    bot: Bot, conn: _Connection, pool: ThreadPoolExecutor | None, end: pb.MatchEnd
+) -> None:
     slot = conn.matches.get(end.match_id)
     if slot is None:
         log.warning("end of match %s, which this connection never started", end.match_id)
         return
     # Forget the match now; its hook still runs after the match's earlier jobs.
     del conn.matches[end.match_id]
-    _schedule(conn, slot, pool, _call_hook, "on_match_end", bot.on_match_end, slot.match,
-              wire.result(end))
+    _schedule(
+        conn, slot, pool, _call_hook, "on_match_end", bot.on_match_end, slot.match, wire.result(end)
+    )
 
 
-def _on_rejected(bot: Bot, conn: _Connection, pool: ThreadPoolExecutor | None,
-                 rejected: pb.Rejected) -> None:
+def _on_rejected(
+    bot: Bot, conn: _Connection, pool: ThreadPoolExecutor | None, rejected: pb.Rejected
+) -> None:
     rejection = wire.rejection(rejected)
     played = f"; the referee played {rejection.played_instead}" if rejection.played_instead else ""
-    log.warning("match %s request %d rejected: %s: %s%s", rejected.match_id,
-                rejection.request_id, rejection.fault, rejection.detail, played)
+    log.warning(
+        "match %s request %d rejected: %s: %s%s",
+        rejected.match_id,
+        rejection.request_id,
+        rejection.fault,
+        rejection.detail,
+        played,
+    )
     slot = conn.matches.get(rejected.match_id)
     if slot is not None:
-        _schedule(conn, slot, pool, _call_hook, "on_rejected", bot.on_rejected, slot.match,
-                  rejection)
+        _schedule(
+            conn, slot, pool, _call_hook, "on_rejected", bot.on_rejected, slot.match, rejection
+        )
 
 
-def _schedule(conn: _Connection, slot: _MatchSlot, pool: ThreadPoolExecutor | None,
-              fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+def _schedule(
+    conn: _Connection,
+    slot: _MatchSlot,
+    pool: ThreadPoolExecutor | None,
+    fn: Callable[..., Any],
+    *args: Any,
+) -> asyncio.Future[Any]:
     """Run fn(*args) in the pool after the match's previous job (jobs of one match stay in
     order); returns its future. Without a pool (a quick bot), run it now, on the loop: every
     job then runs at once in the order its message came, so order holds as well. fn is
@@ -317,8 +370,13 @@ def _schedule(conn: _Connection, slot: _MatchSlot, pool: ThreadPoolExecutor | No
     return job
 
 
-async def _after(prev: asyncio.Future[Any], loop: asyncio.AbstractEventLoop,
-                 pool: ThreadPoolExecutor | None, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+async def _after(
+    prev: asyncio.Future[Any],
+    loop: asyncio.AbstractEventLoop,
+    pool: ThreadPoolExecutor | None,
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+) -> Any:
     await asyncio.wait([prev])  # wait, but never inherit its failure or cancellation
     return await loop.run_in_executor(pool, fn, *args)
 
@@ -327,7 +385,8 @@ def _decide(bot: Bot, match: Match, req: pb.ActionRequest, received_at: float) -
     """In a worker thread: the bot's reply to one request. A failing act() is logged and answered
     with an empty action, which the referee rejects at once (see Bot.act)."""
     clock = match.clock
-    clock.move_ms, clock.time_bank_ms, clock.received_at = req.move_ms, req.time_bank_ms, received_at
+    clock.move_ms, clock.time_bank_ms = req.move_ms, req.time_bank_ms
+    clock.received_at = received_at
     action = None
     try:
         obs = wire.observation(req.observation)
@@ -340,11 +399,19 @@ def _decide(bot: Bot, match: Match, req: pb.ActionRequest, received_at: float) -
         except ValueError:
             action = wire.action_to_proto(choice)  # raises TypeError for what is no action
             if choice not in legal:
-                log.warning("match %s request %d: act() returned %s, which is not a legal "
-                            "action", req.match_id, req.request_id, choice)
+                log.warning(
+                    "match %s request %d: act() returned %s, which is not a legal action",
+                    req.match_id,
+                    req.request_id,
+                    choice,
+                )
     except Exception:
-        log.exception("match %s request %d: act() failed; sending no action (the referee will "
-                      "play the default action and count a fault)", req.match_id, req.request_id)
+        log.exception(
+            "match %s request %d: act() failed; sending no action (the referee will "
+            "play the default action and count a fault)",
+            req.match_id,
+            req.request_id,
+        )
     return wire.reply(req.match_id, req.request_id, action)
 
 
@@ -358,26 +425,32 @@ def _call_hook(hook_name: str, hook: Callable[..., None], *args: Any) -> None:
 def _check_bot(bot: Bot) -> int:
     """The bot's max_concurrent, once the bot is known to be playable."""
     if type(bot).act is Bot.act:
-        raise TypeError(f"{type(bot).__name__} must implement act(observation, legal_actions, "
-                        "match)")
+        raise TypeError(
+            f"{type(bot).__name__} must implement act(observation, legal_actions, match)"
+        )
     if not isinstance(bot.quick, bool):
         raise ValueError(f"{type(bot).__name__}.quick must be True or False, not {bot.quick!r}")
     n = bot.max_concurrent
     if not isinstance(n, int) or n < 1:
-        raise ValueError(f"{type(bot).__name__}.max_concurrent must be a whole number >= 1, "
-                         f"not {n!r}")
+        raise ValueError(
+            f"{type(bot).__name__}.max_concurrent must be a whole number >= 1, not {n!r}"
+        )
     return n
 
 
 def _refusal_message(address: str, e: grpc.aio.AioRpcError) -> str:
     code, details = e.code(), e.details() or ""
     if code == grpc.StatusCode.UNAUTHENTICATED:
-        return (f"the referee at {address} does not know this bot's token ({details}). "
-                "Check --token or ARENA_TOKEN: it must be a token the referee issued.")
+        return (
+            f"the referee at {address} does not know this bot's token ({details}). "
+            "Check --token or ARENA_TOKEN: it must be a token the referee issued."
+        )
     if code == grpc.StatusCode.FAILED_PRECONDITION:
-        return (f"the referee at {address} does not speak protocol version "
-                f"{wire.PROTOCOL_VERSION}, the one this arena-sdk speaks ({details}). "
-                "Install an arena-sdk that speaks a version the referee does.")
+        return (
+            f"the referee at {address} does not speak protocol version "
+            f"{wire.PROTOCOL_VERSION}, the one this arena-sdk speaks ({details}). "
+            "Install an arena-sdk that speaks a version the referee does."
+        )
     return f"the referee at {address} refused this bot: {code.name}: {details}"
 
 
@@ -406,8 +479,11 @@ def _joined(argv: Sequence[str]) -> list[str]:
 
 
 def settings_from(
-    address: str | None = None, token: str | None = None, tls_ca: str | None = None,
-    argv: Sequence[str] | None = None, environ: dict[str, str] | None = None,
+    address: str | None = None,
+    token: str | None = None,
+    tls_ca: str | None = None,
+    argv: Sequence[str] | None = None,
+    environ: dict[str, str] | None = None,
 ) -> Settings:
     """Each setting from the argument, else the command line, else the environment. Exits with
     a usage message when the address or the token is missing."""
@@ -415,12 +491,15 @@ def settings_from(
     parser = argparse.ArgumentParser(
         description="Run an Arena bot against a referee.",
         epilog="Without options, the environment variables ARENA_ADDRESS, ARENA_TOKEN and "
-               "ARENA_TLS_CA are used (the launcher sets the first two).",
+        "ARENA_TLS_CA are used (the launcher sets the first two).",
     )
     parser.add_argument("--address", help="the referee's HOST:PORT")
     parser.add_argument("--token", help="this bot's token, issued by the referee's owner")
-    parser.add_argument("--tls-ca", metavar="FILE",
-                        help="PEM root certificate to connect with TLS (default: plain text)")
+    parser.add_argument(
+        "--tls-ca",
+        metavar="FILE",
+        help="PEM root certificate to connect with TLS (default: plain text)",
+    )
     args = parser.parse_args(_joined(sys.argv[1:] if argv is None else argv))
     address = address or args.address or environ.get("ARENA_ADDRESS")
     token = token or args.token or environ.get("ARENA_TOKEN")
@@ -457,8 +536,11 @@ def run(
         except OSError as e:
             sys.exit(f"arena-sdk: cannot read the TLS root certificate {settings.tls_ca}: {e}")
     if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                            format="%(asctime)s arena_sdk %(levelname)s %(message)s")
+        logging.basicConfig(
+            level=logging.INFO,
+            stream=sys.stderr,
+            format="%(asctime)s arena_sdk %(levelname)s %(message)s",
+        )
     try:
         asyncio.run(_run(bot, settings, credentials))
     except RefusedError as e:

@@ -13,7 +13,6 @@ import random
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Union
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -143,8 +142,8 @@ class BoomAction:
         return "play " + (", ".join(parts) if parts else "nothing")
 
 
-Observation = Union[BalloonObservation, BoomObservation]
-Action = Union[BalloonAction, BoomAction]
+Observation = BalloonObservation | BoomObservation
+Action = BalloonAction | BoomAction
 
 
 # ------------------------------------------------------------------------------ matches

@@ -30,7 +30,10 @@ from .types import (
 PROTOCOL_VERSION = 1
 
 # The variant options each game reads from GameOptions (the others are meaningless for it).
-GAME_OPTIONS: Mapping[str, tuple[str, ...]] = {"balloon": (), "boom": ("advanced", "ruse", "series")}
+GAME_OPTIONS: Mapping[str, tuple[str, ...]] = {
+    "balloon": (),
+    "boom": ("advanced", "ruse", "series"),
+}
 
 _FAULT_PREFIX = "FAULT_"
 
@@ -145,9 +148,7 @@ def action_to_proto(a: Action) -> pb.Action:
         assert a.play is not None  # BalloonAction guarantees one of the two
         return pb.Action(balloon=pb.BalloonAction(play=card_to_proto(a.play)))
     if isinstance(a, BoomAction):
-        return pb.Action(
-            boom=pb.BoomAction(cards=[card_to_proto(c) for c in a.cards], ruse=a.ruse)
-        )
+        return pb.Action(boom=pb.BoomAction(cards=[card_to_proto(c) for c in a.cards], ruse=a.ruse))
     raise TypeError(
         f"act() must return a BalloonAction or a BoomAction (one of legal_actions), "
         f"not {type(a).__name__}: {a!r}"
@@ -218,10 +219,15 @@ def rejection(msg: pb.Rejected) -> Rejection:
 
 
 def hello(token: str, name: str, max_concurrent: int) -> pb.BotMessage:
-    return pb.BotMessage(hello=pb.Hello(
-        token=token, name=name, protocol_version=PROTOCOL_VERSION, max_concurrent=max_concurrent,
-        batches=True,
-    ))
+    return pb.BotMessage(
+        hello=pb.Hello(
+            token=token,
+            name=name,
+            protocol_version=PROTOCOL_VERSION,
+            max_concurrent=max_concurrent,
+            batches=True,
+        )
+    )
 
 
 def reply(match_id: str, request_id: int, a: pb.Action | None) -> pb.ActionReply:

@@ -64,12 +64,17 @@ async def main() -> None:
     async with grpc.aio.insecure_channel(os.environ["ARENA_ADDRESS"]) as channel:
         stub = pb_grpc.RefereeStub(channel)
         if MODE == "garbage":
-            raw = channel.stream_stream("/arena.v1.Referee/Play",
-                                        request_serializer=lambda b: b,
-                                        response_deserializer=lambda b: b)
+            raw = channel.stream_stream(
+                "/arena.v1.Referee/Play",
+                request_serializer=lambda b: b,
+                response_deserializer=lambda b: b,
+            )
             call = raw()
-            await call.write(pb.BotMessage(hello=pb.Hello(
-                token=token, name=MODE, protocol_version=1, max_concurrent=1)).SerializeToString())
+            await call.write(
+                pb.BotMessage(
+                    hello=pb.Hello(token=token, name=MODE, protocol_version=1, max_concurrent=1)
+                ).SerializeToString()
+            )
             async for _ in call:
                 await call.write(b"\xff\xff\xff\xff garbage \x00\x01")
             return
@@ -77,8 +82,11 @@ async def main() -> None:
         if MODE == "batcher":
             await batcher(call, token)
             return
-        await call.write(pb.BotMessage(hello=pb.Hello(token=token, name=MODE,
-                                                      protocol_version=version, max_concurrent=1)))
+        await call.write(
+            pb.BotMessage(
+                hello=pb.Hello(token=token, name=MODE, protocol_version=version, max_concurrent=1)
+            )
+        )
         requests = 0
         try:
             async for msg in call:
@@ -98,18 +106,35 @@ async def main() -> None:
                 elif MODE == "wrong_game":
                     action = wrong_game(req)
                 elif MODE == "unknown_request" and requests <= 2:
-                    await call.write(pb.BotMessage(action=pb.ActionReply(
-                        match_id=req.match_id, request_id=req.request_id + 1000, action=action)))
-                await call.write(pb.BotMessage(action=pb.ActionReply(
-                    match_id=req.match_id, request_id=req.request_id, action=action)))
+                    await call.write(
+                        pb.BotMessage(
+                            action=pb.ActionReply(
+                                match_id=req.match_id,
+                                request_id=req.request_id + 1000,
+                                action=action,
+                            )
+                        )
+                    )
+                await call.write(
+                    pb.BotMessage(
+                        action=pb.ActionReply(
+                            match_id=req.match_id, request_id=req.request_id, action=action
+                        )
+                    )
+                )
         except grpc.aio.AioRpcError as err:
             print(f"rpc ended: {err.code().name}: {err.details()}", file=sys.stderr, flush=True)
             sys.exit(1)
 
 
 async def batcher(call, token: str) -> None:
-    await call.write(pb.BotMessage(hello=pb.Hello(token=token, name=MODE, protocol_version=1,
-                                                  max_concurrent=8, batches=True)))
+    await call.write(
+        pb.BotMessage(
+            hello=pb.Hello(
+                token=token, name=MODE, protocol_version=1, max_concurrent=8, batches=True
+            )
+        )
+    )
     active: set[str] = set()
     held: dict[str, pb.ActionRequest] = {}
     sizes = []
@@ -125,9 +150,20 @@ async def batcher(call, token: str) -> None:
             held.update((r.match_id, r) for r in msg.action_requests.requests)
         if held and set(held) >= active:
             sizes.append(len(held))
-            await call.write(pb.BotMessage(action_replies=pb.ActionReplies(replies=[
-                pb.ActionReply(match_id=r.match_id, request_id=r.request_id,
-                               action=r.legal_actions[0]) for r in held.values()])))
+            await call.write(
+                pb.BotMessage(
+                    action_replies=pb.ActionReplies(
+                        replies=[
+                            pb.ActionReply(
+                                match_id=r.match_id,
+                                request_id=r.request_id,
+                                action=r.legal_actions[0],
+                            )
+                            for r in held.values()
+                        ]
+                    )
+                )
+            )
             held.clear()
             print(f"batch sizes so far: {sorted(set(sizes))}", file=sys.stderr, flush=True)
 

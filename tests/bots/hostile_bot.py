@@ -55,13 +55,15 @@ def report(data: dict) -> None:
 
 
 def hello(token: str, max_concurrent: int = 1) -> pb.BotMessage:
-    return pb.BotMessage(hello=pb.Hello(token=token, name=MODE, protocol_version=1,
-                                        max_concurrent=max_concurrent))
+    return pb.BotMessage(
+        hello=pb.Hello(token=token, name=MODE, protocol_version=1, max_concurrent=max_concurrent)
+    )
 
 
 def reply(match_id: str, request_id: int, action: pb.Action) -> pb.BotMessage:
-    return pb.BotMessage(action=pb.ActionReply(match_id=match_id, request_id=request_id,
-                                               action=action))
+    return pb.BotMessage(
+        action=pb.ActionReply(match_id=match_id, request_id=request_id, action=action)
+    )
 
 
 async def open_play(channel, token: str, max_concurrent: int = 1):
@@ -92,8 +94,9 @@ async def main() -> None:
         call = await open_play(channel, token, max_concurrent)
         if MODE == "thief":
             for rid in range(1, 31):
-                await call.write(reply(ARG, rid, pb.Action(
-                    balloon=pb.BalloonAction(drop_out=True))))
+                await call.write(
+                    reply(ARG, rid, pb.Action(balloon=pb.BalloonAction(drop_out=True)))
+                )
         requests = 0
         matches: list[str] = []
         if MODE == "ends":
@@ -123,8 +126,7 @@ async def main() -> None:
                     for n in range(20_000):
                         await call.write(pb.BotMessage(ping=pb.Ping(nonce=n)))
                 if MODE == "oversize" and requests == 1:
-                    await call.write(reply("x" * 100 * 1024, req.request_id,
-                                           req.legal_actions[0]))
+                    await call.write(reply("x" * 100 * 1024, req.request_id, req.legal_actions[0]))
                     continue
                 if MODE == "forge":
                     for rid in range(1, 31):
@@ -136,7 +138,7 @@ async def main() -> None:
                         await call.write(reply(others[0], req.request_id, req.legal_actions[0]))
                         continue
                 if MODE == "memory" and requests == 1:
-                    hog = bytearray(2 * 1024 ** 3)
+                    hog = bytearray(2 * 1024**3)
                     hog[-1] = 1
                 if MODE == "spin" and requests == 1:
                     while True:
@@ -171,7 +173,7 @@ def spam_stderr() -> None:
     written = 0
     error = ""
     try:
-        while written < 4 * 1024 ** 3:
+        while written < 4 * 1024**3:
             written += os.write(2, chunk)
     except OSError as err:  # EFBIG once the log reaches RLIMIT_FSIZE (Python ignores SIGXFSZ)
         error = err.strerror or str(err)
@@ -215,12 +217,16 @@ def escape(targets: dict) -> None:
     """Try each way out, and leave two children that a process group kill would not reach."""
     found = {
         "read": {p: attempt(lambda p=p: read(p)) for p in targets["read"]},
-        "environ": {str(pid): attempt(lambda pid=pid: read(f"/proc/{pid}/environ"))
-                    for pid in targets["environ_pids"]},
+        "environ": {
+            str(pid): attempt(lambda pid=pid: read(f"/proc/{pid}/environ"))
+            for pid in targets["environ_pids"]
+        },
         "tcp": {str(port): attempt(lambda port=port: connect(port)) for port in targets["tcp"]},
         "write": {p: attempt(lambda p=p: write(p)) for p in targets["write"]},
         "proc": sorted(int(e) for e in os.listdir("/proc") if e.isdigit()),
-        "uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups(),
+        "uid": os.getuid(),
+        "gid": os.getgid(),
+        "groups": os.getgroups(),
     }
     ready_r, ready_w = os.pipe()
     if os.fork() == 0:  # a child in a session of its own: out of the bot's process group
@@ -272,17 +278,24 @@ def snoop(token: str) -> None:
         wrote_outside = True
     except OSError:
         wrote_outside = False
-    report({
-        "cwd": os.getcwd(), "home": os.environ.get("HOME"), "tmpdir": os.environ.get("TMPDIR"),
-        "env": dict(os.environ), "umask": mask,
-        "file_mode": os.stat("sub/mine.txt").st_mode & 0o777,
-        "dir_mode": os.stat("sub").st_mode & 0o777,
-        "wrote_outside": wrote_outside, "token_len": len(token),
-    })
+    report(
+        {
+            "cwd": os.getcwd(),
+            "home": os.environ.get("HOME"),
+            "tmpdir": os.environ.get("TMPDIR"),
+            "env": dict(os.environ),
+            "umask": mask,
+            "file_mode": os.stat("sub/mine.txt").st_mode & 0o777,
+            "dir_mode": os.stat("sub").st_mode & 0o777,
+            "wrote_outside": wrote_outside,
+            "token_len": len(token),
+        }
+    )
 
 
 async def many_conns(address: str, token: str, n: int) -> None:
     """Open n streams at once on separate channels; report how each ended."""
+
     async def one(kind: str) -> str:
         async with grpc.aio.insecure_channel(address) as channel:
             call = pb_grpc.RefereeStub(channel).Play()

@@ -16,21 +16,36 @@ from arena_sdk.proto import arena_pb2_grpc as pb_grpc
 async def play(address: str, token: str, max_concurrent: int, pick: int) -> None:
     async with grpc.aio.insecure_channel(address) as channel:
         call = pb_grpc.RefereeStub(channel).Play()
-        await call.write(pb.BotMessage(hello=pb.Hello(
-            token=token, name="swarm", protocol_version=1, max_concurrent=max_concurrent)))
+        await call.write(
+            pb.BotMessage(
+                hello=pb.Hello(
+                    token=token, name="swarm", protocol_version=1, max_concurrent=max_concurrent
+                )
+            )
+        )
         while (msg := await call.read()) is not grpc.aio.EOF:
             if msg.WhichOneof("kind") == "action_request":
                 req = msg.action_request
-                await call.write(pb.BotMessage(action=pb.ActionReply(
-                    match_id=req.match_id, request_id=req.request_id,
-                    action=req.legal_actions[pick])))
+                await call.write(
+                    pb.BotMessage(
+                        action=pb.ActionReply(
+                            match_id=req.match_id,
+                            request_id=req.request_id,
+                            action=req.legal_actions[pick],
+                        )
+                    )
+                )
 
 
 async def main(max_concurrent: int, policy: str) -> None:
     pick = 0 if policy == "first" else -1
     address = os.environ["ARENA_ADDRESS"]
-    await asyncio.gather(*(play(address, token, max_concurrent, pick)
-                           for token in os.environ["ARENA_TOKEN"].split(",")))
+    await asyncio.gather(
+        *(
+            play(address, token, max_concurrent, pick)
+            for token in os.environ["ARENA_TOKEN"].split(",")
+        )
+    )
 
 
 if __name__ == "__main__":

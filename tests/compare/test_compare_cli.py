@@ -21,15 +21,40 @@ TWIN = f"python {ROOT / 'tests' / 'bots' / 'twin_random_bot.py'}"
 
 
 def setup_db(db: Path) -> None:
-    for name, command in (("heur", HEURISTIC), ("rnd", RANDOM), ("twin", TWIN), ("o1", RANDOM),
-                          ("o2", RANDOM)):
+    for name, command in (
+        ("heur", HEURISTIC),
+        ("rnd", RANDOM),
+        ("twin", TWIN),
+        ("o1", RANDOM),
+        ("o2", RANDOM),
+    ):
         arena("bot", "add", name, "--command", command, "--db", str(db))
 
 
 def compare_args(db: Path, tmp: Path, new: str, base: str, *extra: str) -> list[str]:
-    return ["compare", new, base, "--game", "balloon", "-k", "3", "--opponents", "o1,o2",
-            "--seed", "7", "--db", str(db), "--run-dir", str(tmp / "runs"), "-j", "4",
-            "--move-ms", "5000", "--json", *extra]
+    return [
+        "compare",
+        new,
+        base,
+        "--game",
+        "balloon",
+        "-k",
+        "3",
+        "--opponents",
+        "o1,o2",
+        "--seed",
+        "7",
+        "--db",
+        str(db),
+        "--run-dir",
+        str(tmp / "runs"),
+        "-j",
+        "4",
+        "--move-ms",
+        "5000",
+        "--json",
+        *extra,
+    ]
 
 
 def outcome(proc: subprocess.CompletedProcess) -> dict:
@@ -47,8 +72,9 @@ def test_a_clear_difference_stops_early_and_right(tmp_path):
     assert out["mean_rank_gain"] > 0  # the heuristic also places better
     # Every match is stored with its replay; the deals are whole.
     con = sqlite3.connect(db)
-    stored = con.execute("SELECT count(*), sum(replay IS NOT NULL) FROM matches "
-                         "WHERE status = 'completed'").fetchone()
+    stored = con.execute(
+        "SELECT count(*), sum(replay IS NOT NULL) FROM matches WHERE status = 'completed'"
+    ).fetchone()
     con.close()
     assert stored[0] == stored[1] and stored[0] % 6 == 0
     assert processes_in(tmp_path / "runs") == []
@@ -62,8 +88,17 @@ def test_two_versions_of_one_bot(tmp_path):
     db = tmp_path / "a.db"
     setup_db(db)
     arena("bot", "add", "mine", "--command", RANDOM, "--db", str(db))
-    arena("bot", "update", "mine", "--command", HEURISTIC, "--note", "plays the heuristic",
-          "--db", str(db))
+    arena(
+        "bot",
+        "update",
+        "mine",
+        "--command",
+        HEURISTIC,
+        "--note",
+        "plays the heuristic",
+        "--db",
+        str(db),
+    )
     out = outcome(arena(*compare_args(db, tmp_path, "mine@2", "mine@1", "--min-gain", "6")))
     assert (out["new"], out["base"], out["verdict"]) == ("mine@2", "mine", "better")
     assert out["comparison"] == "compare-mine.v2-vs-mine.v1-balloon3"
@@ -78,8 +113,9 @@ def test_no_difference_stays_undecided_up_to_its_cap(tmp_path):
     # Two equally random bots with their own randomness: no true difference. A cap of 36
     # matches (6 deals, below the 8 deals the test needs before any verdict): undecided, with
     # every match of the cap played and no more.
-    out = outcome(arena(*compare_args(db, tmp_path, "twin", "rnd", "--min-gain", "3",
-                                      "--max-matches", "36")))
+    out = outcome(
+        arena(*compare_args(db, tmp_path, "twin", "rnd", "--min-gain", "3", "--max-matches", "36"))
+    )
     assert out["verdict"] == "undecided"
     assert out["deals"] == 6 and out["matches"] == 36
     assert count(db, "completed") == 36
@@ -89,13 +125,18 @@ def test_no_difference_stays_undecided_up_to_its_cap(tmp_path):
 def test_killed_then_resumed_gives_the_same_verdict(tmp_path):
     clean_db = tmp_path / "clean.db"
     setup_db(clean_db)
-    clean = outcome(arena(*compare_args(clean_db, tmp_path / "clean", "heur", "rnd",
-                                        "--min-gain", "6")))
+    clean = outcome(
+        arena(*compare_args(clean_db, tmp_path / "clean", "heur", "rnd", "--min-gain", "6"))
+    )
     db = tmp_path / "killed.db"
     setup_db(db)
     args = compare_args(db, tmp_path, "heur", "rnd", "--min-gain", "6")
-    proc = subprocess.Popen([sys.executable, "-m", "arena", *args], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", *args],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     kill_when(proc, lambda: count(db, "completed") >= 20)
     resumed = outcome(arena(*args))
     for key in ("verdict", "deals", "mean_gain", "interval", "llr", "mean_rank_gain", "seed"):
@@ -103,21 +144,34 @@ def test_killed_then_resumed_gives_the_same_verdict(tmp_path):
     assert processes_in(tmp_path / "runs") == []
 
 
-@pytest.mark.parametrize("args, message", [
-    (["heur", "heur"], "the same bot"),
-    (["heur", "heur@1"], "the same bot"),
-    (["heur@3", "rnd"], "no version 3"),
-    (["heur", "nobody"], "no bot called 'nobody'"),
-    (["heur", "rnd", "--opponents", "o1"], "need at least 2 distinct opponents"),
-    (["heur", "rnd", "--opponents", "o1,rnd"], "cannot also be opponents"),
-    (["heur", "rnd", "--min-gain", "0"], "--min-gain"),
-    (["heur", "rnd", "--alpha", "0.7"], "--alpha"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["heur", "heur"], "the same bot"),
+        (["heur", "heur@1"], "the same bot"),
+        (["heur@3", "rnd"], "no version 3"),
+        (["heur", "nobody"], "no bot called 'nobody'"),
+        (["heur", "rnd", "--opponents", "o1"], "need at least 2 distinct opponents"),
+        (["heur", "rnd", "--opponents", "o1,rnd"], "cannot also be opponents"),
+        (["heur", "rnd", "--min-gain", "0"], "--min-gain"),
+        (["heur", "rnd", "--alpha", "0.7"], "--alpha"),
+    ],
+)
 def test_bad_input_is_refused_with_a_clear_message(tmp_path, args, message):
     db = tmp_path / "a.db"
     setup_db(db)
-    base = ["compare", *args, "--game", "balloon", "-k", "3", "--db", str(db),
-            "--run-dir", str(tmp_path / "runs")]
+    base = [
+        "compare",
+        *args,
+        "--game",
+        "balloon",
+        "-k",
+        "3",
+        "--db",
+        str(db),
+        "--run-dir",
+        str(tmp_path / "runs"),
+    ]
     if "--opponents" not in args:
         base += ["--opponents", "o1,o2"]
     proc = arena(*base, check=False)
@@ -130,8 +184,10 @@ def test_a_different_definition_under_the_same_name_is_refused(tmp_path):
     db = tmp_path / "a.db"
     setup_db(db)
     arena(*compare_args(db, tmp_path, "twin", "rnd", "--max-matches", "12", "--name", "c1"))
-    proc = arena(*compare_args(db, tmp_path, "twin", "rnd", "--max-matches", "18",
-                               "--name", "c1"), check=False)
+    proc = arena(
+        *compare_args(db, tmp_path, "twin", "rnd", "--max-matches", "18", "--name", "c1"),
+        check=False,
+    )
     assert proc.returncode != 0 and "exists with another definition" in proc.stderr
 
 
@@ -145,8 +201,9 @@ def test_the_web_page_shows_the_test_and_withholds_unfinished_deals(tmp_path):
 
     db = tmp_path / "a.db"
     setup_db(db)
-    out = outcome(arena(*compare_args(db, tmp_path, "heur", "rnd", "--min-gain", "6",
-                                      "--name", "c1")))
+    out = outcome(
+        arena(*compare_args(db, tmp_path, "heur", "rnd", "--min-gain", "6", "--name", "c1"))
+    )
     client = TestClient(create_app(db))
     page = client.get("/comparisons/c1")
     assert page.status_code == 200
@@ -159,11 +216,12 @@ def test_the_web_page_shows_the_test_and_withholds_unfinished_deals(tmp_path):
     con = sqlite3.connect(db)
     last = out["deals"] - 1  # deals are numbered from 0, one set each
     idx = con.execute("SELECT min(idx) FROM matches WHERE set_index = ?", (last,)).fetchone()[0]
-    con.execute("UPDATE matches SET status = 'pending' WHERE set_index = ? AND idx = ?",
-                (last, idx + 1))
+    con.execute(
+        "UPDATE matches SET status = 'pending' WHERE set_index = ? AND idx = ?", (last, idx + 1)
+    )
     con.commit()
     con.close()
     html = client.get("/comparisons/c1").text
-    assert f"<td class=\"n\">{out['deals'] - 1}</td>" in html
+    assert f'<td class="n">{out["deals"] - 1}</td>' in html
     detail = client.get(f"/api/ladders/c1/matches/{idx}").json()
     assert detail.get("seed") is None

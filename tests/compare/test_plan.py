@@ -23,8 +23,9 @@ def test_a_deal_pairs_every_seat_of_new_with_the_same_seat_of_base(k):
         assert n.rotation == b.rotation and n.candidate_seat == b.candidate_seat
         assert n.seats[n.candidate_seat] == "N" and b.seats[b.candidate_seat] == "B"
         # the same opponents in the same seats
-        assert [s for i, s in enumerate(n.seats) if i != n.candidate_seat] == \
-               [s for i, s in enumerate(b.seats) if i != b.candidate_seat]
+        assert [s for i, s in enumerate(n.seats) if i != n.candidate_seat] == [
+            s for i, s in enumerate(b.seats) if i != b.candidate_seat
+        ]
         assert len(set(n.seats)) == k
     # the same deal again is the same; another deal differs
     assert plan.deal_matches("N", "B", opponents, k, seed=3, deal=2) == matches
@@ -49,8 +50,16 @@ def _rows(deals, k=2, status=None):
             ranks = [0 if s == max(scores) else 1 for s in scores]
             st = (status or {}).get(m.index, "completed")
             done = st == "completed"
-            rows.append(MatchScores(m.index, deal, st, list(m.seats) if done else [],
-                                    scores if done else [], ranks if done else []))
+            rows.append(
+                MatchScores(
+                    m.index,
+                    deal,
+                    st,
+                    list(m.seats) if done else [],
+                    scores if done else [],
+                    ranks if done else [],
+                )
+            )
     return rows
 
 
@@ -69,8 +78,17 @@ def test_observations_are_per_whole_deal_in_order():
 
 
 def test_the_outcome_stops_at_the_deciding_deal_whatever_was_played_after():
-    settings = CompareSettings(db=None, name="c", new="N", base="B", opponents=("o",),  # type: ignore[arg-type]
-                               game="balloon", table_size=2, options={}, min_gain=1.0)
+    settings = CompareSettings(
+        db=None,
+        name="c",
+        new="N",
+        base="B",
+        opponents=("o",),  # type: ignore[arg-type]
+        game="balloon",
+        table_size=2,
+        options={},
+        min_gain=1.0,
+    )
     gains = [3, 2, 4, 3, 2, 3, 4, 2, 3, 3, 2, 4, 3, 3]
     first = outcome(settings, _rows(gains))
     assert first.verdict == "better"

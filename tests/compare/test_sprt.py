@@ -9,7 +9,7 @@ import statistics
 import pytest
 
 from arena.compare import sprt
-from arena.compare.sprt import Running, Hypotheses
+from arena.compare.sprt import Hypotheses, Running
 
 
 def _normal_loglik(xs, mu, variance):
@@ -34,7 +34,7 @@ def test_llr_is_the_difference_of_two_normal_log_likelihoods():
     spec = Hypotheses(delta1=1.0, delta0=0.0)
     # each hypothesis with the variance that fits it best (its maximum-likelihood estimate)
     var1 = sum((x - 1.0) ** 2 for x in xs) / len(xs)
-    var0 = sum(x ** 2 for x in xs) / len(xs)
+    var0 = sum(x**2 for x in xs) / len(xs)
     direct = _normal_loglik(xs, 1.0, var1) - _normal_loglik(xs, 0.0, var0)
     assert sprt.llr(spec, Running.of(xs)) == pytest.approx(direct, rel=1e-9)
 
@@ -62,8 +62,9 @@ def test_run_stops_at_the_first_decisive_observation():
     assert sprt.run(spec, xs[: result.n]) == result
 
 
-@pytest.mark.parametrize("true_gain, verdict, allowed", [(0.0, sprt.BETTER, 0.05),
-                                                          (1.0, sprt.NOT_BETTER, 0.05)])
+@pytest.mark.parametrize(
+    "true_gain, verdict, allowed", [(0.0, sprt.BETTER, 0.05), (1.0, sprt.NOT_BETTER, 0.05)]
+)
 def test_error_rates_hold(true_gain, verdict, allowed):
     """Simulated: with no real gain the test says "better" at most about alpha of the time, and
     with a gain of D it says "not better" at most about beta of the time (a binomial margin of
@@ -79,12 +80,15 @@ def test_error_rates_hold(true_gain, verdict, allowed):
     assert wrong / runs <= allowed + margin
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"delta1": 0.0}, "must be larger"),
-    ({"delta1": -1.0}, "must be larger"),
-    ({"delta1": 1.0, "alpha": 0.0}, "alpha must be between"),
-    ({"delta1": 1.0, "beta": 0.7}, "beta must be between"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"delta1": 0.0}, "must be larger"),
+        ({"delta1": -1.0}, "must be larger"),
+        ({"delta1": 1.0, "alpha": 0.0}, "alpha must be between"),
+        ({"delta1": 1.0, "beta": 0.7}, "beta must be between"),
+    ],
+)
 def test_bad_specs_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         Hypotheses(**kwargs)

@@ -7,12 +7,12 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from arena_sdk import features  # noqa: E402
 from pettingzoo.test import api_test, parallel_api_test  # noqa: E402
 from pettingzoo.utils import conversions, wrappers  # noqa: E402
 
 from arena.envs import ArenaEnv, env, parallel_env  # noqa: E402
 from arena.games import make_game  # noqa: E402
+from arena_sdk import features  # noqa: E402
 
 from .cases import BOOM_VARIANTS, CASES, label  # noqa: E402
 
@@ -34,8 +34,9 @@ def test_parallel_api_test_passes(n, variant):
 @pytest.mark.filterwarnings("ignore:Observation")
 def test_standard_wrappers_and_conversions_work():
     # PettingZoo's own wrappers around the AEC form...
-    api_test(wrappers.TerminateIllegalWrapper(ArenaEnv("balloon", 3), illegal_reward=-1),
-             num_cycles=100)
+    api_test(
+        wrappers.TerminateIllegalWrapper(ArenaEnv("balloon", 3), illegal_reward=-1), num_cycles=100
+    )
     api_test(wrappers.AssertOutOfBoundsWrapper(ArenaEnv("boom", 4, ruse=True)), num_cycles=100)
     # ...and the parallel form converted back to AEC and forth again.
     api_test(conversions.parallel_to_aec(parallel_env(3, advanced=True)), num_cycles=100)
@@ -44,8 +45,9 @@ def test_standard_wrappers_and_conversions_work():
     assert set(observations) == set(par.possible_agents)
     done = False
     while not done:
-        actions = {a: par.action_space(a).sample(observations[a]["action_mask"])
-                   for a in par.agents}
+        actions = {
+            a: par.action_space(a).sample(observations[a]["action_mask"]) for a in par.agents
+        }
         observations, rewards, terms, _, _ = par.step(actions)
         done = all(terms.values())
     assert sum(rewards.values()) != 0

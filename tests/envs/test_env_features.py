@@ -12,11 +12,10 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 import numpy as np  # noqa: E402
-from arena_sdk import features  # noqa: E402
 
 from arena.envs.arrays import mask_function, observation_array  # noqa: E402
-from arena.games import RulesError, make_game  # noqa: E402
-from arena.games import balloon, boom  # noqa: E402
+from arena.games import RulesError, balloon, boom, make_game  # noqa: E402  # noqa: E402
+from arena_sdk import features  # noqa: E402
 
 from .cases import CASES, label  # noqa: E402
 

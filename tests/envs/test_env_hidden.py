@@ -15,8 +15,13 @@ import numpy as np  # noqa: E402
 from arena.envs import ArenaEnv  # noqa: E402
 from arena.games import balloon, boom  # noqa: E402
 
-CASES = [("balloon", 2, {}), ("balloon", 4, {}), ("boom", 2, {"ruse": True}),
-         ("boom", 3, {"advanced": True}), ("boom", 5, {"series": True})]
+CASES = [
+    ("balloon", 2, {}),
+    ("balloon", 4, {}),
+    ("boom", 2, {"ruse": True}),
+    ("boom", 3, {"advanced": True}),
+    ("boom", 5, {"series": True}),
+]
 
 
 def others_hands(state, seat: int) -> list[tuple[int, ...]]:

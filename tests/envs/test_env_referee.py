@@ -16,9 +16,9 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 import numpy as np  # noqa: E402
-from arena_sdk import features  # noqa: E402
 
 from arena.envs import ArenaEnv  # noqa: E402
+from arena_sdk import features  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python example_bots/random_bot.py"
@@ -57,13 +57,32 @@ def play_replay_in_env(doc: dict) -> tuple[ArenaEnv, dict[int, list[dict]], list
 def test_a_seed_deals_the_same_match_as_arena_match(tmp_path, game, options):
     path = tmp_path / "m.json"
     out = subprocess.run(
-        [sys.executable, "-m", "arena", "match", game, RANDOM, RANDOM, RANDOM, "--seed", "8123",
-         *options, "--replay", str(path), "--json"],
-        cwd=ROOT, text=True, capture_output=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "match",
+            game,
+            RANDOM,
+            RANDOM,
+            RANDOM,
+            "--seed",
+            "8123",
+            *options,
+            "--replay",
+            str(path),
+            "--json",
+        ],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     doc = json.loads(path.read_text())
     assert doc["seed"] == 8123 and doc["faults"] == []
     e, seen, final = play_replay_in_env(doc)
+
     # The same deal, and the same observations all along. In Boom, the replay recomputes a
     # simultaneous step's views one reply after another, so there `acted` shows the seats
     # that replied first; everything else is compared.
@@ -90,10 +109,16 @@ def random_states(game: str, n: int, options: dict, count: int, seed: int):
         e.step(int(rng.choice(mask.nonzero()[0])))
 
 
-@pytest.mark.parametrize("game, n, options", [
-    ("balloon", 2, {}), ("balloon", 5, {}), ("boom", 2, {"ruse": True}),
-    ("boom", 4, {"advanced": True, "series": True}), ("boom", 5, {"ruse": True}),
-])
+@pytest.mark.parametrize(
+    "game, n, options",
+    [
+        ("balloon", 2, {}),
+        ("balloon", 5, {}),
+        ("boom", 2, {"ruse": True}),
+        ("boom", 4, {"advanced": True, "series": True}),
+        ("boom", 5, {"ruse": True}),
+    ],
+)
 def test_the_env_observes_what_the_referee_sends_through_the_bots_encoder(game, n, options):
     for e in random_states(game, n, options, 300, seed=5):
         for agent in e.possible_agents:
@@ -102,6 +127,9 @@ def test_the_env_observes_what_the_referee_sends_through_the_bots_encoder(game, 
             observed = e.observe(agent)
             np.testing.assert_array_equal(observed["observation"], features.encode(sent))
             legal = e.bot_legal_actions(agent)
-            np.testing.assert_array_equal(observed["action_mask"],
-                                          features.legal_mask(game, legal) if legal
-                                          else np.zeros(features.action_count(game), np.int8))
+            np.testing.assert_array_equal(
+                observed["action_mask"],
+                features.legal_mask(game, legal)
+                if legal
+                else np.zeros(features.action_count(game), np.int8),
+            )

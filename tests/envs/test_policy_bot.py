@@ -12,9 +12,8 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from arena_sdk import Limits, Match, features, policy_bot  # noqa: E402
-
 from arena.envs import ArenaEnv  # noqa: E402
+from arena_sdk import Limits, Match, features, policy_bot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "example_bots"))
@@ -40,12 +39,12 @@ def test_a_policy_bot_plays_the_action_its_policy_numbers(game, n):
         seen = {}
 
         def policy(observation, mask):
-            seen["arrays"] = (observation, mask)
-            return wanted
+            seen["arrays"] = (observation, mask)  # noqa: B023 (called in this iteration)
+            return wanted  # noqa: B023
 
         def dict_policy(observation, mask):
-            seen["dict"] = (observation, mask)
-            return wanted
+            seen["dict"] = (observation, mask)  # noqa: B023 (called in this iteration)
+            return wanted  # noqa: B023
 
         legal = env.bot_legal_actions(agent)
         for bot in (policy_bot(policy), policy_bot(dict_policy, arrays=False)):
@@ -72,10 +71,13 @@ def test_a_policy_choosing_an_illegal_number_gets_a_clear_error():
 
 
 def test_the_sdk_helpers_import_neither_arena_nor_numpy():
-    code = ("import sys, arena_sdk, arena_sdk.features, arena_sdk.policy; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('arena', 'numpy')))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "sdk", text=True,
-                         capture_output=True, timeout=60)
+    code = (
+        "import sys, arena_sdk, arena_sdk.features, arena_sdk.policy; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('arena', 'numpy')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT / "sdk", text=True, capture_output=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 
@@ -83,9 +85,25 @@ def test_the_sdk_helpers_import_neither_arena_nor_numpy():
 def test_the_trained_example_enters_arena_match_and_plays_it_through(tmp_path):
     path = tmp_path / "m.json"
     out = subprocess.run(
-        [sys.executable, "-m", "arena", "match", "balloon", "python example_bots/rl_linear.py",
-         "python example_bots/random_bot.py", "--seed", "31", "--replay", str(path), "--json"],
-        cwd=ROOT, text=True, capture_output=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "match",
+            "balloon",
+            "python example_bots/rl_linear.py",
+            "python example_bots/random_bot.py",
+            "--seed",
+            "31",
+            "--replay",
+            str(path),
+            "--json",
+        ],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["faults"] == [] and result["seat_names"][0] == "rl_linear"
@@ -96,7 +114,7 @@ def test_the_trained_example_enters_arena_match_and_plays_it_through(tmp_path):
     env.reset(seed=31)
     moves = iter(doc["moves"])
     checked = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, done, _, _ = env.last()
         if done:
             env.step(None)

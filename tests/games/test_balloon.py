@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.games import IllegalActionError, make_game
-from arena.games.base import ConfigError, RulesError, ranks_from_scores
 from arena.games.balloon import (
     CARDS,
     CHIPS_BY_PLAYER_COUNT,
@@ -27,6 +26,7 @@ from arena.games.balloon import (
     recount_scores,
     sample_state,
 )
+from arena.games.base import ConfigError, RulesError, ranks_from_scores
 
 from .support import play_random_moves
 
@@ -97,19 +97,34 @@ def test_configuration():
 def test_rulebook_scoring_example_without_chips():
     # Round 1, 8 cards in the rows. Andy keeps 0+2+4 = 6 <= 8: 6 points; Bero keeps 3+7 = 10 > 8:
     # burst, 0 points. Cleo and Dana drop out early; nobody plays a third card of a colour.
-    s = match(4, {1: [
-        ["black9", "black8", "black7", "black6", "black5", "black3"],  # Cleo, start player
-        ["red5", "water5", "red6", "black0", "black2", "black4"],  # Andy
-        ["blue6", "grey6", "blue7", "grey7", "water3", "water7"],  # Bero
-        ["yellow7", "yellow6", "yellow5", "yellow4", "yellow3", "yellow2"],  # Dana
-    ]})
-    play(s, [
-        (0, "drop"), (1, "red5"), (2, "blue6"), (3, "yellow7"),
-        (1, "water5"), (2, "grey6"), (3, "drop"),
-        (1, "red6"), (2, "blue7"),
-        (1, "drop"), (2, "grey7"),
-        (2, "drop"),
-    ])
+    s = match(
+        4,
+        {
+            1: [
+                ["black9", "black8", "black7", "black6", "black5", "black3"],  # Cleo, start player
+                ["red5", "water5", "red6", "black0", "black2", "black4"],  # Andy
+                ["blue6", "grey6", "blue7", "grey7", "water3", "water7"],  # Bero
+                ["yellow7", "yellow6", "yellow5", "yellow4", "yellow3", "yellow2"],  # Dana
+            ]
+        },
+    )
+    play(
+        s,
+        [
+            (0, "drop"),
+            (1, "red5"),
+            (2, "blue6"),
+            (3, "yellow7"),
+            (1, "water5"),
+            (2, "grey6"),
+            (3, "drop"),
+            (1, "red6"),
+            (2, "blue7"),
+            (1, "drop"),
+            (2, "grey7"),
+            (2, "drop"),
+        ],
+    )
     end = last_round_end(s)
     assert end["size"] == 8
     assert end["hands"][1] == (c("black0"), c("black2"), c("black4"))
@@ -121,17 +136,32 @@ def test_rulebook_scoring_example_without_chips():
 
 def test_rulebook_andy_with_one_chip_scores_8():
     # Andy's third play is the third red card on the table: one chip, 6 + 2 = 8.
-    s = match(3, {1: [
-        ["red7", "blue6", "yellow7", "black9", "black8", "black7"],  # Cleo
-        ["red5", "blue5", "red6", "black0", "black2", "black4"],  # Andy
-        ["grey7", "water7", "black6", "black5", "black3", "black1"],  # Dana
-    ]})
-    play(s, [
-        (0, "red7"), (1, "red5"), (2, "grey7"),
-        (0, "blue6"), (1, "blue5"), (2, "water7"),
-        (0, "yellow7"), (1, "red6"), (2, "drop"),
-        (0, "drop"), (1, "drop"),
-    ])
+    s = match(
+        3,
+        {
+            1: [
+                ["red7", "blue6", "yellow7", "black9", "black8", "black7"],  # Cleo
+                ["red5", "blue5", "red6", "black0", "black2", "black4"],  # Andy
+                ["grey7", "water7", "black6", "black5", "black3", "black1"],  # Dana
+            ]
+        },
+    )
+    play(
+        s,
+        [
+            (0, "red7"),
+            (1, "red5"),
+            (2, "grey7"),
+            (0, "blue6"),
+            (1, "blue5"),
+            (2, "water7"),
+            (0, "yellow7"),
+            (1, "red6"),
+            (2, "drop"),
+            (0, "drop"),
+            (1, "drop"),
+        ],
+    )
     end = last_round_end(s)
     assert end["size"] == 8
     assert end["volumes"][1] == 6 and end["chips"][1] == 1
@@ -140,18 +170,32 @@ def test_rulebook_andy_with_one_chip_scores_8():
 
 def test_rulebook_bero_burst_with_two_chips_scores_4():
     # Bero plays the third red and the third blue: two chips; keeps 3+7 = 10 > 8: 0 + 4 = 4.
-    s = match(3, {1: [
-        ["red0", "blue0", "black9", "black8", "black7", "black6"],  # Cleo
-        ["grey0", "red2", "blue2", "yellow0", "water3", "water7"],  # Bero
-        ["red1", "blue1", "black5", "black4", "black3", "black2"],  # Dana
-    ]})
-    play(s, [
-        (0, "red0"), (1, "grey0"), (2, "red1"),
-        (0, "blue0"), (1, "red2"), (2, "blue1"),
-        (0, "drop"), (1, "blue2"), (2, "drop"),
-        (1, "yellow0"),
-        (1, "drop"),
-    ])
+    s = match(
+        3,
+        {
+            1: [
+                ["red0", "blue0", "black9", "black8", "black7", "black6"],  # Cleo
+                ["grey0", "red2", "blue2", "yellow0", "water3", "water7"],  # Bero
+                ["red1", "blue1", "black5", "black4", "black3", "black2"],  # Dana
+            ]
+        },
+    )
+    play(
+        s,
+        [
+            (0, "red0"),
+            (1, "grey0"),
+            (2, "red1"),
+            (0, "blue0"),
+            (1, "red2"),
+            (2, "blue1"),
+            (0, "drop"),
+            (1, "blue2"),
+            (2, "drop"),
+            (1, "yellow0"),
+            (1, "drop"),
+        ],
+    )
     end = last_round_end(s)
     assert end["size"] == 8
     assert end["volumes"][1] == 10 and end["chips"][1] == 2
@@ -160,16 +204,29 @@ def test_rulebook_bero_burst_with_two_chips_scores_4():
 
 def test_rulebook_figure_size_and_volume():
     # Size 8, my volume 18; I play my 7: my sum becomes 11 and the size 9.
-    s = match(3, {1: [
-        ["red0", "yellow0", "red1", "black9", "black8", "black7"],
-        ["blue0", "grey0", "blue1", "black6", "black5", "black4"],
-        ["water0", "black0", "water7", "water5", "water4", "water2"],
-    ]})
-    play(s, [
-        (0, "red0"), (1, "blue0"), (2, "water0"),
-        (0, "yellow0"), (1, "grey0"), (2, "black0"),
-        (0, "red1"), (1, "blue1"),
-    ])
+    s = match(
+        3,
+        {
+            1: [
+                ["red0", "yellow0", "red1", "black9", "black8", "black7"],
+                ["blue0", "grey0", "blue1", "black6", "black5", "black4"],
+                ["water0", "black0", "water7", "water5", "water4", "water2"],
+            ]
+        },
+    )
+    play(
+        s,
+        [
+            (0, "red0"),
+            (1, "blue0"),
+            (2, "water0"),
+            (0, "yellow0"),
+            (1, "grey0"),
+            (2, "black0"),
+            (0, "red1"),
+            (1, "blue1"),
+        ],
+    )
     assert s.size == 8 and s.volume(2) == 18
     assert len(s.observation(2).table) == 8
     play(s, [(2, "water7")])
@@ -181,11 +238,16 @@ def test_rulebook_figure_size_and_volume():
 
 
 def test_third_card_bonus_only_for_the_third_non_black_card():
-    s = match(3, {1: [
-        ["black1", "red1", "red4", "grey0", "grey1", "grey2"],
-        ["black2", "red2", "water0", "water1", "water2", "water3"],
-        ["black3", "red3", "yellow0", "yellow1", "yellow2", "yellow3"],
-    ]})
+    s = match(
+        3,
+        {
+            1: [
+                ["black1", "red1", "red4", "grey0", "grey1", "grey2"],
+                ["black2", "red2", "water0", "water1", "water2", "water3"],
+                ["black3", "red3", "yellow0", "yellow1", "yellow2", "yellow3"],
+            ]
+        },
+    )
     play(s, [(0, "black1"), (1, "black2"), (2, "black3")])
     assert s.observation(-1).chips == (0, 0, 0)  # the third black card gives nothing
     play(s, [(0, "red1"), (1, "red2")])
@@ -203,19 +265,37 @@ def test_third_card_bonus_only_for_the_third_non_black_card():
 def test_early_and_first_drop_out_bonuses_by_turn():
     # Five players; seat t-1 drops out in turn t. Early chips 3, 2, 1, 0, 0; the first drop-out
     # also takes the set-aside chip.
-    s = match(5, {1: [
-        ["black0", "black1", "black2", "black3", "black4", "black5"],
-        ["red0", "black6", "black7", "black8", "black9", "grey7"],
-        ["red1", "blue0", "grey0", "grey1", "grey2", "grey3"],
-        ["blue1", "water0", "water1", "water2", "water3", "water4"],
-        ["yellow0", "yellow1", "yellow2", "yellow3", "grey4", "grey5"],
-    ]})
-    play(s, [
-        (0, "drop"), (1, "red0"), (2, "red1"), (3, "blue1"), (4, "yellow0"),
-        (1, "drop"), (2, "blue0"), (3, "water0"), (4, "yellow1"),
-        (2, "drop"), (3, "water1"), (4, "grey4"),
-        (3, "drop"), (4, "grey5"),
-    ])
+    s = match(
+        5,
+        {
+            1: [
+                ["black0", "black1", "black2", "black3", "black4", "black5"],
+                ["red0", "black6", "black7", "black8", "black9", "grey7"],
+                ["red1", "blue0", "grey0", "grey1", "grey2", "grey3"],
+                ["blue1", "water0", "water1", "water2", "water3", "water4"],
+                ["yellow0", "yellow1", "yellow2", "yellow3", "grey4", "grey5"],
+            ]
+        },
+    )
+    play(
+        s,
+        [
+            (0, "drop"),
+            (1, "red0"),
+            (2, "red1"),
+            (3, "blue1"),
+            (4, "yellow0"),
+            (1, "drop"),
+            (2, "blue0"),
+            (3, "water0"),
+            (4, "yellow1"),
+            (2, "drop"),
+            (3, "water1"),
+            (4, "grey4"),
+            (3, "drop"),
+            (4, "grey5"),
+        ],
+    )
     assert s.observation(-1).turn == 5 and s.seats_to_act() == (4,)
     play(s, [(4, "drop")])
     drops = [e for e in s.events if e.kind == "drop_out"]
@@ -228,12 +308,29 @@ def test_early_and_first_drop_out_bonuses_by_turn():
 def test_first_drop_out_chip_whatever_the_turn_and_order_of_a_drop_out():
     # Nobody drops out before turn 5: the first drop-out gets no early chips, only the set-aside
     # one. A drop-out takes its early chips first, then the first-drop-out chip.
-    s = match(2, {1: [
-        ["red0", "red1", "red2", "red3", "red4", "red5"],
-        ["blue0", "blue1", "blue2", "blue3", "blue4", "blue5"],
-    ]}, {1: ["black0", "black1", "black2", "black3", "black4"]})
-    play(s, [(0, "red0"), (1, "blue0"), (0, "red1"), (1, "blue1"), (0, "red2"), (1, "blue2"),
-             (0, "red3"), (1, "blue3")])
+    s = match(
+        2,
+        {
+            1: [
+                ["red0", "red1", "red2", "red3", "red4", "red5"],
+                ["blue0", "blue1", "blue2", "blue3", "blue4", "blue5"],
+            ]
+        },
+        {1: ["black0", "black1", "black2", "black3", "black4"]},
+    )
+    play(
+        s,
+        [
+            (0, "red0"),
+            (1, "blue0"),
+            (0, "red1"),
+            (1, "blue1"),
+            (0, "red2"),
+            (1, "blue2"),
+            (0, "red3"),
+            (1, "blue3"),
+        ],
+    )
     assert s.observation(-1).turn == 5
     play(s, [(0, "drop")])
     ev = s.events[-1]
@@ -245,10 +342,16 @@ def test_first_drop_out_chip_whatever_the_turn_and_order_of_a_drop_out():
 def test_chips_running_out_and_face_up_cards_count_for_third_card():
     # Two players: 4 chips, 1 set aside, 3 in the middle. The face-up cards hold two reds and two
     # blues, so the first red and the first blue played are third cards.
-    s = match(2, {1: [
-        ["red2", "blue2", "grey0", "grey1", "grey2", "grey3"],
-        ["water0", "water1", "water2", "water3", "water4", "water5"],
-    ]}, {1: ["red0", "red1", "blue0", "blue1", "yellow0"]})
+    s = match(
+        2,
+        {
+            1: [
+                ["red2", "blue2", "grey0", "grey1", "grey2", "grey3"],
+                ["water0", "water1", "water2", "water3", "water4", "water5"],
+            ]
+        },
+        {1: ["red0", "red1", "blue0", "blue1", "yellow0"]},
+    )
     assert s.size == 5
     play(s, [(0, "red2")])  # third red (two face up): 1 chip, 2 left in the middle
     assert s.observation(-1).chips == (1, 0) and s.observation(-1).chips_in_middle == 2
@@ -262,7 +365,11 @@ def test_chips_running_out_and_face_up_cards_count_for_third_card():
     assert s.observation(-1).chips == (1, 3)
     play(s, [(0, "drop")])  # turn 3: early bonus 1, but nothing is left
     assert [e for e in s.events if e.kind == "drop_out"][-1].data == {
-        "turn": 3, "early_chips": 0, "first_drop_out_chips": 0, "chips": 0}
+        "turn": 3,
+        "early_chips": 0,
+        "first_drop_out_chips": 0,
+        "chips": 0,
+    }
     end = last_round_end(s)
     assert end["size"] == 7
     assert end["chips"] == (1, 3)
@@ -271,17 +378,30 @@ def test_chips_running_out_and_face_up_cards_count_for_third_card():
 def test_split_complete_bonus_with_remainder():
     # Seat 0 drops out in turn 1 (3 + 1 chips), leaving 3 in the middle. Seats 1 and 2 both end
     # with volume 6 = size: 3 // 2 = 1 chip each, 1 chip stays unawarded.
-    s = match(3, {1: [
-        ["black9", "black8", "black7", "black6", "black4", "black3"],
-        ["red7", "blue7", "yellow7", "black0", "black1", "black5"],
-        ["red6", "blue6", "grey7", "water1", "water2", "water3"],
-    ]})
-    play(s, [
-        (0, "drop"), (1, "red7"), (2, "red6"),
-        (1, "blue7"), (2, "blue6"),
-        (1, "yellow7"), (2, "grey7"),
-        (1, "drop"), (2, "drop"),
-    ])
+    s = match(
+        3,
+        {
+            1: [
+                ["black9", "black8", "black7", "black6", "black4", "black3"],
+                ["red7", "blue7", "yellow7", "black0", "black1", "black5"],
+                ["red6", "blue6", "grey7", "water1", "water2", "water3"],
+            ]
+        },
+    )
+    play(
+        s,
+        [
+            (0, "drop"),
+            (1, "red7"),
+            (2, "red6"),
+            (1, "blue7"),
+            (2, "blue6"),
+            (1, "yellow7"),
+            (2, "grey7"),
+            (1, "drop"),
+            (2, "drop"),
+        ],
+    )
     end = last_round_end(s)
     assert end["size"] == 6 and end["volumes"][1:] == (6, 6)
     assert end["complete"] == (1, 2) and end["complete_share"] == 1
@@ -292,10 +412,16 @@ def test_split_complete_bonus_with_remainder():
 def test_complete_with_an_empty_middle_gets_no_chips():
     # Two players, size 5 (the face-up cards). Seat 0 holds 0+1+0+1+0+3 = 5 = size, but its own
     # turn-1 drop-out emptied the middle (3 early chips): the complete bonus is 0 chips.
-    s = match(2, {1: [
-        ["red0", "red1", "blue0", "blue1", "grey0", "water3"],
-        ["yellow7", "yellow6", "yellow5", "yellow4", "yellow3", "black9"],
-    ]}, {1: ["black0", "black1", "black2", "black3", "black4"]})
+    s = match(
+        2,
+        {
+            1: [
+                ["red0", "red1", "blue0", "blue1", "grey0", "water3"],
+                ["yellow7", "yellow6", "yellow5", "yellow4", "yellow3", "black9"],
+            ]
+        },
+        {1: ["black0", "black1", "black2", "black3", "black4"]},
+    )
     play(s, [(0, "drop"), (1, "drop")])
     end = last_round_end(s)
     assert end["volumes"][0] == 5 == end["size"]
@@ -306,17 +432,34 @@ def test_complete_with_an_empty_middle_gets_no_chips():
 
 def test_complete_bonus_exact_volume():
     # Size 8 after two full turns of four players; seat 1 keeps 8 exactly and alone.
-    s = match(4, {1: [
-        ["black9", "black8", "black7", "black6", "black5", "black4"],
-        ["red7", "blue7", "red0", "red1", "blue2", "water5"],
-        ["yellow7", "yellow6", "yellow5", "yellow4", "yellow3", "yellow2"],
-        ["grey7", "grey6", "grey5", "grey4", "grey3", "grey2"],
-    ]})
-    play(s, [
-        (0, "black9"), (1, "red7"), (2, "yellow7"), (3, "grey7"),
-        (0, "black8"), (1, "blue7"), (2, "yellow6"), (3, "grey6"),
-        (0, "drop"), (1, "drop"), (2, "drop"), (3, "drop"),
-    ])
+    s = match(
+        4,
+        {
+            1: [
+                ["black9", "black8", "black7", "black6", "black5", "black4"],
+                ["red7", "blue7", "red0", "red1", "blue2", "water5"],
+                ["yellow7", "yellow6", "yellow5", "yellow4", "yellow3", "yellow2"],
+                ["grey7", "grey6", "grey5", "grey4", "grey3", "grey2"],
+            ]
+        },
+    )
+    play(
+        s,
+        [
+            (0, "black9"),
+            (1, "red7"),
+            (2, "yellow7"),
+            (3, "grey7"),
+            (0, "black8"),
+            (1, "blue7"),
+            (2, "yellow6"),
+            (3, "grey6"),
+            (0, "drop"),
+            (1, "drop"),
+            (2, "drop"),
+            (3, "drop"),
+        ],
+    )
     end = last_round_end(s)
     # Turn 3 drop-outs: seat 0 takes 1 + 1, seats 1..3 take 1 each: 9 - 4 = 5 left, all to seat 1.
     assert end["size"] == 8 and end["volumes"][1] == 8
@@ -329,10 +472,16 @@ def test_complete_bonus_exact_volume():
 
 
 def test_empty_hand_can_only_drop_out():
-    s = match(2, {1: [
-        ["red0", "red1", "red2", "red3", "red4", "red5"],
-        ["blue0", "blue1", "blue2", "blue3", "blue4", "blue5"],
-    ]}, {1: ["black0", "black1", "black2", "black3", "black4"]})
+    s = match(
+        2,
+        {
+            1: [
+                ["red0", "red1", "red2", "red3", "red4", "red5"],
+                ["blue0", "blue1", "blue2", "blue3", "blue4", "blue5"],
+            ]
+        },
+        {1: ["black0", "black1", "black2", "black3", "black4"]},
+    )
     play(s, [(0, "red0"), (1, "drop")])
     for i, name in enumerate(["red1", "red2", "red3", "red4", "red5"]):
         assert s.seats_to_act() == (0,) and s.observation(0).turn == i + 2
@@ -393,12 +542,38 @@ def test_two_player_face_up_cards_count_toward_size():
 
 
 def test_round_five_chips_count_three_points():
-    s = match(2, {5: [
-        ["red0", "blue0", "water0", "yellow0", "grey0", "black0", "red1", "blue1", "water1",
-         "yellow1"],
-        ["red7", "blue7", "water7", "yellow7", "grey7", "black9", "red6", "blue6", "water6",
-         "yellow6"],
-    ]}, {5: ["black1", "black2", "black3", "black4", "black5"]})
+    s = match(
+        2,
+        {
+            5: [
+                [
+                    "red0",
+                    "blue0",
+                    "water0",
+                    "yellow0",
+                    "grey0",
+                    "black0",
+                    "red1",
+                    "blue1",
+                    "water1",
+                    "yellow1",
+                ],
+                [
+                    "red7",
+                    "blue7",
+                    "water7",
+                    "yellow7",
+                    "grey7",
+                    "black9",
+                    "red6",
+                    "blue6",
+                    "water6",
+                    "yellow6",
+                ],
+            ]
+        },
+        {5: ["black1", "black2", "black3", "black4", "black5"]},
+    )
     while s.round < 5:
         s.apply_action(s.seats_to_act()[0], DROP_OUT)
     before = s.scores()
@@ -621,12 +796,22 @@ def test_illegal_actions_leave_the_state_unchanged(seed, n, policy_seed):
 # Anything a caller might pass as a seat or an action: the right types and the near misses (bools,
 # floats equal to a seat or card, strings, None, containers, ints out of range).
 any_seat = st.one_of(
-    st.integers(-3, 7), st.booleans(), st.floats(-2, 6), st.integers(-3, 7).map(float),
-    st.none(), st.text(max_size=2), st.tuples(st.integers(0, 4)),
+    st.integers(-3, 7),
+    st.booleans(),
+    st.floats(-2, 6),
+    st.integers(-3, 7).map(float),
+    st.none(),
+    st.text(max_size=2),
+    st.tuples(st.integers(0, 4)),
 )
 any_action = st.one_of(
-    st.integers(-5, 60), st.booleans(), st.integers(0, DROP_OUT).map(float), st.floats(),
-    st.none(), st.text(max_size=3), st.tuples(st.integers(0, DROP_OUT)),
+    st.integers(-5, 60),
+    st.booleans(),
+    st.integers(0, DROP_OUT).map(float),
+    st.floats(),
+    st.none(),
+    st.text(max_size=3),
+    st.tuples(st.integers(0, DROP_OUT)),
     st.lists(st.integers(0, DROP_OUT), max_size=2),
 )
 
@@ -635,13 +820,24 @@ def visible_state(s: BalloonState) -> tuple:
     """Everything a caller can read from a state: its fields, its events, every seat's
     observation and legal actions."""
     seats = range(s.num_players)
-    return (s.snapshot(), s.events, s.observation(-1), tuple(map(s.observation, seats)),
-            tuple(map(s.legal_actions, seats)), s.seats_to_act(), s.scores())
+    return (
+        s.snapshot(),
+        s.events,
+        s.observation(-1),
+        tuple(map(s.observation, seats)),
+        tuple(map(s.legal_actions, seats)),
+        s.seats_to_act(),
+        s.scores(),
+    )
 
 
 @settings(max_examples=300, deadline=None)
-@given(seed=seeds, n=players, moves=st.integers(0, 120),
-       calls=st.lists(st.tuples(any_seat, any_action), min_size=1, max_size=6))
+@given(
+    seed=seeds,
+    n=players,
+    moves=st.integers(0, 120),
+    calls=st.lists(st.tuples(any_seat, any_action), min_size=1, max_size=6),
+)
 def test_property_every_illegal_call_raises_and_changes_nothing(seed, n, moves, calls):
     # A random point of a match (possibly its end), then calls of every type: a call is legal
     # only with an int seat that is to act and an int action among its legal actions; any other
@@ -650,8 +846,12 @@ def test_property_every_illegal_call_raises_and_changes_nothing(seed, n, moves, 
     s = BalloonGame(n).new_match(seed)
     play_random_moves(s, random.Random(seed), moves)
     for seat, action in calls:
-        legal = (type(seat) is int and type(action) is int and 0 <= seat < n
-                 and action in s.legal_actions(seat))
+        legal = (
+            type(seat) is int
+            and type(action) is int
+            and 0 <= seat < n
+            and action in s.legal_actions(seat)
+        )
         if legal:
             continue
         before = visible_state(s)

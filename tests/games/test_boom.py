@@ -87,7 +87,10 @@ def test_rulebook_brown_guard_16_example():
     )
     brown = [e for e in events if e.data.get("colour") == "brown"]
     assert [(e.kind, e.seat) for e in brown] == [
-        ("take_back", DAVID), ("take_back", CINDY), ("escape", AMY), ("escape", BETTY)
+        ("take_back", DAVID),
+        ("take_back", CINDY),
+        ("escape", AMY),
+        ("escape", BETTY),
     ]
     assert brown[0].data["cards"] == (card("brown", 3), card("brown", 5, 1))
     assert brown[1].data["cards"] == (card("brown", 2, 1), card("brown", 5))
@@ -111,7 +114,10 @@ def test_rulebook_face_up_green_6_is_worth_7():
     events = play_round(state, [(g6,), (10,), (30,)], [(0, 1), (11, 12), (31, 32)])
     (green,) = [e for e in events if e.kind == "escape" and e.data["colour"] == "green"]
     assert (green.seat, green.data["cards"], green.data["face_up"], green.data["points"]) == (
-        0, (g6,), True, 7
+        0,
+        (g6,),
+        True,
+        7,
     )
 
 
@@ -128,7 +134,8 @@ def test_rulebook_final_score_7_1_2_4_is_14():
     state = BoomGame(2).state_from_hands([seat0, seat1], [0, green_limit_6])
     play_round(state, [(red1, yellow2), tuple(blues[:2])], [(green4, blue1), tuple(blues[2:])])
     events = play_round(
-        state, [(brown1, brown2), (card("brown", 6), card("red", 3))],
+        state,
+        [(brown1, brown2), (card("brown", 6), card("red", 3))],
         [(red2, green6), (card("green", 1), card("blue", 4))],
     )
     assert [(e.seat, e.data["cards"]) for e in kinds(events, "take_back")] == [(0, (green6,))]
@@ -142,6 +149,7 @@ def test_rulebook_final_score_7_1_2_4_is_14():
 
 
 # ---------------------------------------------------------------------------- hand-built rules
+
 
 def test_tied_highest_take_back_together_and_the_rest_escape():
     red5a, red5b, red1 = card("red", 5), card("red", 5, 1), card("red", 1)
@@ -368,7 +376,8 @@ def test_advanced_fewest_cards_bonus_every_round_with_ties():
     events = play_round(state, first, second)
     bonus = kinds(events, "fewest_cards_bonus")
     assert [(e.seat, e.data["points"], e.data["cards_left"]) for e in bonus] == [
-        (0, 5, 4), (1, 5, 4)
+        (0, 5, 4),
+        (1, 5, 4),
     ]
     assert not state.is_over()
     assert state.scores() == (3 + 5 + 5, 3 + 5 + 5, 3 + 5, 3 + 5)
@@ -566,7 +575,9 @@ def test_observation_shows_own_hand_and_public_information_only():
 def test_registry_and_config():
     game = make_game("boom", 4, advanced=True)
     assert isinstance(game, BoomGame) and game.config()["options"] == {
-        "advanced": True, "ruse": False, "series": False
+        "advanced": True,
+        "ruse": False,
+        "series": False,
     }
     with pytest.raises(boom.ConfigError):
         BoomGame(6)
@@ -574,6 +585,7 @@ def test_registry_and_config():
 
 
 # ---------------------------------------------------------------------------- sampling
+
 
 def test_sample_state_matches_the_observation_and_varies_the_hidden_cards():
     game = BoomGame(4, ruse=True)
@@ -607,9 +619,7 @@ def test_sample_state_keeps_taken_back_cards_with_their_seat():
 
 # ---------------------------------------------------------------------------- properties
 
-configs = st.tuples(
-    st.integers(2, 5), st.booleans(), st.booleans(), st.integers(0, 2**32 - 1)
-)
+configs = st.tuples(st.integers(2, 5), st.booleans(), st.booleans(), st.integers(0, 2**32 - 1))
 FAST = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -739,10 +749,14 @@ def test_property_illegal_actions_raise_and_change_nothing(config, attempts):
 @given(
     configs,
     st.integers(0, 40),
-    st.lists(st.tuples(
-        st.one_of(st.booleans(), st.integers(0, 4).map(float), st.none(), st.text(max_size=1)),
-        st.one_of(st.tuples(st.integers(0, 50)), st.tuples(st.integers(0, 49), st.just(RUSE))),
-    ), min_size=1, max_size=4),
+    st.lists(
+        st.tuples(
+            st.one_of(st.booleans(), st.integers(0, 4).map(float), st.none(), st.text(max_size=1)),
+            st.one_of(st.tuples(st.integers(0, 50)), st.tuples(st.integers(0, 49), st.just(RUSE))),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
 )
 def test_property_a_seat_that_is_not_an_int_is_refused_and_changes_nothing(config, moves, calls):
     # True == 1 and 1.0 == 1 find seat 1 in a dict: every path refuses them all the same.
@@ -772,7 +786,6 @@ def test_property_sampled_states_agree_with_the_observation(config):
         state.apply_action(seat, rng.choice(state.legal_actions(seat)))
 
 
-
 # ---------------------------------------------------------------------------- determinism pins
 
 # (players, options, seed) -> final scores, decisions and a digest of every action, event and
@@ -797,8 +810,7 @@ PINNED_PLAYOUTS = {
     (2, ("advanced", "ruse"), 6): ((42, 73), 16, "399ddbdd698723ae2d2d819c"),
     (3, ("advanced", "ruse"), 7): ((66, 52, 28), 24, "0bf4605fa9456662d126f0b9"),
     (5, ("ruse",), 8): ((13, 29, 23, 11, 27), 40, "8a6962b16d89d363f0982177"),
-    (4, ("advanced", "ruse", "series"), 9):
-        ((246, 207, 208, 140), 168, "b23122ad821356004cbf08a2"),
+    (4, ("advanced", "ruse", "series"), 9): ((246, 207, 208, 140), 168, "b23122ad821356004cbf08a2"),
     (2, ("series",), 10): ((224, 217), 64, "1fc8dbbcfbff631985038ea8"),
 }
 
@@ -878,6 +890,7 @@ def test_many_random_playouts_match_the_pinned_digests(case):
 
 # ---------------------------------------------------------------------------- legal pairs, views
 
+
 @pytest.mark.parametrize("size", [2, 3, 11, 17])
 def test_legal_pairs_behave_like_the_tuple_of_all_pairs(size):
     pool = tuple(sorted(random.Random(size).sample(range(50), size - 1))) + (RUSE,)
@@ -898,8 +911,16 @@ def test_legal_pairs_behave_like_the_tuple_of_all_pairs(size):
         assert action in pairs and pairs.index(action) == expected.index(action)
     missing = [a for a in combinations(range(51), 2) if a not in expected]
     assert not any(a in pairs for a in missing)
-    odd = [(pool[1], pool[0]), (pool[0],), pool[:2] + (1,), list(pool[:2]),
-           (float(pool[0]), pool[1]), (True, pool[1]), None, "ab"]
+    odd = [
+        (pool[1], pool[0]),
+        (pool[0],),
+        pool[:2] + (1,),
+        list(pool[:2]),
+        (float(pool[0]), pool[1]),
+        (True, pool[1]),
+        None,
+        "ab",
+    ]
     assert [a in pairs for a in odd] == [a in expected for a in odd]
     assert isinstance(pairs, boom.SequenceABC) and repr(pairs) == f"LegalPairs({expected!r})"
 
@@ -931,6 +952,7 @@ def test_observations_follow_each_round_and_clones_stay_apart():
 
 
 # ---------------------------------------------------------------------------- speed work, exactly
+
 
 def test_draws_depend_on_the_seed_and_the_event_only_and_cover_their_range_evenly():
     # The draw as the rules tell it (boom_plain.draw_digits); test_boom_plain holds the fast
@@ -1103,8 +1125,13 @@ def test_fast_paths_accept_refuse_and_apply_exactly_as_the_general_check():
     # state after either.
     rng = random.Random(12)
     compared = {boom._ONE_CARD: 0, boom._TWO_CARDS: 0, boom._TWO_CARDS_OR_RUSE: 0}
-    for players, ruse, advanced in [(2, True, False), (3, False, True), (4, True, False),
-                                    (4, False, False), (5, True, True)]:
+    for players, ruse, advanced in [
+        (2, True, False),
+        (3, False, True),
+        (4, True, False),
+        (4, False, False),
+        (5, True, True),
+    ]:
         game = BoomGame(players, ruse=ruse, advanced=advanced)
         for seed in range(6):
             if ruse and seed % 2:  # some seats without their ruse card, short hands
@@ -1166,6 +1193,7 @@ def test_states_pickle_and_deep_copy_in_the_middle_of_a_step():
 
 
 # ---------------------------------------------------------------------------- the end of a game
+
 
 def test_seed_146_series_game_3_plays_on_until_seat_1s_greens_escape():
     # The audit's case: a 2-player series (seed 146, random play drawn from random.Random(37)).

@@ -11,8 +11,7 @@ from itertools import product
 
 import pytest
 
-from arena.games import IllegalActionError
-from arena.games import boom
+from arena.games import IllegalActionError, boom
 from arena.games.boom import RUSE, BoomGame, sample_state
 from arena.games.boom_plain import DEAL_DRAW, MAX_GAME_ROUNDS, PlainBoomGame, draw_digits
 
@@ -51,8 +50,8 @@ def assert_same(fast, plain, where) -> None:
         assert fast.observation(seat) == plain.observation(seat), (where, seat)
     for seat in range(players):
         assert tuple(fast.legal_actions(seat)) == plain.legal_actions(seat), (where, seat)
-        assert outcome(lambda: fast.default_action(seat)) == outcome(
-            lambda: plain.default_action(seat)
+        assert outcome(lambda seat=seat: fast.default_action(seat)) == outcome(
+            lambda seat=seat: plain.default_action(seat)
         ), (where, seat)
         assert fast.hand(seat) == plain.hand(seat), (where, seat)
         assert fast.pending_choice(seat) == plain.pending_choice(seat), (where, seat)
@@ -124,13 +123,16 @@ def play_side_by_side(fast, plain, rng, where, seen: Counter, sample: bool = Tru
             seat = rng.randrange(-1, plain.game.num_players)
             seed = rng.randrange(2**32)
             events = plain.events
-            sampled_fast = sample_state(fast.observation(seat), random.Random(seed), fast.game,
-                                        events)
-            sampled_plain = sample_state(plain.observation(seat), random.Random(seed),
-                                         plain.game, events)
+            sampled_fast = sample_state(
+                fast.observation(seat), random.Random(seed), fast.game, events
+            )
+            sampled_plain = sample_state(
+                plain.observation(seat), random.Random(seed), plain.game, events
+            )
             assert type(sampled_plain).__name__ == "PlainBoomState"
-            play_side_by_side(sampled_fast, sampled_plain, rng, (where, moves, "sampled"), seen,
-                              sample=False)
+            play_side_by_side(
+                sampled_fast, sampled_plain, rng, (where, moves, "sampled"), seen, sample=False
+            )
             seen["sampled"] += 1
         assert moves < 100_000, "the match did not end"
     for event in plain.events:
@@ -152,8 +154,9 @@ def test_fast_and_plain_play_random_matches_alike(players, options):
     matches = MATCHES_PER_VARIANT[options["series"]]
     for seed in range(matches):
         where = (players, options, seed)
-        play_side_by_side(fast_game.new_match(seed), plain_game.new_match(seed),
-                          random.Random(seed), where, seen)
+        play_side_by_side(
+            fast_game.new_match(seed), plain_game.new_match(seed), random.Random(seed), where, seen
+        )
     # the matches reached what the variant has, so the comparison above was not idle
     assert seen["take_back"] and seen["escape"] and seen["end hand_size"] and seen["sampled"]
     assert seen["refused"] and seen["default"], seen

@@ -17,10 +17,17 @@ import pytest
 
 from arena import replay
 from arena.games import (
-    Game, IllegalActionError, RulesError, State, game_class, game_from_config, game_names,
+    Game,
+    IllegalActionError,
+    RulesError,
+    State,
+    balloon,
+    boom,
+    game_class,
+    game_from_config,
+    game_names,
     ranks_from_scores,
 )
-from arena.games import balloon, boom
 from arena.results import MatchResult, MoveRecord
 
 SEEDS = (0, 1, 2)
@@ -66,8 +73,12 @@ def view(state: State) -> tuple:
     """Everything the public interface tells about a state, for comparing two."""
     players = state.game.num_players
     return (
-        state.is_over(), state.seats_to_act(), state.scores(), tuple(state.events),
-        state.public_observation(), tuple(state.observation(s) for s in range(players)),
+        state.is_over(),
+        state.seats_to_act(),
+        state.scores(),
+        tuple(state.events),
+        state.public_observation(),
+        tuple(state.observation(s) for s in range(players)),
         tuple(tuple(state.legal_actions(s)) for s in range(players)),
     )
 
@@ -89,8 +100,10 @@ def check_decision(state: State, rng: random.Random, name: str) -> None:
     # An illegal action is refused and changes nothing.
     before = view(state)
     waiting = [s for s in range(players) if s not in to_act]
-    for seat, action in [(to_act[0], "not an action"), *[(s, state.legal_actions(to_act[0])[0])
-                                                          for s in waiting[:1]]]:
+    for seat, action in [
+        (to_act[0], "not an action"),
+        *[(s, state.legal_actions(to_act[0])[0]) for s in waiting[:1]],
+    ]:
         with pytest.raises(IllegalActionError):
             state.apply_action(seat, action)
     assert view(state) == before

@@ -27,8 +27,11 @@ def v2_doc() -> dict:
 
 
 def test_boom_plays_versions_3_and_2_and_balloon_version_1():
-    config = {"game": "boom", "num_players": 2,
-              "options": {"advanced": False, "ruse": False, "series": True}}
+    config = {
+        "game": "boom",
+        "num_players": 2,
+        "options": {"advanced": False, "ruse": False, "series": True},
+    }
     assert BoomGame.engine_version == "3" and BalloonGame.engine_version == "1"
     assert type(game_from_config(config)) is BoomGame
     assert type(game_from_config(config, "3")) is BoomGame
@@ -47,8 +50,9 @@ def test_an_old_version_replay_replays_under_its_own_version():
     assert type(state.game) is BoomGameV2 and state.scores() == (235, 179)
     ends = [e.data["end"] for e in state.events if e.kind == "game_end"]
     assert ends == ["hand_size", "hand_size", "dry_rounds", "hand_size"]
-    views = replay.seat_views(doc["config"], doc["seed"],
-                              [MoveRecord.from_list(m) for m in doc["moves"]], "2")
+    views = replay.seat_views(
+        doc["config"], doc["seed"], [MoveRecord.from_list(m) for m in doc["moves"]], "2"
+    )
     assert sum(map(len, views.values())) == len(doc["moves"])
     # Under version 3 the same moves do not make the same match: game 3 goes on where version
     # 2 dealt game 4, so the recorded moves stop being legal.
@@ -57,10 +61,13 @@ def test_an_old_version_replay_replays_under_its_own_version():
         replay.verify(doc)
 
 
-@pytest.mark.parametrize("version, advice", [
-    ("1", "Arena from before commit 028f709"),
-    ("9", "the Arena release it was played with"),
-])
+@pytest.mark.parametrize(
+    "version, advice",
+    [
+        ("1", "Arena from before commit 028f709"),
+        ("9", "the Arena release it was played with"),
+    ],
+)
 def test_a_version_this_arena_cannot_play_is_refused_with_what_to_do(version, advice):
     doc = v2_doc()
     doc["engine_version"] = version

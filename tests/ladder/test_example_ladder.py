@@ -9,14 +9,38 @@ from .test_run_ladder import arena
 
 def test_ladder_ranks_strong_above_heuristic_above_random(tmp_path):
     db = tmp_path / "a.db"
-    for name, script in (("random", "random_bot.py"), ("heuristic", "balloon_heuristic.py"),
-                         ("strong", "balloon_strong.py")):
+    for name, script in (
+        ("random", "random_bot.py"),
+        ("heuristic", "balloon_heuristic.py"),
+        ("strong", "balloon_strong.py"),
+    ):
         arena("bot", "add", name, "--command", f"python example_bots/{script}", "--db", str(db))
     # Generous move time: the strong bot's search is a fixed number of simulations, so with
     # its time cut-off out of reach the ladder is deterministic from its seed.
-    arena("ladder", "run", "strength", "--game", "balloon", "-k", "2",
-          "--bots", "random,heuristic,strong", "--rounds", "5", "--seed", "3", "--db", str(db),
-          "--run-dir", str(tmp_path / "runs"), "--no-progress", "-j", "3", "--move-ms", "5000")
+    arena(
+        "ladder",
+        "run",
+        "strength",
+        "--game",
+        "balloon",
+        "-k",
+        "2",
+        "--bots",
+        "random,heuristic,strong",
+        "--rounds",
+        "5",
+        "--seed",
+        "3",
+        "--db",
+        str(db),
+        "--run-dir",
+        str(tmp_path / "runs"),
+        "--no-progress",
+        "-j",
+        "3",
+        "--move-ms",
+        "5000",
+    )
     doc = json.loads(arena("rankings", "strength", "--json", "--db", str(db)).stdout)
     order = [s["bot"] for s in doc["standings"]]
     assert order == ["strong", "heuristic", "random"], doc["standings"]

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from arena.ladder import lease
-from arena.ladder.lease import Holder, STALE_AFTER_S
+from arena.ladder.lease import STALE_AFTER_S, Holder
 from arena.store import AsyncStore, LadderBusy, LeaseLost, Store
 from tests.ladder.test_run_ladder import ROOT, arena, ladder_args, register, wait_for_completed
 
@@ -95,9 +95,11 @@ def test_held_renews_gives_back_and_reports_a_lost_lease(tmp_path, monkeypatch):
                 stolen.set()
 
             async with lease.held(store, ["l"], on_lost) as (mine,):
+
                 async def heartbeat() -> float:
-                    return await store.run(lambda s: s.db.execute(
-                        "SELECT heartbeat FROM ladder_leases").fetchone()[0])
+                    return await store.run(
+                        lambda s: s.db.execute("SELECT heartbeat FROM ladder_leases").fetchone()[0]
+                    )
 
                 async def renewed() -> None:
                     while await heartbeat() <= mine.since:
@@ -105,9 +107,12 @@ def test_held_renews_gives_back_and_reports_a_lost_lease(tmp_path, monkeypatch):
 
                 await asyncio.wait_for(renewed(), 30)
                 # Another run takes the lease over (as if this one had looked dead).
-                await store.run(Store.acquire_lease, "l",
-                                other_run(host="elsewhere", machine="x"),
-                                mine.since + STALE_AFTER_S + 1)
+                await store.run(
+                    Store.acquire_lease,
+                    "l",
+                    other_run(host="elsewhere", machine="x"),
+                    mine.since + STALE_AFTER_S + 1,
+                )
                 await asyncio.wait_for(stolen.wait(), 30)
 
     asyncio.run(main())
@@ -122,8 +127,13 @@ def test_a_second_run_of_a_running_ladder_refuses_at_once_and_takes_nothing(tmp_
     db = tmp_path / "a.db"
     register(db, ["a", "b", "c", "d"])
     args = ladder_args(db, tmp_path)
-    first = subprocess.Popen([sys.executable, "-m", "arena", *args], cwd=ROOT,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "arena", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert wait_for_completed(db, 1, first) >= 1
         assert first.poll() is None, "the ladder finished before the second run"
@@ -134,13 +144,16 @@ def test_a_second_run_of_a_running_ladder_refuses_at_once_and_takes_nothing(tmp_
             first.kill()
             first.wait()
     assert second.returncode == 1, second.stderr
-    assert (f"ladder 'l1' is being run by another arena process: pid {first.pid} on "
-            f"{socket.gethostname()}, since ") in second.stderr
+    assert (
+        f"ladder 'l1' is being run by another arena process: pid {first.pid} on "
+        f"{socket.gethostname()}, since "
+    ) in second.stderr
     assert "Traceback" not in second.stderr
     # The first run was left alone: it finished, each match played once, the lease given back.
     assert first.returncode == 0, err
     con = sqlite3.connect(db)
-    assert con.execute("SELECT status, attempts, count(*) FROM matches GROUP BY 1, 2"
-                       ).fetchall() == [("completed", 1, 24)]
+    assert con.execute(
+        "SELECT status, attempts, count(*) FROM matches GROUP BY 1, 2"
+    ).fetchall() == [("completed", 1, 24)]
     assert con.execute("SELECT count(*) FROM ladder_leases").fetchone()[0] == 0
     con.close()

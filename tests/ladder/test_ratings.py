@@ -9,7 +9,12 @@ import pytest
 import trueskill
 
 from arena.ladder.ratings import (
-    Rater, RatingParams, SkillRating, adjacent_settled, p_better, set_ranks,
+    Rater,
+    RatingParams,
+    SkillRating,
+    adjacent_settled,
+    p_better,
+    set_ranks,
 )
 
 
@@ -17,7 +22,12 @@ def test_the_environment_is_explicit_and_documented():
     rater = Rater()
     env = rater.env
     assert (env.mu, env.sigma, env.beta, env.tau, env.draw_probability) == (
-        25.0, 25 / 3, 25 / 6, 25 / 300, 0.05)
+        25.0,
+        25 / 3,
+        25 / 6,
+        25 / 300,
+        0.05,
+    )
     assert env is not trueskill.global_env()
     assert rater.conservative(rater.initial()) == pytest.approx(0.0)
     assert RatingParams.from_dict(RatingParams().to_dict()) == RatingParams()
@@ -25,14 +35,19 @@ def test_the_environment_is_explicit_and_documented():
 
 def test_a_match_is_rated_as_a_free_for_all_with_ties():
     rater = Rater()
-    before = {"a": SkillRating(30, 5), "b": SkillRating(25, 8), "c": SkillRating(20, 3),
-              "d": SkillRating(25, 25 / 3)}
+    before = {
+        "a": SkillRating(30, 5),
+        "b": SkillRating(25, 8),
+        "c": SkillRating(20, 3),
+        "d": SkillRating(25, 25 / 3),
+    }
     ranks = {"c": 0, "a": 1, "d": 1, "b": 3}
     update = rater.rate(before, ranks)
-    env = trueskill.TrueSkill(mu=25, sigma=25 / 3, beta=25 / 6, tau=25 / 300,
-                              draw_probability=0.05)
-    expected = env.rate([{b: env.create_rating(before[b].mu, before[b].sigma)} for b in ranks],
-                        ranks=list(ranks.values()))
+    env = trueskill.TrueSkill(mu=25, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.05)
+    expected = env.rate(
+        [{b: env.create_rating(before[b].mu, before[b].sigma)} for b in ranks],
+        ranks=list(ranks.values()),
+    )
     for group in expected:
         for bot, r in group.items():
             assert update.ratings[bot] == SkillRating(r.mu, r.sigma)
@@ -54,9 +69,11 @@ def test_an_extreme_upset_never_yields_a_broken_rating():
 
 def test_set_ranks_sum_scores_and_demote_faulted_bots():
     # A set of 3 rotations of (x, y, z).
-    matches = [(("x", "y", "z"), (5, 3, 3), []),
-               (("y", "z", "x"), (1, 9, 0), []),
-               (("z", "x", "y"), (2, 2, 6), [2])]  # y faulted in the last match
+    matches = [
+        (("x", "y", "z"), (5, 3, 3), []),
+        (("y", "z", "x"), (1, 9, 0), []),
+        (("z", "x", "y"), (2, 2, 6), [2]),
+    ]  # y faulted in the last match
     ranks = set_ranks(matches)
     # Totals: x 7, y 10 (faulted), z 14.
     assert ranks == {"z": 0, "x": 1, "y": 2}
@@ -69,12 +86,15 @@ def test_a_match_needs_two_bots():
         Rater().rate({"a": SkillRating(25, 8)}, {"a": 0})
 
 
-@pytest.mark.parametrize("a, b", [
-    (SkillRating(27.0, 2.0), SkillRating(25.0, 3.0)),
-    (SkillRating(25.0, 8.333), SkillRating(25.0, 8.333)),
-    (SkillRating(20.0, 1.0), SkillRating(24.0, 4.5)),
-    (SkillRating(31.2, 0.9), SkillRating(30.1, 0.7)),
-])
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (SkillRating(27.0, 2.0), SkillRating(25.0, 3.0)),
+        (SkillRating(25.0, 8.333), SkillRating(25.0, 8.333)),
+        (SkillRating(20.0, 1.0), SkillRating(24.0, 4.5)),
+        (SkillRating(31.2, 0.9), SkillRating(30.1, 0.7)),
+    ],
+)
 def test_p_better_is_the_probability_that_one_skill_is_above_the_other(a, b):
     # Monte Carlo over the two posteriors, seeded: 100,000 draws give a standard error under
     # 0.0016, so 0.008 is five of them.

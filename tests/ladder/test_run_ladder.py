@@ -21,11 +21,17 @@ RANDOM = "python example_bots/random_bot.py"
 
 
 def arena(*args: str, cwd: Path = ROOT, check: bool = True, timeout: float = 240):
-    proc = subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, text=True,
-                          capture_output=True, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=cwd,
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+    )
     if check and proc.returncode != 0:
-        raise AssertionError(f"arena {' '.join(args)} failed ({proc.returncode}):\n"
-                             f"{proc.stdout}\n{proc.stderr}")
+        raise AssertionError(
+            f"arena {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+        )
     return proc
 
 
@@ -35,16 +41,38 @@ def register(db: Path, names: list[str]) -> None:
 
 
 def ladder_args(db: Path, tmp: Path, name: str = "l1") -> list[str]:
-    return ["ladder", "run", name, "--game", "balloon", "-k", "3", "--bots", "a,b,c,d",
-            "--seed", "11", "--rounds", "2", "--db", str(db), "--run-dir", str(tmp / "runs"),
-            "--no-progress", "-j", "3", "--move-ms", "5000"]
+    return [
+        "ladder",
+        "run",
+        name,
+        "--game",
+        "balloon",
+        "-k",
+        "3",
+        "--bots",
+        "a,b,c,d",
+        "--seed",
+        "11",
+        "--rounds",
+        "2",
+        "--db",
+        str(db),
+        "--run-dir",
+        str(tmp / "runs"),
+        "--no-progress",
+        "-j",
+        "3",
+        "--move-ms",
+        "5000",
+    ]
 
 
 def results(db: Path) -> dict:
     con = sqlite3.connect(db)
     rows = con.execute(
         "SELECT m.idx, r.seat, r.score, r.rank FROM matches m JOIN results r "
-        "ON r.match_id = m.id ORDER BY m.idx, r.seat").fetchall()
+        "ON r.match_id = m.id ORDER BY m.idx, r.seat"
+    ).fetchall()
     counts = con.execute("SELECT count(*) FROM results").fetchone()[0]
     con.close()
     return {"rows": rows, "count": counts}
@@ -58,8 +86,9 @@ def wait_for_completed(db: Path, n: int, proc: subprocess.Popen, timeout_s: floa
     while time.monotonic() < deadline and proc.poll() is None:
         try:
             con = sqlite3.connect(db, timeout=5)
-            done = con.execute("SELECT count(*) FROM matches WHERE status='completed'"
-                               ).fetchone()[0]
+            done = con.execute("SELECT count(*) FROM matches WHERE status='completed'").fetchone()[
+                0
+            ]
             con.close()
         except sqlite3.OperationalError:  # not created yet
             done = 0
@@ -71,8 +100,10 @@ def wait_for_completed(db: Path, n: int, proc: subprocess.Popen, timeout_s: floa
 
 def rankings(db: Path) -> list[dict]:
     doc = json.loads(arena("rankings", "--json", "--db", str(db)).stdout)
-    return [{k: s[k] for k in ("bot", "mu", "sigma", "matches", "wins", "faults")}
-            for s in doc["standings"]]
+    return [
+        {k: s[k] for k in ("bot", "mu", "sigma", "matches", "wins", "faults")}
+        for s in doc["standings"]
+    ]
 
 
 def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path):
@@ -81,8 +112,12 @@ def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path):
         register(db, ["a", "b", "c", "d"])
     arena(*ladder_args(clean_db, tmp_path / "clean"))
 
-    proc = subprocess.Popen([sys.executable, "-m", "arena", *ladder_args(killed_db, tmp_path)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", *ladder_args(killed_db, tmp_path)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     done = wait_for_completed(killed_db, 4, proc)
     assert proc.poll() is None, "the ladder finished before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
@@ -101,13 +136,16 @@ def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path):
     assert processes_in(tmp_path / "runs") == []
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--game", "chess", "-k", "3", "--bots", "a,b,c"], "Invalid value for '--game'"),
-    (["--game", "balloon", "-k", "6", "--bots", "a,b,c"], "Invalid value for '--table-size'"),
-    (["--game", "balloon", "-k", "4", "--bots", "a,b,c"], "needs at least 4 bots"),
-    (["--game", "balloon", "-k", "3", "--bots", "a,b,zz"], "no bot called 'zz'"),
-    (["--game", "balloon", "-k", "3", "--bots", "a,b,c", "--ruse"], "has no option ruse"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--game", "chess", "-k", "3", "--bots", "a,b,c"], "Invalid value for '--game'"),
+        (["--game", "balloon", "-k", "6", "--bots", "a,b,c"], "Invalid value for '--table-size'"),
+        (["--game", "balloon", "-k", "4", "--bots", "a,b,c"], "needs at least 4 bots"),
+        (["--game", "balloon", "-k", "3", "--bots", "a,b,zz"], "no bot called 'zz'"),
+        (["--game", "balloon", "-k", "3", "--bots", "a,b,c", "--ruse"], "has no option ruse"),
+    ],
+)
 def test_bad_ladder_input_is_refused_and_changes_nothing(tmp_path, args, message):
     db = tmp_path / "a.db"
     register(db, ["a", "b", "c"])
@@ -122,17 +160,34 @@ def test_bad_ladder_input_is_refused_and_changes_nothing(tmp_path, args, message
     con.close()
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--until-settled", "0.95"], "--until-settled needs --max-rounds"),
-    (["--max-rounds", "3"], "--max-rounds applies with --until-settled"),
-    (["--until-settled", "1.5", "--max-rounds", "3"], "Invalid value for '--until-settled'"),
-    (["--until-settled", "0.9", "--max-rounds", "2", "--rounds", "3"], "is below --rounds 3"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--until-settled", "0.95"], "--until-settled needs --max-rounds"),
+        (["--max-rounds", "3"], "--max-rounds applies with --until-settled"),
+        (["--until-settled", "1.5", "--max-rounds", "3"], "Invalid value for '--until-settled'"),
+        (["--until-settled", "0.9", "--max-rounds", "2", "--rounds", "3"], "is below --rounds 3"),
+    ],
+)
 def test_bad_until_settled_input_is_refused(tmp_path, args, message):
     db = tmp_path / "a.db"
     register(db, ["a", "b"])
-    proc = arena("ladder", "run", "x", "--game", "balloon", "-k", "2", "--bots", "a,b", *args,
-                 "--db", str(db), "--no-progress", check=False)
+    proc = arena(
+        "ladder",
+        "run",
+        "x",
+        "--game",
+        "balloon",
+        "-k",
+        "2",
+        "--bots",
+        "a,b",
+        *args,
+        "--db",
+        str(db),
+        "--no-progress",
+        check=False,
+    )
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
     con = sqlite3.connect(db)
     assert con.execute("SELECT count(*) FROM ladders").fetchone()[0] == 0
@@ -149,7 +204,8 @@ def settled_after_each_round(db: Path, ladder: str, confidence: float) -> list[b
     rows = con.execute(
         "SELECT m.round, m.idx, b.name, h.mu, h.sigma FROM rating_history h "
         "JOIN matches m ON m.id = h.match_id JOIN bots b ON b.id = h.bot_id "
-        "JOIN ladders l ON l.id = m.ladder_id WHERE l.name = ? ORDER BY m.idx", (ladder,)
+        "JOIN ladders l ON l.id = m.ladder_id WHERE l.name = ? ORDER BY m.idx",
+        (ladder,),
     ).fetchall()
     rounds = con.execute("SELECT rounds FROM ladders WHERE name = ?", (ladder,)).fetchone()[0]
     con.close()
@@ -160,8 +216,12 @@ def settled_after_each_round(db: Path, ladder: str, confidence: float) -> list[b
             if round_ <= r:
                 latest[bot] = (mu, sigma)
         board = sorted(latest.values(), key=lambda x: (-(x[0] - 3 * x[1]), -x[0]))
-        out.append(all(p_better(SkillRating(*a), SkillRating(*b)) >= confidence
-                       for a, b in zip(board, board[1:])))
+        out.append(
+            all(
+                p_better(SkillRating(*a), SkillRating(*b)) >= confidence
+                for a, b in zip(board, board[1:])
+            )
+        )
     return out
 
 
@@ -169,9 +229,28 @@ def test_until_settled_stops_at_the_first_round_where_every_rank_is_settled(tmp_
     db = tmp_path / "a.db"
     arena("bot", "add", "heuristic", "--command", HEURISTIC, "--db", str(db))
     register(db, ["random"])
-    args = ["ladder", "run", "s", "--game", "balloon", "-k", "2", "--bots", "heuristic,random",
-            "--seed", "5", "--until-settled", "0.9", "--max-rounds", "8", "--db", str(db),
-            "--run-dir", str(tmp_path / "runs"), "--no-progress"]
+    args = [
+        "ladder",
+        "run",
+        "s",
+        "--game",
+        "balloon",
+        "-k",
+        "2",
+        "--bots",
+        "heuristic,random",
+        "--seed",
+        "5",
+        "--until-settled",
+        "0.9",
+        "--max-rounds",
+        "8",
+        "--db",
+        str(db),
+        "--run-dir",
+        str(tmp_path / "runs"),
+        "--no-progress",
+    ]
     out = arena(*args).stdout
     assert "every rank settled at 0.9" in out
     settled = settled_after_each_round(db, "s", 0.9)
@@ -194,10 +273,28 @@ def test_until_settled_stops_at_the_cap_and_the_same_command_with_a_higher_cap_g
     register(db, ["r1", "r2", "r3"])  # three random bots: equal, so never settled
 
     def run(cap: int) -> subprocess.CompletedProcess:
-        return arena("ladder", "run", "c", "--game", "balloon", "-k", "2", "--bots",
-                     "r1,r2,r3", "--seed", "3", "--until-settled", "0.95", "--max-rounds",
-                     str(cap), "--db", str(db), "--run-dir", str(tmp_path / "runs"),
-                     "--no-progress")
+        return arena(
+            "ladder",
+            "run",
+            "c",
+            "--game",
+            "balloon",
+            "-k",
+            "2",
+            "--bots",
+            "r1,r2,r3",
+            "--seed",
+            "3",
+            "--until-settled",
+            "0.95",
+            "--max-rounds",
+            str(cap),
+            "--db",
+            str(db),
+            "--run-dir",
+            str(tmp_path / "runs"),
+            "--no-progress",
+        )
 
     proc = run(2)
     assert "not every rank settled at 0.95 after 2 rounds" in proc.stderr
@@ -214,15 +311,40 @@ def test_until_settled_killed_after_adding_a_round_resumes_to_the_uninterrupted_
     clean_db, killed_db = tmp_path / "clean.db", tmp_path / "killed.db"
 
     def args(db: Path, runs: Path) -> list[str]:
-        return ["ladder", "run", "u", "--game", "balloon", "-k", "2", "--bots", "a,b,c,d",
-                "--seed", "9", "--until-settled", "0.95", "--max-rounds", "3", "--db", str(db),
-                "--run-dir", str(runs), "--no-progress", "-j", "1"]
+        return [
+            "ladder",
+            "run",
+            "u",
+            "--game",
+            "balloon",
+            "-k",
+            "2",
+            "--bots",
+            "a,b,c,d",
+            "--seed",
+            "9",
+            "--until-settled",
+            "0.95",
+            "--max-rounds",
+            "3",
+            "--db",
+            str(db),
+            "--run-dir",
+            str(runs),
+            "--no-progress",
+            "-j",
+            "1",
+        ]
 
     for db in (clean_db, killed_db):
         register(db, ["a", "b", "c", "d"])  # four random bots: never settled, so 3 rounds
     arena(*args(clean_db, tmp_path / "clean"))
-    proc = subprocess.Popen([sys.executable, "-m", "arena", *args(killed_db, tmp_path / "runs")],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", *args(killed_db, tmp_path / "runs")],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     round_one = 6 * 2  # 6 tables of 2, each a set of 2 matches
     done = wait_for_completed(killed_db, round_one + 2, proc)
     assert proc.poll() is None, "the ladder finished before it could be killed"
@@ -239,8 +361,20 @@ def test_until_settled_killed_after_adding_a_round_resumes_to_the_uninterrupted_
 def test_missing_database_directory_is_a_clear_error(tmp_path):
     proc = arena("rankings", "--db", str(tmp_path / "nope" / "a.db"), check=False)
     assert proc.returncode != 0 and "does not exist" in proc.stderr
-    proc = arena("ladder", "run", "x", "--game", "balloon", "-k", "2", "--bots", "a,b",
-                 "--db", str(tmp_path / "nope" / "a.db"), check=False)
+    proc = arena(
+        "ladder",
+        "run",
+        "x",
+        "--game",
+        "balloon",
+        "-k",
+        "2",
+        "--bots",
+        "a,b",
+        "--db",
+        str(tmp_path / "nope" / "a.db"),
+        check=False,
+    )
     assert proc.returncode != 0 and "does not exist" in proc.stderr
     assert not (tmp_path / "nope").exists()
 
@@ -263,8 +397,13 @@ def test_locked_database_is_a_clear_error(tmp_path):
 def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
     db = tmp_path / "a.db"
     register(db, ["a", "b", "c", "d"])
-    proc = subprocess.Popen([sys.executable, "-m", "arena", *ladder_args(db, tmp_path)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", *ladder_args(db, tmp_path)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wait_for_completed(db, 3, proc)
     assert proc.poll() is None, "the ladder finished before Ctrl-C"
     proc.send_signal(signal.SIGINT)

@@ -9,7 +9,11 @@ from collections import Counter
 import pytest
 
 from arena.ladder.schedule import (
-    ScheduleError, make_schedule, rotate, tables_per_round, uses_all_subsets,
+    ScheduleError,
+    make_schedule,
+    rotate,
+    tables_per_round,
+    uses_all_subsets,
 )
 
 
@@ -117,8 +121,9 @@ def test_spread_order_is_the_same_sets_seating_every_bot_early(n: int, k: int) -
         plain = make_schedule(bots, k, rounds=2, seed=seed)
         spread = make_schedule(bots, k, rounds=2, seed=seed, spread=True)
         # The same sets (seating, seed, round), only in another order within each round.
-        assert sorted((m.round, m.seed, m.seats) for m in spread) == \
-            sorted((m.round, m.seed, m.seats) for m in plain)
+        assert sorted((m.round, m.seed, m.seats) for m in spread) == sorted(
+            (m.round, m.seed, m.seats) for m in plain
+        )
         assert [m.index for m in spread] == list(range(len(spread)))
         for round_ in range(2):
             tables = _first_tables(spread, round_)
@@ -130,7 +135,7 @@ def test_spread_order_is_the_same_sets_seating_every_bot_early(n: int, k: int) -
                 assert max(sat[b] for b in bots) - min(sat[b] for b in bots) <= 3
             if uses_all_subsets(n, k):
                 # Every bot is seated within the fewest tables that can seat them all.
-                first = set().union(*tables[:math.ceil(n / k)])
+                first = set().union(*tables[: math.ceil(n / k)])
                 assert first == set(bots)
 
 

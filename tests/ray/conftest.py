@@ -11,8 +11,12 @@ from arena.ladder.ray_loopback import NODE_ARGS, loopback_cluster
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
 
 # Notice a dead node within about a second instead of the default ~30 s.
-FAST_FAILURE_DETECTION = {"health_check_period_ms": 300, "health_check_failure_threshold": 3,
-                          "health_check_initial_delay_ms": 0, "health_check_timeout_ms": 1000}
+FAST_FAILURE_DETECTION = {
+    "health_check_period_ms": 300,
+    "health_check_failure_threshold": 3,
+    "health_check_initial_delay_ms": 0,
+    "health_check_timeout_ms": 1000,
+}
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +28,10 @@ def ray_cluster():
 @pytest.fixture
 def add_ray_node(ray_cluster):
     """Add a node like the others to the shared cluster (a test may then kill it)."""
+
     def add():
         node = ray_cluster.add_node(**NODE_ARGS)
         ray_cluster.wait_for_nodes()
         return node
+
     return add

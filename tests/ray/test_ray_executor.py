@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.ray
+
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
 
 from arena.ladder.local import LocalExecutor  # noqa: E402
@@ -42,8 +44,16 @@ async def run_ladder(db: Path, executor, concurrency: int, during=None):
     """Run the ladder with `executor`; `during(runner_task)` runs alongside it."""
     store = await AsyncStore.open(db)
     try:
-        ladder = await store.run(Store.ensure_ladder, LADDER, "balloon", 3, BOTS, rounds=1,
-                                 seed=SEED, settings={"limits": LIMITS.to_dict()})
+        ladder = await store.run(
+            Store.ensure_ladder,
+            LADDER,
+            "balloon",
+            3,
+            BOTS,
+            rounds=1,
+            seed=SEED,
+            settings={"limits": LIMITS.to_dict()},
+        )
         bots = [await store.run(Store.get_bot, name) for name in ladder.bots]
         runner = LadderRunner(store, executor, LIMITS, concurrency)
         task = asyncio.ensure_future(runner.run(LADDER, bots))
@@ -65,11 +75,22 @@ def results(db: Path) -> list[tuple]:
         rows = con.execute(
             "SELECT m.idx, m.status, m.seats, m.replay, group_concat(r.score), "
             "group_concat(r.rank), group_concat(r.fault_kinds, '|') FROM matches m "
-            "JOIN results r ON r.match_id = m.id GROUP BY m.id ORDER BY m.idx").fetchall()
+            "JOIN results r ON r.match_id = m.id GROUP BY m.id ORDER BY m.idx"
+        ).fetchall()
     finally:
         con.close()
-    return [(idx, status, seats, [(m[0], m[1]) for m in json.loads(replay)["moves"]], scores,
-             ranks, faults) for idx, status, seats, replay, scores, ranks, faults in rows]
+    return [
+        (
+            idx,
+            status,
+            seats,
+            [(m[0], m[1]) for m in json.loads(replay)["moves"]],
+            scores,
+            ranks,
+            faults,
+        )
+        for idx, status, seats, replay, scores, ranks, faults in rows
+    ]
 
 
 def query(db: Path, sql: str) -> list[tuple]:
@@ -137,8 +158,9 @@ def test_ladder_on_the_cluster_equals_the_local_run(ray_cluster, local_run, tmp_
     assert not ray.is_initialized()
 
 
-def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(ray_cluster, add_ray_node,
-                                                                   local_run, tmp_path):
+def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(
+    ray_cluster, add_ray_node, local_run, tmp_path
+):
     victim = add_ray_node()
     db = make_db(tmp_path / "ray.db")
     executor = RayExecutor(ray_cluster.address, tmp_path / "runs")
@@ -193,18 +215,58 @@ def test_arena_serve_runs_its_matches_on_the_cluster(ray_cluster, tmp_path):
     root = Path(__file__).resolve().parents[2]
     db = tmp_path / "serve.db"
     for name in ("r1", "r2", "r3"):
-        subprocess.run([sys.executable, "-m", "arena", "bot", "add", name, "--command",
-                        "python example_bots/random_bot.py", "--db", str(db)], cwd=root,
-                       check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "arena",
+                "bot",
+                "add",
+                name,
+                "--command",
+                "python example_bots/random_bot.py",
+                "--db",
+                str(db),
+            ],
+            cwd=root,
+            check=True,
+            capture_output=True,
+        )
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         web_port = s.getsockname()[1]
     proc = subprocess.run(
-        [sys.executable, "-m", "arena", "serve", "--db", str(db), "--ladder", "bal=balloon:3",
-         "--executor", "ray", "--ray-address", ray_cluster.address, "--port", "0",
-         "--web-port", str(web_port), "--max-matches", "3", "--run-dir", str(tmp_path / "runs"),
-         "--move-ms", "5000", "--seed", "2"],
-        cwd=root, capture_output=True, text=True, timeout=240)
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "serve",
+            "--db",
+            str(db),
+            "--ladder",
+            "bal=balloon:3",
+            "--executor",
+            "ray",
+            "--ray-address",
+            ray_cluster.address,
+            "--port",
+            "0",
+            "--web-port",
+            str(web_port),
+            "--max-matches",
+            "3",
+            "--run-dir",
+            str(tmp_path / "runs"),
+            "--move-ms",
+            "5000",
+            "--seed",
+            "2",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     con = sqlite3.connect(db)
     rows = con.execute("SELECT status, node FROM matches").fetchall()

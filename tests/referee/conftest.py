@@ -37,9 +37,15 @@ def pid_alive(pid: int) -> bool:
         return False
 
 
-async def play(tmp_path: Path, game_name: str, modes: list[str], seed: int = 7,
-               limits: Limits = FAST, resource_limits: ResourceLimits = ResourceLimits(),
-               **options):
+async def play(
+    tmp_path: Path,
+    game_name: str,
+    modes: list[str],
+    seed: int = 7,
+    limits: Limits = FAST,
+    resource_limits: ResourceLimits = ResourceLimits(),
+    **options,
+):
     """Launch one fault_bot per seat, play one match, stop everything. Returns (result, pids)."""
     game = make_game(game_name, len(modes), **options)
     async with RefereeHost(tmp_path, resource_limits=resource_limits) as host:

@@ -23,7 +23,8 @@ def test_replies_batched_across_matches_are_each_taken_as_sent_alone(tmp_path, r
             await host.launch("good-b", fault_bot("good"))
             return await asyncio.gather(
                 host.run_match(game, 11, ["batcher", "good-a"], FAST),
-                host.run_match(game, 12, ["good-b", "batcher"], FAST))
+                host.run_match(game, 12, ["good-b", "batcher"], FAST),
+            )
 
     results = run(main())
     for result in results:
@@ -34,4 +35,3 @@ def test_replies_batched_across_matches_are_each_taken_as_sent_alone(tmp_path, r
     log = (tmp_path / "logs" / "batcher.log").read_text()
     sizes = re.findall(r"batch sizes so far: \[([\d, ]+)\]", log)
     assert sizes and "2" in sizes[-1].split(", "), log[-2000:]
-

@@ -67,8 +67,10 @@ def test_one_write_at_a_time_in_queue_order_and_the_clock_starts_at_the_write():
     async def main():
         stream = FakeStream()
         conn = BotConnection("bot", 8, stream.write)
-        asks = [asyncio.ensure_future(conn.request(f"m{i}", request(f"m{i}"), 60.0, 60.0))
-                for i in range(5)]
+        asks = [
+            asyncio.ensure_future(conn.request(f"m{i}", request(f"m{i}"), 60.0, 60.0))
+            for i in range(5)
+        ]
         await until(lambda: len(conn._outbox) == 4)  # the first is being written, four wait
         # Only the request being written has its clock running; the queued ones' have not started.
         clocks = sorted((p.sent_at >= 0, p.deadline < math.inf) for p in conn._pending.values())
@@ -76,11 +78,12 @@ def test_one_write_at_a_time_in_queue_order_and_the_clock_starts_at_the_write():
         for done in range(1, 6):
             await until(lambda: stream.in_flight == 1)
             stream.open_gates()
-            await until(lambda: len(stream.written) == done)
+            await until(lambda done=done: len(stream.written) == done)
         assert [m.action_request.match_id for m in stream.written] == [f"m{i}" for i in range(5)]
         assert stream.most_in_flight == 1
         for i, msg in enumerate(stream.written):
-            conn._on_reply(pb.ActionReply(match_id=f"m{i}", request_id=msg.action_request.request_id))
+            request_id = msg.action_request.request_id
+            conn._on_reply(pb.ActionReply(match_id=f"m{i}", request_id=request_id))
         replies = await asyncio.gather(*asks)
         assert [r.match_id for r, _ in replies] == [f"m{i}" for i in range(5)]
         assert conn._pending == {} and not conn._outbox and conn._writer is None
@@ -103,10 +106,11 @@ def test_a_writer_cancelled_mid_write_hands_the_rest_of_the_outbox_on():
         for done in (1, 2):
             await until(lambda: stream.in_flight == 1)  # a background writer took over
             stream.open_gates()
-            await until(lambda: len(stream.written) == done)
+            await until(lambda done=done: len(stream.written) == done)
         assert [match_of(m) for m in stream.written] == ["m1", "m2"]
-        conn._on_reply(pb.ActionReply(match_id="m2",
-                                      request_id=stream.written[1].action_request.request_id))
+        conn._on_reply(
+            pb.ActionReply(match_id="m2", request_id=stream.written[1].action_request.request_id)
+        )
         reply, _ = await second
         assert reply.match_id == "m2" and not conn.closed.is_set()
         await conn.flush()
@@ -167,8 +171,9 @@ def test_requests_queued_together_go_as_one_batch_to_a_bot_that_reads_batches():
         first = asyncio.ensure_future(conn.request("m0", request("m0"), 60.0, 60.0))
         await until(lambda: stream.in_flight == 1)
         # While m0's request is being written: two more requests, a match start, one more.
-        asks = [asyncio.ensure_future(conn.request(m, request(m), 60.0, 60.0))
-                for m in ("m1", "m2")]
+        asks = [
+            asyncio.ensure_future(conn.request(m, request(m), 60.0, 60.0)) for m in ("m1", "m2")
+        ]
         await until(lambda: len(conn._outbox) == 2)
         conn.send(pb.RefereeMessage(match_start=pb.MatchStart(match_id="m3")))
         asks.append(asyncio.ensure_future(conn.request("m3", request("m3"), 60.0, 60.0)))
@@ -176,7 +181,7 @@ def test_requests_queued_together_go_as_one_batch_to_a_bot_that_reads_batches():
         for done in (1, 2, 3):
             await until(lambda: stream.in_flight == 1)
             stream.open_gates()
-            await until(lambda: len(stream.written) == done)
+            await until(lambda done=done: len(stream.written) == done)
         single, batch, start = stream.written
         await until(lambda: stream.in_flight == 1)
         stream.open_gates()
@@ -189,8 +194,10 @@ def test_requests_queued_together_go_as_one_batch_to_a_bot_that_reads_batches():
         assert start.WhichOneof("kind") == "match_start"
         assert last.WhichOneof("kind") == "action_request" and last.action_request.match_id == "m3"
         # Each request in the batch has its own id, and a reply to it is matched as usual.
-        for r in list(batch.action_requests.requests) + [single.action_request,
-                                                         last.action_request]:
+        for r in list(batch.action_requests.requests) + [
+            single.action_request,
+            last.action_request,
+        ]:
             conn._on_reply(pb.ActionReply(match_id=r.match_id, request_id=r.request_id))
         replies = await asyncio.gather(first, *asks)
         assert [r.match_id for r, _ in replies] == ["m0", "m1", "m2", "m3"]
@@ -202,17 +209,22 @@ def test_a_bot_that_did_not_ask_for_batches_gets_one_request_per_message():
     async def main():
         stream = FakeStream()
         conn = BotConnection("bot", 8, stream.write)  # batches=False, as an older bot says
-        asks = [asyncio.ensure_future(conn.request(f"m{i}", request(f"m{i}"), 60.0, 60.0))
-                for i in range(3)]
+        asks = [
+            asyncio.ensure_future(conn.request(f"m{i}", request(f"m{i}"), 60.0, 60.0))
+            for i in range(3)
+        ]
         await until(lambda: len(conn._outbox) == 2)
         for done in (1, 2, 3):
             await until(lambda: stream.in_flight == 1)
             stream.open_gates()
-            await until(lambda: len(stream.written) == done)
+            await until(lambda done=done: len(stream.written) == done)
         assert [m.WhichOneof("kind") for m in stream.written] == ["action_request"] * 3
         for m in stream.written:
-            conn._on_reply(pb.ActionReply(match_id=m.action_request.match_id,
-                                          request_id=m.action_request.request_id))
+            conn._on_reply(
+                pb.ActionReply(
+                    match_id=m.action_request.match_id, request_id=m.action_request.request_id
+                )
+            )
         await asyncio.gather(*asks)
 
     asyncio.run(main())
@@ -244,8 +256,9 @@ def test_a_batch_of_stray_replies_is_a_flood_like_as_many_messages():
 
         conn = BotConnection("bot", 4, write, batches=True)
         strays = [pb.ActionReply(match_id="nope", request_id=i) for i in range(1, 501)]
-        conn.on_message(wire.from_bot_message(
-            pb.BotMessage(action_replies=pb.ActionReplies(replies=strays))))
+        conn.on_message(
+            wire.from_bot_message(pb.BotMessage(action_replies=pb.ActionReplies(replies=strays)))
+        )
         return conn
 
     conn = asyncio.run(main())
@@ -259,8 +272,10 @@ def test_one_timer_serves_every_deadline_in_flight_and_each_request_times_out_at
         stream = FakeStream()
         conn = BotConnection("bot", 8, stream.write, batches=True)
         allowed = {"m0": 30.0, "m1": 10.0, "m2": 20.0}
-        asks = {m: asyncio.ensure_future(conn.request(m, request(m), s, 60.0))
-                for m, s in allowed.items()}
+        asks = {
+            m: asyncio.ensure_future(conn.request(m, request(m), s, 60.0))
+            for m, s in allowed.items()
+        }
         await until(lambda: len(conn._outbox) == 2)  # m0 is being written, m1 and m2 wait
         stream.open_gates()
         await until(lambda: all(p.sent_at >= 0 for p in conn._pending.values()))
@@ -269,8 +284,9 @@ def test_one_timer_serves_every_deadline_in_flight_and_each_request_times_out_at
         await until(lambda: len(stream.written) == 2)
         # One timer, set for the earliest deadline of the three.
         assert conn._deadline_at == min(p.deadline for p in conn._pending.values())
-        assert conn._deadline_at == next(p.sent_at + 10.0 for key, p in conn._pending.items()
-                                         if key[0] == "m1")
+        assert conn._deadline_at == next(
+            p.sent_at + 10.0 for key, p in conn._pending.items() if key[0] == "m1"
+        )
         # m1's deadline comes (moved into the past rather than waited for): only m1 times out,
         # and the timer moves on to the next deadline in flight, m2's.
         by_match = {key[0]: p for key, p in conn._pending.items()}
@@ -313,7 +329,7 @@ def test_a_reply_just_after_its_deadline_is_late_not_unknown_and_costs_no_second
         await until(lambda: stream.in_flight == 1)
         stream.open_gates()
         await until(lambda: len(stream.written) == 1)
-        (key, pending), = conn._pending.items()
+        ((key, pending),) = conn._pending.items()
         pending.deadline = asyncio.get_running_loop().time() - 1.0
         conn._expire_due()  # the deadline has fired; the waiting task has not run yet
         conn._on_reply(pb.ActionReply(match_id="m0", request_id=key[1]))  # the reply, late

@@ -32,16 +32,19 @@ def test_good_bots_play_a_full_match_without_faults(tmp_path, run, game):
     assert_clean(pids)
 
 
-@pytest.mark.parametrize("mode,expected", [
-    ("crash_start", CRASH),
-    ("crash_mid", CRASH),
-    ("hang", TIMEOUT),
-    ("illegal", ILLEGAL_ACTION),
-    ("wrong_game", MALFORMED),
-    ("garbage", MALFORMED),
-    ("bad_token", CRASH),
-    ("wrong_version", CRASH),
-])
+@pytest.mark.parametrize(
+    "mode,expected",
+    [
+        ("crash_start", CRASH),
+        ("crash_mid", CRASH),
+        ("hang", TIMEOUT),
+        ("illegal", ILLEGAL_ACTION),
+        ("wrong_game", MALFORMED),
+        ("garbage", MALFORMED),
+        ("bad_token", CRASH),
+        ("wrong_version", CRASH),
+    ],
+)
 def test_fault_is_an_outcome_and_ranks_last(tmp_path, run, mode, expected):
     result, pids = run(play(tmp_path, "balloon", [mode, "good", "good"]))
     assert expected in kinds(result, 0), result.faults
@@ -54,13 +57,16 @@ def test_fault_is_an_outcome_and_ranks_last(tmp_path, run, mode, expected):
 def test_a_bot_that_never_connects_is_a_disconnect(tmp_path, run):
     async def main():
         async with RefereeHost(tmp_path) as host:
-            procs = [await host.launch("no_connect", fault_bot("no_connect")),
-                     await host.launch("good", fault_bot("good"))]
+            procs = [
+                await host.launch("no_connect", fault_bot("no_connect")),
+                await host.launch("good", fault_bot("good")),
+            ]
             # The good bot is connected first, so only the other one waits the connect time.
             assert await host.server.directory.wait_for("good", 30) is not None
             limits = dataclasses.replace(FAST, connect_ms=1500)
-            result = await host.run_match(make_game("balloon", 2), 7, ["no_connect", "good"],
-                                          limits)
+            result = await host.run_match(
+                make_game("balloon", 2), 7, ["no_connect", "good"], limits
+            )
         return result, [p.proc.pid for p in procs]
 
     result, pids = run(main())
@@ -80,6 +86,7 @@ def test_too_slow_draws_on_the_bank_then_times_out(tmp_path, run, monkeypatch):
     # bank covers a few moves and then moves time out until the strikes retire the seat.
     monkeypatch.setenv("SLOW_MS", "250")
     from arena.referee.match import Limits
+
     limits = Limits(move_ms=150, time_bank_ms=600, max_strikes=2, connect_ms=8000)
     result, pids = run(play(tmp_path, "balloon", ["slow", "good"], limits=limits))
     timeouts = [f for f in result.faults if f.seat == 0]
@@ -90,9 +97,14 @@ def test_too_slow_draws_on_the_bank_then_times_out(tmp_path, run, monkeypatch):
 
 
 def test_reply_to_unknown_request_is_a_fault_but_play_goes_on(tmp_path, run):
-    result, pids = run(play(tmp_path, "balloon", ["unknown_request", "good"],
-                            limits=FAST.__class__(move_ms=400, time_bank_ms=300, max_strikes=5,
-                                                  connect_ms=8000)))
+    result, pids = run(
+        play(
+            tmp_path,
+            "balloon",
+            ["unknown_request", "good"],
+            limits=FAST.__class__(move_ms=400, time_bank_ms=300, max_strikes=5, connect_ms=8000),
+        )
+    )
     assert kinds(result, 0).count(UNKNOWN_REQUEST) == 2
     assert result.ranks[0] == 1
     assert_clean(pids)
@@ -110,8 +122,14 @@ def test_disconnect_mid_match_retires_the_seat(tmp_path, run):
 def test_children_of_an_unconfined_bot_die_with_its_group(tmp_path, run):
     # Unconfined (--no-sandbox), the process group is what ends a bot's children; in a sandbox
     # its PID namespace does (tests/reliability/test_sandbox.py).
-    result, pids = run(play(tmp_path, "balloon", ["fork_exit", "good"],
-                            resource_limits=ResourceLimits(sandbox=False)))
+    result, pids = run(
+        play(
+            tmp_path,
+            "balloon",
+            ["fork_exit", "good"],
+            resource_limits=ResourceLimits(sandbox=False),
+        )
+    )
     child = int((tmp_path / "bots" / "fork_exit-0" / "child.pid").read_text())
     assert not pid_alive(child)
     assert_clean(pids)

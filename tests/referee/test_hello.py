@@ -13,9 +13,13 @@ from arena_sdk.proto import arena_pb2_grpc as pb_grpc
 async def hello(address: str, token: str, version: int, max_concurrent: int = 0):
     async with grpc.aio.insecure_channel(address) as channel:
         call = pb_grpc.RefereeStub(channel).Play()
-        await call.write(pb.BotMessage(hello=pb.Hello(token=token, name="t",
-                                                      protocol_version=version,
-                                                      max_concurrent=max_concurrent)))
+        await call.write(
+            pb.BotMessage(
+                hello=pb.Hello(
+                    token=token, name="t", protocol_version=version, max_concurrent=max_concurrent
+                )
+            )
+        )
         try:
             first = await call.read()
         except grpc.aio.AioRpcError as err:

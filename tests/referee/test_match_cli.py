@@ -12,14 +12,18 @@ RANDOM = "python example_bots/random_bot.py"
 
 
 def arena(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=ROOT, text=True,
-                          capture_output=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        timeout=120,
+    )
 
 
 def test_match_writes_a_replay_that_replays_from_each_view(tmp_path):
     path = tmp_path / "m.json"
-    out = arena("match", "balloon", RANDOM, RANDOM, "--seed", "9", "--replay", str(path),
-                "--json")
+    out = arena("match", "balloon", RANDOM, RANDOM, "--seed", "9", "--replay", str(path), "--json")
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["seed"] == 9 and result["faults"] == []
@@ -54,14 +58,34 @@ def test_without_bubblewrap_match_refuses_to_launch_bots_unless_told_no_sandbox(
     env = {"PATH": str(bare), "HOME": str(tmp_path), "LANG": "C.UTF-8"}
 
     def run(*extra: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "arena", "match", "balloon", RANDOM, RANDOM,
-                               "--seed", "3", "--json", *extra], cwd=ROOT, text=True,
-                              capture_output=True, timeout=120, env=env)
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "arena",
+                "match",
+                "balloon",
+                RANDOM,
+                RANDOM,
+                "--seed",
+                "3",
+                "--json",
+                *extra,
+            ],
+            cwd=ROOT,
+            text=True,
+            capture_output=True,
+            timeout=120,
+            env=env,
+        )
 
     refused = run()
     assert refused.returncode == 1 and refused.stdout == ""
-    assert "bwrap is not installed" in refused.stderr and "apt-get install bubblewrap" in \
-        refused.stderr and "--no-sandbox" in refused.stderr
+    assert (
+        "bwrap is not installed" in refused.stderr
+        and "apt-get install bubblewrap" in refused.stderr
+        and "--no-sandbox" in refused.stderr
+    )
     assert "Traceback" not in refused.stderr
 
     played = run("--no-sandbox")
@@ -74,20 +98,42 @@ def test_without_bubblewrap_match_refuses_to_launch_bots_unless_told_no_sandbox(
 def test_seat_names_come_from_the_script_or_its_directory_for_a_generic_file_name():
     from arena.app import seat_names_for
 
-    assert seat_names_for(["node example_bots/node_random/index.js",
-                           "python example_bots/random_bot.py",
-                           "python example_bots/random_bot.py", "python bots/alpha/main.py",
-                           "python bot.py", "python bots/x.py --level 3 '{\"a\": 1}'",
-                           "path/to/mybot"]) == [
-        "node_random", "random_bot", "random_bot#2", "alpha", "bot", "x", "mybot"]
+    assert seat_names_for(
+        [
+            "node example_bots/node_random/index.js",
+            "python example_bots/random_bot.py",
+            "python example_bots/random_bot.py",
+            "python bots/alpha/main.py",
+            "python bot.py",
+            "python bots/x.py --level 3 '{\"a\": 1}'",
+            "path/to/mybot",
+        ]
+    ) == ["node_random", "random_bot", "random_bot#2", "alpha", "bot", "x", "mybot"]
 
 
 def test_a_relative_run_directory_works_with_the_sandbox(tmp_path):
     # The demo's ladders use a run directory relative to where arena runs.
     bot = f"python {ROOT / 'example_bots' / 'random_bot.py'}"
-    out = subprocess.run([sys.executable, "-m", "arena", "match", "boom", bot, bot, "--seed", "4",
-                          "--json", "--run-dir", "runs/here"], cwd=tmp_path, text=True,
-                         capture_output=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "match",
+            "boom",
+            bot,
+            bot,
+            "--seed",
+            "4",
+            "--json",
+            "--run-dir",
+            "runs/here",
+        ],
+        cwd=tmp_path,
+        text=True,
+        capture_output=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["faults"] == []
     assert (tmp_path / "runs" / "here" / "logs" / "random_bot.log").exists()

@@ -31,8 +31,9 @@ def test_every_match_end_reaches_the_bot_before_it_is_stopped(tmp_path, sandboxe
             await host.launch("b", ends_bot())
             ids = []
             for seed in range(3):
-                result = await host.run_match(make_game("balloon", 2), seed, ["a", "b"], FAST,
-                                              match_id=f"m{seed}")
+                result = await host.run_match(
+                    make_game("balloon", 2), seed, ["a", "b"], FAST, match_id=f"m{seed}"
+                )
                 assert result.faults == ()
                 ids.append(f"m{seed}")
             # The host stops the bots right after the last match: its MatchEnd must not be lost.

@@ -19,10 +19,19 @@ def test_remote_bot_with_its_token_plays_a_match(tmp_path, run):
     async def main():
         async with RefereeHost(tmp_path) as host:
             token = host.tokens.issue("owner-run")
-            remote = subprocess.Popen(
-                [sys.executable, str(ROOT / "example_bots" / "random_bot.py"),
-                 "--address", host.server.address, "--token", token],
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+            remote = subprocess.Popen(  # noqa: ASYNC220 (starting it does not block)
+                [
+                    sys.executable,
+                    str(ROOT / "example_bots" / "random_bot.py"),
+                    "--address",
+                    host.server.address,
+                    "--token",
+                    token,
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
             try:
                 await host.launch("launched", fault_bot("good"))
                 # The owner starts its bot when it likes: wait until it is connected. (This
@@ -30,9 +39,11 @@ def test_remote_bot_with_its_token_plays_a_match(tmp_path, run):
                 # with "-" made `--token TOKEN` a usage error. The bot's stderr is in the
                 # message if it ever fails again.)
                 connected = await host.server.directory.wait_for("owner-run", 60)
-                result = (await host.run_match(make_game("boom", 2), 3,
-                                               ["owner-run", "launched"], FAST)
-                          if connected is not None else None)
+                result = (
+                    await host.run_match(make_game("boom", 2), 3, ["owner-run", "launched"], FAST)
+                    if connected is not None
+                    else None
+                )
             finally:
                 remote.terminate()
                 _, stderr = await asyncio.to_thread(remote.communicate, timeout=10)

@@ -88,8 +88,13 @@ async def connect(stream: FakeStream, max_concurrent: int = 8):
     directory = BotDirectory()
     servicer = RefereeServicer(_authenticate, directory, LiveMatches())
     handler = asyncio.ensure_future(servicer.Play(None, stream))
-    stream.inbox.put_nowait(pb.BotMessage(hello=pb.Hello(
-        token="bot", protocol_version=1, max_concurrent=max_concurrent, batches=True)))
+    stream.inbox.put_nowait(
+        pb.BotMessage(
+            hello=pb.Hello(
+                token="bot", protocol_version=1, max_concurrent=max_concurrent, batches=True
+            )
+        )
+    )
     await until(lambda: directory.get("bot") is not None)
     return handler, directory.get("bot")
 
@@ -166,6 +171,7 @@ async def two_requests_written(stream: FakeStream, conn: BotConnection, first, s
 
 # ------------------------------------------------------------ a batch, continuation by continuation
 
+
 def test_a_batch_whose_first_reply_makes_its_match_write_again_on_the_same_stream():
     async def main():
         stream = FakeStream()
@@ -193,8 +199,7 @@ def test_a_batch_whose_first_reply_makes_its_match_write_again_on_the_same_strea
         assert seen["writer as m2 runs"] is m1
         assert (await outcome(m2)).request_id == req2.request_id
         req3 = stream.requests()[2]
-        assert req3.match_id == "m1" and req3.request_id not in (req1.request_id,
-                                                                 req2.request_id)
+        assert req3.match_id == "m1" and req3.request_id not in (req1.request_id, req2.request_id)
         stream.inbox.put_nowait(pb.BotMessage(action=reply_to(req3)))
         reply, _ = await outcome(m1)
         assert reply.request_id == req3.request_id
@@ -220,7 +225,8 @@ def test_a_match_whose_write_fails_inside_the_batch_closes_the_stream_and_leaves
             return await conn.request("m1", request("m1"), MOVE_S, MOVE_S)
 
         m1, m2, req1, req2 = await two_requests_written(
-            stream, conn, first(), asks_once(conn, "m2"))
+            stream, conn, first(), asks_once(conn, "m2")
+        )
         stream.inbox.put_nowait(batch(reply_to(req1), reply_to(req2)))
         await ended(handler, m1, m2)
         assert conn.closed.is_set() and "the stream failed" in conn.close_reason
@@ -247,7 +253,8 @@ def test_a_match_that_raises_inside_the_batch_keeps_its_error_and_the_reader_rea
             raise LookupError("a bug in m1's next step")
 
         m1, m2, req1, req2 = await two_requests_written(
-            stream, conn, first(), asks_once(conn, "m2"))
+            stream, conn, first(), asks_once(conn, "m2")
+        )
         stream.inbox.put_nowait(batch(reply_to(req1), reply_to(req2)))
         reply, _ = await outcome(m2)
         assert reply.request_id == req2.request_id
@@ -273,7 +280,8 @@ def test_a_reader_cancelled_by_a_match_step_takes_the_rest_of_its_batch_then_sto
             return reply
 
         m1, m2, req1, req2 = await two_requests_written(
-            stream, conn, first(), asks_once(conn, "m2"))
+            stream, conn, first(), asks_once(conn, "m2")
+        )
         waiting = asyncio.ensure_future(conn.request("m3", request("m3"), MOVE_S, MOVE_S))
         await until(lambda: len(stream.requests()) == 3)
         stream.inbox.put_nowait(batch(reply_to(req1), reply_to(req2)))
@@ -324,6 +332,7 @@ def test_a_second_reply_to_one_request_in_the_same_batch_is_refused_without_a_fa
 
 
 # ------------------------------------------------------------ nesting and current tasks
+
 
 def test_a_step_that_delivers_another_reply_runs_it_nested_and_every_task_is_current_in_turn():
     async def main():
@@ -389,6 +398,7 @@ def test_asyncio_timeouts_cancel_a_reply_and_leave_no_cancellation_behind():
 
 # ------------------------------------------------------------ defects found in review
 
+
 class SkewedLoop(asyncio.SelectorEventLoop):
     """An event loop whose clock a test moves forward: time the referee spends working."""
 
@@ -410,7 +420,8 @@ def test_replies_in_one_batch_are_timed_from_the_batchs_arrival_not_after_other_
             return reply
 
         m1, m2, req1, req2 = await two_requests_written(
-            stream, conn, first(), asks_once(conn, "m2"))
+            stream, conn, first(), asks_once(conn, "m2")
+        )
         stream.inbox.put_nowait(batch(reply_to(req1), reply_to(req2)))
         (_, elapsed_1), (_, elapsed_2) = await outcome(m1), await outcome(m2)
         await end_stream(stream, handler)

@@ -22,7 +22,8 @@ def test_health_service_reports_serving(tmp_path, run):
                 stub = health_pb2_grpc.HealthStub(channel)
                 overall = await stub.Check(health_pb2.HealthCheckRequest(service=""))
                 referee = await stub.Check(
-                    health_pb2.HealthCheckRequest(service="arena.v1.Referee"))
+                    health_pb2.HealthCheckRequest(service="arena.v1.Referee")
+                )
                 return overall.status, referee.status
 
     assert run(main()) == (health_pb2.HealthCheckResponse.SERVING,) * 2
@@ -36,8 +37,9 @@ def test_a_spectator_sees_every_public_event_until_the_end(tmp_path, run):
             game = make_game("boom", 3)
             # Registered before the match starts, so the spectator cannot arrive too early.
             feed = host.server.live.observer("watched", game.name)
-            match = asyncio.ensure_future(host.run_match(
-                game, 5, ["a", "b", "c"], FAST, match_id="watched", observer=feed))
+            match = asyncio.ensure_future(
+                host.run_match(game, 5, ["a", "b", "c"], FAST, match_id="watched", observer=feed)
+            )
             async with grpc.aio.insecure_channel(host.server.address) as channel:
                 stub = pb_grpc.RefereeStub(channel)
                 events = [e async for e in stub.Watch(pb.WatchRequest(match_id="watched"))]
@@ -57,5 +59,6 @@ def test_a_spectator_sees_every_public_event_until_the_end(tmp_path, run):
     kinds = {e.kind for e in events}
     assert {"guard", "reveal"} <= kinds
     # Public views carry no hand.
-    assert all(not e.public_observation.boom.hand for e in events
-               if e.HasField("public_observation"))
+    assert all(
+        not e.public_observation.boom.hand for e in events if e.HasField("public_observation")
+    )

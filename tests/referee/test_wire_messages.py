@@ -18,16 +18,27 @@ def read(msg: pb.BotMessage) -> wire.BotMessage:
 
 
 def test_every_kind_of_bot_message_is_read_into_plain_values():
-    assert read(pb.BotMessage(hello=pb.Hello(token="t", name="n", protocol_version=1,
-                                             max_concurrent=4, batches=True))) == wire.Hello(
-        "t", "n", 1, 4, True)
+    assert read(
+        pb.BotMessage(
+            hello=pb.Hello(token="t", name="n", protocol_version=1, max_concurrent=4, batches=True)
+        )
+    ) == wire.Hello("t", "n", 1, 4, True)
     action = pb.Action(balloon=pb.BalloonAction(drop_out=True))
-    reply = read(pb.BotMessage(action=pb.ActionReply(match_id="m", request_id=2**64 - 1,
-                                                     action=action)))
+    reply = read(
+        pb.BotMessage(action=pb.ActionReply(match_id="m", request_id=2**64 - 1, action=action))
+    )
     assert reply == wire.MoveReply("m", 2**64 - 1, action)
     assert wire.action_from_pb("balloon", reply.action) == balloon.DROP_OUT
-    replies = read(pb.BotMessage(action_replies=pb.ActionReplies(replies=[
-        pb.ActionReply(match_id="a", request_id=1), pb.ActionReply(match_id="b", request_id=2)])))
+    replies = read(
+        pb.BotMessage(
+            action_replies=pb.ActionReplies(
+                replies=[
+                    pb.ActionReply(match_id="a", request_id=1),
+                    pb.ActionReply(match_id="b", request_id=2),
+                ]
+            )
+        )
+    )
     assert [(r.match_id, r.request_id) for r in replies.replies] == [("a", 1), ("b", 2)]
     assert read(pb.BotMessage(ping=pb.Ping(nonce=9))) == wire.Ping(9)
     assert read(pb.BotMessage()) == wire.Unexpected("")
@@ -44,12 +55,18 @@ def test_bytes_that_do_not_parse_raise_malformed_message(data):
 
 def test_messages_to_bots_are_built_as_the_protocol_says():
     game = make_game("boom", 3, ruse=True)
-    start = wire.match_start("m", game, 2, ["a", "b", "c"], Limits(move_ms=50, time_bank_ms=7,
-                                                                   max_strikes=2), 11)
+    start = wire.match_start(
+        "m", game, 2, ["a", "b", "c"], Limits(move_ms=50, time_bank_ms=7, max_strikes=2), 11
+    )
     assert start.match_start == pb.MatchStart(
-        match_id="m", game="boom", options=pb.GameOptions(num_players=3, ruse=True), seat=2,
-        seat_names=["a", "b", "c"], limits=pb.Limits(move_ms=50, time_bank_ms=7, max_strikes=2),
-        bot_seed=11)
+        match_id="m",
+        game="boom",
+        options=pb.GameOptions(num_players=3, ruse=True),
+        seat=2,
+        seat_names=["a", "b", "c"],
+        limits=pb.Limits(move_ms=50, time_bank_ms=7, max_strikes=2),
+        bot_seed=11,
+    )
     state = game.new_match(1)
     end = wire.match_end("boom", "m", [3, -1, 0], [0, 2, 1], "completed", state.observation(0))
     assert end.match_end.final_observation == wire.observation_to_pb("boom", state.observation(0))
@@ -57,14 +74,19 @@ def test_messages_to_bots_are_built_as_the_protocol_says():
     played = state.legal_actions(state.seats_to_act()[0])[0]
     rejected = wire.rejected(ILLEGAL_ACTION, "no", "m", 4, "boom", played).rejected
     assert (rejected.fault, rejected.detail, rejected.match_id, rejected.request_id) == (
-        pb.FAULT_ILLEGAL_ACTION, "no", "m", 4)
+        pb.FAULT_ILLEGAL_ACTION,
+        "no",
+        "m",
+        4,
+    )
     assert rejected.played_instead == wire.action_to_pb("boom", played)
     assert wire.rejected(UNKNOWN_REQUEST, "x").rejected.fault == pb.FAULT_UNKNOWN_REQUEST
     assert wire.rejected(MALFORMED, "x").rejected.fault == pb.FAULT_MALFORMED
     assert not wire.rejected(MALFORMED, "x").rejected.HasField("played_instead")
     assert wire.pong(5) == pb.RefereeMessage(pong=pb.Pong(nonce=5))
-    assert wire.welcome("bot", 1, 8) == pb.RefereeMessage(welcome=pb.Welcome(
-        bot_name="bot", protocol_version=1, max_concurrent=8))
+    assert wire.welcome("bot", 1, 8) == pb.RefereeMessage(
+        welcome=pb.Welcome(bot_name="bot", protocol_version=1, max_concurrent=8)
+    )
 
 
 def _one_field_set(message, field) -> bytes:

@@ -19,8 +19,9 @@ FAST = Limits(move_ms=400, time_bank_ms=300, max_strikes=2, connect_ms=15_000)
 
 
 def hostile(mode: str, arg: str = "") -> BotCommand:
-    return BotCommand((sys.executable, str(BOTS / "hostile_bot.py"), mode,
-                       *([arg] if arg else [])), None)
+    return BotCommand(
+        (sys.executable, str(BOTS / "hostile_bot.py"), mode, *([arg] if arg else [])), None
+    )
 
 
 def good() -> BotCommand:

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.procs import processes_in
 from tests.ladder.test_run_ladder import ROOT, arena, ladder_args, rankings, register, results
+from tests.procs import processes_in
 
 TOTAL = 24  # matches of the ladder ladder_args describes
 
@@ -41,8 +41,9 @@ def count(db: Path, status: str) -> int:
     try:
         con = sqlite3.connect(db, timeout=5)
         try:
-            return con.execute("SELECT count(*) FROM matches WHERE status = ?",
-                               (status,)).fetchone()[0]
+            return con.execute(
+                "SELECT count(*) FROM matches WHERE status = ?", (status,)
+            ).fetchone()[0]
         finally:
             con.close()
     except sqlite3.OperationalError:  # the ladder is not created yet
@@ -50,8 +51,12 @@ def count(db: Path, status: str) -> int:
 
 
 def start_ladder(db: Path, tmp: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "arena", *ladder_args(db, tmp)], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena", *ladder_args(db, tmp)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def kill_when(proc: subprocess.Popen, condition, timeout_s: float = 120) -> None:
@@ -92,12 +97,15 @@ def test_killed_twice_then_resumed_equals_an_uninterrupted_run(tmp_path, clean_r
 
 
 def test_killed_during_the_very_first_match_then_resumed_equals_an_uninterrupted_run(
-        tmp_path, clean_run):
+    tmp_path, clean_run
+):
     db = tmp_path / "killed.db"
     register(db, ["a", "b", "c", "d"])
     # The first matches are running (their bots still starting) and none has finished.
-    kill_when(start_ladder(db, tmp_path),
-              lambda: count(db, "running") >= 1 and count(db, "completed") == 0)
+    kill_when(
+        start_ladder(db, tmp_path),
+        lambda: count(db, "running") >= 1 and count(db, "completed") == 0,
+    )
     assert count(db, "completed") == 0
     arena(*ladder_args(db, tmp_path))
     assert (results(db), rankings(db)) == clean_run
@@ -105,6 +113,7 @@ def test_killed_during_the_very_first_match_then_resumed_equals_an_uninterrupted
 
 
 # ---------------------------------------------------------------- replay files
+
 
 @pytest.fixture(scope="module")
 def replay_file(tmp_path_factory) -> Path:
@@ -120,7 +129,7 @@ def damaged(tmp_path: Path, replay_file: Path, how: str) -> Path:
     doc = json.loads(text)
     out = tmp_path / f"{how}.json"
     if how == "truncated":
-        out.write_text(text[:len(text) // 2])
+        out.write_text(text[: len(text) // 2])
     elif how == "binary":
         out.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00garbage\xff\xfe")
     elif how == "other_version":
@@ -129,7 +138,7 @@ def damaged(tmp_path: Path, replay_file: Path, how: str) -> Path:
     elif how == "not_a_replay":
         out.write_text(json.dumps({"hello": "world"}))
     elif how == "moves_cut":
-        doc["moves"] = doc["moves"][:len(doc["moves"]) // 2]
+        doc["moves"] = doc["moves"][: len(doc["moves"]) // 2]
         out.write_text(json.dumps(doc))
     elif how == "score_changed":
         doc["scores"][0] += 1
@@ -144,16 +153,19 @@ def damaged(tmp_path: Path, replay_file: Path, how: str) -> Path:
     return out
 
 
-@pytest.mark.parametrize("how,message", [
-    ("truncated", "truncated or corrupted"),
-    ("binary", "not valid JSON"),
-    ("other_version", "is a version 2 replay; this Arena reads version 1"),
-    ("not_a_replay", "is not an Arena replay"),
-    ("moves_cut", "ends before the match is over"),
-    ("score_changed", "does not reproduce its result"),
-    ("move_changed", "does not replay"),
-    ("move_mangled", "is damaged: move 3"),
-])
+@pytest.mark.parametrize(
+    "how,message",
+    [
+        ("truncated", "truncated or corrupted"),
+        ("binary", "not valid JSON"),
+        ("other_version", "is a version 2 replay; this Arena reads version 1"),
+        ("not_a_replay", "is not an Arena replay"),
+        ("moves_cut", "ends before the match is over"),
+        ("score_changed", "does not reproduce its result"),
+        ("move_changed", "does not replay"),
+        ("move_mangled", "is damaged: move 3"),
+    ],
+)
 def test_a_damaged_replay_is_refused_with_a_clear_message(tmp_path, replay_file, how, message):
     path = damaged(tmp_path, replay_file, how)
     proc = arena("replay", str(path), check=False)
@@ -164,20 +176,44 @@ def test_a_damaged_replay_is_refused_with_a_clear_message(tmp_path, replay_file,
 
 # ---------------------------------------------------------------- arena serve
 
+
 def serve(db: Path, tmp: Path, max_matches: int) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--db", str(db), "--ladder", "open=balloon:3",
-         "--port", "0", "--web-port", "0", "--max-matches", str(max_matches), "--seed", "1",
-         "--run-dir", str(tmp / "runs"), "--move-ms", "5000"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "serve",
+            "--db",
+            str(db),
+            "--ladder",
+            "open=balloon:3",
+            "--port",
+            "0",
+            "--web-port",
+            "0",
+            "--max-matches",
+            str(max_matches),
+            "--seed",
+            "1",
+            "--run-dir",
+            str(tmp / "runs"),
+            "--move-ms",
+            "5000",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def stored(db: Path) -> tuple[dict, dict]:
     """(results by completed match id, status by match id)."""
     con = sqlite3.connect(db)
     try:
-        rows = con.execute("SELECT r.match_id, r.seat, r.score, r.rank FROM results r "
-                           "ORDER BY r.match_id, r.seat").fetchall()
+        rows = con.execute(
+            "SELECT r.match_id, r.seat, r.score, r.rank FROM results r ORDER BY r.match_id, r.seat"
+        ).fetchall()
         statuses = dict(con.execute("SELECT id, status FROM matches").fetchall())
     finally:
         con.close()
@@ -206,10 +242,12 @@ def test_serve_killed_mid_ladder_then_restarted_loses_and_doubles_nothing(tmp_pa
     # taken exactly the matches it played.
     assert all([r[0] for r in rows] == [0, 1, 2] for rows in after.values())
     con = sqlite3.connect(db)
-    played = dict(con.execute(
-        "SELECT b.name, count(*) FROM results r JOIN bots b ON b.id = r.bot_id "
-        "JOIN matches m ON m.id = r.match_id WHERE m.status = 'completed' GROUP BY b.name"
-    ).fetchall())
+    played = dict(
+        con.execute(
+            "SELECT b.name, count(*) FROM results r JOIN bots b ON b.id = r.bot_id "
+            "JOIN matches m ON m.id = r.match_id WHERE m.status = 'completed' GROUP BY b.name"
+        ).fetchall()
+    )
     con.close()
     assert {s["bot"]: s["matches"] for s in rankings(db)} == played
     assert leftover_bots(tmp_path) == []

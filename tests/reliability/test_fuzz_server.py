@@ -39,16 +39,26 @@ async def good_bot(address: str, token: str) -> None:
     """An in-process bot over a real stream: answers every request with its first legal
     action."""
     async with grpc.aio.insecure_channel(address) as channel:
-        call = channel.stream_stream(PLAY, request_serializer=pb.BotMessage.SerializeToString,
-                                     response_deserializer=pb.RefereeMessage.FromString)()
-        await call.write(pb.BotMessage(hello=pb.Hello(token=token, protocol_version=1,
-                                                      max_concurrent=4)))
+        call = channel.stream_stream(
+            PLAY,
+            request_serializer=pb.BotMessage.SerializeToString,
+            response_deserializer=pb.RefereeMessage.FromString,
+        )()
+        await call.write(
+            pb.BotMessage(hello=pb.Hello(token=token, protocol_version=1, max_concurrent=4))
+        )
         while (msg := await call.read()) is not grpc.aio.EOF:
             if msg.WhichOneof("kind") == "action_request":
                 req = msg.action_request
-                await call.write(pb.BotMessage(action=pb.ActionReply(
-                    match_id=req.match_id, request_id=req.request_id,
-                    action=req.legal_actions[0])))
+                await call.write(
+                    pb.BotMessage(
+                        action=pb.ActionReply(
+                            match_id=req.match_id,
+                            request_id=req.request_id,
+                            action=req.legal_actions[0],
+                        )
+                    )
+                )
 
 
 class Referee:
@@ -73,8 +83,10 @@ class Referee:
         await self.host.__aenter__()
         self.address = self.host.server.address
         self.fuzz_token = self.host.tokens.issue("fuzzer")
-        self.bots = [asyncio.ensure_future(good_bot(self.address, self.host.tokens.issue(n)))
-                     for n in ("good-a", "good-b")]
+        self.bots = [
+            asyncio.ensure_future(good_bot(self.address, self.host.tokens.issue(n)))
+            for n in ("good-a", "good-b")
+        ]
         for name in ("good-a", "good-b"):
             assert await self.host.server.directory.wait_for(name, 15) is not None
         self.stopping = False
@@ -85,8 +97,7 @@ class Referee:
         seed = 0
         while not self.stopping:
             seed += 1
-            self.results.append(await self.host.run_match(game, seed, ["good-a", "good-b"],
-                                                          LIMITS))
+            self.results.append(await self.host.run_match(game, seed, ["good-a", "good-b"], LIMITS))
 
     async def _stop(self) -> None:
         self.stopping = True
@@ -123,9 +134,9 @@ def exchange(address: str, messages: list[bytes], hello: bytes | None):
     writing, the aio client reports its failed write (INTERNAL) instead of the referee's
     status; the synchronous one reports the referee's."""
     with grpc.insecure_channel(address) as channel:
-        call = channel.stream_stream(PLAY, request_serializer=lambda b: b,
-                                     response_deserializer=lambda b: b)(
-            iter(([hello] if hello is not None else []) + messages), timeout=30)
+        call = channel.stream_stream(
+            PLAY, request_serializer=lambda b: b, response_deserializer=lambda b: b
+        )(iter(([hello] if hello is not None else []) + messages), timeout=30)
         received: list[bytes] = []
         try:
             for raw in call:
@@ -144,12 +155,22 @@ def bot_message_bytes():
     """Serialized BotMessages of every kind, with random contents."""
     return st.one_of(
         st.builds(lambda n: pb.BotMessage(ping=pb.Ping(nonce=n)), st.integers(0, 2**64 - 1)),
-        st.builds(lambda m, r, a: pb.BotMessage(action=pb.ActionReply(
-            match_id=m, request_id=r, action=a)), st.text(max_size=20),
-            st.integers(0, 2**64 - 1), actions),
-        st.builds(lambda t, v, c: pb.BotMessage(hello=pb.Hello(
-            token=t, protocol_version=v, max_concurrent=c)), st.text(max_size=50),
-            st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1)),
+        st.builds(
+            lambda m, r, a: pb.BotMessage(
+                action=pb.ActionReply(match_id=m, request_id=r, action=a)
+            ),
+            st.text(max_size=20),
+            st.integers(0, 2**64 - 1),
+            actions,
+        ),
+        st.builds(
+            lambda t, v, c: pb.BotMessage(
+                hello=pb.Hello(token=t, protocol_version=v, max_concurrent=c)
+            ),
+            st.text(max_size=50),
+            st.integers(0, 2**32 - 1),
+            st.integers(0, 2**32 - 1),
+        ),
         st.just(pb.BotMessage()),
     ).map(lambda m: m.SerializeToString())
 
@@ -157,7 +178,8 @@ def bot_message_bytes():
 def fuzz_messages():
     """Valid messages, mutations of them, and random bytes."""
     mutated = st.tuples(bot_message_bytes(), st.integers(0, 2**32)).map(
-        lambda p: mutate(p[0], random.Random(p[1])))
+        lambda p: mutate(p[0], random.Random(p[1]))
+    )
     return st.one_of(bot_message_bytes(), mutated, st.binary(max_size=200))
 
 
@@ -169,13 +191,15 @@ def parses(data: bytes) -> bool:
         return False
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(messages=st.lists(fuzz_messages(), max_size=MAX_MESSAGES))
 def test_random_messages_after_hello_get_an_answer_or_a_clear_status(referee, messages):
     hello = pb.BotMessage(hello=pb.Hello(token=referee.fuzz_token, protocol_version=1))
-    welcome, replies, code, details = referee.exchange(
-        messages, hello.SerializeToString())
+    welcome, replies, code, details = referee.exchange(messages, hello.SerializeToString())
     assert welcome is not None
     good_prefix = 0
     for m in messages:
@@ -199,25 +223,31 @@ def test_random_messages_after_hello_get_an_answer_or_a_clear_status(referee, me
         assert len(replies) <= good_prefix
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(first=fuzz_messages(), rest=st.lists(fuzz_messages(), max_size=3))
 def test_a_random_first_message_is_refused_with_a_clear_status(referee, first, rest):
     welcome, replies, code, details = referee.exchange([first, *rest], None)
     # A random first message is almost never a Hello with the right token; when it is not,
     # the stream ends with a status that says what was wrong.
     assert welcome is None and replies == []
-    assert code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNAUTHENTICATED,
-                    grpc.StatusCode.FAILED_PRECONDITION), (code, details)
+    assert code in (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.FAILED_PRECONDITION,
+    ), (code, details)
     assert details
 
 
 def test_a_flood_ends_the_stream_with_resource_exhausted(referee):
     hello = pb.BotMessage(hello=pb.Hello(token=referee.fuzz_token, protocol_version=1))
-    pings = [pb.BotMessage(ping=pb.Ping(nonce=i)).SerializeToString()
-             for i in range(STRAY_BURST + 50)]  # the budget refills at STRAY_PER_S meanwhile
-    welcome, replies, code, details = referee.exchange(
-        pings, hello.SerializeToString())
+    pings = [
+        pb.BotMessage(ping=pb.Ping(nonce=i)).SerializeToString() for i in range(STRAY_BURST + 50)
+    ]  # the budget refills at STRAY_PER_S meanwhile
+    welcome, replies, code, details = referee.exchange(pings, hello.SerializeToString())
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and "flooding" in details
     assert len(replies) < len(pings)
 
@@ -226,6 +256,7 @@ def test_the_referee_is_healthy_after_the_fuzzing(referee):
     async def check():
         async with grpc.aio.insecure_channel(referee.address) as channel:
             return await health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(service="arena.v1.Referee"), timeout=5)
+                health_pb2.HealthCheckRequest(service="arena.v1.Referee"), timeout=5
+            )
 
     assert referee.call(check()).status == health_pb2.HealthCheckResponse.SERVING

@@ -23,8 +23,9 @@ from .variants import VARIANTS, game_of, variant_id
 
 UINT32 = st.integers(0, 2**32 - 1)
 CARD_IDS = st.one_of(st.integers(0, 60), UINT32)
-cards = st.builds(lambda i, c, v: pb.Card(id=i, colour=c, value=v), CARD_IDS,
-                  st.text(max_size=8), UINT32)
+cards = st.builds(
+    lambda i, c, v: pb.Card(id=i, colour=c, value=v), CARD_IDS, st.text(max_size=8), UINT32
+)
 balloon_actions = st.one_of(
     st.builds(lambda c: pb.Action(balloon=pb.BalloonAction(play=c)), cards),
     st.builds(lambda d: pb.Action(balloon=pb.BalloonAction(drop_out=d)), st.booleans()),
@@ -32,7 +33,9 @@ balloon_actions = st.one_of(
 )
 boom_actions = st.builds(
     lambda cs, r: pb.Action(boom=pb.BoomAction(cards=cs, ruse=r)),
-    st.lists(cards, max_size=6), st.booleans())
+    st.lists(cards, max_size=6),
+    st.booleans(),
+)
 actions = st.one_of(balloon_actions, boom_actions, st.just(pb.Action()))
 
 
@@ -47,7 +50,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
     elif op == 2 and b:
         del b[rng.randrange(len(b))]
     elif op == 3:
-        b = b[:rng.randrange(len(b) + 1)]
+        b = b[: rng.randrange(len(b) + 1)]
     else:
         b += bytes(rng.randrange(256) for _ in range(rng.randrange(1, 6)))
     return bytes(b)
@@ -98,8 +101,12 @@ def test_every_legal_action_round_trips(variant):
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(msg=actions, variant=st.sampled_from(VARIANTS), seed=st.integers(0, 10**6),
-       depth=st.integers(0, 60))
+@given(
+    msg=actions,
+    variant=st.sampled_from(VARIANTS),
+    seed=st.integers(0, 10**6),
+    depth=st.integers(0, 60),
+)
 def test_random_actions_raise_only_wire_or_illegal_action_errors(msg, variant, seed, depth):
     state = None
     for current in playthrough(variant, seed, depth + 1):
@@ -108,10 +115,15 @@ def test_random_actions_raise_only_wire_or_illegal_action_errors(msg, variant, s
 
 
 @settings(max_examples=400, deadline=None)
-@given(msg=actions, variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32),
-       rounds=st.integers(1, 4))
+@given(
+    msg=actions,
+    variant=st.sampled_from(VARIANTS),
+    seed=st.integers(0, 2**32),
+    rounds=st.integers(1, 4),
+)
 def test_mutated_action_bytes_raise_only_decode_wire_or_illegal_action_errors(
-        msg, variant, seed, rounds):
+    msg, variant, seed, rounds
+):
     rng = random.Random(seed)
     data = msg.SerializeToString()
     for _ in range(rounds):
@@ -126,8 +138,7 @@ def test_mutated_action_bytes_raise_only_decode_wire_or_illegal_action_errors(
 
 @settings(max_examples=200, deadline=None)
 @given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 10**6), data=st.data())
-def test_mutations_of_legal_actions_raise_only_wire_or_illegal_action_errors(
-        variant, seed, data):
+def test_mutations_of_legal_actions_raise_only_wire_or_illegal_action_errors(variant, seed, data):
     game = game_of(variant)
     state = game.new_match(seed)
     seat = state.seats_to_act()[0]

@@ -12,7 +12,6 @@ import asyncio
 import statistics
 import sys
 
-
 from arena.games import make_game
 from arena.referee import server as referee_server
 from arena.referee.host import RefereeHost
@@ -21,14 +20,23 @@ from arena.referee.match import Limits, MatchObserver
 from arena.results import CRASH, DISCONNECT, MALFORMED, TIMEOUT, UNKNOWN_REQUEST
 
 from .conftest import (
-    BOTS, FAST, ROOT, exited, first_legal_policy_holds, good, hostile, kinds, report_of,
+    BOTS,
+    FAST,
+    ROOT,
+    exited,
+    first_legal_policy_holds,
+    good,
+    hostile,
+    kinds,
+    report_of,
 )
 
 BALLOON2 = make_game("balloon", 2)
 
 
-async def beside_a_good_match(host: RefereeHost, hostile_names: list[str],
-                              limits: Limits = FAST, seed: int = 5):
+async def beside_a_good_match(
+    host: RefereeHost, hostile_names: list[str], limits: Limits = FAST, seed: int = 5
+):
     """Play hostile_names (with good bots filling the table) and, at the same time, a match of
     two good bots that has nothing to do with them. Returns (hostile result, good result)."""
     for n in ("good-a", "good-b", "good-c"):
@@ -36,8 +44,10 @@ async def beside_a_good_match(host: RefereeHost, hostile_names: list[str],
             await host.launch(n, good())
     seats = hostile_names + ["good-c"]
     game = make_game("balloon", len(seats))
-    return await asyncio.gather(host.run_match(game, seed, seats, limits),
-                                host.run_match(BALLOON2, seed + 1, ["good-a", "good-b"], limits))
+    return await asyncio.gather(
+        host.run_match(game, seed, seats, limits),
+        host.run_match(BALLOON2, seed + 1, ["good-a", "good-b"], limits),
+    )
 
 
 def assert_stream_ended_by_referee(run_dir, name: str) -> None:
@@ -64,7 +74,7 @@ def test_a_flood_of_replies_is_cut_off_as_a_fault(tmp_path):
     # One fault, and the seat is retired: its stream is gone.
     assert kinds(result, 0) == [MALFORMED], result.faults
     assert "flooding" in result.faults[0].detail
-    assert all(m.default for m in result.moves[result.faults[0].move:] if m.seat == 0)
+    assert all(m.default for m in result.moves[result.faults[0].move :] if m.seat == 0)
     assert kinds(result, 1) == [] and beside.faults == ()
     assert result.ranks[0] == 1
     assert_stream_ended_by_referee(tmp_path, "flood")
@@ -111,9 +121,10 @@ def test_replies_for_other_seats_requests_change_nothing_for_them(tmp_path):
         async with RefereeHost(tmp_path) as host:
             await host.launch("forger", hostile("forge"))
             return await beside_a_good_match(
-                host, ["forger", "good-a"],
-                limits=Limits(move_ms=400, time_bank_ms=300, max_strikes=1000,
-                              connect_ms=15_000))
+                host,
+                ["forger", "good-a"],
+                limits=Limits(move_ms=400, time_bank_ms=300, max_strikes=1000, connect_ms=15_000),
+            )
 
     result, beside = run(main())
     assert set(kinds(result, 0)) <= {UNKNOWN_REQUEST, MALFORMED} and kinds(result, 0)
@@ -131,7 +142,8 @@ def test_a_reply_naming_another_match_is_a_fault_of_that_match_only(tmp_path):
             limits = Limits(move_ms=400, time_bank_ms=0, max_strikes=3, connect_ms=15_000)
             return await asyncio.gather(
                 host.run_match(BALLOON2, 1, ["mixer", "g1"], limits),
-                host.run_match(BALLOON2, 2, ["mixer", "g2"], limits))
+                host.run_match(BALLOON2, 2, ["mixer", "g2"], limits),
+            )
 
     first, second = run(main())
     for result in (first, second):
@@ -145,15 +157,19 @@ def test_a_stolen_token_replaces_the_owner_but_cannot_act_in_its_running_match(t
     bot's older stream (which is closed), and plays that bot's matches that start afterwards.
     Requests are bound to the stream they were sent on, so the seats the replaced stream held
     in running matches are retired (a disconnect) and nothing the newcomer sends acts in them."""
+
     async def main():
         async with RefereeHost(tmp_path) as host:
             token = host.tokens.issue("owner")
             # The owner is an SDK bot: it stays up and reconnects when its stream is closed.
-            await host.launch("owner", BotCommand(
-                (sys.executable, str(ROOT / "example_bots" / "random_bot.py")), None),
-                token=token)
-            await host.launch("slow", BotCommand((sys.executable, str(BOTS / "fault_bot.py"),
-                                                  "slow"), None))
+            await host.launch(
+                "owner",
+                BotCommand((sys.executable, str(ROOT / "example_bots" / "random_bot.py")), None),
+                token=token,
+            )
+            await host.launch(
+                "slow", BotCommand((sys.executable, str(BOTS / "fault_bot.py"), "slow"), None)
+            )
             await host.launch("g", good())
             started = asyncio.Event()
             match_id = "stolen-match"
@@ -163,10 +179,16 @@ def test_a_stolen_token_replaces_the_owner_but_cannot_act_in_its_running_match(t
                     if len(state.events) > 3:
                         started.set()
 
-            match = asyncio.ensure_future(host.run_match(
-                BALLOON2, 4, ["owner", "slow"],
-                Limits(move_ms=2000, time_bank_ms=0, max_strikes=3, connect_ms=15_000),
-                match_id=match_id, observer=Watch()))
+            match = asyncio.ensure_future(
+                host.run_match(
+                    BALLOON2,
+                    4,
+                    ["owner", "slow"],
+                    Limits(move_ms=2000, time_bank_ms=0, max_strikes=3, connect_ms=15_000),
+                    match_id=match_id,
+                    observer=Watch(),
+                )
+            )
             waiting = asyncio.ensure_future(started.wait())
             await asyncio.wait({waiting, match}, return_when=asyncio.FIRST_COMPLETED)
             waiting.cancel()
@@ -206,8 +228,9 @@ def test_hundreds_of_connections_are_bounded_and_others_are_served(tmp_path, mon
             proc = await host.launch("swarm", hostile("many_conns", "300"))
             results = []
             while proc.exit_info() is None:  # keep matches going while the swarm is on
-                results.append(await host.run_match(BALLOON2, len(results), ["good-a", "good-b"],
-                                                    FAST))
+                results.append(
+                    await host.run_match(BALLOON2, len(results), ["good-a", "good-b"], FAST)
+                )
             await exited(proc)
             servicer_state = host.server.directory.connected()
             return results, servicer_state
@@ -249,13 +272,11 @@ def test_a_cpu_spinning_bot_is_killed_and_the_referee_stays_responsive(tmp_path)
             for name in ("g1", "g2", "g3"):
                 await host.launch(name, good())
             patient = Limits(move_ms=400, time_bank_ms=300, max_strikes=100, connect_ms=15_000)
-            spin = asyncio.ensure_future(
-                host.run_match(BALLOON2, 3, ["spinner", "g1"], patient))
+            spin = asyncio.ensure_future(host.run_match(BALLOON2, 3, ["spinner", "g1"], patient))
             others = []
             # Other matches, move by move, while it spins and until the kernel kills it.
             while not spin.done() or proc.exit_info() is None:
-                others.append(await host.run_match(BALLOON2, 10 + len(others), ["g2", "g3"],
-                                                   FAST))
+                others.append(await host.run_match(BALLOON2, 10 + len(others), ["g2", "g3"], FAST))
             return await spin, others, proc.exit_info()
 
     result, others, exit_info = run(main())
@@ -271,8 +292,10 @@ def test_a_cpu_spinning_bot_is_killed_and_the_referee_stays_responsive(tmp_path)
     p99 = statistics.quantiles(elapsed, n=100)[98]
     # Generous bounds (a shared 2-core CI machine); the figures go to docs/reliability.md.
     assert p50 < 50 and p99 < FAST.move_ms
-    print(f"FIGURE cpu_spin: {len(elapsed)} moves of other matches meanwhile, "
-          f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {max(elapsed):.1f} ms")
+    print(
+        f"FIGURE cpu_spin: {len(elapsed)} moves of other matches meanwhile, "
+        f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {max(elapsed):.1f} ms"
+    )
 
 
 def test_gigabytes_to_stderr_are_capped_at_the_log_limit(tmp_path):
@@ -303,8 +326,17 @@ def test_a_bot_gets_its_own_directory_and_environment_only(tmp_path):
     workdir = str((tmp_path / "bots" / "snoop").resolve())
     assert report["cwd"] == workdir and report["home"] == workdir
     assert report["tmpdir"].startswith(workdir + "/")
-    assert set(report["env"]) <= {"PATH", "HOME", "LANG", "TMPDIR", "ARENA_ADDRESS",
-                                  "ARENA_TOKEN", "ARENA_PROTO", "PYTHONUNBUFFERED", "PWD"}
+    assert set(report["env"]) <= {
+        "PATH",
+        "HOME",
+        "LANG",
+        "TMPDIR",
+        "ARENA_ADDRESS",
+        "ARENA_TOKEN",
+        "ARENA_PROTO",
+        "PYTHONUNBUFFERED",
+        "PWD",
+    }
     assert report["env"]["ARENA_ADDRESS"] == "unix:/run/arena/referee.sock"
     # Files it makes are its own: a umask of 077 (no use against bots of the same user).
     assert report["umask"] == 0o077
@@ -326,7 +358,7 @@ def test_a_bot_that_reconnects_mid_match_loses_that_seat_and_plays_on(tmp_path):
 
     (result, beside), second = run(main())
     assert kinds(result, 0) == [DISCONNECT], result.faults
-    assert all(m.default for m in result.moves[result.faults[0].move:] if m.seat == 0)
+    assert all(m.default for m in result.moves[result.faults[0].move :] if m.seat == 0)
     assert report_of(tmp_path, "hopper") == {"reconnected": True}
     assert second.faults == () and any(not m.default for m in second.moves if m.seat == 0)
     assert beside.faults == ()

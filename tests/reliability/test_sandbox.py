@@ -28,8 +28,10 @@ from arena.store import Store
 
 from .conftest import BOTS, FAST, ROOT, hostile, kinds, report_of
 
-pytestmark = pytest.mark.skipif(sandbox.unavailable_reason() is not None,
-                                reason=f"no sandbox here: {sandbox.unavailable_reason()}")
+pytestmark = pytest.mark.skipif(
+    sandbox.unavailable_reason() is not None,
+    reason=f"no sandbox here: {sandbox.unavailable_reason()}",
+)
 
 SECRET = "the other bot's private strategy"
 
@@ -45,7 +47,7 @@ def manifest_bot(directory: Path, script: str, files: dict[str, str] | None = No
 
 
 # A bot that plays only if it can read the data file in its own directory.
-BOOK_BOT = '''
+BOOK_BOT = """
 from pathlib import Path
 from arena_sdk import Bot, run
 
@@ -58,7 +60,7 @@ class BookBot(Bot):
 
 
 run(BookBot())
-'''
+"""
 
 
 class Listener:
@@ -96,8 +98,9 @@ def alive(pid: int) -> bool:
 def test_a_bot_cannot_get_out_of_its_sandbox_and_leaves_no_process(tmp_path):
     db = tmp_path / "arena.db"
     Store(db).close()  # a real Arena database, which no bot may read
-    neighbour = manifest_bot(tmp_path / "neighbour", BOOK_BOT,
-                             {"book.txt": "opening book", "secret.txt": SECRET})
+    neighbour = manifest_bot(
+        tmp_path / "neighbour", BOOK_BOT, {"book.txt": "opening book", "secret.txt": SECRET}
+    )
     admin_file = tmp_path / "admin-notes.txt"
     admin_file.write_text("the admin key")
     listener = Listener()
@@ -110,15 +113,26 @@ def test_a_bot_cannot_get_out_of_its_sandbox_and_leaves_no_process(tmp_path):
             await host.launch("good", _good())
             neighbour_pids = await _until_running(host, "neighbour")
             targets = {
-                "read": [str(db), str(neighbour / "secret.txt"), str(admin_file),
-                         str(run_dir / "logs" / "neighbour.log"),
-                         str(run_dir / "bots" / "neighbour"), "/etc/shadow",
-                         str(Path.home() / ".bash_history")],
+                "read": [
+                    str(db),
+                    str(neighbour / "secret.txt"),
+                    str(admin_file),
+                    str(run_dir / "logs" / "neighbour.log"),
+                    str(run_dir / "bots" / "neighbour"),
+                    "/etc/shadow",
+                    str(Path.home() / ".bash_history"),
+                ],
                 "environ_pids": neighbour_pids + [os.getpid(), 1],
                 "tcp": [host.server.port, listener.port],
-                "write": [str(BOTS / "escaped.txt"), str(run_dir / "escaped.txt"),
-                          str(tmp_path / "escaped.txt"), "/usr/escaped.txt", "/escaped.txt",
-                          str(Path(sandbox.python_paths()[0]) / "escaped.txt"), planted],
+                "write": [
+                    str(BOTS / "escaped.txt"),
+                    str(run_dir / "escaped.txt"),
+                    str(tmp_path / "escaped.txt"),
+                    "/usr/escaped.txt",
+                    "/escaped.txt",
+                    str(Path(sandbox.python_paths()[0]) / "escaped.txt"),
+                    planted,
+                ],
             }
             escaper = await host.launch("escaper", hostile("escape", json.dumps(targets)))
             game = make_game("balloon", 3)
@@ -178,8 +192,10 @@ def test_a_fork_bomb_is_capped_and_ends_with_its_sandbox(tmp_path):
     result, inside, namespace = asyncio.run(main())
     report = report_of(tmp_path, "bomber")
     assert report is not None, "the fork bomb reported nothing"
-    print(f"FIGURE fork bomb: {report['forked']} children, then {report['error']!r}; "
-          f"{len(inside)} processes in its sandbox at the match's end")
+    print(
+        f"FIGURE fork bomb: {report['forked']} children, then {report['error']!r}; "
+        f"{len(inside)} processes in its sandbox at the match's end"
+    )
     assert report["error"], report
     if os.geteuid() == 0:  # RLIMIT_NPROC of its own user: threads and processes together
         assert report["forked"] < limits.max_processes
@@ -208,9 +224,13 @@ def test_bots_that_need_their_own_files_still_play(tmp_path):
 def test_without_bubblewrap_launching_is_refused_with_what_to_do(tmp_path, monkeypatch):
     from arena.referee import launcher
 
-    monkeypatch.setattr(launcher.sandbox, "unavailable_reason",
-                        lambda: "bwrap is not installed; install it (apt-get install "
-                                "bubblewrap), or pass --no-sandbox")
+    monkeypatch.setattr(
+        launcher.sandbox,
+        "unavailable_reason",
+        lambda: (
+            "bwrap is not installed; install it (apt-get install bubblewrap), or pass --no-sandbox"
+        ),
+    )
 
     async def main():
         async with RefereeHost(tmp_path) as host:
@@ -251,9 +271,25 @@ def test_kill_9_of_the_platform_ends_every_process_in_its_sandboxes(tmp_path):
     escaper = f"python {BOTS / 'hostile_bot.py'} escape '{targets}'"
     hanger = f"python {BOTS / 'fault_bot.py'} hang"
     platform = subprocess.Popen(
-        [sys.executable, "-m", "arena", "match", "balloon", escaper, hanger, "--seed", "1",
-         "--move-ms", "600000", "--run-dir", str(run_dir)], cwd=ROOT,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "match",
+            "balloon",
+            escaper,
+            hanger,
+            "--seed",
+            "1",
+            "--move-ms",
+            "600000",
+            "--run-dir",
+            str(run_dir),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         report = run_dir / "bots" / "hostile_bot" / "report.json"
         deadline = time.monotonic() + 60

@@ -28,10 +28,10 @@ from arena.referee.server import TlsFiles
 from arena.tokens import hash_token
 from arena_sdk.proto import arena_pb2 as pb
 from arena_sdk.proto import arena_pb2_grpc as pb_grpc
+from tests.tls import self_signed_loopback_certificate
 
 from .conftest import ROOT
 from .variants import VARIANTS, game_of
-from tests.tls import self_signed_loopback_certificate
 
 RANDOM_BOT = ROOT / "example_bots" / "random_bot.py"
 LIMITS = Limits(move_ms=3000, time_bank_ms=3000, max_strikes=3, connect_ms=20_000)
@@ -42,6 +42,7 @@ def random_bot(*args: str) -> BotCommand:
 
 
 # ---------------------------------------------------------------- tokens
+
 
 def test_token_book_keeps_only_hashes_and_compares_in_constant_time(monkeypatch):
     book = TokenBook()
@@ -66,8 +67,7 @@ def test_token_book_keeps_only_hashes_and_compares_in_constant_time(monkeypatch)
     assert not any(token in pair or other in pair for pair in compared)
 
 
-def test_the_store_keeps_only_token_hashes_and_compares_in_constant_time(tmp_path,
-                                                                         monkeypatch):
+def test_the_store_keeps_only_token_hashes_and_compares_in_constant_time(tmp_path, monkeypatch):
     from arena.store import Store
 
     db = tmp_path / "arena.db"
@@ -76,8 +76,9 @@ def test_the_store_keeps_only_token_hashes_and_compares_in_constant_time(tmp_pat
         token = store.add_bot("remote-one", remote=True)
         compared = []
         real = hmac.compare_digest  # the store looks it up when it compares
-        monkeypatch.setattr(hmac, "compare_digest",
-                            lambda a, b: compared.append((a, b)) or real(a, b))
+        monkeypatch.setattr(
+            hmac, "compare_digest", lambda a, b: compared.append((a, b)) or real(a, b)
+        )
         assert store.bot_for_token(token).name == "remote-one"
         assert store.bot_for_token(token + "x") is None
         assert compared == [(hash_token(token), hash_token(token))]
@@ -97,6 +98,7 @@ def test_the_store_keeps_only_token_hashes_and_compares_in_constant_time(tmp_pat
 
 
 # ---------------------------------------------------------------- hidden information
+
 
 def card_ids(msg) -> list[int]:
     """Every card id anywhere in a message (observations, actions, nested tables)."""
@@ -151,8 +153,7 @@ class Recorder:
 
         async def wrapped_end(seat_obj, state, scores, ranks, reason):
             # end() queues its message for the bot while this context is current.
-            token = CURRENT.set((state, seat_obj.seat, seat_obj.bot_name,
-                                 seat_obj.ctx.game.name))
+            token = CURRENT.set((state, seat_obj.seat, seat_obj.bot_name, seat_obj.ctx.game.name))
             try:
                 return await end(seat_obj, state, scores, ranks, reason)
             finally:
@@ -161,8 +162,11 @@ class Recorder:
         def wrapped_queue(conn, msg, pending, allowed_s):
             # Every message to a bot is queued here, in the context of the code sending it; an
             # action request as the ActionRequest that wire.py encoded.
-            seen = (pb.RefereeMessage(action_request=pb.ActionRequest.FromString(msg))
-                    if isinstance(msg, bytes) else msg)
+            seen = (
+                pb.RefereeMessage(action_request=pb.ActionRequest.FromString(msg))
+                if isinstance(msg, bytes)
+                else msg
+            )
             recorder.record(conn.bot_name, seen, CURRENT.get())
             return queue(conn, msg, pending, allowed_s)
 
@@ -192,7 +196,7 @@ class Recorder:
         if game_name == "boom":
             order = state.guard_order()
             used = list(obs.boom.guards_used)
-            if used != list(order[:len(used)]) or len(used) + obs.boom.guards_left != 8:
+            if used != list(order[: len(used)]) or len(used) + obs.boom.guards_left != 8:
                 self.failures.append(f"{kind} to seat {seat} shows unrevealed guards")
         self.checked[kind] += 1
 
@@ -209,9 +213,9 @@ def test_no_seat_ever_receives_a_card_hidden_from_it(tmp_path, monkeypatch):
             for variant in VARIANTS:
                 game = game_of(variant)
                 for seed in (1, 2):
-                    seats = names[seed % 2:][:game.num_players]
+                    seats = names[seed % 2 :][: game.num_players]
                     if len(seats) < game.num_players:
-                        seats = names[:game.num_players]
+                        seats = names[: game.num_players]
                     results.append(await host.run_match(game, seed, seats, LIMITS))
             return results
 
@@ -221,9 +225,11 @@ def test_no_seat_ever_receives_a_card_hidden_from_it(tmp_path, monkeypatch):
     moves = sum(len(r.moves) for r in results)
     assert recorder.checked["action_request"] == moves  # no seat was played by default
     assert recorder.checked["match_end"] == sum(len(r.seat_names) for r in results)
-    print(f"FIGURE leak: {len(VARIANTS)} variants x 2 seeds, "
-          f"{recorder.checked['action_request']} requests and {recorder.checked['match_end']} "
-          "match ends checked, no hidden card sent")
+    print(
+        f"FIGURE leak: {len(VARIANTS)} variants x 2 seeds, "
+        f"{recorder.checked['action_request']} requests and {recorder.checked['match_end']} "
+        "match ends checked, no hidden card sent"
+    )
 
 
 def test_the_leak_check_catches_a_leak(monkeypatch):
@@ -231,13 +237,17 @@ def test_the_leak_check_catches_a_leak(monkeypatch):
     recorder = Recorder(monkeypatch)
     game = game_of(("balloon", 3, {}))
     state = game.new_match(3)
-    msg = pb.RefereeMessage(action_request=pb.ActionRequest(
-        observation=wire.observation_to_pb("balloon", state.observation(1))))
+    msg = pb.RefereeMessage(
+        action_request=pb.ActionRequest(
+            observation=wire.observation_to_pb("balloon", state.observation(1))
+        )
+    )
     recorder.record("bot-0", msg, (state, 0, "bot-0", "balloon"))
     assert any("hidden cards" in f for f in recorder.failures)
 
 
 # ---------------------------------------------------------------- TLS
+
 
 def test_remote_bots_play_over_tls_and_plain_text_is_refused(tmp_path):
     cert, key = self_signed_loopback_certificate()
@@ -247,19 +257,21 @@ def test_remote_bots_play_over_tls_and_plain_text_is_refused(tmp_path):
     async def main():
         # The bots play the part of remote bots, on their owners' machines: unconfined, over
         # the network (a sandboxed bot has none).
-        async with RefereeHost(tmp_path, tls=TlsFiles(cert=cert, key=key),
-                               resource_limits=ResourceLimits(sandbox=False)) as host:
+        async with RefereeHost(
+            tmp_path,
+            tls=TlsFiles(cert=cert, key=key),
+            resource_limits=ResourceLimits(sandbox=False),
+        ) as host:
             for name in ("tls-a", "tls-b"):
-                await host.launch(name, random_bot("--tls-ca", str(ca),
-                                                   "--address", host.server.address))
-            result = await host.run_match(game_of(("boom", 2, {})), 4, ["tls-a", "tls-b"],
-                                          LIMITS)
+                await host.launch(
+                    name, random_bot("--tls-ca", str(ca), "--address", host.server.address)
+                )
+            result = await host.run_match(game_of(("boom", 2, {})), 4, ["tls-a", "tls-b"], LIMITS)
             # A plain-text client cannot even start a stream.
             async with grpc.aio.insecure_channel(host.server.address) as channel:
                 call = pb_grpc.RefereeStub(channel).Play(timeout=5)
                 try:
-                    await call.write(pb.BotMessage(hello=pb.Hello(token="x",
-                                                                  protocol_version=1)))
+                    await call.write(pb.BotMessage(hello=pb.Hello(token="x", protocol_version=1)))
                     await call.read()
                 except grpc.aio.AioRpcError:
                     pass

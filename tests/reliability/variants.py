@@ -9,9 +9,11 @@ VARIANTS: list[tuple[str, int, dict]] = (
     + [("boom", n, {}) for n in range(2, 6)]
     + [("boom", n, {"advanced": True}) for n in (2, 4)]
     + [("boom", n, {"ruse": True}) for n in (3, 5)]
-    + [("boom", 3, {"advanced": True, "ruse": True}),
-       ("boom", 2, {"series": True}),
-       ("boom", 3, {"advanced": True, "ruse": True, "series": True})]
+    + [
+        ("boom", 3, {"advanced": True, "ruse": True}),
+        ("boom", 2, {"series": True}),
+        ("boom", 3, {"advanced": True, "ruse": True, "series": True}),
+    ]
 )
 
 

@@ -88,13 +88,17 @@ class Referee(arena_pb2_grpc.RefereeServicer):
 
 
 @asynccontextmanager
-async def serving(referee: Referee,
-                  tls: grpc.ServerCredentials | None = None) -> AsyncIterator[str]:
+async def serving(
+    referee: Referee, tls: grpc.ServerCredentials | None = None
+) -> AsyncIterator[str]:
     """Run `referee` on a free loopback port (over TLS with `tls`); yields its address."""
     server = grpc.aio.server()
     arena_pb2_grpc.add_RefereeServicer_to_server(referee, server)
-    port = (server.add_secure_port("127.0.0.1:0", tls) if tls
-            else server.add_insecure_port("127.0.0.1:0"))
+    port = (
+        server.add_secure_port("127.0.0.1:0", tls)
+        if tls
+        else server.add_insecure_port("127.0.0.1:0")
+    )
     await server.start()
     try:
         yield f"127.0.0.1:{port}"
@@ -112,25 +116,42 @@ def balloon_card(card_id: int) -> pb.Card:
 
 
 def boom_card(card_id: int) -> pb.Card:
-    return pb.Card(id=card_id, colour=COLOURS[card_id // 10],
-                   value=(1, 2, 2, 3, 3, 4, 4, 5, 5, 6)[card_id % 10])
+    return pb.Card(
+        id=card_id,
+        colour=COLOURS[card_id // 10],
+        value=(1, 2, 2, 3, 3, 4, 4, 5, 5, 6)[card_id % 10],
+    )
 
 
 def balloon_request(match_id: str, request_id: int, k: int) -> pb.ActionRequest:
     """A Balloon Challenge decision for seat 1 of 3; the hand shrinks as k grows."""
     hand = [balloon_card(c) for c in range(3 * k % 50, 3 * k % 50 + 7 - k % 5)]
     obs = pb.BalloonObservation(
-        seat=1, num_players=3, round=1 + k // 4, turn=1 + k % 4, start_seat=0, to_act=1,
-        hand=hand, hand_sizes=[len(hand), len(hand), len(hand) - 1],
+        seat=1,
+        num_players=3,
+        round=1 + k // 4,
+        turn=1 + k % 4,
+        start_seat=0,
+        to_act=1,
+        hand=hand,
+        hand_sizes=[len(hand), len(hand), len(hand) - 1],
         table=[pb.BalloonPlayed(seat=0, card=balloon_card(49 - k % 10), turn=1 + k % 4)],
-        dropped_out=[0, 0, 0], chips=[0, k % 2, 0], chips_in_middle=5,
-        first_drop_out_chip=True, totals=[3, k, 7],
+        dropped_out=[0, 0, 0],
+        chips=[0, k % 2, 0],
+        chips_in_middle=5,
+        first_drop_out_chip=True,
+        totals=[3, k, 7],
     )
     legal = [pb.Action(balloon=pb.BalloonAction(play=c)) for c in hand]
     legal.append(pb.Action(balloon=pb.BalloonAction(drop_out=True)))
-    return pb.ActionRequest(match_id=match_id, request_id=request_id,
-                            observation=pb.Observation(balloon=obs), legal_actions=legal,
-                            move_ms=1000, time_bank_ms=5000)
+    return pb.ActionRequest(
+        match_id=match_id,
+        request_id=request_id,
+        observation=pb.Observation(balloon=obs),
+        legal_actions=legal,
+        move_ms=1000,
+        time_bank_ms=5000,
+    )
 
 
 def boom_request(match_id: str, request_id: int, k: int) -> pb.ActionRequest:
@@ -139,34 +160,71 @@ def boom_request(match_id: str, request_id: int, k: int) -> pb.ActionRequest:
     hand = [boom_card(c) for c in hand_ids]
     to_play = 1 + k % 2
     obs = pb.BoomObservation(
-        seat=0, num_players=3, game_number=1, round=1 + k // 3, step=1 + k % 2, guard=k % 10,
-        guard_limits=[1, 2, 3, 2, 1], guards_left=9 - k % 9, guards_used=[k % 10], to_play=to_play,
-        hand=hand, has_ruse=True, hand_sizes=[5, 5, 4], acted=[False, True, False],
-        revealed=[pb.BoomRevealed(), pb.BoomRevealed(cards=[boom_card(44)], ruse=True),
-                  pb.BoomRevealed()],
-        paradise=[pb.BoomParadise(cards=[pb.BoomParadiseCard(card=boom_card(45), face_up=False)]),
-                  pb.BoomParadise(), pb.BoomParadise()],
-        discarded=[boom_card(49)], scores=[0, 2, 0], series_totals=[0, 0, 0],
+        seat=0,
+        num_players=3,
+        game_number=1,
+        round=1 + k // 3,
+        step=1 + k % 2,
+        guard=k % 10,
+        guard_limits=[1, 2, 3, 2, 1],
+        guards_left=9 - k % 9,
+        guards_used=[k % 10],
+        to_play=to_play,
+        hand=hand,
+        has_ruse=True,
+        hand_sizes=[5, 5, 4],
+        acted=[False, True, False],
+        revealed=[
+            pb.BoomRevealed(),
+            pb.BoomRevealed(cards=[boom_card(44)], ruse=True),
+            pb.BoomRevealed(),
+        ],
+        paradise=[
+            pb.BoomParadise(cards=[pb.BoomParadiseCard(card=boom_card(45), face_up=False)]),
+            pb.BoomParadise(),
+            pb.BoomParadise(),
+        ],
+        discarded=[boom_card(49)],
+        scores=[0, 2, 0],
+        series_totals=[0, 0, 0],
     )
-    legal = [pb.Action(boom=pb.BoomAction(cards=list(combo)))
-             for combo in itertools.combinations(hand, to_play)]
-    legal += [pb.Action(boom=pb.BoomAction(cards=list(combo), ruse=True))
-              for combo in itertools.combinations(hand, to_play - 1)]
-    return pb.ActionRequest(match_id=match_id, request_id=request_id,
-                            observation=pb.Observation(boom=obs), legal_actions=legal,
-                            move_ms=1000, time_bank_ms=5000)
+    legal = [
+        pb.Action(boom=pb.BoomAction(cards=list(combo)))
+        for combo in itertools.combinations(hand, to_play)
+    ]
+    legal += [
+        pb.Action(boom=pb.BoomAction(cards=list(combo), ruse=True))
+        for combo in itertools.combinations(hand, to_play - 1)
+    ]
+    return pb.ActionRequest(
+        match_id=match_id,
+        request_id=request_id,
+        observation=pb.Observation(boom=obs),
+        legal_actions=legal,
+        move_ms=1000,
+        time_bank_ms=5000,
+    )
 
 
 MATCHES = (
-    pb.MatchStart(match_id="m-balloon", game="balloon", options=pb.GameOptions(num_players=3),
-                  seat=1, seat_names=["a", "me", "c"],
-                  limits=pb.Limits(move_ms=1000, time_bank_ms=5000, max_strikes=3),
-                  bot_seed=12345),
-    pb.MatchStart(match_id="m-boom", game="boom",
-                  options=pb.GameOptions(num_players=3, advanced=True, ruse=True),
-                  seat=0, seat_names=["me", "b", "c"],
-                  limits=pb.Limits(move_ms=1000, time_bank_ms=5000, max_strikes=3),
-                  bot_seed=2**64 - 1),
+    pb.MatchStart(
+        match_id="m-balloon",
+        game="balloon",
+        options=pb.GameOptions(num_players=3),
+        seat=1,
+        seat_names=["a", "me", "c"],
+        limits=pb.Limits(move_ms=1000, time_bank_ms=5000, max_strikes=3),
+        bot_seed=12345,
+    ),
+    pb.MatchStart(
+        match_id="m-boom",
+        game="boom",
+        options=pb.GameOptions(num_players=3, advanced=True, ruse=True),
+        seat=0,
+        seat_names=["me", "b", "c"],
+        limits=pb.Limits(move_ms=1000, time_bank_ms=5000, max_strikes=3),
+        bot_seed=2**64 - 1,
+    ),
 )
 REQUESTS = {"m-balloon": balloon_request, "m-boom": boom_request}
 
@@ -184,8 +242,9 @@ def replies_in(referee: Referee, msg: pb.BotMessage) -> list[pb.ActionReply]:
     return []
 
 
-def check_reply(referee: Referee, outstanding: dict[tuple[str, int], pb.ActionRequest],
-                reply: pb.ActionReply) -> pb.ActionRequest | None:
+def check_reply(
+    referee: Referee, outstanding: dict[tuple[str, int], pb.ActionRequest], reply: pb.ActionReply
+) -> pb.ActionRequest | None:
     """Record a problem unless `reply` answers an outstanding request with one of its legal
     actions; returns the request it answers."""
     referee.replies.append(reply)
@@ -194,19 +253,26 @@ def check_reply(referee: Referee, outstanding: dict[tuple[str, int], pb.ActionRe
         referee.problems.append(f"reply to unknown request {reply.match_id}/{reply.request_id}")
         return None
     if reply.action not in list(req.legal_actions):
-        referee.problems.append(f"illegal action in {reply.match_id}/{reply.request_id}: "
-                                f"{reply.action}")
+        referee.problems.append(
+            f"illegal action in {reply.match_id}/{reply.request_id}: {reply.action}"
+        )
     return req
 
 
-async def play_matches(referee: Referee, session: Session, moves: int = 6,
-                       reject: bool = False, batched: bool = False) -> None:
+async def play_matches(
+    referee: Referee, session: Session, moves: int = 6, reject: bool = False, batched: bool = False
+) -> None:
     """Welcome, then both MATCHES at once, `moves` requests each, one outstanding per match (as
     a real referee), then MatchEnd. With `reject`, the first Boom reply draws a Rejected. With
     `batched` (for a bot whose Hello asked for batches), the first requests of both matches go
     as one ActionRequests message."""
-    await session.send(welcome=pb.Welcome(bot_name=session.hello.name, protocol_version=1,
-                                          max_concurrent=session.hello.max_concurrent))
+    await session.send(
+        welcome=pb.Welcome(
+            bot_name=session.hello.name,
+            protocol_version=1,
+            max_concurrent=session.hello.max_concurrent,
+        )
+    )
     ids = itertools.count(1)
     outstanding: dict[tuple[str, int], pb.ActionRequest] = {}
     sent = {m.match_id: 0 for m in MATCHES}
@@ -223,8 +289,9 @@ async def play_matches(referee: Referee, session: Session, moves: int = 6,
     for start in MATCHES:
         await session.send(match_start=start)
     if batched:
-        await session.send(action_requests=pb.ActionRequests(
-            requests=[make(start.match_id) for start in MATCHES]))
+        await session.send(
+            action_requests=pb.ActionRequests(requests=[make(start.match_id) for start in MATCHES])
+        )
     else:
         for start in MATCHES:
             await ask(start.match_id)
@@ -239,13 +306,25 @@ async def play_matches(referee: Referee, session: Session, moves: int = 6,
                 return
             answered[req.match_id] += 1
             if reject and req.match_id == "m-boom" and answered["m-boom"] == 1:
-                await session.send(rejected=pb.Rejected(
-                    match_id="m-boom", request_id=req.request_id, fault=pb.FAULT_TIMEOUT,
-                    detail="no reply within 1000 ms", played_instead=req.legal_actions[0]))
+                await session.send(
+                    rejected=pb.Rejected(
+                        match_id="m-boom",
+                        request_id=req.request_id,
+                        fault=pb.FAULT_TIMEOUT,
+                        detail="no reply within 1000 ms",
+                        played_instead=req.legal_actions[0],
+                    )
+                )
             if answered[req.match_id] < moves:
                 await ask(req.match_id)
     for i, start in enumerate(MATCHES):
         last = REQUESTS[start.match_id](start.match_id, 0, moves).observation
-        await session.send(match_end=pb.MatchEnd(
-            match_id=start.match_id, scores=[10 - i, 4, -3], ranks=[0, 1, 2],
-            reason="completed", final_observation=last))
+        await session.send(
+            match_end=pb.MatchEnd(
+                match_id=start.match_id,
+                scores=[10 - i, 4, -3],
+                ranks=[0, 1, 2],
+                reason="completed",
+                final_observation=last,
+            )
+        )

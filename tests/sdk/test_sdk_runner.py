@@ -22,17 +22,35 @@ from typing import Any
 
 import grpc
 import pytest
-
 from sdk_fake_referee import (
-    MATCHES, ROOT, TIMEOUT, TOKEN, HangUp, Referee, Session, balloon_request, boom_request, pb,
-    play_matches, serving,
+    MATCHES,
+    ROOT,
+    TIMEOUT,
+    TOKEN,
+    HangUp,
+    Referee,
+    Session,
+    balloon_request,
+    boom_request,
+    pb,
+    play_matches,
+    serving,
 )
 
 from arena_sdk import (
-    Backoff, BalloonObservation, Bot, BoomAction, BoomObservation, Card, Match,
-    MatchResult, RefusedError, Rejection, serve, wire,
+    Backoff,
+    BalloonObservation,
+    BoomAction,
+    BoomObservation,
+    Bot,
+    Card,
+    Match,
+    MatchResult,
+    RefusedError,
+    Rejection,
+    serve,
+    wire,
 )
-
 from tests.tls import self_signed_loopback_certificate
 
 FAST = Backoff(initial=0.01, factor=2.0, maximum=0.05)
@@ -56,16 +74,26 @@ async def bot_task(bot: Bot, address: str, token: str = TOKEN) -> AsyncIterator[
 
 
 @asynccontextmanager
-async def bot_process(cmd: Sequence[str], address: str, token: str, log_path: Path,
-                      **extra_env: str) -> AsyncIterator[asyncio.subprocess.Process]:
+async def bot_process(
+    cmd: Sequence[str], address: str, token: str, log_path: Path, **extra_env: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
     """A bot as a real process, configured as the launcher does (environment variables)."""
-    env = dict(os.environ, ARENA_ADDRESS=address, ARENA_TOKEN=token, **extra_env,
-               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "sdk"),
-                                                        os.environ.get("PYTHONPATH")])))
-    with open(log_path, "wb") as log_file:
+    env = dict(
+        os.environ,
+        ARENA_ADDRESS=address,
+        ARENA_TOKEN=token,
+        **extra_env,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "sdk"), os.environ.get("PYTHONPATH")])),
+    )
+    with open(log_path, "wb") as log_file:  # noqa: ASYNC230 (a local file: instant)
         proc = await asyncio.create_subprocess_exec(
-            *cmd, env=env, cwd=ROOT, stdin=asyncio.subprocess.DEVNULL, stdout=log_file,
-            stderr=log_file)
+            *cmd,
+            env=env,
+            cwd=ROOT,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=log_file,
+        )
     try:
         yield proc
     finally:
@@ -124,8 +152,13 @@ def test_serves_two_concurrent_matches_in_order_with_legal_tagged_replies() -> N
 
         assert referee.problems == []
         [hello] = referee.hellos
-        assert (hello.token, hello.name, hello.protocol_version, hello.max_concurrent,
-                hello.batches) == (TOKEN, "recorder", 1, 3, True)
+        assert (
+            hello.token,
+            hello.name,
+            hello.protocol_version,
+            hello.max_concurrent,
+            hello.batches,
+        ) == (TOKEN, "recorder", 1, 3, True)
         assert len(referee.replies) == 12
         # Each match's calls come in protocol order, the rejection where it was sent.
         assert bot.calls["m-balloon"] == ["start"] + ["act"] * 6 + ["end"]
@@ -133,23 +166,35 @@ def test_serves_two_concurrent_matches_in_order_with_legal_tagged_replies() -> N
 
         boom = bot.matches["m-boom"]
         assert (boom.game, boom.num_players, boom.seat, boom.seat_names) == (
-            "boom", 3, 0, ("me", "b", "c"))
+            "boom",
+            3,
+            0,
+            ("me", "b", "c"),
+        )
         assert dict(boom.options) == {"advanced": True, "ruse": True, "series": False}
         assert (boom.limits.move_ms, boom.limits.time_bank_ms, boom.limits.max_strikes) == (
-            1000, 5000, 3)
+            1000,
+            5000,
+            3,
+        )
         assert boom.bot_seed == 2**64 - 1
         assert dict(bot.matches["m-balloon"].options) == {}
 
         # match.rng is seeded from bot_seed: the same choices again from a fresh generator.
         rng = random.Random(12345)
-        expected = [wire.action_to_proto(rng.choice(wire.legal_actions(
-            balloon_request("m-balloon", 0, k).legal_actions))) for k in range(6)]
+        expected = [
+            wire.action_to_proto(
+                rng.choice(wire.legal_actions(balloon_request("m-balloon", 0, k).legal_actions))
+            )
+            for k in range(6)
+        ]
         assert [r.action for r in referee.replies if r.match_id == "m-balloon"] == expected
 
         first_boom = bot.observations["m-boom"][0]
         assert isinstance(first_boom, BoomObservation)
-        assert first_boom.hand == tuple(wire.card(c) for c in boom_request("m-boom", 0, 0)
-                                        .observation.boom.hand)
+        assert first_boom.hand == tuple(
+            wire.card(c) for c in boom_request("m-boom", 0, 0).observation.boom.hand
+        )
         assert first_boom.revealed[1].cards == (Card(44, "grey", 3),)
         assert first_boom.revealed[1].ruse and not first_boom.revealed[0].ruse
         assert not first_boom.paradise[0][0].face_up
@@ -160,8 +205,7 @@ def test_serves_two_concurrent_matches_in_order_with_legal_tagged_replies() -> N
         assert isinstance(rejection.played_instead, BoomAction)
 
         result = bot.results["m-balloon"]
-        assert (result.scores, result.ranks, result.reason) == ((10, 4, -3), (0, 1, 2),
-                                                                "completed")
+        assert (result.scores, result.ranks, result.reason) == ((10, 4, -3), (0, 1, 2), "completed")
         assert isinstance(result.final_observation, BalloonObservation)
 
     run_async(main())
@@ -199,17 +243,20 @@ def test_a_quick_bot_plays_on_the_event_loop_in_protocol_order() -> None:
 def test_a_batch_of_requests_is_answered_with_one_batch_of_replies() -> None:
     """ActionRequests (sent to a bot whose Hello said `batches`): each request is answered, and
     replies ready together (a quick bot's are, at once) go back as one ActionReplies."""
+
     async def main() -> pb.BotMessage:
         answer: asyncio.Future[pb.BotMessage] = asyncio.get_running_loop().create_future()
 
         async def script(r: Referee, s: Session) -> None:
             assert s.hello.batches
-            await s.send(welcome=pb.Welcome(bot_name="quick", protocol_version=1,
-                                            max_concurrent=3))
+            await s.send(welcome=pb.Welcome(bot_name="quick", protocol_version=1, max_concurrent=3))
             for start in MATCHES:
                 await s.send(match_start=start)
-            await s.send(action_requests=pb.ActionRequests(requests=[
-                balloon_request("m-balloon", 1, 0), boom_request("m-boom", 2, 0)]))
+            await s.send(
+                action_requests=pb.ActionRequests(
+                    requests=[balloon_request("m-balloon", 1, 0), boom_request("m-boom", 2, 0)]
+                )
+            )
             answer.set_result(await s.recv())
 
         async with serving(Referee(script)) as address, bot_task(QuickRecordingBot(), address):
@@ -250,9 +297,11 @@ class BarrierBot(Bot):
 
 @pytest.mark.parametrize("max_concurrent", [1, 2])
 def test_declared_max_concurrent_is_sent_and_is_the_number_of_act_threads(
-        max_concurrent: int) -> None:
+    max_concurrent: int,
+) -> None:
     """With 2, two act() calls must be inside act at once (the barrier needs both); with 1,
     every call runs on the same single thread even though the referee sends two requests."""
+
     async def main() -> None:
         done = asyncio.Event()
 
@@ -283,7 +332,8 @@ class FaultyBot(Bot):
 
 @pytest.mark.parametrize("mode", ["raise", "wrong type"])
 def test_failing_act_is_logged_and_answered_at_once_with_an_empty_action(
-        mode: str, caplog: pytest.LogCaptureFixture) -> None:
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
     async def main() -> pb.ActionReply:
         replied: asyncio.Future[pb.ActionReply] = asyncio.get_running_loop().create_future()
 
@@ -355,8 +405,15 @@ def test_backs_off_while_no_referee_listens_and_stops_when_asked() -> None:
             sock.bind(("127.0.0.1", 0))
             backoff = CountingBackoff(initial=0.001, maximum=0.004)
             stop = asyncio.Event()
-            task = asyncio.create_task(serve(RecordingBot(), f"127.0.0.1:{sock.getsockname()[1]}",
-                                             TOKEN, backoff=backoff, stop=stop))
+            task = asyncio.create_task(
+                serve(
+                    RecordingBot(),
+                    f"127.0.0.1:{sock.getsockname()[1]}",
+                    TOKEN,
+                    backoff=backoff,
+                    stop=stop,
+                )
+            )
             await asyncio.wait_for(backoff.third.wait(), TIMEOUT)
             stop.set()
             await asyncio.wait_for(task, TIMEOUT)
@@ -402,8 +459,10 @@ def test_random_bot_process_plays_and_stops_cleanly_on_sigterm(tmp_path: Path) -
 
         referee = Referee(script)
         cmd = [sys.executable, "example_bots/random_bot.py"]
-        async with serving(referee) as address, bot_process(
-                cmd, address, TOKEN, tmp_path / "bot.log") as proc:
+        async with (
+            serving(referee) as address,
+            bot_process(cmd, address, TOKEN, tmp_path / "bot.log") as proc,
+        ):
             await asyncio.wait_for(done.wait(), TIMEOUT)
             proc.send_signal(signal.SIGTERM)
             assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
@@ -416,7 +475,8 @@ def test_random_bot_process_plays_and_stops_cleanly_on_sigterm(tmp_path: Path) -
 
 
 def test_random_bot_process_connects_over_tls_with_the_given_root_certificate(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     cert, key = self_signed_loopback_certificate()
     (tmp_path / "ca.pem").write_bytes(cert)
 
@@ -430,9 +490,12 @@ def test_random_bot_process_connects_over_tls_with_the_given_root_certificate(
         referee = Referee(script)
         tls = grpc.ssl_server_credentials([(key, cert)])
         cmd = [sys.executable, "example_bots/random_bot.py"]
-        async with serving(referee, tls) as address, bot_process(
-                cmd, address, TOKEN, tmp_path / "bot.log",
-                ARENA_TLS_CA=str(tmp_path / "ca.pem")) as proc:
+        async with (
+            serving(referee, tls) as address,
+            bot_process(
+                cmd, address, TOKEN, tmp_path / "bot.log", ARENA_TLS_CA=str(tmp_path / "ca.pem")
+            ) as proc,
+        ):
             await asyncio.wait_for(done.wait(), TIMEOUT)
             proc.send_signal(signal.SIGTERM)
             assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
@@ -447,8 +510,10 @@ def test_unknown_token_ends_the_bot_process_with_a_clear_message(tmp_path: Path)
             raise AssertionError("an unknown token must not be served")
 
         cmd = [sys.executable, "example_bots/random_bot.py"]
-        async with serving(Referee(script)) as address, bot_process(
-                cmd, address, "stolen-token", tmp_path / "bot.log") as proc:
+        async with (
+            serving(Referee(script)) as address,
+            bot_process(cmd, address, "stolen-token", tmp_path / "bot.log") as proc,
+        ):
             return await asyncio.wait_for(proc.wait(), TIMEOUT)
 
     assert run_async(main()) == 1
@@ -460,7 +525,8 @@ def test_unknown_token_ends_the_bot_process_with_a_clear_message(tmp_path: Path)
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_node_bot_process_plays_both_games(tmp_path: Path) -> None:
     assert (NODE_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir(), (
-        f"the Node.js bot's packages are missing: run `npm ci` in {NODE_BOT}")
+        f"the Node.js bot's packages are missing: run `npm ci` in {NODE_BOT}"
+    )
 
     async def main() -> None:
         done = asyncio.Event()
@@ -470,9 +536,12 @@ def test_node_bot_process_plays_both_games(tmp_path: Path) -> None:
             done.set()
 
         referee = Referee(script)
-        async with serving(referee) as address, bot_process(
-                ["node", str(NODE_BOT / "index.js")], address, TOKEN,
-                tmp_path / "bot.log") as proc:
+        async with (
+            serving(referee) as address,
+            bot_process(
+                ["node", str(NODE_BOT / "index.js")], address, TOKEN, tmp_path / "bot.log"
+            ) as proc,
+        ):
             await asyncio.wait_for(done.wait(), TIMEOUT)
             proc.send_signal(signal.SIGTERM)
             assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0

@@ -5,14 +5,20 @@ import random
 from pathlib import Path
 
 import pytest
-
 from sdk_fake_referee import MATCHES, balloon_request, boom_request, pb
 
-from arena_sdk import (
-    BalloonAction, BalloonObservation, BoomAction, BoomObservation, Card, Settings, settings_from, wire,
-)
 from arena.games import balloon as balloon_engine
 from arena.games import boom as boom_engine
+from arena_sdk import (
+    BalloonAction,
+    BalloonObservation,
+    BoomAction,
+    BoomObservation,
+    Card,
+    Settings,
+    settings_from,
+    wire,
+)
 
 RED_3 = Card(3, "red", 3)
 BLUE_1 = Card(11, "blue", 1)
@@ -86,18 +92,19 @@ def test_settings_come_from_arguments_then_command_line_then_environment(tmp_pat
     env = {"ARENA_ADDRESS": "env:1", "ARENA_TOKEN": "env-token"}
     assert settings_from(argv=[], environ=env) == Settings("env:1", "env-token", None)
     assert settings_from(argv=["--address", "cli:2", "--tls-ca", "ca.pem"], environ=env) == (
-        Settings("cli:2", "env-token", "ca.pem"))
+        Settings("cli:2", "env-token", "ca.pem")
+    )
     assert settings_from("arg:3", argv=["--address", "cli:2"], environ=env).address == "arg:3"
     with pytest.raises(SystemExit) as usage:
         settings_from(argv=[], environ={"ARENA_ADDRESS": "env:1"})
     assert usage.value.code == 2
     # a token may start with "-" (URL-safe tokens issued before the "arena_" prefix)
     assert settings_from(argv=["--address", "cli:2", "--token", "-Ab_9"], environ={}) == (
-        Settings("cli:2", "-Ab_9", None))
+        Settings("cli:2", "-Ab_9", None)
+    )
     assert settings_from(argv=["--token=-x", "--address=cli:2"], environ={}).token == "-x"
     with pytest.raises(SystemExit):
         settings_from(argv=["--address", "cli:2", "--token"], environ={})
-
 
 
 def test_a_match_builds_the_same_engine_game_for_simulation() -> None:

@@ -33,18 +33,21 @@ def test_the_admin_api_takes_the_key_from_the_environment_or_a_file(tmp_path, so
         server = Server(tmp_path, db, admin_env={"ARENA_ADMIN_KEY": ADMIN})
     else:
         path = key_file(tmp_path, ADMIN + "\n")  # a trailing newline, as editors write
-        server = Server(tmp_path, db, ["--admin-key-file", str(path)],
-                        admin_env={"ARENA_ADMIN_KEY": None})
+        server = Server(
+            tmp_path, db, ["--admin-key-file", str(path)], admin_env={"ARENA_ADMIN_KEY": None}
+        )
     try:
         wait_until(server.up, "the web server", server=server)
         cmdline = Path(f"/proc/{server.proc.pid}/cmdline").read_bytes()
         assert ADMIN.encode() not in cmdline  # what ps shows every user
         url = f"{server.web}/api/admin/bots"
-        wrong = httpx.post(url, json={"name": "x", "remote": True},
-                           headers={"X-Admin-Key": ADMIN + "x"})
+        wrong = httpx.post(
+            url, json={"name": "x", "remote": True}, headers={"X-Admin-Key": ADMIN + "x"}
+        )
         assert wrong.status_code == 401
-        right = httpx.post(url, json={"name": "api-bot", "remote": True},
-                           headers={"X-Admin-Key": ADMIN})
+        right = httpx.post(
+            url, json={"name": "api-bot", "remote": True}, headers={"X-Admin-Key": ADMIN}
+        )
         assert right.status_code == 201, right.text
     finally:
         assert server.stop() == 0
@@ -57,8 +60,11 @@ def test_without_a_key_the_admin_api_is_off(tmp_path):
     server = Server(tmp_path, db, admin_env={"ARENA_ADMIN_KEY": None})
     try:
         wait_until(server.up, "the web server", server=server)
-        off = httpx.post(f"{server.web}/api/admin/bots", json={"name": "x", "remote": True},
-                         headers={"X-Admin-Key": ""})
+        off = httpx.post(
+            f"{server.web}/api/admin/bots",
+            json={"name": "x", "remote": True},
+            headers={"X-Admin-Key": ""},
+        )
         assert off.status_code == 403
         assert "--admin-key-file" in off.json()["error"]["message"]
     finally:
@@ -69,9 +75,26 @@ def serve_refuses(*args: str, env: dict[str, str] | None = None) -> str:
     """Run `arena serve` with arguments it must refuse before starting; its stderr."""
     environ = {k: v for k, v in os.environ.items() if k != "ARENA_ADMIN_KEY"}
     environ.update(env or {})
-    proc = subprocess.run([sys.executable, "-m", "arena", "serve", "--ladder", "bal=balloon:3",
-                           "--port", "0", "--web-port", "0", *args], cwd=ROOT, text=True,
-                          capture_output=True, timeout=60, env=environ)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "serve",
+            "--ladder",
+            "bal=balloon:3",
+            "--port",
+            "0",
+            "--web-port",
+            "0",
+            *args,
+        ],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        timeout=60,
+        env=environ,
+    )
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     assert "Traceback" not in proc.stderr
     return proc.stderr
@@ -88,13 +111,16 @@ def test_help_names_both_ways_to_give_the_key():
     assert "--admin-key " not in out  # the refused option is not offered
 
 
-@pytest.mark.parametrize("case, expected", [
-    ("missing", "there is no file"),
-    ("empty", "is empty"),
-    ("blank", "is empty"),
-    ("not text", "cannot read the admin key"),
-    ("a directory", "directory"),
-])
+@pytest.mark.parametrize(
+    "case, expected",
+    [
+        ("missing", "there is no file"),
+        ("empty", "is empty"),
+        ("blank", "is empty"),
+        ("not text", "cannot read the admin key"),
+        ("a directory", "directory"),
+    ],
+)
 def test_a_key_file_that_cannot_be_used_is_refused(tmp_path, case, expected):
     path = tmp_path / "admin.key"
     if case == "empty":

@@ -20,8 +20,9 @@ def test_the_local_executor_gets_its_referee_address_and_run_dir(tmp_path):
     limits = ResourceLimits(sandbox=False)
 
     async def build():  # the referee's server is made in the loop that will run it
-        return make_executor("local", None, tmp_path / "runs", resource_limits=limits,
-                             host="127.0.0.1", port=0)
+        return make_executor(
+            "local", None, tmp_path / "runs", resource_limits=limits, host="127.0.0.1", port=0
+        )
 
     executor = asyncio.run(build())
     assert isinstance(executor, LocalExecutor)
@@ -33,8 +34,13 @@ def test_the_ray_executor_gets_its_cluster_address(tmp_path):
     pytest.importorskip("ray")
     from arena.ladder.ray_executor import RayExecutor
 
-    executor = make_executor("ray", None, tmp_path / "runs",
-                             resource_limits=ResourceLimits(), ray_address="10.0.0.1:6379")
+    executor = make_executor(
+        "ray",
+        None,
+        tmp_path / "runs",
+        resource_limits=ResourceLimits(),
+        ray_address="10.0.0.1:6379",
+    )
     assert isinstance(executor, RayExecutor)
     assert executor.address == "10.0.0.1:6379"
     assert executor.run_dir == (tmp_path / "runs").resolve()

@@ -24,7 +24,6 @@ from arena.ladder.local import refusal
 from arena.store import BotAccess
 from arena.tokens import hash_token
 from arena_sdk.proto import arena_pb2 as pb
-
 from tests.procs import processes_in
 
 from .test_serve import ADMIN, RANDOM, ROOT, Server, arena, wait_until
@@ -38,11 +37,23 @@ def hello(address: str, token: str) -> tuple[grpc.StatusCode, str]:
     """Say Hello on a new Play stream with `token`: (OK, the bot's name) when welcomed, else the
     status and message the referee refused it with."""
     with grpc.insecure_channel(address) as channel:
-        play = channel.stream_stream("/arena.v1.Referee/Play",
-                                     request_serializer=pb.BotMessage.SerializeToString,
-                                     response_deserializer=pb.RefereeMessage.FromString)
-        replies = play(iter([pb.BotMessage(hello=pb.Hello(
-            token=token, name="probe", protocol_version=1, max_concurrent=1))]), timeout=10)
+        play = channel.stream_stream(
+            "/arena.v1.Referee/Play",
+            request_serializer=pb.BotMessage.SerializeToString,
+            response_deserializer=pb.RefereeMessage.FromString,
+        )
+        replies = play(
+            iter(
+                [
+                    pb.BotMessage(
+                        hello=pb.Hello(
+                            token=token, name="probe", protocol_version=1, max_concurrent=1
+                        )
+                    )
+                ]
+            ),
+            timeout=10,
+        )
         try:
             first = next(replies)
         except grpc.RpcError as err:
@@ -56,15 +67,26 @@ class RemoteBot:
     `command` says otherwise). The address and token are given as options and, for bots that
     read only those, as ARENA_ADDRESS and ARENA_TOKEN."""
 
-    def __init__(self, tmp: Path, server: Server, token: str, n: int,
-                 command: tuple[str, ...] = (sys.executable, str(SLOW_BOT))):
+    def __init__(
+        self,
+        tmp: Path,
+        server: Server,
+        token: str,
+        n: int,
+        command: tuple[str, ...] = (sys.executable, str(SLOW_BOT)),
+    ):
         self.log = tmp / f"owner-{n}.log"
         address = f"127.0.0.1:{server.port}"
         env = {**os.environ, "ARENA_ADDRESS": address, "ARENA_TOKEN": token}
         with open(self.log, "w") as log:
             self.proc = subprocess.Popen(
-                [*command, "--address", address, "--token", token], cwd=ROOT, env=env,
-                stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+                [*command, "--address", address, "--token", token],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                start_new_session=True,
+            )
 
     def stderr(self) -> str:
         return self.log.read_text(errors="replace")
@@ -95,41 +117,49 @@ def query(db: Path, sql: str, *params) -> list[tuple]:
 
 def running_with(db: Path, bot: str, after: int = -1) -> list[int]:
     """The running matches (after index `after`) the bot has a seat in."""
-    (bot_id,), = query(db, "SELECT id FROM bots WHERE name = ?", bot)
-    rows = query(db, "SELECT idx, seats FROM matches WHERE status = 'running' AND idx > ?",
-                 after)
+    ((bot_id,),) = query(db, "SELECT id FROM bots WHERE name = ?", bot)
+    rows = query(db, "SELECT idx, seats FROM matches WHERE status = 'running' AND idx > ?", after)
     return [index for index, seats in rows if bot_id in json.loads(seats)]  # ids in seat order
 
 
 def faults_in(db: Path, bot: str, index: int | None = None) -> list[tuple[int, str, str]]:
     """The bot's faults (match index, kind, detail), in match `index` or in every match."""
-    return query(db, "SELECT m.idx, f.kind, f.detail FROM faults f "
-                     "JOIN matches m ON m.id = f.match_id JOIN bots b ON b.id = f.bot_id "
-                     "WHERE b.name = ? AND (? IS NULL OR m.idx = ?) ORDER BY m.idx, f.id",
-                 bot, index, index)
+    return query(
+        db,
+        "SELECT m.idx, f.kind, f.detail FROM faults f "
+        "JOIN matches m ON m.id = f.match_id JOIN bots b ON b.id = f.bot_id "
+        "WHERE b.name = ? AND (? IS NULL OR m.idx = ?) ORDER BY m.idx, f.id",
+        bot,
+        index,
+        index,
+    )
 
 
 def mid_match(server: Server, db: Path, bot: str = "owner", after: int = -1) -> int:
     """Wait until the bot is in a match (after index `after`) that has played some moves; its
     index."""
+
     def playing():
         for index in running_with(db, bot, after):
-            live = httpx.get(f"{server.web}/api/ladders/bal/matches/{index}/live",
-                             params={"since": 0}).json()
+            live = httpx.get(
+                f"{server.web}/api/ladders/bal/matches/{index}/live", params={"since": 0}
+            ).json()
             if live["status"] == "running" and len(live["frames"]) > 3:
                 return index + 1  # never 0: wait_until wants a true value
         return None
+
     return wait_until(playing, f"{bot} playing a match", server=server) - 1
 
 
 def faults_of(server: Server, db: Path, index: int, bot: str = "owner") -> list[tuple[str, str]]:
     """The bot's faults in match `index`, once the match is over."""
+
     def over():
-        (status,), = query(db, "SELECT status FROM matches WHERE idx = ?", index)
+        ((status,),) = query(db, "SELECT status FROM matches WHERE idx = ?", index)
         if status != "completed":
             return None
-        return [(kind, detail) for _, kind, detail in faults_in(db, bot, index)] or [
-            ("none", "")]
+        return [(kind, detail) for _, kind, detail in faults_in(db, bot, index)] or [("none", "")]
+
     return wait_until(over, f"match {index} to complete", server=server)
 
 
@@ -146,8 +176,16 @@ def stream_ended(server: Server, bot: str, since: float) -> float:
     return ends[0]
 
 
-def cut_off(tmp: Path, server: Server, db: Path, token: str, n: int, revoke, what: str,
-            code: grpc.StatusCode) -> tuple[float, float]:
+def cut_off(
+    tmp: Path,
+    server: Server,
+    db: Path,
+    token: str,
+    n: int,
+    revoke,
+    what: str,
+    code: grpc.StatusCode,
+) -> tuple[float, float]:
     """Connect the owner's bot with `token`, wait until it is in the middle of a match, revoke
     it with `revoke()`, and check it is cut off: seconds from revoke()'s return to the end of
     its stream (as the referee logs it) and to the end of the bot (its SDK stops at the
@@ -177,8 +215,9 @@ def cut_off(tmp: Path, server: Server, db: Path, token: str, n: int, revoke, wha
         assert log.count("reconnecting") == 1, log[-3000:]
     else:
         assert "reconnecting" not in log, log[-3000:]
-        assert what in log and (code.name in log or code == grpc.StatusCode.UNAUTHENTICATED), \
-            log[-3000:]
+        assert what in log and (code.name in log or code == grpc.StatusCode.UNAUTHENTICATED), log[
+            -3000:
+        ]
     faults = faults_of(server, db, index)
     assert faults and all(kind == "disconnect" for kind, _ in faults), faults
     assert what in faults[0][1], faults
@@ -197,17 +236,20 @@ def revokers(via: str, db: Path, server: Server):
 
     if via == "cli":
         return {
-            "rotate": lambda: arena("bot", "rotate-token", "owner", "--db", str(db)
-                                    ).stdout.split()[-1],
-            "suspend": lambda: arena("bot", "suspend", "owner", "--reason", "cheating",
-                                     "--db", str(db)),
+            "rotate": lambda: arena("bot", "rotate-token", "owner", "--db", str(db)).stdout.split()[
+                -1
+            ],
+            "suspend": lambda: arena(
+                "bot", "suspend", "owner", "--reason", "cheating", "--db", str(db)
+            ),
             "reinstate": lambda: arena("bot", "reinstate", "owner", "--db", str(db)),
             "remove": lambda: arena("bot", "remove", "owner", "--db", str(db)),
         }
     return {
         "rotate": lambda: ok(httpx.post(f"{admin}/rotate-token", headers=key))["token"],
-        "suspend": lambda: ok(httpx.post(f"{admin}/suspend", json={"reason": "cheating"},
-                                         headers=key)),
+        "suspend": lambda: ok(
+            httpx.post(f"{admin}/suspend", json={"reason": "cheating"}, headers=key)
+        ),
         "reinstate": lambda: ok(httpx.post(f"{admin}/reinstate", headers=key)),
         "remove": lambda: ok(httpx.delete(admin, headers=key)),
     }
@@ -227,32 +269,52 @@ def test_rotate_suspend_and_remove_cut_a_connected_bot_off_at_once(tmp_path, via
         # rotate-token: the stream that presented the old token ends; the old token is
         # refused from then on, and the new one plays (the next step's bot uses it).
         times["rotate-token"] = cut_off(
-            tmp_path, server, db, token, 1, lambda: new_token.append(do["rotate"]()),
-            "rotated", grpc.StatusCode.UNAUTHENTICATED)
+            tmp_path,
+            server,
+            db,
+            token,
+            1,
+            lambda: new_token.append(do["rotate"]()),
+            "rotated",
+            grpc.StatusCode.UNAUTHENTICATED,
+        )
         code, detail = hello(address, token)
         assert code == grpc.StatusCode.UNAUTHENTICATED, (code, detail)
         token = new_token[0]
         assert hello(address, token) == (grpc.StatusCode.OK, "owner")
 
         # suspend: the same; the token is refused while suspended, and plays once reinstated.
-        times["suspend"] = cut_off(tmp_path, server, db, token, 2, do["suspend"], "suspended",
-                                   grpc.StatusCode.PERMISSION_DENIED)
+        times["suspend"] = cut_off(
+            tmp_path,
+            server,
+            db,
+            token,
+            2,
+            do["suspend"],
+            "suspended",
+            grpc.StatusCode.PERMISSION_DENIED,
+        )
         code, detail = hello(address, token)
         assert code == grpc.StatusCode.PERMISSION_DENIED and "cheating" in detail, (code, detail)
         do["reinstate"]()
         assert hello(address, token) == (grpc.StatusCode.OK, "owner")
 
         # remove: the same, and the token is refused for good.
-        times["remove"] = cut_off(tmp_path, server, db, token, 3, do["remove"], "removed",
-                                  grpc.StatusCode.UNAUTHENTICATED)
+        times["remove"] = cut_off(
+            tmp_path, server, db, token, 3, do["remove"], "removed", grpc.StatusCode.UNAUTHENTICATED
+        )
         code, detail = hello(address, token)
         assert code == grpc.StatusCode.UNAUTHENTICATED, (code, detail)
     finally:
         assert server.stop() == 0
     after = "the command's exit" if via == "cli" else "the admin API's answer"
-    print(f"FIGURE revoke_{via}: from {after} to the end of the stream (referee's log; negative: "
-          "before it) / of the bot's process: " + ", ".join(f"{what} {stream * 1000:.0f} / {bot * 1000:.0f} ms"
-                                        for what, (stream, bot) in times.items()))
+    each = ", ".join(
+        f"{what} {stream * 1000:.0f} / {bot * 1000:.0f} ms" for what, (stream, bot) in times.items()
+    )
+    print(
+        f"FIGURE revoke_{via}: from {after} to the end of the stream (referee's log; negative: "
+        "before it) / of the bot's process: " + each
+    )
     assert all(stream < CUT_OFF_S for stream, _ in times.values()), times
     # The bot's own end may add one reconnection's backoff (at most 0.5 s, see cut_off).
     assert all(bot < CUT_OFF_S + 0.5 for _, bot in times.values()), times
@@ -273,8 +335,12 @@ def test_a_suspended_launched_bot_is_stopped_and_not_launched_again_until_reinst
         assert processes_in(workdir), "the launched bot has no process"
         arena("bot", "suspend", "slow", "--reason", "cheating", "--db", str(db))
         suspended_at = time.monotonic()
-        wait_until(lambda: processes_in(workdir) == [], "the bot's process to end", timeout=10,
-                   server=server)
+        wait_until(
+            lambda: processes_in(workdir) == [],
+            "the bot's process to end",
+            timeout=10,
+            server=server,
+        )
         stopped_s = time.monotonic() - suspended_at
         faults = faults_of(server, db, index, "slow")
         assert [kind for kind, _ in faults] == ["disconnect"], faults
@@ -282,10 +348,12 @@ def test_a_suspended_launched_bot_is_stopped_and_not_launched_again_until_reinst
 
         # The other three play on without it, and it is not launched again.
         def matches_without_slow():
-            board = httpx.get(f"{server.web}/api/matches",
-                              params={"ladder": "bal", "status": "completed"}).json()
+            board = httpx.get(
+                f"{server.web}/api/matches", params={"ladder": "bal", "status": "completed"}
+            ).json()
             later = [m for m in board["matches"] if m["index"] > index]
             return later if len(later) >= 6 else None
+
         later = wait_until(matches_without_slow, "matches after the suspension", server=server)
         assert all("slow" not in [s["bot"] for s in m["seats"]] for m in later), later
         assert processes_in(workdir) == []
@@ -298,8 +366,12 @@ def test_a_suspended_launched_bot_is_stopped_and_not_launched_again_until_reinst
 
         # Its token rotated, its stream ends and its process is replaced.
         arena("bot", "rotate-token", "slow", "--db", str(db))
-        wait_until(lambda: not old & set(processes_in(workdir)), "the old process to end",
-                   timeout=10, server=server)
+        wait_until(
+            lambda: not old & set(processes_in(workdir)),
+            "the old process to end",
+            timeout=10,
+            server=server,
+        )
         faults = faults_of(server, db, index, "slow")
         assert [kind for kind, _ in faults] == ["disconnect"], faults
         assert "rotated" in faults[0][1], faults
@@ -308,8 +380,10 @@ def test_a_suspended_launched_bot_is_stopped_and_not_launched_again_until_reinst
     finally:
         assert server.stop() == 0
     assert processes_in(tmp_path) == []
-    print(f"FIGURE revoke_launched: from arena bot suspend's exit to the end of the launched "
-          f"bot's process: {stopped_s * 1000:.0f} ms")
+    print(
+        f"FIGURE revoke_launched: from arena bot suspend's exit to the end of the launched "
+        f"bot's process: {stopped_s * 1000:.0f} ms"
+    )
     assert stopped_s < CUT_OFF_S + 2.0  # the stream at once; the process within its stop grace
 
 
@@ -337,18 +411,48 @@ def test_arena_ladder_run_cuts_off_a_bot_suspended_by_another_process(tmp_path):
     log = tmp_path / "ladder.log"
     with open(log, "w") as out:
         ladder = subprocess.Popen(
-            [sys.executable, "-m", "arena", "ladder", "run", "lad", "--game", "balloon", "-k",
-             "3", "--bots", "slow,r1,r2", "--rounds", "4", "--seed", "1", "-j", "1",
-             "--move-ms", "5000", "--no-progress", "--db", str(db), "--run-dir",
-             str(tmp_path / "runs")], cwd=ROOT, stdout=out, stderr=out, text=True,
-            start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "arena",
+                "ladder",
+                "run",
+                "lad",
+                "--game",
+                "balloon",
+                "-k",
+                "3",
+                "--bots",
+                "slow,r1,r2",
+                "--rounds",
+                "4",
+                "--seed",
+                "1",
+                "-j",
+                "1",
+                "--move-ms",
+                "5000",
+                "--no-progress",
+                "--db",
+                str(db),
+                "--run-dir",
+                str(tmp_path / "runs"),
+            ],
+            cwd=ROOT,
+            stdout=out,
+            stderr=out,
+            text=True,
+            start_new_session=True,
+        )
     workdir = tmp_path / "runs" / "lad" / "bots" / "slow"
     try:
+
         def slow_playing():
             if ladder.poll() is not None:
                 raise AssertionError(f"the ladder ended first:\n{log.read_text()[-3000:]}")
             found = running_with(db, "slow")
             return found and processes_in(workdir) and found[0] + 1
+
         index = wait_until(slow_playing, "the slow bot in a match", timeout=60) - 1
         arena("bot", "suspend", "slow", "--reason", "cheating", "--db", str(db))
         suspended_at = time.monotonic()
@@ -367,9 +471,11 @@ def test_arena_ladder_run_cuts_off_a_bot_suspended_by_another_process(tmp_path):
     assert {kind for _, kind, _ in rows} == {"disconnect"}, rows
     assert "suspended (cheating)" in rows[0][2], rows
     assert processes_in(tmp_path) == []
-    print(f"FIGURE revoke_ladder: from arena bot suspend's exit to the end of the launched bot's "
-          f"process {stopped_s * 1000:.0f} ms; the ladder's {12 - index} matches from the one "
-          f"in progress on done {rest_s:.1f} s after it")
+    print(
+        f"FIGURE revoke_ladder: from arena bot suspend's exit to the end of the launched bot's "
+        f"process {stopped_s * 1000:.0f} ms; the ladder's {12 - index} matches from the one "
+        f"in progress on done {rest_s:.1f} s after it"
+    )
     assert rest_s < 20  # not connect_ms (20 s) per match
 
 
@@ -381,12 +487,23 @@ def test_the_node_bot_stops_when_suspended(tmp_path):
     server = Server(tmp_path, db)
     try:
         wait_until(server.up, "the web server", server=server)
-        bot = RemoteBot(tmp_path, server, token, 1,
-                        ("node", str(ROOT / "example_bots" / "node_random" / "index.js")))
+        bot = RemoteBot(
+            tmp_path,
+            server,
+            token,
+            1,
+            ("node", str(ROOT / "example_bots" / "node_random" / "index.js")),
+        )
         try:
-            wait_until(lambda: query(db, "SELECT count(*) FROM results r JOIN bots b "
-                                         "ON b.id = r.bot_id WHERE b.name = 'owner'")[0][0],
-                       "the Node bot's first match", server=server)
+            wait_until(
+                lambda: query(
+                    db,
+                    "SELECT count(*) FROM results r JOIN bots b "
+                    "ON b.id = r.bot_id WHERE b.name = 'owner'",
+                )[0][0],
+                "the Node bot's first match",
+                server=server,
+            )
             arena("bot", "suspend", "owner", "--reason", "cheating", "--db", str(db))
             assert bot.proc.wait(CUT_OFF_S + 5) == 1, bot.stderr()
         finally:

@@ -12,9 +12,17 @@ from arena.store import Bot
 
 
 def bot(name: str, remote: bool = False, suspended: bool = False) -> Bot:
-    return Bot(id=0, name=name, command=None if remote else "python bot.py", directory=None,
-               remote=remote, created=0.0, suspended=suspended,
-               suspended_reason="cheating" if suspended else None, removed=None)
+    return Bot(
+        id=0,
+        name=name,
+        command=None if remote else "python bot.py",
+        directory=None,
+        remote=remote,
+        created=0.0,
+        suspended=suspended,
+        suspended_reason="cheating" if suspended else None,
+        removed=None,
+    )
 
 
 @dataclass
@@ -51,8 +59,14 @@ def test_the_quota_waits_for_sets_in_flight_then_stops():
 def test_available_bots_are_unsuspended_members_and_connected_remote_ones():
     s = Scheduler()
     s.open_ladder("lad", Rater(), members=frozenset({"a", "b", "r1", "r2", "x"}))
-    bots = [bot("a"), bot("b"), bot("c"), bot("x", suspended=True),
-            bot("r1", remote=True), bot("r2", remote=True)]
+    bots = [
+        bot("a"),
+        bot("b"),
+        bot("c"),
+        bot("x", suspended=True),
+        bot("r1", remote=True),
+        bot("r2", remote=True),
+    ]
     names = [b.name for b in s.available("lad", bots, connected=lambda n: n == "r1")]
     assert names == ["a", "b", "r1"]
     # No referee here (Ray): no remote bot can play.
@@ -80,8 +94,12 @@ def test_busy_bots_get_no_seat_until_their_set_ends():
 
 def test_the_least_played_bot_gets_the_next_seat():
     s = scheduler()
-    standings = [Standing("a", 25, 3, 10), Standing("b", 25, 3, 10), Standing("c", 25, 3, 10),
-                 Standing("d", 25, 3, 0)]
+    standings = [
+        Standing("a", 25, 3, 10),
+        Standing("b", 25, 3, 10),
+        Standing("c", 25, 3, 10),
+        Standing("d", 25, 3, 0),
+    ]
     for _ in range(5):
         table = s.choose_table("lad", 2, ["a", "b", "c", "d"], standings)
         assert "d" in table

@@ -39,8 +39,13 @@ def free_port() -> int:
 
 
 def arena(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "arena", *args], cwd=ROOT, text=True,
-                          capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        timeout=120,
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"arena {args} failed:\n{proc.stdout}\n{proc.stderr}")
     return proc
@@ -49,8 +54,7 @@ def arena(*args: str, check: bool = True) -> subprocess.CompletedProcess:
 def completed(db: Path) -> int:
     con = sqlite3.connect(db, timeout=10)
     try:
-        return con.execute("SELECT count(*) FROM matches WHERE status = 'completed'"
-                           ).fetchone()[0]
+        return con.execute("SELECT count(*) FROM matches WHERE status = 'completed'").fetchone()[0]
     finally:
         con.close()
 
@@ -62,8 +66,10 @@ def wait_until(condition, what: str, timeout: float = 90.0, server: "Server | No
         if value:
             return value
         if server is not None and server.proc.poll() is not None:
-            raise AssertionError(f"the server exited ({server.proc.returncode}) while waiting "
-                                 f"for {what}; its log:\n{server.log_tail()}")
+            raise AssertionError(
+                f"the server exited ({server.proc.returncode}) while waiting "
+                f"for {what}; its log:\n{server.log_tail()}"
+            )
         time.sleep(0.05)
     log = f"; the server's log:\n{server.log_tail()}" if server is not None else ""
     raise AssertionError(f"timed out waiting for {what}{log}")
@@ -73,8 +79,13 @@ class Server:
     """`arena serve` in its own session; the admin key comes from the environment unless
     `admin_env` says otherwise (variables to set, None to unset)."""
 
-    def __init__(self, tmp: Path, db: Path, extra: list[str] = (),
-                 admin_env: dict[str, str | None] | None = None):
+    def __init__(
+        self,
+        tmp: Path,
+        db: Path,
+        extra: list[str] = (),
+        admin_env: dict[str, str | None] | None = None,
+    ):
         env = dict(os.environ)
         for key, value in (admin_env or {"ARENA_ADMIN_KEY": ADMIN}).items():
             env.pop(key, None)
@@ -86,12 +97,36 @@ class Server:
         self.log = tmp / f"serve-{len(list(tmp.glob('serve-*.log')))}.log"
         with open(self.log, "w") as log:  # the child keeps its own descriptor
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "arena", "serve", "--db", str(db), "--ladder",
-                 "bal=balloon:3", "--port", str(self.port), "--web-port", str(self.web_port),
-                 "--run-dir", str(tmp / "runs"), "--seed", "1",
-                 "--move-ms", "3000", "--grace", "20", *extra],
-                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log, text=True,
-                start_new_session=True, env=env)
+                [
+                    sys.executable,
+                    "-m",
+                    "arena",
+                    "serve",
+                    "--db",
+                    str(db),
+                    "--ladder",
+                    "bal=balloon:3",
+                    "--port",
+                    str(self.port),
+                    "--web-port",
+                    str(self.web_port),
+                    "--run-dir",
+                    str(tmp / "runs"),
+                    "--seed",
+                    "1",
+                    "--move-ms",
+                    "3000",
+                    "--grace",
+                    "20",
+                    *extra,
+                ],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                text=True,
+                start_new_session=True,
+                env=env,
+            )
         self.web = f"http://127.0.0.1:{self.web_port}"
 
     def log_tail(self, lines: int = 40) -> str:
@@ -131,9 +166,19 @@ def test_serve_runs_matches_shows_them_and_stops_gracefully(tmp_path, db):
         remote_log = tmp_path / "remote-bot.log"
         with open(remote_log, "w") as log:
             remote = subprocess.Popen(
-                [sys.executable, str(ROOT / "example_bots" / "random_bot.py"), "--address",
-                 f"127.0.0.1:{server.port}", "--token", remote_token],
-                stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+                [
+                    sys.executable,
+                    str(ROOT / "example_bots" / "random_bot.py"),
+                    "--address",
+                    f"127.0.0.1:{server.port}",
+                    "--token",
+                    remote_token,
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                start_new_session=True,
+            )
+
         def remote_played():
             board = httpx.get(f"{server.web}/api/ladders/bal").json()
             played = {row["bot"] for row in board["standings"] if row["matches"] > 0}
@@ -143,22 +188,30 @@ def test_serve_runs_matches_shows_them_and_stops_gracefully(tmp_path, db):
         try:
             names = wait_until(remote_played, "the remote bot's matches", server=server)
         except AssertionError as err:
-            raise AssertionError(f"{err}\nthe remote bot's log:\n"
-                                 f"{remote_log.read_text(errors='replace')[-3000:]}") from None
+            raise AssertionError(
+                f"{err}\nthe remote bot's log:\n{remote_log.read_text(errors='replace')[-3000:]}"
+            ) from None
         assert {"r1", "r2", "r3", "owner"} <= names
         assert httpx.get(f"{server.web}/ladders/bal").status_code == 200
 
         # The admin API: a wrong key is refused; the right one registers a bot, token once.
-        bad = httpx.post(f"{server.web}/api/admin/bots", json={"name": "x", "remote": True},
-                         headers={"X-Admin-Key": "wrong"})
+        bad = httpx.post(
+            f"{server.web}/api/admin/bots",
+            json={"name": "x", "remote": True},
+            headers={"X-Admin-Key": "wrong"},
+        )
         assert bad.status_code == 401
-        good = httpx.post(f"{server.web}/api/admin/bots", json={"name": "api-bot",
-                                                               "remote": True},
-                          headers={"X-Admin-Key": ADMIN})
+        good = httpx.post(
+            f"{server.web}/api/admin/bots",
+            json={"name": "api-bot", "remote": True},
+            headers={"X-Admin-Key": ADMIN},
+        )
         assert good.status_code == 201 and len(good.json()["token"]) > 20
-        dup = httpx.post(f"{server.web}/api/admin/bots", json={"name": "api-bot",
-                                                              "remote": True},
-                         headers={"X-Admin-Key": ADMIN})
+        dup = httpx.post(
+            f"{server.web}/api/admin/bots",
+            json={"name": "api-bot", "remote": True},
+            headers={"X-Admin-Key": ADMIN},
+        )
         assert dup.status_code == 400 and "already exists" in dup.json()["error"]["message"]
     finally:
         code = server.stop()
@@ -168,8 +221,9 @@ def test_serve_runs_matches_shows_them_and_stops_gracefully(tmp_path, db):
     assert code == 0
     con = sqlite3.connect(db)
     statuses = dict(con.execute("SELECT status, count(*) FROM matches GROUP BY status"))
-    unrated_done = con.execute("SELECT count(*) FROM matches WHERE status='abandoned' AND "
-                               "rated=1").fetchone()[0]
+    unrated_done = con.execute(
+        "SELECT count(*) FROM matches WHERE status='abandoned' AND rated=1"
+    ).fetchone()[0]
     con.close()
     assert statuses.get("running", 0) == 0 and statuses.get("pending", 0) == 0
     assert unrated_done == 0  # abandoned matches are never rated
@@ -196,8 +250,9 @@ def test_a_bot_that_keeps_faulting_is_suspended_with_a_reason(tmp_path, db):
 
         bot = wait_until(suspended, "the crasher's suspension", server=server)
         assert "faulted in" in bot["suspended_reason"]
-        back = httpx.post(f"{server.web}/api/admin/bots/crasher/reinstate",
-                          headers={"X-Admin-Key": ADMIN})
+        back = httpx.post(
+            f"{server.web}/api/admin/bots/crasher/reinstate", headers={"X-Admin-Key": ADMIN}
+        )
         assert back.status_code == 200 and back.json()["suspended"] is False
     finally:
         assert server.stop() == 0
@@ -208,8 +263,18 @@ def test_serve_refuses_a_database_of_a_newer_schema(tmp_path, db):
     con.execute("PRAGMA user_version = 99")
     con.commit()
     con.close()
-    proc = arena("serve", "--db", str(db), "--ladder", "bal=balloon:3", "--port", "0",
-                 "--web-port", "0", check=False)
+    proc = arena(
+        "serve",
+        "--db",
+        str(db),
+        "--ladder",
+        "bal=balloon:3",
+        "--port",
+        "0",
+        "--web-port",
+        "0",
+        check=False,
+    )
     assert proc.returncode != 0
     assert "schema" in proc.stderr.lower() and "Traceback" not in proc.stderr
 
@@ -222,19 +287,41 @@ def test_serve_rejects_a_bad_ladder_option():
 
 
 def test_members_keep_each_ladder_to_its_own_bots(tmp_path, db):
-    proc = arena("serve", "--db", str(db), "--ladder", "bal=balloon:2", "--ladder", "boo=boom:2",
-                 "--members", "bal=r1,r2", "--members", "boo=r2,r3", "--port", "0",
-                 "--web-port", str(free_port()), "--max-matches", "8", "--run-dir",
-                 str(tmp_path / "runs"), "--seed", "4", "--move-ms", "3000")
+    proc = arena(
+        "serve",
+        "--db",
+        str(db),
+        "--ladder",
+        "bal=balloon:2",
+        "--ladder",
+        "boo=boom:2",
+        "--members",
+        "bal=r1,r2",
+        "--members",
+        "boo=r2,r3",
+        "--port",
+        "0",
+        "--web-port",
+        str(free_port()),
+        "--max-matches",
+        "8",
+        "--run-dir",
+        str(tmp_path / "runs"),
+        "--seed",
+        "4",
+        "--move-ms",
+        "3000",
+    )
     assert proc.returncode == 0, proc.stderr
     con = sqlite3.connect(db)
     rows = con.execute(
         "SELECT l.name, b.name FROM results r JOIN matches m ON m.id = r.match_id "
-        "JOIN ladders l ON l.id = m.ladder_id JOIN bots b ON b.id = r.bot_id").fetchall()
+        "JOIN ladders l ON l.id = m.ladder_id JOIN bots b ON b.id = r.bot_id"
+    ).fetchall()
     con.close()
     played = {(ladder, bot) for ladder, bot in rows}
-    assert {b for l, b in played if l == "bal"} == {"r1", "r2"}
-    assert {b for l, b in played if l == "boo"} == {"r2", "r3"}
+    assert {b for lad, b in played if lad == "bal"} == {"r1", "r2"}
+    assert {b for lad, b in played if lad == "boo"} == {"r2", "r3"}
 
 
 def test_members_must_name_a_ladder():
@@ -245,20 +332,27 @@ def test_members_must_name_a_ladder():
 def test_a_match_in_progress_can_be_watched_live(tmp_path):
     db = tmp_path / "live.db"
     for name in ("s1", "s2", "s3"):  # strong bots think, so a match lasts long enough to watch
-        arena("bot", "add", name, "--command", "python example_bots/balloon_strong.py",
-              "--db", str(db))
+        arena(
+            "bot",
+            "add",
+            name,
+            "--command",
+            "python example_bots/balloon_strong.py",
+            "--db",
+            str(db),
+        )
     server = Server(tmp_path, db, ["--max-matches", "6"])
     try:
         wait_until(server.up, "the web server", server=server)
 
         def running_match():
-            found = httpx.get(f"{server.web}/api/matches",
-                              params={"ladder": "bal", "status": "running"}).json()["matches"]
+            found = httpx.get(
+                f"{server.web}/api/matches", params={"ladder": "bal", "status": "running"}
+            ).json()["matches"]
             return found[0]["index"] if found else None
 
         index = wait_until(running_match, "a running match", server=server)
-        live = httpx.get(f"{server.web}/api/ladders/bal/matches/{index}/live",
-                         params={"since": 0})
+        live = httpx.get(f"{server.web}/api/ladders/bal/matches/{index}/live", params={"since": 0})
         assert live.status_code == 200
         body = live.json()
         # Frames come from the referee's live feed while the match is played (from the stored
@@ -279,14 +373,19 @@ def test_the_admin_api_says_what_was_wrong(tmp_path):
     try:
         wait_until(server.up, "the web server", server=server)
         key = {"X-Admin-Key": ADMIN}
-        huge = httpx.post(f"{server.web}/api/admin/bots/r1/suspend", headers=key,
-                          json={"reason": "x" * 3_000_000}, timeout=30)
+        huge = httpx.post(
+            f"{server.web}/api/admin/bots/r1/suspend",
+            headers=key,
+            json={"reason": "x" * 3_000_000},
+            timeout=30,
+        )
         assert huge.status_code == 400
         message = huge.json()["error"]["message"]
         assert "at most 500 characters, not 3000000" in message and len(message) < 300
         assert httpx.get(f"{server.web}/api/bots/r1").json()["bot"]["suspended"] is False
-        missing = httpx.post(f"{server.web}/api/admin/bots/nobody/suspend", headers=key,
-                             json={"reason": "gone"})
+        missing = httpx.post(
+            f"{server.web}/api/admin/bots/nobody/suspend", headers=key, json={"reason": "gone"}
+        )
         assert missing.status_code == 404
         assert "there is no bot called 'nobody'" in missing.json()["error"]["message"]
         match = httpx.get(f"{server.web}/api/admin/ladders/bal/matches/99999", headers=key)
@@ -308,8 +407,10 @@ def test_a_second_server_of_the_same_ladder_refuses_and_names_the_first(tmp_path
         finally:
             second.stop()
         assert code == 1, second.log_tail()
-        assert (f"ladder 'bal' is being run by another arena process: pid {first.proc.pid} on "
-                f"{socket.gethostname()}") in second.log.read_text()
+        assert (
+            f"ladder 'bal' is being run by another arena process: pid {first.proc.pid} on "
+            f"{socket.gethostname()}"
+        ) in second.log.read_text()
         assert "Traceback" not in second.log.read_text()
         assert first.up()  # the first one serves on, untouched
     finally:

@@ -29,8 +29,10 @@ def simulate(n_bots: int, k: int, picks: int, concurrency: int, seed: int = 0):
             for b, (r,) in zip(order, new):
                 ratings[b] = r
         in_play = {b for t in busy for b in t}
-        cands = [Candidate(b, ratings[b].mu, ratings[b].sigma, played[b], b in in_play,
-                           last[b]) for b in skill]
+        cands = [
+            Candidate(b, ratings[b].mu, ratings[b].sigma, played[b], b in in_play, last[b])
+            for b in skill
+        ]
         table = choose_table(cands, k, env, rng)
         assert table is not None and len(set(table)) == k
         assert not set(table) & in_play
@@ -64,8 +66,11 @@ def test_tables_teach_the_ratings_the_true_order():
 
 def test_not_enough_idle_bots_means_no_table():
     env = trueskill.TrueSkill()
-    cands = [Candidate("a", 25, 8, 0, False, 0), Candidate("b", 25, 8, 0, True, 0),
-             Candidate("c", 25, 8, 0, False, 0)]
+    cands = [
+        Candidate("a", 25, 8, 0, False, 0),
+        Candidate("b", 25, 8, 0, True, 0),
+        Candidate("c", 25, 8, 0, False, 0),
+    ]
     assert choose_table(cands, 3, env, random.Random(0)) is None
 
 

@@ -14,8 +14,7 @@ from tests.service.test_serve import ADMIN, RANDOM, Server, wait_until
 def completed(db) -> int:
     con = sqlite3.connect(db, timeout=5)
     try:
-        return con.execute("SELECT count(*) FROM matches WHERE status = 'completed'"
-                           ).fetchone()[0]
+        return con.execute("SELECT count(*) FROM matches WHERE status = 'completed'").fetchone()[0]
     except sqlite3.OperationalError:  # not created yet
         return 0
     finally:
@@ -32,8 +31,11 @@ def test_serve_plays_the_latest_version_and_the_admin_api_acts_on_it(tmp_path):
         wait_until(server.up, "the web server", server=server)
         wait_until(lambda: completed(db) >= 1, "a completed match", server=server)
         key = {"X-Admin-Key": ADMIN}
-        answer = httpx.post(f"{server.web}/api/admin/bots/r1/suspend", headers=key,
-                            json={"reason": "testing versions"})
+        answer = httpx.post(
+            f"{server.web}/api/admin/bots/r1/suspend",
+            headers=key,
+            json={"reason": "testing versions"},
+        )
         assert answer.status_code == 200 and answer.json()["name"] == "r1@2"
         back = httpx.post(f"{server.web}/api/admin/bots/r1@1/reinstate", headers=key)
         assert back.status_code == 200 and back.json()["name"] == "r1"
@@ -43,10 +45,18 @@ def test_serve_plays_the_latest_version_and_the_admin_api_acts_on_it(tmp_path):
     finally:
         assert server.stop() == 0
     con = sqlite3.connect(db)
-    seated = {name for (name,) in con.execute(
-        "SELECT DISTINCT b.name FROM results r JOIN bots b ON b.id = r.bot_id")}
-    members = {name for (name,) in con.execute(
-        "SELECT b.name FROM ladder_bots lb JOIN bots b ON b.id = lb.bot_id")}
+    seated = {
+        name
+        for (name,) in con.execute(
+            "SELECT DISTINCT b.name FROM results r JOIN bots b ON b.id = r.bot_id"
+        )
+    }
+    members = {
+        name
+        for (name,) in con.execute(
+            "SELECT b.name FROM ladder_bots lb JOIN bots b ON b.id = lb.bot_id"
+        )
+    }
     suspended = dict(con.execute("SELECT name, suspended FROM bots"))
     con.close()
     assert seated == members == {"r1@2", "r2", "r3"}

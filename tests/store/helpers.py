@@ -23,18 +23,28 @@ def add_remote_bots(store: Store, n: int, prefix: str = "bot") -> list[str]:
     return names
 
 
-def make_result(match: StoredMatch, config: dict, scores: tuple[int, ...],
-                faults: tuple[Fault, ...] = ()) -> MatchResult:
+def make_result(
+    match: StoredMatch, config: dict, scores: tuple[int, ...], faults: tuple[Fault, ...] = ()
+) -> MatchResult:
     ranks = demote_faulted(scores, {f.seat for f in faults})
     moves = tuple(MoveRecord(i % len(scores), i, 1.25) for i in range(6))
     return MatchResult(
-        match_id=f"{match.ladder}:{match.index}", config=config, seed=match.seed,
-        seat_names=match.seats, scores=scores, ranks=ranks, faults=faults, moves=moves,
-        started_at=1_700_000_000.0 + match.index, finished_at=1_700_000_000.5 + match.index)
+        match_id=f"{match.ladder}:{match.index}",
+        config=config,
+        seed=match.seed,
+        seat_names=match.seats,
+        scores=scores,
+        ranks=ranks,
+        faults=faults,
+        moves=moves,
+        started_at=1_700_000_000.0 + match.index,
+        finished_at=1_700_000_000.5 + match.index,
+    )
 
 
-def random_results(matches: list[StoredMatch], config: dict, seed: int,
-                   skill: dict[str, int] | None = None) -> dict[int, MatchResult]:
+def random_results(
+    matches: list[StoredMatch], config: dict, seed: int, skill: dict[str, int] | None = None
+) -> dict[int, MatchResult]:
     """A result for each match: scores drawn from the bots' skills, ties and faults included."""
     rng = random.Random(seed)
     out = {}
@@ -49,6 +59,7 @@ def random_results(matches: list[StoredMatch], config: dict, seed: int,
 
 
 # ------------------------------------------------------------------ files as found on disk
+
 
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -81,8 +92,11 @@ def foreign_db(path: Path, tables: str = "CREATE TABLE notes (id INTEGER, body T
 def damage(path: Path, table: str = "matches", size: int = 8192) -> None:
     """Overwrite `size` bytes from the root page of `table` (as a disk or a stray write would)."""
     con = sqlite3.connect(path)
-    root, page = con.execute("SELECT rootpage, (SELECT page_size FROM pragma_page_size) "
-                             "FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+    root, page = con.execute(
+        "SELECT rootpage, (SELECT page_size FROM pragma_page_size) "
+        "FROM sqlite_master WHERE name = ?",
+        (table,),
+    ).fetchone()
     con.close()
     with open(path, "r+b") as f:
         f.seek((root - 1) * page)

@@ -15,13 +15,20 @@ from arena.cli import main
 from arena.cli.common import open_store
 from arena.store import Store, StoreError
 from tests.store.helpers import digest
-from tests.store.test_cli_store import ROOT, readonly_copy, unprivileged  # noqa: F401 (fixture)
+from tests.store.test_cli_store import ROOT, unprivileged
 
 # Every command with --db, with the arguments it needs to get as far as opening the database.
 COMMANDS_WITH_DB = [
-    ["rankings"], ["ladder", "list"], ["bot", "list"], ["bot", "add", "x", "--remote"],
-    ["bot", "remove", "x"], ["bot", "rotate-token", "x"], ["bot", "suspend", "x", "--reason", "r"],
-    ["bot", "reinstate", "x"], ["web"], ["report", "--out", "{tmp}/site"],
+    ["rankings"],
+    ["ladder", "list"],
+    ["bot", "list"],
+    ["bot", "add", "x", "--remote"],
+    ["bot", "remove", "x"],
+    ["bot", "rotate-token", "x"],
+    ["bot", "suspend", "x", "--reason", "r"],
+    ["bot", "reinstate", "x"],
+    ["web"],
+    ["report", "--out", "{tmp}/site"],
     ["ladder", "run", "l", "--game", "balloon", "-k", "2", "--bots", "a,b", "--no-sandbox"],
     ["serve", "--ladder", "l=balloon:2", "--no-sandbox"],
 ]
@@ -33,8 +40,10 @@ def test_every_command_refuses_a_database_in_a_missing_directory_the_same_way(tm
     args = [a.format(tmp=tmp_path) for a in args]
     result = CliRunner().invoke(main, [*args, "--db", str(db)])
     assert result.exit_code == 2, result.output
-    assert (f"cannot use database {db}: directory {db.parent} does not exist; create it "
-            f"(mkdir -p {db.parent}), or choose another path with --db") in result.output
+    assert (
+        f"cannot use database {db}: directory {db.parent} does not exist; create it "
+        f"(mkdir -p {db.parent}), or choose another path with --db"
+    ) in result.output
     assert not db.parent.exists()
 
 
@@ -82,9 +91,15 @@ def test_an_unwritable_database_is_refused_for_writing_and_read_as_it_is(readonl
         "    with open_store(db, write=True) as store:\n"
         "        store.add_bot('x', remote=True)\n"
         "except click.ClickException as err:\n"
-        "    print('refused', err.message)\n")
-    proc = subprocess.run(unprivileged([])[:-3] + [sys.executable, "-c", script, str(db)],
-                          cwd=ROOT, text=True, capture_output=True, timeout=60)
+        "    print('refused', err.message)\n"
+    )
+    proc = subprocess.run(
+        unprivileged([])[:-3] + [sys.executable, "-c", script, str(db)],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "read 6"

@@ -5,16 +5,13 @@ refused at registration."""
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import httpx
-import pytest
 
 from arena.store import QUICK_CHECK_READ_MAX
 from arena.web.sample import build_demo
@@ -32,16 +29,33 @@ def no_traceback(proc: subprocess.CompletedProcess) -> None:
 
 # ---------------------------------------------------------------------------- damage
 
+
 def test_a_damaged_database_is_refused_by_every_command_and_left_as_it_was(tmp_path):
     db = tmp_path / "arena.db"
     build_demo(str(db))
     damage(db)
     before = digest(db)
-    for args in (["rankings"], ["ladder", "list"], ["bot", "list"],
-                 ["bot", "add", "x", "--remote"],
-                 ["report", "--out", str(tmp_path / "site")],
-                 ["ladder", "run", "balloon3", "--game", "balloon", "-k", "3", "--bots",
-                  "alice,bob,carol,dave,erin,frank", "--seed", "11", "--no-progress"]):
+    for args in (
+        ["rankings"],
+        ["ladder", "list"],
+        ["bot", "list"],
+        ["bot", "add", "x", "--remote"],
+        ["report", "--out", str(tmp_path / "site")],
+        [
+            "ladder",
+            "run",
+            "balloon3",
+            "--game",
+            "balloon",
+            "-k",
+            "3",
+            "--bots",
+            "alice,bob,carol,dave,erin,frank",
+            "--seed",
+            "11",
+            "--no-progress",
+        ],
+    ):
         proc = arena(*args, "--db", str(db), check=False)
         no_traceback(proc)
         assert f"database {db} is damaged" in proc.stderr, (args, proc.stderr)
@@ -55,8 +69,10 @@ def big_damaged_db(tmp_path: Path) -> Path:
     db = tmp_path / "arena.db"
     build_demo(str(db))
     con = sqlite3.connect(db)
-    con.executemany("INSERT INTO infra_failures (match_id, attempt, detail, at) "
-                    "VALUES (1, 1, ?, 0)", [("x" * 4000,)] * 1500)  # ~6 MB
+    con.executemany(
+        "INSERT INTO infra_failures (match_id, attempt, detail, at) VALUES (1, 1, ?, 0)",
+        [("x" * 4000,)] * 1500,
+    )  # ~6 MB
     con.commit()
     con.close()
     assert db.stat().st_size > QUICK_CHECK_READ_MAX
@@ -87,6 +103,7 @@ def test_the_web_pages_say_a_page_met_damage(tmp_path):
 
 # --------------------------------------------------------------------- foreign files
 
+
 def test_a_foreign_database_gets_no_arena_tables(tmp_path):
     db = foreign_db(tmp_path / "other_app.db")
     before = digest(db)
@@ -100,27 +117,6 @@ def test_a_foreign_database_gets_no_arena_tables(tmp_path):
 
 # ------------------------------------------------------------------ read-only folders
 
-@pytest.fixture
-def readonly_copy():
-    """An Arena database in a folder only root may write, under /tmp (pytest's own temporary
-    folders are closed to other users); the folder is removed at the end."""
-    top = Path(tempfile.mkdtemp(prefix="arena-ro-"))
-    try:
-        top.chmod(0o755)
-        folder = top / "shared"
-        folder.mkdir()
-        db = folder / "arena.db"
-        build_demo(str(db))
-        db.chmod(0o444)
-        folder.chmod(0o555)
-        out = top / "out"
-        out.mkdir(mode=0o777)
-        out.chmod(0o777)
-        yield db, out
-    finally:
-        (top / "shared").chmod(0o755)
-        shutil.rmtree(top)
-
 
 def unprivileged(args: list[str]) -> list[str]:
     """The arena command as a user who may not write the folder: `nobody` when we are root
@@ -132,8 +128,9 @@ def unprivileged(args: list[str]) -> list[str]:
 
 
 def run_unprivileged(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(unprivileged(list(args)), cwd=ROOT, text=True, capture_output=True,
-                          timeout=120)
+    return subprocess.run(
+        unprivileged(list(args)), cwd=ROOT, text=True, capture_output=True, timeout=120
+    )
 
 
 def test_reading_commands_work_on_a_read_only_database_in_a_read_only_folder(readonly_copy):
@@ -159,9 +156,13 @@ def test_reading_commands_work_on_a_read_only_database_in_a_read_only_folder(rea
 def test_the_web_pages_serve_a_read_only_database_in_a_read_only_folder(readonly_copy):
     db, _ = readonly_copy
     (port,) = free_ports(1)
-    proc = subprocess.Popen(unprivileged(["web", "--db", str(db), "--port", str(port)]),
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        unprivileged(["web", "--db", str(db), "--port", str(port)]),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         ladders = None
@@ -173,7 +174,7 @@ def test_the_web_pages_serve_a_read_only_database_in_a_read_only_folder(readonly
                 time.sleep(0.05)  # polling for the server to listen, with a deadline
         assert ladders is not None, proc.stderr.read() if proc.poll() is not None else "no answer"
         assert ladders.status_code == 200
-        assert {l["name"] for l in ladders.json()} == {"balloon3", "boom4"}
+        assert {lad["name"] for lad in ladders.json()} == {"balloon3", "boom4"}
         page = httpx.get(f"http://127.0.0.1:{port}/ladders/boom4", timeout=10)
         assert page.status_code == 200
     finally:
@@ -183,11 +184,21 @@ def test_the_web_pages_serve_a_read_only_database_in_a_read_only_folder(readonly
 
 # ------------------------------------------------------------------ commands and names
 
+
 def test_a_command_with_shell_syntax_is_refused_at_registration(tmp_path):
     (tmp_path / "ok.py").write_text("print('hi')\n")
     db = tmp_path / "arena.db"
-    proc = arena("bot", "add", "x", "--command", "python ok.py; rm -rf X", "--db", str(db),
-                 cwd=tmp_path, check=False)
+    proc = arena(
+        "bot",
+        "add",
+        "x",
+        "--command",
+        "python ok.py; rm -rf X",
+        "--db",
+        str(db),
+        cwd=tmp_path,
+        check=False,
+    )
     no_traceback(proc)
     assert "runs without a shell" in proc.stderr and "';'" in proc.stderr
     assert "no bots yet" in arena("bot", "list", "--db", str(db)).stdout
@@ -197,8 +208,21 @@ def test_a_bad_ladder_name_is_refused_as_a_ladder_name(tmp_path):
     db = tmp_path / "arena.db"
     for name in ("a", "b"):
         arena("bot", "add", name, "--remote", "--db", str(db))
-    proc = arena("ladder", "run", "my ladder!", "--game", "balloon", "-k", "2", "--bots",
-                 "a,b", "--db", str(db), "--no-progress", check=False)
+    proc = arena(
+        "ladder",
+        "run",
+        "my ladder!",
+        "--game",
+        "balloon",
+        "-k",
+        "2",
+        "--bots",
+        "a,b",
+        "--db",
+        str(db),
+        "--no-progress",
+        check=False,
+    )
     no_traceback(proc)
     assert "ladder name 'my ladder!' is not allowed" in proc.stderr
     assert "bot name" not in proc.stderr

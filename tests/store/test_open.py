@@ -10,28 +10,36 @@ import pytest
 
 from arena import store as store_module
 from arena.store import (
-    APPLICATION_ID, SCHEMA_VERSION, DatabaseDamaged, NotArenaDatabase, Store,
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    DatabaseDamaged,
+    NotArenaDatabase,
+    Store,
 )
 from arena.web.sample import build_demo
 from tests.store.helpers import damage, digest, foreign_db, pragma, schema
 
-
 # ------------------------------------------------------------------------- Arena's mark
+
 
 def test_a_new_database_is_marked_as_arenas(tmp_path):
     Store(tmp_path / "a.db").close()
     assert pragma(tmp_path / "a.db", "application_id") == APPLICATION_ID
 
 
-@pytest.mark.parametrize("tables", [
-    "CREATE TABLE notes (id INTEGER, body TEXT);",
-    # Another application's table named like one of Arena's: the migration used to fail
-    # half-way and leave _sqlite_migrations behind.
-    "CREATE TABLE notes (id INTEGER, body TEXT); CREATE TABLE bots (id INTEGER, owner TEXT);",
-])
+@pytest.mark.parametrize(
+    "tables",
+    [
+        "CREATE TABLE notes (id INTEGER, body TEXT);",
+        # Another application's table named like one of Arena's: the migration used to fail
+        # half-way and leave _sqlite_migrations behind.
+        "CREATE TABLE notes (id INTEGER, body TEXT); CREATE TABLE bots (id INTEGER, owner TEXT);",
+    ],
+)
 @pytest.mark.parametrize("readonly", [False, True])
-def test_a_database_of_another_application_is_refused_and_left_untouched(tmp_path, tables,
-                                                                         readonly):
+def test_a_database_of_another_application_is_refused_and_left_untouched(
+    tmp_path, tables, readonly
+):
     path = foreign_db(tmp_path / "other_app.db", tables)
     before = digest(path)
     with pytest.raises(NotArenaDatabase) as err:
@@ -59,11 +67,13 @@ def test_an_arena_database_from_before_the_mark_is_adopted(tmp_path):
     path = tmp_path / "old.db"
     build_demo(str(path))
     con = sqlite3.connect(path)
-    con.executescript("DROP TABLE ladder_leases; DROP INDEX bots_by_version; "
-                      "ALTER TABLE bots DROP COLUMN family; ALTER TABLE bots DROP COLUMN version; "
-                      "ALTER TABLE bots DROP COLUMN note; DELETE FROM _sqlite_migrations WHERE "
-                      "name IN ('0002_ladder_leases', '0003_bot_versions'); "
-                      "PRAGMA application_id = 0; PRAGMA user_version = 1;")
+    con.executescript(
+        "DROP TABLE ladder_leases; DROP INDEX bots_by_version; "
+        "ALTER TABLE bots DROP COLUMN family; ALTER TABLE bots DROP COLUMN version; "
+        "ALTER TABLE bots DROP COLUMN note; DELETE FROM _sqlite_migrations WHERE "
+        "name IN ('0002_ladder_leases', '0003_bot_versions'); "
+        "PRAGMA application_id = 0; PRAGMA user_version = 1;"
+    )
     con.close()
     with Store(path, readonly=True) as reader:
         assert reader.schema_version() == 1
@@ -77,6 +87,7 @@ def test_an_arena_database_from_before_the_mark_is_adopted(tmp_path):
 
 
 # ---------------------------------------------------------------------------- damage
+
 
 def test_a_damaged_database_is_refused_at_open_and_never_written(tmp_path):
     path = tmp_path / "a.db"
@@ -115,6 +126,5 @@ def test_damage_met_after_open_stops_every_later_write(tmp_path, monkeypatch):
 def test_a_file_that_is_not_sqlite_says_so(tmp_path):
     path = tmp_path / "a.db"
     path.write_bytes(b"PK\x03\x04 a zip file, perhaps" * 200)
-    with pytest.raises(store_module.StoreError, match="is not an Arena database: it is not "
-                                                      "SQLite"):
+    with pytest.raises(store_module.StoreError, match="is not an Arena database: it is not SQLite"):
         Store(path, readonly=True)

@@ -34,11 +34,14 @@ def test_rankings_over_100000_matches_match_the_stored_results(tmp_path):
         name: (n, wins, total, faults)
         for name, n, wins, total, faults in store.db.execute(
             "SELECT b.name, count(*), sum(r.rank = 0), sum(r.score), sum(r.faults) "
-            "FROM results r JOIN bots b ON b.id = r.bot_id GROUP BY b.name")}
+            "FROM results r JOIN bots b ON b.id = r.bot_id GROUP BY b.name"
+        )
+    }
     last = {}
     for name, mu, sigma in store.db.execute(
-            "SELECT b.name, h.mu, h.sigma FROM rating_history h JOIN matches m "
-            "ON m.id = h.match_id JOIN bots b ON b.id = h.bot_id ORDER BY m.idx"):
+        "SELECT b.name, h.mu, h.sigma FROM rating_history h JOIN matches m "
+        "ON m.id = h.match_id JOIN bots b ON b.id = h.bot_id ORDER BY m.idx"
+    ):
         last[name] = (mu, sigma)
     for s in table.standings:
         n, wins, total, faults = expected[s.bot]

@@ -10,7 +10,12 @@ import pytest
 
 from arena.referee.host import TokenBook
 from arena.store import (
-    BadManifest, CommandNotFound, DuplicateBot, InvalidBotName, RegistryError, UnknownBot,
+    BadManifest,
+    CommandNotFound,
+    DuplicateBot,
+    InvalidBotName,
+    RegistryError,
+    UnknownBot,
 )
 from tests.store.helpers import add_remote_bots, make_result, new_store
 
@@ -111,11 +116,17 @@ def test_commands_are_checked_before_registering(tmp_path):
     assert bot.argv == ["python3", "-u", "bot.py", "--level", "3"] and not bot.remote
 
 
-@pytest.mark.parametrize("command,operator", [
-    ("python3 bot.py; rm -rf X", "';'"), ("python3 bot.py && echo done", "'&&'"),
-    ("python3 bot.py | tee log", "'|'"), ("python3 bot.py > log", "'>'"),
-    ("python3 bot.py --home $HOME", "'$HOME'"), ("python3 bot.py `id`", "'`id`'"),
-])
+@pytest.mark.parametrize(
+    "command,operator",
+    [
+        ("python3 bot.py; rm -rf X", "';'"),
+        ("python3 bot.py && echo done", "'&&'"),
+        ("python3 bot.py | tee log", "'|'"),
+        ("python3 bot.py > log", "'>'"),
+        ("python3 bot.py --home $HOME", "'$HOME'"),
+        ("python3 bot.py `id`", "'`id`'"),
+    ],
+)
 def test_shell_syntax_is_refused_since_no_shell_runs_the_command(tmp_path, command, operator):
     store = new_store(tmp_path)
     (tmp_path / "bot.py").write_text("print('hi')\n")
@@ -175,7 +186,8 @@ def test_a_suspension_reason_longer_than_the_limit_is_refused(tmp_path):
     store = new_store(tmp_path)
     store.add_bot("alice", remote=True)
     store.suspend_bot("alice", "x" * MAX_REASON)  # at the limit: taken
-    with pytest.raises(RegistryError, match=f"at most {MAX_REASON} characters, not "
-                                            f"{MAX_REASON + 1}"):
+    with pytest.raises(
+        RegistryError, match=f"at most {MAX_REASON} characters, not {MAX_REASON + 1}"
+    ):
         store.suspend_bot("alice", "y" * (MAX_REASON + 1))
     assert store.get_bot("alice").suspended_reason == "x" * MAX_REASON  # left as it was

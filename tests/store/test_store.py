@@ -4,9 +4,9 @@ ratings in schedule order."""
 from __future__ import annotations
 
 import asyncio
-import os
 import json
 import math
+import os
 import random
 import sqlite3
 
@@ -14,10 +14,20 @@ import pytest
 import trueskill
 
 from arena.ladder.ratings import Rater
-from arena.results import ABANDONED, Fault, TIMEOUT
+from arena.results import ABANDONED, TIMEOUT, Fault
 from arena.store import (
-    RUNNABLE, SCHEMA_VERSION, RecordOutcome, AsyncStore, LadderError, LadderMismatch, MatchStateError,
-    SchemaTooNew, Store, StoreError, StoreLocked, UnknownBot,
+    RUNNABLE,
+    SCHEMA_VERSION,
+    AsyncStore,
+    LadderError,
+    LadderMismatch,
+    MatchStateError,
+    RecordOutcome,
+    SchemaTooNew,
+    Store,
+    StoreError,
+    StoreLocked,
+    UnknownBot,
 )
 from tests.store.helpers import add_remote_bots, make_result, new_store, random_results
 
@@ -26,8 +36,15 @@ def test_open_creates_a_wal_database_with_the_current_schema(tmp_path):
     with new_store(tmp_path) as store:
         assert store.schema_version() == SCHEMA_VERSION
         assert store.db.journal_mode == "wal"
-        assert {"bots", "ladders", "matches", "results", "faults", "ratings",
-                "rating_history"} <= set(store.db.table_names())
+        assert {
+            "bots",
+            "ladders",
+            "matches",
+            "results",
+            "faults",
+            "ratings",
+            "rating_history",
+        } <= set(store.db.table_names())
     with new_store(tmp_path) as again:  # reopening migrates nothing and keeps the data
         assert again.schema_version() == SCHEMA_VERSION
 
@@ -54,16 +71,20 @@ def test_a_newer_schema_is_refused(tmp_path):
 def test_an_unknown_migration_is_reported_with_the_real_schema_version(tmp_path):
     new_store(tmp_path).close()
     con = sqlite3.connect(tmp_path / "arena.db")
-    con.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
-                "VALUES ('arena', '0099_from_the_future', '2027-01-01')")
+    con.execute(
+        "INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
+        "VALUES ('arena', '0099_from_the_future', '2027-01-01')"
+    )
     con.commit()
     version = con.execute("PRAGMA user_version").fetchone()[0]
     con.close()
     with pytest.raises(SchemaTooNew) as err:
         new_store(tmp_path)
     assert err.value.found == SCHEMA_VERSION == version
-    assert f"has schema version {SCHEMA_VERSION} with migrations this Arena does not know " \
-           "(0099_from_the_future)" in str(err.value)
+    assert (
+        f"has schema version {SCHEMA_VERSION} with migrations this Arena does not know "
+        "(0099_from_the_future)" in str(err.value)
+    )
 
 
 def test_a_missing_directory_is_a_clear_error_and_creates_nothing(tmp_path):
@@ -109,12 +130,16 @@ def test_a_read_only_store_reads_and_refuses_writes(tmp_path):
 
 # ----------------------------------------------------------------------------------- ladders
 
+
 def test_create_ladder_writes_the_whole_schedule(tmp_path):
     store = new_store(tmp_path)
     bots = add_remote_bots(store, 5)
     ladder = store.create_ladder("l", "boom", 3, bots, seed=9, rounds=2)
-    assert ladder.config == {"game": "boom", "num_players": 3,
-                             "options": {"advanced": False, "ruse": False, "series": False}}
+    assert ladder.config == {
+        "game": "boom",
+        "num_players": 3,
+        "options": {"advanced": False, "ruse": False, "series": False},
+    }
     assert ladder.num_matches == 2 * 10 * 3 and ladder.bots == tuple(bots)
     matches = store.matches("l")
     assert [m.index for m in matches] == list(range(60))
@@ -123,15 +148,20 @@ def test_create_ladder_writes_the_whole_schedule(tmp_path):
     assert store.rankings("l").standings[0].matches == 0
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    (dict(game="chess", table_size=3), "unknown game"),
-    (dict(game="balloon", table_size=9), "9"),
-    (dict(game="boom", table_size=3, options={"colour": 1}), "no option colour"),
-    (dict(game="balloon", table_size=5, bots=4), "at least 5 bots"),
-    (dict(game="balloon", table_size=3, rating_mode="elo"), "rating mode"),
-    (dict(game="balloon", table_size=3, name="my ladder!"),
-     "^ladder name 'my ladder!' is not allowed"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (dict(game="chess", table_size=3), "unknown game"),
+        (dict(game="balloon", table_size=9), "9"),
+        (dict(game="boom", table_size=3, options={"colour": 1}), "no option colour"),
+        (dict(game="balloon", table_size=5, bots=4), "at least 5 bots"),
+        (dict(game="balloon", table_size=3, rating_mode="elo"), "rating mode"),
+        (
+            dict(game="balloon", table_size=3, name="my ladder!"),
+            "^ladder name 'my ladder!' is not allowed",
+        ),
+    ],
+)
 def test_bad_ladders_are_refused_and_change_nothing(tmp_path, kwargs, message):
     store = new_store(tmp_path)
     bots = add_remote_bots(store, kwargs.pop("bots", 6))
@@ -164,6 +194,7 @@ def test_ensure_ladder_resumes_checks_and_extends(tmp_path):
 
 # ------------------------------------------------------------------------- match lifecycle
 
+
 def play(store: Store, ladder: str, order: list[int], results: dict) -> None:
     for index in order:
         store.start_match(ladder, index, node="n1")
@@ -172,8 +203,9 @@ def play(store: Store, ladder: str, order: list[int], results: dict) -> None:
 
 def direct_trueskill(ladder, matches, results):
     """Ratings computed straight with the trueskill package from the same results."""
-    env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300,
-                              draw_probability=0.05)
+    env = trueskill.TrueSkill(
+        mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.05
+    )
     ratings = {b: env.create_rating() for b in ladder.bots}
     for m in matches:
         r = results[m.index]
@@ -188,8 +220,9 @@ def test_ratings_equal_a_direct_trueskill_computation(tmp_path):
     bots = add_remote_bots(store, 6)
     ladder = store.create_ladder("l", "balloon", 4, bots, seed=3, rating_mode="match")
     matches = store.matches("l")
-    results = random_results(matches, ladder.config, seed=1,
-                             skill={b: i for i, b in enumerate(bots)})
+    results = random_results(
+        matches, ladder.config, seed=1, skill={b: i for i, b in enumerate(bots)}
+    )
     play(store, "l", [m.index for m in matches], results)
     env, expected = direct_trueskill(ladder, matches, results)
     table = store.rankings("l")
@@ -201,8 +234,12 @@ def test_ratings_equal_a_direct_trueskill_computation(tmp_path):
         assert by_bot[bot].conservative == pytest.approx(env.expose(expected[bot]), abs=1e-12)
     # Standings agree with the results they came from.
     for bot in bots:
-        mine = [(r.scores[s], r.ranks[s], sum(f.seat == s for f in r.faults))
-                for r in results.values() for s, b in enumerate(r.seat_names) if b == bot]
+        mine = [
+            (r.scores[s], r.ranks[s], sum(f.seat == s for f in r.faults))
+            for r in results.values()
+            for s, b in enumerate(r.seat_names)
+            if b == bot
+        ]
         s = by_bot[bot]
         assert s.matches == len(mine)
         assert s.wins == sum(rank == 0 for _, rank, _ in mine)
@@ -251,8 +288,9 @@ def test_a_failure_inside_record_leaves_nothing_partial(tmp_path, monkeypatch):
     ladder = store.create_ladder("l", "balloon", 2, bots, seed=1)
     matches = store.matches("l")
     results = random_results(matches, ladder.config, seed=4)
-    results[0] = make_result(matches[0], ladder.config, (3, 5),
-                             (Fault(1, TIMEOUT, 2, 1500.0, "slow"),))
+    results[0] = make_result(
+        matches[0], ladder.config, (3, 5), (Fault(1, TIMEOUT, 2, 1500.0, "slow"),)
+    )
     store.record_result("l", 1, results[1])  # waits for match 0
     store.start_match("l", 0)
     tables = ("results", "faults", "rating_history", "ratings", "ladders", "matches")
@@ -323,8 +361,9 @@ def test_infrastructure_failures_are_kept_retried_and_never_rated(tmp_path):
     assert store.get_match("l", 0).status == "infra_failed"
     assert [m.index for m in store.matches("l", RUNNABLE)] == [0, 1, 2, 3, 4, 5]
     store.start_match("l", 0, node="w2")
-    abandoned = type(results[0])(**{**results[0].__dict__, "status": ABANDONED,
-                                     "reason": "shutdown"})
+    abandoned = type(results[0])(
+        **{**results[0].__dict__, "status": ABANDONED, "reason": "shutdown"}
+    )
     store.record_result("l", 0, abandoned)
     assert store.get_match("l", 0).attempts == 2
     # Giving up on match 0 lets the rating order move past it.
@@ -363,11 +402,12 @@ def test_set_mode_rates_each_duplicate_set_as_one_result(tmp_path):
     order = [m.index for m in matches]
     random.Random(1).shuffle(order)
     play(store, "l", order, results)
-    env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300,
-                              draw_probability=0.05)
+    env = trueskill.TrueSkill(
+        mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.05
+    )
     ratings = {b: env.create_rating() for b in bots}
     for start in range(0, len(matches), 3):
-        group = matches[start:start + 3]
+        group = matches[start : start + 3]
         totals = {b: 0 for b in group[0].seats}
         faulted = set()
         for m in group:
@@ -410,10 +450,13 @@ def test_importing_the_store_imports_nothing_of_the_ladder():
     import subprocess
     import sys
 
-    code = ("import sys, arena.store; "
-            "print(sorted(m for m in sys.modules if m.startswith('arena.ladder')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    code = (
+        "import sys, arena.store; "
+        "print(sorted(m for m in sys.modules if m.startswith('arena.ladder')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"
 
 
@@ -451,16 +494,22 @@ def test_async_store_runs_on_one_writer_thread(tmp_path):
             for m in matches:
                 await store.run(Store.start_match, "l", m.index)
             # Many concurrent records: serialised by the writer thread, all in schedule order.
-            await asyncio.gather(*(store.run(Store.record_result, "l", m.index,
-                                             results[m.index]) for m in reversed(matches)))
+            await asyncio.gather(
+                *(
+                    store.run(Store.record_result, "l", m.index, results[m.index])
+                    for m in reversed(matches)
+                )
+            )
             return await store.run(Store.rankings, "l")
+
     table = asyncio.run(main())
     assert table.rated == table.completed == 2
     assert json.dumps(table.to_dict())
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
-                    reason="root writes read-only files anyway")
+@pytest.mark.skipif(
+    hasattr(os, "geteuid") and os.geteuid() == 0, reason="root writes read-only files anyway"
+)
 def test_an_unwritable_database_is_a_clear_error(tmp_path):
     new_store(tmp_path).close()
     for path in tmp_path.iterdir():
@@ -483,10 +532,19 @@ def test_an_open_ladder_appends_each_table_as_one_duplicate_set(tmp_path):
     first = store.add_set("open", bots[:3], seed=7)
     second = store.add_set("open", bots[1:], seed=8)
     assert [(m.index, m.set_index, m.rotation, m.seed) for m in first + second] == [
-        (0, 0, 0, 7), (1, 0, 1, 7), (2, 0, 2, 7), (3, 1, 0, 8), (4, 1, 1, 8), (5, 1, 2, 8)]
+        (0, 0, 0, 7),
+        (1, 0, 1, 7),
+        (2, 0, 2, 7),
+        (3, 1, 0, 8),
+        (4, 1, 1, 8),
+        (5, 1, 2, 8),
+    ]
     # Seated as a scheduled ladder seats its sets: every bot in every seat once.
-    assert [m.seats for m in first] == [("bot0", "bot1", "bot2"), ("bot1", "bot2", "bot0"),
-                                        ("bot2", "bot0", "bot1")]
+    assert [m.seats for m in first] == [
+        ("bot0", "bot1", "bot2"),
+        ("bot1", "bot2", "bot0"),
+        ("bot2", "bot0", "bot1"),
+    ]
     assert store.get_ladder("open").num_matches == 6
     store.ensure_open_ladder("other", "balloon", 3)
     for b in bots[:3]:
@@ -503,15 +561,20 @@ def test_each_standing_has_the_probability_it_is_better_than_the_next(tmp_path):
     bots = add_remote_bots(store, 5)
     ladder = store.create_ladder("l", "balloon", 3, bots, seed=6, rounds=2)
     matches = store.matches("l")
-    play(store, "l", [m.index for m in matches],
-         random_results(matches, ladder.config, seed=3, skill={"bot0": 6, "bot1": 3}))
+    play(
+        store,
+        "l",
+        [m.index for m in matches],
+        random_results(matches, ladder.config, seed=3, skill={"bot0": 6, "bot1": 3}),
+    )
     table = store.rankings("l")
     rows = table.standings
     for above, below in zip(rows, rows[1:]):
-        spread = math.sqrt(above.sigma ** 2 + below.sigma ** 2)
+        spread = math.sqrt(above.sigma**2 + below.sigma**2)
         z = (above.mu - below.mu) / spread
-        assert above.p_better_than_next == pytest.approx(0.5 * (1 + math.erf(z / math.sqrt(2))),
-                                                         abs=1e-12)
+        assert above.p_better_than_next == pytest.approx(
+            0.5 * (1 + math.erf(z / math.sqrt(2))), abs=1e-12
+        )
     assert rows[-1].p_better_than_next is None
     p = [s.p_better_than_next for s in rows[:-1]]
     for i, s in enumerate(rows):
@@ -541,6 +604,7 @@ def test_a_new_ladder_is_rated_by_set_and_an_existing_one_keeps_its_mode(tmp_pat
         store.ensure_ladder("old", "balloon", 3, bots, rating_mode="set")
     assert store.get_ladder("old").rating_mode == "match" == old.rating_mode
     assert store.ensure_open_ladder("open", "balloon", 3).rating_mode == "set"
-    assert store.ensure_open_ladder("open-m", "balloon", 3, rating_mode="match").rating_mode == \
-        "match"
+    assert (
+        store.ensure_open_ladder("open-m", "balloon", 3, rating_mode="match").rating_mode == "match"
+    )
     assert store.ensure_open_ladder("open-m", "balloon", 3).rating_mode == "match"

@@ -33,8 +33,9 @@ from arena.games import Game, make_game  # noqa: E402
 Policy = Callable[[Game, Any, Sequence[Any], random.Random, "float | None"], Any]
 
 
-def random_policy(game: Game, obs: Any, legal: Sequence[Any], rng: random.Random,
-                  deadline: float | None = None) -> Any:
+def random_policy(
+    game: Game, obs: Any, legal: Sequence[Any], rng: random.Random, deadline: float | None = None
+) -> Any:
     """example_bots/random_bot.py in engine terms."""
     return rng.choice(legal)
 
@@ -55,8 +56,9 @@ def policies(game: str, simulations: int | None = None) -> dict[str, Policy]:
     return {"random": random_policy, "heuristic": heuristic.choose, "strong": strong_choose}
 
 
-def play_match(game: Game, seat_policies: Sequence[Policy], seed: int,
-               timings: list[list[float]] | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def play_match(
+    game: Game, seat_policies: Sequence[Policy], seed: int, timings: list[list[float]] | None = None
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Play one match; returns (scores, ranks). Every seat of a simultaneous step decides on
     its observation before any of them is applied, as with the referee. `timings[seat]`
     collects each decision's CPU seconds when given (CPU time, so that other work on the
@@ -115,8 +117,13 @@ class DuelResult:
     margins: list[float]  # per match: first kind's mean score minus the second's (2 kinds)
 
 
-def duel(game_name: str, lineup: Sequence[str], seeds: Sequence[int],
-         bots: Mapping[str, Policy], options: Mapping[str, Any] | None = None) -> DuelResult:
+def duel(
+    game_name: str,
+    lineup: Sequence[str],
+    seeds: Sequence[int],
+    bots: Mapping[str, Policy],
+    options: Mapping[str, Any] | None = None,
+) -> DuelResult:
     """Play `lineup` (a bot kind per seat) over `seeds`, every distinct seat arrangement of it
     for every seed."""
     game = make_game(game_name, len(lineup), **(options or {}))
@@ -148,23 +155,32 @@ def duel(game_name: str, lineup: Sequence[str], seeds: Sequence[int],
             if len(kinds) == 2:
                 a, b = (per_kind[k] for k in kinds)
                 margins.append(sum(a) / len(a) - sum(b) / len(b))
-    return DuelResult(game_name, len(lineup), tuple(lineup), tuple(seeds), matches, tallies,
-                      margins)
+    return DuelResult(
+        game_name, len(lineup), tuple(lineup), tuple(seeds), matches, tallies, margins
+    )
 
 
 def describe(result: DuelResult) -> str:
     kinds = list(result.tallies)
-    lines = [f"{result.game} {result.num_players}p {' vs '.join(result.lineup)}: "
-             f"{result.matches} matches over {len(result.seeds)} seeds"]
+    lines = [
+        f"{result.game} {result.num_players}p {' vs '.join(result.lineup)}: "
+        f"{result.matches} matches over {len(result.seeds)} seeds"
+    ]
     for k in kinds:
         t = result.tallies[k]
         vs = ", ".join(f"beats {o} {t.rate_against(o):.0%}" for o in t.beat)
         ms = sorted(t.decisions)
-        timing = (f"; decision CPU mean {1000 * sum(ms) / len(ms):.2f} ms, "
-                  f"p99 {1000 * ms[int(len(ms) * 0.99)]:.1f} ms, max {1000 * ms[-1]:.1f} ms"
-                  ) if ms else ""
-        lines.append(f"  {k:10} mean score {t.mean_score:7.2f}  first {t.win_rate:.0%}  {vs}"
-                     f"{timing}")
+        timing = (
+            (
+                f"; decision CPU mean {1000 * sum(ms) / len(ms):.2f} ms, "
+                f"p99 {1000 * ms[int(len(ms) * 0.99)]:.1f} ms, max {1000 * ms[-1]:.1f} ms"
+            )
+            if ms
+            else ""
+        )
+        lines.append(
+            f"  {k:10} mean score {t.mean_score:7.2f}  first {t.win_rate:.0%}  {vs}{timing}"
+        )
     if result.margins:
         m = result.margins
         lines.append(f"  mean margin {kinds[0]} - {kinds[1]}: {sum(m) / len(m):+.2f}")
@@ -176,11 +192,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("game", choices=["balloon", "boom"])
     parser.add_argument("--seeds", type=int, default=50, help="seeds 0..N-1")
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--simulations", type=int, default=None,
-                        help="the strong bot's simulations (default: the bot's own default)")
-    parser.add_argument("--pairing", action="append", default=None,
-                        help="A:B, e.g. heuristic:random (default: heuristic:random and "
-                             "strong:heuristic)")
+    parser.add_argument(
+        "--simulations",
+        type=int,
+        default=None,
+        help="the strong bot's simulations (default: the bot's own default)",
+    )
+    parser.add_argument(
+        "--pairing",
+        action="append",
+        default=None,
+        help="A:B, e.g. heuristic:random (default: heuristic:random and strong:heuristic)",
+    )
     args = parser.parse_args(argv)
     bots = policies(args.game, args.simulations)
     seeds = tuple(range(args.seeds))

@@ -10,12 +10,12 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 import _engine_view
 import balloon_strong
 import boom_strong
 import harness
+import pytest
+
 from arena.games import make_game
 from arena.referee import wire as referee_wire
 from arena_sdk import Limits, Match
@@ -49,16 +49,23 @@ def test_engine_view_undoes_the_wire(game_name: str, options: dict) -> None:
         sdk_obs = sdk_wire.observation(referee_wire.observation_to_pb(game_name, obs))
         assert _engine_view.engine_observation(sdk_obs) == obs
         legal = state.legal_actions(seat)
-        sdk_legal = sdk_wire.legal_actions(
-            referee_wire.action_to_pb(game_name, a) for a in legal)
+        sdk_legal = sdk_wire.legal_actions(referee_wire.action_to_pb(game_name, a) for a in legal)
         assert tuple(map(_engine_view.engine_action, sdk_legal)) == tuple(legal)
         checked += 1
     assert checked > 20
 
 
 def _match(game_name: str, options: dict, seat: int, move_ms: int = 1000) -> Match:
-    match = Match(match_id="m", game=game_name, num_players=3, options=options, seat=seat,
-                  seat_names=("a", "b", "c"), limits=Limits(move_ms, 0, 3), bot_seed=99)
+    match = Match(
+        match_id="m",
+        game=game_name,
+        num_players=3,
+        options=options,
+        seat=seat,
+        seat_names=("a", "b", "c"),
+        limits=Limits(move_ms, 0, 3),
+        bot_seed=99,
+    )
     match.clock.move_ms = move_ms
     match.clock.received_at = time.monotonic()
     return match
@@ -96,26 +103,51 @@ def test_strong_bot_stops_at_its_deadline(module) -> None:
     seat = state.seats_to_act()[0]
     legal = state.legal_actions(seat)
     started = time.perf_counter()
-    action = module.choose(game, state.observation(seat), legal, random.Random(1),
-                           deadline=time.monotonic() - 1, simulations=10_000)
+    action = module.choose(
+        game,
+        state.observation(seat),
+        legal,
+        random.Random(1),
+        deadline=time.monotonic() - 1,
+        simulations=10_000,
+    )
     assert action in legal
     assert time.perf_counter() - started < 2.0
 
 
 def _arena_match(game_name: str, bots: list[str], tmp_path: Path) -> dict:
     proc = subprocess.run(
-        [sys.executable, "-m", "arena", "match", game_name, *bots, "--seed", "4",
-         "--move-ms", "5000", "--json", "--run-dir", str(tmp_path / "run")],
-        cwd=ROOT, text=True, capture_output=True, timeout=180)
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "match",
+            game_name,
+            *bots,
+            "--seed",
+            "4",
+            "--move-ms",
+            "5000",
+            "--json",
+            "--run-dir",
+            str(tmp_path / "run"),
+        ],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        timeout=180,
+    )
     assert proc.returncode == 0, f"arena match failed:\n{proc.stdout}\n{proc.stderr}"
     return json.loads(proc.stdout)
 
 
 @pytest.mark.parametrize("game_name", ["balloon", "boom"])
 def test_real_match_between_bot_processes(game_name: str, tmp_path: Path) -> None:
-    bots = ["python example_bots/random_bot.py",
-            f"python example_bots/{game_name}_heuristic.py",
-            f"python example_bots/{game_name}_strong.py"]
+    bots = [
+        "python example_bots/random_bot.py",
+        f"python example_bots/{game_name}_heuristic.py",
+        f"python example_bots/{game_name}_strong.py",
+    ]
     result = _arena_match(game_name, bots, tmp_path)
     assert result["status"] == "completed", result
     assert result["faults"] == [], result["faults"]

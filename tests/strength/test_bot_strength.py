@@ -12,6 +12,8 @@ from __future__ import annotations
 import harness
 import pytest
 
+pytestmark = pytest.mark.strength
+
 SEEDS = range(20)
 
 # (game, strong bot's simulations here, {pairing: (min mean score margin, min head-to-head)})
@@ -25,8 +27,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("game,pairing", [(g, p) for g, (_, pairs) in CASES.items()
-                                          for p in pairs])
+@pytest.mark.parametrize("game,pairing", [(g, p) for g, (_, pairs) in CASES.items() for p in pairs])
 def test_stronger_bot_wins(game: str, pairing: tuple[str, str]) -> None:
     simulations, pairs = CASES[game]
     min_margin, min_rate = pairs[pairing]

@@ -12,6 +12,13 @@ from arena.web.app import create_app
 from tests.web.support import CHROMIUM, CHROMIUM_ARGS, FakeLive, ServerThread, build_db
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that drives the browser is a `browser` test (scripts/test --quick skips those)."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
 @pytest.fixture(scope="session")
 def web_db(tmp_path_factory) -> Path:
     return build_db(tmp_path_factory.mktemp("web") / "arena.db")
@@ -47,8 +54,10 @@ def server(web_db, live):
 @pytest.fixture(scope="package")
 def browser():
     if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}; install it with "
-                    "scripts/setup --browser (scripts/test does that)")
+        pytest.fail(
+            f"the browser tests need Debian's chromium at {CHROMIUM}; install it with "
+            "scripts/setup --browser (scripts/test does that)"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

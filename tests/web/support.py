@@ -16,8 +16,15 @@ from arena.store import Store
 from arena.web.sample import build_demo, random_result
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def build_db(path: Path) -> Path:
@@ -34,8 +41,7 @@ def completed_in_open_set(db: Path, ladder: str) -> Any:
     with Store(db, readonly=True) as store:
         matches = store.matches(ladder)
     running = next(m for m in matches if m.status == "running")
-    return next(m for m in matches if m.set_index == running.set_index
-                and m.status == "completed")
+    return next(m for m in matches if m.set_index == running.set_index and m.status == "completed")
 
 
 class ServerThread:
@@ -62,8 +68,12 @@ class ServerThread:
 
         config = uvicorn.Config(app, log_level="warning", lifespan="off")
         self.server = _Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
-                                       name="web-test-server", daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.run,
+            kwargs={"sockets": [self.sock]},
+            name="web-test-server",
+            daemon=True,
+        )
 
     def start(self) -> "ServerThread":
         self.thread.start()
@@ -111,5 +121,5 @@ class FakeLive:
         if (ladder, index) != (self.ladder, self.index):
             return None
         with self._lock:
-            moves = [m.to_list() for m in self._all[:self._shown]]
+            moves = [m.to_list() for m in self._all[: self._shown]]
         return {**self._doc, "moves": moves}

@@ -10,7 +10,8 @@ import sqlite3
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from arena import replay
 from arena.games import game_from_config
@@ -28,8 +29,7 @@ def _schema_for(spec: dict, path: str, status: int) -> dict:
 
 def _validate(spec: dict, template: str, response) -> None:
     schema = _schema_for(spec, template, response.status_code)
-    jsonschema.validate(response.json(), schema,
-                        cls=jsonschema.Draft202012Validator)
+    jsonschema.validate(response.json(), schema, cls=jsonschema.Draft202012Validator)
 
 
 @pytest.fixture(scope="module")
@@ -54,19 +54,29 @@ def _requests(sample: dict) -> dict[str, list[str]]:
         "/api/ladders/{ladder}": ["/api/ladders/balloon3", "/api/ladders/boom4"],
         "/api/bots": ["/api/bots"],
         "/api/bots/{bot}": [f"/api/bots/{bot}", "/api/bots/frank?recent=3"],
-        "/api/bots/{bot}/history": [f"/api/bots/{bot}/history",
-                                    f"/api/bots/{bot}/history?ladder=boom4"],
-        "/api/matches": ["/api/matches", "/api/matches?ladder=boom4&status=completed&limit=3",
-                         f"/api/matches?bot={bot}&limit=5", "/api/matches?status=running"],
+        "/api/bots/{bot}/history": [
+            f"/api/bots/{bot}/history",
+            f"/api/bots/{bot}/history?ladder=boom4",
+        ],
+        "/api/matches": [
+            "/api/matches",
+            "/api/matches?ladder=boom4&status=completed&limit=3",
+            f"/api/matches?bot={bot}&limit=5",
+            "/api/matches?status=running",
+        ],
         "/api/ladders/{ladder}/matches/{index}": [
             f"/api/ladders/boom4/matches/{m.index}",
             f"/api/ladders/boom4/matches/{m.index}?frames=true",
-            "/api/ladders/balloon3/matches/0?frames=true"],
-        "/api/ladders/{ladder}/head-to-head": ["/api/ladders/boom4/head-to-head",
-                                               f"/api/ladders/balloon3/head-to-head?bot={bot}"],
+            "/api/ladders/balloon3/matches/0?frames=true",
+        ],
+        "/api/ladders/{ladder}/head-to-head": [
+            "/api/ladders/boom4/head-to-head",
+            f"/api/ladders/balloon3/head-to-head?bot={bot}",
+        ],
         "/api/ladders/{ladder}/matches/{index}/live": [
             f"/api/ladders/boom4/matches/{m.index}/live",
-            f"/api/ladders/boom4/matches/{m.index}/live?since=5"],
+            f"/api/ladders/boom4/matches/{m.index}/live?since=5",
+        ],
     }
 
 
@@ -87,24 +97,44 @@ def test_errors_answer_as_the_openapi_description_says(client, spec):
         ("/api/bots/{bot}/history", "/api/bots/alice/history?ladder=nope", 404, "'nope'"),
         ("/api/matches", "/api/matches?ladder=nope", 404, "no ladder called 'nope'"),
         ("/api/matches", "/api/matches?bot=nobody", 404, "no bot called 'nobody'"),
-        ("/api/ladders/{ladder}/matches/{index}", "/api/ladders/boom4/matches/99999", 404,
-         "has no match 99999"),
-        ("/api/ladders/{ladder}/matches/{index}/live", "/api/ladders/x/matches/1/live", 404,
-         "no ladder"),
+        (
+            "/api/ladders/{ladder}/matches/{index}",
+            "/api/ladders/boom4/matches/99999",
+            404,
+            "has no match 99999",
+        ),
+        (
+            "/api/ladders/{ladder}/matches/{index}/live",
+            "/api/ladders/x/matches/1/live",
+            404,
+            "no ladder",
+        ),
         ("/api/matches", "/api/matches?opponent=bob", 422, "opponent: needs a bot too"),
-        ("/api/matches", "/api/matches?bot=alice&opponent=bob&status=running", 422,
-         "only completed matches"),
+        (
+            "/api/matches",
+            "/api/matches?bot=alice&opponent=bob&status=running",
+            422,
+            "only completed matches",
+        ),
         ("/api/matches", "/api/matches?bot=alice&opponent=nobody", 404, "no bot called"),
-        ("/api/ladders/{ladder}/head-to-head", "/api/ladders/nope/head-to-head", 404,
-         "no ladder called 'nope'"),
+        (
+            "/api/ladders/{ladder}/head-to-head",
+            "/api/ladders/nope/head-to-head",
+            404,
+            "no ladder called 'nope'",
+        ),
         ("/api/matches", "/api/matches?limit=0", 422, "limit"),
         ("/api/matches", "/api/matches?limit=lots", 422, "limit"),
         ("/api/matches", "/api/matches?status=bogus", 422, "status"),
         ("/api/matches", "/api/matches?before=-3", 422, "before"),
         ("/api/ladders/{ladder}/matches/{index}", "/api/ladders/boom4/matches/-1", 422, "index"),
         ("/api/ladders/{ladder}/matches/{index}", "/api/ladders/boom4/matches/x", 422, "index"),
-        ("/api/ladders/{ladder}/matches/{index}/live",
-         "/api/ladders/boom4/matches/0/live?since=-1", 422, "since"),
+        (
+            "/api/ladders/{ladder}/matches/{index}/live",
+            "/api/ladders/boom4/matches/0/live?since=-1",
+            422,
+            "since",
+        ),
     ]
     for template, url, status, words in cases:
         r = client.get(url)
@@ -115,12 +145,14 @@ def test_errors_answer_as_the_openapi_description_says(client, spec):
 
 def test_unknown_pages_and_bad_parameters_get_html_errors(client):
     for url, status, words in [
-            ("/ladders/nope", 404, "no ladder called"), ("/bots/nobody", 404, "no bot called"),
-            ("/ladders/boom4/matches/99999", 404, "has no match 99999"),
-            ("/no/such/page", 404, "no page at /no/such/page"),
-            ("/matches?status=bogus", 400, "status: must be one of"),
-            ("/matches?limit=9999", 400, "limit"),
-            ("/ladders/boom4/matches/abc", 400, "index")]:
+        ("/ladders/nope", 404, "no ladder called"),
+        ("/bots/nobody", 404, "no bot called"),
+        ("/ladders/boom4/matches/99999", 404, "has no match 99999"),
+        ("/no/such/page", 404, "no page at /no/such/page"),
+        ("/matches?status=bogus", 400, "status: must be one of"),
+        ("/matches?limit=9999", 400, "limit"),
+        ("/ladders/boom4/matches/abc", 400, "index"),
+    ]:
         r = client.get(url)
         assert r.status_code == status, url
         assert r.headers["content-type"].startswith("text/html")
@@ -135,17 +167,25 @@ def test_a_huge_bad_value_is_named_but_not_echoed_whole(client):
     assert "(5002 characters)" in message and len(message) < 400
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(name=st.text(min_size=1, max_size=80), value=st.text(max_size=30))
 def test_any_input_gets_an_answer_not_a_crash(client, name, value):
     from urllib.parse import quote
 
     n = quote(name, safe="")
     v = quote(value, safe="")
-    for url in (f"/api/ladders/{n}", f"/api/bots/{n}", f"/ladders/{n}", f"/bots/{n}",
-                f"/api/matches?ladder={n}&status={v}", f"/api/matches?bot={n}&before={v}",
-                f"/matches?ladder={v}&limit={v}", f"/api/ladders/{n}/matches/{v}"):
+    for url in (
+        f"/api/ladders/{n}",
+        f"/api/bots/{n}",
+        f"/ladders/{n}",
+        f"/bots/{n}",
+        f"/api/matches?ladder={n}&status={v}",
+        f"/api/matches?bot={n}&before={v}",
+        f"/matches?ladder={v}&limit={v}",
+        f"/api/ladders/{n}/matches/{v}",
+    ):
         r = client.get(url)
         assert r.status_code in (200, 400, 404, 422), (url, r.status_code, r.text[:300])
         assert "Traceback" not in r.text
@@ -156,8 +196,9 @@ def test_rankings_are_the_stores(client, web_db):
         table = store.rankings("boom4")
     got = client.get("/api/ladders/boom4").json()
     assert got["ladder"]["completed"] == table.completed
-    assert [(s["bot"], s["rank"], s["matches"], s["wins"], s["faults"]) for s in got["standings"]] \
-        == [(s.bot, s.rank, s.matches, s.wins, s.faults) for s in table.standings]
+    assert [
+        (s["bot"], s["rank"], s["matches"], s["wins"], s["faults"]) for s in got["standings"]
+    ] == [(s.bot, s.rank, s.matches, s.wins, s.faults) for s in table.standings]
     for mine, theirs in zip(got["standings"], table.standings):
         assert mine["conservative"] == pytest.approx(theirs.conservative)
         assert mine["mu"] == pytest.approx(theirs.mu)
@@ -182,6 +223,7 @@ def test_frames_replay_the_match_the_engine_plays(client, web_db, sample):
     game = game_from_config(doc["config"])
     state = game.new_match(doc["seed"])
     from arena.games import boom
+
     for seat in range(game.num_players):
         obs = state.observation(seat)
         assert frames[0]["hands"][seat] == [*obs.hand, *([boom.RUSE] if obs.has_ruse else [])]
@@ -190,20 +232,22 @@ def test_frames_replay_the_match_the_engine_plays(client, web_db, sample):
         assert f["move"]["seat"] == step.seat
         assert f["move"]["text"] == game.action_to_string(tuple(step.action))
         for seat in range(game.num_players):
-            assert f["hands"][seat][:len(step.state.observation(seat).hand)] == \
-                list(step.state.observation(seat).hand)
+            assert f["hands"][seat][: len(step.state.observation(seat).hand)] == list(
+                step.state.observation(seat).hand
+            )
     assert set(got["legend"]) >= {str(c) for f in frames for h in f["hands"] for c in h}
 
 
 def test_match_list_pages_through_every_match_once_in_order(client, web_db):
     with Store(web_db, readonly=True) as store:
-        everything = {l.name: store.matches(l.name) for l in store.list_ladders()}
+        everything = {lad.name: store.matches(lad.name) for lad in store.list_ladders()}
     ladder_matches = everything["balloon3"]
 
     def walk(query: str) -> list[tuple[str, int]]:
         seen, before = [], None
         while True:
-            r = client.get(f"/api/matches?{query}&limit=7" + (f"&before={before}" if before else ""))
+            older = f"&before={before}" if before else ""
+            r = client.get(f"/api/matches?{query}&limit=7{older}")
             assert r.status_code == 200
             body = r.json()
             seen += [(m["ladder"], m["index"]) for m in body["matches"]]
@@ -214,28 +258,32 @@ def test_match_list_pages_through_every_match_once_in_order(client, web_db):
 
     assert walk("ladder=balloon3") == [("balloon3", m.index) for m in reversed(ladder_matches)]
     completed = walk("ladder=balloon3&status=completed")
-    assert completed == [("balloon3", m.index) for m in reversed(ladder_matches)
-                         if m.status == "completed"]
+    assert completed == [
+        ("balloon3", m.index) for m in reversed(ladder_matches) if m.status == "completed"
+    ]
     # A bot's matches over every ladder: exactly those it is seated in, each once.
-    expected = {(name, m.index) for name, ms in everything.items() for m in ms
-                if "alice" in m.seats}
+    expected = {
+        (name, m.index) for name, ms in everything.items() for m in ms if "alice" in m.seats
+    }
     got = walk("bot=alice")
     assert len(got) == len(set(got)) and set(got) == expected
     running = walk("status=running")
-    assert sorted(running) == sorted((name, m.index) for name, ms in everything.items()
-                                     for m in ms if m.status == "running")
+    assert sorted(running) == sorted(
+        (name, m.index) for name, ms in everything.items() for m in ms if m.status == "running"
+    )
 
 
 def test_bot_api_shows_suspension_recent_results_and_faults(client, web_db):
     with Store(web_db, readonly=True) as store:
         frank = store.get_bot("frank")
         faults = store.db.execute(
-            "SELECT count(*) FROM faults f JOIN bots b ON b.id = f.bot_id "
-            "WHERE b.name = 'frank'").fetchone()[0]
+            "SELECT count(*) FROM faults f JOIN bots b ON b.id = f.bot_id WHERE b.name = 'frank'"
+        ).fetchone()[0]
     got = client.get("/api/bots/frank?recent=50").json()
     assert got["bot"]["suspended"] and got["bot"]["suspended_reason"] == frank.suspended_reason
     assert {r["ladder"] for r in got["ladders"]} == {"balloon3", "boom4"} & {
-        r["ladder"] for r in got["ladders"]}
+        r["ladder"] for r in got["ladders"]
+    }
     assert all(any(s["bot"] == "frank" for s in m["seats"]) for m in got["recent_matches"])
     assert all(m["status"] == "completed" for m in got["recent_matches"])
     assert len(got["recent_faults"]) == min(faults, 50)
@@ -252,8 +300,10 @@ def test_live_endpoint_gives_public_frames_from_since(web_db, live):
         body = c.get(url).json()
         assert body["source"] == "live" and body["status"] == "running" and not body["done"]
         assert [f["n"] for f in body["frames"]] == list(range(shown + 1))
-        assert all("hands" not in f and (f["move"] is None or "text" not in f["move"])
-                   for f in body["frames"])
+        assert all(
+            "hands" not in f and (f["move"] is None or "text" not in f["move"])
+            for f in body["frames"]
+        )
         later = c.get(f"{url}?since={shown}").json()
         assert [f["n"] for f in later["frames"]] == [shown]
         page = c.get(f"/ladders/{live.ladder}/matches/{live.index}").text
@@ -266,12 +316,19 @@ def test_a_replay_that_does_not_rerun_is_reported_not_a_crash(tmp_path, web_db, 
     shutil.copy(web_db, db)
     m = sample["completed"]
     conn = sqlite3.connect(db)
-    doc = json.loads(conn.execute(
-        "SELECT replay FROM matches WHERE idx = ? AND ladder_id = "
-        "(SELECT id FROM ladders WHERE name = 'boom4')", (m.index,)).fetchone()[0])
+    doc = json.loads(
+        conn.execute(
+            "SELECT replay FROM matches WHERE idx = ? AND ladder_id = "
+            "(SELECT id FROM ladders WHERE name = 'boom4')",
+            (m.index,),
+        ).fetchone()[0]
+    )
     doc["moves"][3][1] = [999]  # a card nobody holds
-    conn.execute("UPDATE matches SET replay = ? WHERE idx = ? AND ladder_id = "
-                 "(SELECT id FROM ladders WHERE name = 'boom4')", (json.dumps(doc), m.index))
+    conn.execute(
+        "UPDATE matches SET replay = ? WHERE idx = ? AND ladder_id = "
+        "(SELECT id FROM ladders WHERE name = 'boom4')",
+        (json.dumps(doc), m.index),
+    )
     conn.commit()
     conn.close()
     from fastapi.testclient import TestClient

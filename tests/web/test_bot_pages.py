@@ -28,8 +28,13 @@ def _replayed_head_to_head(db: Path, ladder: str, finished_sets_only: bool = Tru
                 for b, opponent in enumerate(m.seats):
                     if a == b:
                         continue
-                    key = "ahead" if ranks[a] < ranks[b] else \
-                        "level" if ranks[a] == ranks[b] else "behind"
+                    key = (
+                        "ahead"
+                        if ranks[a] < ranks[b]
+                        else "level"
+                        if ranks[a] == ranks[b]
+                        else "behind"
+                    )
                     out[(bot, opponent, key)] += 1
                     out[(bot, opponent, "matches")] += 1
     return out
@@ -40,9 +45,12 @@ def test_head_to_head_equals_the_stored_results_and_skips_open_sets(client, web_
         expected = _replayed_head_to_head(web_db, ladder)
         got = client.get(f"/api/ladders/{ladder}/head-to-head").json()
         assert got, ladder
-        assert {(h["bot"], h["opponent"], k): h[k] for h in got
-                for k in ("ahead", "level", "behind", "matches") if h[k]} == \
-            {k: v for k, v in expected.items() if v}
+        assert {
+            (h["bot"], h["opponent"], k): h[k]
+            for h in got
+            for k in ("ahead", "level", "behind", "matches")
+            if h[k]
+        } == {k: v for k, v in expected.items() if v}
         # The demo has a completed match in a set still played: counting it would differ.
         assert _replayed_head_to_head(web_db, ladder, finished_sets_only=False) != expected
 
@@ -58,8 +66,11 @@ def test_the_ladder_matrix_shows_the_head_to_head(server, page, web_db):
             if bot == opponent:
                 expect(cell).to_have_text("·")
             elif expected[(bot, opponent, "matches")]:
-                expect(cell).to_have_text("–".join(str(expected[(bot, opponent, k)])
-                                                   for k in ("ahead", "level", "behind")))
+                expect(cell).to_have_text(
+                    "–".join(
+                        str(expected[(bot, opponent, k)]) for k in ("ahead", "level", "behind")
+                    )
+                )
             else:
                 expect(cell).to_have_text("–")
 
@@ -100,8 +111,9 @@ def test_rating_chart_shows_values_on_hover_over_matches_and_time(server, page, 
         dots.nth(k).hover(force=True)
         p = points[k]
         expect(tip).to_contain_text(f"its match {k + 1} (#{p['index']}, ")
-        expect(tip).to_contain_text(f"μ {p['mu']:.2f}, σ {p['sigma']:.2f}, "
-                                    f"μ−3σ {p['conservative']:.2f}")
+        expect(tip).to_contain_text(
+            f"μ {p['mu']:.2f}, σ {p['sigma']:.2f}, μ−3σ {p['conservative']:.2f}"
+        )
     figure.get_by_role("button", name="time").click()
     expect(figure.locator('.chart-box[data-axis="matches"]')).to_be_hidden()
     timed = figure.locator('.chart-box[data-axis="time"] circle.pt')

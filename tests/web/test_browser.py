@@ -111,7 +111,8 @@ def test_a_live_match_advances_on_its_page(server, page, live):
     expect(page.locator("#live-note")).to_be_visible()
     shown = live.advance(0)
     expect(page.locator("#position")).to_have_text(
-        f"the deal (0 of {shown})" if shown == 0 else f"move {shown} of {shown}")
+        f"the deal (0 of {shown})" if shown == 0 else f"move {shown} of {shown}"
+    )
     shown = live.advance(4)
     expect(page.locator("#position")).to_have_text(f"move {shown} of {shown}")
     shown = live.advance(3)
@@ -148,8 +149,7 @@ def test_static_report_opens_from_file_with_a_working_replay(tmp_path, page, web
     expect(page.locator("#leaderboard tbody tr").first).to_be_visible()
     page.get_by_role("link", name="All matches").click()
     # A match of a finished set: its hands are public (see test_disclosure.py for the others).
-    page.locator("#matches tbody tr.status-completed:not(.set-open) td:first-child a"
-                 ).first.click()
+    page.locator("#matches tbody tr.status-completed:not(.set-open) td:first-child a").first.click()
     expect(page).to_have_url(re.compile(r"^file://.*/matches/balloon3/\d+\.html"))
     position = page.locator("#position")
     expect(position).to_contain_text("the deal")
@@ -164,13 +164,15 @@ def test_a_match_of_a_set_still_being_played_shows_no_hand_and_says_when(server,
     done = completed_in_open_set(web_db, "balloon3")
     page.goto(f"{server.url}/ladders/balloon3/matches/{done.index}")
     expect(page.locator("#withheld")).to_contain_text(
-        "the deal is shown when its 3 rotations are finished (2 still to finish)")
+        "the deal is shown when its 3 rotations are finished (2 still to finish)"
+    )
     expect(page.locator(".facts").first).not_to_contain_text(str(done.seed))
     expect(page.locator("#set a")).to_have_count(3)
     page.locator("#last").click()
     expect(page.locator("#events")).to_contain_text("match over")  # its public events, to the end
     page.locator("#view").select_option("1")
     expect(page.locator('.seat-box[data-seat="1"] .hand')).to_contain_text(
-        "hidden: the deal is shown when its 3 rotations are finished")
+        "hidden: the deal is shown when its 3 rotations are finished"
+    )
     expect(page.locator(".hand .card")).to_have_count(0)
     expect(page.locator("#move")).not_to_contain_text(":")

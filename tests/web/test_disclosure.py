@@ -48,10 +48,17 @@ LADDER = "bal"
 GATED = ROOT / "tests" / "bots" / "gated_bot.py"
 BALLOON3 = {"game": "balloon", "num_players": 3, "options": {}}
 # Every public GET route of the JSON API; a new one must be added here (and to `_look`).
-API_ROUTES = {"/api/ladders", "/api/ladders/{ladder}", "/api/bots", "/api/bots/{bot}",
-              "/api/bots/{bot}/history", "/api/matches", "/api/ladders/{ladder}/matches/{index}",
-              "/api/ladders/{ladder}/head-to-head",
-              "/api/ladders/{ladder}/matches/{index}/live"}
+API_ROUTES = {
+    "/api/ladders",
+    "/api/ladders/{ladder}",
+    "/api/bots",
+    "/api/bots/{bot}",
+    "/api/bots/{bot}/history",
+    "/api/matches",
+    "/api/ladders/{ladder}/matches/{index}",
+    "/api/ladders/{ladder}/head-to-head",
+    "/api/ladders/{ladder}/matches/{index}/live",
+}
 REPLAY_DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 
 
@@ -78,57 +85,105 @@ class Run:
 
 def _rows(db: Path) -> dict[int, dict]:
     with Store(db, readonly=True) as store:
-        return {m.index: {"set": m.set_index, "rotation": m.rotation, "seed": m.seed,
-                          "seats": m.seats, "status": m.status}
-                for m in store.matches(LADDER)}
+        return {
+            m.index: {
+                "set": m.set_index,
+                "rotation": m.rotation,
+                "seed": m.seed,
+                "seats": m.seats,
+                "status": m.status,
+            }
+            for m in store.matches(LADDER)
+        }
 
 
 def _admin_view(web: str) -> Callable[[int, dict], dict]:
     def full(index: int, row: dict) -> dict:
-        r = httpx.get(f"{web}/api/admin/ladders/{LADDER}/matches/{index}?frames=true",
-                      headers={"X-Admin-Key": ADMIN}, timeout=30)
+        r = httpx.get(
+            f"{web}/api/admin/ladders/{LADDER}/matches/{index}?frames=true",
+            headers={"X-Admin-Key": ADMIN},
+            timeout=30,
+        )
         assert r.status_code == 200, r.text
         doc = r.json()
         assert doc["withheld"] is None and doc["seed"] == row["seed"]
         return {"frames": doc["frames"], "faults": [f["detail"] for f in doc["faults"]]}
+
     return full
 
 
 def _engine_view(db: Path) -> Callable[[int, dict], dict]:
     """A match in full from the database and the engine: what `arena web` (no live source)
     would show of it if nothing were withheld."""
+
     def full(index: int, row: dict) -> dict:
         with Store(db, readonly=True) as store:
             doc = store.replay(LADDER, index)
-            faults = [r[0] for r in store.db.execute(
-                "SELECT f.detail FROM faults f JOIN matches m ON m.id = f.match_id "
-                "WHERE m.idx = ? ORDER BY f.id", (index,))]
+            faults = [
+                r[0]
+                for r in store.db.execute(
+                    "SELECT f.detail FROM faults f JOIN matches m ON m.id = f.match_id "
+                    "WHERE m.idx = ? ORDER BY f.id",
+                    (index,),
+                )
+            ]
         if row["status"] == "pending":
             return {"frames": [], "faults": faults}
         if doc is None:  # running: the start of the match
-            doc = {"format": "arena-replay", "version": 1, "config": BALLOON3,
-                   "seed": row["seed"], "seat_names": list(row["seats"]), "moves": [],
-                   "faults": [], "scores": [], "ranks": []}
+            doc = {
+                "format": "arena-replay",
+                "version": 1,
+                "config": BALLOON3,
+                "seed": row["seed"],
+                "seat_names": list(row["seats"]),
+                "moves": [],
+                "faults": [],
+                "scores": [],
+                "ranks": [],
+            }
         return {"frames": build_frames(doc), "faults": faults}
+
     return full
 
 
-def _look(run_dir: Path, name: str, db: Path, web: str,
-          full: Callable[[int, dict], dict]) -> Moment:
+def _look(
+    run_dir: Path, name: str, db: Path, web: str, full: Callable[[int, dict], dict]
+) -> Moment:
     rows = _rows(db)
-    pages = ["/", f"/ladders/{LADDER}", "/bots", "/matches", f"/matches?ladder={LADDER}",
-             *(f"/matches?status={s}" for s in ("pending", "running", "completed")),
-             *(f"/bots/{b}" for b in BOTS), *(f"/matches?bot={b}" for b in BOTS),
-             *(f"/ladders/{LADDER}/matches/{i}" for i in rows)]
-    api = ["/api/ladders", f"/api/ladders/{LADDER}", f"/api/ladders/{LADDER}/head-to-head",
-           "/api/bots", "/api/matches",
-           f"/api/matches?ladder={LADDER}",
-           *(f"/api/matches?status={s}" for s in ("pending", "running", "completed")),
-           *(u for b in BOTS for u in (f"/api/bots/{b}", f"/api/bots/{b}/history",
-                                       f"/api/matches?bot={b}")),
-           *(u for i in rows for u in (f"/api/ladders/{LADDER}/matches/{i}",
-                                       f"/api/ladders/{LADDER}/matches/{i}?frames=true",
-                                       f"/api/ladders/{LADDER}/matches/{i}/live?since=0"))]
+    pages = [
+        "/",
+        f"/ladders/{LADDER}",
+        "/bots",
+        "/matches",
+        f"/matches?ladder={LADDER}",
+        *(f"/matches?status={s}" for s in ("pending", "running", "completed")),
+        *(f"/bots/{b}" for b in BOTS),
+        *(f"/matches?bot={b}" for b in BOTS),
+        *(f"/ladders/{LADDER}/matches/{i}" for i in rows),
+    ]
+    api = [
+        "/api/ladders",
+        f"/api/ladders/{LADDER}",
+        f"/api/ladders/{LADDER}/head-to-head",
+        "/api/bots",
+        "/api/matches",
+        f"/api/matches?ladder={LADDER}",
+        *(f"/api/matches?status={s}" for s in ("pending", "running", "completed")),
+        *(
+            u
+            for b in BOTS
+            for u in (f"/api/bots/{b}", f"/api/bots/{b}/history", f"/api/matches?bot={b}")
+        ),
+        *(
+            u
+            for i in rows
+            for u in (
+                f"/api/ladders/{LADDER}/matches/{i}",
+                f"/api/ladders/{LADDER}/matches/{i}?frames=true",
+                f"/api/ladders/{LADDER}/matches/{i}/live?since=0",
+            )
+        ),
+    ]
     texts: dict[str, str] = {}
     with httpx.Client(base_url=web, timeout=30) as client:
         for url in pages + api:
@@ -141,16 +196,28 @@ def _look(run_dir: Path, name: str, db: Path, web: str,
     assert result.exit_code == 0, result.output
     assert _rows(db) == rows, "the ladder moved while the test looked at it"
     return Moment(
-        texts=texts, api={u: json.loads(texts[u]) for u in api},
-        pages={i: json.loads(REPLAY_DATA.search(texts[f"/ladders/{LADDER}/matches/{i}"])[1])
-               for i in rows},
+        texts=texts,
+        api={u: json.loads(texts[u]) for u in api},
+        pages={
+            i: json.loads(REPLAY_DATA.search(texts[f"/ladders/{LADDER}/matches/{i}"])[1])
+            for i in rows
+        },
         report={str(p.relative_to(out)): p.read_text() for p in out.rglob("*.html")},
-        full={i: full(i, row) for i, row in rows.items()}, rows=rows)
+        full={i: full(i, row) for i, row in rows.items()},
+        rows=rows,
+    )
 
 
-def _moments(run_dir: Path, db: Path, web: str, gates: list[Path],
-             full: Callable[[int, dict], dict], alive: Callable[[], None]) -> dict[str, Moment]:
+def _moments(
+    run_dir: Path,
+    db: Path,
+    web: str,
+    gates: list[Path],
+    full: Callable[[int, dict], dict],
+    alive: Callable[[], None],
+) -> dict[str, Moment]:
     """Drive the ladder through the three moments, looking at each once it is frozen."""
+
     def settled(completed: set[int]) -> Callable[[], bool]:
         # These matches completed, the others not, and every running one held by its bots.
         def check() -> bool:
@@ -160,9 +227,12 @@ def _moments(run_dir: Path, db: Path, web: str, gates: list[Path],
             except UnknownLadder:  # `arena ladder run` has not written its schedule yet
                 return False
             running = [i for i, r in rows.items() if r["status"] == "running"]
-            return ({i for i, r in rows.items() if r["status"] == "completed"} == completed
-                    and bool(running) and all(any((g / f"waiting-{i}").exists() for g in gates)
-                                              for i in running))
+            return (
+                {i for i, r in rows.items() if r["status"] == "completed"} == completed
+                and bool(running)
+                and all(any((g / f"waiting-{i}").exists() for g in gates) for i in running)
+            )
+
         return check
 
     def open_gate(name: str) -> None:
@@ -202,11 +272,23 @@ def serve_run(tmp_path_factory) -> Run:
         wait_until(server.up, "the web server", server=server)
         for name in BOTS:
             with open(tmp / f"{name}.log", "w") as log:
-                bots.append(subprocess.Popen(
-                    [sys.executable, str(GATED), "--address", f"127.0.0.1:{server.port}",
-                     "--token", tokens[name]], cwd=ROOT,
-                    env={**os.environ, "GATE_DIR": str(gate)},
-                    stdout=subprocess.DEVNULL, stderr=log, start_new_session=True))
+                bots.append(
+                    subprocess.Popen(
+                        [
+                            sys.executable,
+                            str(GATED),
+                            "--address",
+                            f"127.0.0.1:{server.port}",
+                            "--token",
+                            tokens[name],
+                        ],
+                        cwd=ROOT,
+                        env={**os.environ, "GATE_DIR": str(gate)},
+                        stdout=subprocess.DEVNULL,
+                        stderr=log,
+                        start_new_session=True,
+                    )
+                )
         moments = _moments(tmp, db, server.web, [gate], _admin_view(server.web), alive)
         yield Run(kind="serve", db=db, gates=[gate], web=server.web, moments=moments)
     finally:
@@ -233,20 +315,56 @@ def ladder_run(tmp_path_factory) -> Run:
     procs = {
         "arena web": subprocess.Popen(
             [sys.executable, "-m", "arena", "web", "--db", str(db), "--port", str(port)],
-            cwd=ROOT, stdout=logs, stderr=logs, start_new_session=True),
+            cwd=ROOT,
+            stdout=logs,
+            stderr=logs,
+            start_new_session=True,
+        ),
         "arena ladder run": subprocess.Popen(
-            [sys.executable, "-m", "arena", "ladder", "run", LADDER, "--game", "balloon",
-             "-k", "3", "--bots", ",".join(BOTS), "--rounds", "2", "--seed", "5", "-j", "2",
-             "--move-ms", "60000", "--run-dir", str(runs), "--no-progress", "--db", str(db)],
-            cwd=ROOT, stdout=logs, stderr=logs, start_new_session=True)}
+            [
+                sys.executable,
+                "-m",
+                "arena",
+                "ladder",
+                "run",
+                LADDER,
+                "--game",
+                "balloon",
+                "-k",
+                "3",
+                "--bots",
+                ",".join(BOTS),
+                "--rounds",
+                "2",
+                "--seed",
+                "5",
+                "-j",
+                "2",
+                "--move-ms",
+                "60000",
+                "--run-dir",
+                str(runs),
+                "--no-progress",
+                "--db",
+                str(db),
+            ],
+            cwd=ROOT,
+            stdout=logs,
+            stderr=logs,
+            start_new_session=True,
+        ),
+    }
 
     def alive() -> None:
         for what, proc in procs.items():
             if proc.poll() is not None:
-                raise AssertionError(f"{what} exited ({proc.returncode}):\n"
-                                     f"{(tmp / 'processes.log').read_text()[-3000:]}")
+                raise AssertionError(
+                    f"{what} exited ({proc.returncode}):\n"
+                    f"{(tmp / 'processes.log').read_text()[-3000:]}"
+                )
 
     try:
+
         def web_up() -> bool:
             alive()
             try:
@@ -316,8 +434,12 @@ def _sets(m: Moment) -> dict[int, list[int]]:
 def test_nothing_public_shows_a_match_of_an_unfinished_set(request, kind, moment):
     run: Run = request.getfixturevalue(f"{kind}_run")
     m = run.moments[moment]
-    hidden = [i for ms in _sets(m).values()
-              if any(m.rows[j]["status"] != "completed" for j in ms) for i in ms]
+    hidden = [
+        i
+        for ms in _sets(m).values()
+        if any(m.rows[j]["status"] != "completed" for j in ms)
+        for i in ms
+    ]
     assert hidden, "each moment has a set still being played"
     seeds = {str(m.rows[i]["seed"]) for i in hidden}
     everything = {**m.texts, **{f"report/{k}": v for k, v in m.report.items()}}
@@ -331,8 +453,10 @@ def test_nothing_public_shows_a_match_of_an_unfinished_set(request, kind, moment
         for doc in (plain, api, live):
             assert not _has_key(doc, "hands") and doc.get("seed") is None
         left = sum(m.rows[j]["status"] != "completed" for j in _sets(m)[m.rows[i]["set"]])
-        assert api["withheld"] == f"the deal is shown when its 3 rotations are finished " \
-                                  f"({left} still to finish)"
+        assert (
+            api["withheld"] == f"the deal is shown when its 3 rotations are finished "
+            f"({left} still to finish)"
+        )
         assert all(f["detail"] == WITHHELD_DETAIL for f in api["faults"])
         page = m.pages[i]
         assert page["full"] is False and page["withheld"] == api["withheld"]
@@ -386,20 +510,29 @@ def test_once_the_set_is_finished_its_full_replay_is_public(request, kind):
         assert f"seed {seed}" in report and "A snapshot" not in report
         assert json.loads(REPLAY_DATA.search(report)[1])["frames"] == api["frames"]
     assert "your hand is" in m.texts[f"/ladders/{LADDER}/matches/0"]
-    assert m.api[f"/api/ladders/{LADDER}/matches/0"]["faults"][0]["detail"] == \
-        m.full[0]["faults"][0]
+    assert (
+        m.api[f"/api/ladders/{LADDER}/matches/0"]["faults"][0]["detail"] == m.full[0]["faults"][0]
+    )
 
 
 def test_every_public_api_route_was_looked_at(serve_run):
     spec = httpx.get(f"{serve_run.web}/openapi.json").json()
-    routes = {p for p, ops in spec["paths"].items() if "get" in ops
-              and not p.startswith("/api/admin/")}
+    routes = {
+        p for p, ops in spec["paths"].items() if "get" in ops and not p.startswith("/api/admin/")
+    }
     assert routes == API_ROUTES
-    looked = {re.sub(r"/matches/\d+", "/matches/{index}",
-                     re.sub(r"/api/bots/[^/?]+", "/api/bots/{bot}",
-                            re.sub(r"/api/ladders/[^/?]+", "/api/ladders/{ladder}",
-                                   u.split("?")[0])))
-              for u in serve_run.moments["C"].api}
+    looked = {
+        re.sub(
+            r"/matches/\d+",
+            "/matches/{index}",
+            re.sub(
+                r"/api/bots/[^/?]+",
+                "/api/bots/{bot}",
+                re.sub(r"/api/ladders/[^/?]+", "/api/ladders/{ladder}", u.split("?")[0]),
+            ),
+        )
+        for u in serve_run.moments["C"].api
+    }
     assert looked == API_ROUTES
 
 
@@ -407,8 +540,12 @@ def test_every_public_api_route_was_looked_at(serve_run):
 def test_head_to_head_counts_only_finished_sets(request, kind):
     run: Run = request.getfixturevalue(f"{kind}_run")
     for name, m in run.moments.items():
-        finished = [i for ms in _sets(m).values()
-                    if all(m.rows[j]["status"] == "completed" for j in ms) for i in ms]
+        finished = [
+            i
+            for ms in _sets(m).values()
+            if all(m.rows[j]["status"] == "completed" for j in ms)
+            for i in ms
+        ]
         h2h = m.api[f"/api/ladders/{LADDER}/head-to-head"]
         # Three bots at every table: each finished match counts once for each ordered pair.
         assert sum(h["matches"] for h in h2h) == 6 * len(finished), (name, h2h)
@@ -445,5 +582,6 @@ def test_serve_stores_the_rotations_of_one_deal_as_one_set_withheld_together(ser
     b = serve_run.moments["B"]
     assert [b.rows[i]["status"] for i in (0, 1, 2)] == ["completed", "running", "pending"]
     assert all(b.api[f"/api/ladders/{LADDER}/matches/{i}"]["seed"] is None for i in (0, 1, 2))
-    assert all(c.api[f"/api/ladders/{LADDER}/matches/{i}"]["seed"] == rows[0]["seed"]
-               for i in (0, 1, 2))
+    assert all(
+        c.api[f"/api/ladders/{LADDER}/matches/{i}"]["seed"] == rows[0]["seed"] for i in (0, 1, 2)
+    )

@@ -40,16 +40,44 @@ class Ladder:
         self.log = tmp / "ladder.log"
         with open(self.log, "w") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "arena", "ladder", "run", LADDER, "--game", "balloon",
-                 "-k", "3", "--bots", ",".join(BOTS), "--rounds", "2", "--seed", "9", "-j", "1",
-                 "--move-ms", "60000", "--run-dir", str(self.runs), "--no-progress",
-                 "--db", str(self.db)], cwd=ROOT, stdout=log, stderr=log,
-                start_new_session=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "arena",
+                    "ladder",
+                    "run",
+                    LADDER,
+                    "--game",
+                    "balloon",
+                    "-k",
+                    "3",
+                    "--bots",
+                    ",".join(BOTS),
+                    "--rounds",
+                    "2",
+                    "--seed",
+                    "9",
+                    "-j",
+                    "1",
+                    "--move-ms",
+                    "60000",
+                    "--run-dir",
+                    str(self.runs),
+                    "--no-progress",
+                    "--db",
+                    str(self.db),
+                ],
+                cwd=ROOT,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+            )
 
     def alive(self) -> None:
         if self.proc.poll() is not None:
-            raise AssertionError(f"arena ladder run exited ({self.proc.returncode}):\n"
-                                 f"{self.log.read_text()[-3000:]}")
+            raise AssertionError(
+                f"arena ladder run exited ({self.proc.returncode}):\n{self.log.read_text()[-3000:]}"
+            )
 
     def statuses(self) -> dict[int, str]:
         try:
@@ -62,7 +90,8 @@ class Ladder:
         """Match `index` running, frozen by its bots."""
         self.alive()
         return self.statuses().get(index) == "running" and any(
-            (g / f"waiting-{index}").exists() for g in self.gates)
+            (g / f"waiting-{index}").exists() for g in self.gates
+        )
 
     def release(self, name: str) -> None:
         for g in self.gates:
@@ -95,8 +124,7 @@ def held_ladder(tmp_path_factory):
 def _first_event(url: str, name: str) -> dict:
     """The first `name` event of the stream at `url`, parsed."""
     with httpx.stream("GET", url, timeout=30) as r:
-        assert r.status_code == 200 and r.headers["content-type"].startswith(
-            "text/event-stream")
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
         event = None
         for line in r.iter_lines():
             if line.startswith("event: "):
@@ -139,8 +167,9 @@ def test_the_ladder_page_follows_the_ladder_without_reloading(held_ladder, brows
     h2h = httpx.get(f"{server.url}/api/ladders/{LADDER}/head-to-head").json()
     assert sum(h["matches"] for h in h2h) == 3 * 6  # three matches, six ordered pairs each
     for h in h2h:
-        cell = page.locator(f'#matrix tr[data-bot="{h["bot"]}"] '
-                            f'td[data-opponent="{h["opponent"]}"]')
+        cell = page.locator(
+            f'#matrix tr[data-bot="{h["bot"]}"] td[data-opponent="{h["opponent"]}"]'
+        )
         expect(cell).to_have_text(f"{h['ahead']}–{h['level']}–{h['behind']}")
     assert page.evaluate("window.openedOnce") is True
     assert errors == []
@@ -149,6 +178,12 @@ def test_the_ladder_page_follows_the_ladder_without_reloading(held_ladder, brows
 
 def test_streams_carry_nothing_of_a_set_still_played(held_ladder):
     ladder, server = held_ladder
+    # The first set (matches 0 to 2) played out, here when the browser test above has not done it
+    # (it is skipped by scripts/test --quick).
+    for index in range(3):
+        if ladder.statuses().get(index) != "completed":
+            wait_until(lambda i=index: ladder.held(i), f"match {index} held")
+            ladder.release(str(index))
     wait_until(lambda: ladder.held(3), "match 3 held")  # the second set: 3 running, 4, 5 not
     with Store(ladder.db, readonly=True) as store:
         second = [m for m in store.matches(LADDER) if m.index in (3, 4, 5)]
@@ -156,8 +191,9 @@ def test_streams_carry_nothing_of_a_set_still_played(held_ladder):
     assert {m.set_index for m in second} != {m.set_index for m in first}
     seeds = {str(m.seed) for m in second}
     for m in second:
-        event = _first_event(f"{server.url}/api/ladders/{LADDER}/matches/{m.index}/events",
-                             "frames")
+        event = _first_event(
+            f"{server.url}/api/ladders/{LADDER}/matches/{m.index}/events", "frames"
+        )
         assert event["status"] == m.status and event["done"] is False
         text = json.dumps(event)
         assert '"hands"' not in text and not any(seed in text for seed in seeds)

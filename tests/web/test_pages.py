@@ -22,11 +22,23 @@ def _pages(db: Path) -> list[str]:
     each ladder, a filtered list, an error page, the API documentation."""
     with Store(db, readonly=True) as store:
         bots = [b.name for b in store.list_bots()]
-        matches = [f"/ladders/{name}/matches/{store.matches(name, (status,))[0].index}"
-                   for name in ("balloon3", "boom4") for status in ("completed", "running")]
-    return ["/", "/ladders/balloon3", "/ladders/boom4", "/bots", *(f"/bots/{b}" for b in bots),
-            "/matches", "/matches?ladder=boom4&status=completed", *matches,
-            "/ladders/nosuch", "/api/docs"]
+        matches = [
+            f"/ladders/{name}/matches/{store.matches(name, (status,))[0].index}"
+            for name in ("balloon3", "boom4")
+            for status in ("completed", "running")
+        ]
+    return [
+        "/",
+        "/ladders/balloon3",
+        "/ladders/boom4",
+        "/bots",
+        *(f"/bots/{b}" for b in bots),
+        "/matches",
+        "/matches?ladder=boom4&status=completed",
+        *matches,
+        "/ladders/nosuch",
+        "/api/docs",
+    ]
 
 
 def _stream_left(request) -> bool:
@@ -38,11 +50,17 @@ def _open(browser, viewport: dict):
     context = browser.new_context(viewport=viewport)
     page = context.new_page()
     problems: list[str] = []
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-            if m.type == "error" else None)
+    page.on(
+        "console",
+        lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
+    )
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("requestfailed", lambda r: None if _stream_left(r) else
-            problems.append(f"request failed: {r.url} ({r.failure})"))
+    page.on(
+        "requestfailed",
+        lambda r: (
+            None if _stream_left(r) else problems.append(f"request failed: {r.url} ({r.failure})")
+        ),
+    )
     return context, page, problems
 
 
@@ -56,8 +74,14 @@ def viewed(request, browser):
 def test_every_page_fits_its_width_with_no_error(server, web_db, viewed):
     viewport, page, problems = viewed
     bad_status: list[str] = []
-    page.on("response", lambda r: bad_status.append(f"{r.status} {r.url}")
-            if r.status >= 400 and not r.url.endswith("/ladders/nosuch") else None)
+    page.on(
+        "response",
+        lambda r: (
+            bad_status.append(f"{r.status} {r.url}")
+            if r.status >= 400 and not r.url.endswith("/ladders/nosuch")
+            else None
+        ),
+    )
     for path in _pages(web_db):
         before = len(problems)
         page.goto(server.url + path)
@@ -69,7 +93,8 @@ def test_every_page_fits_its_width_with_no_error(server, web_db, viewed):
             expect(page.locator(".swagger-ui .info .title")).to_contain_text("Arena API")
         widths = page.evaluate("""() => ({
             doc: document.documentElement.scrollWidth, view: window.innerWidth,
-            header: document.querySelector('header.top')?.getBoundingClientRect().width ?? null})""")
+            header: document.querySelector('header.top')?.getBoundingClientRect().width ?? null
+        })""")
         assert widths["doc"] <= widths["view"] == viewport["width"], (path, widths)
         if path != "/api/docs":  # Swagger UI's own page has no header of ours
             assert widths["header"] == widths["view"], (path, widths)
@@ -88,12 +113,15 @@ def test_column_headers_are_aligned_like_their_cells(server, web_db, page):
                 const heads = [...table.querySelectorAll('thead th')];
                 for (const row of table.querySelectorAll('tbody tr')) {
                     const tds = [...row.children];
-                    if (tds.length !== heads.length) { out.push(table.id + ': row width'); continue; }
+                    if (tds.length !== heads.length) {
+                        out.push(table.id + ': row width'); continue;
+                    }
                     tds.forEach((td, i) => {
                         cells++;
                         const a = getComputedStyle(heads[i]).textAlign;
                         const b = getComputedStyle(td).textAlign;
-                        if (a !== b) out.push(`${table.id} column ${heads[i].textContent}: ${a} over ${b}`);
+                        const column = `${table.id} column ${heads[i].textContent}`;
+                        if (a !== b) out.push(`${column}: ${a} over ${b}`);
                     });
                 }
             }
@@ -154,15 +182,18 @@ def test_leaderboard_draws_each_rating_interval_on_one_scale(server, page, web_d
     for i, s in enumerate(standings):
         cell = rows.nth(i).locator("td.interval")
         expect(cell.locator(".settled-text")).to_have_text(
-            "settled" if s.settled else "not settled")
-        expect(cell).to_have_attribute("title", f"μ − 3σ {s.mu - 3 * s.sigma:.2f} to μ + 3σ "
-                                                f"{s.mu + 3 * s.sigma:.2f}; rank "
-                                                + ("settled" if s.settled else "not settled yet"))
+            "settled" if s.settled else "not settled"
+        )
+        expect(cell).to_have_attribute(
+            "title",
+            f"μ − 3σ {s.mu - 3 * s.sigma:.2f} to μ + 3σ "
+            f"{s.mu + 3 * s.sigma:.2f}; rank " + ("settled" if s.settled else "not settled yet"),
+        )
         bar = cell.locator(".bar").bounding_box()
         rng = cell.locator(".range").bounding_box()
         mu = cell.locator(".mu").bounding_box()
 
-        def x(value: float) -> float:
+        def x(value: float, bar: dict = bar) -> float:
             return bar["x"] + (value - lo) / (hi - lo) * bar["width"]
 
         assert abs(rng["x"] - x(s.mu - 3 * s.sigma)) < 1.5

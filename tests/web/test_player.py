@@ -18,8 +18,7 @@ def _finished(db: Path, ladder: str) -> tuple[int, list[dict], list[str]]:
     with Store(db, readonly=True) as store:
         matches = store.matches(ladder)
         open_sets = {m.set_index for m in matches if m.status != "completed"}
-        match = next(m for m in matches if m.status == "completed"
-                     and m.set_index not in open_sets)
+        match = next(m for m in matches if m.status == "completed" and m.set_index not in open_sets)
         doc = store.replay(ladder, match.index)
     return match.index, build_frames(doc), list(match.seats)
 
@@ -36,9 +35,11 @@ def test_autoplay_advances_at_its_speed_and_pauses(server, page, web_db):
     page.locator("#speed").select_option("10")
     page.locator("#play").click()
     expect(page.locator("#play")).to_have_attribute("aria-pressed", "true")
-    page.wait_for_function("() => !document.getElementById('position').textContent"
-                           ".startsWith('the deal') && Number(document.getElementById("
-                           "'position').textContent.split(' ')[1]) >= 5")
+    page.wait_for_function(
+        "() => !document.getElementById('position').textContent"
+        ".startsWith('the deal') && Number(document.getElementById("
+        "'position').textContent.split(' ')[1]) >= 5"
+    )
     page.locator("#play").click()
     expect(page.locator("#play")).to_have_attribute("aria-pressed", "false")
     held = _position(page)
@@ -71,8 +72,10 @@ def test_the_move_list_jumps_to_any_move_and_names_a_seats_own_actions(server, p
     # The public view names who moved; a seat's view adds that seat's own actions in words.
     public = items.all_inner_texts()
     assert public[0] == "the deal"
-    assert public[1:] == [names[f["move"]["seat"]] + (" (by the referee)" if f["move"]["default"]
-                                                      else "") for f in frames[1:]]
+    assert public[1:] == [
+        names[f["move"]["seat"]] + (" (by the referee)" if f["move"]["default"] else "")
+        for f in frames[1:]
+    ]
     page.locator("#view").select_option("2")
     own = items.all_inner_texts()
     for f, text in zip(frames[1:], own[1:]):
@@ -110,8 +113,9 @@ def test_the_guard_card_and_the_balloon_are_drawn_from_the_frame(server, page, w
     expect(page.locator(".guard-card .guard-number")).to_have_text(f"guard #{guard['value']}")
     limits = page.locator(".guard-card .limit")
     assert limits.all_inner_texts() == [c[0].split()[-1] for c in guard["cards"]]
-    assert [limits.nth(i).get_attribute("title") for i in range(5)] == \
-        [c[0] for c in guard["cards"]]
+    assert [limits.nth(i).get_attribute("title") for i in range(5)] == [
+        c[0] for c in guard["cards"]
+    ]
 
     index, frames, _ = _finished(web_db, "balloon3")
     for n in (0, 5, 9):

@@ -72,8 +72,12 @@ def test_the_api_gives_every_version_and_its_ratings(client, versions_db):
     for name, ladder in (("a", "first"), ("a@2", "second")):
         [rated] = versions[name]["ladders"]
         expected = standing(versions_db, ladder, name)
-        assert (rated["ladder"], rated["mu"], rated["sigma"], rated["matches"]) == \
-            (ladder, expected.mu, expected.sigma, expected.matches)
+        assert (rated["ladder"], rated["mu"], rated["sigma"], rated["matches"]) == (
+            ladder,
+            expected.mu,
+            expected.sigma,
+            expected.matches,
+        )
     assert [b["name"] for b in client.get("/api/bots").json()] == ["a", "a@2", "b", "c"]
 
 
