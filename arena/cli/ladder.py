@@ -190,6 +190,8 @@ def list_cmd(db):
         click.echo("no ladders yet; run one with arena ladder run")
     for ladder in ladders:
         opts = " ".join(k for k, v in ladder.options.items() if v)
+        if "comparison" in ladder.settings:
+            opts = f"{opts} (a comparison: arena compare)".strip()
         click.echo(
             f"{ladder.name:<24} {ladder.game:<8} k={ladder.table_size} "
             f"bots={len(ladder.bots)} matches {ladder.completed}/{ladder.num_matches}"

@@ -67,6 +67,7 @@ class LadderRow:
     rated: int
     created: float
     leader: str | None
+    comparison: bool = False  # the matches of an `arena compare` (its own page: /comparisons/)
 
 
 @dataclass(slots=True)
@@ -222,7 +223,8 @@ class Queries:
             "l.num_matches, l.completed, l.rated_through, l.created, "
             "(SELECT count(*) FROM ladder_bots lb WHERE lb.ladder_id = l.id), "
             "(SELECT b.name FROM ratings r JOIN bots b ON b.id = r.bot_id "
-            " WHERE r.ladder_id = l.id ORDER BY r.conservative DESC, r.mu DESC, b.name LIMIT 1)"
+            " WHERE r.ladder_id = l.id ORDER BY r.conservative DESC, r.mu DESC, b.name LIMIT 1),"
+            " json_extract(l.settings, '$.comparison') IS NOT NULL"
             " FROM ladders l ORDER BY l.created DESC, l.id DESC"
         ).fetchall()
         return [
@@ -238,6 +240,7 @@ class Queries:
                 created=r[9],
                 bots=r[10],
                 leader=r[11] if r[8] else None,
+                comparison=bool(r[12]),
             )
             for r in rows
         ]

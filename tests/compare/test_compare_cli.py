@@ -211,6 +211,10 @@ def test_the_web_page_shows_the_test_and_withholds_unfinished_deals(tmp_path):
     assert "heur" in html and "rnd" in html and "Better" in html
     assert f"{out['mean_gain']:+.2f}" in html and 'id="llr-line"' in html
     assert client.get("/comparisons/nope").status_code == 404
+    # The index and the ladder page lead to it; the CLI's ladder list says what it is.
+    assert 'href="/comparisons/c1"' in client.get("/").text
+    assert 'id="comparison-link"' in client.get("/ladders/c1").text
+    assert "(a comparison: arena compare)" in arena("ladder", "list", "--db", str(db)).stdout
     # Reopen the deal of the verdict as if it were still being played: it no longer counts (nor
     # does any deal after it), and its matches show no seed.
     con = sqlite3.connect(db)
