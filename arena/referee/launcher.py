@@ -128,6 +128,7 @@ class BotProcess:
             str(lim.open_files),
             str(lim.file_mb),
             str(processes),
+            str(os.getpid()),  # the bot dies with this process (rlimits._die_with_parent)
             "--",
             *command,
         ]

@@ -1,12 +1,13 @@
 """Exec wrapper that applies a bot's resource limits and umask, then becomes the bot (or the
 sandbox that runs it).
 
-Run as `python -m arena.referee.rlimits MEMORY_MB CPU_S OPEN_FILES FILE_MB PROCESSES -- ARGV...`
-by the launcher (0 = no limit). Limits are set here rather than in a preexec_fn, which is unsafe
-in a process with threads (the referee has gRPC's). They are inherited through bubblewrap and the
-drop to the sandbox's user, so they bind the bot. PROCESSES is RLIMIT_NPROC, which counts the
-processes and threads of the bot's real user: the launcher passes it only when the bot runs as a
-user of its own (the sandbox as root), where it caps that bot alone.
+Run as `python -m arena.referee.rlimits MEMORY_MB CPU_S OPEN_FILES FILE_MB PROCESSES PARENT --
+ARGV...` by the launcher (0 = no limit; PARENT is the launching process's pid). Limits are set
+here rather than in a preexec_fn, which is unsafe in a process with threads (the referee has
+gRPC's). They are inherited through bubblewrap and the drop to the sandbox's user, so they bind
+the bot. PROCESSES is RLIMIT_NPROC, which counts the processes and threads of the bot's real
+user: the launcher passes it only when the bot runs as a user of its own (the sandbox as root),
+where it caps that bot alone.
 """
 
 import ctypes
@@ -26,28 +27,33 @@ def _limit(which: int, value: int) -> None:
         resource.setrlimit(which, (value, value if which != resource.RLIMIT_CPU else value + 5))
 
 
-def _die_with_parent() -> None:
-    """Ask the kernel to kill the bot if the platform process that launched it dies, even by
-    kill -9 (Linux; kept across exec). Best effort elsewhere."""
+def _die_with_parent(parent: int) -> None:
+    """Ask the kernel to kill the bot if the platform process that launched it (`parent`) dies,
+    even by kill -9 (Linux; kept across exec). Best effort elsewhere.
+
+    If the parent died before prctl took effect, this process was already handed to a reaper
+    and no signal will come: exit. The reaper is not always pid 1 (a subreaper, a container's
+    init), so the check compares with the launcher's own pid, not with 1."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):
         return
-    if os.getppid() == 1:  # the parent died before prctl took effect
+    if os.getppid() != parent:
         os._exit(1)
 
 
 USAGE = (
-    "usage: python -m arena.referee.rlimits MEMORY_MB CPU_S OPEN_FILES FILE_MB PROCESSES -- ARGV..."
+    "usage: python -m arena.referee.rlimits MEMORY_MB CPU_S OPEN_FILES FILE_MB PROCESSES PARENT "
+    "-- ARGV..."
 )
 
 
 def main(args: list[str]) -> None:
-    if len(args) < 7 or args[5] != "--":
+    if len(args) < 8 or args[6] != "--":
         sys.exit(USAGE)
-    memory_mb, cpu_s, open_files, file_mb, processes = (int(a) for a in args[:5])
-    argv = args[6:]
+    memory_mb, cpu_s, open_files, file_mb, processes, parent = (int(a) for a in args[:6])
+    argv = args[7:]
     _limit(resource.RLIMIT_AS, memory_mb * 1024 * 1024)
     _limit(resource.RLIMIT_CPU, cpu_s)
     _limit(resource.RLIMIT_NOFILE, open_files)
@@ -55,7 +61,7 @@ def main(args: list[str]) -> None:
     _limit(resource.RLIMIT_NPROC, processes)
     # What the bot creates is readable by its user only (not by other users of the machine).
     os.umask(0o077)
-    _die_with_parent()
+    _die_with_parent(parent)
     try:
         os.execvp(argv[0], argv)
     except OSError as err:
