@@ -247,6 +247,12 @@ def unpack(archive: Path, dest: Path, limits: Limits = Limits()) -> UnpackedBot:
         raise SubmissionRefused(
             f"the archive is damaged or truncated ({exc}); make it again and upload it whole"
         ) from None
+    except NotImplementedError as exc:  # a zip's compression method zipfile cannot read
+        shutil.rmtree(dest, ignore_errors=True)
+        raise SubmissionRefused(
+            f"the archive uses what Arena cannot read ({exc}); make it with tar, or with zip's "
+            "usual compression (deflate)"
+        ) from None
     except BaseException:
         shutil.rmtree(dest, ignore_errors=True)
         raise

@@ -112,17 +112,19 @@ def write_zip(path: Path, files: dict[str, bytes], modes: dict[str, int] | None 
     return path
 
 
-def zip_of_zeros(path: Path, mib: int, declared_size: int | None = None) -> Path:
+def zip_of_zeros(
+    path: Path, mib: int, declared_size: int | None = None, method: int = zipfile.ZIP_DEFLATED
+) -> Path:
     """A zip, laid out by hand, of one member of `mib` MiB of zeros whose headers declare
-    `declared_size` (default: the truth)."""
+    `declared_size` (default: the truth) and compression `method` (the data is deflated)."""
     body, crc, size = _deflated_zeros(b"", mib, b"")
     declared = size if declared_size is None else declared_size
     name = b"zeros.bin"
     local = struct.pack(
-        "<4s5H3L2H", b"PK\x03\x04", 20, 0, 8, 0, 0x21, crc, len(body), declared, len(name), 0
+        "<4s5H3L2H", b"PK\x03\x04", 20, 0, method, 0, 0x21, crc, len(body), declared, len(name), 0
     )
     central = struct.pack(
-        "<4s6H3L5H2L", b"PK\x01\x02", 0x0314, 20, 0, 8, 0, 0x21, crc, len(body), declared,
+        "<4s6H3L5H2L", b"PK\x01\x02", 0x0314, 20, 0, method, 0, 0x21, crc, len(body), declared,
         len(name), 0, 0, 0, 0, 0o100644 << 16, 0,
     ) + name  # fmt: skip
     offset = len(local) + len(name) + len(body)

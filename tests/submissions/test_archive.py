@@ -231,6 +231,11 @@ def test_a_sparse_member_counts_at_its_full_size_and_unpacks_with_its_holes(tmp_
     assert (bot.directory / "huge.bin").read_bytes() == bytes(3584) + b"x" * 512
 
 
+def test_a_zip_compressed_in_a_way_zipfile_cannot_read_is_refused(tmp_path):
+    archive = zip_of_zeros(tmp_path / "odd.zip", 1, method=99)  # 99: AES encryption
+    refused(archive, tmp_path, "the archive uses what Arena cannot read")
+
+
 def test_a_huge_header_is_refused_before_it_is_read_into_memory(tmp_path):
     archive = tar_gz_long_name(tmp_path / "long.tgz", 50)
     refused(archive, tmp_path, "unpacks to more than .* of files and headers")
