@@ -14,6 +14,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -94,7 +95,7 @@ def check_path(name: str, limits: Limits) -> PurePosixPath | None:
             f"{shown} has a backslash or a NUL character in its name; a bot's file names use "
             "'/' between folders: make the archive with tar or zip on its folder"
         )
-    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+    if name.startswith("/") or re.match(r"[A-Za-z]:(/|$)", name):  # a Windows drive too
         raise SubmissionRefused(
             f"{shown} is an absolute path; every file of a bot is inside its folder: make the "
             "archive from inside the bot's folder (tar -czf bot.tar.gz -C mybot .)"
@@ -182,20 +183,22 @@ class Budget:
                 f"{size_text(self.limits.file_bytes)}: leave big data out of the bot"
             )
 
-    def add_bytes(self, rel: object, n: int, declared: bool = False) -> None:
+    def add_bytes(self, rel: object | None, n: int, declared: bool = False) -> None:
+        """Count `n` bytes of `rel` (None: of the whole bot); `declared` only checks them."""
         total = self.bytes + n
         if total > self.unpacked_limit:
+            at = f" at {rel}" if rel is not None else ""
             if self.unpacked_limit < self.limits.unpacked_bytes and self.archive_bytes:
                 raise SubmissionRefused(
                     f"the archive expands more than {self.limits.expansion} times (from "
-                    f"{size_text(self.archive_bytes)} to over {size_text(self.unpacked_limit)} "
-                    f"at {rel}), as a zip bomb does; a bot's files are not that repetitive: "
+                    f"{size_text(self.archive_bytes)} to over {size_text(self.unpacked_limit)}"
+                    f"{at}), as a zip bomb does; a bot's files are not that repetitive: "
                     "leave generated data out of it"
                 )
             raise SubmissionRefused(
                 f"the bot's files add up to more than {size_text(self.limits.unpacked_bytes)} "
-                f"(the limit, passed at {rel}); a bot is its code and small data: leave data "
-                "sets, virtual environments and logs out of it"
+                f"(the limit{', passed' + at if at else ''}); a bot is its code and small "
+                "data: leave data sets, virtual environments and logs out of it"
             )
         if not declared:
             self.bytes = total
@@ -513,7 +516,7 @@ def pack_directory(src: Path, out: Path, limits: Limits = Limits()) -> Path:
                 "build outputs out of the bot"
             )
         Budget(limits, limits.unpacked_budget(size), archive_bytes=size).add_bytes(
-            "the archive", budget.bytes
+            None, budget.bytes
         )
     except BaseException:
         out.unlink(missing_ok=True)

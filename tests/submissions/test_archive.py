@@ -317,4 +317,8 @@ def test_pack_directory_refuses_links_fifos_and_sizes_and_leaves_no_archive(tmp_
     (src / "more.py").write_bytes(BOT)
     with pytest.raises(SubmissionRefused, match="more than 1 files"):
         pack_directory(src, out, Limits(files=1))
+    (src / "zeros.bin").write_bytes(bytes(2 << 20))
+    with pytest.raises(SubmissionRefused, match=r"expands more than 100 times \(from \d+ KB to "
+                       r"over 1 MB\), as a zip bomb does"):  # fmt: skip
+        pack_directory(src, out)
     assert not out.exists()
