@@ -29,6 +29,7 @@ from typing import IO, Protocol
 MiB = 1 << 20
 ACCEPTED = "a .tar.gz (or .tgz), a .tar or a .zip"
 SKIPPED_WHEN_PACKING = frozenset({"__pycache__", ".git", ".venv"})
+MAC_METADATA = "__MACOSX"  # left out when unpacking
 _CHUNK = 1 << 16
 
 
@@ -220,8 +221,9 @@ def safe_mode(mode: int, is_dir: bool = False) -> int:
 
 def unpack(archive: Path, dest: Path, limits: Limits = Limits()) -> UnpackedBot:
     """Unpack the uploaded `archive` into `dest`, which must not exist, checking every member
-    before it is written. A single top-level folder (`mybot/...`) is unwrapped into `dest`. On
-    any refusal (SubmissionRefused) or error, `dest` is removed entirely."""
+    before it is written. A single top-level folder (`mybot/...`) is unwrapped into `dest`;
+    `__MACOSX/` is left out. On any refusal (SubmissionRefused) or error, `dest` is removed
+    entirely."""
     archive, dest = Path(archive), Path(dest)
     size = archive.stat().st_size
     if size > limits.archive_bytes:
@@ -243,6 +245,7 @@ def unpack(archive: Path, dest: Path, limits: Limits = Limits()) -> UnpackedBot:
                 "the archive holds no files; put the bot's folder in it (its arena-bot.toml and "
                 "its code)"
             )
+        _open_folders(dest)
         _unwrap(dest)
         return UnpackedBot(dest, kind, budget.files, budget.bytes, size, content_digest(dest))
     except (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, gzip.BadGzipFile) as exc:
@@ -320,6 +323,8 @@ def _unpack_tar(archive: Path, dest: Path, budget: Budget, gzipped: bool) -> Non
         with tarfile.open(fileobj=stream, mode="r|") as tf:  # type: ignore[call-overload]
             for member in tf:
                 rel = check_path(member.name, budget.limits)
+                if _is_mac_metadata(rel):
+                    continue
                 if member.issym() or member.islnk():
                     raise refuse_link(rel or member.name, member.linkname)
                 if member.isdir():
@@ -357,6 +362,8 @@ def _unpack_zip(archive: Path, dest: Path, budget: Budget) -> None:
             )
         for info in members:
             rel = check_path(info.filename, budget.limits)
+            if _is_mac_metadata(rel):
+                continue
             mode = info.external_attr >> 16
             kind = stat.S_IFMT(mode)
             if kind == stat.S_IFLNK:
@@ -412,6 +419,18 @@ def _write_file(dest: Path, rel: PurePosixPath, data: IO[bytes], mode: int, budg
             budget.add_bytes(rel, len(chunk))
             out.write(chunk)
     os.chmod(path, safe_mode(mode))
+
+
+def _is_mac_metadata(rel: PurePosixPath | None) -> bool:
+    """macOS's archivers add __MACOSX/ (resource forks) beside the folder: never a bot's."""
+    return rel is not None and rel.parts[0] == MAC_METADATA
+
+
+def _open_folders(dest: Path) -> None:
+    """Folders readable by all (the sandbox's user may be another), whatever the umask was
+    when they were made; files got their modes as they were written."""
+    for dirpath, _, _ in os.walk(dest):
+        os.chmod(dirpath, 0o755)
 
 
 def _unwrap(dest: Path) -> None:

@@ -63,8 +63,13 @@ def test_a_tar_gz_unpacks_with_safe_modes_and_its_digest(tmp_path):
             tar_member("./empty", kind=tarfile.DIRTYPE, mode=0o700),
         ],
     )
-    bot = unpack(archive, tmp_path / "bot")
+    umask = os.umask(0o077)  # a server's strict umask: the sandbox's user still reads the bot
+    try:
+        bot = unpack(archive, tmp_path / "bot")
+    finally:
+        os.umask(umask)
     assert (bot.format, bot.files, bot.unpacked_bytes) == ("tar.gz", 2, len(BOT) + 6)
+    assert stat.S_IMODE(bot.directory.stat().st_mode) == 0o755
     assert bot.archive_bytes == archive.stat().st_size
     assert (bot.directory / "bot.py").read_bytes() == BOT
     assert (bot.directory / "data" / "table.txt").read_bytes() == b"1 2 3\n"
@@ -79,7 +84,12 @@ def test_a_tar_gz_unpacks_with_safe_modes_and_its_digest(tmp_path):
 def test_a_zip_in_a_wrapper_folder_unpacks_as_its_contents_with_the_same_digest(tmp_path):
     zipped = write_zip(
         tmp_path / "upload.bin",
-        {"mybot/": b"", "mybot/bot.py": BOT, "mybot/lib/util.py": b"X = 1\n"},
+        {
+            "mybot/": b"",
+            "mybot/bot.py": BOT,
+            "mybot/lib/util.py": b"X = 1\n",
+            "__MACOSX/mybot/._bot.py": b"\0\5\26\7",  # what macOS's zip adds: left out
+        },
         modes={"mybot/bot.py": stat.S_IFREG | 0o755, "mybot/lib/util.py": stat.S_IFREG | 0o644},
     )
     tarred = write_tar(
