@@ -504,15 +504,24 @@ def check_tree(source: Path, limits: Limits, *, links_inside: bool = False) -> N
 
 def pack_directory(src: Path, out: Path, limits: Limits = Limits()) -> Path:
     """Pack the bot directory `src` into the .tar.gz `out` for upload, refusing (with unpack's
-    messages) what the server would refuse: links, devices, sizes, counts. __pycache__, .git and
-    .venv are left out. Returns `out`; on refusal nothing is left at `out`."""
+    messages) what the server would refuse: devices, sizes, counts. A symbolic link to a file
+    inside `src` is packed as that file (node_modules/.bin holds such links), as the store's
+    snapshots copy it; other links are refused. __pycache__, .git and .venv are left out.
+    Returns `out`; on refusal nothing is left at `out`."""
     src, out = Path(src), Path(out)
     if not src.is_dir():
         raise SubmissionRefused(f"{src} is not a directory; give the bot's folder")
     budget = Budget(limits, limits.unpacked_bytes)
     try:
         with tarfile.open(out, "w:gz", format=tarfile.PAX_FORMAT) as tf:
-            for rel, path, st in bot_files(src, budget, skip=SKIPPED_WHEN_PACKING):
+            for rel, path, st in bot_files(
+                src, budget, links_inside=True, skip=SKIPPED_WHEN_PACKING
+            ):
+                if stat.S_ISDIR(st.st_mode) and path.is_symlink():
+                    raise SubmissionRefused(
+                        f"{rel} is a link to a folder ({os.readlink(path)}); an uploaded bot "
+                        "holds no links: put the folder itself in the bot's folder"
+                    )
                 info = tarfile.TarInfo(rel.as_posix())
                 info.mtime = int(st.st_mtime)
                 info.mode = safe_mode(st.st_mode, stat.S_ISDIR(st.st_mode))

@@ -134,13 +134,17 @@ def test_pack_directory_leaves_out_caches_and_unpacks_back(tmp_path):
     (src / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"\0" * 10)
     (src / ".git" / "objects" / "ab").write_bytes(b"blob")
     (src / ".venv" / "bin" / "python").write_bytes(b"#!")
+    (src / "run.py").symlink_to("bot.py")  # a link inside: packed as the file (node_modules/.bin)
     archive = pack_directory(src, tmp_path / "mybot.tar.gz")
     bot = unpack(archive, tmp_path / "unpacked")
     assert sorted(p.relative_to(bot.directory).as_posix() for p in bot.directory.rglob("*")) == [
         "bot.py",
         "lib",
         "lib/util.py",
+        "run.py",
     ]
+    assert not (bot.directory / "run.py").is_symlink()
+    assert (bot.directory / "run.py").read_bytes() == BOT
     assert os.access(bot.directory / "bot.py", os.X_OK)
     assert (bot.directory / "lib" / "util.py").read_bytes() == b"X = 1\n"
 
@@ -315,9 +319,16 @@ def test_pack_directory_refuses_links_fifos_and_sizes_and_leaves_no_archive(tmp_
     (src / "bot.py").write_bytes(BOT)
     out = tmp_path / "out.tar.gz"
     (src / "passwd").symlink_to("/etc/passwd")
-    with pytest.raises(SubmissionRefused, match="passwd is a link to /etc/passwd"):
+    with pytest.raises(
+        SubmissionRefused, match="passwd is a symbolic link to /etc/passwd, outside the bot"
+    ):
         pack_directory(src, out)
     (src / "passwd").unlink()
+    (src / "lib").mkdir()
+    (src / "lib.link").symlink_to("lib")
+    with pytest.raises(SubmissionRefused, match=r"lib.link is a link to a folder \(lib\)"):
+        pack_directory(src, out)
+    (src / "lib.link").unlink()
     os.mkfifo(src / "pipe")
     with pytest.raises(SubmissionRefused, match=r"pipe is a named pipe \(fifo\)"):
         pack_directory(src, out)
