@@ -274,8 +274,8 @@ def _archive_format(archive: Path) -> str:
     if len(head) == 512 and (head[257:262] == b"ustar" or _tar_checksum_ok(head)):
         return "tar"
     raise SubmissionRefused(
-        f"{archive.name} is not an archive Arena accepts; give {ACCEPTED} of the bot's folder "
-        "(or the folder itself to arena submit)"
+        f"the upload is not an archive Arena accepts (whatever its name says); give {ACCEPTED} "
+        "of the bot's folder, or the folder itself to arena submit"
     )
 
 

@@ -271,8 +271,8 @@ def test_100k_tiny_files_are_refused_at_the_limit(tmp_path):
 def test_what_is_not_an_archive_is_refused_naming_the_formats(tmp_path, content):
     archive = tmp_path / "bot.tar.gz"
     archive.write_bytes(content)
-    refused(archive, tmp_path, r"not an archive Arena accepts; give a .tar.gz \(or .tgz\), a "
-            r".tar or a .zip")  # fmt: skip
+    said = r"not an archive Arena accepts \(whatever its name says\); give a .tar.gz \(or .tgz\)"
+    refused(archive, tmp_path, said + ", a .tar or a .zip of the bot's folder")
 
 
 def test_empty_archives_and_damaged_ones_are_refused(tmp_path):
