@@ -175,8 +175,8 @@ def _directory_command(run_dir: str) -> str:
 def _refuse_duplicate_upload(conn: Any, family: str, digest: str) -> None:
     row = conn.execute(
         "SELECT s.version FROM submissions s JOIN bots b ON b.name = s.bot "
-        "WHERE s.family = ? AND s.digest = ? AND b.removed IS NULL",
-        (family, digest),
+        "WHERE s.family = ? AND s.digest = ? AND b.removed IS NULL AND b.status != ?",
+        (family, digest, FAILED),  # a failed one may be tried again (the server's fault?)
     ).fetchone()
     if row is not None:
         raise DuplicateBot(
