@@ -3,8 +3,9 @@
 One place for the rules, used by the registry (which checks a bot when it is added) and by the
 launcher (which runs it). A bot is either a command line (`python example_bots/random_bot.py`,
 paths relative to the directory it was given in) or a directory holding `arena-bot.toml` with
-`command = "..."` (run inside that directory). `python` and `python3` mean the interpreter that
-runs Arena, whose environment has the SDK, whatever is on PATH.
+`command = "..."`, or an uploaded bot's `runtime = ...` and `command = [...]`
+(arena.submissions.manifest), run inside that directory. `python` and `python3` mean the
+interpreter that runs Arena, whose environment has the SDK, whatever is on PATH.
 """
 
 from __future__ import annotations
@@ -57,6 +58,13 @@ def read_manifest(directory: str | os.PathLike[str]) -> str:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise BadManifest(f"{path} is not valid TOML ({exc}); fix it") from None
     command = manifest.get("command")
+    if "runtime" in manifest or isinstance(command, list):  # an uploaded bot's form
+        from arena.submissions.manifest import SubmissionRefused, parse_manifest
+
+        try:
+            return parse_manifest(manifest, Path(directory)).command_line()
+        except SubmissionRefused as exc:
+            raise BadManifest(f"{directory}: {exc}") from None
     if not isinstance(command, str) or not command.strip():
         raise BadManifest(f'{path} has no command; add a line such as command = "python3 bot.py"')
     return command
@@ -140,9 +148,16 @@ def resolve(spec: str, base: str | os.PathLike[str] | None = None) -> BotCommand
     base = Path(base) if base is not None else Path.cwd()
     directory = Path(spec) if os.path.isabs(spec) else base / spec
     if directory.is_dir():
-        argv = check_command(read_manifest(directory), directory)
-        return BotCommand(tuple(_absolutise(argv, directory)), directory.absolute())
-    return BotCommand(tuple(_absolutise(check_command(spec, base), base)), None)
+        return BotCommand(
+            tuple(runnable(read_manifest(directory), directory)), directory.absolute()
+        )
+    return BotCommand(tuple(runnable(spec, base)), None)
+
+
+def runnable(command: str, directory: str | os.PathLike[str]) -> list[str]:
+    """The argv that runs `command` from `directory`, checked (check_command), with `python`
+    replaced by Arena's interpreter and paths made absolute."""
+    return _absolutise(check_command(command, directory), Path(directory))
 
 
 def _absolutise(argv: list[str], base: Path) -> list[str]:

@@ -30,7 +30,6 @@ import asyncio
 import logging
 import os
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -39,7 +38,8 @@ import ray
 from ray.exceptions import RayError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from arena.referee.launcher import MANIFEST, ResourceLimits
+from arena import botcommand
+from arena.referee.launcher import ResourceLimits
 from arena.referee.match import Limits
 from arena.results import MatchResult
 from arena.store import Bot, Ladder, StoredMatch
@@ -504,11 +504,8 @@ def _is_manifest_bot(bot: Bot) -> bool:
     if not bot.directory or not bot.command:
         return False
     try:
-        return (
-            tomllib.loads((Path(bot.directory) / MANIFEST).read_text()).get("command")
-            == bot.command
-        )
-    except (OSError, tomllib.TOMLDecodeError):
+        return botcommand.read_manifest(bot.directory) == bot.command
+    except botcommand.BotCommandError:
         return False
 
 

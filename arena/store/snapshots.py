@@ -2,15 +2,17 @@
 --dir DIR`) runs from a copy kept beside the database (for arena.db, arena.db-bots/NAME/N/: one
 folder per database file, as its -wal and -shm files), so later edits of DIR do not change it.
 The copy refuses what would make it unsafe or unbounded: symbolic links that lead out of DIR,
-files that are not regular files, files or totals over the limits."""
+files that are not regular files, files or totals over the limits (the checks of uploaded bots,
+arena.submissions.archive, with links inside DIR allowed)."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import stat
 import tempfile
 from pathlib import Path
+
+from arena.submissions.archive import Limits, SubmissionRefused, check_tree
 
 from .errors import RegistryError
 
@@ -18,6 +20,13 @@ SNAPSHOT_SUFFIX = "-bots"  # the database file's name and this: the folder of it
 MAX_FILE_BYTES = 64 << 20  # one file of a bot directory
 MAX_TOTAL_BYTES = 256 << 20  # a whole bot directory
 MAX_FILES = 10_000
+SNAPSHOT_LIMITS = Limits(
+    unpacked_bytes=MAX_TOTAL_BYTES,
+    files=MAX_FILES,
+    file_bytes=MAX_FILE_BYTES,
+    depth=256,  # a directory on this machine: only its size matters
+    path_chars=4096,
+)
 
 
 class BadSnapshot(RegistryError):
@@ -34,51 +43,13 @@ def snapshot_dir(db_path: str | os.PathLike[str], family: str, version: int) -> 
 
 
 def _check_tree(source: Path) -> None:
-    """Refuse, before anything is copied, what the copy would not keep safe and small."""
-    total = files = 0
-    for dirpath, dirnames, filenames in os.walk(source, followlinks=False):
-        for name in dirnames + filenames:
-            path = Path(dirpath) / name
-            st = path.lstat()
-            if stat.S_ISLNK(st.st_mode):
-                target = path.resolve()
-                if not target.is_relative_to(source):
-                    raise BadSnapshot(
-                        f"{path} is a symbolic link to {target}, outside the bot directory "
-                        f"{source}; a version keeps only the directory's own files: copy what "
-                        "it needs into the directory"
-                    )
-                if path.parent.is_relative_to(target):
-                    raise BadSnapshot(
-                        f"{path} is a symbolic link to {target}, a folder that "
-                        "holds it (a loop); remove it"
-                    )
-                if not target.exists():
-                    raise BadSnapshot(
-                        f"{path} is a symbolic link to {target}, which does "
-                        "not exist; remove it or fix it"
-                    )
-                st = target.stat()
-            if stat.S_ISDIR(st.st_mode):
-                continue
-            if not stat.S_ISREG(st.st_mode):
-                raise BadSnapshot(
-                    f"{path} is not a regular file (a socket, pipe or device); "
-                    "a bot directory holds files and folders only"
-                )
-            files += 1
-            total += st.st_size
-            if st.st_size > MAX_FILE_BYTES:
-                raise BadSnapshot(
-                    f"{path} is {st.st_size >> 20} MB; a file of a bot version is at most "
-                    f"{MAX_FILE_BYTES >> 20} MB: leave big data out of the bot directory"
-                )
-            if total > MAX_TOTAL_BYTES or files > MAX_FILES:
-                raise BadSnapshot(
-                    f"bot directory {source} holds more than {MAX_TOTAL_BYTES >> 20} MB or "
-                    f"{MAX_FILES} files; a bot version is its code and small data: leave the "
-                    "rest (virtual environments, data sets, logs) out of it"
-                )
+    """Refuse, before anything is copied, what the copy would not keep safe and small: the
+    checks an uploaded bot gets (arena.submissions.archive), links inside the directory
+    allowed."""
+    try:
+        check_tree(source, SNAPSHOT_LIMITS, links_inside=True)
+    except SubmissionRefused as exc:
+        raise BadSnapshot(str(exc)) from None
 
 
 def copy_to_staging(source: str | os.PathLike[str], root: Path) -> Path:
