@@ -13,7 +13,6 @@ its own (N and N+1), each verified on its own; an upload identical to a version 
 from __future__ import annotations
 
 import asyncio
-import shlex
 import shutil
 import tempfile
 from pathlib import Path
@@ -47,20 +46,6 @@ class UploadedVersion(BaseModel):
 
 class Rollback(BaseModel):
     version: int = Field(ge=1, description="An earlier version that passed its verification.")
-
-
-def launch_text(bot_dir: str) -> str:
-    """The command the registry keeps for an uploaded bot, read from the copy at `bot_dir`
-    (its manifest's launch command, paths inside the bot relative to it: the snapshot is
-    moved into place after this is read, and the launcher resolves them from there)."""
-    from arena.submissions.manifest import read_manifest
-
-    root = Path(bot_dir)
-    argv = []
-    for arg in read_manifest(root).launch_command(root):
-        path = Path(arg)
-        argv.append(str(path.relative_to(root)) if path.is_relative_to(root) else arg)
-    return shlex.join(argv)
 
 
 async def receive_body(request: Request, out: Path, limit: int) -> int:
@@ -149,7 +134,6 @@ def submissions_router(service: "ArenaService") -> APIRouter:
                     family,
                     directory=bot_dir,
                     note=note,
-                    command_of=launch_text,
                     status=VERIFYING,
                     digest=digest,
                 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from arena.tokens import hash_token, new_token
 
@@ -256,7 +256,6 @@ class Registry(StoreFile):
         directory: str | os.PathLike[str] | None = None,
         note: str | None = None,
         cwd: str | os.PathLike[str] | None = None,
-        command_of: Callable[[str], str] | None = None,
         status: str = ACTIVE,
         digest: str | None = None,
     ) -> tuple[Bot, str]:
@@ -303,11 +302,10 @@ class Registry(StoreFile):
             )
         staged: Path | None = None
         if directory is not None:
-            command_of = command_of or _directory_command
-            command_of(str(Path(directory).resolve()))  # its errors name `directory`
+            _directory_command(str(Path(directory).resolve()))  # its errors name `directory`
             staged = snapshots.copy_to_staging(directory, snapshots.snapshot_root(self.path) / name)
             try:
-                command = command_of(str(staged))  # the copy's: what this version runs
+                command = _directory_command(str(staged))  # the copy's: what this version runs
             except BaseException:
                 snapshots.discard_staging(staged)
                 raise
