@@ -227,6 +227,21 @@ def test_two_uploads_at_once_become_two_versions_and_a_twin_is_refused(tmp_path)
                 assert (Path(v.directory) / "bot.py").read_text().startswith(BOT_PY)
             assert sorted(app.verified) == ["mine", "mine@2", "mine@3"]
             assert app.leftovers() == []
+            # Both pass; the owner rolls back to version 1 (a version still verifying: no).
+            for name in ("mine", "mine@2"):
+                await app.service.store.run(Store.record_verification, name, True, "passed")
+            owner = {"X-Owner-Key": app.keys["mine"]}
+            refused = await app.http.post(
+                "/api/bots/mine/rollback", json={"version": 3}, headers=owner
+            )
+            assert refused.status_code == 409 and "is verifying" in message(refused)
+            back = await app.http.post(
+                "/api/bots/mine/rollback", json={"version": 1}, headers=owner
+            )
+            assert back.status_code == 200 and back.json()["status"] == "active"
+            with Store(app.db, readonly=True) as store:
+                assert store.resolve_bot("mine").name == "mine"
+                assert store.get_bot("mine@2").status == "retired"
 
     run(main())
 
