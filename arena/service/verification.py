@@ -79,7 +79,7 @@ class Verifier:
         self.tasks: set[asyncio.Task] = set()
 
     def start(self, name: str) -> None:
-        task = asyncio.ensure_future(self.verify(name))
+        task = asyncio.ensure_future(self._verify_logged(name))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
@@ -87,6 +87,14 @@ class Verifier:
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    async def _verify_logged(self, name: str) -> None:
+        try:
+            await self.verify(name)
+        except asyncio.CancelledError:
+            raise  # the server is stopping: the version stays "verifying", verified at restart
+        except Exception:  # removed meanwhile, or the store failed: the server carries on
+            log.exception("verifying %s failed; it stays verifying until the next start", name)
 
     async def verify(self, name: str) -> str:
         """Verify the version `name` and store its verdict; returns its new status. (Cancelled
