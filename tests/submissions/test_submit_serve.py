@@ -64,7 +64,7 @@ def test_an_owner_submits_a_bot_that_plays_then_a_broken_version_is_refused(tmp_
         passed = submit(server, key_file, good)
         assert passed.returncode == 0, passed.stdout + passed.stderr + server.log_tail()
         assert "as version 1 of mine" in passed.stdout and "verdict: passed" in passed.stdout
-        wait_until(lambda: played(db, "mine") >= 2, "mine's ladder matches", server=server)
+        wait_until(lambda: played(db, "mine") >= 1, "a ladder match of mine", server=server)
 
         failed = submit(server, key_file, broken)
         assert failed.returncode == 1, failed.stdout + failed.stderr

@@ -3,12 +3,15 @@ deciding what a ladder naming the bot plays, verdicts, rollback."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from arena.store import DuplicateBot, RegistryError, Store, playing_versions
 from arena.tokens import hash_token
 
-RANDOM = "python example_bots/random_bot.py"
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM = f"python {ROOT / 'example_bots' / 'random_bot.py'}"  # wherever the tests run from
 
 
 def test_owner_keys_are_hashed_rotated_and_apart_from_play_tokens(tmp_path):

@@ -52,7 +52,7 @@
         const link = document.createElement("button");
         link.type = "button";
         link.textContent = "verification match (JSON)";
-        link.addEventListener("click", () => openReplay(v.verification_match));
+        link.addEventListener("click", () => openReplay(v.version));
         verdict.append(" ", link);
       }
       if (v.log_excerpt) {
@@ -77,9 +77,9 @@
     if (verifying) polling = setTimeout(load, 2000);
   }
 
-  async function openReplay(path) {
+  async function openReplay(version) {
     try {
-      const doc = await call(path.slice(api.length));
+      const doc = await call("/versions/" + version + "/verification");
       const blob = new Blob([JSON.stringify(doc, null, 2)], { type: "application/json" });
       window.open(URL.createObjectURL(blob), "_blank");
     } catch (err) { say(err.message); }
