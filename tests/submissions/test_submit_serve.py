@@ -61,6 +61,10 @@ def test_an_owner_submits_a_bot_that_plays_then_a_broken_version_is_refused(tmp_
     server = Server(tmp_path, db)
     try:
         wait_until(server.up, "the web server", server=server)
+        wrong_key = tmp_path / "wrong.key"
+        wrong_key.write_text("arena_owner_not-the-key\n")
+        refused = submit(server, wrong_key, good)
+        assert refused.returncode == 1 and "refused (401)" in refused.stderr, refused.stderr
         passed = submit(server, key_file, good)
         assert passed.returncode == 0, passed.stdout + passed.stderr + server.log_tail()
         assert "as version 1 of mine" in passed.stdout and "verdict: passed" in passed.stdout

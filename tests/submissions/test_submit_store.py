@@ -67,3 +67,34 @@ def test_status_decides_what_plays_and_rollback_brings_a_passed_version_back(tmp
             store.update_bot("b", RANDOM, status="verifying", digest="d3")
         v5, _ = store.update_bot("b", RANDOM, status="verifying", digest="d4")
         assert v5.version == 5
+
+
+def test_the_organisers_commands_give_rotate_and_roll_back(tmp_path):
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    db = str(tmp_path / "a.db")
+
+    def arena(*args: str, code: int = 0) -> str:
+        result = CliRunner().invoke(main, [*args, "--db", db])
+        assert result.exit_code == code, result.output
+        return result.output
+
+    def key(output: str) -> str:
+        return next(x for x in output.splitlines() if x.startswith("owner key")).split()[-1]
+
+    added = arena("bot", "add", "b", "--command", RANDOM, "--owner")
+    assert "token (shown once" in added
+    first = key(added)
+    assert "awaits its first upload" in arena("bot", "add", "fresh", "--owner")
+    second = key(arena("bot", "rotate-owner-key", "b"))
+    assert "already has an owner key" in arena("bot", "add-owner", "b", code=1)
+    with Store(db, readonly=True) as store:
+        assert store.owner_key_matches("b", second) and not store.owner_key_matches("b", first)
+    with Store(db) as store:
+        store.update_bot("b", RANDOM, status="verifying", digest="d2")
+        store.record_verification("b@2", False, "failed: crash", "log")
+    assert "only a version that passed" in arena("bot", "rollback", "b", "2", code=1)
+    assert "b now plays as b (version 1)" in arena("bot", "rollback", "b", "1")
+    assert "failed" in arena("bot", "show", "b")
