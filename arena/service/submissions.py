@@ -33,8 +33,6 @@ if TYPE_CHECKING:
 
     from .service import ArenaService
 
-_CHUNK = 1 << 16
-
 
 class UploadedVersion(BaseModel):
     bot: str = Field(description="The version's bot row: NAME for version 1, NAME@N after.")
