@@ -1,5 +1,6 @@
-"""`arena bot add|update|list|show|suspend|reinstate|remove|rotate-token`: the bot registry
-and its versions. Commands that act on one version take NAME (the latest version) or NAME@N."""
+"""`arena bot add|update|list|show|suspend|reinstate|remove|rotate-token|rotate-owner-key|
+add-owner|rollback`: the bot registry, its versions and their owners (docs/submit.md).
+Commands that act on one version take NAME (the latest version) or NAME@N."""
 
 from __future__ import annotations
 
@@ -28,17 +29,69 @@ def bot_group():
     help="A bot directory with an arena-bot.toml manifest naming its command.",
 )
 @click.option("--remote", is_flag=True, help="Its owner runs it and connects with the token.")
+@click.option(
+    "--owner",
+    is_flag=True,
+    help="Give it an owner key, with which its author submits versions (arena submit). "
+    "Alone, the bot has no version until its author submits one.",
+)
 @db_option
-def add_cmd(name, command, directory, remote, db):
-    """Register the bot NAME and print its token (shown once, stored only as a hash)."""
-    if sum(x is not None and x is not False for x in (command, directory, remote)) != 1:
-        raise click.UsageError("give exactly one of --command, --dir or --remote")
+def add_cmd(name, command, directory, remote, owner, db):
+    """Register the bot NAME and print its token (shown once, stored only as a hash); with
+    --owner, its owner key too (shown once)."""
+    given = sum(x is not None and x is not False for x in (command, directory, remote))
+    if given > 1 or (given == 0 and not owner):
+        raise click.UsageError("give exactly one of --command, --dir or --remote (or --owner)")
     with open_store(db, write=True) as store:
-        token = store.add_bot(
-            name, command, directory=str(directory) if directory else None, remote=remote
-        )
-    click.echo(f"registered {name}")
-    click.echo(f"token (shown once; keep it secret): {token}")
+        if given:
+            token = store.add_bot(
+                name, command, directory=str(directory) if directory else None, remote=remote
+            )
+        key = store.new_owner_key(name) if owner else None
+    click.echo(f"registered {name}" + ("" if given else ": it awaits its first upload"))
+    if given:
+        click.echo(f"token (shown once; keep it secret): {token}")
+    if key is not None:
+        _echo_owner_key(name, key)
+
+
+def _echo_owner_key(name: str, key: str) -> None:
+    click.echo(f"owner key (shown once; give it to the bot's author only): {key}")
+    click.echo(
+        f"  the author submits with: arena submit --server URL --key-file FILE --bot {name} DIR"
+    )
+
+
+@bot_group.command("add-owner")
+@click.argument("name")
+@db_option
+def add_owner_cmd(name, db):
+    """Give the bot NAME an owner key (it has none yet) and print it (shown once)."""
+    with open_store(db, write=True) as store:
+        key = store.new_owner_key(name)
+    _echo_owner_key(name, key)
+
+
+@bot_group.command("rotate-owner-key")
+@click.argument("name")
+@db_option
+def rotate_owner_key_cmd(name, db):
+    """Give the bot NAME a new owner key (shown once); the old one stops working at once."""
+    with open_store(db, write=True) as store:
+        key = store.new_owner_key(name, rotate=True)
+    _echo_owner_key(name, key)
+
+
+@bot_group.command("rollback")
+@click.argument("name")
+@click.argument("version", type=click.IntRange(min=1))
+@db_option
+def rollback_cmd(name, version, db):
+    """Make VERSION of the bot NAME, one that passed its verification, the version ladders
+    naming NAME play again (the newer ones are retired; their results stay)."""
+    with open_store(db, write=True) as store:
+        row = store.rollback(name, version)
+    click.echo(f"{name} now plays as {row} (version {version})")
 
 
 @bot_group.command("update")
@@ -134,6 +187,7 @@ def show_cmd(name, as_json, db):
                     "snapshot": b.directory is not None and is_snapshot(store.path, b.directory),
                     "remote": b.remote,
                     "note": b.note,
+                    "status": b.status,
                     "suspended": b.suspended,
                     "suspended_reason": b.suspended_reason,
                     "removed": b.removed,
@@ -164,7 +218,7 @@ def show_cmd(name, as_json, db):
             if v["removed"]
             else f"suspended: {v['suspended_reason']}"
             if v["suspended"]
-            else "active"
+            else v["status"]
         )
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(v["created"]))
         click.echo(f"version {v['version']}  {v['name']}  created {created}  {state}")

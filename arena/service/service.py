@@ -19,7 +19,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.ladder import lease
 from arena.ladder.executors import make_executor
@@ -29,10 +29,14 @@ from arena.ladder.runner import InfrastructureError, MatchExecutor
 from arena.referee.launcher import ResourceLimits
 from arena.referee.match import Limits
 from arena.stopsignals import on_stop_signals
-from arena.store import RUNNABLE, AsyncStore, Ladder, Store, StoredMatch
+from arena.store import RUNNABLE, AsyncStore, Bot, Ladder, Store, StoredMatch, parse_bot_spec
 
 from .scheduler import Scheduler, SchedulerSettings, Step
 from .tables import FaultPolicy
+from .verification import VerificationSettings, Verifier
+
+if TYPE_CHECKING:
+    from arena.submissions.archive import Limits as UploadLimits
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +72,8 @@ class ServiceSettings:
     executor: str = "local"  # or "ray": matches run on a Ray cluster (launched bots only)
     ray_address: str | None = None
     rating_mode: str = DEFAULT_RATING_MODE  # of a new ladder; an existing one keeps its own
+    upload_limits: "UploadLimits | None" = None  # of submitted archives (None: the defaults)
+    verification: VerificationSettings = VerificationSettings()
 
 
 class ArenaService:
@@ -94,6 +100,8 @@ class ArenaService:
         self._specs = {spec.name: spec for spec in settings.ladders}
         self.ready = asyncio.Event()  # set once the referee and web server listen
         self._lost: Exception | None = None  # a ladder's lease, taken over by another run
+        self._ladders: dict[str, Ladder] = {}
+        self.verifier: Verifier | None = None  # submitted versions' verification
 
     # ------------------------------------------------------------ lifecycle
 
@@ -130,13 +138,24 @@ class ArenaService:
                 )
                 for ladder in s.ladders
             ]
+            self._ladders = {ladder.name: ladder for ladder in ladders}
             await self.executor.start([])
+            self.verifier = Verifier(
+                self.store,
+                self.executor,
+                s.verification,
+                self._ladder_for,
+                self._opponents,
+                self.scheduler.rng,
+            )
             self.web = await self._start_web()
             self.ready.set()
             log.info(
                 "arena serving: %s, web on http://%s:%d/", self._where(), s.web_host, s.web_port
             )
             loops = [asyncio.ensure_future(self._ladder_loop(ladder)) for ladder in ladders]
+            for name in await self.store.run(Store.versions_verifying):  # left by a stop
+                self.verify_later(name)
             await self._stopping.wait()
             for task in loops:
                 task.cancel()
@@ -145,6 +164,8 @@ class ArenaService:
             if self._lost is not None:
                 raise self._lost
         finally:
+            if self.verifier is not None:
+                await self.verifier.close()
             if self.web is not None:
                 await self.web.stop()
             if self.executor is not None:
@@ -316,6 +337,32 @@ class ArenaService:
             if access[bot].suspended:
                 return f"bot {bot} is suspended ({access[bot].suspended_reason})"
         return None
+
+    # ------------------------------------------------------------ submitted versions
+
+    def verify_later(self, name: str) -> None:
+        """Verify the submitted version `name` in the background (verification.py)."""
+        assert self.verifier is not None, "versions are submitted only while the service runs"
+        self.verifier.start(name)
+
+    def _ladder_for(self, bot: Bot) -> Ladder | None:
+        """The ladder a version of `bot` is verified for: the first it may play in."""
+        for spec in self.settings.ladders:
+            if spec.members is None or any(
+                parse_bot_spec(m)[0] == bot.family for m in spec.members
+            ):
+                return self._ladders[spec.name]
+        return None
+
+    async def _opponents(self, ladder: Ladder, bot: Bot) -> list[Bot]:
+        """The bots `ladder` may seat now (none while its loop has not opened it)."""
+        if ladder.name not in self._in_flight:
+            return []
+        directory = self._directory()
+        connected = None if directory is None else lambda b: directory.get(b) is not None
+        return self.scheduler.available(
+            ladder.name, await self.store.run(Store.list_bots), connected
+        )
 
     # ------------------------------------------------------------ for the web server
 

@@ -1,5 +1,5 @@
-"""The service's web server: the web app over the store (arena.web), plus the admin API and
-live matches, served by uvicorn on the service's own event loop."""
+"""The service's web server: the web app over the store (arena.web), plus the admin API, the
+owners' API (submissions.py) and live matches, served by uvicorn on the service's own event loop."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from pydantic import BaseModel, Field
 
 from arena.store import Store, StoreError, UnknownBot
 
+from .submissions import submissions_router
+
 if TYPE_CHECKING:
     from .service import ArenaService
 
@@ -21,11 +23,22 @@ class NewBot(BaseModel):
     name: str = Field(description="Letters, digits, '_', '.', '-'; at most 64.")
     command: str | None = Field(None, description="How the server starts it (run on the server).")
     remote: bool = Field(False, description="Its owner runs it and connects with the token.")
+    owner: bool = Field(
+        False,
+        description="Give it an owner key (to submit versions: docs/submit.md); alone, without "
+        "command or remote, the bot awaits its first upload.",
+    )
 
 
 class NewBotToken(BaseModel):
     name: str
-    token: str = Field(description="Shown once; only its hash is stored.")
+    token: str | None = Field(None, description="Shown once; only its hash is stored.")
+    owner_key: str | None = Field(None, description="Shown once; only its hash is stored.")
+
+
+class NewOwnerKey(BaseModel):
+    name: str
+    owner_key: str = Field(description="Shown once; the old key stops working.")
 
 
 class Suspension(BaseModel):
@@ -71,11 +84,30 @@ def admin_router(service: "ArenaService") -> APIRouter:
         "/bots", status_code=201, response_model=NewBotToken, dependencies=[Depends(check_key)]
     )
     async def add_bot(bot: NewBot) -> NewBotToken:
-        """Register a bot; the response holds its token, shown this once."""
-        if (bot.command is None) == (not bot.remote):
-            raise HTTPException(400, "give exactly one of command or remote=true")
-        token = await call(Store.add_bot, bot.name, bot.command, remote=bot.remote)
-        return NewBotToken(name=bot.name, token=token)
+        """Register a bot; the response holds its token (and with owner=true its owner key),
+        shown this once. With owner=true alone, the bot has no version until its owner
+        submits one."""
+        if bot.command is not None and bot.remote:
+            raise HTTPException(400, "give one of command or remote=true, not both")
+        if bot.command is None and not bot.remote and not bot.owner:
+            raise HTTPException(400, "give one of command or remote=true (or owner=true)")
+        token = None
+        if bot.command is not None or bot.remote:
+            token = await call(Store.add_bot, bot.name, bot.command, remote=bot.remote)
+        key = await call(Store.new_owner_key, bot.name) if bot.owner else None
+        return NewBotToken(name=bot.name, token=token, owner_key=key)
+
+    @router.post(
+        "/bots/{name}/rotate-owner-key",
+        response_model=NewOwnerKey,
+        dependencies=[Depends(check_key)],
+    )
+    async def rotate_owner_key(name: str) -> NewOwnerKey:
+        """Give a bot a new owner key, shown this once; the old one stops working at once."""
+        family = name.partition("@")[0]
+        return NewOwnerKey(
+            name=family, owner_key=await call(Store.new_owner_key, family, rotate=True)
+        )
 
     @router.post(
         "/bots/{name}/suspend", response_model=BotStatus, dependencies=[Depends(check_key)]
@@ -114,7 +146,7 @@ def admin_router(service: "ArenaService") -> APIRouter:
         name = await version(name)
         token = await call(Store.rotate_token, name)
         await service.check_access()
-        return NewBotToken(name=name, token=token)
+        return NewBotToken(name=name, token=token, owner_key=None)
 
     @router.delete("/bots/{name}", status_code=204, dependencies=[Depends(check_key)])
     async def remove(name: str) -> None:
@@ -137,6 +169,8 @@ class WebServer:
         s = service.settings
         self.app: FastAPI = create_app(s.db, live=service)  # service.live_replay
         self.app.include_router(admin_router(service))
+        self.app.include_router(submissions_router(service))
+        self.app.state.owners_api = True
         config = uvicorn.Config(
             self.app, host=s.web_host, port=s.web_port, log_level="warning", lifespan="off"
         )

@@ -6,6 +6,7 @@ SQLite through sqlite-utils 4. Schema and decisions: docs/store.md. Each concern
                   read-only opens) and the write transaction (StoreFile)
     registry.py   the bot registry: versions (resolve_bot), tokens kept only as hashes,
                   suspension, removal
+    submissions.py  owner keys, uploaded versions' verdicts, rollback
     snapshots.py  the copies of bot directories that versions run from
     leases.py     ladder leases as stored (one run per ladder; arena.ladder.lease decides)
     ladders.py    ladder creation (the schedule written as pending matches), continuous
@@ -77,6 +78,7 @@ from .records import (
     RecordOutcome,
     Standing,
     StoredMatch,
+    Submission,
 )
 from .registry import (
     MAX_NOTE,
@@ -99,9 +101,10 @@ from .schema import (
     SCHEMA_VERSION,
     StoreFile,
 )
+from .submissions import Submissions
 
 
-class Store(Registry, Leases, RankingQueries, Matches, StoreFile):
+class Store(Registry, Submissions, Leases, RankingQueries, Matches, StoreFile):
     """The SQLite store. Owns one connection; use it from one thread (see AsyncStore).
 
     `path` defaults to arena.db in the working directory. `timeout` is how long a write waits for
@@ -175,6 +178,7 @@ __all__ = [
     "Standing",
     "Store",
     "StoreError",
+    "Submission",
     "StoreLocked",
     "StoredMatch",
     "UnknownBot",

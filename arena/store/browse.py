@@ -81,6 +81,7 @@ class BotRow:
     family: str  # the bot's name; this row is its version `version` (docs/bots.md#versions)
     version: int
     note: str | None
+    status: str = "active"  # verifying, failed, active, retired (records.Bot.status)
 
 
 @dataclass(slots=True)
@@ -264,7 +265,7 @@ class Queries:
 
     _BOT_ROW = (
         "SELECT name, remote, created, suspended, suspended_reason, removed, family, "
-        "version, note FROM bots"
+        "version, note, status FROM bots"
     )
 
     @staticmethod
@@ -279,6 +280,7 @@ class Queries:
             family=r[6],
             version=r[7],
             note=r[8],
+            status=r[9],
         )
 
     def bots(self) -> list[BotRow]:

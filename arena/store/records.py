@@ -25,6 +25,10 @@ class Bot:
     family: str = ""
     version: int = 1
     note: str | None = None
+    # A submitted version's state (docs/submit.md): "verifying" and "failed" versions play in no
+    # ladder; of the "active" ones a ladder naming the bot plays the newest; "retired" ones
+    # passed, and were replaced (or rolled back from). Versions made otherwise are "active".
+    status: str = "active"
 
     def __post_init__(self) -> None:
         if not self.family:
@@ -34,6 +38,23 @@ class Bot:
     def argv(self) -> list[str]:
         """The command split into arguments (empty for a remote bot)."""
         return shlex.split(self.command) if self.command else []
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """A version uploaded by its owner (the bot row `bot`): its content digest, and its
+    verification once run (verdict None: not yet). The log excerpt is for the owner only."""
+
+    bot: str
+    family: str
+    version: int
+    digest: str
+    submitted: float
+    passed: bool | None
+    verdict: str | None
+    log_excerpt: str | None
+    opponents: tuple[str, ...]
+    finished: float | None
 
 
 @dataclass(frozen=True, slots=True)

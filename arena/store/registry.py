@@ -28,8 +28,11 @@ MAX_REASON = 500  # characters of a suspension reason (it is shown on every bot'
 MAX_NOTE = 500  # characters of a version's note
 _BOT_COLUMNS = (
     "id, name, command, directory, remote, created, suspended, suspended_reason, "
-    "removed, family, version, note"
+    "removed, family, version, note, status"
 )
+# A version's states (records.Bot.status): the ones that play, and the ones that may not.
+VERIFYING, FAILED, ACTIVE, RETIRED = "verifying", "failed", "active", "retired"
+NOT_PLAYING = frozenset({VERIFYING, FAILED})
 
 # hmac and arena.botcommand are imported where they are used (and hashlib by arena.tokens):
 # loading them (OpenSSL's hashes, tomllib, shutil) is ~10 ms of a command that only reads,
@@ -80,6 +83,7 @@ def _bot(row: Sequence[Any]) -> Bot:
         family=row[9],
         version=row[10],
         note=row[11],
+        status=row[12],
     )
 
 
@@ -106,7 +110,8 @@ def parse_bot_spec(spec: str) -> tuple[str, int | None]:
 
 def pick_version(spec: str, versions: Sequence[Bot]) -> Bot:
     """The version `spec` names among `versions`, every row of its bot (removed ones too):
-    NAME@N that version, NAME the latest that is not removed."""
+    NAME@N that version, NAME the newest active one that is not removed (a version being
+    verified, failed, or rolled back from is not; with none active, the newest)."""
     family, number = parse_bot_spec(spec)
     if not versions:
         raise UnknownBot(f"there is no bot called {family!r}; see arena bot list")
@@ -116,7 +121,8 @@ def pick_version(spec: str, versions: Sequence[Bot]) -> Bot:
             raise UnknownBot(
                 f"bot {family!r} was removed (its past results stay); see arena bot list"
             )
-        return max(live, key=lambda v: v.version)
+        active = [v for v in live if v.status == ACTIVE]
+        return max(active or live, key=lambda v: v.version)
     for v in versions:
         if v.version == number:
             if v.removed is not None:
@@ -130,22 +136,20 @@ def pick_version(spec: str, versions: Sequence[Bot]) -> Bot:
 
 def playing_versions(bots: Iterable[Bot], members: Iterable[str] | None) -> list[Bot]:
     """Of these bots (not removed), the versions that play where `members` (NAME or NAME@N,
-    as pick_version reads them) may: with None, every bot's latest version. A member naming no
-    registered version is left out (it may be registered later). In the order of `bots`."""
+    as pick_version reads them) may: with None, every bot's latest version (its newest active
+    one). A member naming no registered version is left out (it may be registered later), and
+    so is a version being verified or that failed verification. In the order of `bots`."""
     bots = list(bots)
     families: dict[str, list[Bot]] = {}
     for b in bots:
         families.setdefault(b.family, []).append(b)
-    if members is None:
-        chosen = {max(v, key=lambda b: b.version).name for v in families.values()}
-    else:
-        chosen = set()
-        for spec in members:
-            try:
-                chosen.add(pick_version(spec, families.get(parse_bot_spec(spec)[0], [])).name)
-            except UnknownBot:
-                continue
-    return [b for b in bots if b.name in chosen]
+    chosen = set()
+    for spec in families if members is None else members:
+        try:
+            chosen.add(pick_version(spec, families.get(parse_bot_spec(spec)[0], [])).name)
+        except UnknownBot:
+            continue
+    return [b for b in bots if b.name in chosen and b.status not in NOT_PLAYING]
 
 
 def _command_dir(command: str, cwd: str | os.PathLike[str] | None) -> str:
@@ -168,8 +172,27 @@ def _directory_command(run_dir: str) -> str:
     return command
 
 
+def _refuse_duplicate_upload(conn: Any, family: str, digest: str) -> None:
+    row = conn.execute(
+        "SELECT s.version FROM submissions s JOIN bots b ON b.name = s.bot "
+        "WHERE s.family = ? AND s.digest = ? AND b.removed IS NULL AND b.status != ?",
+        (family, digest, FAILED),  # a failed one may be tried again (the server's fault?)
+    ).fetchone()
+    if row is not None:
+        raise DuplicateBot(
+            f"this upload is identical to version {row[0]} of bot {family!r} (same files); "
+            f"to play that version again, roll back to it (arena submit --rollback {row[0]})"
+        )
+
+
 class Registry(StoreFile):
     """The bot registry's part of the Store."""
+
+    @sqlite_errors
+    def has_owner(self, family: str) -> bool:
+        """Whether the bot `family` has an owner key (submissions.py keeps them)."""
+        query = "SELECT 1 FROM bot_owners WHERE family = ?"
+        return self.db.execute(query, (family,)).fetchone() is not None
 
     @sqlite_errors
     def add_bot(
@@ -201,6 +224,11 @@ class Registry(StoreFile):
         token = new_token()
         with self._write() as conn:
             row = conn.execute("SELECT removed FROM bots WHERE name = ?", (name,)).fetchone()
+            if row is None and self.has_owner(name):
+                raise DuplicateBot(
+                    f"bot {name!r} has an owner key and awaits its first upload (arena submit); "
+                    "choose another name"
+                )
             if row is not None:
                 if row[0] is not None:
                     raise DuplicateBot(
@@ -228,6 +256,8 @@ class Registry(StoreFile):
         directory: str | os.PathLike[str] | None = None,
         note: str | None = None,
         cwd: str | os.PathLike[str] | None = None,
+        status: str = ACTIVE,
+        digest: str | None = None,
     ) -> tuple[Bot, str]:
         """Register a new version of the bot `name`, numbered after its last one, and return it
         with its token (shown once). Exactly one of: `command` (run from `cwd`, default the
@@ -255,11 +285,11 @@ class Registry(StoreFile):
             )
         versions = self.versions(name)
         live = [v for v in versions if v.removed is None]
-        if not versions:
+        if not versions and not (digest is not None and self.has_owner(name)):
             raise UnknownBot(
                 f"there is no bot called {name!r} to update; register it first with arena bot add"
             )
-        if not live:
+        if versions and not live:
             raise RegistryError(
                 f"bot {name!r} was removed; a removed bot gets no new "
                 "versions (register a new bot under another name)"
@@ -287,12 +317,12 @@ class Registry(StoreFile):
         placed: Path | None = None
         try:
             with self._write(immediate=True) as conn:  # the number, then the row: one writer
-                version = (
-                    1
-                    + conn.execute(
-                        "SELECT max(version) FROM bots WHERE family = ?", (name,)
-                    ).fetchone()[0]
-                )
+                if digest is not None:
+                    _refuse_duplicate_upload(conn, name, digest)
+                last = conn.execute(
+                    "SELECT max(version) FROM bots WHERE family = ?", (name,)
+                ).fetchone()[0]
+                version = 1 + (last or 0)
                 if staged is not None:
                     placed = snapshots.snapshot_dir(self.path, name, version)
                     snapshots.discard(placed)  # left by an update that failed to commit
@@ -300,7 +330,7 @@ class Registry(StoreFile):
                     run_dir = str(placed)
                 conn.execute(
                     "INSERT INTO bots (name, command, directory, remote, token_hash, created, "
-                    "family, version, note) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?)",
+                    "family, version, note, status) VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
                     (
                         version_name(name, version),
                         command,
@@ -310,8 +340,15 @@ class Registry(StoreFile):
                         name,
                         version,
                         note,
+                        status,
                     ),
                 )
+                if digest is not None:
+                    conn.execute(
+                        "INSERT INTO submissions (bot, family, version, digest, submitted) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        (version_name(name, version), name, version, digest, now()),
+                    )
         except BaseException:
             if placed is not None:
                 snapshots.discard(placed)

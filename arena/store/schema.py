@@ -177,16 +177,48 @@ def _m0003_bot_versions(db: sqlite_utils.Database) -> None:
     """)
 
 
-# A reader of a database from before versions (which it cannot migrate) sees its bots as the
-# migration would make them: each its own version 1. A TEMP view is the connection's own (it
-# writes nothing to the file) and is found before the file's table of the same name.
-_BOTS_BEFORE_VERSIONS = (
-    "CREATE TEMP VIEW bots AS SELECT *, name AS family, 1 AS version, NULL AS note FROM main.bots"
-)
+def _m0004_submissions(db: sqlite_utils.Database) -> None:
+    # Submitted versions (arena/service/submissions.py): a version's status (verifying, failed,
+    # active, retired; every earlier version is active), the owner keys of bots (one per bot,
+    # kept as a hash, apart from the play tokens), and each upload's digest and verification.
+    db.executescript("""
+    ALTER TABLE bots ADD COLUMN status TEXT NOT NULL DEFAULT 'active';
+    CREATE TABLE bot_owners (
+        family TEXT PRIMARY KEY,
+        key_hash TEXT NOT NULL,
+        created REAL NOT NULL
+    );
+    CREATE TABLE submissions (
+        bot TEXT PRIMARY KEY,
+        family TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        digest TEXT NOT NULL,
+        submitted REAL NOT NULL,
+        verdict TEXT,
+        log_excerpt TEXT,
+        opponents TEXT,
+        replay TEXT,
+        finished REAL
+    );
+    CREATE INDEX submissions_by_digest ON submissions (family, digest);
+    PRAGMA user_version = 4;
+    """)
+
+
+# A reader of a database from before versions or submissions (which it cannot migrate) sees
+# its bots as the migrations would make them: each its own version 1, active. A TEMP view is the
+# connection's own (it writes nothing to the file) and is found before the file's table of the
+# same name.
+_BOTS_COLUMNS_ADDED = {
+    "family": "name AS family",
+    "version": "1 AS version",
+    "note": "NULL AS note",
+    "status": "'active' AS status",
+}
 
 
 # Each migration ends by setting PRAGMA user_version to its number; add one, bump this.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # The oldest schema the reading queries work on: a read-only open (which cannot migrate, say in
 # a read-only folder) accepts it. Raise it when a migration changes what they read.
 READABLE_FROM = 1
@@ -194,6 +226,7 @@ _MIGRATION_STEPS = (
     ("0001_initial", _m0001_initial),
     ("0002_ladder_leases", _m0002_ladder_leases),
     ("0003_bot_versions", _m0003_bot_versions),
+    ("0004_submissions", _m0004_submissions),
 )
 _MIGRATION_NAMES = tuple(name for name, _ in _MIGRATION_STEPS)
 # The tables of the first migration: with it recorded as applied, an Arena database from before
@@ -354,8 +387,11 @@ class StoreFile:
                     f"{SCHEMA_VERSION}; open it once for writing (any arena command that writes)"
                 )
             columns = {row[1] for row in self.db.execute("PRAGMA main.table_info(bots)")}
-            if "family" not in columns:
-                self.db.execute(_BOTS_BEFORE_VERSIONS)
+            added = [sql for column, sql in _BOTS_COLUMNS_ADDED.items() if column not in columns]
+            if added:
+                self.db.execute(
+                    f"CREATE TEMP VIEW bots AS SELECT *, {', '.join(added)} FROM main.bots"
+                )
             return
         # WAL: readers never block the writer nor the writer them. synchronous=NORMAL: in WAL a
         # commit survives a killed process; only a power cut can lose the last commits.

@@ -115,6 +115,7 @@ def create_app(
         openapi_url="/openapi.json",
     )
     app.state.reader = reader
+    app.state.owners_api = False  # arena serve adds the owners' API (arena/service/submissions.py)
     app.state.live = live
     feeds = app.state.feeds = Feeds(interval=live_interval)  # close() ends every stream
     app.mount("/static", StaticFiles(directory=str(site.STATIC)), name="static")
@@ -216,7 +217,9 @@ def create_app(
 
     @app.get("/bots/{bot}", response_class=HTMLResponse, include_in_schema=False)
     def bot_html(request: Request, bot: str = BOT) -> HTMLResponse:
-        return render(request, site.bot_page(queries(), bot))
+        template, context = site.bot_page(queries(), bot)
+        # The owner's part (_owner.html) where the owners' API is served (arena serve).
+        return render(request, (template, {**context, "owners_api": app.state.owners_api}))
 
     @app.get("/matches", response_class=HTMLResponse, include_in_schema=False)
     def matches_html(

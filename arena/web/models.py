@@ -94,6 +94,10 @@ class BotOut(BaseModel):
     )
     version: int
     note: str | None = Field(description="what its owner said changed in this version")
+    status: str = Field(
+        "active",
+        description="verifying, failed (a submitted version: docs/submit.md), active, retired",
+    )
 
 
 class SeatOut(BaseModel):

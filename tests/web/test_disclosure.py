@@ -59,6 +59,12 @@ API_ROUTES = {
     "/api/ladders/{ladder}/head-to-head",
     "/api/ladders/{ladder}/matches/{index}/live",
 }
+# The owners' API (arena/service/submissions.py): nothing public, every route needs the owner key.
+OWNER_ROUTES = {
+    "/api/bots/{name}/owner",
+    "/api/bots/{name}/versions/{version}",
+    "/api/bots/{name}/versions/{version}/verification",
+}
 REPLAY_DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 
 
@@ -520,7 +526,10 @@ def test_every_public_api_route_was_looked_at(serve_run):
     routes = {
         p for p, ops in spec["paths"].items() if "get" in ops and not p.startswith("/api/admin/")
     }
-    assert routes == API_ROUTES
+    assert routes == API_ROUTES | OWNER_ROUTES
+    for route in OWNER_ROUTES:  # with no owner key, nothing
+        url = serve_run.web + route.replace("{name}", "anybot").replace("{version}", "1")
+        assert httpx.get(url).status_code == 401
     looked = {
         re.sub(
             r"/matches/\d+",

@@ -1,0 +1,33 @@
+"""Who may act as a bot's owner: the one check of an owner key (the X-Owner-Key header), used by
+every route that submits a bot's code or shows what only its owner may see (the verdicts' log
+excerpts). A bot's owner key is not its play token (docs/submit.md#owners-and-keys)."""
+
+from __future__ import annotations
+
+from fastapi import HTTPException
+
+from arena.store import Store, parse_bot_spec
+
+OWNER_HEADER = "X-Owner-Key"
+
+
+def owner_refusal(store: Store, bot: str, key: str | None) -> str | None:
+    """Why whoever presented `key` may not act as the owner of `bot` (NAME or NAME@N: the key is
+    the bot's, whichever version), or None if they may. A read-only Store does (the web's), and
+    so does `await astore.run(owner_refusal, bot, key)`. The same answer for a bot without an
+    owner key as for a wrong key, so that it tells nothing of which bots have one."""
+    family = parse_bot_spec(bot)[0]
+    if key and store.owner_key_matches(family, key):
+        return None
+    what = "missing" if not key else "wrong (or rotated)"
+    return (
+        f"the {OWNER_HEADER} header is {what} for bot {family!r}: give the owner key the "
+        "organiser gave you (a rotated key no longer works; ask the organiser for the new one)"
+    )
+
+
+def require_owner(store: Store, bot: str, key: str | None) -> None:
+    """owner_refusal as an HTTP 401, for a route."""
+    refusal = owner_refusal(store, bot, key)
+    if refusal is not None:
+        raise HTTPException(401, refusal)

@@ -1,0 +1,181 @@
+"""A submitted version's verification: before it plays in any ladder, it plays one match
+against bots chosen at random among those the ladder seats now, through the service's own
+executor (the sandbox, launcher and referee the ladders use), under a deadline. A fault of its
+seat (it does not start or connect, crashes, plays illegally, times out), or no verdict by the
+deadline, fails it: its owner reads why, with its log's tail; a clean match makes it the version
+the ladders play (Store.record_verification). The match is not rated and joins no ladder; its
+replay is kept with the verdict."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from dataclasses import dataclass
+from typing import Awaitable, Callable, Sequence
+
+from arena import replay
+from arena.ladder.runner import InfrastructureError, MatchExecutor
+from arena.referee.match import Limits
+from arena.results import MatchResult
+from arena.store import AsyncStore, Bot, Ladder, Store, StoredMatch
+
+log = logging.getLogger(__name__)
+
+LOG_EXCERPT_CHARS = 4000  # of the version's log, kept with a failed verdict
+OPPONENTS_POLL_S = 0.5  # how often to look again for opponents, while there are too few
+
+
+@dataclass(frozen=True)
+class VerificationSettings:
+    deadline_s: float = 120.0  # for the whole verification: opponents, launch and match
+    limits: Limits = Limits(move_ms=2000, time_bank_ms=10_000, max_strikes=1, connect_ms=20_000)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    passed: bool
+    verdict: str
+    log_excerpt: str | None = None
+    opponents: tuple[str, ...] = ()
+    replay: dict | None = None
+
+
+def judge(result: MatchResult, name: str, log_tail: str | None) -> Verdict:
+    """The verdict on `name` from its verification match: passed if its seat never faulted."""
+    seat = result.seat_names.index(name)
+    faults = [f for f in result.faults if f.seat == seat]
+    opponents = tuple(n for n in result.seat_names if n != name)
+    doc = replay.to_dict(result, with_views=False)
+    if not faults:
+        return Verdict(True, "passed", None, opponents, doc)
+    what = "; ".join(
+        f"{f.kind}"
+        + (f" at move {f.move}" if f.move >= 0 else "")
+        + (f": {f.detail}" if f.detail else "")
+        for f in faults
+    )
+    return Verdict(False, f"failed: {what}", log_tail, opponents, doc)
+
+
+class Verifier:
+    """Runs verifications for the service, each in a task of its own."""
+
+    def __init__(
+        self,
+        store: AsyncStore,
+        executor: MatchExecutor,
+        settings: VerificationSettings,
+        ladder_for: Callable[[Bot], Ladder | None],
+        opponents_for: Callable[[Ladder, Bot], Awaitable[Sequence[Bot]]],
+        rng: random.Random,
+    ):
+        self.store = store
+        self.executor = executor
+        self.settings = settings
+        self.ladder_for = ladder_for
+        self.opponents_for = opponents_for
+        self.rng = rng
+        self.tasks: set[asyncio.Task] = set()
+
+    def start(self, name: str) -> None:
+        task = asyncio.ensure_future(self._verify_logged(name))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    async def _verify_logged(self, name: str) -> None:
+        try:
+            await self.verify(name)
+        except asyncio.CancelledError:
+            raise  # the server is stopping: the version stays "verifying", verified at restart
+        except Exception:  # removed meanwhile, or the store failed: the server carries on
+            log.exception("verifying %s failed; it stays verifying until the next start", name)
+
+    async def verify(self, name: str) -> str:
+        """Verify the version `name` and store its verdict; returns its new status. (Cancelled
+        by a stopping server, it stays "verifying": the next start verifies it again.)"""
+        try:
+            verdict = await asyncio.wait_for(self._play(name), self.settings.deadline_s)
+        except TimeoutError:
+            verdict = Verdict(
+                False,
+                f"failed: the verification did not finish within {self.settings.deadline_s:.0f} "
+                "s (the bot did not start, connect or finish its match in time)",
+                self._log_tail(name),
+            )
+        except InfrastructureError as err:
+            verdict = Verdict(
+                False,
+                f"failed: the server could not run the verification ({err}); submit again, "
+                "or tell the organiser if it persists",
+                self._log_tail(name),
+            )
+        if not verdict.passed:
+            await self._stop(name)
+        status = await self.store.run(
+            Store.record_verification,
+            name,
+            verdict.passed,
+            verdict.verdict,
+            verdict.log_excerpt,
+            verdict.opponents,
+            verdict.replay,
+        )
+        log.info("verified %s: %s (%s)", name, verdict.verdict, status)
+        return status
+
+    async def _play(self, name: str) -> Verdict:
+        bot = await self.store.run(Store.get_bot, name)
+        ladder = self.ladder_for(bot)
+        if ladder is None:
+            return Verdict(
+                False,
+                f"failed: this server runs no ladder bot {bot.family} may play in, so it "
+                "cannot be verified; ask the organiser",
+            )
+        need = ladder.table_size - 1
+        while True:
+            pool = [b for b in await self.opponents_for(ladder, bot) if b.family != bot.family]
+            if len(pool) >= need:
+                break
+            await asyncio.sleep(OPPONENTS_POLL_S)  # a period: bots connect or are added
+        opponents = self.rng.sample(pool, need)
+        seats = [bot, *opponents]
+        self.rng.shuffle(seats)
+        names = tuple(b.name for b in seats)
+        await self.executor.start(seats)
+        match = StoredMatch(
+            ladder=ladder.name,
+            index=-1,
+            set_index=-1,
+            round=0,
+            rotation=0,
+            seed=self.rng.randrange(2**31),
+            seats=names,
+            status="running",
+            attempts=1,
+            node=None,
+            started=None,
+            finished=None,
+            rated=False,
+            rating_note=None,
+        )
+        result, _ = await self.executor.play(ladder, match, self.settings.limits, f"verify.{name}")
+        return judge(result, name, self._log_tail(name))
+
+    def _log_tail(self, name: str) -> str | None:
+        referee = getattr(self.executor, "referee", None)  # on Ray the bot ran on a node
+        proc = referee.bots.get(name) if referee is not None else None
+        return proc.log_tail(LOG_EXCERPT_CHARS) if proc is not None else None
+
+    async def _stop(self, name: str) -> None:
+        """A failed version's process ends with its verification (a passed one plays on)."""
+        referee = getattr(self.executor, "referee", None)
+        if referee is not None and name in referee.bots:
+            referee.tokens.revoke(name)
+            await referee.bots.pop(name).stop()

@@ -1,0 +1,143 @@
+// The owner's view of a bot's page (_owner.html): asks for the owner key, keeps it in this
+// tab's sessionStorage only (never in a URL), shows each version's status, verdict and log
+// excerpt from the owners' API, uploads a new version and rolls back to an earlier one.
+(function () {
+  "use strict";
+  const section = document.getElementById("owner");
+  if (!section) return;
+  const api = section.dataset.api;
+  const storageKey = "arena-owner-key:" + section.dataset.bot;
+  const message = document.getElementById("owner-message");
+  const view = document.getElementById("owner-view");
+  const forget = document.getElementById("owner-forget");
+  let polling = null;
+
+  function key() { return sessionStorage.getItem(storageKey); }
+  function say(text) { message.textContent = text; }
+
+  async function call(path, options) {
+    const opts = Object.assign({}, options || {});
+    opts.headers = Object.assign({ "X-Owner-Key": key() }, opts.headers || {});
+    const answer = await fetch(api + path, opts);
+    const doc = await answer.json().catch(() => ({}));
+    if (!answer.ok) {
+      const text = (doc.error && doc.error.message) || answer.statusText;
+      if (answer.status === 401) { sessionStorage.removeItem(storageKey); show(false); }
+      throw new Error(text);
+    }
+    return doc;
+  }
+
+  function cell(row, text) {
+    const td = document.createElement("td");
+    if (text !== undefined) td.textContent = text;
+    row.appendChild(td);
+    return td;
+  }
+
+  function render(doc) {
+    const body = document.querySelector("#owner-versions tbody");
+    body.replaceChildren();
+    let verifying = false;
+    for (const v of doc.versions) {
+      const row = document.createElement("tr");
+      row.dataset.version = v.version;
+      cell(row, v.version + " (" + v.bot + ")" + (v.note ? ": " + v.note : ""));
+      cell(row, v.status);
+      verifying = verifying || v.status === "verifying";
+      const verdict = cell(row);
+      verdict.append(v.verdict || (v.submitted ? "waiting" : "not submitted here"));
+      if (v.opponents.length) verdict.append(" against " + v.opponents.join(", "));
+      if (v.verification_match) {
+        const link = document.createElement("button");
+        link.type = "button";
+        link.textContent = "verification match (JSON)";
+        link.addEventListener("click", () => openReplay(v.version));
+        verdict.append(" ", link);
+      }
+      if (v.log_excerpt) {
+        const pre = document.createElement("pre");
+        pre.className = "log-excerpt";
+        pre.textContent = v.log_excerpt;
+        verdict.appendChild(pre);
+      }
+      cell(row, v.ratings.map((r) => r.ladder + ": " + r.mu.toFixed(2) + " ± " +
+        r.sigma.toFixed(2) + ", " + r.matches).join("; ") || "in no ladder");
+      const action = cell(row);
+      if (v.status === "retired") {
+        const back = document.createElement("button");
+        back.type = "button";
+        back.textContent = "Play this version again";
+        back.addEventListener("click", () => rollback(v.version));
+        action.appendChild(back);
+      }
+      body.appendChild(row);
+    }
+    clearTimeout(polling);
+    if (verifying) polling = setTimeout(load, 2000);
+  }
+
+  async function openReplay(version) {
+    try {
+      const doc = await call("/versions/" + version + "/verification");
+      const blob = new Blob([JSON.stringify(doc, null, 2)], { type: "application/json" });
+      window.open(URL.createObjectURL(blob), "_blank");
+    } catch (err) { say(err.message); }
+  }
+
+  async function rollback(version) {
+    try {
+      const doc = await call("/rollback", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ version: version }),
+      });
+      say("version " + doc.version + " plays again");
+      load();
+    } catch (err) { say(err.message); }
+  }
+
+  function show(on) {
+    view.hidden = !on;
+    forget.hidden = !on;
+  }
+
+  async function load() {
+    if (!key()) return;
+    try {
+      render(await call("/owner"));
+      show(true);
+    } catch (err) { say(err.message); }
+  }
+
+  document.getElementById("owner-key-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const input = document.getElementById("owner-key");
+    sessionStorage.setItem(storageKey, input.value.trim());
+    input.value = "";
+    say("");
+    load();
+  });
+  forget.addEventListener("click", () => {
+    sessionStorage.removeItem(storageKey);
+    show(false);
+    say("the key is forgotten in this tab");
+  });
+  document.getElementById("upload-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const file = document.getElementById("upload-file").files[0];
+    const note = document.getElementById("upload-note").value.trim();
+    if (!file) return;
+    say("uploading " + file.name + "…");
+    try {
+      const doc = await call("/versions" + (note ? "?note=" + encodeURIComponent(note) : ""), {
+        method: "POST",
+        headers: { "Content-Type": "application/octet-stream" },
+        body: file,
+      });
+      say("uploaded as version " + doc.version + "; verifying…");
+      load();
+    } catch (err) { say(err.message); }
+  });
+  load();
+})();
