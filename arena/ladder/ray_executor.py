@@ -142,10 +142,14 @@ class NodeReferee:
     ) -> MatchResult:
         from arena.games import game_from_config
 
+        from .local import with_log_excerpts
+
         await self._ensure_running(seats)
-        return await self.host.run_match(
+        result = await self.host.run_match(
             game_from_config(config), seed, seats, limits, match_id=match_id
         )
+        # The excerpts travel to the driver inside the result: the logs stay on this node.
+        return with_log_excerpts(result, self.host.bots)
 
     async def bot_pids(self) -> dict[str, int]:
         """The process group of each bot launched here (for tests and diagnosis)."""
