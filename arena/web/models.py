@@ -148,6 +148,20 @@ class FaultOut(BaseModel):
     set_finished: bool = SET_FINISHED
 
 
+class FaultLogOut(FaultOut):
+    excerpt: str | None = Field(
+        description="the end of the bot's log as the match ended (at most 4096 bytes, control "
+        "characters removed); null when none was kept (a remote bot's log is on its owner's "
+        "machine)"
+    )
+
+
+class BotFaultLogsOut(BaseModel):
+    bot: str
+    remote: bool = Field(description="a remote bot: the server has no log of it")
+    faults: list[FaultLogOut] = Field(description="its most recent faults, newest first")
+
+
 BotLadderOut = record_model(
     "BotLadderOut",
     Standing,

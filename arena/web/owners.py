@@ -1,0 +1,46 @@
+"""Who may read a bot's private parts: the log excerpts kept when its launched process faulted.
+
+One function, `may_read_logs`, decides, from the credential a request presents: the organiser's
+admin key (`arena serve` with a key) or the bot's own play token. A new kind of credential (a
+bot's owner key) is one more field of `Credential` and one more test here. Secrets are compared
+in constant time (hmac.compare_digest), the token through its hash, as the referee and the admin
+API do, so timing tells nothing about a real key.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+
+from arena.store.browse import Queries
+from arena.tokens import hash_token
+
+# The request headers that carry a credential (the API's and the bot page's script's).
+BOT_KEY_HEADER = "X-Bot-Key"
+ADMIN_KEY_HEADER = "X-Admin-Key"
+
+
+@dataclass(frozen=True, slots=True)
+class Credential:
+    """What a request presented (None: not presented)."""
+
+    bot_key: str | None = None  # the bot's play token
+    admin_key: str | None = None
+
+    @property
+    def given(self) -> bool:
+        return bool(self.bot_key or self.admin_key)
+
+
+def may_read_logs(q: Queries, bot: str, credential: Credential, admin_key: str | None) -> bool:
+    """Whether `credential` opens bot `bot`'s log excerpts: the server's admin key (`admin_key`,
+    None when it has none), or the play token of that very bot row (a version's token opens
+    that version's logs only; a removed bot has no token). Raises UnknownBot for no such bot."""
+    token_hash = q.bot_key_hash(bot)
+    if credential.admin_key and admin_key:
+        if hmac.compare_digest(credential.admin_key.encode(), admin_key.encode()):
+            return True
+    if credential.bot_key and token_hash is not None:
+        if hmac.compare_digest(hash_token(credential.bot_key), token_hash):
+            return True
+    return False
