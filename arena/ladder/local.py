@@ -195,11 +195,13 @@ class LocalExecutor:
                 await self._launch(self._bots[name])
 
     async def _launch(self, bot: Bot) -> None:
-        try:
-            command = resolve_command(
-                bot.directory if _is_manifest_bot(bot) else bot.command,
-                Path(bot.directory) if bot.directory else None,
+        spec = bot.directory if _is_manifest_bot(bot) else bot.command
+        if spec is None:
+            raise InfrastructureError(
+                f"bot {bot.name} is a remote bot (it connects by itself); nothing launches it"
             )
+        try:
+            command = resolve_command(spec, Path(bot.directory) if bot.directory else None)
         except BotCommandError as err:
             raise InfrastructureError(f"bot {bot.name} cannot be launched: {err}") from None
         old = self.referee.bots.pop(bot.name, None)

@@ -57,9 +57,13 @@ INDEX = PathParam(description="the match's index in its ladder's schedule", ge=0
 LIMIT = Query(50, ge=1, le=200, description="matches per page")
 BEFORE = Query(None, ge=1, le=2**62, description="the `next` of the previous page")
 
-NOT_FOUND = {404: {"model": models.ErrorOut, "description": "no such ladder, bot or match"}}
+# FastAPI's `responses`: extra answers a route documents in /openapi.json.
+Responses = dict[int | str, dict[str, Any]]
+NOT_FOUND: Responses = {
+    404: {"model": models.ErrorOut, "description": "no such ladder, bot or match"}
+}
 SWAGGER_ASSETS = "/api/docs/assets"  # where Swagger UI's own files are served
-BAD_INPUT = {422: {"model": models.ErrorOut, "description": "a parameter is not valid"}}
+BAD_INPUT: Responses = {422: {"model": models.ErrorOut, "description": "a parameter is not valid"}}
 
 
 class FramesCache:

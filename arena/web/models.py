@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typing
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, create_model
 
@@ -51,29 +51,32 @@ class LadderOut(BaseModel):
 
 
 # A bot's standing in a ladder: the store's record (arena.store.Standing), in two views.
-StandingOut = record_model(
-    "StandingOut",
-    Standing,
-    rank="1 = best, by the conservative rating",
-    bot=None,
-    conservative="mu - 3 sigma",
-    mu=None,
-    sigma=None,
-    matches=None,
-    mean_score=None,
-    wins="first places, shared ones included",
-    faults=None,
-    p_better_than_next=(
-        float | None,
-        "probability that this bot's skill is above the next "
-        "one's (TrueSkill posteriors); null for the last",
-    ),
-    settled=(
-        bool,
-        "better than the next and worse than the previous, each with probability at least 0.95",
-    ),
-    suspended=None,
-)
+if TYPE_CHECKING:  # built at run time from the record's fields: a model to the checker
+    StandingOut = BaseModel
+else:
+    StandingOut = record_model(
+        "StandingOut",
+        Standing,
+        rank="1 = best, by the conservative rating",
+        bot=None,
+        conservative="mu - 3 sigma",
+        mu=None,
+        sigma=None,
+        matches=None,
+        mean_score=None,
+        wins="first places, shared ones included",
+        faults=None,
+        p_better_than_next=(
+            float | None,
+            "probability that this bot's skill is above the next "
+            "one's (TrueSkill posteriors); null for the last",
+        ),
+        settled=(
+            bool,
+            "better than the next and worse than the previous, each with probability at least 0.95",
+        ),
+        suspended=None,
+    )
 
 
 class RankingsOut(BaseModel):
@@ -162,21 +165,24 @@ class BotFaultLogsOut(BaseModel):
     faults: list[FaultLogOut] = Field(description="its most recent faults, newest first")
 
 
-BotLadderOut = record_model(
-    "BotLadderOut",
-    Standing,
-    ladder=None,
-    game=None,
-    rank=None,
-    of="bots in the ladder",
-    conservative=None,
-    mu=None,
-    sigma=None,
-    matches=None,
-    mean_score=None,
-    wins=None,
-    faults=None,
-)
+if TYPE_CHECKING:  # built at run time from the record's fields: a model to the checker
+    BotLadderOut = BaseModel
+else:
+    BotLadderOut = record_model(
+        "BotLadderOut",
+        Standing,
+        ladder=None,
+        game=None,
+        rank=None,
+        of="bots in the ladder",
+        conservative=None,
+        mu=None,
+        sigma=None,
+        matches=None,
+        mean_score=None,
+        wins=None,
+        faults=None,
+    )
 
 
 class BotVersionOut(BaseModel):

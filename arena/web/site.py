@@ -48,7 +48,8 @@ class LiveSource(Protocol):
 
 
 class Urls(Protocol):
-    static_mode: bool
+    @property
+    def static_mode(self) -> bool: ...
 
     def home(self) -> str: ...
     def ladder(self, ladder: str) -> str: ...
