@@ -53,6 +53,7 @@ class LadderOut(BaseModel):
 # A bot's standing in a ladder: the store's record (arena.store.Standing), in two views.
 if TYPE_CHECKING:  # built at run time from the record's fields: a model to the checker
     StandingOut = BaseModel
+    BotLadderOut = BaseModel
 else:
     StandingOut = record_model(
         "StandingOut",
@@ -76,6 +77,21 @@ else:
             "better than the next and worse than the previous, each with probability at least 0.95",
         ),
         suspended=None,
+    )
+    BotLadderOut = record_model(
+        "BotLadderOut",
+        Standing,
+        ladder=None,
+        game=None,
+        rank=None,
+        of="bots in the ladder",
+        conservative=None,
+        mu=None,
+        sigma=None,
+        matches=None,
+        mean_score=None,
+        wins=None,
+        faults=None,
     )
 
 
@@ -163,26 +179,6 @@ class BotFaultLogsOut(BaseModel):
     bot: str
     remote: bool = Field(description="a remote bot: the server has no log of it")
     faults: list[FaultLogOut] = Field(description="its most recent faults, newest first")
-
-
-if TYPE_CHECKING:  # built at run time from the record's fields: a model to the checker
-    BotLadderOut = BaseModel
-else:
-    BotLadderOut = record_model(
-        "BotLadderOut",
-        Standing,
-        ladder=None,
-        game=None,
-        rank=None,
-        of="bots in the ladder",
-        conservative=None,
-        mu=None,
-        sigma=None,
-        matches=None,
-        mean_score=None,
-        wins=None,
-        faults=None,
-    )
 
 
 class BotVersionOut(BaseModel):
