@@ -204,12 +204,20 @@ runpy.run_path("fault_bot.py", run_name="__main__")
 """
 
 
+LAST_WORDS = "thinking 299\nlast words: out of ideas\n"  # how its log ends, each time
+
+
+def crashing_bot(path: Path) -> Path:
+    """A bot directory whose bot prints 302 lines to stderr, plays two moves and exits."""
+    path.mkdir()
+    shutil.copy(ROOT / "tests" / "bots" / "fault_bot.py", path)
+    (path / "bot.py").write_text(CRASHING_BOT)
+    (path / "arena-bot.toml").write_text('command = "python bot.py"\n')
+    return path
+
+
 def test_a_launched_bot_that_crashes_leaves_its_last_words_for_its_owner(tmp_path):
-    bot = tmp_path / "crasher"
-    bot.mkdir()
-    shutil.copy(ROOT / "tests" / "bots" / "fault_bot.py", bot)
-    (bot / "bot.py").write_text(CRASHING_BOT)
-    (bot / "arena-bot.toml").write_text('command = "python bot.py"\n')
+    bot = crashing_bot(tmp_path / "crasher")
     db = tmp_path / "arena.db"
     with Store(db) as store:
         token = store.add_bot("crasher", directory=str(bot))
@@ -234,5 +242,5 @@ def test_a_launched_bot_that_crashes_leaves_its_last_words_for_its_owner(tmp_pat
     assert faults and {f["kind"] for f in faults} == {"crash"}
     for f in faults:
         excerpt = f["excerpt"]
-        assert excerpt.endswith("thinking 299\nlast words: out of ideas\n"), excerpt[-200:]
+        assert excerpt.endswith(LAST_WORDS), excerpt[-200:]
         assert "\x1b" not in excerpt and len(excerpt.encode()) <= 4096
