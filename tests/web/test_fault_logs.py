@@ -15,6 +15,7 @@ import jsonschema
 import pytest
 from playwright.sync_api import expect
 
+from arena.results import CRASH, Fault, demote_faulted
 from arena.store import Store
 from arena.web.app import create_app
 from arena.web.report import write_report
@@ -22,10 +23,11 @@ from arena.web.sample import random_result
 from tests.web.support import ServerThread
 
 ROOT = Path(__file__).resolve().parents[2]
+IMG = ROOT / "docs" / "img"  # the screenshots docs/web.md shows
 
 RANDOM = "python example_bots/random_bot.py"
 ADMIN_KEY = "organiser-key-for-the-tests"
-SECRET = "only-the-owner-sees-this"  # in every excerpt, and nowhere public
+SECRET = "plan-7f3a91"  # in every excerpt, and nowhere public
 
 
 @dataclasses.dataclass
@@ -37,8 +39,8 @@ class LogsDb:
 
 @pytest.fixture(scope="module")
 def logs_db(tmp_path_factory) -> LogsDb:
-    """Two launched bots (ann, ben) and a remote one (cal) on a Balloon ladder of 3, every match
-    with a faulted seat; each faulted launched seat with its log excerpt (HTML in it)."""
+    """Two launched bots (ann, ben) and a remote one (cal) on a Balloon ladder of 3: ann and cal
+    fault in every match, ann's seats with their log excerpts (HTML in them)."""
     path = tmp_path_factory.mktemp("logs") / "arena.db"
     rng = random.Random(3)
     excerpts = {}
@@ -48,18 +50,33 @@ def logs_db(tmp_path_factory) -> LogsDb:
             "ben": store.add_bot("ben", RANDOM),
             "cal": store.add_bot("cal", remote=True),
         }
-        store.create_ladder("l", "balloon", 3, list(tokens), seed=7, rounds=1)
-        config = store.get_ladder("l").config
-        for m in store.matches("l"):
-            result = random_result(config, m.seed, m.seats, rng, fault_rate=1.0)
+        store.create_ladder("bal", "balloon", 3, list(tokens), seed=7, rounds=1)
+        config = store.get_ladder("bal").config
+        for m in store.matches("bal"):
+            result = random_result(config, m.seed, m.seats, rng)
+            # ann (launched) and cal (remote) crash in every match; ben never faults.
+            faulted = [seat for seat, name in enumerate(m.seats) if name in ("ann", "cal")]
+            faults = tuple(Fault(s, CRASH, 1, 3.0, "the bot process exited") for s in faulted)
             logs = {
-                f.seat: f"{m.seats[f.seat]} <b>{SECRET}</b> in match {m.index}\n"
-                for f in result.faults
-                if m.seats[f.seat] != "cal"
+                seat: (
+                    f"ann: match {m.index}, thinking\n"
+                    "Traceback (most recent call last):\n"
+                    '  File "bot.py", line 42, in choose\n'
+                    f"    return plan[7]  # <b>{SECRET}</b>\n"
+                    "IndexError: list index out of range\n"
+                )
+                for seat in faulted
+                if m.seats[seat] == "ann"
             }
-            store.record_result("l", m.index, dataclasses.replace(result, log_excerpts=logs))
+            result = dataclasses.replace(
+                result,
+                faults=faults,
+                ranks=demote_faulted(result.scores, set(faulted)),
+                log_excerpts=logs,
+            )
+            store.record_result("bal", m.index, result)
             excerpts.update({(m.index, seat): text for seat, text in logs.items()})
-    assert excerpts, "the sample needs faults of launched bots"
+    assert len(excerpts) == 3  # one a match
     return LogsDb(path, tokens, excerpts)
 
 
@@ -74,8 +91,8 @@ def logs_client(logs_db):
 def _faulted(db: LogsDb, bot: str) -> dict[tuple[str, int, int], str]:
     with Store(db.path, readonly=True) as store:
         return {
-            ("l", m.index, seat): db.excerpts.get((m.index, seat))
-            for m in store.matches("l")
+            ("bal", m.index, seat): db.excerpts.get((m.index, seat))
+            for m in store.matches("bal")
             for seat, name in enumerate(m.seats)
             if name == bot and (m.index, seat) in db.excerpts
         }
@@ -94,7 +111,7 @@ def test_the_bots_token_and_the_admin_key_open_its_excerpts(logs_client, logs_db
         body = r.json()
         assert body["bot"] == "ann" and body["remote"] is False
         got = {(f["ladder"], f["index"], f["seat"]): f["excerpt"] for f in body["faults"]}
-        assert {k: v for k, v in got.items() if v is not None} == expected
+        assert got == expected and len(expected) == 3
     # A remote bot's owner gets its faults, and no excerpt: the server has none.
     r = logs_client.get("/api/bots/cal/faults", headers={"X-Bot-Key": logs_db.tokens["cal"]})
     assert r.status_code == 200 and r.json()["remote"] is True
@@ -128,14 +145,14 @@ def test_without_an_admin_key_the_server_takes_none(logs_db):
 
 def test_no_public_page_api_route_or_report_shows_an_excerpt(logs_client, logs_db, tmp_path):
     spec = logs_client.get("/openapi.json").json()
-    public = ["/", "/bots", "/ladders/l", "/matches?ladder=l", "/openapi.json", "/api/docs"]
-    public += ["/api/ladders", "/api/ladders/l", "/api/bots"]
+    public = ["/", "/bots", "/ladders/bal", "/matches?ladder=bal", "/openapi.json", "/api/docs"]
+    public += ["/api/ladders", "/api/ladders/bal", "/api/bots"]
     for bot in logs_db.tokens:
         public += [f"/bots/{bot}", f"/api/bots/{bot}?recent=200", f"/api/bots/{bot}/history"]
-        public += [f"/api/matches?bot={bot}", f"/api/ladders/l/head-to-head?bot={bot}"]
+        public += [f"/api/matches?bot={bot}", f"/api/ladders/bal/head-to-head?bot={bot}"]
     for index, _ in logs_db.excerpts:
-        public += [f"/ladders/l/matches/{index}", f"/api/ladders/l/matches/{index}?frames=true"]
-        public += [f"/api/ladders/l/matches/{index}/live"]
+        public += [f"/ladders/bal/matches/{index}", f"/api/ladders/bal/matches/{index}?frames=true"]
+        public += [f"/api/ladders/bal/matches/{index}/live"]
     templates = {p for p in spec["paths"] if p != "/api/bots/{bot}/faults"}
     covered = {p for p in templates if any(_matches(p, url) for url in public)}
     assert covered == templates, "every public route is read here"
@@ -145,7 +162,7 @@ def test_no_public_page_api_route_or_report_shows_an_excerpt(logs_client, logs_d
         assert SECRET not in r.text, url
     # The bot page has the form, and none of the excerpts.
     page = logs_client.get("/bots/ann").text
-    assert 'id="logs-form"' in page and "only-the-owner" not in page
+    assert 'id="logs-form"' in page and SECRET not in page
     assert 'id="logs-remote"' in logs_client.get("/bots/cal").text
     out = tmp_path / "site"
     write_report(logs_db.path, out)
@@ -160,6 +177,7 @@ def _matches(template: str, url: str) -> bool:
 
 
 def test_the_owner_types_the_token_and_sees_the_excerpts(logs_db, browser):
+    """And docs/img/bot-logs.png and bot-logs-phone.png: the excerpts on the bot page."""
     server = ServerThread(create_app(logs_db.path, admin_key=ADMIN_KEY)).start()
     context = browser.new_context(viewport={"width": 390, "height": 800})
     try:
@@ -173,6 +191,7 @@ def test_the_owner_types_the_token_and_sees_the_excerpts(logs_db, browser):
         page.fill("#logs-key", logs_db.tokens["ann"])
         page.click("#logs-form button[type=submit]")
         excerpts = sorted(_faulted(logs_db, "ann").values())
+        assert len(excerpts) == 3
         expect(page.locator("#logs-list pre.excerpt")).to_have_count(len(excerpts))
         shown = sorted(page.locator("#logs-list pre.excerpt").all_text_contents())
         assert shown == excerpts  # the HTML in them shown as text, not markup
@@ -182,6 +201,9 @@ def test_the_owner_types_the_token_and_sees_the_excerpts(logs_db, browser):
         page.reload()
         expect(page.locator("#logs-list pre.excerpt")).to_have_count(len(excerpts))
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.locator("#fault-logs").screenshot(path=str(IMG / "bot-logs-phone.png"))
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.locator("#fault-logs").screenshot(path=str(IMG / "bot-logs.png"))
         page.click("#logs-forget")
         expect(page.locator("#logs-list pre")).to_have_count(0)
         page.reload()
