@@ -283,7 +283,8 @@ class Matches(Ladders):
                     for f in result.faults
                 ],
             )
-            faulted = {f.seat for f in result.faults}
+        if result.log_excerpts:  # a faulted launched bot's (the executor sends no others)
+            faulted = result.faulted_seats
             conn.executemany(
                 "INSERT INTO fault_logs (match_id, seat, excerpt) VALUES (?, ?, ?)",
                 [

@@ -68,10 +68,10 @@ def test_an_arena_database_from_before_the_mark_is_adopted(tmp_path):
     build_demo(str(path))
     con = sqlite3.connect(path)
     con.executescript(
-        "DROP TABLE ladder_leases; DROP INDEX bots_by_version; "
+        "DROP TABLE ladder_leases; DROP INDEX bots_by_version; DROP TABLE fault_logs; "
         "ALTER TABLE bots DROP COLUMN family; ALTER TABLE bots DROP COLUMN version; "
         "ALTER TABLE bots DROP COLUMN note; DELETE FROM _sqlite_migrations WHERE "
-        "name IN ('0002_ladder_leases', '0003_bot_versions'); "
+        "name IN ('0002_ladder_leases', '0003_bot_versions', '0004_fault_logs'); "
         "PRAGMA application_id = 0; PRAGMA user_version = 1;"
     )
     con.close()

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.store import (
     APPLICATION_ID,
+    SCHEMA_VERSION,
     BadManifest,
     RegistryError,
     Store,
@@ -79,7 +80,7 @@ def test_a_database_of_schema_2_gets_versions_and_its_bots_become_version_1(tmp_
         assert reader.resolve_bot("heur@1").command == "python bot.py"
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
     with Store(path) as store:
-        assert store.schema_version() == 3
+        assert store.schema_version() == SCHEMA_VERSION
         heur = store.get_bot("heur")
         assert (heur.family, heur.version, heur.note, heur.command) == (
             "heur",
@@ -90,9 +91,8 @@ def test_a_database_of_schema_2_gets_versions_and_its_bots_become_version_1(tmp_
         assert store.resolve_bot("far@1").name == "far"
         assert [b.name for b in store.versions("heur")] == ["heur"]
     con = sqlite3.connect(path)
-    assert con.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid").fetchall()[-1] == (
-        "0003_bot_versions",
-    )
+    applied = [n for (n,) in con.execute("SELECT name FROM _sqlite_migrations ORDER BY rowid")]
+    assert applied == [name for name, _ in _MIGRATION_STEPS]
     con.close()
 
 
