@@ -59,6 +59,8 @@ API_ROUTES = {
     "/api/ladders/{ladder}/head-to-head",
     "/api/ladders/{ladder}/matches/{index}/live",
 }
+# Routes for a bot's owner and the organiser only (a key in a header): refused to the public.
+OWNER_ROUTES = {"/api/bots/{bot}/faults"}
 REPLAY_DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 
 
@@ -520,7 +522,10 @@ def test_every_public_api_route_was_looked_at(serve_run):
     routes = {
         p for p, ops in spec["paths"].items() if "get" in ops and not p.startswith("/api/admin/")
     }
-    assert routes == API_ROUTES
+    assert routes == API_ROUTES | OWNER_ROUTES
+    for route in OWNER_ROUTES:  # what they answer with a key: test_fault_logs.py
+        r = httpx.get(serve_run.web + route.replace("{bot}", BOTS[0]))
+        assert r.status_code == 401, r.text
     looked = {
         re.sub(
             r"/matches/\d+",
