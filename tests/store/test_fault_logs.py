@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import pickle
 import sqlite3
+from pathlib import Path
 
 from arena.results import CRASH, TIMEOUT, Fault
 from arena.store import FAULT_LOG_BYTES, SCHEMA_VERSION, Store, log_excerpt
@@ -13,6 +14,7 @@ from arena.store.browse import Queries
 from arena.store.schema import _MIGRATION_STEPS
 from tests.store.helpers import make_result, new_store
 
+ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python example_bots/random_bot.py"
 BALLOON = {"game": "balloon", "num_players": 3, "options": {}}
 
@@ -33,7 +35,7 @@ def _excerpts(path) -> dict[tuple[int, int], str]:
 
 def _ladder(store: Store) -> None:
     for name in ("a", "b", "c"):
-        store.add_bot(name, RANDOM)
+        store.add_bot(name, RANDOM, cwd=ROOT)
     store.create_ladder("l", "balloon", 3, ["a", "b", "c"], seed=1)
 
 

@@ -46,8 +46,8 @@ def logs_db(tmp_path_factory) -> LogsDb:
     excerpts = {}
     with Store(path) as store:
         tokens = {
-            "ann": store.add_bot("ann", RANDOM),
-            "ben": store.add_bot("ben", RANDOM),
+            "ann": store.add_bot("ann", RANDOM, cwd=ROOT),
+            "ben": store.add_bot("ben", RANDOM, cwd=ROOT),
             "cal": store.add_bot("cal", remote=True),
         }
         store.create_ladder("bal", "balloon", 3, list(tokens), seed=7, rounds=1)
