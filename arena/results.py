@@ -105,6 +105,10 @@ class MatchResult:
     started_at: float = 0.0
     finished_at: float = 0.0
     limits: dict[str, Any] = field(default_factory=dict)
+    # The end of the log of each faulted seat whose bot the platform launched, by seat: for its
+    # owner only (the store keeps it in a private table; never in a replay or a public view).
+    # Added by the executor that ran the match, which holds the bots' logs.
+    log_excerpts: dict[int, str] = field(default_factory=dict)
 
     @property
     def faulted_seats(self) -> set[int]:

@@ -4,6 +4,7 @@ pages written as a static site)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -43,7 +44,23 @@ def web_cmd(db: Path, host: str, port: int) -> None:
     with store_errors():
         app = create_app(db)
     click.echo(f"serving {db} read-only on http://{host}:{port}/ (Ctrl-C stops)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # Open event streams end within a second (Feeds.close), so uvicorn's graceful
+            # stop, which waits for every open response, is not held up by them for 30 s.
+            app.state.feeds.close()
+            super().handle_exit(sig, frame)
+
+    server = Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    try:
+        server.run()
+    except KeyboardInterrupt:  # uvicorn raises the stopping signal again once it stopped
+        pass
+    if not server.started:
+        raise click.ClickException(
+            f"could not serve on {host}:{port} (the reason is above); choose another --port"
+        )
 
 
 @click.command("report")

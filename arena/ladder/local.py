@@ -14,11 +14,12 @@ matches fault as disconnected), and stops such launched bots for good.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hmac
 import logging
 import socket
 from pathlib import Path
-from typing import Awaitable, Sequence
+from typing import Awaitable, Mapping, Sequence
 
 import grpc
 
@@ -30,7 +31,7 @@ from arena.referee.match import Limits
 from arena.referee.sandbox import SandboxUnavailable
 from arena.referee.server import Refused
 from arena.results import DISCONNECT, MatchResult
-from arena.store import AsyncStore, Bot, BotAccess, Ladder, Store, StoredMatch
+from arena.store import FAULT_LOG_BYTES, AsyncStore, Bot, BotAccess, Ladder, Store, StoredMatch
 
 from .runner import ExecutorSetupError, InfrastructureError
 
@@ -194,11 +195,13 @@ class LocalExecutor:
                 await self._launch(self._bots[name])
 
     async def _launch(self, bot: Bot) -> None:
-        try:
-            command = resolve_command(
-                bot.directory if _is_manifest_bot(bot) else bot.command,
-                Path(bot.directory) if bot.directory else None,
+        spec = bot.directory if _is_manifest_bot(bot) else bot.command
+        if spec is None:
+            raise InfrastructureError(
+                f"bot {bot.name} is a remote bot (it connects by itself); nothing launches it"
             )
+        try:
+            command = resolve_command(spec, Path(bot.directory) if bot.directory else None)
         except BotCommandError as err:
             raise InfrastructureError(f"bot {bot.name} cannot be launched: {err}") from None
         old = self.referee.bots.pop(bot.name, None)
@@ -234,7 +237,7 @@ class LocalExecutor:
             raise
         except Exception as err:  # the referee itself failed: not a bot's fault
             raise InfrastructureError(f"the referee failed: {type(err).__name__}: {err}") from err
-        return result, self.node
+        return with_log_excerpts(result, self.referee.bots), self.node
 
     async def close(self) -> None:
         if self._access_watch is not None:
@@ -243,6 +246,18 @@ class LocalExecutor:
         await asyncio.gather(*self._background, return_exceptions=True)
         if self._started:
             await self.referee.close()
+
+
+def with_log_excerpts(result: MatchResult, bots: Mapping[str, BotProcess]) -> MatchResult:
+    """The result with the end of the log of each faulted seat whose bot was launched here
+    (remote bots keep their logs on their owners' machines), read as the match ends: a crashed
+    bot's last words are in it. The store cleans and bounds it (arena.store.log_excerpt)."""
+    excerpts = {
+        seat: bots[name].log_tail(2 * FAULT_LOG_BYTES)  # cleaning shortens it
+        for seat, name in enumerate(result.seat_names)
+        if seat in result.faulted_seats and name in bots
+    }
+    return dataclasses.replace(result, log_excerpts=excerpts) if excerpts else result
 
 
 def _is_manifest_bot(bot: Bot) -> bool:

@@ -32,6 +32,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Sequence
 
 import ray
@@ -76,10 +77,13 @@ class BotSpec:
     manifest: bool  # run the directory's arena-bot.toml command inside the directory
 
 
-def _infra(message: str, node: str | None) -> InfrastructureError:
-    err = InfrastructureError(message)
-    err.node = node  # read by the runner when it records the failed attempt
-    return err
+class NodeFailure(InfrastructureError):
+    """A match attempt that failed on a node (`node` None: before any node took it); the
+    runner records the node with the failed attempt."""
+
+    def __init__(self, message: str, node: str | None):
+        super().__init__(message)
+        self.node = node
 
 
 # ------------------------------------------------------------------------ on the node
@@ -142,10 +146,14 @@ class NodeReferee:
     ) -> MatchResult:
         from arena.games import game_from_config
 
+        from .local import with_log_excerpts
+
         await self._ensure_running(seats)
-        return await self.host.run_match(
+        result = await self.host.run_match(
             game_from_config(config), seed, seats, limits, match_id=match_id
         )
+        # The excerpts travel to the driver inside the result: the logs stay on this node.
+        return with_log_excerpts(result, self.host.bots)
 
     async def bot_pids(self) -> dict[str, int]:
         """The process group of each bot launched here (for tests and diagnosis)."""
@@ -181,8 +189,15 @@ def _shipped_pythonpath() -> str:
     import arena
     import arena_sdk
 
-    paths = [str(Path(m.__file__).resolve().parent.parent) for m in (arena, arena_sdk)]
+    paths = [str(_package_dir(m).resolve().parent) for m in (arena, arena_sdk)]
     return os.pathsep.join(dict.fromkeys(paths))
+
+
+def _package_dir(module: ModuleType) -> Path:
+    """Where a package (arena, arena_sdk: regular packages, with an __init__.py) is."""
+    if module.__file__ is None:
+        raise RayExecutorError(f"{module.__name__} is not a regular package; it cannot be shipped")
+    return Path(module.__file__).parent
 
 
 RemoteNodeReferee = ray.remote(NodeReferee)
@@ -308,7 +323,7 @@ class RayExecutor:
                 "py_modules": [str(self.project / "sdk" / "arena_sdk")],
             }
         else:  # an installed arena: ship the two packages themselves
-            env = {"py_modules": [str(Path(m.__file__).parent) for m in (arena, arena_sdk)]}
+            env = {"py_modules": [str(_package_dir(m)) for m in (arena, arena_sdk)]}
         env["py_modules"] += sorted(extra_roots)
         env["excludes"] = excludes
         return env
@@ -354,7 +369,7 @@ class RayExecutor:
         async with self._refresh_lock:
             nodes = await asyncio.to_thread(ray.nodes)
             have = {w.node_id for w in self.workers}
-            todo = []
+            todo: list[dict[str, Any]] = []
             for node in sorted(nodes, key=lambda n: n["NodeID"]):
                 node_id = node["NodeID"]
                 if not node.get("Alive") or node.get("Resources", {}).get("CPU", 0) <= 0:
@@ -406,7 +421,7 @@ class RayExecutor:
         if not self.workers:
             await self._refresh()
         if not self.workers:
-            raise _infra(
+            raise NodeFailure(
                 "no Ray node can run matches (every node's referee died); add nodes "
                 "with `ray start --address ...` and run the ladder again to resume",
                 None,
@@ -425,12 +440,12 @@ class RayExecutor:
                 pass
             raise
         except RayTaskError as err:  # raised by the referee's code; the actor lives on
-            raise _infra(
+            raise NodeFailure(
                 f"the referee on node {worker.node} failed: {_describe(err)}", worker.node
             ) from None
         except RayError as err:  # the actor, its worker process or its node is gone
             self._lost(worker)
-            raise _infra(
+            raise NodeFailure(
                 f"node {worker.node} was lost during the match: {_describe(err)}", worker.node
             ) from None
         finally:
@@ -509,11 +524,12 @@ def _is_manifest_bot(bot: Bot) -> bool:
         return False
 
 
-def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
-    """Fail fast on an address nothing listens on: ray.init itself retries for minutes."""
+def _check_reachable(address: str | None, timeout_s: float = 5.0) -> None:
+    """Fail fast on an address nothing listens on: ray.init itself retries for minutes. None
+    (ray.init's own choice), "auto", "local" and Ray Client addresses are left to Ray."""
     import socket
 
-    if address in ("auto", "local") or address.startswith("ray://"):
+    if address is None or address in ("auto", "local") or address.startswith("ray://"):
         return
     host, _, port = address.rpartition(":")
     try:

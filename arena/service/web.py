@@ -167,7 +167,8 @@ class WebServer:
         from arena.web.app import create_app
 
         s = service.settings
-        self.app: FastAPI = create_app(s.db, live=service)  # service.live_replay
+        # service.live_replay; the admin key opens every bot's log excerpts too
+        self.app: FastAPI = create_app(s.db, live=service, admin_key=s.admin_key or None)
         self.app.include_router(admin_router(service))
         self.app.include_router(submissions_router(service))
         self.app.state.owners_api = True

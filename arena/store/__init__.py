@@ -66,7 +66,7 @@ from .errors import (
 )
 from .ladders import LadderRules, check_ladder_name, standard_rules
 from .leases import Lease, Leases
-from .matches import Matches, encode_replay
+from .matches import FAULT_LOG_BYTES, Matches, encode_replay, log_excerpt
 from .queries import RankingQueries
 from .records import (
     Bot,
@@ -187,6 +187,8 @@ __all__ = [
     "check_ladder_name",
     "describe_error",
     "encode_replay",
+    "log_excerpt",
+    "FAULT_LOG_BYTES",
     "read_manifest",
     "resolve_command",
     "standard_rules",

@@ -376,6 +376,50 @@ class Queries:
             for r in rows
         ][:limit]
 
+    def bot_key_hash(self, bot: str) -> str | None:
+        """The hash of the bot's play token (None once removed): only for checking a presented
+        token (arena/web/owners.py), never shown."""
+        row = self.db.execute("SELECT token_hash FROM bots WHERE name = ?", (bot,)).fetchone()
+        if row is None:
+            raise UnknownBot(f"there is no bot called {bot!r}")
+        return row[0]
+
+    def owner_key_hash(self, bot: str) -> str | None:
+        """The hash of the owner key of the bot's family (None: it has none, or the database
+        is from before owner keys): only for checking a presented key (arena/web/owners.py),
+        never shown. Raises UnknownBot."""
+        family = self.bot(bot).family
+        if not self._has_table("bot_owners"):
+            return None  # a read-only open of an older schema, which cannot migrate
+        row = self.db.execute(
+            "SELECT key_hash FROM bot_owners WHERE family = ?", (family,)
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def _has_table(self, table: str) -> bool:
+        return bool(
+            self.db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+            ).fetchone()
+        )
+
+    def bot_fault_logs(self, bot: str, limit: int = 20) -> dict[tuple[str, int, int], str]:
+        """The log excerpts kept for the bot's most recent faulted seats (those bot_faults
+        lists), by (ladder, match index, seat). Private to the bot's owner and the organiser:
+        the caller checks who asks (arena/web/owners.py); no public view calls this. Empty for
+        a database from before excerpts were kept."""
+        if not self._has_table("fault_logs"):
+            return {}  # a read-only open of an older schema, which cannot migrate
+        rows = self.db.execute(
+            "SELECT l.name, m.idx, g.seat, g.excerpt "
+            "FROM (SELECT match_id, seat FROM results WHERE bot_id = ? AND faults > 0 "
+            "      ORDER BY match_id DESC LIMIT ?) r "
+            "JOIN fault_logs g ON g.match_id = r.match_id AND g.seat = r.seat "
+            "JOIN matches m ON m.id = g.match_id JOIN ladders l ON l.id = m.ladder_id",
+            (self._bot_id(bot), limit),
+        )
+        return {(name, idx, seat): excerpt for name, idx, seat, excerpt in rows}
+
     # ---------------------------------------------------------------------------- matches
 
     def match_list(

@@ -6,6 +6,7 @@ same transaction, by the ladder rules (Ladders.rules.apply_ratings)."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from typing import Any, Sequence
 
@@ -24,6 +25,26 @@ _MATCH_COLUMNS = (
     "idx, set_index, round, rotation, seed, seats, status, attempts, node, "
     "started, finished, rated, rating_note"
 )
+
+
+# How much of the end of a faulted bot's log is kept (UTF-8 bytes, after cleaning).
+FAULT_LOG_BYTES = 4096
+# Terminal escape sequences (CSI: colours, cursor moves; OSC: titles, links; the others: ESC,
+# intermediate bytes, a final byte), then every control character but newline and tab, and the
+# bidirectional overrides that make text read other than it is stored.
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]?"
+)
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def log_excerpt(text: str) -> str:
+    """What is kept of the end of a bot's log: escape sequences and control characters (but
+    newline and tab) removed, carriage returns made newlines, then its last FAULT_LOG_BYTES
+    bytes (cut between characters)."""
+    text = _ESCAPES.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
+    data = _CONTROLS.sub("", text).encode("utf-8")[-FAULT_LOG_BYTES:]
+    return data.decode("utf-8", "ignore")  # a character cut in two at the start is dropped
 
 
 def encode_replay(result: MatchResult) -> str:
@@ -260,6 +281,16 @@ class Matches(Ladders):
                 [
                     (match_id, f.seat, seats[f.seat], f.kind, f.move, f.elapsed_ms, f.detail)
                     for f in result.faults
+                ],
+            )
+        if result.log_excerpts:  # a faulted launched bot's (the executor sends no others)
+            faulted = result.faulted_seats
+            conn.executemany(
+                "INSERT INTO fault_logs (match_id, seat, excerpt) VALUES (?, ?, ?)",
+                [
+                    (match_id, seat, log_excerpt(text))
+                    for seat, text in sorted(result.log_excerpts.items())
+                    if seat in faulted
                 ],
             )
         conn.execute("UPDATE ladders SET completed = completed + 1 WHERE id = ?", (info.id,))

@@ -205,6 +205,21 @@ def _m0004_submissions(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m0005_fault_logs(db: sqlite_utils.Database) -> None:
+    # The end of a launched bot's log when its seat faulted, one per faulted seat of a match:
+    # private to the bot's owner and the organiser (arena/web/owners.py decides who may read
+    # it); no public query reads this table (docs/web.md).
+    db.executescript("""
+    CREATE TABLE fault_logs (
+        match_id INTEGER NOT NULL REFERENCES matches(id),
+        seat INTEGER NOT NULL,
+        excerpt TEXT NOT NULL,
+        PRIMARY KEY (match_id, seat)
+    );
+    PRAGMA user_version = 5;
+    """)
+
+
 # A reader of a database from before versions or submissions (which it cannot migrate) sees
 # its bots as the migrations would make them: each its own version 1, active. A TEMP view is the
 # connection's own (it writes nothing to the file) and is found before the file's table of the
@@ -218,7 +233,7 @@ _BOTS_COLUMNS_ADDED = {
 
 
 # Each migration ends by setting PRAGMA user_version to its number; add one, bump this.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # The oldest schema the reading queries work on: a read-only open (which cannot migrate, say in
 # a read-only folder) accepts it. Raise it when a migration changes what they read.
 READABLE_FROM = 1
@@ -227,6 +242,7 @@ _MIGRATION_STEPS = (
     ("0002_ladder_leases", _m0002_ladder_leases),
     ("0003_bot_versions", _m0003_bot_versions),
     ("0004_submissions", _m0004_submissions),
+    ("0005_fault_logs", _m0005_fault_logs),
 )
 _MIGRATION_NAMES = tuple(name for name, _ in _MIGRATION_STEPS)
 # The tables of the first migration: with it recorded as applied, an Arena database from before

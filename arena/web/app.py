@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from fastapi import FastAPI, Query, Request
+from fastapi import FastAPI, Header, HTTPException, Query, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -45,6 +45,7 @@ from . import models, site
 from .disclosure import Disclosure, MatchView
 from .frames import build_frames, card_legend
 from .live import Feed, Feeds, Snapshot
+from .owners import ADMIN_KEY_HEADER, BOT_KEY_HEADER, OWNER_KEY_HEADER, Credential, may_read_logs
 from .queries import Reader
 
 log = logging.getLogger("arena.web")
@@ -56,9 +57,13 @@ INDEX = PathParam(description="the match's index in its ladder's schedule", ge=0
 LIMIT = Query(50, ge=1, le=200, description="matches per page")
 BEFORE = Query(None, ge=1, le=2**62, description="the `next` of the previous page")
 
-NOT_FOUND = {404: {"model": models.ErrorOut, "description": "no such ladder, bot or match"}}
+# FastAPI's `responses`: extra answers a route documents in /openapi.json.
+Responses = dict[int | str, dict[str, Any]]
+NOT_FOUND: Responses = {
+    404: {"model": models.ErrorOut, "description": "no such ladder, bot or match"}
+}
 SWAGGER_ASSETS = "/api/docs/assets"  # where Swagger UI's own files are served
-BAD_INPUT = {422: {"model": models.ErrorOut, "description": "a parameter is not valid"}}
+BAD_INPUT: Responses = {422: {"model": models.ErrorOut, "description": "a parameter is not valid"}}
 
 
 class FramesCache:
@@ -93,11 +98,13 @@ def create_app(
     frames_cache: int = 32,
     title: str = "Arena",
     live_interval: float = 1.0,
+    admin_key: str | None = None,
 ) -> FastAPI:
     """The web app over the database at `store_path` (opened read-only; raises StoreError,
     SchemaTooNew included, at once if it cannot be read). `live` shows matches in progress;
     `frames_cache` is how many completed matches' frames to keep in memory; `live_interval`
-    how often (seconds) a watched match or ladder is read again for its event stream."""
+    how often (seconds) a watched match or ladder is read again for its event stream;
+    `admin_key` (arena serve's) opens every bot's log excerpts (owners.may_read_logs)."""
     reader = Reader(store_path)
     reader.store()  # fail now, with the store's message, rather than on the first request
     env = site.make_env()
@@ -329,6 +336,61 @@ def create_app(
             "recent_matches": [_plain(m) for m in q.recent_matches(bot, recent)],
             "recent_faults": [_plain(f) for f in public.faults(q.bot_faults(bot, recent))],
         }
+
+    @app.get(
+        "/api/bots/{bot}/faults",
+        response_model=models.BotFaultLogsOut,
+        tags=["bots"],
+        responses={
+            401: {"model": models.ErrorOut, "description": "no key given"},
+            403: {"model": models.ErrorOut, "description": "the key does not open these logs"},
+            **NOT_FOUND,
+            **BAD_INPUT,
+        },
+    )
+    def api_bot_faults(
+        response: Response,
+        bot: str = BOT,
+        limit: int = Query(20, ge=1, le=200, description="how many recent faulted matches"),
+        x_bot_key: str | None = Header(
+            None, max_length=512, description="the bot's play token (its owner's)"
+        ),
+        x_admin_key: str | None = Header(
+            None, max_length=512, description="the server's admin key (arena serve)"
+        ),
+        x_owner_key: str | None = Header(
+            None, max_length=512, description="the bot's owner key (docs/submit.md)"
+        ),
+    ) -> Any:
+        """The bot's recent faults with the end of its log as each match ended, for its owner
+        (the owner key in X-Owner-Key, or the bot's token in X-Bot-Key) or the organiser
+        (X-Admin-Key). Fault details follow
+        the public rule (withheld until the set is finished); the excerpt is the bot's own
+        output."""
+        q = queries()
+        info = q.bot(bot)
+        credential = Credential(bot_key=x_bot_key, admin_key=x_admin_key, owner_key=x_owner_key)
+        if not credential.given:
+            raise HTTPException(
+                401,
+                f"the log excerpts of bot {bot} are for its owner: give the owner key in the "
+                f"{OWNER_KEY_HEADER} header or the bot's token in {BOT_KEY_HEADER} (or the "
+                f"admin key in {ADMIN_KEY_HEADER})",
+            )
+        if not may_read_logs(q, info.name, credential, admin_key):
+            raise HTTPException(
+                403,
+                f"this key does not open the log excerpts of bot {bot}: give its owner key in "
+                f"{OWNER_KEY_HEADER}, that bot's own token in {BOT_KEY_HEADER} (a version's "
+                f"token opens that version only), or the server's admin key in {ADMIN_KEY_HEADER}",
+            )
+        response.headers["Cache-Control"] = "no-store"  # private: no shared cache keeps it
+        excerpts = q.bot_fault_logs(info.name, limit)
+        faults = [
+            {**_plain(f), "excerpt": excerpts.get((f.ladder, f.index, f.seat))}
+            for f in public.faults(q.bot_faults(info.name, limit))
+        ]
+        return {"bot": info.name, "remote": info.remote, "faults": faults}
 
     @app.get(
         "/api/bots/{bot}/history",

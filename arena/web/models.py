@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typing
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, create_model
 
@@ -51,29 +51,48 @@ class LadderOut(BaseModel):
 
 
 # A bot's standing in a ladder: the store's record (arena.store.Standing), in two views.
-StandingOut = record_model(
-    "StandingOut",
-    Standing,
-    rank="1 = best, by the conservative rating",
-    bot=None,
-    conservative="mu - 3 sigma",
-    mu=None,
-    sigma=None,
-    matches=None,
-    mean_score=None,
-    wins="first places, shared ones included",
-    faults=None,
-    p_better_than_next=(
-        float | None,
-        "probability that this bot's skill is above the next "
-        "one's (TrueSkill posteriors); null for the last",
-    ),
-    settled=(
-        bool,
-        "better than the next and worse than the previous, each with probability at least 0.95",
-    ),
-    suspended=None,
-)
+if TYPE_CHECKING:  # built at run time from the record's fields: a model to the checker
+    StandingOut = BaseModel
+    BotLadderOut = BaseModel
+else:
+    StandingOut = record_model(
+        "StandingOut",
+        Standing,
+        rank="1 = best, by the conservative rating",
+        bot=None,
+        conservative="mu - 3 sigma",
+        mu=None,
+        sigma=None,
+        matches=None,
+        mean_score=None,
+        wins="first places, shared ones included",
+        faults=None,
+        p_better_than_next=(
+            float | None,
+            "probability that this bot's skill is above the next "
+            "one's (TrueSkill posteriors); null for the last",
+        ),
+        settled=(
+            bool,
+            "better than the next and worse than the previous, each with probability at least 0.95",
+        ),
+        suspended=None,
+    )
+    BotLadderOut = record_model(
+        "BotLadderOut",
+        Standing,
+        ladder=None,
+        game=None,
+        rank=None,
+        of="bots in the ladder",
+        conservative=None,
+        mu=None,
+        sigma=None,
+        matches=None,
+        mean_score=None,
+        wins=None,
+        faults=None,
+    )
 
 
 class RankingsOut(BaseModel):
@@ -152,21 +171,18 @@ class FaultOut(BaseModel):
     set_finished: bool = SET_FINISHED
 
 
-BotLadderOut = record_model(
-    "BotLadderOut",
-    Standing,
-    ladder=None,
-    game=None,
-    rank=None,
-    of="bots in the ladder",
-    conservative=None,
-    mu=None,
-    sigma=None,
-    matches=None,
-    mean_score=None,
-    wins=None,
-    faults=None,
-)
+class FaultLogOut(FaultOut):
+    excerpt: str | None = Field(
+        description="the end of the bot's log as the match ended (at most 4096 bytes, control "
+        "characters removed); null when none was kept (a remote bot's log is on its owner's "
+        "machine)"
+    )
+
+
+class BotFaultLogsOut(BaseModel):
+    bot: str
+    remote: bool = Field(description="a remote bot: the server has no log of it")
+    faults: list[FaultLogOut] = Field(description="its most recent faults, newest first")
 
 
 class BotVersionOut(BaseModel):

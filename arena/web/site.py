@@ -48,7 +48,8 @@ class LiveSource(Protocol):
 
 
 class Urls(Protocol):
-    static_mode: bool
+    @property
+    def static_mode(self) -> bool: ...
 
     def home(self) -> str: ...
     def ladder(self, ladder: str) -> str: ...
@@ -60,6 +61,7 @@ class Urls(Protocol):
     def live(self, ladder: str, index: int) -> str | None: ...
     def match_events(self, ladder: str, index: int) -> str | None: ...
     def ladder_events(self, ladder: str) -> str | None: ...
+    def bot_faults(self, bot: str) -> str | None: ...
     def comparison(self, name: str) -> str | None: ...
 
 
@@ -100,6 +102,9 @@ class ServerUrls:
 
     def ladder_events(self, ladder: str) -> str | None:
         return f"{self.root}/api/ladders/{quote(ladder)}/events"
+
+    def bot_faults(self, bot: str) -> str | None:
+        return f"{self.root}/api/bots/{quote(bot)}/faults"
 
     def comparison(self, name: str) -> str | None:
         return f"{self.root}/comparisons/{quote(name)}"
@@ -148,6 +153,9 @@ class ReportUrls:
 
     def ladder_events(self, ladder: str) -> str | None:
         return None
+
+    def bot_faults(self, bot: str) -> str | None:
+        return None  # a static report has no server to check an owner's key
 
     def comparison(self, name: str) -> str | None:
         return None  # the report has no comparison pages (its ladder page lists the matches)

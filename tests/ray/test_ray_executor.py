@@ -24,6 +24,8 @@ from arena.ladder.runner import LadderRunner  # noqa: E402
 from arena.referee.launcher import group_members  # noqa: E402
 from arena.referee.match import Limits  # noqa: E402
 from arena.store import AsyncStore, Store  # noqa: E402
+from arena.store.browse import Queries  # noqa: E402
+from tests.web.test_fault_logs import LAST_WORDS, crashing_bot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python example_bots/random_bot.py"
@@ -156,6 +158,37 @@ def test_ladder_on_the_cluster_equals_the_local_run(ray_cluster, local_run, tmp_
     # close() ended every bot process, group and all, and disconnected from the cluster.
     assert all(group_members(pgid) == [] for bots in seen.values() for pgid, _ in bots.values())
     assert not ray.is_initialized()
+
+
+def test_a_crashed_bots_log_excerpt_comes_back_from_its_node(ray_cluster, tmp_path):
+    """A launched bot's log stays on its node: the excerpt its owner may read comes back to the
+    driver inside the match's result and is stored as a local run's."""
+    db = tmp_path / "arena.db"
+    with Store(db) as store:
+        store.add_bot("crasher", directory=str(crashing_bot(tmp_path / "crasher")))
+        for name in ("r1", "r2"):
+            store.add_bot(name, RANDOM, cwd=ROOT)
+
+    async def run() -> None:
+        store = await AsyncStore.open(db)
+        executor = RayExecutor(ray_cluster.address, tmp_path / "runs")
+        try:
+            ladder = await store.run(
+                Store.ensure_ladder, "logs", "balloon", 3, ["crasher", "r1", "r2"], seed=3
+            )
+            bots = [await store.run(Store.get_bot, name) for name in ladder.bots]
+            summary = await LadderRunner(store, executor, LIMITS, 3).run("logs", bots)
+            assert summary.played == 3 and summary.infra_failures == 0
+        finally:
+            await executor.close()
+            await store.close()
+
+    asyncio.run(run())
+    with Store(db, readonly=True) as reader:
+        excerpts = Queries(reader).bot_fault_logs("crasher")
+        assert len(excerpts) == 3  # it crashed in each match of the set
+        assert all(text.endswith(LAST_WORDS) for text in excerpts.values()), excerpts
+        assert Queries(reader).bot_fault_logs("r1") == {}
 
 
 def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(

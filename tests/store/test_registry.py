@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import stat
 
 import pytest
@@ -139,7 +138,7 @@ def test_shell_syntax_is_refused_since_no_shell_runs_the_command(tmp_path, comma
     assert [b.name for b in store.list_bots()] == ["b"]
 
 
-def test_bot_directories_need_a_good_manifest(tmp_path):
+def test_bot_directories_need_a_good_manifest(tmp_path, monkeypatch):
     store = new_store(tmp_path)
     bot_dir = tmp_path / "mybot"
     with pytest.raises(BadManifest, match="does not exist"):
@@ -161,11 +160,10 @@ def test_bot_directories_need_a_good_manifest(tmp_path):
     (bot_dir / "bot.py").write_text("pass\n")
     other = tmp_path / "elsewhere"
     other.mkdir()
-    os.chdir(other)  # the manifest's command is resolved in the bot directory, not here
-    try:
-        store.add_bot("m", directory=str(bot_dir))
-    finally:
-        os.chdir(tmp_path)
+    # The manifest's command is resolved in the bot directory, not here (monkeypatch puts the
+    # working directory back after the test: later tests resolve paths from it).
+    monkeypatch.chdir(other)
+    store.add_bot("m", directory=str(bot_dir))
     bot = store.get_bot("m")
     assert bot.command == "python3 bot.py" and bot.directory == str(bot_dir.resolve())
 

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from arena.web.app import create_app
-from tests.web.support import CHROMIUM, CHROMIUM_ARGS, FakeLive, ServerThread, build_db
+from tests.web.support import (
+    ADMIN_KEY,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    FakeLive,
+    ServerThread,
+    build_db,
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -26,7 +33,7 @@ def web_db(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def app(web_db):
-    return create_app(web_db)
+    return create_app(web_db, admin_key=ADMIN_KEY)
 
 
 @pytest.fixture(scope="session")

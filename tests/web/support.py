@@ -27,6 +27,10 @@ CHROMIUM_ARGS = [
 ]
 
 
+# The admin key of the test app (`client`): it opens every bot's log excerpts.
+ADMIN_KEY = "the-web-tests-admin-key"
+
+
 def build_db(path: Path) -> Path:
     """The demo database (arena.web.sample.build_demo): 6 bots, a Balloon ladder of 3 and a
     Boom ladder of 4 played by random legal moves, one match of each running, frank

@@ -17,6 +17,7 @@ from arena import replay
 from arena.games import game_from_config
 from arena.store import SchemaTooNew, Store
 from arena.web.app import create_app
+from tests.web.support import ADMIN_KEY
 
 
 def _schema_for(spec: dict, path: str, status: int) -> dict:
@@ -54,6 +55,10 @@ def _requests(sample: dict) -> dict[str, list[str]]:
         "/api/ladders/{ladder}": ["/api/ladders/balloon3", "/api/ladders/boom4"],
         "/api/bots": ["/api/bots"],
         "/api/bots/{bot}": [f"/api/bots/{bot}", "/api/bots/frank?recent=3"],
+        "/api/bots/{bot}/faults": [
+            (f"/api/bots/{bot}/faults", {"X-Admin-Key": ADMIN_KEY}),
+            ("/api/bots/frank/faults?limit=3", {"X-Admin-Key": ADMIN_KEY}),
+        ],
         "/api/bots/{bot}/history": [
             f"/api/bots/{bot}/history",
             f"/api/bots/{bot}/history?ladder=boom4",
@@ -85,7 +90,8 @@ def test_every_endpoint_answers_as_its_openapi_description_says(client, spec, sa
     assert set(requests) == set(spec["paths"]), "a new endpoint needs a case here"
     for template, urls in requests.items():
         for url in urls:
-            r = client.get(url)
+            url, headers = url if isinstance(url, tuple) else (url, {})
+            r = client.get(url, headers=headers)
             assert r.status_code == 200, (url, r.text)
             _validate(spec, template, r)
 
@@ -95,6 +101,9 @@ def test_errors_answer_as_the_openapi_description_says(client, spec):
         ("/api/ladders/{ladder}", "/api/ladders/nope", 404, "no ladder called 'nope'"),
         ("/api/bots/{bot}", "/api/bots/nobody", 404, "no bot called 'nobody'"),
         ("/api/bots/{bot}/history", "/api/bots/alice/history?ladder=nope", 404, "'nope'"),
+        ("/api/bots/{bot}/faults", "/api/bots/alice/faults", 401, "X-Owner-Key header"),
+        ("/api/bots/{bot}/faults", "/api/bots/nobody/faults", 404, "no bot called 'nobody'"),
+        ("/api/bots/{bot}/faults", "/api/bots/alice/faults?limit=0", 422, "limit"),
         ("/api/matches", "/api/matches?ladder=nope", 404, "no ladder called 'nope'"),
         ("/api/matches", "/api/matches?bot=nobody", 404, "no bot called 'nobody'"),
         (

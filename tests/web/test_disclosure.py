@@ -59,11 +59,13 @@ API_ROUTES = {
     "/api/ladders/{ladder}/head-to-head",
     "/api/ladders/{ladder}/matches/{index}/live",
 }
-# The owners' API (arena/service/submissions.py): nothing public, every route needs the owner key.
+# The owners' API (arena/service/submissions.py) and a bot's log excerpts (arena/web/owners.py):
+# nothing public, every route needs a key.
 OWNER_ROUTES = {
     "/api/bots/{name}/owner",
     "/api/bots/{name}/versions/{version}",
     "/api/bots/{name}/versions/{version}/verification",
+    "/api/bots/{bot}/faults",
 }
 REPLAY_DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 
@@ -527,9 +529,11 @@ def test_every_public_api_route_was_looked_at(serve_run):
         p for p, ops in spec["paths"].items() if "get" in ops and not p.startswith("/api/admin/")
     }
     assert routes == API_ROUTES | OWNER_ROUTES
-    for route in OWNER_ROUTES:  # with no owner key, nothing
-        url = serve_run.web + route.replace("{name}", "anybot").replace("{version}", "1")
-        assert httpx.get(url).status_code == 401
+    for route in OWNER_ROUTES:  # with no key, nothing (what they answer with one:
+        # tests/submissions/test_submit_api.py and tests/web/test_fault_logs.py)
+        url = serve_run.web + route.replace("{name}", BOTS[0]).replace("{version}", "1")
+        r = httpx.get(url.replace("{bot}", BOTS[0]))
+        assert r.status_code == 401, (route, r.text)
     looked = {
         re.sub(
             r"/matches/\d+",
