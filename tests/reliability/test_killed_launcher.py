@@ -6,7 +6,8 @@ process with SIGKILL at one point of the bot's start-up, and then looks in /proc
 that carries the launch's token in its environment (the guard, bubblewrap, the sandbox's init,
 the bot). The kill points are reached by waiting on real events, never on time; the one that
 matters most holds bubblewrap while it builds the sandbox (see held_launcher.py), where the
-exec wrapper that preceded the guard left the sandbox running every time.
+exec wrapper that preceded the guard left the sandbox running every time. A kill once the bot
+runs: test_sandbox.py::test_kill_9_of_the_platform_ends_every_process_in_its_sandboxes.
 """
 
 from __future__ import annotations
@@ -92,14 +93,6 @@ KILL_POINTS = {
     ),
     # the guard or bubblewrap has just been started: the first process with the token
     "as soon as the guard runs": ("run", lambda launcher, token: carrying(token)),
-    # the bot's own program runs in its sandbox
-    "once the bot runs": (
-        "run",
-        lambda launcher, token: any(
-            in_a_new_pid_namespace(p) and name not in ("bwrap", "setpriv")
-            for p, name in carrying(token)
-        ),
-    ),
 }
 
 

@@ -258,8 +258,8 @@ async def _until_running(host: RefereeHost, name: str) -> list[int]:
 
 
 def test_kill_9_of_the_platform_ends_every_process_in_its_sandboxes(tmp_path):
-    """`--die-with-parent`: the platform gives no order when it is killed -9, and the kernel
-    still ends every sandbox it started, setsid and double-forked children included."""
+    """The platform gives no order when it is killed -9: the kernel tells each bot's guard
+    (PR_SET_PDEATHSIG), which ends its sandbox, setsid and double-forked children included."""
     import signal
     import subprocess
     import time
