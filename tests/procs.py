@@ -23,3 +23,24 @@ def processes_in(directory: Path) -> list[int]:
         if state != "Z" and (cwd == root or cwd.startswith(root + os.sep)):
             found.append(int(entry.name))
     return found
+
+
+def descendants(pid: int) -> list[int]:
+    """Pids of the live (not zombie) descendants of `pid`, children first."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        kids = children.get(todo.pop(0), [])
+        found += kids
+        todo += kids
+    return found

@@ -110,6 +110,8 @@ class RefereeHost:
         `extra_env` added to its environment (a Ray node's PYTHONPATH to the shipped SDK)."""
         if name in self.bots:
             raise ValueError(f"a bot named {name!r} is already running here")
+        if self.server.bot_socket is None:
+            raise RuntimeError("the referee is not started: launch bots inside `async with host`")
         token = token or self.tokens.issue(name)
         workdir = self.run_dir / "bots" / name
         proc = BotProcess(

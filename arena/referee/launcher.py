@@ -7,8 +7,11 @@ network namespaces, its own user, a file system with nothing of the platform's b
 needs to run), with an environment that holds the referee's address (a Unix socket bound into
 the sandbox) and that bot's token only (plus PATH, LANG, and HOME and TMPDIR inside its work
 directory), its stdout and stderr going to a per-bot log file, and resource limits and a umask
-of 077 applied by `arena.referee.rlimits` just before bubblewrap runs. `stop()` ends the sandbox
-(the kernel ends every process in its PID namespace with it) and waits until none is left.
+of 077 applied by `arena.referee.rlimits` just before bubblewrap runs. That module is the bot's
+guard process: it stays bubblewrap's parent and ends the sandbox, whatever bubblewrap left
+behind included, when the bot ends, when it is stopped, or when the launching process dies (even
+by kill -9, even while the sandbox is being built). `stop()` ends the sandbox (the kernel ends
+every process in its PID namespace with it) and waits until none is left.
 
 With `ResourceLimits(sandbox=False)` (`--no-sandbox`) the bot runs unconfined as the platform's
 user, in its own process group, which `stop()` ends as a whole: for bots the organiser trusts.
@@ -29,6 +32,8 @@ from arena.botcommand import MANIFEST, BotCommand, BotCommandError  # noqa: F401
 from . import sandbox
 
 _SIGNALS = {int(s): s.name for s in signal.Signals}
+# How long a bot's guard may take to kill and reap its sandbox once told to stop.
+GUARD_EXIT_S = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +133,7 @@ class BotProcess:
             str(lim.open_files),
             str(lim.file_mb),
             str(processes),
-            str(os.getpid()),  # the bot dies with this process (rlimits._die_with_parent)
+            str(os.getpid()),  # the guard ends the bot when this process dies
             "--",
             *command,
         ]
@@ -142,9 +147,11 @@ class BotProcess:
                 stderr=log,
                 start_new_session=True,
             )
-        self.pgid = self.proc.pid  # a new session: the leader's pid is the group id
+        self.pgid = self.proc.pid  # a new session: the guard's pid is the group id
 
     async def wait(self) -> int:
+        if self.proc is None:
+            raise RuntimeError(f"the bot {self.name} was never started: call start() first")
         return await self.proc.wait()
 
     def exit_info(self) -> str | None:
@@ -168,9 +175,10 @@ class BotProcess:
         return namespace_members(namespace) if namespace is not None else []
 
     def _pid_namespace(self) -> str | None:
-        # The namespace of bubblewrap's child (its init), found once while it runs.
+        # The namespace of bubblewrap's child (its init; bubblewrap is the guard's child), found
+        # once while it runs.
         if self._pidns is None and self.proc is not None and self.proc.returncode is None:
-            for pid in children_of(self.proc.pid):
+            for pid in (p for child in children_of(self.proc.pid) for p in children_of(child)):
                 try:
                     namespace = os.readlink(f"/proc/{pid}/ns/pid")
                 except OSError:
@@ -180,18 +188,19 @@ class BotProcess:
         return self._pidns
 
     def _terminate(self) -> None:
-        """Ask the bot to end: SIGTERM to its process group, and in a sandbox to every process
-        in it but its init, which ends when the bot does (bubblewrap itself would end at once on
-        SIGTERM, and the whole sandbox with it, leaving the bot no time to finish)."""
-        if not self.limits.sandbox or self._pid_namespace() is None:
-            _signal_group(self.pgid, signal.SIGTERM)  # unconfined, or no sandbox made yet
+        """Ask the bot to end: SIGTERM to every process in its sandbox but its init, which ends
+        when the bot does (bubblewrap itself would end at once on SIGTERM, and the whole sandbox
+        with it, leaving the bot no time to finish); unconfined, or before the sandbox is made,
+        to its process group but the guard (which would kill the bot at once)."""
+        if self.proc is None:
             return
-        for pid in namespace_members(self._pidns):
-            if pid != self._init_pid:
-                try:
-                    os.kill(pid, signal.SIGTERM)
-                except (ProcessLookupError, PermissionError):
-                    pass
+        namespace = self._pid_namespace() if self.limits.sandbox else None
+        if namespace is None:
+            targets = [p for p in group_members(self.proc.pid) if p != self.proc.pid]
+        else:
+            targets = [p for p in namespace_members(namespace) if p != self._init_pid]
+        for pid in targets:
+            _signal(pid, signal.SIGTERM)
 
     async def stop(self, grace_s: float = 2.0) -> None:
         """Terminate the bot (SIGTERM), wait up to grace_s for it to exit, then kill what is
@@ -204,8 +213,15 @@ class BotProcess:
         try:
             await asyncio.wait_for(self.proc.wait(), grace_s)
         except TimeoutError:
-            pass
-        # Kill the group even if the leader is gone: its children may still be in it.
+            # The guard kills the sandbox (or the group) and reaps all of it before it exits: a
+            # SIGKILL of bubblewrap while it builds the sandbox would leave the sandbox running.
+            if self.proc.returncode is None:
+                _signal(self.proc.pid, signal.SIGTERM)
+            try:
+                await asyncio.wait_for(self.proc.wait(), GUARD_EXIT_S)
+            except TimeoutError:
+                pass
+        # Kill the group even if the guard is gone (or stuck): its children may still be in it.
         _signal_group(self.pgid, signal.SIGKILL)
         await self.proc.wait()
         # SIGKILL is delivered asynchronously and the kernel offers no event for "the group is
@@ -270,6 +286,13 @@ def _chown_tree(root: Path, uid: int) -> None:
     for dirpath, dirnames, filenames in os.walk(root):
         for name in dirnames + filenames:
             os.chown(os.path.join(dirpath, name), uid, uid, follow_symlinks=False)
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _signal_group(pgid: int | None, sig: int) -> None:

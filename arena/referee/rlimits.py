@@ -1,13 +1,26 @@
-"""Exec wrapper that applies a bot's resource limits and umask, then becomes the bot (or the
-sandbox that runs it).
+"""The guard process of one launched bot: it applies the bot's resource limits and umask, starts
+the bot (or the sandbox that runs it), and ends every process the bot started when the bot ends,
+when it is told to stop, or when the platform process that launched it dies, even by kill -9.
 
 Run as `python -m arena.referee.rlimits MEMORY_MB CPU_S OPEN_FILES FILE_MB PROCESSES PARENT --
-ARGV...` by the launcher (0 = no limit; PARENT is the launching process's pid). Limits are set
-here rather than in a preexec_fn, which is unsafe in a process with threads (the referee has
-gRPC's). They are inherited through bubblewrap and the drop to the sandbox's user, so they bind
-the bot. PROCESSES is RLIMIT_NPROC, which counts the processes and threads of the bot's real
-user: the launcher passes it only when the bot runs as a user of its own (the sandbox as root),
-where it caps that bot alone.
+ARGV...` by the launcher (0 = no limit; PARENT is the launching process's pid). It exits as the
+bot did (the same code, or killed by the same signal). Limits are set in the guard's child just
+before it execs the bot, rather than in a preexec_fn, which is unsafe in a process with threads
+(the referee has gRPC's). They are inherited through bubblewrap and the drop to the sandbox's
+user, so they bind the bot. PROCESSES is RLIMIT_NPROC, which counts the processes and threads of
+the bot's real user: the launcher passes it only when the bot runs as a user of its own (the
+sandbox as root), where it caps that bot alone.
+
+Why a guard rather than exec'ing into bubblewrap: bubblewrap's own child (the sandbox's init)
+binds its life to bubblewrap's (`--die-with-parent`) only after it has built the sandbox, and
+until bubblewrap has set up the namespaces it waits on an eventfd that never ends if bubblewrap
+dies. A kill of bubblewrap during those milliseconds (the platform killed while a bot starts)
+left the sandbox, and the bot in it, running with no parent. The guard is a child subreaper:
+what bubblewrap leaves behind becomes the guard's child, and the guard kills and reaps it.
+The guard gets SIGTERM when the launcher dies (PR_SET_PDEATHSIG) or when the launcher stops the
+bot, and then kills everything: bubblewrap, every child (a sandbox's init: its whole PID
+namespace dies with it) and every process left in the guard's process group (an unconfined bot's
+children), until it has no child left.
 """
 
 import ctypes
@@ -17,6 +30,16 @@ import signal
 import sys
 
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+# What ends the guard (and so the bot): the launcher's death, a stop, a hang-up, Ctrl-C.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+class _Stop(Exception):
+    """Raised by the signal handler in the guard's main flow: the bot must end now."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
 
 
 def _limit(which: int, value: int) -> None:
@@ -27,20 +50,126 @@ def _limit(which: int, value: int) -> None:
         resource.setrlimit(which, (value, value if which != resource.RLIMIT_CPU else value + 5))
 
 
-def _die_with_parent(parent: int) -> None:
-    """Ask the kernel to kill the bot if the platform process that launched it (`parent`) dies,
-    even by kill -9 (Linux; kept across exec). Best effort elsewhere.
+def _prctl(option: int, arg: int) -> bool:
+    """prctl(2) with one argument; False where it is not available (not Linux)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(option, arg, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _die_with_parent(parent: int, sig: int) -> None:
+    """Ask the kernel to send `sig` to this process when `parent` (its parent) dies, even by
+    kill -9 (Linux; kept across exec). Best effort elsewhere.
 
     If the parent died before prctl took effect, this process was already handed to a reaper
     and no signal will come: exit. The reaper is not always pid 1 (a subreaper, a container's
-    init), so the check compares with the launcher's own pid, not with 1."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:
+    init), so the check compares with the parent's pid, not with 1."""
+    if _prctl(PR_SET_PDEATHSIG, sig) and os.getppid() != parent:
         os._exit(1)
+
+
+def _proc_stat(pid: str) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command name (which may hold spaces)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2 :].split()
+
+
+def _left_behind() -> list[int]:
+    """Live processes the guard must end: its children (what bubblewrap or the bot left to this
+    subreaper included) and, when it leads its process group (the launcher starts it in a
+    session of its own), the other members of that group (an unconfined bot's)."""
+    me = os.getpid()
+    group = me if os.getpgrp() == me else -1
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        fields = _proc_stat(entry.name)
+        if fields and fields[0] != "Z" and (int(fields[1]) == me or int(fields[2]) == group):
+            found.append(int(entry.name))
+    return found
+
+
+def _end_everything() -> None:
+    """Kill every child and group member, reap, and repeat until no child is left. Killing a
+    sandbox's init ends its whole PID namespace; orphans come to this subreaper."""
+    while True:
+        # With no child, nothing is left: every live descendant of a subreaper whose parent died
+        # is its child, and the members of its group are its descendants. (The usual case, and
+        # it spares the scan of /proc.)
+        try:
+            os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        for pid in _left_behind():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def _exit_as(status: int) -> None:
+    """End this process the way a child ended (its wait status): same code, or same signal."""
+    if os.WIFSIGNALED(status):
+        _exit_by(os.WTERMSIG(status))
+    os._exit(os.waitstatus_to_exitcode(status))
+
+
+def _exit_by(sig: int) -> None:
+    """End this process by `sig` (its default action), or with 128 + sig if that ignores it."""
+    signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+    os.kill(os.getpid(), sig)
+    os._exit(128 + sig)
+
+
+def _ignore_stops() -> None:
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+
+
+def _on_stop(signum, frame) -> None:
+    _ignore_stops()  # first: a second stop signal must not interrupt the clean-up
+    raise _Stop(signum)
+
+
+def _start(argv: list[str], limits: tuple[int, int, int, int, int]) -> int:
+    """Fork the bot's process: limits, umask 077, death with the guard, exec."""
+    guard = os.getpid()
+    # Blocked across the fork: a stop signal must reach the guard's handler, never run it in
+    # the child before the child has reset it.
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    pid = os.fork()
+    if pid:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        return pid
+    try:
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        memory_mb, cpu_s, open_files, file_mb, processes = limits
+        _limit(resource.RLIMIT_AS, memory_mb * 1024 * 1024)
+        _limit(resource.RLIMIT_CPU, cpu_s)
+        _limit(resource.RLIMIT_NOFILE, open_files)
+        _limit(resource.RLIMIT_FSIZE, file_mb * 1024 * 1024)
+        _limit(resource.RLIMIT_NPROC, processes)
+        # What the bot creates is readable by its user only (not by other users of the machine).
+        os.umask(0o077)
+        _die_with_parent(guard, signal.SIGKILL)
+        os.execvp(argv[0], argv)
+    except OSError as err:
+        print(f"cannot start the bot {argv[0]}: {err}", file=sys.stderr, flush=True)
+    os._exit(127)
 
 
 USAGE = (
@@ -53,19 +182,20 @@ def main(args: list[str]) -> None:
     if len(args) < 8 or args[6] != "--":
         sys.exit(USAGE)
     memory_mb, cpu_s, open_files, file_mb, processes, parent = (int(a) for a in args[:6])
-    argv = args[7:]
-    _limit(resource.RLIMIT_AS, memory_mb * 1024 * 1024)
-    _limit(resource.RLIMIT_CPU, cpu_s)
-    _limit(resource.RLIMIT_NOFILE, open_files)
-    _limit(resource.RLIMIT_FSIZE, file_mb * 1024 * 1024)
-    _limit(resource.RLIMIT_NPROC, processes)
-    # What the bot creates is readable by its user only (not by other users of the machine).
-    os.umask(0o077)
-    _die_with_parent(parent)
     try:
-        os.execvp(argv[0], argv)
-    except OSError as err:
-        sys.exit(f"cannot start the bot {argv[0]}: {err}")
+        # The handlers come first: a stop that arrives while the bot starts is not lost.
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, _on_stop)
+        _prctl(PR_SET_CHILD_SUBREAPER, 1)
+        _die_with_parent(parent, signal.SIGTERM)
+        bot = _start(args[7:], (memory_mb, cpu_s, open_files, file_mb, processes))
+        _, status = os.waitpid(bot, 0)
+        _ignore_stops()
+    except _Stop as stop:
+        _end_everything()
+        _exit_by(stop.signum)  # as if the signal had ended the bot, as it did before the guard
+    _end_everything()
+    _exit_as(status)
 
 
 if __name__ == "__main__":

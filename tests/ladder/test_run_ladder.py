@@ -106,11 +106,9 @@ def rankings(db: Path) -> list[dict]:
     ]
 
 
-def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path):
-    clean_db, killed_db = tmp_path / "clean.db", tmp_path / "killed.db"
-    for db in (clean_db, killed_db):
-        register(db, ["a", "b", "c", "d"])
-    arena(*ladder_args(clean_db, tmp_path / "clean"))
+def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path, clean_ladder):
+    clean_db, killed_db = clean_ladder["db"], tmp_path / "killed.db"
+    register(killed_db, ["a", "b", "c", "d"])
 
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena", *ladder_args(killed_db, tmp_path)],
@@ -129,9 +127,9 @@ def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path):
         con = sqlite3.connect(db)
         assert con.execute("SELECT count(*) FROM faults").fetchone()[0] == 0
         con.close()
-    assert results(killed_db) == results(clean_db)
-    assert results(clean_db)["count"] == 24 * 3
-    assert rankings(killed_db) == rankings(clean_db)
+    assert results(killed_db) == clean_ladder["results"]
+    assert clean_ladder["results"]["count"] == 24 * 3
+    assert rankings(killed_db) == clean_ladder["rankings"]
     # The killed runner's bots died with it (the kernel kills them when their parent dies).
     assert processes_in(tmp_path / "runs") == []
 

@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from arena.referee.launcher import group_members  # noqa: E402
 from arena.referee.match import Limits  # noqa: E402
 from arena.store import AsyncStore, Store  # noqa: E402
 from arena.store.browse import Queries  # noqa: E402
+from tests.procs import descendants  # noqa: E402
 from tests.web.test_fault_logs import LAST_WORDS, crashing_bot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,6 +35,8 @@ BOTS = ["a", "b", "c", "d"]
 SEED = 2024
 LIMITS = Limits(move_ms=5000)
 LADDER = "ray1"
+# How long a dead node's processes may take to exit once the node is removed.
+NODE_EXIT_S = 30.0
 
 
 def make_db(path: Path) -> Path:
@@ -211,8 +215,11 @@ def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(
         # Freeze the node's bots so that a match sent there stays in flight until the node dies
         # (a random bot's match can otherwise end between seeing it busy and killing the node).
         # The move deadline (5 s) is far longer than this wait; SIGKILL still ends stopped bots.
-        for pgid in killed["bots"]:
-            os.killpg(pgid, signal.SIGSTOP)
+        # Each pgid is a bot's guard, which must stay awake: it ends the sandbox when the node's
+        # referee dies. What it started (bubblewrap, the sandbox's init, the bot) is frozen.
+        for guard in killed["bots"]:
+            for pid in descendants(guard):
+                os.kill(pid, signal.SIGSTOP)
         # Kill the node while it has a match in flight (polling the condition, not the clock).
         while worker.busy == 0 and not task.done():
             await asyncio.sleep(0.001)
@@ -235,8 +242,15 @@ def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(
     assert query(db, "SELECT count(*) FROM matches WHERE status = 'completed'") == [(12,)]
     retried = query(db, "SELECT node, attempts FROM matches WHERE attempts > 1")
     assert retried and all(node != killed["node"] for node, _ in retried)
-    # The bots on the dead node died with it.
-    assert killed["bots"] and all(group_members(pgid) == [] for pgid in killed["bots"])
+    # The bots on the dead node died with it: its referee's process learns of the node's death
+    # (its raylet's socket closing) and exits at some point after it, and the bots' guards are
+    # told by the kernel when it does. Wait for that, bounded.
+    deadline = time.monotonic() + NODE_EXIT_S
+    while (left := [g for g in killed["bots"] if group_members(g) + descendants(g)]) and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(0.05)  # polling /proc under a deadline: no event tells of a stranger's exit
+    assert killed["bots"] and left == []
 
 
 def test_arena_serve_runs_its_matches_on_the_cluster(ray_cluster, tmp_path):

@@ -33,6 +33,18 @@ def report_of(run_dir: Path, name: str) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
+async def reported(run_dir: Path, name: str, timeout_s: float = 30.0) -> dict:
+    """Wait (bounded) until a hostile bot has written its report; the report. A bot that acts
+    at its first request may still be at it when its match ends on a loaded machine: the test
+    must not end the bot before it could report."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while (found := report_of(run_dir, name)) is None:
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"{name} wrote no report within {timeout_s} s")
+        await asyncio.sleep(0.01)  # polling the file under a deadline
+    return found
+
+
 async def exited(proc, timeout_s: float = 30.0) -> int:
     """Wait for a launched bot's process to end by itself."""
     return await asyncio.wait_for(proc.wait(), timeout_s)

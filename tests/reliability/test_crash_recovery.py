@@ -27,14 +27,10 @@ from tests.procs import processes_in
 TOTAL = 24  # matches of the ladder ladder_args describes
 
 
-@pytest.fixture(scope="module")
-def clean_run(tmp_path_factory):
-    """The uninterrupted ladder every interrupted one must equal."""
-    tmp = tmp_path_factory.mktemp("clean")
-    db = tmp / "clean.db"
-    register(db, ["a", "b", "c", "d"])
-    arena(*ladder_args(db, tmp))
-    return results(db), rankings(db)
+@pytest.fixture
+def clean_run(clean_ladder):
+    """The uninterrupted ladder every interrupted one must equal (tests/conftest.py)."""
+    return clean_ladder["results"], clean_ladder["rankings"]
 
 
 def count(db: Path, status: str) -> int:

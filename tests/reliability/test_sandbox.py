@@ -26,7 +26,7 @@ from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits, namespace_members
 from arena.store import Store
 
-from .conftest import BOTS, FAST, ROOT, hostile, kinds, report_of
+from .conftest import BOTS, FAST, ROOT, hostile, kinds, report_of, reported
 
 pytestmark = pytest.mark.skipif(
     sandbox.unavailable_reason() is not None,
@@ -185,13 +185,13 @@ def test_a_fork_bomb_is_capped_and_ends_with_its_sandbox(tmp_path):
             await host.launch("good-2", _good())
             game = make_game("balloon", 3)
             result = await host.run_match(game, 3, ["bomber", "good", "good-2"], FAST)
+            # It forks until it cannot, then reports: maybe after its match (it was retired).
+            report = await reported(tmp_path, "bomber")
             inside = bomber.sandbox_pids()
             namespace = bomber._pid_namespace()
-        return result, inside, namespace
+        return result, report, inside, namespace
 
-    result, inside, namespace = asyncio.run(main())
-    report = report_of(tmp_path, "bomber")
-    assert report is not None, "the fork bomb reported nothing"
+    result, report, inside, namespace = asyncio.run(main())
     print(
         f"FIGURE fork bomb: {report['forked']} children, then {report['error']!r}; "
         f"{len(inside)} processes in its sandbox at the match's end"
@@ -258,8 +258,8 @@ async def _until_running(host: RefereeHost, name: str) -> list[int]:
 
 
 def test_kill_9_of_the_platform_ends_every_process_in_its_sandboxes(tmp_path):
-    """`--die-with-parent`: the platform gives no order when it is killed -9, and the kernel
-    still ends every sandbox it started, setsid and double-forked children included."""
+    """The platform gives no order when it is killed -9: the kernel tells each bot's guard
+    (PR_SET_PDEATHSIG), which ends its sandbox, setsid and double-forked children included."""
     import signal
     import subprocess
     import time

@@ -451,7 +451,11 @@ def test_arena_ladder_run_cuts_off_a_bot_suspended_by_another_process(tmp_path):
             if ladder.poll() is not None:
                 raise AssertionError(f"the ladder ended first:\n{log.read_text()[-3000:]}")
             found = running_with(db, "slow")
-            return found and processes_in(workdir) and found[0] + 1
+            # Connected and playing (not still starting: its seats would then fault as "not
+            # connected", the suspension cutting off no stream): it has acted in a match.
+            return (
+                found and processes_in(workdir) and (workdir / "playing").exists() and found[0] + 1
+            )
 
         index = wait_until(slow_playing, "the slow bot in a match", timeout=60) - 1
         arena("bot", "suspend", "slow", "--reason", "cheating", "--db", str(db))

@@ -1,0 +1,116 @@
+"""A platform process killed with SIGKILL while a bot starts leaves nothing behind: the bot's
+guard (arena/referee/rlimits.py) ends the sandbox, whatever point of its start-up it was at.
+
+Each case starts a real sandboxed bot from a launching process (held_launcher.py), kills that
+process with SIGKILL at one point of the bot's start-up, and then looks in /proc for any process
+that carries the launch's token in its environment (the guard, bubblewrap, the sandbox's init,
+the bot). The kill points are reached by waiting on real events, never on time; the one that
+matters most holds bubblewrap while it builds the sandbox (see held_launcher.py), where the
+exec wrapper that preceded the guard left the sandbox running every time. A kill once the bot
+runs: test_sandbox.py::test_kill_9_of_the_platform_ends_every_process_in_its_sandboxes.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from arena.referee import sandbox
+
+HERE = Path(__file__).resolve().parent
+DEADLINE_S = 20.0
+
+pytestmark = pytest.mark.skipif(
+    sandbox.unavailable_reason() is not None, reason="bubblewrap cannot run here"
+)
+
+
+def carrying(token: str) -> list[tuple[int, str]]:
+    """(pid, command name) of every live process whose environment holds the token."""
+    needle = f"ARENA_TOKEN={token}".encode()
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
+            with open(f"/proc/{entry.name}/stat") as f:
+                comm, _, rest = f.read().partition(" (")[2].rpartition(") ")
+        except OSError:
+            continue
+        if needle in environ and not rest.startswith("Z"):
+            found.append((int(entry.name), comm))
+    return found
+
+
+def in_a_new_pid_namespace(pid: int) -> bool:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid") != os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return False
+
+
+def wait_for(condition, what: str):
+    deadline = time.monotonic() + DEADLINE_S
+    while not (found := condition()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not seen within {DEADLINE_S} s: {what}")
+        time.sleep(0.005)
+    return found
+
+
+def kill_survivors(token: str) -> None:
+    for pid, _ in carrying(token):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def start(tmp_path: Path, how: str) -> tuple[subprocess.Popen, str]:
+    token = uuid.uuid4().hex
+    launcher = subprocess.Popen(
+        [sys.executable, str(HERE / "held_launcher.py"), str(tmp_path), token, how],
+        stdin=subprocess.DEVNULL,
+    )
+    return launcher, token
+
+
+# Where the launching process is when it is killed, and how the test knows it is there.
+KILL_POINTS = {
+    # bubblewrap's child exists (in its new PID namespace) and is held building the sandbox
+    "while bubblewrap builds the sandbox": (
+        "hold",
+        lambda launcher, token: any(in_a_new_pid_namespace(p) for p, _ in carrying(token)),
+    ),
+    # the guard or bubblewrap has just been started: the first process with the token
+    "as soon as the guard runs": ("run", lambda launcher, token: carrying(token)),
+}
+
+
+@pytest.mark.parametrize("point", list(KILL_POINTS))
+def test_a_launcher_killed_during_a_bots_start_up_leaves_no_process(tmp_path, point):
+    how, reached = KILL_POINTS[point]
+    launcher, token = start(tmp_path, how)
+    try:
+        wait_for(lambda: reached(launcher, token) or launcher.poll() is not None, point)
+        assert launcher.poll() is None, "the launcher ended before it was killed"
+        launcher.kill()
+        launcher.wait(timeout=DEADLINE_S)
+        left = []
+        deadline = time.monotonic() + DEADLINE_S
+        while (left := carrying(token)) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert left == [], f"left running after the launcher was killed {point}: {left}"
+    finally:
+        launcher.kill()
+        launcher.wait()
+        kill_survivors(token)
