@@ -26,11 +26,12 @@ from __future__ import annotations
 import random
 from bisect import insort
 from collections.abc import Sequence as SequenceABC
+from enum import Enum
 from functools import partial
 from itertools import combinations, islice
 from operator import add, attrgetter, itemgetter, lt, mod
 from struct import Struct
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Final, Iterable, Iterator, Mapping, Sequence, cast
 
 from .base import (
     ConfigError,  # noqa: F401 (re-exported: boom.ConfigError)
@@ -213,26 +214,18 @@ class _PairIndex(dict):
 _PAIR_INDEX = _PairIndex()
 
 
-class _Later:
+class _Later(Enum):
     """The placeholder for a seat's legal actions before they are first asked for (then built,
-    and kept). One instance, _LATER, which copies and pickles as itself."""
+    and kept). One member, _LATER, which copies and pickles as itself (an enum member, so that
+    `legal is _LATER` tells the type checker which of the two a seat's entry is)."""
 
-    __slots__ = ()
+    LATER = "later"
 
     def __repr__(self) -> str:
         return "<not built yet>"
 
-    def __reduce__(self) -> str:
-        return "_LATER"
 
-    def __copy__(self) -> "_Later":
-        return self
-
-    def __deepcopy__(self, memo: dict) -> "_Later":
-        return self
-
-
-_LATER = _Later()
+_LATER: Final = _Later.LATER
 
 
 class LegalPairs(SequenceABC):
@@ -379,7 +372,9 @@ def _add_gains(scores: Sequence[int], rounds: Iterable[tuple]) -> list[int]:
     return scores
 
 
-def _round_outcome(record: tuple) -> tuple[list[tuple], list[int], list[tuple[int, tuple]]]:
+def _round_outcome(
+    record: tuple,
+) -> tuple[list[tuple], tuple[int, ...], list[tuple[int, tuple[int, ...]]]]:
     """What a round record (_ROUND) stands for: its take-back and escape records, in the order
     the rules take them (colour by colour, left to right on the guard card), each seat's points
     from the round, and the paradise cards (codes) each escape adds. _resolve_round did, when
@@ -396,7 +391,7 @@ def _round_outcome(record: tuple) -> tuple[list[tuple], list[int], list[tuple[in
         (_REVEAL, 1, first),
         (_REVEAL, 2, second),
     ]
-    paradise: list[tuple[int, tuple]] = []
+    paradise: list[tuple[int, tuple[int, ...]]] = []
     # 1 per bomb card played (less those taken back), plus each face-up escape's sum
     gains = list(sums[_COUNT_AT::_SEAT_BYTES])
     for col, shift, limit, at in _GUARD_PLAN[guard]:
@@ -476,11 +471,13 @@ class BoomGame(BoomGameBase):
         # Per-game constants the states share (hot path): seats, empty reveals, cards asked per
         # step (index 0: none), every seat playing `asked` cards, a fresh legal-actions map.
         self._seats = tuple(range(num_players))
-        self._no_cards = ((),) * num_players
+        self._no_cards: tuple[tuple[int, ...], ...] = ((),) * num_players
         self._zeros = (0,) * num_players
         self._asked = (0, *self.step_cards)
         self._all_play = tuple((n,) * num_players for n in self._asked)
-        self._unasked = dict.fromkeys(self._seats, _LATER)
+        self._unasked: dict[int, Sequence[tuple[int, ...]] | _Later] = dict.fromkeys(
+            self._seats, _LATER
+        )
         # Per escape step (index 0: none): cards asked, whether a ruse card may be played, the
         # path of apply_action and legal_actions when every seat plays `asked` cards (_GENERAL,
         # _ONE_CARD, _TWO_CARDS or _TWO_CARDS_OR_RUSE), and every seat's count.
@@ -591,6 +588,18 @@ class BoomGameV2(BoomGame):
     stalemate_rounds = 8
 
 
+# The parts of an observation that change only when a round resolves or a game is dealt
+# (BoomState._round_view): guards used, paradise, scores, series totals, and the cache of
+# feature_values' part of the round (its items: see _round_features and _step_features).
+_RoundView = tuple[
+    tuple[int, ...],
+    tuple[tuple[ParadiseCard, ...], ...],
+    tuple[int, ...],
+    tuple[int, ...],
+    list[Any],
+]
+
+
 class BoomState(State):
     """One Boom match (one game, or one series in longer play). Mutated only by apply_action.
 
@@ -624,7 +633,49 @@ class BoomState(State):
     )  # fmt: skip
     __slots__ = (*_SHARED_FIELDS, *_COPIED_FIELDS, "_hands")
 
+    # The fields' types (annotations only: the slots above hold the values).
     game: BoomGame
+    _np: int
+    _all: tuple[int, ...]  # every seat
+    _empty: tuple[tuple[int, ...], ...]  # no cards for any seat
+    _adv: bool
+    _ruse_v: bool
+    _series: bool
+    _gate: int
+    _seed: int
+    _shuffles: int
+    _paradise: tuple[tuple[int, ...], ...]
+    _scores: Sequence[int]  # a tuple, or a list replaced (never changed) when scores are folded
+    _game_no: int
+    _round: int
+    _step: int
+    _gpos: int
+    _guard: int
+    _reshuffled: bool
+    _disc_up: tuple[int, ...]
+    _disc_down: tuple[int, ...]
+    _to_play: tuple[int, ...]
+    _path: int
+    _ruse_ok: bool
+    _revealed: tuple[tuple[int, ...], ...]
+    _scored: int
+    _folded: int
+    _score_base: Sequence[int]
+    _expanded: int
+    _fewest: int
+    _dry_rounds: int
+    _over: bool
+    _view: _RoundView | None
+    _has_ruse: list[bool]
+    _totals: list[int]
+    _order: list[int]
+    _choice: list[tuple[int, ...] | None]
+    _rw: list[int]
+    _game_rounds: list[tuple[Any, ...]]
+    _log: list[tuple[Any, ...]]
+    _events: list[Event]
+    _pending: dict[int, Sequence[tuple[int, ...]] | _Later]
+    _hands: list[list[int]]
 
     # ------------------------------------------------------------------ construction
 
@@ -922,7 +973,8 @@ class BoomState(State):
     # ------------------------------------------------------------------ resolution
 
     def _end_step(self) -> None:
-        played = tuple(self._choice)  # revealed (recorded with the round, _resolve_round)
+        # revealed (recorded with the round, _resolve_round); every seat has chosen by now
+        played = cast("tuple[tuple[int, ...], ...]", tuple(self._choice))
         if self._step == 1:
             self._revealed = played
             self._begin_step(2, self._fewest)
@@ -960,12 +1012,12 @@ class BoomState(State):
             end = self._early_end(second)
         else:
             end = ""
-        bonus = ()
+        bonus: tuple[int, ...] = ()
         if self._adv and (end or FEWEST_CARDS_BONUS_EVERY_ROUND):
             fewest = min(map(len, hands))
             bonus = tuple(seat for seat in self._all if len(hands[seat]) == fewest)
         # the record keeps `words`, the list in _rw: _next_round gives _rw a new one
-        record = (
+        record: tuple[Any, ...] = (
             _ROUND, guard, words, bonus, [], self._game_no, self._round,
             NUM_GUARDS - 1 - self._gpos, self._reshuffled, self._revealed, second,
         )  # fmt: skip
@@ -1128,7 +1180,7 @@ class BoomState(State):
         # what stays the same until the round ends, and until the next action: worked out once
         cache = view[4]
         if not cache:
-            self._round_features(cache)
+            self._round_features(view)
         head_ones, head_at, head_values, _, pending, chosen, blocks = cache
         if pending is not self._pending or chosen != len(pending):
             blocks = self._step_features(cache)
@@ -1149,12 +1201,12 @@ class BoomState(State):
             base += 105
         return ones, at, values
 
-    def _round_features(self, cache: list) -> None:
+    def _round_features(self, view: _RoundView) -> None:
         """The part of feature_values that stays the same until the round ends, kept in
-        `cache` (the round view's): the seat-free ones, indices and values, and per seat (ones,
+        the round view's cache: the seat-free ones, indices and values, and per seat (ones,
         offsets and values in its block) its paradise cards, score and series total. The
         step's part (_step_features) is worked out when first asked for."""
-        guards_used, _, scores, totals, _ = self._view
+        guards_used, _, scores, totals, cache = view
         limits = GUARDS[self._guard]
         # guard card 55.., guards used 68.., cards discarded face up 79..
         ones = [
@@ -1212,7 +1264,7 @@ class BoomState(State):
         observation until then (_view is cleared in _next_round and _end_game)."""
         self._fold()
         cards = _PARADISE_CARDS.__getitem__
-        totals = self._totals
+        totals: Iterable[int] = self._totals
         if self._over:  # the last game is finished too
             totals = map(_add, totals, self._scores)
         return (
@@ -1244,7 +1296,7 @@ class BoomState(State):
     def _round_so_far(self) -> list[tuple]:
         """The records of the round in progress, which its record will hold once it is resolved:
         its guard, and the first reveal once the second escape has begun."""
-        so_far = [(
+        so_far: list[tuple[Any, ...]] = [(
             _GUARD, self._game_no, self._round, self._guard, NUM_GUARDS - 1 - self._gpos,
             self._reshuffled,
         )]  # fmt: skip
@@ -1380,10 +1432,10 @@ def _public_knowledge(events: Sequence[Event], num_players: int) -> tuple[list[s
                 dry = 0 if escaped else dry + 1
             round_open, escaped = True, False
         elif kind == _REVEAL:
-            for seat, cards in enumerate(event.data["cards"]):
+            for seat, cards in enumerate((event.data or {})["cards"]):
                 pinned[seat].difference_update(cards)
         elif kind == _TAKE_BACK:
-            pinned[event.seat].update(event.data["cards"])
+            pinned[event.seat].update((event.data or {})["cards"])
         elif kind == _ESCAPE:
             escaped = True
     return pinned, dry
@@ -1427,8 +1479,8 @@ def sample_state(
     known = set(obs.hand) | set(obs.discarded) | set(game.removed)
     for cards in obs.revealed:
         known.update(c for c in cards if c != RUSE)
-    for cards in obs.paradise:
-        known.update(p.card for p in cards)
+    for escaped in obs.paradise:
+        known.update(p.card for p in escaped)
     unseen = [c for c in range(NUM_CARDS) if c not in known]
     rng.shuffle(unseen)
 

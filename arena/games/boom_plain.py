@@ -17,7 +17,7 @@ import abc
 import copy
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, cast
 
 from .base import ConfigError, Event, Game, IllegalActionError, RulesError, State
 
@@ -251,19 +251,24 @@ def recount_scores(events: Sequence[Event]) -> tuple[int, ...]:
     1 per paradise card, plus its value when face up, plus every fewest-cards bonus."""
     totals: list[int] | None = None
     for event in events:
-        if event.kind == "game_start" and totals is None:
-            totals = [0] * len(event.data["hand_sizes"])
-        elif event.kind == "escape":
-            totals[event.seat] += escape_points(event.data["cards"], event.data["face_up"])
-        elif event.kind == "fewest_cards_bonus":
-            totals[event.seat] += event.data["points"]
+        data = event.data or {}
+        if event.kind == "game_start":
+            if totals is None:
+                totals = [0] * len(data["hand_sizes"])
+        elif event.kind in ("escape", "fewest_cards_bonus"):
+            if totals is None:
+                raise RulesError(f"the event log has a {event.kind} event before any game_start")
+            if event.kind == "escape":
+                totals[event.seat] += escape_points(data["cards"], data["face_up"])
+            else:
+                totals[event.seat] += data["points"]
     if totals is None:
         raise RulesError("the event log has no game_start event")
     return tuple(totals)
 
 
 def illegal_reason(
-    game: Game,
+    game: BoomGameBase,
     over: bool,
     step: int,
     to_play: Sequence[int],
@@ -691,12 +696,13 @@ class PlainBoomState(State):
 
     def end_step(self) -> None:
         """Every seat has chosen: the step's cards are revealed."""
-        played = tuple(self.choice)
+        played = cast("tuple[tuple[int, ...], ...]", tuple(self.choice))  # none is None now
         self.log.append(Event("reveal", -1, {"step": self.step, "cards": played}))
         if self.step == 1:
             self.first_escape = played
             self.start_step(2)
         else:
+            assert self.first_escape is not None  # set when the first step ended
             self.resolve_round(self.first_escape, played)
 
     def resolve_round(self, first: tuple, second: tuple) -> None:
