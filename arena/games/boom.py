@@ -76,6 +76,7 @@ from .boom_plain import (  # noqa: F401 - re-exported: arena.games.boom is the p
     BoomGameBase,
     BoomObservation,
     ParadiseCard,
+    RoundPosition,
     action_to_string,
     any_escape,
     card_colour,
@@ -535,47 +536,33 @@ class BoomGame(BoomGameBase):
         state._next_round()
         return state
 
-    def state_in_round(
-        self,
-        seed,
-        *,
-        game_number,
-        round_number,
-        step,
-        guard_order,
-        guards_revealed,
-        hands,
-        ruse,
-        discarded_face_up,
-        discarded_face_down,
-        paradise,
-        scores,
-        series_totals,
-        first_escape=None,
-        dry_rounds=0,
-    ):
+    def state_in_round(self, seed: int, position: RoundPosition) -> BoomState:
         """BoomGameBase.state_in_round."""
+        at = position
         state = BoomState._blank(self, seed)
         state._shuffles = 1  # later reshuffles are new draws, not the one behind guard_order
-        state._game_no = game_number
-        state._round = round_number
-        state._totals = list(series_totals)
-        state._new_game_scores(scores)
-        state._paradise = tuple(tuple(p.card * 2 + p.face_up for p in cards) for cards in paradise)
-        state._disc_up = tuple(discarded_face_up)
-        state._disc_down = tuple(discarded_face_down)
-        state._dry_rounds = dry_rounds if self.stalemate_rounds else 0  # only version 2 counts
-        state._order = list(guard_order)
-        state._gpos = guards_revealed - 1
+        state._game_no = at.game_number
+        state._round = at.round_number
+        state._totals = list(at.series_totals)
+        state._new_game_scores(at.scores)
+        state._paradise = tuple(
+            tuple(p.card * 2 + p.face_up for p in cards) for cards in at.paradise
+        )
+        state._disc_up = tuple(at.discarded_face_up)
+        state._disc_down = tuple(at.discarded_face_down)
+        # only version 2 counts dry rounds
+        state._dry_rounds = at.dry_rounds if self.stalemate_rounds else 0
+        state._order = list(at.guard_order)
+        state._gpos = at.guards_revealed - 1
         state._guard = state._order[state._gpos]
-        if step == 2:
-            state._revealed = tuple(map(tuple, first_escape))
+        if at.step == 2 and at.first_escape is not None:
+            state._revealed = tuple(map(tuple, at.first_escape))
             state._rw = [
                 sum(map(w.__getitem__, cards)) for w, cards in zip(_WORDS, state._revealed)
             ]
-        state._hands = [sorted(h) for h in hands]
-        state._has_ruse = list(ruse)
-        state._begin_step(step)
+        state._hands = [sorted(h) for h in at.hands]
+        state._has_ruse = list(at.ruse)
+        state._begin_step(at.step)
         return state
 
 
@@ -1512,14 +1499,14 @@ def sample_state(
     hands = [sorted(cards) for cards in drawn]
     if me >= 0:
         hands[me] = sorted(hands[me] + list(obs.hand))
-    state = game.state_in_round(
-        seed, game_number=obs.game_number, round_number=obs.round, step=obs.step,
+    state = game.state_in_round(seed, RoundPosition(
+        game_number=obs.game_number, round_number=obs.round, step=obs.step,
         guard_order=used + rest, guards_revealed=len(used), hands=hands,
         ruse=[game.ruse and RUSE not in obs.revealed[s] for s in range(np)],
         discarded_face_up=obs.discarded, discarded_face_down=sorted(pool),
         paradise=obs.paradise, scores=obs.scores, series_totals=obs.series_totals,
         first_escape=obs.revealed if obs.step == 2 else None, dry_rounds=dry,
-    )  # fmt: skip
+    ))  # fmt: skip
     # Replay the face-down choices already made in this step.
     for seat in range(np):
         if not obs.acted[seat]:
