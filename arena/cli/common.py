@@ -20,8 +20,6 @@ from arena.games import ConfigError, Game, game_names, make_game
 if TYPE_CHECKING:
     from arena.store import Store
 
-VARIANT_FLAGS = ("advanced", "ruse", "series")
-
 
 def game_options(f):
     """The variant options of both games (each game refuses those it does not have), given to
@@ -30,7 +28,7 @@ def game_options(f):
     @functools.wraps(f)
     def command(*args, advanced: bool, ruse: bool, series: bool, **kwargs):
         flags = {"advanced": advanced, "ruse": ruse, "series": series}
-        return f(*args, variant={k: True for k in VARIANT_FLAGS if flags[k]}, **kwargs)
+        return f(*args, variant={k: True for k, on in flags.items() if on}, **kwargs)
 
     command = click.option(
         "--series", is_flag=True, help="Boom: longer play, games to 200 points."
@@ -155,6 +153,19 @@ def concurrency_option(help: str = "Matches played at once.") -> Callable[[Any],
         type=click.IntRange(1, 1024),
         default=4,
         show_default=True,
+        help=help,
+    )
+
+
+def rating_mode_option(help: str, default: str | None = None) -> Callable[[Any], Any]:
+    """--rating-mode: how a new ladder is rated (an existing one keeps its own)."""
+    from arena.ladder.ratings import RATING_MODES
+
+    return click.option(
+        "--rating-mode",
+        type=click.Choice(list(RATING_MODES)),
+        default=default,
+        show_default=default is not None,
         help=help,
     )
 

@@ -44,6 +44,17 @@ EXAMPLE_OPPONENTS = {
 }
 
 
+def error_rate_option(name: str, help: str):
+    """One of the test's two error rates (docs/compare.md)."""
+    return click.option(
+        name,
+        type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
+        default=0.05,
+        show_default=True,
+        help=help,
+    )
+
+
 def default_name(new: str, base: str, game: str, k: int) -> str:
     """A comparison's name from its bots: '@' (a version) becomes '.v'."""
     clean = lambda s: re.sub(r"[^A-Za-z0-9_.-]", "_", s.replace("@", ".v"))  # noqa: E731
@@ -67,20 +78,8 @@ def default_name(new: str, base: str, game: str, k: int) -> str:
     metavar="D",
     help="The test asks: does NEW score at least D points per match more than BASE?",
 )
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
-    default=0.05,
-    show_default=True,
-    help="The chance of saying 'better' when NEW is no better.",
-)
-@click.option(
-    "--beta",
-    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
-    default=0.05,
-    show_default=True,
-    help="The chance of saying 'not better' when NEW is better by D.",
-)
+@error_rate_option("--alpha", "The chance of saying 'better' when NEW is no better.")
+@error_rate_option("--beta", "The chance of saying 'not better' when NEW is better by D.")
 @click.option(
     "--max-matches",
     type=click.IntRange(4, 10**6),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from arena.ladder.ratings import DEFAULT_RATING_MODE, RATING_MODES
+from arena.ladder.ratings import DEFAULT_RATING_MODE
 
 from .common import (
     build_game,
@@ -16,6 +16,7 @@ from .common import (
     launch_limits,
     limit_options,
     open_store,
+    rating_mode_option,
     report_run,
     resumable_run,
     run_dir_option,
@@ -51,10 +52,8 @@ def ladder_group():
 @game_options
 @limit_options
 @concurrency_option()
-@click.option(
-    "--rating-mode",
-    type=click.Choice(list(RATING_MODES)),
-    help=f"Rate each duplicate set as one result by summed scores (set), or each "
+@rating_mode_option(
+    f"Rate each duplicate set as one result by summed scores (set), or each "
     f"match on its own (match). A new ladder gets {DEFAULT_RATING_MODE} "
     "(docs/benchmarks.md#rating: fewer matches to the right ranking); an "
     "existing one keeps its own.",

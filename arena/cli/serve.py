@@ -12,7 +12,7 @@ from typing import Mapping
 import click
 
 from arena.games import ConfigError, make_game
-from arena.ladder.ratings import DEFAULT_RATING_MODE, RATING_MODES
+from arena.ladder.ratings import DEFAULT_RATING_MODE
 from arena.ladder.runner import ExecutorSetupError
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
 
@@ -23,6 +23,7 @@ from .common import (
     launch_limits,
     limit_options,
     listen_options,
+    rating_mode_option,
     run_dir_option,
     sandbox_option,
     store_errors,
@@ -171,14 +172,11 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
 @run_dir_option(Path("runs/serve"))
 @click.option("--seed", type=int, help="Seed of the table choices (random if omitted).")
 @executor_options
-@click.option(
-    "--rating-mode",
-    type=click.Choice(list(RATING_MODES)),
-    default=DEFAULT_RATING_MODE,
-    show_default=True,
-    help="How a new ladder is rated: each table's duplicate set as one result by "
+@rating_mode_option(
+    "How a new ladder is rated: each table's duplicate set as one result by "
     "summed scores (set; docs/benchmarks.md#rating), or each match (match). An "
     "existing ladder keeps its own.",
+    DEFAULT_RATING_MODE,
 )
 @sandbox_option
 def serve_cmd(
