@@ -8,10 +8,7 @@ the other seats' round points (later rounds do not depend on this round's moves,
 end is the horizon). The same determinizations are used for every action (common random
 numbers), so the comparison between actions is far less noisy than the values themselves.
 
-Deterministic given the match's rng: the number of simulations is fixed. A wall-clock cut-off
-(half of the move's time left, see _engine_view.move_deadline) only stops the search early if
-the machine is much slower than expected; then the actions are compared over the
-determinizations done so far.
+Deterministic given the match's rng (the search: _simulation.best_by_simulation).
 
 Run by the launcher (ARENA_ADDRESS and ARENA_TOKEN set), or by hand:
     python example_bots/balloon_strong.py --address HOST:PORT --token TOKEN
@@ -20,11 +17,11 @@ Run by the launcher (ARENA_ADDRESS and ARENA_TOKEN set), or by hand:
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
 
 import balloon_heuristic
 from _engine_view import PolicyBot
+from _simulation import best_by_simulation
 
 from arena.games import Game
 from arena.games.balloon import BalloonObservation, BalloonState, sample_state
@@ -48,13 +45,6 @@ def rollout(state: BalloonState, rng: random.Random) -> None:
         )
 
 
-def margin(before: Sequence[int], after: Sequence[int], seat: int) -> float:
-    """This seat's round points minus the mean of the other seats'."""
-    gains = [a - b for a, b in zip(after, before)]
-    mine = gains.pop(seat)
-    return mine - sum(gains) / len(gains)
-
-
 def choose(
     game: Game,
     obs: BalloonObservation,
@@ -66,20 +56,15 @@ def choose(
     """The move with the best mean round margin over `simulations` determinizations."""
     if len(legal_actions) == 1:
         return legal_actions[0]
-    seat = obs.seat
-    before = obs.totals
-    values = [0.0] * len(legal_actions)
-    for done in range(simulations):
-        if deadline is not None and done > 0 and time.monotonic() > deadline:
-            break
-        sampled = sample_state(obs, rng)
-        for i, action in enumerate(legal_actions):
-            state = sampled.clone()
-            state.apply_action(seat, action)
-            rollout(state, rng)
-            values[i] += margin(before, state.scores(), seat)
-    best = max(range(len(legal_actions)), key=lambda i: (values[i], -i))
-    return legal_actions[best]
+    return best_by_simulation(
+        legal_actions,
+        obs.seat,
+        simulations,
+        deadline,
+        sample=lambda: sample_state(obs, rng),
+        play_out=lambda state: rollout(state, rng),
+        before=obs.totals,  # the round's points: the margin counts this round's alone
+    )
 
 
 class BalloonStrongBot(PolicyBot):

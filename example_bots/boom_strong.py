@@ -13,10 +13,7 @@ horizon: this seat's gain minus the mean of the other seats' gains. The same det
 serve every candidate (common random numbers), so the comparison is far less noisy than the
 values.
 
-Deterministic given the match's rng: the number of simulations is fixed. A wall-clock cut-off
-(half of the move's time left, see _engine_view.move_deadline) only stops the search early if
-the machine is much slower than expected; then the candidates are compared over the
-determinizations done so far.
+Deterministic given the match's rng (the search: _simulation.best_by_simulation).
 
 Run by the launcher (ARENA_ADDRESS and ARENA_TOKEN set), or by hand:
     python example_bots/boom_strong.py --address HOST:PORT --token TOKEN
@@ -25,11 +22,11 @@ Run by the launcher (ARENA_ADDRESS and ARENA_TOKEN set), or by hand:
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
 
 import boom_heuristic
 from _engine_view import PolicyBot
+from _simulation import best_by_simulation
 
 from arena.games import Game
 from arena.games.boom import BoomObservation, BoomState, sample_state
@@ -70,13 +67,6 @@ def rollout(game: Game, state: BoomState, me: int, rng: random.Random, rounds: i
             state.apply_action(s, action)
 
 
-def margin(before: Sequence[int], after: Sequence[int], seat: int) -> float:
-    """This seat's gain minus the mean of the other seats' gains."""
-    gains = [a - b for a, b in zip(after, before)]
-    mine = gains.pop(seat)
-    return mine - sum(gains) / len(gains)
-
-
 def choose(
     game: Game,
     obs: BoomObservation,
@@ -92,19 +82,14 @@ def choose(
     order = sorted(range(len(legal_actions)), key=lambda i: (-ranked[i], i))
     candidates = [legal_actions[i] for i in order[:CANDIDATES]]
     me = obs.seat
-    values = [0.0] * len(candidates)
-    for done in range(simulations):
-        if deadline is not None and done > 0 and time.monotonic() > deadline:
-            break
-        sampled = sample_state(obs, rng, game=game)
-        before = sampled.scores()
-        for i, action in enumerate(candidates):
-            state = sampled.clone()
-            state.apply_action(me, action)
-            rollout(game, state, me, rng, HORIZON_ROUNDS)
-            values[i] += margin(before, state.scores(), me)
-    best = max(range(len(candidates)), key=lambda i: (values[i], -i))
-    return candidates[best]
+    return best_by_simulation(
+        candidates,
+        me,
+        simulations,
+        deadline,
+        sample=lambda: sample_state(obs, rng, game=game),
+        play_out=lambda state: rollout(game, state, me, rng, HORIZON_ROUNDS),
+    )
 
 
 class BoomStrongBot(PolicyBot):

@@ -1,61 +1,92 @@
-"""Options and helpers shared by several commands: game variants, limits, the sandbox, the
-executor, and the database (one --db option, one way to open the store)."""
+"""Options and helpers shared by several commands: the game and its variant, limits, the
+sandbox, the executor, concurrency, the run directory, listening addresses, the database (one
+--db option, one way to open the store), and how a resumable run stops.
+
+An option group is a decorator. Where a group's values make one thing, the command receives
+that thing instead of the separate values: @game_options gives `variant` (the options that
+are on, for build_game), @limit_options gives `limits` (a referee Limits)."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 import click
 
-from arena.games import ConfigError, Game, make_game
+from arena.games import ConfigError, Game, game_names, make_game
 
 if TYPE_CHECKING:
     from arena.store import Store
 
 
 def game_options(f):
-    """The variant options of both games (each game refuses those it does not have)."""
-    f = click.option("--series", is_flag=True, help="Boom: longer play, games to 200 points.")(f)
-    f = click.option("--ruse", is_flag=True, help="Boom: deal each player a ruse card.")(f)
-    f = click.option("--advanced", is_flag=True, help="Boom: the advanced game.")(f)
-    return f
+    """The variant options of both games (each game refuses those it does not have), given to
+    the command as `variant`: the names of those that are on, mapped to True."""
+
+    @functools.wraps(f)
+    def command(*args, advanced: bool, ruse: bool, series: bool, **kwargs):
+        flags = {"advanced": advanced, "ruse": ruse, "series": series}
+        return f(*args, variant={k: True for k, on in flags.items() if on}, **kwargs)
+
+    command = click.option(
+        "--series", is_flag=True, help="Boom: longer play, games to 200 points."
+    )(command)
+    command = click.option("--ruse", is_flag=True, help="Boom: deal each player a ruse card.")(
+        command
+    )
+    return click.option("--advanced", is_flag=True, help="Boom: the advanced game.")(command)
 
 
-def build_game(name: str, players: int, advanced: bool, ruse: bool, series: bool) -> Game:
-    options = {
-        k: True for k, v in (("advanced", advanced), ("ruse", ruse), ("series", series)) if v
-    }
+def build_game(name: str, players: int, variant: Mapping[str, bool]) -> Game:
+    """The game, or a usage error saying why these options do not make one."""
     try:
-        return make_game(name, players, **options)
+        return make_game(name, players, **variant)
     except ConfigError as err:
         raise click.UsageError(str(err)) from None
 
 
+def table_options(table_size_help: str):
+    """--game and --table-size (-k), both required."""
+
+    def decorate(f):
+        f = click.option(
+            "--table-size", "-k", type=click.IntRange(2, 5), required=True, help=table_size_help
+        )(f)
+        return click.option("--game", type=click.Choice(game_names()), required=True)(f)
+
+    return decorate
+
+
 def limit_options(f):
-    f = click.option(
-        "--max-strikes",
-        type=click.IntRange(1, 1000),
-        default=3,
-        show_default=True,
-        help="Faults before a seat is played by the default policy.",
-    )(f)
-    f = click.option(
-        "--time-bank-ms",
-        type=click.IntRange(0, 3_600_000),
-        default=10_000,
-        show_default=True,
-        help="Extra time per seat per match.",
-    )(f)
-    f = click.option(
-        "--move-ms",
-        type=click.IntRange(1, 600_000),
-        default=1000,
-        show_default=True,
-        help="Deadline of one move.",
-    )(f)
-    return f
+    """--move-ms, --time-bank-ms and --max-strikes, given to the command as `limits` (the
+    referee's Limits)."""
+
+    @functools.wraps(f)
+    def command(*args, move_ms: int, time_bank_ms: int, max_strikes: int, **kwargs):
+        from arena.referee.match import Limits
+
+        limits = Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes)
+        return f(*args, limits=limits, **kwargs)
+
+    for name, low, high, default, text in reversed(LIMIT_OPTIONS):
+        command = click.option(
+            name,
+            type=click.IntRange(low, high),
+            default=default,
+            show_default=True,
+            help=text,
+        )(command)
+    return command
+
+
+# Each limit's option: its name, range, default and help, in the order --help lists them.
+LIMIT_OPTIONS = (
+    ("--move-ms", 1, 600_000, 1000, "Deadline of one move."),
+    ("--time-bank-ms", 0, 3_600_000, 10_000, "Extra time per seat per match."),
+    ("--max-strikes", 1, 1000, 3, "Faults before a seat is played by the default policy."),
+)
 
 
 def sandbox_option(f):
@@ -89,23 +120,86 @@ def launch_limits(no_sandbox: bool, check_now: bool = False):
 
 
 def executor_options(f):
-    """Where a ladder's matches run: --executor and --ray-address (see check_executor)."""
+    """Where a ladder's matches run: --executor and --ray-address, checked together before the
+    command runs (check_executor)."""
     from arena.ladder.executors import EXECUTORS
 
-    f = click.option("--ray-address", help="The Ray cluster's address (with --executor ray).")(f)
-    f = click.option(
+    @functools.wraps(f)
+    def command(*args, executor: str, ray_address: str | None, **kwargs):
+        check_executor(executor, ray_address)
+        return f(*args, executor=executor, ray_address=ray_address, **kwargs)
+
+    command = click.option(
+        "--ray-address", help="The Ray cluster's address (with --executor ray)."
+    )(command)
+    return click.option(
         "--executor",
         type=click.Choice(EXECUTORS),
         default=EXECUTORS[0],
         show_default=True,
         help="Where matches run (Ray: launched bots only).",
-    )(f)
-    return f
+    )(command)
 
 
 def check_executor(executor: str, ray_address: str | None) -> None:
     if executor == "ray" and not ray_address:
         raise click.UsageError("--executor ray needs --ray-address (for example 127.0.0.1:6379)")
+
+
+def concurrency_option(help: str = "Matches played at once.") -> Callable[[Any], Any]:
+    return click.option(
+        "--concurrency",
+        "-j",
+        type=click.IntRange(1, 1024),
+        default=4,
+        show_default=True,
+        help=help,
+    )
+
+
+def rating_mode_option(help: str, default: str | None = None) -> Callable[[Any], Any]:
+    """--rating-mode: how a new ladder is rated (an existing one keeps its own)."""
+    from arena.ladder.ratings import RATING_MODES
+
+    return click.option(
+        "--rating-mode",
+        type=click.Choice(list(RATING_MODES)),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+def run_dir_option(
+    default: Path | None = Path("runs"), help: str = "Bot logs and work directories."
+) -> Callable[[Any], Any]:
+    return click.option(
+        "--run-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+def listen_options(
+    default_port: int, host_help: str, port_help: str, prefix: str = ""
+) -> Callable[[Any], Any]:
+    """--{prefix}host and --{prefix}port: where a server listens."""
+
+    def decorate(f):
+        f = click.option(
+            f"--{prefix}port",
+            type=click.IntRange(0, 65535),
+            default=default_port,
+            show_default=True,
+            help=port_help,
+        )(f)
+        return click.option(
+            f"--{prefix}host", default="127.0.0.1", show_default=True, help=host_help
+        )(f)
+
+    return decorate
 
 
 def db_option(f):
@@ -149,6 +243,33 @@ def store_errors(*more: type[Exception]) -> Iterator[None]:
         yield
     except refused as err:
         raise click.ClickException(str(err)) from None
+
+
+STOPPED = "stopped; run the same command again to resume"
+
+
+@contextlib.contextmanager
+def resumable_run(*more: type[Exception]) -> Iterator[None]:
+    """Around a run that the same command resumes (a ladder, a comparison): Ctrl-C says how to
+    resume, and the store's refusals and errors of the `more` types become CLI errors."""
+    try:
+        with store_errors(*more):
+            yield
+    except KeyboardInterrupt:
+        raise click.ClickException(STOPPED) from None
+
+
+def report_run(errors: Sequence[str]) -> None:
+    """The matches a run gave up on, one line each."""
+    for line in errors:
+        click.echo(f"given up: {line}", err=True)
+
+
+def exit_if_interrupted(interrupted: bool) -> None:
+    """A run that stopped early (Ctrl-C, a signal) says how to resume and exits with 130."""
+    if interrupted:
+        click.echo(STOPPED, err=True)
+        raise SystemExit(130)
 
 
 @contextlib.contextmanager

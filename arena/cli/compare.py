@@ -8,19 +8,21 @@ from pathlib import Path
 
 import click
 
-from arena.games import game_names
-
 from .common import (
     build_game,
-    check_executor,
+    concurrency_option,
     db_option,
     executor_options,
+    exit_if_interrupted,
     game_options,
     launch_limits,
     limit_options,
     open_store,
+    report_run,
+    resumable_run,
+    run_dir_option,
     sandbox_option,
-    store_errors,
+    table_options,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +44,17 @@ EXAMPLE_OPPONENTS = {
 }
 
 
+def error_rate_option(name: str, help: str):
+    """One of the test's two error rates (docs/compare.md)."""
+    return click.option(
+        name,
+        type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
+        default=0.05,
+        show_default=True,
+        help=help,
+    )
+
+
 def default_name(new: str, base: str, game: str, k: int) -> str:
     """A comparison's name from its bots: '@' (a version) becomes '.v'."""
     clean = lambda s: re.sub(r"[^A-Za-z0-9_.-]", "_", s.replace("@", ".v"))  # noqa: E731
@@ -51,14 +64,7 @@ def default_name(new: str, base: str, game: str, k: int) -> str:
 @click.command("compare")
 @click.argument("new")
 @click.argument("base")
-@click.option("--game", type=click.Choice(game_names()), required=True)
-@click.option(
-    "--table-size",
-    "-k",
-    type=click.IntRange(2, 5),
-    required=True,
-    help="Players per table: NEW (or BASE) and k-1 opponents.",
-)
+@table_options("Players per table: NEW (or BASE) and k-1 opponents.")
 @click.option(
     "--opponents",
     help="Comma-separated registered bots to play against (at least k-1; default: the "
@@ -72,20 +78,8 @@ def default_name(new: str, base: str, game: str, k: int) -> str:
     metavar="D",
     help="The test asks: does NEW score at least D points per match more than BASE?",
 )
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
-    default=0.05,
-    show_default=True,
-    help="The chance of saying 'better' when NEW is no better.",
-)
-@click.option(
-    "--beta",
-    type=click.FloatRange(0, 0.5, min_open=True, max_open=True),
-    default=0.05,
-    show_default=True,
-    help="The chance of saying 'not better' when NEW is better by D.",
-)
+@error_rate_option("--alpha", "The chance of saying 'better' when NEW is no better.")
+@error_rate_option("--beta", "The chance of saying 'not better' when NEW is better by D.")
 @click.option(
     "--max-matches",
     type=click.IntRange(4, 10**6),
@@ -105,22 +99,9 @@ def default_name(new: str, base: str, game: str, k: int) -> str:
 )
 @game_options
 @limit_options
-@click.option(
-    "--concurrency",
-    "-j",
-    type=click.IntRange(1, 1024),
-    default=4,
-    show_default=True,
-    help="Matches played at once.",
-)
+@concurrency_option()
 @executor_options
-@click.option(
-    "--run-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("runs"),
-    show_default=True,
-    help="Bot logs and work directories.",
-)
+@run_dir_option()
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 @sandbox_option
 @db_option
@@ -136,12 +117,8 @@ def compare_cmd(
     max_matches,
     name,
     seed,
-    advanced,
-    ruse,
-    series,
-    move_ms,
-    time_bank_ms,
-    max_strikes,
+    variant,
+    limits,
     concurrency,
     executor,
     ray_address,
@@ -156,29 +133,26 @@ def compare_cmd(
     asked for (docs/compare.md)."""
     from arena.compare.runner import CompareSettings, outcome_json, run_comparison
     from arena.ladder.runner import ExecutorSetupError
-    from arena.referee.match import Limits
     from arena.store import UnknownLadder
 
-    the_game = build_game(game, table_size, advanced, ruse, series)
-    check_executor(executor, ray_address)
+    the_game = build_game(game, table_size, variant)
     name = name or default_name(new, base, game, table_size)
-    with store_errors():
-        with open_store(db, write=True) as store:
-            # NAME@N is that version, NAME the latest (arena bot update)
-            new_bot, base_bot = store.resolve_bot(new).name, store.resolve_bot(base).name
-            if opponents is None:
-                names = _example_opponents(store, game)
-            else:
-                names = tuple(
-                    store.resolve_bot(b.strip()).name  # UnknownBot says what to do
-                    for b in opponents.split(",")
-                    if b.strip()
-                )
-            if seed is None:
-                try:
-                    seed = store.get_ladder(name).seed
-                except UnknownLadder:
-                    seed = store.rules.random_seed()
+    with open_store(db, write=True) as store:
+        # NAME@N is that version, NAME the latest (arena bot update)
+        new_bot, base_bot = store.resolve_bot(new).name, store.resolve_bot(base).name
+        if opponents is None:
+            names = _example_opponents(store, game)
+        else:
+            names = tuple(
+                store.resolve_bot(b.strip()).name  # UnknownBot says what to do
+                for b in opponents.split(",")
+                if b.strip()
+            )
+        if seed is None:
+            try:
+                seed = store.get_ladder(name).seed
+            except UnknownLadder:
+                seed = store.rules.random_seed()
     if new_bot == base_bot:
         raise click.UsageError(
             f"NEW and BASE are the same bot ({new_bot}); compare two bots or "
@@ -208,7 +182,7 @@ def compare_cmd(
         max_matches=max_matches,
         seed=seed,
         concurrency=concurrency,
-        limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
+        limits=limits,
         resource_limits=launch_limits(no_sandbox),
         executor=executor,
         ray_address=ray_address,
@@ -219,22 +193,16 @@ def compare_cmd(
         f"{table_size}, against {', '.join(settings.opponents)}",
         err=True,
     )
-    try:
-        with store_errors(ExecutorSetupError):
-            result = run_comparison(
-                settings, on_progress=lambda o: click.echo(progress_line(settings, o), err=True)
-            )
-    except KeyboardInterrupt:
-        raise click.ClickException("stopped; run the same command again to resume") from None
-    for line in result.errors:
-        click.echo(f"given up: {line}", err=True)
+    with resumable_run(ExecutorSetupError):
+        result = run_comparison(
+            settings, on_progress=lambda o: click.echo(progress_line(settings, o), err=True)
+        )
+    report_run(result.errors)
     if as_json:
         click.echo(json.dumps(outcome_json(settings, result), indent=2))
     else:
         click.echo(verdict_line(settings, result))
-    if result.interrupted:
-        click.echo("stopped; run the same command again to resume", err=True)
-        raise SystemExit(130)
+    exit_if_interrupted(result.interrupted)
 
 
 def _example_opponents(store, game: str) -> tuple[str, ...]:

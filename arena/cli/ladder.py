@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from arena.games import game_names
-from arena.ladder.ratings import DEFAULT_RATING_MODE, RATING_MODES
+from arena.ladder.ratings import DEFAULT_RATING_MODE
 
 from .common import (
     build_game,
-    check_executor,
+    concurrency_option,
     db_option,
     executor_options,
+    exit_if_interrupted,
     game_options,
     launch_limits,
     limit_options,
     open_store,
+    rating_mode_option,
+    report_run,
+    resumable_run,
+    run_dir_option,
     sandbox_option,
-    store_errors,
+    table_options,
 )
 from .rankings import print_rankings
 
@@ -31,10 +33,7 @@ def ladder_group():
 
 @ladder_group.command("run")
 @click.argument("name")
-@click.option("--game", type=click.Choice(game_names()), required=True)
-@click.option(
-    "--table-size", "-k", type=click.IntRange(2, 5), required=True, help="Players per table."
-)
+@table_options("Players per table.")
 @click.option(
     "--bots", required=True, help="Comma-separated names of registered bots (arena bot add)."
 )
@@ -52,18 +51,9 @@ def ladder_group():
 )
 @game_options
 @limit_options
-@click.option(
-    "--concurrency",
-    "-j",
-    type=click.IntRange(1, 1024),
-    default=4,
-    show_default=True,
-    help="Matches played at once.",
-)
-@click.option(
-    "--rating-mode",
-    type=click.Choice(list(RATING_MODES)),
-    help=f"Rate each duplicate set as one result by summed scores (set), or each "
+@concurrency_option()
+@rating_mode_option(
+    f"Rate each duplicate set as one result by summed scores (set), or each "
     f"match on its own (match). A new ladder gets {DEFAULT_RATING_MODE} "
     "(docs/benchmarks.md#rating: fewer matches to the right ranking); an "
     "existing one keeps its own.",
@@ -82,13 +72,7 @@ def ladder_group():
     help="With --until-settled: the most rounds the ladder may reach (required).",
 )
 @executor_options
-@click.option(
-    "--run-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("runs"),
-    show_default=True,
-    help="Bot logs and work directories.",
-)
+@run_dir_option()
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @sandbox_option
 @db_option
@@ -99,12 +83,8 @@ def run_cmd(
     bots,
     rounds,
     seed,
-    advanced,
-    ruse,
-    series,
-    move_ms,
-    time_bank_ms,
-    max_strikes,
+    variant,
+    limits,
     concurrency,
     rating_mode,
     until_settled,
@@ -119,9 +99,8 @@ def run_cmd(
     """Run the ladder NAME (created on first run; the same command again resumes it)."""
     from arena import app
     from arena.ladder.runner import ExecutorSetupError
-    from arena.referee.match import Limits
 
-    the_game = build_game(game, table_size, advanced, ruse, series)
+    the_game = build_game(game, table_size, variant)
     names = tuple(b.strip() for b in bots.split(",") if b.strip())
     if len(names) < table_size:
         raise click.UsageError(
@@ -137,7 +116,6 @@ def run_cmd(
         raise click.UsageError("--max-rounds applies with --until-settled CONFIDENCE")
     if max_rounds is not None and max_rounds < rounds:
         raise click.UsageError(f"--max-rounds {max_rounds} is below --rounds {rounds}")
-    check_executor(executor, ray_address)
     settings = app.LadderSettings(
         db=db,
         name=name,
@@ -151,20 +129,16 @@ def run_cmd(
         until_settled=until_settled,
         max_rounds=max_rounds,
         concurrency=concurrency,
-        limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
+        limits=limits,
         resource_limits=launch_limits(no_sandbox),
         executor=executor,
         ray_address=ray_address,
         run_dir=run_dir,
         progress=not no_progress,
     )
-    try:
-        with store_errors(ExecutorSetupError):
-            summary, rankings = app.run_ladder(settings)
-    except KeyboardInterrupt:
-        raise click.ClickException("stopped; run the same command again to resume") from None
-    for line in summary.errors:
-        click.echo(f"given up: {line}", err=True)
+    with resumable_run(ExecutorSetupError):
+        summary, rankings = app.run_ladder(settings)
+    report_run(summary.errors)
     print_rankings(rankings)
     if until_settled is not None and not summary.interrupted and not summary.remaining:
         if rankings.all_settled:
@@ -175,9 +149,7 @@ def run_cmd(
                 "(--max-rounds)",
                 err=True,
             )
-    if summary.interrupted:
-        click.echo("stopped; run the same command again to resume", err=True)
-        raise SystemExit(130)
+    exit_if_interrupted(summary.interrupted)
 
 
 @ladder_group.command("list")

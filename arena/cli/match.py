@@ -10,9 +10,15 @@ import click
 from arena import app, replay
 from arena.games import game_names
 from arena.referee.launcher import BotCommandError, resolve_command
-from arena.referee.match import Limits
 
-from .common import build_game, game_options, launch_limits, limit_options, sandbox_option
+from .common import (
+    build_game,
+    game_options,
+    launch_limits,
+    limit_options,
+    run_dir_option,
+    sandbox_option,
+)
 
 
 @click.command("match")
@@ -28,22 +34,14 @@ from .common import build_game, game_options, launch_limits, limit_options, sand
     help="Write the replay to this file.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option(
-    "--run-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Keep bot logs and work directories here (default: a temporary folder).",
-)
+@run_dir_option(None, "Keep bot logs and work directories here (default: a temporary folder).")
 @sandbox_option
 def match_cmd(
     game,
     bots,
     seed,
-    advanced,
-    ruse,
-    series,
-    move_ms,
-    time_bank_ms,
-    max_strikes,
+    variant,
+    limits,
     replay_path,
     as_json,
     run_dir,
@@ -53,7 +51,7 @@ def match_cmd(
 
     Example: arena match balloon "python example_bots/random_bot.py" "python example_bots/random_bot.py"
     """  # noqa: E501 (an example command, kept whole)
-    the_game = build_game(game, len(bots), advanced, ruse, series)
+    the_game = build_game(game, len(bots), variant)
     try:
         commands = [resolve_command(b) for b in bots]
     except BotCommandError as err:
@@ -66,7 +64,7 @@ def match_cmd(
         game=the_game,
         bots=tuple(zip(names, commands)),
         seed=app.random_seed() if seed is None else seed,
-        limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
+        limits=limits,
         resource_limits=resource_limits,
         run_dir=run_dir,
     )

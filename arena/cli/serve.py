@@ -12,17 +12,19 @@ from typing import Mapping
 import click
 
 from arena.games import ConfigError, make_game
-from arena.ladder.ratings import DEFAULT_RATING_MODE, RATING_MODES
+from arena.ladder.ratings import DEFAULT_RATING_MODE
 from arena.ladder.runner import ExecutorSetupError
-from arena.referee.match import Limits
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
 
 from .common import (
-    check_executor,
+    concurrency_option,
     db_option,
     executor_options,
     launch_limits,
     limit_options,
+    listen_options,
+    rating_mode_option,
+    run_dir_option,
     sandbox_option,
     store_errors,
 )
@@ -133,21 +135,17 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
     metavar="LADDER=BOT[,BOT...]",
     help="Only these bots play in that ladder (repeatable; default: every bot).",
 )
-@click.option(
-    "--host",
-    default="127.0.0.1",
-    show_default=True,
-    help="Address the referee listens on (0.0.0.0 for remote bots).",
+@listen_options(
+    50051,
+    "Address the referee listens on (0.0.0.0 for remote bots).",
+    "The referee's port (bots connect here).",
 )
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=50051,
-    show_default=True,
-    help="The referee's port (bots connect here).",
+@listen_options(
+    8000,
+    "Address the web pages listen on (0.0.0.0 for every interface).",
+    "The web pages' port.",
+    prefix="web-",
 )
-@click.option("--web-host", default="127.0.0.1", show_default=True)
-@click.option("--web-port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option(
     "--admin-key-file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -161,14 +159,7 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
     hidden=True,
     help="Refused: a key on the command line is visible to every user (ps).",
 )
-@click.option(
-    "--concurrency",
-    "-j",
-    type=click.IntRange(1, 1024),
-    default=4,
-    show_default=True,
-    help="Matches in flight per ladder.",
-)
+@concurrency_option("Matches in flight per ladder.")
 @limit_options
 @click.option(
     "--grace",
@@ -178,22 +169,14 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
     help="Seconds matches in flight get to finish on SIGTERM.",
 )
 @click.option("--max-matches", type=click.IntRange(1), help="Stop after this many matches.")
-@click.option(
-    "--run-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("runs/serve"),
-    show_default=True,
-)
+@run_dir_option(Path("runs/serve"))
 @click.option("--seed", type=int, help="Seed of the table choices (random if omitted).")
 @executor_options
-@click.option(
-    "--rating-mode",
-    type=click.Choice(list(RATING_MODES)),
-    default=DEFAULT_RATING_MODE,
-    show_default=True,
-    help="How a new ladder is rated: each table's duplicate set as one result by "
+@rating_mode_option(
+    "How a new ladder is rated: each table's duplicate set as one result by "
     "summed scores (set; docs/benchmarks.md#rating), or each match (match). An "
     "existing ladder keeps its own.",
+    DEFAULT_RATING_MODE,
 )
 @sandbox_option
 def serve_cmd(
@@ -207,9 +190,7 @@ def serve_cmd(
     admin_key_file,
     admin_key_value,
     concurrency,
-    move_ms,
-    time_bank_ms,
-    max_strikes,
+    limits,
     grace,
     max_matches,
     run_dir,
@@ -230,7 +211,6 @@ def serve_cmd(
     if len({s.name for s in specs}) != len(specs):
         raise click.UsageError("two --ladder options have the same name")
     specs = apply_members(specs, members)
-    check_executor(executor, ray_address)
     settings = ServiceSettings(
         db=db,
         ladders=specs,
@@ -240,7 +220,7 @@ def serve_cmd(
         web_port=web_port,
         admin_key=admin_key,
         concurrency=concurrency,
-        limits=Limits(move_ms=move_ms, time_bank_ms=time_bank_ms, max_strikes=max_strikes),
+        limits=limits,
         run_dir=run_dir,
         grace_s=grace,
         max_matches=max_matches,

@@ -8,23 +8,15 @@ from typing import Any
 
 import click
 
-from .common import db_option, store_errors
+from .common import db_option, listen_options, store_errors
 
 
 @click.command("web")
 @db_option
-@click.option(
-    "--host",
-    default="127.0.0.1",
-    show_default=True,
-    help="Address to listen on (0.0.0.0 for every interface).",
-)
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=8000,
-    show_default=True,
-    help="Port to listen on (0: any free port).",
+@listen_options(
+    8000,
+    "Address to listen on (0.0.0.0 for every interface).",
+    "Port to listen on (0: any free port).",
 )
 def web_cmd(db: Path, host: str, port: int) -> None:
     """Serve the ladders, ratings, matches and replays of a database as web pages and a JSON

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, ClassVar, Mapping, NamedTuple, Sequence
 
 from .base import (
     ConfigError,
@@ -223,7 +223,7 @@ class BalloonGame(Game):
     name = "balloon"
     min_players = 2
     max_players = 5
-    options_spec: Mapping[str, tuple[Any, ...]] = {}
+    options_spec: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
     engine_version = "1"
 
     def __init__(self, num_players: int, **options: Any):
@@ -337,6 +337,9 @@ class BalloonState(State):
         "_events_cache",
     )  # fmt: skip
     __slots__ = (*_SHARED_FIELDS, *_COPIED_FIELDS)
+
+    game: BalloonGame
+    _seats: tuple[int, ...]  # the seat to act, or none
 
     def __init__(self, game: BalloonGame, decks: tuple[tuple[int, ...], ...]):
         self.game = game
@@ -569,9 +572,9 @@ class BalloonState(State):
         for s in range(n):
             hand = deck[s * size : (s + 1) * size]
             vol.append(sum(map(value, hand)))
-            hand = sorted(hand)
-            hand.append(DROP_OUT)
-            legal.append(tuple(hand))
+            actions = sorted(hand)
+            actions.append(DROP_OUT)
+            legal.append(tuple(actions))
         face_up = tuple(deck[n * size : n * size + f])
         counts = [0] * (BLACK_INDEX + 1)
         for c in face_up:

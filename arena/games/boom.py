@@ -26,11 +26,12 @@ from __future__ import annotations
 import random
 from bisect import insort
 from collections.abc import Sequence as SequenceABC
+from enum import Enum
 from functools import partial
 from itertools import combinations, islice
 from operator import add, attrgetter, itemgetter, lt, mod
 from struct import Struct
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Final, Iterable, Iterator, Mapping, Sequence, cast
 
 from .base import (
     ConfigError,  # noqa: F401 (re-exported: boom.ConfigError)
@@ -75,6 +76,7 @@ from .boom_plain import (  # noqa: F401 - re-exported: arena.games.boom is the p
     BoomGameBase,
     BoomObservation,
     ParadiseCard,
+    RoundPosition,
     action_to_string,
     any_escape,
     card_colour,
@@ -213,26 +215,18 @@ class _PairIndex(dict):
 _PAIR_INDEX = _PairIndex()
 
 
-class _Later:
+class _Later(Enum):
     """The placeholder for a seat's legal actions before they are first asked for (then built,
-    and kept). One instance, _LATER, which copies and pickles as itself."""
+    and kept). One member, _LATER, which copies and pickles as itself (an enum member, so that
+    `legal is _LATER` tells the type checker which of the two a seat's entry is)."""
 
-    __slots__ = ()
+    LATER = "later"
 
     def __repr__(self) -> str:
         return "<not built yet>"
 
-    def __reduce__(self) -> str:
-        return "_LATER"
 
-    def __copy__(self) -> "_Later":
-        return self
-
-    def __deepcopy__(self, memo: dict) -> "_Later":
-        return self
-
-
-_LATER = _Later()
+_LATER: Final = _Later.LATER
 
 
 class LegalPairs(SequenceABC):
@@ -379,7 +373,9 @@ def _add_gains(scores: Sequence[int], rounds: Iterable[tuple]) -> list[int]:
     return scores
 
 
-def _round_outcome(record: tuple) -> tuple[list[tuple], list[int], list[tuple[int, tuple]]]:
+def _round_outcome(
+    record: tuple,
+) -> tuple[list[tuple], tuple[int, ...], list[tuple[int, tuple[int, ...]]]]:
     """What a round record (_ROUND) stands for: its take-back and escape records, in the order
     the rules take them (colour by colour, left to right on the guard card), each seat's points
     from the round, and the paradise cards (codes) each escape adds. _resolve_round did, when
@@ -396,7 +392,7 @@ def _round_outcome(record: tuple) -> tuple[list[tuple], list[int], list[tuple[in
         (_REVEAL, 1, first),
         (_REVEAL, 2, second),
     ]
-    paradise: list[tuple[int, tuple]] = []
+    paradise: list[tuple[int, tuple[int, ...]]] = []
     # 1 per bomb card played (less those taken back), plus each face-up escape's sum
     gains = list(sums[_COUNT_AT::_SEAT_BYTES])
     for col, shift, limit, at in _GUARD_PLAN[guard]:
@@ -476,11 +472,13 @@ class BoomGame(BoomGameBase):
         # Per-game constants the states share (hot path): seats, empty reveals, cards asked per
         # step (index 0: none), every seat playing `asked` cards, a fresh legal-actions map.
         self._seats = tuple(range(num_players))
-        self._no_cards = ((),) * num_players
+        self._no_cards: tuple[tuple[int, ...], ...] = ((),) * num_players
         self._zeros = (0,) * num_players
         self._asked = (0, *self.step_cards)
         self._all_play = tuple((n,) * num_players for n in self._asked)
-        self._unasked = dict.fromkeys(self._seats, _LATER)
+        self._unasked: dict[int, Sequence[tuple[int, ...]] | _Later] = dict.fromkeys(
+            self._seats, _LATER
+        )
         # Per escape step (index 0: none): cards asked, whether a ruse card may be played, the
         # path of apply_action and legal_actions when every seat plays `asked` cards (_GENERAL,
         # _ONE_CARD, _TWO_CARDS or _TWO_CARDS_OR_RUSE), and every seat's count.
@@ -538,47 +536,33 @@ class BoomGame(BoomGameBase):
         state._next_round()
         return state
 
-    def state_in_round(
-        self,
-        seed,
-        *,
-        game_number,
-        round_number,
-        step,
-        guard_order,
-        guards_revealed,
-        hands,
-        ruse,
-        discarded_face_up,
-        discarded_face_down,
-        paradise,
-        scores,
-        series_totals,
-        first_escape=None,
-        dry_rounds=0,
-    ):
+    def state_in_round(self, seed: int, position: RoundPosition) -> BoomState:
         """BoomGameBase.state_in_round."""
+        at = position
         state = BoomState._blank(self, seed)
         state._shuffles = 1  # later reshuffles are new draws, not the one behind guard_order
-        state._game_no = game_number
-        state._round = round_number
-        state._totals = list(series_totals)
-        state._new_game_scores(scores)
-        state._paradise = tuple(tuple(p.card * 2 + p.face_up for p in cards) for cards in paradise)
-        state._disc_up = tuple(discarded_face_up)
-        state._disc_down = tuple(discarded_face_down)
-        state._dry_rounds = dry_rounds if self.stalemate_rounds else 0  # only version 2 counts
-        state._order = list(guard_order)
-        state._gpos = guards_revealed - 1
+        state._game_no = at.game_number
+        state._round = at.round_number
+        state._totals = list(at.series_totals)
+        state._new_game_scores(at.scores)
+        state._paradise = tuple(
+            tuple(p.card * 2 + p.face_up for p in cards) for cards in at.paradise
+        )
+        state._disc_up = tuple(at.discarded_face_up)
+        state._disc_down = tuple(at.discarded_face_down)
+        # only version 2 counts dry rounds
+        state._dry_rounds = at.dry_rounds if self.stalemate_rounds else 0
+        state._order = list(at.guard_order)
+        state._gpos = at.guards_revealed - 1
         state._guard = state._order[state._gpos]
-        if step == 2:
-            state._revealed = tuple(map(tuple, first_escape))
+        if at.step == 2 and at.first_escape is not None:
+            state._revealed = tuple(map(tuple, at.first_escape))
             state._rw = [
                 sum(map(w.__getitem__, cards)) for w, cards in zip(_WORDS, state._revealed)
             ]
-        state._hands = [sorted(h) for h in hands]
-        state._has_ruse = list(ruse)
-        state._begin_step(step)
+        state._hands = [sorted(h) for h in at.hands]
+        state._has_ruse = list(at.ruse)
+        state._begin_step(at.step)
         return state
 
 
@@ -589,6 +573,18 @@ class BoomGameV2(BoomGame):
 
     engine_version = "2"
     stalemate_rounds = 8
+
+
+# The parts of an observation that change only when a round resolves or a game is dealt
+# (BoomState._round_view): guards used, paradise, scores, series totals, and the cache of
+# feature_values' part of the round (its items: see _round_features and _step_features).
+_RoundView = tuple[
+    tuple[int, ...],
+    tuple[tuple[ParadiseCard, ...], ...],
+    tuple[int, ...],
+    tuple[int, ...],
+    list[Any],
+]
 
 
 class BoomState(State):
@@ -624,7 +620,49 @@ class BoomState(State):
     )  # fmt: skip
     __slots__ = (*_SHARED_FIELDS, *_COPIED_FIELDS, "_hands")
 
+    # The fields' types (annotations only: the slots above hold the values).
     game: BoomGame
+    _np: int
+    _all: tuple[int, ...]  # every seat
+    _empty: tuple[tuple[int, ...], ...]  # no cards for any seat
+    _adv: bool
+    _ruse_v: bool
+    _series: bool
+    _gate: int
+    _seed: int
+    _shuffles: int
+    _paradise: tuple[tuple[int, ...], ...]
+    _scores: Sequence[int]  # a tuple, or a list replaced (never changed) when scores are folded
+    _game_no: int
+    _round: int
+    _step: int
+    _gpos: int
+    _guard: int
+    _reshuffled: bool
+    _disc_up: tuple[int, ...]
+    _disc_down: tuple[int, ...]
+    _to_play: tuple[int, ...]
+    _path: int
+    _ruse_ok: bool
+    _revealed: tuple[tuple[int, ...], ...]
+    _scored: int
+    _folded: int
+    _score_base: Sequence[int]
+    _expanded: int
+    _fewest: int
+    _dry_rounds: int
+    _over: bool
+    _view: _RoundView | None
+    _has_ruse: list[bool]
+    _totals: list[int]
+    _order: list[int]
+    _choice: list[tuple[int, ...] | None]
+    _rw: list[int]
+    _game_rounds: list[tuple[Any, ...]]
+    _log: list[tuple[Any, ...]]
+    _events: list[Event]
+    _pending: dict[int, Sequence[tuple[int, ...]] | _Later]
+    _hands: list[list[int]]
 
     # ------------------------------------------------------------------ construction
 
@@ -922,7 +960,8 @@ class BoomState(State):
     # ------------------------------------------------------------------ resolution
 
     def _end_step(self) -> None:
-        played = tuple(self._choice)  # revealed (recorded with the round, _resolve_round)
+        # revealed (recorded with the round, _resolve_round); every seat has chosen by now
+        played = cast("tuple[tuple[int, ...], ...]", tuple(self._choice))
         if self._step == 1:
             self._revealed = played
             self._begin_step(2, self._fewest)
@@ -960,12 +999,12 @@ class BoomState(State):
             end = self._early_end(second)
         else:
             end = ""
-        bonus = ()
+        bonus: tuple[int, ...] = ()
         if self._adv and (end or FEWEST_CARDS_BONUS_EVERY_ROUND):
             fewest = min(map(len, hands))
             bonus = tuple(seat for seat in self._all if len(hands[seat]) == fewest)
         # the record keeps `words`, the list in _rw: _next_round gives _rw a new one
-        record = (
+        record: tuple[Any, ...] = (
             _ROUND, guard, words, bonus, [], self._game_no, self._round,
             NUM_GUARDS - 1 - self._gpos, self._reshuffled, self._revealed, second,
         )  # fmt: skip
@@ -1128,7 +1167,7 @@ class BoomState(State):
         # what stays the same until the round ends, and until the next action: worked out once
         cache = view[4]
         if not cache:
-            self._round_features(cache)
+            self._round_features(view)
         head_ones, head_at, head_values, _, pending, chosen, blocks = cache
         if pending is not self._pending or chosen != len(pending):
             blocks = self._step_features(cache)
@@ -1149,12 +1188,12 @@ class BoomState(State):
             base += 105
         return ones, at, values
 
-    def _round_features(self, cache: list) -> None:
+    def _round_features(self, view: _RoundView) -> None:
         """The part of feature_values that stays the same until the round ends, kept in
-        `cache` (the round view's): the seat-free ones, indices and values, and per seat (ones,
+        the round view's cache: the seat-free ones, indices and values, and per seat (ones,
         offsets and values in its block) its paradise cards, score and series total. The
         step's part (_step_features) is worked out when first asked for."""
-        guards_used, _, scores, totals, _ = self._view
+        guards_used, _, scores, totals, cache = view
         limits = GUARDS[self._guard]
         # guard card 55.., guards used 68.., cards discarded face up 79..
         ones = [
@@ -1212,7 +1251,7 @@ class BoomState(State):
         observation until then (_view is cleared in _next_round and _end_game)."""
         self._fold()
         cards = _PARADISE_CARDS.__getitem__
-        totals = self._totals
+        totals: Iterable[int] = self._totals
         if self._over:  # the last game is finished too
             totals = map(_add, totals, self._scores)
         return (
@@ -1244,7 +1283,7 @@ class BoomState(State):
     def _round_so_far(self) -> list[tuple]:
         """The records of the round in progress, which its record will hold once it is resolved:
         its guard, and the first reveal once the second escape has begun."""
-        so_far = [(
+        so_far: list[tuple[Any, ...]] = [(
             _GUARD, self._game_no, self._round, self._guard, NUM_GUARDS - 1 - self._gpos,
             self._reshuffled,
         )]  # fmt: skip
@@ -1380,10 +1419,10 @@ def _public_knowledge(events: Sequence[Event], num_players: int) -> tuple[list[s
                 dry = 0 if escaped else dry + 1
             round_open, escaped = True, False
         elif kind == _REVEAL:
-            for seat, cards in enumerate(event.data["cards"]):
+            for seat, cards in enumerate((event.data or {})["cards"]):
                 pinned[seat].difference_update(cards)
         elif kind == _TAKE_BACK:
-            pinned[event.seat].update(event.data["cards"])
+            pinned[event.seat].update((event.data or {})["cards"])
         elif kind == _ESCAPE:
             escaped = True
     return pinned, dry
@@ -1427,8 +1466,8 @@ def sample_state(
     known = set(obs.hand) | set(obs.discarded) | set(game.removed)
     for cards in obs.revealed:
         known.update(c for c in cards if c != RUSE)
-    for cards in obs.paradise:
-        known.update(p.card for p in cards)
+    for escaped in obs.paradise:
+        known.update(p.card for p in escaped)
     unseen = [c for c in range(NUM_CARDS) if c not in known]
     rng.shuffle(unseen)
 
@@ -1460,14 +1499,14 @@ def sample_state(
     hands = [sorted(cards) for cards in drawn]
     if me >= 0:
         hands[me] = sorted(hands[me] + list(obs.hand))
-    state = game.state_in_round(
-        seed, game_number=obs.game_number, round_number=obs.round, step=obs.step,
+    state = game.state_in_round(seed, RoundPosition(
+        game_number=obs.game_number, round_number=obs.round, step=obs.step,
         guard_order=used + rest, guards_revealed=len(used), hands=hands,
         ruse=[game.ruse and RUSE not in obs.revealed[s] for s in range(np)],
         discarded_face_up=obs.discarded, discarded_face_down=sorted(pool),
         paradise=obs.paradise, scores=obs.scores, series_totals=obs.series_totals,
         first_escape=obs.revealed if obs.step == 2 else None, dry_rounds=dry,
-    )  # fmt: skip
+    ))  # fmt: skip
     # Replay the face-down choices already made in this step.
     for seat in range(np):
         if not obs.acted[seat]:

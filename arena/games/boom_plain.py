@@ -17,7 +17,7 @@ import abc
 import copy
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, cast
 
 from .base import ConfigError, Event, Game, IllegalActionError, RulesError, State
 
@@ -251,19 +251,24 @@ def recount_scores(events: Sequence[Event]) -> tuple[int, ...]:
     1 per paradise card, plus its value when face up, plus every fewest-cards bonus."""
     totals: list[int] | None = None
     for event in events:
-        if event.kind == "game_start" and totals is None:
-            totals = [0] * len(event.data["hand_sizes"])
-        elif event.kind == "escape":
-            totals[event.seat] += escape_points(event.data["cards"], event.data["face_up"])
-        elif event.kind == "fewest_cards_bonus":
-            totals[event.seat] += event.data["points"]
+        data = event.data or {}
+        if event.kind == "game_start":
+            if totals is None:
+                totals = [0] * len(data["hand_sizes"])
+        elif event.kind in ("escape", "fewest_cards_bonus"):
+            if totals is None:
+                raise RulesError(f"the event log has a {event.kind} event before any game_start")
+            if event.kind == "escape":
+                totals[event.seat] += escape_points(data["cards"], data["face_up"])
+            else:
+                totals[event.seat] += data["points"]
     if totals is None:
         raise RulesError("the event log has no game_start event")
     return tuple(totals)
 
 
 def illegal_reason(
-    game: Game,
+    game: BoomGameBase,
     over: bool,
     step: int,
     to_play: Sequence[int],
@@ -398,6 +403,35 @@ def deal(
 # ------------------------------------------------------------------------------ the engine
 
 
+@dataclass(frozen=True)
+class RoundPosition:
+    """A game under way, at the start of escape step `step` of round `round_number`, no seat
+    having chosen yet (what BoomGameBase.state_in_round builds a state from): the guard
+    revealed is guard_order[guards_revealed - 1]; `first_escape` is what each seat revealed in
+    the first escape (step 2 only); `scores` are the game's so far, `series_totals` those of
+    the games finished before it; `dry_rounds` counts the rounds in a row without an escape
+    (engine version 2 only)."""
+
+    game_number: int
+    round_number: int
+    step: int
+    guard_order: Sequence[int]
+    guards_revealed: int
+    hands: Sequence[Sequence[int]]
+    ruse: Sequence[bool]
+    discarded_face_up: Sequence[int]
+    discarded_face_down: Sequence[int]
+    paradise: Sequence[Sequence[ParadiseCard]]
+    scores: Sequence[int]
+    series_totals: Sequence[int]
+    first_escape: Sequence[Sequence[int]] | None = None
+    dry_rounds: int = 0
+
+    def __post_init__(self) -> None:
+        if self.step == 2 and self.first_escape is None:
+            raise RulesError("a position in the second escape step needs first_escape")
+
+
 class BoomGameBase(Game):
     """What every Boom game is, whichever engine plays it: its facts, its options and its cards.
     Options: advanced (card removal, open discard, +5 for the fewest cards), ruse (one ruse card
@@ -494,33 +528,10 @@ class BoomGameBase(Game):
         `seed`. For state_from_hands, which has checked them."""
 
     @abc.abstractmethod
-    def state_in_round(
-        self,
-        seed: int,
-        *,
-        game_number: int,
-        round_number: int,
-        step: int,
-        guard_order: Sequence[int],
-        guards_revealed: int,
-        hands: Sequence[Sequence[int]],
-        ruse: Sequence[bool],
-        discarded_face_up: Sequence[int],
-        discarded_face_down: Sequence[int],
-        paradise: Sequence[Sequence[ParadiseCard]],
-        scores: Sequence[int],
-        series_totals: Sequence[int],
-        first_escape: Sequence[Sequence[int]] | None = None,
-        dry_rounds: int = 0,
-    ) -> State:
-        """A state in a game under way, at the start of escape step `step` of round
-        `round_number`, no seat having chosen yet: the guard revealed is
-        guard_order[guards_revealed - 1], later reshuffles are drawn from `seed`; `first_escape`
-        is what each seat revealed in the first escape (step 2 only); `scores` are the game's so
-        far, `series_totals` those of the games finished before it; `dry_rounds` counts the
-        rounds in a row without an escape (engine version 2 only). Its event log starts with
-        the round in progress: its guard (not marked reshuffled) and, in step 2, the first
-        reveal. For determinizations (sample_state)."""
+    def state_in_round(self, seed: int, position: RoundPosition) -> State:
+        """A state at `position` in a game under way; later reshuffles are drawn from `seed`.
+        Its event log starts with the round in progress: its guard (not marked reshuffled)
+        and, in step 2, the first reveal. For determinizations (sample_state)."""
 
 
 class PlainBoomGame(BoomGameBase):
@@ -538,41 +549,24 @@ class PlainBoomGame(BoomGameBase):
         state.start_game(hands, ruse, discards, guard_order)
         return state
 
-    def state_in_round(
-        self,
-        seed,
-        *,
-        game_number,
-        round_number,
-        step,
-        guard_order,
-        guards_revealed,
-        hands,
-        ruse,
-        discarded_face_up,
-        discarded_face_down,
-        paradise,
-        scores,
-        series_totals,
-        first_escape=None,
-        dry_rounds=0,
-    ):
-        state = PlainBoomState(self, seed, game_number, series_totals)
-        state.hands = [sorted(h) for h in hands]
-        state.has_ruse = list(ruse)
-        state.discarded_face_up = tuple(discarded_face_up)
-        state.discarded_face_down = tuple(discarded_face_down)
-        state.paradise_piles = [list(cards) for cards in paradise]
-        state.scores_this_game = list(scores)
-        state.guard_deck = list(guard_order)
-        state.guards_revealed = guards_revealed
+    def state_in_round(self, seed: int, position: RoundPosition) -> PlainBoomState:
+        at = position
+        state = PlainBoomState(self, seed, at.game_number, at.series_totals)
+        state.hands = [sorted(h) for h in at.hands]
+        state.has_ruse = list(at.ruse)
+        state.discarded_face_up = tuple(at.discarded_face_up)
+        state.discarded_face_down = tuple(at.discarded_face_down)
+        state.paradise_piles = [list(cards) for cards in at.paradise]
+        state.scores_this_game = list(at.scores)
+        state.guard_deck = list(at.guard_order)
+        state.guards_revealed = at.guards_revealed
         state.shuffles = 1  # later reshuffles are new draws, not the one behind guard_order
-        state.round_number = round_number
+        state.round_number = at.round_number
         state.log.append(state.guard_event())
-        if step == 2:
-            state.first_escape = tuple(map(tuple, first_escape))
+        if at.step == 2 and at.first_escape is not None:
+            state.first_escape = tuple(map(tuple, at.first_escape))
             state.log.append(Event("reveal", -1, {"step": 1, "cards": state.first_escape}))
-        state.start_step(step)
+        state.start_step(at.step)
         return state
 
 
@@ -691,12 +685,13 @@ class PlainBoomState(State):
 
     def end_step(self) -> None:
         """Every seat has chosen: the step's cards are revealed."""
-        played = tuple(self.choice)
+        played = cast("tuple[tuple[int, ...], ...]", tuple(self.choice))  # none is None now
         self.log.append(Event("reveal", -1, {"step": self.step, "cards": played}))
         if self.step == 1:
             self.first_escape = played
             self.start_step(2)
         else:
+            assert self.first_escape is not None  # set when the first step ended
             self.resolve_round(self.first_escape, played)
 
     def resolve_round(self, first: tuple, second: tuple) -> None:

@@ -17,9 +17,10 @@ def clone_function(
     replaced rather than changed), `copied` ones by .copy() (lists and dicts of values that are
     not changed in place), `nested` ones are lists of lists, each inner list copied."""
     fields = [*shared, *copied, *nested]
-    if sorted(fields) != sorted(cls.__slots__) or len(set(fields)) != len(fields):
+    slots = sorted(vars(cls).get("__slots__", ()))
+    if sorted(fields) != slots or len(set(fields)) != len(fields):
         raise TypeError(
-            f"{cls.__name__}'s fields {sorted(cls.__slots__)} must each be in one "
+            f"{cls.__name__}'s fields {slots} must each be in one "
             f"group of its clone, not {sorted(fields)}"
         )
     lines = ["def clone(self):", "    new = new_object(cls)"]

@@ -207,5 +207,6 @@ class PlainReply(asyncio.Future):
         self.set_result(result)
 
 
-# What the referee builds for each request (connection.py).
+# What the referee builds for each request (connection.py), and its type.
 Reply: type[FastReply] | type[PlainReply] = FastReply if FAST_REPLY else PlainReply
+ReplySlot = FastReply | PlainReply

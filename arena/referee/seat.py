@@ -54,9 +54,10 @@ class RemoteSeat:
             return CRASH if self.bot_down() else DISCONNECT
         self.conn.attach(ctx.match_id, self)
         await self._deliver(
+            self.conn,
             wire.match_start(
                 ctx.match_id, ctx.game, seat, ctx.seat_names, ctx.limits, bot_seed(ctx.seed, seat)
-            )
+            ),
         )
         return None
 
@@ -77,10 +78,10 @@ class RemoteSeat:
         waiting.cancel()  # the process exited before it connected
         return None
 
-    async def _deliver(self, msg: wire.Outgoing) -> None:
+    async def _deliver(self, conn: BotConnection, msg: wire.Outgoing) -> None:
         # Best effort: a bot that is gone is found out at its next move.
         try:
-            await self.conn.deliver(msg)
+            await conn.deliver(msg)
         except ConnectionClosed:
             pass
 
@@ -93,7 +94,7 @@ class RemoteSeat:
 
     async def _ask(self, state: State, seat: int, clock: SeatClock) -> Decision:
         ctx, conn = self.ctx, self.conn
-        if conn is None or conn.closed.is_set():
+        if conn is None or ctx is None or conn.closed.is_set():  # (ctx is set with conn)
             return await self._lost(0.0)
         game_name = ctx.game.name
         limits = ctx.limits
@@ -158,30 +159,31 @@ class RemoteSeat:
         self._unsolicited.append(detail)
 
     async def notify_fault(self, fault: Fault, played_instead: Action | None) -> None:
-        conn = self.conn
-        if conn is None or conn.closed.is_set():
+        ctx, conn = self.ctx, self.conn
+        if conn is None or ctx is None or conn.closed.is_set():
             return
         await self._deliver(
+            conn,
             wire.rejected(
                 fault.kind,
                 fault.detail,
-                self.ctx.match_id,
-                game_name=self.ctx.game.name,
+                ctx.match_id,
+                game_name=ctx.game.name,
                 played_instead=played_instead,
-            )
+            ),
         )
 
     async def end(self, state: State, scores, ranks, reason: str) -> None:
-        conn = self.conn
-        if conn is None:
+        ctx, conn = self.ctx, self.conn
+        if conn is None or ctx is None:
             return
         # In the background: nothing of this match follows it on the stream, and the next
         # match need not wait for it.
         try:
             conn.send(
                 wire.match_end(
-                    self.ctx.game.name,
-                    self.ctx.match_id,
+                    ctx.game.name,
+                    ctx.match_id,
                     scores,
                     ranks,
                     reason,
@@ -189,7 +191,7 @@ class RemoteSeat:
                 )
             )
         finally:
-            conn.detach(self.ctx.match_id)
+            conn.detach(ctx.match_id)
 
 
 def bot_seed(match_seed: int, seat: int) -> int:

@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, NoReturn, Sequence
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -155,6 +155,12 @@ class _MatchFeed(MatchObserver):
             self.live.changed.notify_all()
 
 
+async def _abort(context: grpc.aio.ServicerContext, code: grpc.StatusCode, detail: str) -> NoReturn:
+    """End the RPC with this status (context.abort raises; this says so to the type checker)."""
+    await context.abort(code, detail)
+    raise AssertionError("ServicerContext.abort returned")
+
+
 class RefereeServicer:
     """The Referee service (arena.v1.Referee): its messages are read and built by wire.py."""
 
@@ -167,7 +173,8 @@ class RefereeServicer:
 
     async def Play(self, request_iterator, context: grpc.aio.ServicerContext):
         if self.awaiting_hello >= MAX_AWAITING_HELLO:
-            await context.abort(
+            await _abort(
+                context,
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"{MAX_AWAITING_HELLO} streams are already waiting to say Hello; "
                 "send Hello as soon as the stream opens, and retry later",
@@ -176,26 +183,31 @@ class RefereeServicer:
         try:
             first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
         except TimeoutError:
-            await context.abort(
+            await _abort(
+                context,
                 grpc.StatusCode.DEADLINE_EXCEEDED,
                 f"send Hello within {HELLO_TIMEOUT_S:.0f} s of opening the stream",
             )
         except asyncio.CancelledError:
             raise
         except Exception as err:  # bytes that do not parse (wire.MalformedMessage), a reset stream
-            await context.abort(
+            await _abort(
+                context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"the first message is not a BotMessage Hello: {err}",
             )
         finally:
             self.awaiting_hello -= 1
         if first is grpc.aio.EOF or first.__class__ is not wire.Hello:
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, "the first message on a Play stream must be Hello"
+            await _abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "the first message on a Play stream must be Hello",
             )
         hello = first
         if hello.protocol_version not in PROTOCOL_VERSIONS:
-            await context.abort(
+            await _abort(
+                context,
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"protocol version {hello.protocol_version} is not supported; this referee "
                 f"speaks {', '.join(map(str, PROTOCOL_VERSIONS))}",
@@ -203,9 +215,10 @@ class RefereeServicer:
         try:
             name = await self.authenticate(hello.token)
         except Refused as refused:
-            await context.abort(refused.code, refused.detail)
+            await _abort(context, refused.code, refused.detail)
         if name is None:
-            await context.abort(
+            await _abort(
+                context,
                 grpc.StatusCode.UNAUTHENTICATED,
                 "unknown bot token; register the bot (arena bot add) and use the token it printed",
             )
@@ -224,9 +237,16 @@ class RefereeServicer:
         # closing it, itself or through a match it runs on from on_message (deliver_now): it
         # then returns from its read loop by itself.
         handler = asyncio.current_task()
-        conn.on_close = lambda: (
-            not conn.dispatching and handler is not asyncio.current_task() and handler.cancel()
-        )
+
+        def on_close() -> None:
+            if (
+                handler is not None
+                and not conn.dispatching
+                and handler is not asyncio.current_task()
+            ):
+                handler.cancel()
+
+        conn.on_close = on_close
         await self.directory.add(conn)
         # Hello.name is the bot's own word for itself: logged, never its seat name (the token's).
         log.info(
@@ -250,7 +270,7 @@ class RefereeServicer:
         if closed_by_referee or conn.close_code != grpc.StatusCode.CANCELLED:
             # Tell the bot why its stream ends (a flood, bytes that do not parse, a newer
             # connection of the same bot), rather than leaving it a bare CANCELLED.
-            await context.abort(conn.close_code, conn.close_reason)
+            await _abort(context, conn.close_code, conn.close_reason)
 
     async def _read(self, conn: BotConnection, context) -> None:
         try:
@@ -275,9 +295,12 @@ class RefereeServicer:
         the match)."""
         live = self.live.get(match_id)
         if live is None:
-            await context.abort(grpc.StatusCode.NOT_FOUND, f"no live or recent match {match_id!r}")
+            await _abort(
+                context, grpc.StatusCode.NOT_FOUND, f"no live or recent match {match_id!r}"
+            )
         if self.watchers >= MAX_WATCHERS:
-            await context.abort(
+            await _abort(
+                context,
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"{MAX_WATCHERS} spectator streams are open; try again later",
             )

@@ -21,7 +21,7 @@ import grpc
 from arena.results import DISCONNECT, MALFORMED
 
 from . import wire
-from .reply import Reply
+from .reply import ReplySlot
 
 # A write that cannot complete in this long means the bot stopped reading its stream.
 WRITE_TIMEOUT_S = 30.0
@@ -40,7 +40,7 @@ class ConnectionClosed(Exception):
 class Pending:
     """A request in flight."""
 
-    future: Reply  # -> (wire.MoveReply, received_at); TimeoutError when it expires
+    future: ReplySlot  # -> (wire.MoveReply, received_at); TimeoutError when it expires
     sent_at: float = -1.0  # loop time its write began: its clock started (-1: still queued)
     deadline: float = math.inf  # loop time by which its reply must arrive
 
@@ -168,8 +168,11 @@ class Transport:
         below the message size limit."""
         outbox = self._outbox
         bodies = [first]
-        while outbox and outbox[0][1] is not None:
-            body, pending, allowed_s = outbox.popleft()
+        while outbox:
+            body, pending, allowed_s = outbox[0]
+            if pending is None:
+                break
+            outbox.popleft()
             if pending.future.done():  # cancelled while queued
                 continue
             self._start_clock(pending, now, allowed_s)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError
@@ -315,6 +315,11 @@ class _Keys:
         for field in message.DESCRIPTOR.fields:
             setattr(self, field.name, _varint(field.number << 3 | _wire_type(field)))
 
+    def __getattr__(self, name: str) -> bytes:
+        # Only for names __init__ did not set (and it tells the type checker that the keys
+        # set there are bytes).
+        raise AttributeError(f"the message has no field {name!r}")
+
 
 def _wire_type(field: FieldDescriptor) -> int:
     if field.type in _LENGTH_DELIMITED_TYPES or (field.is_repeated and field.is_packed):
@@ -486,8 +491,14 @@ def _boom_observation_bytes(obs: "boom.BoomObservation") -> bytes:
     return _field(_OBSERVATION.boom, b"".join(out))
 
 
-_OBSERVATION_BYTES = {"balloon": _balloon_observation_bytes, "boom": _boom_observation_bytes}
-_LEGAL_FIELD = {"balloon": _balloon_legal_field, "boom": _boom_legal_field}
+_OBSERVATION_BYTES: dict[str, Callable[[Any], bytes]] = {
+    "balloon": _balloon_observation_bytes,
+    "boom": _boom_observation_bytes,
+}
+_LEGAL_FIELD: dict[str, Callable[[Any], bytes]] = {
+    "balloon": _balloon_legal_field,
+    "boom": _boom_legal_field,
+}
 
 
 def observation_to_pb(game_name: str, obs: Any) -> pb.Observation:
@@ -538,7 +549,8 @@ def requests_message(bodies: list[bytes]) -> bytes:
 
 def serialize_referee_message(msg: Outgoing) -> bytes:
     """The Play stream's serializer: messages built as objects, and those encoded above."""
-    return msg if msg.__class__ is bytes else msg.SerializeToString()
+    # __class__ (quicker here than type() or isinstance) narrows only the `is` branch for mypy
+    return msg if msg.__class__ is bytes else msg.SerializeToString()  # type: ignore[union-attr]
 
 
 # ---------------------------------------------------------------- match messages

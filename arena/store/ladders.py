@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from .errors import (
     InvalidLadderName,
@@ -102,6 +102,9 @@ def _resolve_game(game: str, table_size: int, options: Mapping[str, Any]) -> dic
 
 class Ladders(StoreFile):
     """The ladders' part of the Store."""
+
+    # Matches (matches.py), the class built on this one, reads a ladder's matches back.
+    get_match: Callable[[str, int], StoredMatch]
 
     def __init__(self, rules: LadderRules | None = None):
         self._rules = rules

@@ -13,7 +13,13 @@ import pytest
 
 from arena.games import IllegalActionError, boom
 from arena.games.boom import RUSE, BoomGame, sample_state
-from arena.games.boom_plain import DEAL_DRAW, MAX_GAME_ROUNDS, PlainBoomGame, draw_digits
+from arena.games.boom_plain import (
+    DEAL_DRAW,
+    MAX_GAME_ROUNDS,
+    PlainBoomGame,
+    RoundPosition,
+    draw_digits,
+)
 
 from .support import boom_small_hands
 
@@ -196,15 +202,15 @@ def test_fast_and_plain_end_a_game_at_the_round_limit_alike():
         rng.shuffle(deck)
         hands = [sorted(deck[i * 8 : i * 8 + 8]) for i in range(players)]
         order = rng.sample(range(8), 8)
-        position = dict(
+        position = RoundPosition(
             game_number=1, round_number=MAX_GAME_ROUNDS, step=1, guard_order=order,
             guards_revealed=3, hands=hands, ruse=[options["ruse"]] * players,
             discarded_face_up=deck[8 * players :] if options["advanced"] else (),
             discarded_face_down=() if options["advanced"] else deck[8 * players :],
             paradise=[()] * players, scores=[3] * players, series_totals=[10] * players,
         )  # fmt: skip
-        fast = fast_game.state_in_round(seed, **position)
-        plain = plain_game.state_in_round(seed, **position)
+        fast = fast_game.state_in_round(seed, position)
+        plain = plain_game.state_in_round(seed, position)
         play_side_by_side(fast, plain, rng, ("round limit", seed), seen, sample=False)
     assert seen["end round_limit"] >= 8, seen
 

@@ -35,6 +35,11 @@ def arena(*args: str, cwd: Path = ROOT, check: bool = True, timeout: float = 240
     return proc
 
 
+def ladder_run(name: str, bots: str, k: int = 2) -> list[str]:
+    """The arguments of `arena ladder run NAME` for a Balloon ladder of these bots."""
+    return ["ladder", "run", name, "--game", "balloon", "-k", str(k), "--bots", bots]
+
+
 def register(db: Path, names: list[str]) -> None:
     for name in names:
         arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
@@ -42,15 +47,7 @@ def register(db: Path, names: list[str]) -> None:
 
 def ladder_args(db: Path, tmp: Path, name: str = "l1") -> list[str]:
     return [
-        "ladder",
-        "run",
-        name,
-        "--game",
-        "balloon",
-        "-k",
-        "3",
-        "--bots",
-        "a,b,c,d",
+        *ladder_run(name, "a,b,c,d", k=3),
         "--seed",
         "11",
         "--rounds",
@@ -171,15 +168,7 @@ def test_bad_until_settled_input_is_refused(tmp_path, args, message):
     db = tmp_path / "a.db"
     register(db, ["a", "b"])
     proc = arena(
-        "ladder",
-        "run",
-        "x",
-        "--game",
-        "balloon",
-        "-k",
-        "2",
-        "--bots",
-        "a,b",
+        *ladder_run("x", "a,b"),
         *args,
         "--db",
         str(db),
@@ -228,15 +217,7 @@ def test_until_settled_stops_at_the_first_round_where_every_rank_is_settled(tmp_
     arena("bot", "add", "heuristic", "--command", HEURISTIC, "--db", str(db))
     register(db, ["random"])
     args = [
-        "ladder",
-        "run",
-        "s",
-        "--game",
-        "balloon",
-        "-k",
-        "2",
-        "--bots",
-        "heuristic,random",
+        *ladder_run("s", "heuristic,random"),
         "--seed",
         "5",
         "--until-settled",
@@ -272,15 +253,7 @@ def test_until_settled_stops_at_the_cap_and_the_same_command_with_a_higher_cap_g
 
     def run(cap: int) -> subprocess.CompletedProcess:
         return arena(
-            "ladder",
-            "run",
-            "c",
-            "--game",
-            "balloon",
-            "-k",
-            "2",
-            "--bots",
-            "r1,r2,r3",
+            *ladder_run("c", "r1,r2,r3"),
             "--seed",
             "3",
             "--until-settled",
@@ -310,15 +283,7 @@ def test_until_settled_killed_after_adding_a_round_resumes_to_the_uninterrupted_
 
     def args(db: Path, runs: Path) -> list[str]:
         return [
-            "ladder",
-            "run",
-            "u",
-            "--game",
-            "balloon",
-            "-k",
-            "2",
-            "--bots",
-            "a,b,c,d",
+            *ladder_run("u", "a,b,c,d"),
             "--seed",
             "9",
             "--until-settled",
@@ -360,15 +325,7 @@ def test_missing_database_directory_is_a_clear_error(tmp_path):
     proc = arena("rankings", "--db", str(tmp_path / "nope" / "a.db"), check=False)
     assert proc.returncode != 0 and "does not exist" in proc.stderr
     proc = arena(
-        "ladder",
-        "run",
-        "x",
-        "--game",
-        "balloon",
-        "-k",
-        "2",
-        "--bots",
-        "a,b",
+        *ladder_run("x", "a,b"),
         "--db",
         str(tmp_path / "nope" / "a.db"),
         check=False,

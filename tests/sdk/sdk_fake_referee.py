@@ -144,10 +144,17 @@ def balloon_request(match_id: str, request_id: int, k: int) -> pb.ActionRequest:
     )
     legal = [pb.Action(balloon=pb.BalloonAction(play=c)) for c in hand]
     legal.append(pb.Action(balloon=pb.BalloonAction(drop_out=True)))
+    return action_request(match_id, request_id, pb.Observation(balloon=obs), legal)
+
+
+def action_request(
+    match_id: str, request_id: int, observation: pb.Observation, legal: list[pb.Action]
+) -> pb.ActionRequest:
+    """A request with the fake referee's limits (1 s a move, a 5 s bank)."""
     return pb.ActionRequest(
         match_id=match_id,
         request_id=request_id,
-        observation=pb.Observation(balloon=obs),
+        observation=observation,
         legal_actions=legal,
         move_ms=1000,
         time_bank_ms=5000,
@@ -196,14 +203,7 @@ def boom_request(match_id: str, request_id: int, k: int) -> pb.ActionRequest:
         pb.Action(boom=pb.BoomAction(cards=list(combo), ruse=True))
         for combo in itertools.combinations(hand, to_play - 1)
     ]
-    return pb.ActionRequest(
-        match_id=match_id,
-        request_id=request_id,
-        observation=pb.Observation(boom=obs),
-        legal_actions=legal,
-        move_ms=1000,
-        time_bank_ms=5000,
-    )
+    return action_request(match_id, request_id, pb.Observation(boom=obs), legal)
 
 
 MATCHES = (
