@@ -29,12 +29,16 @@ class Step(Enum):
 
 
 class Rated(Protocol):
-    """A bot's standing in a ladder, as the store's rankings give it."""
+    """A bot's standing in a ladder, as the store's rankings give it (read only)."""
 
-    bot: str
-    mu: float
-    sigma: float
-    matches: int
+    @property
+    def bot(self) -> str: ...
+    @property
+    def mu(self) -> float: ...
+    @property
+    def sigma(self) -> float: ...
+    @property
+    def matches(self) -> int: ...
 
 
 @dataclass(frozen=True)

@@ -177,16 +177,32 @@ class ArenaService:
         self._lost = err
         self._stopping.set()
 
+    @property
+    def _db(self) -> AsyncStore:
+        """The store, open while the service runs (every method below runs only then)."""
+        assert self.store is not None, "the service's store is open only while it runs"
+        return self.store
+
+    @property
+    def _executor(self) -> MatchExecutor:
+        """The executor, made when the service starts (as the store)."""
+        assert self.executor is not None, "the service's executor exists only while it runs"
+        return self.executor
+
+    def _referee(self):
+        """The local referee (None on Ray: its referees are on the nodes)."""
+        return getattr(self.executor, "referee", None)
+
     def _directory(self):
-        """The local referee's connected bots (None on Ray: its referees are on the nodes)."""
-        referee = getattr(self.executor, "referee", None)
+        """The local referee's connected bots (None on Ray)."""
+        referee = self._referee()
         return referee.server.directory if referee is not None else None
 
     def _where(self) -> str:
-        directory = self._directory()
-        if directory is None:
+        referee = self._referee()
+        if referee is None:
             return f"matches on the Ray cluster at {self.settings.ray_address}"
-        return f"referee on {self.executor.referee.server.address}"
+        return f"referee on {referee.server.address}"
 
     def stop(self) -> None:
         """Begin a graceful stop (what SIGTERM and Ctrl-C do)."""
@@ -241,9 +257,9 @@ class ArenaService:
     async def _resume(self, ladder: Ladder) -> None:
         """Matches left pending or running by a previous run are abandoned: the service chooses
         tables afresh from the bots available now."""
-        await self.store.run(Store.reset_running, ladder.name)
-        for match in await self.store.run(Store.matches, ladder.name, RUNNABLE):
-            await self.store.run(
+        await self._db.run(Store.reset_running, ladder.name)
+        for match in await self._db.run(Store.matches, ladder.name, RUNNABLE):
+            await self._db.run(
                 Store.record_infra_failure,
                 ladder.name,
                 match.index,
@@ -255,14 +271,14 @@ class ArenaService:
         name = ladder.name
         directory = self._directory()
         connected = None if directory is None else lambda bot: directory.get(bot) is not None
-        bots = self.scheduler.available(name, await self.store.run(Store.list_bots), connected)
+        bots = self.scheduler.available(name, await self._db.run(Store.list_bots), connected)
         if len(bots) < ladder.table_size:
             return None
-        await self.executor.start(bots)  # launches command bots not running yet
+        await self._executor.start(bots)  # launches command bots not running yet
         for bot in self.scheduler.newcomers(name, [b.name for b in bots]):
-            await self.store.run(Store.join_ladder, name, bot)
+            await self._db.run(Store.join_ladder, name, bot)
             self.scheduler.joined(name, bot, time.monotonic())
-        standings = (await self.store.run(Store.rankings, name)).standings
+        standings = (await self._db.run(Store.rankings, name)).standings
         return self.scheduler.choose_table(
             name, ladder.table_size, [b.name for b in bots], standings
         )
@@ -270,7 +286,7 @@ class ArenaService:
     async def _start_set(self, ladder: Ladder, table: tuple[str, ...]) -> None:
         """Play the table as a duplicate set: one seed, the seats rotated through every
         position, one match after another."""
-        matches = await self.store.run(Store.add_set, ladder.name, table, self.scheduler.new_seed())
+        matches = await self._db.run(Store.add_set, ladder.name, table, self.scheduler.new_seed())
         self.scheduler.set_started(ladder.name, table, len(matches), time.monotonic())
         task = asyncio.ensure_future(self._play_set(ladder, table, matches))
         self._in_flight[ladder.name].add(task)
@@ -287,7 +303,7 @@ class ArenaService:
         except asyncio.CancelledError:
             for match in matches:
                 await asyncio.shield(
-                    self.store.run(
+                    self._db.run(
                         Store.record_infra_failure,
                         ladder.name,
                         match.index,
@@ -301,7 +317,7 @@ class ArenaService:
     async def _play_one(self, ladder: Ladder, match: StoredMatch) -> None:
         barred = await self._barred(match.seats)
         if barred is not None:  # suspended or removed since its table was chosen
-            await self.store.run(
+            await self._db.run(
                 Store.record_infra_failure,
                 ladder.name,
                 match.index,
@@ -309,28 +325,30 @@ class ArenaService:
                 give_up=True,
             )
             return
-        running = await self.store.run(Store.start_match, ladder.name, match.index)
+        running = await self._db.run(Store.start_match, ladder.name, match.index)
         match_id = f"{ladder.name}.{match.index}.{running.attempts}"
         self._running[(ladder.name, match.index)] = match_id
         try:
-            result, node = await self.executor.play(ladder, running, self.settings.limits, match_id)
+            result, node = await self._executor.play(
+                ladder, running, self.settings.limits, match_id
+            )
         except InfrastructureError as err:
             self._running.pop((ladder.name, match.index), None)
-            await self.store.run(
+            await self._db.run(
                 Store.record_infra_failure, ladder.name, match.index, str(err), give_up=True
             )
             return
         await asyncio.shield(
-            self.store.run(Store.record_result, ladder.name, match.index, result, node=node)
+            self._db.run(Store.record_result, ladder.name, match.index, result, node=node)
         )
         self._running.pop((ladder.name, match.index), None)
         for bot, reason in self.scheduler.match_played(result.seat_names, result.faulted_seats):
-            await self.store.run(Store.suspend_bot, bot, reason)
+            await self._db.run(Store.suspend_bot, bot, reason)
             log.warning("suspended %s: %s", bot, reason)
 
     async def _barred(self, seats) -> str | None:
         """Why one of these bots may not play now (suspended or removed), or None."""
-        access = await self.store.run(Store.bot_access, seats)
+        access = await self._db.run(Store.bot_access, seats)
         for bot in seats:
             if bot not in access:
                 return f"bot {bot} was removed"
@@ -360,9 +378,7 @@ class ArenaService:
             return []
         directory = self._directory()
         connected = None if directory is None else lambda b: directory.get(b) is not None
-        return self.scheduler.available(
-            ladder.name, await self.store.run(Store.list_bots), connected
-        )
+        return self.scheduler.available(ladder.name, await self._db.run(Store.list_bots), connected)
 
     # ------------------------------------------------------------ for the web server
 
