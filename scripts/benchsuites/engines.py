@@ -137,10 +137,12 @@ class Playouts:
             state = game.new_match(self.seed)
             self.seed += 1
             if reads == "observations":  # what a learner reads: one per decision
+                # the observation, and every legal action listed (the env's mask lists them:
+                # Boom's pairs are otherwise a lazy sequence that random.choice indexes)
                 while not state.is_over():
                     for seat in state.seats_to_act():
                         state.observation(seat)
-                        state.apply_action(seat, choice(state.legal_actions(seat)))
+                        state.apply_action(seat, choice(tuple(state.legal_actions(seat))))
                         decisions += 1
             elif reads == "referee":
                 while not state.is_over():
