@@ -37,12 +37,26 @@ class EnvPlayouts:
     """Random playouts through the PettingZoo AEC environment (arena.envs), as a learner runs
     it: `last()` (the observation arrays and the action mask) before every step, a random
     legal action from the mask. Counts decisions as the bare playouts do (not the final steps
-    that retire the agents)."""
+    that retire the agents). With `observation=False` (context: what the rest costs) every
+    observation array is one of zeros, and only the masks are built."""
 
-    def __init__(self, name: str, num_players: int):
+    def __init__(self, name: str, num_players: int, observation: bool = True):
+        import numpy as np
+
         from arena.envs import ArenaEnv
 
         self.env = ArenaEnv(name, num_players)
+        if not observation:
+            from arena.envs.arrays import mask_function
+
+            mask_of = mask_function(name)
+            zeros = np.zeros(self.env.observation_space("seat_0")["observation"].shape, np.float32)
+
+            def mask_only(state, seat):
+                legal = state.legal_actions(seat)
+                return zeros.copy(), mask_of(legal) if legal else None
+
+            self.env._arrays = mask_only  # the env's own builder of a seat's arrays
         self.env.reset(seed=0)
         self.choice = random.Random(1).choice
 
@@ -71,12 +85,14 @@ class EnvPlayouts:
 
 def env_goal(seconds: float, log) -> tuple[dict, dict]:
     """The environment against the bare engine, in turns of a quarter of a second: the bare
-    engine reading an observation before every decision (what a learner must read: the goal,
-    >= 0.5x) and not reading any (context)."""
+    engine reading an observation and listing the legal actions before every decision (what a
+    learner must read: the goal, >= 0.5x) and doing neither (context); and (context) the
+    environment with its observation arrays left out, which says what the rest costs."""
     try:
         sides = {}
         for name in ENV_GAMES:
             sides[(name, "env")] = EnvPlayouts(name, 4)
+            sides[(name, "env, masks only")] = EnvPlayouts(name, 4, observation=False)
             sides[(name, "observing")] = Playouts(make_game(name, 4), "observations")
             sides[(name, "bare")] = Playouts(make_game(name, 4))
     except ImportError:
@@ -98,8 +114,10 @@ def env_goal(seconds: float, log) -> tuple[dict, dict]:
         env = rates(windows[(name, "env")])[1]
         observing = rates(windows[(name, "observing")])[1]
         bare = rates(windows[(name, "bare")])[1]
+        masks_only = rates(windows[(name, "env, masks only")])[1]
         results[f"{name} 4p, AEC environment"] = {
             "decisions_per_s": round(env),
+            "masks_only_decisions_per_s": round(masks_only),
             "bare_observing_decisions_per_s": round(observing),
             "bare_decisions_per_s": round(bare),
         }
@@ -108,11 +126,13 @@ def env_goal(seconds: float, log) -> tuple[dict, dict]:
             "goal": ">= 0.5",
             "met": env / observing >= 0.5,
             "vs_bare_playouts": round(env / bare, 3),
+            "masks_only_vs_bare_observing": round(masks_only / observing, 3),
         }
         log(
             f"  {name} 4p: environment {env:,.0f} steps/s, bare engine {observing:,.0f} reading "
             f"an observation per decision ({env / observing:.3f}x), {bare:,.0f} not reading "
-            f"({env / bare:.3f}x)"
+            f"({env / bare:.3f}x); the environment without its observation arrays "
+            f"{masks_only:,.0f} ({masks_only / observing:.3f}x)"
         )
     return results, goals
 
