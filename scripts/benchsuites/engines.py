@@ -135,7 +135,8 @@ def env_goal(seconds: float, log) -> tuple[dict, dict]:
         }
         log(
             f"  {name} 4p: environment {env:,.0f} steps/s, bare engine {observing:,.0f} reading "
-            f"an observation per decision ({env / observing:.3f}x), {bare:,.0f} not reading "
+            f"an observation and listing the legal actions per decision "
+            f"({env / observing:.3f}x), {bare:,.0f} doing neither "
             f"({env / bare:.3f}x); the environment without its observation arrays "
             f"{masks_only:,.0f} ({masks_only / observing:.3f}x)"
         )
