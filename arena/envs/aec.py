@@ -31,7 +31,7 @@ from arena.referee import wire as referee_wire
 from arena_sdk import features
 from arena_sdk import wire as sdk_wire
 
-from .arrays import mask_function, observation_array
+from .arrays import arrays_function
 
 REWARDS = ("score", "rank")
 _SEED_RANGE = 2**63  # the range `arena match --seed` accepts
@@ -80,8 +80,7 @@ class ArenaEnv(AECEnv):
         self._observation_spaces = {a: space for a in self.possible_agents}
         self._action_spaces = {a: gymnasium.spaces.Discrete(count) for a in self.possible_agents}
         self._no_mask = np.zeros(count, np.int8)
-        self._size = size
-        self._mask = mask_function(game)
+        self._arrays = arrays_function(game, num_players)
         # every action number's engine action, looked up in step (features.index_action's)
         self._actions = tuple(features.index_action(game, i) for i in range(count))
         self._seeder = random.Random()
@@ -127,12 +126,10 @@ class ArenaEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seat[agent]
-        state = self.engine_state
-        legal = state.legal_actions(seat) if self._is_pending(seat) else ()
-        return {
-            "observation": observation_array(state, seat, self._size),
-            "action_mask": self._mask(legal) if legal else self._no_mask.copy(),
-        }
+        observation, mask = self._arrays(self.engine_state, seat)
+        if mask is None or not self._is_pending(seat):
+            mask = self._no_mask.copy()
+        return {"observation": observation, "action_mask": mask}
 
     def pending_agents(self) -> list[str]:
         """The agents yet to choose in the step being played, in the order they are asked."""

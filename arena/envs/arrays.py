@@ -1,8 +1,9 @@
 """A seat's observation array and action mask as the environments build them, by the engines'
-fast paths: the engine's `feature_values(seat)` instead of `features.encode(observation)`, and
-masks numbered by table (a Boom pair step from its pool of cards, `LegalPairs.pool`) instead of
-action by action. `features.encode` and `features.legal_mask` are the plain versions, which say
-the layout; tests/envs/test_env_features.py holds these equal to them."""
+fast paths: the engine's `feature_values(seat)` (Boom's in parts, so that the seats of a state
+share what they can) instead of `features.encode(observation)`, and masks numbered by table (a
+Boom pair step from its pool of cards, `LegalPairs.pool`) instead of action by action.
+`features.encode` and `features.legal_mask` are the plain versions, which say the layout;
+tests/envs/test_env_features.py holds these equal to them."""
 
 from __future__ import annotations
 
@@ -10,17 +11,114 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from arena.games import RulesError
 from arena.games.boom import LegalPairs
 from arena_sdk import features
 
 
-def observation_array(state: Any, seat: int, size: int) -> np.ndarray:
-    """features.encode(state.observation(seat)), a float32 array of `size` values."""
-    ones, at, values = state.feature_values(seat)
-    out = np.zeros(size, np.float32)
-    out[np.fromiter(ones, np.intp, len(ones))] = 1
-    out[np.fromiter(at, np.intp, len(at))] = np.fromiter(values, np.float32, len(values))
-    return out
+def arrays_function(
+    game: str, num_players: int
+) -> Callable[[Any, int], tuple[np.ndarray, np.ndarray | None]]:
+    """For `game` at `num_players`, a function of (state, seat) that gives the seat's
+    observation array, features.encode(state.observation(seat)), and its action mask,
+    features.legal_mask of its legal actions (None if it has none). Each call gives new arrays.
+
+    Balloon builds the observation per call: the engine's `feature_values`, its values from
+    150 on set as one slice. Boom keeps what every seat's observation of an engine state
+    shares, until the state changes (`feature_key`): the seats of a simultaneous step observe
+    one state. That is the head, then every seat's block laid out twice, so that a seat's
+    rotation (its own block first) is one slice of it: the round's part built once a round
+    (`round_feature_values`), the step's set into a copy of it (`step_feature_values`). A
+    seat's observation is then two slices of it and its own hand (`ones_and_to_play`). The
+    masks are built per call (mask_function)."""
+    size = features.observation_size(game, num_players)
+    float32, intp, zeros, empty, fromiter = np.float32, np.intp, np.zeros, np.empty, np.fromiter
+    mask_of = mask_function(game)
+    if game == "balloon":
+        tail = 150  # Balloon's values are every index from 150 on (feature_values' `at`)
+
+        def balloon_arrays(state: Any, seat: int) -> tuple[np.ndarray, np.ndarray | None]:
+            ones, _, values = state.feature_values(seat)
+            out = zeros(size, float32)
+            out[fromiter(ones, intp, len(ones))] = 1
+            out[tail:] = values
+            legal = state.legal_actions(seat)
+            return out, mask_of(legal) if legal else None
+
+        return balloon_arrays
+
+    n = num_players
+    head_size, block_size = 129, 105  # the seat-free part, then each seat's block
+    blocks_size = n * block_size
+    # where each seat's hand size and chosen flag go (block offsets 101, 102), in both copies
+    step_at = np.array(
+        [
+            head_size + copy * blocks_size + s * block_size + offset
+            for copy in range(2)
+            for s in range(n)
+            for offset in (101, 102)
+        ],
+        intp,
+    )
+    kept_round: list[Any] = [None, None]  # the round's head ones it was built from, its part
+    kept: list[Any] = [None, 0, None]  # the state's key (feature_key), the shared part
+
+    def round_part(state: Any) -> np.ndarray:
+        parts = state.round_feature_values()
+        if parts[0] is kept_round[0]:
+            return kept_round[1]
+        head_ones, head_at, head_values, blocks = parts
+        ones = [*head_ones]
+        at = [*head_at]
+        values = [*head_values]
+        for copy in range(2):
+            base = head_size + copy * blocks_size
+            for block_ones, offsets, block_values in blocks:
+                ones += map(base.__add__, block_ones)
+                at += map(base.__add__, offsets)
+                values += block_values
+                base += block_size
+        part = zeros(head_size + 2 * blocks_size, float32)
+        part[fromiter(ones, intp, len(ones))] = 1
+        part[fromiter(at, intp, len(at))] = fromiter(values, float32, len(values))
+        kept_round[:] = head_ones, part
+        return part
+
+    def shared_part(state: Any) -> np.ndarray:
+        key = state.feature_key()
+        if key[0] is kept[0] and key[1] == kept[1]:
+            return kept[2]
+        step_one, revealed, sizes, chosen = state.step_feature_values()
+        shared = round_part(state).copy()
+        ones = [step_one]
+        values: list[float] = []
+        for copy in range(2):
+            base = head_size + copy * blocks_size
+            for cards in revealed:
+                ones += map(base.__add__, cards)
+                base += block_size
+            for hand_size, has_chosen in zip(sizes, chosen):
+                values += (hand_size, has_chosen)
+        shared[fromiter(ones, intp, len(ones))] = 1
+        shared[step_at] = values
+        kept[:] = *key, shared
+        return shared
+
+    def boom_arrays(state: Any, seat: int) -> tuple[np.ndarray, np.ndarray | None]:
+        if type(seat) is not int or not 0 <= seat < n:
+            raise RulesError(f"there is no seat {seat!r} to encode (seats are 0..{n - 1})")
+        shared = shared_part(state)
+        out = empty(size, float32)
+        out[:head_size] = shared[:head_size]
+        start = head_size + seat * block_size
+        out[head_size:] = shared[start : start + blocks_size]
+        own, to_play = state.ones_and_to_play(seat)  # its hand and ruse card, below 51
+        out[fromiter(own, intp, len(own))] = 1
+        out[51] = to_play
+        legal = state.legal_actions(seat)
+        return out, mask_of(legal) if legal else None
+
+    return boom_arrays
 
 
 def mask_function(game: str) -> Callable[[Sequence[Any]], np.ndarray]:

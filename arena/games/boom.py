@@ -1161,13 +1161,8 @@ class BoomState(State):
         np = self._np
         if type(seat) is not int or not 0 <= seat < np:
             raise RulesError(f"there is no seat {seat!r} to encode (seats are 0..{np - 1})")
-        view = self._view
-        if view is None:
-            view = self._view = self._round_view()
         # what stays the same until the round ends, and until the next action: worked out once
-        cache = view[4]
-        if not cache:
-            self._round_features(view)
+        cache = self._feature_cache()
         head_ones, head_at, head_values, _, pending, chosen, blocks = cache
         if pending is not self._pending or chosen != len(pending):
             blocks = self._step_features(cache)
@@ -1187,6 +1182,66 @@ class BoomState(State):
             values += block_values
             base += 105
         return ones, at, values
+
+    def feature_key(self) -> tuple[Any, int]:
+        """A key of this state for what a caller derives from feature_values: the same object
+        (compare it with `is`) and the same count until the state changes, and not both after;
+        the caller keeps the object, so that no other takes its place."""
+        return self._pending, len(self._pending)
+
+    def round_feature_values(
+        self,
+    ) -> tuple[list[int], list[int], list[float], list[tuple[list[int], list[int], list[float]]]]:
+        """The part of feature_values that stays the same until the round ends, for a caller
+        that encodes several seats or states of one round (the training environments,
+        arena.envs.arrays): (ones, indices, values) below 129 without the step's one-hot and
+        the seat's own part (ones_and_to_play), and every seat's block in seat order, not
+        rotated, without its step part (step_feature_values), as (ones, offsets, values)
+        within its 105 values. The same lists until the round ends, new ones after: a caller
+        may key what it derives on the first's identity. Do not change them."""
+        cache = self._feature_cache()
+        return cache[0], cache[1], cache[2], cache[3]
+
+    def _feature_cache(self) -> list[Any]:
+        """The round view's cache of feature_values' parts, its round part worked out."""
+        view = self._view
+        if view is None:
+            view = self._view = self._round_view()
+        cache = view[4]
+        if not cache:
+            self._round_features(view)
+        return cache
+
+    def step_feature_values(
+        self,
+    ) -> tuple[int, tuple[tuple[int, ...], ...], list[float], list[float]]:
+        """The rest of feature_values but the seat's own part: the index of the step's one-hot
+        (52..54), and for every seat in seat order the cards it has revealed this round (ones at
+        block offsets 0..49), its hand size / 16 (offset 101) and whether it has chosen (0/1,
+        offset 102). tests/envs/test_env_features.py holds the parts equal to feature_values
+        when put together (arena.envs.arrays)."""
+        step = 0 if self._over else self._step
+        sizes = []
+        chosen = []
+        hands = self._hands
+        for s, played in enumerate(self._choice):
+            size = len(hands[s])
+            if played:
+                size += len(played) - (RUSE in played)
+            sizes.append(size / 16)
+            chosen.append(1.0 if played else 0.0)
+        return 52 + (step if step < 2 else 2), self._revealed, sizes, chosen
+
+    def ones_and_to_play(self, seat: int) -> tuple[list[int], float]:
+        """The seat's own part of feature_values, below 52: the indices that hold 1 (its hand,
+        and 50 if it holds its ruse card) and the value at 51 (cards to play / 2)."""
+        np = self._np
+        if type(seat) is not int or not 0 <= seat < np:
+            raise RulesError(f"there is no seat {seat!r} to encode (seats are 0..{np - 1})")
+        ones = self._hands[seat][:]
+        if self._has_ruse[seat]:
+            ones.append(50)
+        return ones, (0 if self._choice[seat] is not None else self._to_play[seat]) / 2
 
     def _round_features(self, view: _RoundView) -> None:
         """The part of feature_values that stays the same until the round ends, kept in

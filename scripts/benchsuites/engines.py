@@ -37,12 +37,26 @@ class EnvPlayouts:
     """Random playouts through the PettingZoo AEC environment (arena.envs), as a learner runs
     it: `last()` (the observation arrays and the action mask) before every step, a random
     legal action from the mask. Counts decisions as the bare playouts do (not the final steps
-    that retire the agents)."""
+    that retire the agents), in CPU time. With `observation=False` (context: what the rest
+    costs) every observation array is one of zeros, and only the masks are built."""
 
-    def __init__(self, name: str, num_players: int):
+    def __init__(self, name: str, num_players: int, observation: bool = True):
+        import numpy as np
+
         from arena.envs import ArenaEnv
 
         self.env = ArenaEnv(name, num_players)
+        if not observation:
+            from arena.envs.arrays import mask_function
+
+            mask_of = mask_function(name)
+            zeros = np.zeros(self.env.observation_space("seat_0")["observation"].shape, np.float32)
+
+            def mask_only(state, seat):
+                legal = state.legal_actions(seat)
+                return zeros.copy(), mask_of(legal) if legal else None
+
+            self.env._arrays = mask_only  # the env's own builder of a seat's arrays
         self.env.reset(seed=0)
         self.choice = random.Random(1).choice
 
@@ -52,7 +66,7 @@ class EnvPlayouts:
 
         flatnonzero = np.flatnonzero
         games = decisions = 0
-        start = time.perf_counter()
+        start = time.process_time()
         deadline = start + seconds
         while True:
             env.reset()
@@ -64,21 +78,28 @@ class EnvPlayouts:
                     env.step(choice(flatnonzero(obs["action_mask"])))
                     decisions += 1
             games += 1
-            now = time.perf_counter()
+            now = time.process_time()
             if now >= deadline:
                 return games, decisions, now - start
 
 
 def env_goal(seconds: float, log) -> tuple[dict, dict]:
     """The environment against the bare engine, in turns of a quarter of a second: the bare
-    engine reading an observation before every decision (what a learner must read: the goal,
-    >= 0.5x) and not reading any (context)."""
+    engine reading an observation and listing the legal actions before every decision (what a
+    learner must read: the goal, >= 0.5x) and doing neither (context); and (context) the
+    environment with its observation arrays left out, which says what the rest costs. In CPU
+    time (time.process_time: every side is one thread of this process), so that the other
+    work of a shared machine, which takes the core from one side or another at random, drops
+    out of the ratios."""
     try:
         sides = {}
         for name in ENV_GAMES:
             sides[(name, "env")] = EnvPlayouts(name, 4)
-            sides[(name, "observing")] = Playouts(make_game(name, 4), "observations")
-            sides[(name, "bare")] = Playouts(make_game(name, 4))
+            sides[(name, "env, masks only")] = EnvPlayouts(name, 4, observation=False)
+            sides[(name, "observing")] = Playouts(
+                make_game(name, 4), "observations", time.process_time
+            )
+            sides[(name, "bare")] = Playouts(make_game(name, 4), clock=time.process_time)
     except ImportError:
         log("pettingzoo is not installed (pip install -e '.[rl]'): no environment line")
         return {}, {}
@@ -92,14 +113,16 @@ def env_goal(seconds: float, log) -> tuple[dict, dict]:
     results, goals = {}, {}
     log(
         f"\narena.envs AEC environment against the bare engine, 4 players, "
-        f"{len(windows[(ENV_GAMES[0], 'env')])} turns of {window_s} s each:"
+        f"{len(windows[(ENV_GAMES[0], 'env')])} turns of {window_s} s of CPU time each:"
     )
     for name in ENV_GAMES:
         env = rates(windows[(name, "env")])[1]
         observing = rates(windows[(name, "observing")])[1]
         bare = rates(windows[(name, "bare")])[1]
+        masks_only = rates(windows[(name, "env, masks only")])[1]
         results[f"{name} 4p, AEC environment"] = {
             "decisions_per_s": round(env),
+            "masks_only_decisions_per_s": round(masks_only),
             "bare_observing_decisions_per_s": round(observing),
             "bare_decisions_per_s": round(bare),
         }
@@ -108,11 +131,14 @@ def env_goal(seconds: float, log) -> tuple[dict, dict]:
             "goal": ">= 0.5",
             "met": env / observing >= 0.5,
             "vs_bare_playouts": round(env / bare, 3),
+            "masks_only_vs_bare_observing": round(masks_only / observing, 3),
         }
         log(
             f"  {name} 4p: environment {env:,.0f} steps/s, bare engine {observing:,.0f} reading "
-            f"an observation per decision ({env / observing:.3f}x), {bare:,.0f} not reading "
-            f"({env / bare:.3f}x)"
+            f"an observation and listing the legal actions per decision "
+            f"({env / observing:.3f}x), {bare:,.0f} doing neither "
+            f"({env / bare:.3f}x); the environment without its observation arrays "
+            f"{masks_only:,.0f} ({masks_only / observing:.3f}x)"
         )
     return results, goals
 
@@ -121,26 +147,29 @@ class Playouts:
     """Random playouts of one game through the public interface, window after window (each
     window plays whole matches, from the next seed on)."""
 
-    def __init__(self, game, reads: str = ""):
+    def __init__(self, game, reads: str = "", clock=time.perf_counter):
         self.game = game
+        self.clock = clock  # time.process_time: CPU time, for the environment line
         self.choice = random.Random(1).choice
         self.seed = 0
         self.reads = reads
 
     def window(self, seconds: float) -> tuple[int, int, float]:
         """(games, decisions, seconds taken) of the matches played in about `seconds`."""
-        game, choice, reads = self.game, self.choice, self.reads
+        game, choice, reads, clock = self.game, self.choice, self.reads, self.clock
         games = decisions = 0
-        start = time.perf_counter()
+        start = clock()
         deadline = start + seconds
         while True:
             state = game.new_match(self.seed)
             self.seed += 1
             if reads == "observations":  # what a learner reads: one per decision
+                # the observation, and every legal action listed (the env's mask lists them:
+                # Boom's pairs are otherwise a lazy sequence that random.choice indexes)
                 while not state.is_over():
                     for seat in state.seats_to_act():
                         state.observation(seat)
-                        state.apply_action(seat, choice(state.legal_actions(seat)))
+                        state.apply_action(seat, choice(tuple(state.legal_actions(seat))))
                         decisions += 1
             elif reads == "referee":
                 while not state.is_over():
@@ -157,7 +186,7 @@ class Playouts:
                 if reads:
                     state.scores()
             games += 1
-            now = time.perf_counter()
+            now = clock()
             if now >= deadline:
                 return games, decisions, now - start
 

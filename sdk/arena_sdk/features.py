@@ -116,7 +116,7 @@ def action_index(game: str, action: Any) -> int:
             raise ValueError(f"{action!r} is not a Balloon Challenge action (card ids 0..49, 50)")
         return key
     _check_game(game)
-    if key.__class__ is int:
+    if isinstance(key, int):
         key = (key,)
     if not all(0 <= c <= BOOM_RUSE for c in key) or list(key) != sorted(set(key)):
         raise ValueError(f"{action!r} is not a Boom action (sorted distinct card ids 0..50)")
@@ -153,6 +153,8 @@ def legal_indices(game: str, legal_actions: Iterable[Any]) -> list[int]:
     out = []
     for a in legal_actions:
         key = action_key(a)
+        if isinstance(key, int):  # a Boom action of one card given as its id
+            key = (key,)
         n = len(key)
         out.append(
             start[key[0]] + key[1] - key[0] - 1

@@ -15,7 +15,7 @@ that number.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from . import features
 from .bot import Bot
@@ -29,6 +29,18 @@ class PolicyBot(Bot):
     event loop when `quick` (a table lookup or a small matrix product: well under a
     millisecond); pass quick=False for a slower one."""
 
+    name: ClassVar[str] = "policy"
+    quick: ClassVar[bool] = True
+
+    def __new__(
+        cls, policy: Policy, *, name: str = "policy", arrays: bool = True, quick: bool = True
+    ) -> PolicyBot:
+        # A Bot declares its name and quick as class attributes: a PolicyBot with others is
+        # one of a subclass that declares them.
+        if name != cls.name or quick != cls.quick:
+            cls = type(cls.__name__, (cls,), {"name": name, "quick": quick})
+        return super().__new__(cls)
+
     def __init__(
         self, policy: Policy, *, name: str = "policy", arrays: bool = True, quick: bool = True
     ):
@@ -37,9 +49,7 @@ class PolicyBot(Bot):
                 f"policy must be a function (observation, mask) -> action number, not {policy!r}"
             )
         self.policy = policy
-        self.name = name
         self.arrays = arrays
-        self.quick = quick
 
     def act(
         self, observation: Observation, legal_actions: Sequence[Action], match: Match

@@ -13,16 +13,17 @@ pytest.importorskip("pettingzoo")
 
 import numpy as np  # noqa: E402
 
-from arena.envs.arrays import mask_function, observation_array  # noqa: E402
-from arena.games import RulesError, balloon, boom, make_game  # noqa: E402  # noqa: E402
+from arena.envs.arrays import arrays_function, mask_function  # noqa: E402
+from arena.games import RulesError, balloon, boom, make_game  # noqa: E402
 from arena_sdk import features  # noqa: E402
 
 from .cases import CASES, label  # noqa: E402
 
 
-def assert_fast_equals_plain(name: str, state, mask_of) -> int:
+def assert_fast_equals_plain(name: str, state, arrays_of, mask_of) -> int:
     """Every seat's fast observation array and mask equal to the plain ones; how many seats
-    were checked."""
+    were checked. Each seat's arrays twice over: `arrays_of` keeps what it built for one state
+    (Boom), so the second come from that, and the first too if another seat came before."""
     n = state.game.num_players
     size = features.observation_size(name, n)
     for seat in range(n):
@@ -32,26 +33,36 @@ def assert_fast_equals_plain(name: str, state, mask_of) -> int:
         direct[list(ones)] = 1
         direct[list(at)] = values
         np.testing.assert_array_equal(direct, plain)
-        fast = observation_array(state, seat, size)
-        assert fast.dtype == plain.dtype == np.float32 and fast.shape == plain.shape
-        np.testing.assert_array_equal(fast, plain)
         legal = state.legal_actions(seat)
+        plain_mask = features.legal_mask(name, legal)
+        for _ in range(2):
+            fast, fast_mask = arrays_of(state, seat)
+            assert fast.dtype == plain.dtype == np.float32 and fast.shape == plain.shape
+            np.testing.assert_array_equal(fast, plain)
+            if legal:
+                assert fast_mask.dtype == np.int8
+                np.testing.assert_array_equal(fast_mask, plain_mask)
+            else:
+                assert fast_mask is None
+            fast[:] = 7  # each call gives new arrays: what a caller does to them stays there
+            if legal:
+                fast_mask[:] = 7
         if legal:
             mask = mask_of(legal)
             assert mask.dtype == np.int8
-            np.testing.assert_array_equal(mask, features.legal_mask(name, legal))
+            np.testing.assert_array_equal(mask, plain_mask)
     return n
 
 
-def play_checking(name: str, state, mask_of, rng: random.Random, clones: list) -> int:
+def play_checking(name: str, state, arrays_of, mask_of, rng: random.Random, clones: list) -> int:
     """Play `state` to its end at random, checking every seat before and after every action
     (within a simultaneous step too: some seats have chosen, others not); now and then a clone
     of it goes into `clones`. How many seats were checked."""
-    checked = assert_fast_equals_plain(name, state, mask_of)
+    checked = assert_fast_equals_plain(name, state, arrays_of, mask_of)
     while not state.is_over():
         for seat in state.seats_to_act():
             state.apply_action(seat, rng.choice(state.legal_actions(seat)))
-            checked += assert_fast_equals_plain(name, state, mask_of)
+            checked += assert_fast_equals_plain(name, state, arrays_of, mask_of)
             if rng.random() < 0.02:
                 clones.append(state.clone())
     return checked
@@ -62,13 +73,15 @@ def test_the_fast_arrays_equal_the_plain_encoding_after_every_action(case):
     name, n, options = case
     game = make_game(name, n, **options)
     mask_of = mask_function(name)
+    arrays_of = arrays_function(name, n)  # one for all: what it keeps must not go stale
     rng = random.Random(label(case))
     checked = 0
     for _ in range(2 if options.get("series") else 4):
         clones = []
-        checked += play_checking(name, game.new_match(rng.randrange(2**63)), mask_of, rng, clones)
+        state = game.new_match(rng.randrange(2**63))
+        checked += play_checking(name, state, arrays_of, mask_of, rng, clones)
         for clone in clones:  # a clone caches nothing its original changes afterwards
-            checked += play_checking(name, clone, mask_of, rng, [])
+            checked += play_checking(name, clone, arrays_of, mask_of, rng, [])
     assert checked >= 30 * n  # every seat, many times over
 
 
@@ -82,14 +95,21 @@ def test_sampled_states_encode_alike(name):
         for seat in state.seats_to_act():
             state.apply_action(seat, rng.choice(state.legal_actions(seat)))
     assert not state.is_over()
+    arrays_of, mask_of = arrays_function(name, 4), mask_function(name)
     for seat in range(4):
         sampled = module.sample_state(state.observation(seat), random.Random(seat))
-        assert_fast_equals_plain(name, sampled, mask_function(name))
+        assert_fast_equals_plain(name, sampled, arrays_of, mask_of)
 
 
 @pytest.mark.parametrize("name", ["balloon", "boom"])
 def test_feature_values_refuses_a_seat_that_is_not_there(name):
     state = make_game(name, 3).new_match(1)
+    arrays_of = arrays_function(name, 3)
     for seat in (-1, 3, True, "0"):
         with pytest.raises(RulesError, match="0..2"):
             state.feature_values(seat)
+        with pytest.raises(RulesError, match="0..2"):
+            arrays_of(state, seat)
+        if name == "boom":
+            with pytest.raises(RulesError, match="0..2"):
+                state.ones_and_to_play(seat)
