@@ -100,12 +100,19 @@
   function show(on) {
     view.hidden = !on;
     forget.hidden = !on;
+    if (!on) {  // a forgotten or refused key leaves nothing of the owner's view in the page
+      clearTimeout(polling);
+      document.querySelector("#owner-versions tbody").replaceChildren();
+    }
   }
 
   async function load() {
-    if (!key()) return;
+    const used = key();
+    if (!used) return;
     try {
-      render(await call("/owner"));
+      const doc = await call("/owner");
+      if (key() !== used) return;  // forgotten (or replaced) while it was asked for
+      render(doc);
       show(true);
     } catch (err) { say(err.message); }
   }
@@ -135,6 +142,7 @@
         headers: { "Content-Type": "application/octet-stream" },
         body: file,
       });
+      event.target.reset();  // a second click would upload the same file again (refused)
       say("uploaded as version " + doc.version + "; verifying…");
       load();
     } catch (err) { say(err.message); }
