@@ -100,8 +100,9 @@ def test_the_owner_sees_their_versions_and_uploads_one_through_the_page(tmp_path
             assert page.locator("#owner b, #owner i").count() == 0  # shown as text
             assert key not in page.url and page.input_value("#owner-key") == ""
 
-            page.reload()  # the key stays in this tab
+            page.reload()  # the key stays in this tab, for the log excerpts' section too
             expect(rows.nth(1).locator("pre.log-excerpt")).to_have_text(EXCERPT)
+            expect(page.locator("#logs-status")).to_have_text("No faults: no log excerpts.")
 
             page.set_input_files("#upload-file", str(upload))
             page.fill("#upload-note", "third try")
@@ -123,6 +124,14 @@ def test_the_owner_sees_their_versions_and_uploads_one_through_the_page(tmp_path
 
             page.click("#owner-forget")
             expect(message).to_have_text("the key is forgotten in this tab")
+            expect(page.locator("#owner-view")).to_be_hidden()
+            assert rows.count() == 0 and page.evaluate("sessionStorage.length") == 0
+            expect(page.locator("#logs-status")).to_have_text("The key is forgotten.")
+            # And the log excerpts' section forgets it for the owner's section too.
+            page.fill("#owner-key", key)
+            page.click("#owner-key-form button[type=submit]")
+            expect(rows).to_have_count(3)
+            page.click("#logs-forget")
             expect(page.locator("#owner-view")).to_be_hidden()
             assert rows.count() == 0 and page.evaluate("sessionStorage.length") == 0
             page.reload()

@@ -22,7 +22,7 @@
     const doc = await answer.json().catch(() => ({}));
     if (!answer.ok) {
       const text = (doc.error && doc.error.message) || answer.statusText;
-      if (answer.status === 401) { sessionStorage.removeItem(storageKey); show(false); }
+      if (answer.status === 401) forgetKey();
       throw new Error(text);
     }
     return doc;
@@ -125,9 +125,16 @@
     say("");
     load();
   });
-  forget.addEventListener("click", () => {
+  // The log excerpts' section (static/faultlogs.js) shares the key's slot: each tells the
+  // other when it forgets it, and each then drops what it showed with it.
+  function forgetKey() {
     sessionStorage.removeItem(storageKey);
     show(false);
+    document.dispatchEvent(new Event("arena-key-forgotten"));
+  }
+  document.addEventListener("arena-key-forgotten", () => { if (!key()) show(false); });
+  forget.addEventListener("click", () => {
+    forgetKey();
     say("the key is forgotten in this tab");
   });
   document.getElementById("upload-form").addEventListener("submit", async (event) => {
