@@ -230,7 +230,7 @@ def author_view(store: Store, family: str) -> dict[str, Any]:
                 "opponents": list(s.opponents) if s else [],
                 "verification_match": (
                     f"/api/bots/{family}/versions/{bot.version}/verification"
-                    if s is not None and s.finished is not None
+                    if s is not None and s.replayed
                     else None
                 ),
                 "ratings": [

@@ -55,6 +55,7 @@ class Submission:
     log_excerpt: str | None
     opponents: tuple[str, ...]
     finished: float | None
+    replayed: bool  # its verification match's replay is kept (Store.verification_replay)
 
 
 @dataclass(frozen=True, slots=True)

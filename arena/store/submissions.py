@@ -20,7 +20,8 @@ from .schema import StoreFile, now
 MAX_LOG_EXCERPT = 4000  # characters of a failed version's log kept for its owner
 
 _SUBMISSION_COLUMNS = (
-    "bot, family, version, digest, submitted, verdict, log_excerpt, opponents, finished"
+    "bot, family, version, digest, submitted, verdict, log_excerpt, opponents, finished, "
+    "replay IS NOT NULL"
 )
 
 
@@ -37,6 +38,7 @@ def _submission(row: Sequence[Any]) -> Submission:
         log_excerpt=row[6],
         opponents=tuple(json.loads(row[7])) if row[7] else (),
         finished=row[8],
+        replayed=bool(row[9]),
     )
 
 

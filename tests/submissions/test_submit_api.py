@@ -273,5 +273,6 @@ def test_log_excerpts_are_shown_to_the_owner_only(tmp_path):
                 assert mine.status_code == 200 and secret in mine.text
             version = mine.json()
             assert (version["status"], version["verdict"]) == ("failed", "failed: crash")
+            assert version["verification_match"] is None  # no match played: no replay offered
 
     run(main())

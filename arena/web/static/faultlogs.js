@@ -28,9 +28,18 @@
     return null;
   }
 
+  // The owner's section (static/owner.js) shares the owner key's slot: a key forgotten by
+  // either says so with this event, and each section then drops what it showed with it.
   function forget() {
     for (var k in slots) sessionStorage.removeItem(slots[k]);
+    document.dispatchEvent(new Event("arena-key-forgotten"));
   }
+
+  document.addEventListener("arena-key-forgotten", function () {
+    if (stored()) return;  // another key (the bot's token, the admin key) is still kept
+    list.textContent = "";
+    status.textContent = "The key is forgotten.";
+  });
 
   function element(tag, text, cls) {
     var e = document.createElement(tag);

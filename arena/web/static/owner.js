@@ -22,7 +22,7 @@
     const doc = await answer.json().catch(() => ({}));
     if (!answer.ok) {
       const text = (doc.error && doc.error.message) || answer.statusText;
-      if (answer.status === 401) { sessionStorage.removeItem(storageKey); show(false); }
+      if (answer.status === 401) forgetKey();
       throw new Error(text);
     }
     return doc;
@@ -100,12 +100,19 @@
   function show(on) {
     view.hidden = !on;
     forget.hidden = !on;
+    if (!on) {  // a forgotten or refused key leaves nothing of the owner's view in the page
+      clearTimeout(polling);
+      document.querySelector("#owner-versions tbody").replaceChildren();
+    }
   }
 
   async function load() {
-    if (!key()) return;
+    const used = key();
+    if (!used) return;
     try {
-      render(await call("/owner"));
+      const doc = await call("/owner");
+      if (key() !== used) return;  // forgotten (or replaced) while it was asked for
+      render(doc);
       show(true);
     } catch (err) { say(err.message); }
   }
@@ -118,9 +125,16 @@
     say("");
     load();
   });
-  forget.addEventListener("click", () => {
+  // The log excerpts' section (static/faultlogs.js) shares the key's slot: each tells the
+  // other when it forgets it, and each then drops what it showed with it.
+  function forgetKey() {
     sessionStorage.removeItem(storageKey);
     show(false);
+    document.dispatchEvent(new Event("arena-key-forgotten"));
+  }
+  document.addEventListener("arena-key-forgotten", () => { if (!key()) show(false); });
+  forget.addEventListener("click", () => {
+    forgetKey();
     say("the key is forgotten in this tab");
   });
   document.getElementById("upload-form").addEventListener("submit", async (event) => {
@@ -135,6 +149,7 @@
         headers: { "Content-Type": "application/octet-stream" },
         body: file,
       });
+      event.target.reset();  // a second click would upload the same file again (refused)
       say("uploaded as version " + doc.version + "; verifying…");
       load();
     } catch (err) { say(err.message); }
