@@ -14,25 +14,45 @@ from pathlib import Path
 import pytest
 
 from arena.ladder.ratings import SkillRating, p_better
-from tests.procs import processes_in
+from tests.procs import descendants, processes_in
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python example_bots/random_bot.py"
 
 
-def arena(*args: str, cwd: Path = ROOT, check: bool = True, timeout: float = 240):
-    proc = subprocess.run(
+def arena(*args: str, cwd: Path = ROOT, check: bool = True, timeout: float = 100):
+    """Run `arena ARGS` to its end. One that has not ended within `timeout` seconds (below
+    pytest's 120 s, so that this says what hung) is killed, and the error shows its output so
+    far and the processes it had left running."""
+    proc = subprocess.Popen(
         [sys.executable, "-m", "arena", *args],
         cwd=cwd,
         text=True,
-        capture_output=True,
-        timeout=timeout,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        running = [_cmdline(pid) for pid in descendants(proc.pid)]
+        proc.kill()
+        stdout, stderr = proc.communicate()
+        raise AssertionError(
+            f"arena {' '.join(args)} did not end within {timeout} s (killed); it ran "
+            f"{running}; its output:\n{stdout}\n{stderr}"
+        ) from None
     if check and proc.returncode != 0:
         raise AssertionError(
-            f"arena {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+            f"arena {' '.join(args)} failed ({proc.returncode}):\n{stdout}\n{stderr}"
         )
-    return proc
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:200]
+    except OSError:
+        return f"{pid} (gone)"
 
 
 def ladder_run(name: str, bots: str, k: int = 2) -> list[str]:
