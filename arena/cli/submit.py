@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any, BinaryIO
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import click
 
@@ -44,7 +44,7 @@ def _request(
     req = urllib.request.Request(url, data=body, headers=headers, method=method)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as answer:
-            return json.loads(answer.read() or b"{}")
+            raw = answer.read()
     except urllib.error.HTTPError as err:
         raise ServerError(f"the server refused ({err.code}): {_message(err)}") from None
     except (urllib.error.URLError, OSError) as err:
@@ -52,6 +52,28 @@ def _request(
         raise ServerError(
             f"cannot reach the server at {url} ({reason}); check --server and that it runs"
         ) from None
+    try:
+        doc = json.loads(raw or b"{}")
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict):
+        raise ServerError(f"{url} did not answer as Arena does; {NOT_ARENA}")
+    return doc
+
+
+NOT_ARENA = "is --server the address of arena serve (its web address, as it prints it)?"
+
+
+def _server_address(value: str) -> str:
+    """--server as given, once it is an http(s) address with a host (its trailing / dropped)."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise click.BadParameter(
+            f"{value!r} is not a web address: give the server's address as "
+            "http://HOST:PORT (or https://...), as arena serve prints it",
+            param_hint="'--server'",
+        )
+    return value.rstrip("/")
 
 
 def _message(err: urllib.error.HTTPError) -> str:
@@ -59,7 +81,7 @@ def _message(err: urllib.error.HTTPError) -> str:
     try:
         doc = json.loads(raw)
     except ValueError:
-        return raw.decode("utf-8", "replace").strip() or str(err.reason)
+        return f"{err.reason}, with no Arena error in its answer; {NOT_ARENA}"
     error = doc.get("error") if isinstance(doc, dict) else None
     if isinstance(error, dict) and "message" in error:
         return str(error["message"])
@@ -96,7 +118,10 @@ def _key(key: str | None, key_file: Path | None) -> str:
 @click.command("submit")
 @click.argument("path", required=False, type=click.Path(exists=True, path_type=Path))
 @click.option(
-    "--server", required=True, help="The Arena server's web address, e.g. http://host:8000."
+    "--server",
+    required=True,
+    callback=lambda ctx, param, value: _server_address(value),
+    help="The Arena server's web address, e.g. http://host:8000.",
 )
 @click.option("--key", envvar="ARENA_OWNER_KEY", help="The bot's owner key (or ARENA_OWNER_KEY).")
 @click.option(

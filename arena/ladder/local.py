@@ -123,10 +123,14 @@ class LocalExecutor:
             await self.referee.server.start()
             self._started = True
             self._access_watch = asyncio.ensure_future(self._watch_access())
-        for bot in bots:
-            self._bots[bot.name] = bot
-            if bot.command and not bot.suspended and bot.name not in self.referee.bots:
-                await self._launch(bot)
+        # Under the launch lock: two callers starting one bot at once (the service's ladders
+        # and a verification seat the same opponents) launch it once, not twice with the
+        # second launch stopping the first process while its seat waits for it.
+        async with self._launch_lock:
+            for bot in bots:
+                self._bots[bot.name] = bot
+                if bot.command and not bot.suspended and bot.name not in self.referee.bots:
+                    await self._launch(bot)
 
     async def _watch_access(self) -> None:
         while True:

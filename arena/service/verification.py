@@ -76,17 +76,23 @@ class Verifier:
         self.ladder_for = ladder_for
         self.opponents_for = opponents_for
         self.rng = rng
-        self.tasks: set[asyncio.Task] = set()
+        self.tasks: dict[str, asyncio.Task] = {}  # by the version verified
 
     def start(self, name: str) -> None:
+        """Verify `name` in a task of its own, unless it is being verified already (the scan
+        of versions left verifying at start and an upload can both ask for one version: one
+        verification, not two launching its process at once)."""
+        if name in self.tasks:
+            return
         task = asyncio.ensure_future(self._verify_logged(name))
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        self.tasks[name] = task
+        task.add_done_callback(lambda _: self.tasks.pop(name, None))
 
     async def close(self) -> None:
-        for task in self.tasks:
+        tasks = list(self.tasks.values())
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _verify_logged(self, name: str) -> None:
         try:

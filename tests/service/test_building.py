@@ -69,3 +69,42 @@ def test_a_stop_signal_calls_stop_inside_and_is_left_to_its_default_after(sig):
 
     assert asyncio.run(main()) == ["stop"]
     assert signal.getsignal(sig) in (signal.SIG_DFL, signal.default_int_handler)
+
+
+def test_two_callers_starting_one_bot_at_once_launch_it_once(tmp_path):
+    """The service's ladders and a verification may start the same opponent at the same moment:
+    one process, not a second launch that stops the first while its seat waits for it."""
+    from pathlib import Path
+
+    from arena.ladder.local import LocalExecutor
+    from arena.store import AsyncStore, Store
+
+    root = Path(__file__).resolve().parents[2]
+    with Store(tmp_path / "a.db") as store:
+        store.add_bot("r", f"python {root / 'example_bots' / 'random_bot.py'}")
+
+    async def main() -> tuple[int, bool]:
+        astore = await AsyncStore.open(tmp_path / "a.db")
+        executor = LocalExecutor(
+            astore, tmp_path / "runs", resource_limits=ResourceLimits(sandbox=False)
+        )
+        launches = 0
+        launch = executor.referee.launch
+
+        async def counted(*args, **kwargs):
+            nonlocal launches
+            launches += 1
+            return await launch(*args, **kwargs)
+
+        executor.referee.launch = counted  # type: ignore[method-assign]
+        try:
+            bot = await astore.run(Store.get_bot, "r")
+            await asyncio.gather(executor.start([bot]), executor.start([bot]))
+            running = executor.referee.bots["r"].exit_info() is None
+        finally:
+            await executor.close()
+            await astore.close()
+        return launches, running
+
+    launches, running = asyncio.run(main())
+    assert launches == 1 and running
