@@ -119,14 +119,15 @@ class LocalExecutor:
         return bot.name if bot is not None else None
 
     async def start(self, bots: Sequence[Bot]) -> None:
-        if not self._started:
-            await self.referee.server.start()
-            self._started = True
-            self._access_watch = asyncio.ensure_future(self._watch_access())
-        # Under the launch lock: two callers starting one bot at once (the service's ladders
-        # and a verification seat the same opponents) launch it once, not twice with the
-        # second launch stopping the first process while its seat waits for it.
+        # Under the launch lock: two callers at once (the service's ladders and a verification
+        # seat the same opponents) start the referee's server and its access watch once, and
+        # launch a bot once, not twice with the second launch stopping the first process while
+        # its seat waits for it.
         async with self._launch_lock:
+            if not self._started:
+                await self.referee.server.start()
+                self._started = True
+                self._access_watch = asyncio.ensure_future(self._watch_access())
             for bot in bots:
                 self._bots[bot.name] = bot
                 if bot.command and not bot.suspended and bot.name not in self.referee.bots:

@@ -73,7 +73,8 @@ def test_a_stop_signal_calls_stop_inside_and_is_left_to_its_default_after(sig):
 
 def test_two_callers_starting_one_bot_at_once_launch_it_once(tmp_path):
     """The service's ladders and a verification may start the same opponent at the same moment:
-    one process, not a second launch that stops the first while its seat waits for it."""
+    one process, not a second launch that stops the first while its seat waits for it; and one
+    referee server and access watch (a second watch outlived close() and never ended)."""
     from pathlib import Path
 
     from arena.ladder.local import LocalExecutor
@@ -90,6 +91,15 @@ def test_two_callers_starting_one_bot_at_once_launch_it_once(tmp_path):
         )
         launches = 0
         launch = executor.referee.launch
+        servers = 0
+        serve = executor.referee.server.start
+
+        async def counted_server():
+            nonlocal servers
+            servers += 1
+            await serve()
+
+        executor.referee.server.start = counted_server  # type: ignore[method-assign]
 
         async def counted(*args, **kwargs):
             nonlocal launches
@@ -104,7 +114,8 @@ def test_two_callers_starting_one_bot_at_once_launch_it_once(tmp_path):
         finally:
             await executor.close()
             await astore.close()
-        return launches, running
+        watching = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        return launches, servers, running, watching
 
-    launches, running = asyncio.run(main())
-    assert launches == 1 and running
+    launches, servers, running, left = asyncio.run(main())
+    assert (launches, servers, running, left) == (1, 1, True, [])
