@@ -311,11 +311,18 @@ def test_a_failure_inside_record_leaves_nothing_partial(tmp_path, monkeypatch):
     assert stored == [("timeout", 2, "slow")]
 
 
-def test_a_result_is_never_counted_twice(tmp_path):
+@pytest.fixture
+def first_match(tmp_path):
+    """A store with ladder "l" (balloon, three remote bots, seed 1): the store, the ladder and
+    its first match."""
     store = new_store(tmp_path)
-    bots = add_remote_bots(store, 3)
-    ladder = store.create_ladder("l", "balloon", 3, bots, seed=1)
-    m = store.matches("l")[0]
+    ladder = store.create_ladder("l", "balloon", 3, add_remote_bots(store, 3), seed=1)
+    yield store, ladder, store.matches("l")[0]
+    store.close()
+
+
+def test_a_result_is_never_counted_twice(first_match):
+    store, ladder, m = first_match
     result = make_result(m, ladder.config, (1, 2, 3))
     assert store.record_result("l", 0, result).recorded
     first = store.rankings("l")
@@ -324,11 +331,8 @@ def test_a_result_is_never_counted_twice(tmp_path):
     assert store.db["results"].count == 3
 
 
-def test_a_result_for_other_seats_is_refused(tmp_path):
-    store = new_store(tmp_path)
-    bots = add_remote_bots(store, 3)
-    ladder = store.create_ladder("l", "balloon", 3, bots, seed=1)
-    m = store.matches("l")[0]
+def test_a_result_for_other_seats_is_refused(first_match):
+    store, ladder, m = first_match
     wrong = make_result(m, ladder.config, (1, 2, 3))
     wrong = type(wrong)(**{**wrong.__dict__, "seat_names": tuple(reversed(m.seats))})
     with pytest.raises(MatchStateError, match="scheduled seats"):
@@ -336,11 +340,8 @@ def test_a_result_for_other_seats_is_refused(tmp_path):
     assert store.db["results"].count == 0
 
 
-def test_the_replay_is_stored_compact_with_the_result(tmp_path):
-    store = new_store(tmp_path)
-    bots = add_remote_bots(store, 3)
-    ladder = store.create_ladder("l", "balloon", 3, bots, seed=1)
-    m = store.matches("l")[0]
+def test_the_replay_is_stored_compact_with_the_result(first_match):
+    store, ladder, m = first_match
     store.record_result("l", 0, make_result(m, ladder.config, (4, 4, 1)))
     raw = store.db.execute("SELECT replay FROM matches WHERE idx = 0").fetchone()[0]
     assert ", " not in raw and ": " not in raw
