@@ -5,7 +5,8 @@ admin key (`arena serve` with a key), the bot's owner key (docs/submit.md: the p
 submits its code; it opens every version's logs), or the bot's own play token (that
 version's). A new kind of credential is one more field of `Credential` and one more test here.
 Secrets are compared in constant time (hmac.compare_digest), the keys through their hashes, as
-the referee and the admin API do, so timing tells nothing about a real key.
+the referee and the admin API do, so timing tells nothing about a real key; the owner key by the
+store's one check of it (Store.owner_key_matches), as the owners' API does.
 """
 
 from __future__ import annotations
