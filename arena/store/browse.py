@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from arena.results import COMPLETED, FINISHED, MATCH_STATUSES
 
 from .errors import UnknownBot, UnknownLadder
-from .queries import standing_of
-from .records import Standing
+from .queries import LADDER_HEAD, LADDER_HEAD_SQL, standing_of
+from .records import Standing, from_row
+from .schema import one_row
 
 if TYPE_CHECKING:
     from . import Store
@@ -49,6 +50,18 @@ def set_finished(statuses: Sequence[str]) -> bool:
 
 class UnknownMatch(LookupError):
     """No match with that ladder and index."""
+
+
+def _no_ladder(ladder: str) -> UnknownLadder:
+    return UnknownLadder(f"there is no ladder called {ladder!r}")
+
+
+def _no_bot(bot: str) -> UnknownBot:
+    return UnknownBot(f"there is no bot called {bot!r}")
+
+
+def _no_match(ladder: str, index: int) -> UnknownMatch:
+    return UnknownMatch(f"ladder {ladder!r} has no match {index}")
 
 
 # ------------------------------------------------------------------------------------ records
@@ -181,6 +194,29 @@ class HistoryPoint:
     sigma: float
 
 
+# How the bots table's values become BotRow's fields.
+_BOT_CONVERT = {"remote": bool, "suspended": bool, "removed": lambda removed: removed is not None}
+
+# The matches, with their ladders, a bot's rating history lists (h: its rating_history rows).
+_HISTORY_OF_BOT = (
+    "FROM rating_history h JOIN matches m ON m.id = h.match_id "
+    "JOIN ladders l ON l.id = m.ladder_id WHERE h.bot_id = ?"
+)
+# A bot's most recent faulted seats (r: match_id, seat; parameters: the bot's id and how many),
+# through its result rows that counted faults, so the bot index is used rather than a scan of
+# every fault.
+_FAULTED_SEATS = (
+    "(SELECT match_id, seat FROM results WHERE bot_id = ? AND faults > 0 "
+    "ORDER BY match_id DESC LIMIT ?) r"
+)
+_FAULT_ROW = "ladder index seat kind move elapsed_ms detail set_finished"
+# The match columns matches_by_id reads, as MatchRow's fields (seats: replaced by SeatRows).
+_MATCH_ROW = (
+    "id ladder index status seats started finished duration_ms rated reason set_index rotation "
+    "set_finished"
+)
+_MATCH_CONVERT = {"rated": bool, "set_finished": bool}
+
 # ------------------------------------------------------------------------------------ queries
 
 
@@ -192,11 +228,12 @@ class Queries:
         self.db = store.db
 
     def _ladder_id(self, ladder: str) -> tuple[int, str, int, str]:
-        row = self.db.execute(
-            "SELECT id, game, table_size, options FROM ladders WHERE name = ?", (ladder,)
-        ).fetchone()
-        if row is None:
-            raise UnknownLadder(f"there is no ladder called {ladder!r}")
+        row = one_row(
+            self.db,
+            "SELECT id, game, table_size, options FROM ladders WHERE name = ?",
+            (ladder,),
+            _no_ladder(ladder),
+        )
         return row[0], row[1], row[2], row[3]
 
     def _set_size(self, ladder_id: int) -> int:
@@ -208,10 +245,7 @@ class Queries:
         )
 
     def _bot_id(self, bot: str) -> int:
-        row = self.db.execute("SELECT id FROM bots WHERE name = ?", (bot,)).fetchone()
-        if row is None:
-            raise UnknownBot(f"there is no bot called {bot!r}")
-        return int(row[0])
+        return int(one_row(self.db, "SELECT id FROM bots WHERE name = ?", (bot,), _no_bot(bot))[0])
 
     def _bot_names(self) -> dict[int, str]:
         return dict(self.db.execute("SELECT id, name FROM bots").fetchall())
@@ -220,28 +254,20 @@ class Queries:
 
     def ladders(self) -> list[LadderRow]:
         rows = self.db.execute(
-            "SELECT l.id, l.name, l.game, l.options, l.table_size, l.rating_mode, "
-            "l.num_matches, l.completed, l.rated_through, l.created, "
+            f"SELECT {LADDER_HEAD_SQL}, l.created, "
             "(SELECT count(*) FROM ladder_bots lb WHERE lb.ladder_id = l.id), "
-            "(SELECT b.name FROM ratings r JOIN bots b ON b.id = r.bot_id "
-            " WHERE r.ladder_id = l.id ORDER BY r.conservative DESC, r.mu DESC, b.name LIMIT 1),"
+            "CASE WHEN l.rated_through THEN (SELECT b.name FROM ratings r "
+            " JOIN bots b ON b.id = r.bot_id WHERE r.ladder_id = l.id "
+            " ORDER BY r.conservative DESC, r.mu DESC, b.name LIMIT 1) END,"
             " json_extract(l.settings, '$.comparison') IS NOT NULL"
             " FROM ladders l ORDER BY l.created DESC, l.id DESC"
         ).fetchall()
         return [
-            LadderRow(
-                name=r[1],
-                game=r[2],
-                options=json.loads(r[3]),
-                table_size=r[4],
-                rating_mode=r[5],
-                scheduled=r[6],
-                completed=r[7],
-                rated=r[8],
-                created=r[9],
-                bots=r[10],
-                leader=r[11] if r[8] else None,
-                comparison=bool(r[12]),
+            from_row(
+                LadderRow,
+                f"name {LADDER_HEAD} created bots leader comparison",
+                r,
+                {"options": json.loads, "comparison": bool},
             )
             for r in rows
         ]
@@ -250,7 +276,7 @@ class Queries:
         for row in self.ladders():
             if row.name == ladder:
                 return row
-        raise UnknownLadder(f"there is no ladder called {ladder!r}")
+        raise _no_ladder(ladder)
 
     def standings(self, ladder: str) -> tuple[LadderRow, tuple[Standing, ...]]:
         """The ladder and its standings (Store.rankings'), best first by the conservative
@@ -258,30 +284,19 @@ class Queries:
         try:
             table = self.store.rankings(ladder)
         except UnknownLadder:
-            raise UnknownLadder(f"there is no ladder called {ladder!r}") from None
+            raise _no_ladder(ladder) from None
         return self.ladder(ladder), table.standings
 
     # ------------------------------------------------------------------------------- bots
 
-    _BOT_ROW = (
-        "SELECT name, remote, created, suspended, suspended_reason, removed, family, "
-        "version, note, status FROM bots"
+    _BOT_COLUMNS = (
+        "name, remote, created, suspended, suspended_reason, removed, family, version, note, status"
     )
+    _BOT_ROW = f"SELECT {_BOT_COLUMNS} FROM bots"
 
-    @staticmethod
-    def _bot_row(r: Sequence[Any]) -> BotRow:
-        return BotRow(
-            name=r[0],
-            remote=bool(r[1]),
-            created=r[2],
-            suspended=bool(r[3]),
-            suspended_reason=r[4],
-            removed=r[5] is not None,
-            family=r[6],
-            version=r[7],
-            note=r[8],
-            status=r[9],
-        )
+    @classmethod
+    def _bot_row(cls, r: Sequence[Any]) -> BotRow:
+        return from_row(BotRow, cls._BOT_COLUMNS, r, _BOT_CONVERT)
 
     def bots(self) -> list[BotRow]:
         """Every bot row, each version of a bot its own (NAME, NAME@2, ...)."""
@@ -290,10 +305,9 @@ class Queries:
         ]
 
     def bot(self, bot: str) -> BotRow:
-        r = self.db.execute(f"{self._BOT_ROW} WHERE name = ?", (bot,)).fetchone()
-        if r is None:
-            raise UnknownBot(f"there is no bot called {bot!r}")
-        return self._bot_row(r)
+        return self._bot_row(
+            one_row(self.db, f"{self._BOT_ROW} WHERE name = ?", (bot,), _no_bot(bot))
+        )
 
     def versions(self, bot: str) -> list[BotVersion]:
         """Every version of the bot whose row (any version's) is named `bot`, oldest first,
@@ -312,9 +326,9 @@ class Queries:
     def bot_ladders(self, bot: str) -> list[Standing]:
         """The bot's standing in each ladder it plays in (rank among that ladder's bots), newest
         ladder first."""
-        row = self.db.execute("SELECT id, suspended FROM bots WHERE name = ?", (bot,)).fetchone()
-        if row is None:
-            raise UnknownBot(f"there is no bot called {bot!r}")
+        row = one_row(
+            self.db, "SELECT id, suspended FROM bots WHERE name = ?", (bot,), _no_bot(bot)
+        )
         rows = self.db.execute(
             "SELECT l.name, l.game, "
             "(SELECT count(*) FROM ratings o WHERE o.ladder_id = r.ladder_id AND "
@@ -331,11 +345,7 @@ class Queries:
     def rating_history(self, bot: str, ladder: str | None = None) -> dict[str, list[HistoryPoint]]:
         """The bot's rating after each rated match, per ladder (in match index order)."""
         bot_id = self._bot_id(bot)
-        sql = (
-            "SELECT l.name, m.idx, h.mu, h.sigma FROM rating_history h "
-            "JOIN matches m ON m.id = h.match_id JOIN ladders l ON l.id = m.ladder_id "
-            "WHERE h.bot_id = ?"
-        )
+        sql = f"SELECT l.name, m.idx, h.mu, h.sigma {_HISTORY_OF_BOT}"
         params: list[Any] = [bot_id]
         if ladder is not None:
             sql += " AND m.ladder_id = ?"
@@ -348,72 +358,40 @@ class Queries:
         return out
 
     def bot_faults(self, bot: str, limit: int = 20) -> list[FaultRow]:
-        """The bot's most recent faults (through its result rows that counted faults, so the
-        bot index is used rather than a scan of every fault)."""
-        bot_id = self._bot_id(bot)
+        """The bot's most recent faults (_FAULTED_SEATS)."""
         rows = self.db.execute(
             "SELECT l.name, m.idx, f.seat, f.kind, f.move, f.elapsed_ms, f.detail, "
-            f"{SET_FINISHED_SQL} "
-            "FROM (SELECT match_id, seat FROM results WHERE bot_id = ? AND faults > 0 "
-            "      ORDER BY match_id DESC LIMIT ?) r "
+            f"{SET_FINISHED_SQL} FROM {_FAULTED_SEATS} "
             "JOIN faults f ON f.match_id = r.match_id AND f.seat = r.seat "
             "JOIN matches m ON m.id = f.match_id JOIN ladders l ON l.id = m.ladder_id "
             "ORDER BY f.match_id DESC, f.id",
-            (bot_id, limit),
+            (self._bot_id(bot), limit),
         ).fetchall()
-        return [
-            FaultRow(
-                ladder=r[0],
-                index=r[1],
-                seat=r[2],
-                bot=bot,
-                kind=r[3],
-                move=r[4],
-                elapsed_ms=r[5],
-                detail=r[6],
-                set_finished=bool(r[7]),
-            )
-            for r in rows
-        ][:limit]
+        return [from_row(FaultRow, _FAULT_ROW, r, {"set_finished": bool}, bot=bot) for r in rows][
+            :limit
+        ]
 
     def bot_key_hash(self, bot: str) -> str | None:
         """The hash of the bot's play token (None once removed): only for checking a presented
         token (arena/web/owners.py), never shown."""
-        row = self.db.execute("SELECT token_hash FROM bots WHERE name = ?", (bot,)).fetchone()
-        if row is None:
-            raise UnknownBot(f"there is no bot called {bot!r}")
-        return row[0]
+        return one_row(self.db, "SELECT token_hash FROM bots WHERE name = ?", (bot,), _no_bot(bot))[
+            0
+        ]
 
-    def owner_key_hash(self, bot: str) -> str | None:
-        """The hash of the owner key of the bot's family (None: it has none, or the database
-        is from before owner keys): only for checking a presented key (arena/web/owners.py),
-        never shown. Raises UnknownBot."""
-        family = self.bot(bot).family
-        if not self._has_table("bot_owners"):
-            return None  # a read-only open of an older schema, which cannot migrate
-        row = self.db.execute(
-            "SELECT key_hash FROM bot_owners WHERE family = ?", (family,)
-        ).fetchone()
-        return None if row is None else row[0]
-
-    def _has_table(self, table: str) -> bool:
-        return bool(
-            self.db.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
-            ).fetchone()
-        )
+    def owner_key_matches(self, bot: str, key: str) -> bool:
+        """Whether `key` is the owner key of the bot's family (Store.owner_key_matches: hashed,
+        compared in constant time). Raises UnknownBot."""
+        return self.store.owner_key_matches(self.bot(bot).family, key)
 
     def bot_fault_logs(self, bot: str, limit: int = 20) -> dict[tuple[str, int, int], str]:
         """The log excerpts kept for the bot's most recent faulted seats (those bot_faults
         lists), by (ladder, match index, seat). Private to the bot's owner and the organiser:
         the caller checks who asks (arena/web/owners.py); no public view calls this. Empty for
         a database from before excerpts were kept."""
-        if not self._has_table("fault_logs"):
+        if not self.store.has_table("fault_logs"):
             return {}  # a read-only open of an older schema, which cannot migrate
         rows = self.db.execute(
-            "SELECT l.name, m.idx, g.seat, g.excerpt "
-            "FROM (SELECT match_id, seat FROM results WHERE bot_id = ? AND faults > 0 "
-            "      ORDER BY match_id DESC LIMIT ?) r "
+            f"SELECT l.name, m.idx, g.seat, g.excerpt FROM {_FAULTED_SEATS} "
             "JOIN fault_logs g ON g.match_id = r.match_id AND g.seat = r.seat "
             "JOIN matches m ON m.id = g.match_id JOIN ladders l ON l.id = m.ladder_id",
             (self._bot_id(bot), limit),
@@ -447,20 +425,22 @@ class Queries:
         streams: list[Iterable[int]] = []
         for st in statuses:
             if bot_id is not None and st == COMPLETED:
-                streams.append(
-                    self._completed_of_bot(bot_id, ladder, ladder_ids, cursor, limit + 1)
-                )
+                ladder_id = ladder_ids[0] if ladder is not None else None
+                streams.append(self._completed_of_bot(bot_id, ladder_id, cursor, limit + 1))
                 continue
             for lid in ladder_ids:
                 streams.append(self._slice(lid, st, bot_id, cursor, limit + 1))
         ids = list(heapq.merge(*streams, reverse=True))[: limit + 1]
-        more = len(ids) > limit
-        ids = ids[:limit]
-        rows = self.matches_by_id(ids)
+        return self._page(ids, limit, ladder=ladder, bot=bot, status=status)
+
+    def _page(self, ids: list[int], limit: int, **filters: Any) -> MatchPage:
+        """The page of the first `limit` of `ids` (newest first; `limit + 1` of them were read
+        to tell whether an older page follows)."""
+        shown = ids[:limit]
         return MatchPage(
-            matches=rows,
-            next=ids[-1] if more and ids else None,
-            filters={"ladder": ladder, "bot": bot, "status": status},
+            matches=self.matches_by_id(shown),
+            next=shown[-1] if len(ids) > limit and shown else None,
+            filters=filters,
         )
 
     def _slice(
@@ -477,14 +457,27 @@ class Queries:
         return [r[0] for r in self.db.execute(sql, params)]
 
     def _completed_of_bot(
-        self, bot_id: int, ladder: str | None, ladder_ids: list[int], before: int, limit: int
+        self,
+        bot_id: int,
+        ladder_id: int | None,
+        before: int,
+        limit: int,
+        opponent_id: int | None = None,
     ) -> list[int]:
+        """The ids of the bot's completed matches before `before`, newest first (only the
+        ladder's, only those where the opponent sat too, when given)."""
         # Completed matches have result rows: read them through results_by_bot.
         sql = "SELECT r.match_id FROM results r"
         params: list[Any] = []
-        if ladder is not None:
+        if opponent_id is not None:
+            sql = (
+                "SELECT DISTINCT r.match_id FROM results r JOIN results o ON "
+                "o.match_id = r.match_id AND o.bot_id = ? AND o.seat <> r.seat"
+            )
+            params.append(opponent_id)
+        if ladder_id is not None:
             sql += " JOIN matches m ON m.id = r.match_id AND m.ladder_id = ?"
-            params.append(ladder_ids[0])
+            params.append(ladder_id)
         sql += " WHERE r.bot_id = ? AND r.match_id < ? ORDER BY r.match_id DESC LIMIT ?"
         params += [bot_id, before, limit]
         return [r[0] for r in self.db.execute(sql, params)]
@@ -528,54 +521,33 @@ class Queries:
                         fault_kinds=[k for k in kinds.split(",") if k],
                     )
                 )
-            out.append(
-                MatchRow(
-                    id=r[0],
-                    ladder=r[1],
-                    index=r[2],
-                    status=r[3],
-                    set_index=r[10],
-                    rotation=r[11],
-                    set_finished=bool(r[12]),
-                    seats=seats,
-                    started=r[5],
-                    finished=r[6],
-                    duration_ms=r[7],
-                    rated=bool(r[8]),
-                    reason=r[9],
-                )
-            )
+            out.append(from_row(MatchRow, _MATCH_ROW, r, _MATCH_CONVERT, seats=seats))
         return out
 
     def recent_matches(self, bot: str, limit: int = 20) -> list[MatchRow]:
         """The bot's most recent completed matches, over all ladders."""
         bot_id = self._bot_id(bot)
-        return self.matches_by_id(self._completed_of_bot(bot_id, None, [], 1 << 62, limit))
+        return self.matches_by_id(self._completed_of_bot(bot_id, None, 1 << 62, limit))
 
     def match(self, ladder: str, index: int, *, with_replay: bool = True) -> MatchDetail:
         ladder_id, game, table_size, options = self._ladder_id(ladder)
-        row = self.db.execute(
+        row = one_row(
+            self.db,
             "SELECT id, set_index, round, rotation, seed, attempts, node, engine_version, "
             f"rating_note{', replay' if with_replay else ''} FROM matches "
             "WHERE ladder_id = ? AND idx = ?",
             (ladder_id, index),
-        ).fetchone()
-        if row is None:
-            raise UnknownMatch(f"ladder {ladder!r} has no match {index}")
+            _no_match(ladder, index),
+        )
         match_id = row[0]
         summary = self.matches_by_id([match_id])[0]
         names = {s.seat: s.bot for s in summary.seats}
         faults = [
-            FaultRow(
-                ladder=ladder,
-                index=index,
-                seat=f[0],
+            from_row(
+                FaultRow,
+                _FAULT_ROW,
+                (ladder, index, *f, summary.set_finished),
                 bot=names.get(f[0], "?"),
-                kind=f[1],
-                move=f[2],
-                elapsed_ms=f[3],
-                detail=f[4],
-                set_finished=summary.set_finished,
             )
             for f in self.db.execute(
                 "SELECT seat, kind, move, elapsed_ms, detail FROM faults "
@@ -601,34 +573,28 @@ class Queries:
                 (ladder_id, index - set_size + 1, index + set_size - 1, row[1]),
             )
         ]
-        replay = json.loads(row[9]) if with_replay and row[9] else None
-        return MatchDetail(
+        return from_row(
+            MatchDetail,
+            "set_index round rotation seed attempts node engine_version rating_note",
+            row[1:],
             match=summary,
             game=game,
             table_size=table_size,
             options=json.loads(options),
-            set_index=row[1],
-            round=row[2],
-            rotation=row[3],
-            seed=row[4],
-            attempts=row[5],
-            node=row[6],
-            engine_version=row[7],
-            rating_note=row[8],
             faults=faults,
             infra_failures=infra,
-            replay=replay,
+            replay=json.loads(row[9]) if with_replay and row[9] else None,
             set_matches=members,
         )
 
     def match_status(self, ladder: str, index: int) -> str:
         ladder_id = self._ladder_id(ladder)[0]
-        row = self.db.execute(
-            "SELECT status FROM matches WHERE ladder_id = ? AND idx = ?", (ladder_id, index)
-        ).fetchone()
-        if row is None:
-            raise UnknownMatch(f"ladder {ladder!r} has no match {index}")
-        return row[0]
+        return one_row(
+            self.db,
+            "SELECT status FROM matches WHERE ladder_id = ? AND idx = ?",
+            (ladder_id, index),
+            _no_match(ladder, index),
+        )[0]
 
     # ------------------------------------------------ head-to-head, opponents, timed history
     # (New queries for the bot and ladder pages; plain SQL over the store's tables.)
@@ -671,14 +637,12 @@ class Queries:
         rows = self.db.execute(sql + " GROUP BY l.name, a.bot_id, b.bot_id", params)
         return sorted(
             (
-                HeadToHead(
-                    ladder=r[0],
+                from_row(
+                    HeadToHead,
+                    "ladder bot opponent matches ahead level behind",
+                    r,
                     bot=names.get(r[1], f"#{r[1]}"),
                     opponent=names.get(r[2], f"#{r[2]}"),
-                    matches=r[3],
-                    ahead=r[4],
-                    level=r[5],
-                    behind=r[6],
                 )
                 for r in rows
             ),
@@ -697,24 +661,10 @@ class Queries:
         """The completed matches where `bot` and `opponent` both sat, newest first, a page at a
         time (as match_list; read through the results' bot index)."""
         bot_id, opponent_id = self._bot_id(bot), self._bot_id(opponent)
-        sql = (
-            "SELECT DISTINCT r.match_id FROM results r JOIN results o ON "
-            "o.match_id = r.match_id AND o.bot_id = ? AND o.seat <> r.seat"
-        )
-        params: list[Any] = [opponent_id]
-        if ladder is not None:
-            sql += " JOIN matches m ON m.id = r.match_id AND m.ladder_id = ?"
-            params.append(self._ladder_id(ladder)[0])
-        sql += " WHERE r.bot_id = ? AND r.match_id < ? ORDER BY r.match_id DESC LIMIT ?"
-        params += [bot_id, before if before is not None else 1 << 62, limit + 1]
-        ids = [r[0] for r in self.db.execute(sql, params)]
-        more = len(ids) > limit
-        ids = ids[:limit]
-        return MatchPage(
-            matches=self.matches_by_id(ids),
-            next=ids[-1] if more and ids else None,
-            filters={"ladder": ladder, "bot": bot, "opponent": opponent, "status": COMPLETED},
-        )
+        ladder_id = self._ladder_id(ladder)[0] if ladder is not None else None
+        cursor = before if before is not None else 1 << 62
+        ids = self._completed_of_bot(bot_id, ladder_id, cursor, limit + 1, opponent_id)
+        return self._page(ids, limit, ladder=ladder, bot=bot, opponent=opponent, status=COMPLETED)
 
     def finished_prefix(self, ladder: str) -> int:
         """How many of the ladder's first matches (by index) lie in finished sets, with no
@@ -751,9 +701,8 @@ class Queries:
         bot_id = self._bot_id(bot)
         out: dict[str, list[TimedPoint]] = {}
         for name, idx, finished, mu, sigma in self.db.execute(
-            "SELECT l.name, m.idx, m.finished, h.mu, h.sigma FROM rating_history h "
-            "JOIN matches m ON m.id = h.match_id JOIN ladders l ON l.id = m.ladder_id "
-            "WHERE h.bot_id = ? ORDER BY l.name, m.idx",
+            f"SELECT l.name, m.idx, m.finished, h.mu, h.sigma {_HISTORY_OF_BOT} "
+            "ORDER BY l.name, m.idx",
             (bot_id,),
         ):
             points = out.setdefault(name, [])

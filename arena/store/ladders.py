@@ -21,8 +21,18 @@ from .errors import (
     UnknownLadder,
     sqlite_errors,
 )
-from .records import Ladder, LadderInfo, StoredMatch
-from .schema import StoreFile, check_name, now
+from .records import Ladder, LadderInfo, StoredMatch, from_row
+from .schema import StoreFile, check_name, now, one_row
+
+_LADDER_COLUMNS = (
+    "id, name, game, options, table_size, seed, rounds, rating_mode, settings, created, "
+    "num_matches, completed, rated_through"
+)
+
+
+def no_ladder(name: str) -> UnknownLadder:
+    """The error for a ladder name that names none."""
+    return UnknownLadder(f"there is no ladder called {name!r}; see arena ladder list")
 
 
 class ScheduledMatch(Protocol):
@@ -550,13 +560,12 @@ class Ladders(StoreFile):
 
     @sqlite_errors
     def get_ladder(self, name: str) -> Ladder:
-        row = self.db.execute(
-            "SELECT id, name, game, options, table_size, seed, rounds, rating_mode, settings, "
-            "created, num_matches, completed, rated_through FROM ladders WHERE name = ?",
+        row = one_row(
+            self.db,
+            f"SELECT {_LADDER_COLUMNS} FROM ladders WHERE name = ?",
             (name,),
-        ).fetchone()
-        if row is None:
-            raise UnknownLadder(f"there is no ladder called {name!r}; see arena ladder list")
+            no_ladder(name),
+        )
         bots = tuple(
             r[0]
             for r in self.db.execute(
@@ -565,21 +574,12 @@ class Ladders(StoreFile):
                 (row[0],),
             )
         )
-        return Ladder(
-            id=row[0],
-            name=row[1],
-            game=row[2],
-            options=json.loads(row[3]),
-            table_size=row[4],
-            seed=row[5],
-            rounds=row[6],
-            rating_mode=row[7],
-            settings=json.loads(row[8]),
-            created=row[9],
+        return from_row(
+            Ladder,
+            _LADDER_COLUMNS,
+            row,
+            {"options": json.loads, "settings": json.loads},
             bots=bots,
-            num_matches=row[10],
-            completed=row[11],
-            rated_through=row[12],
         )
 
     @sqlite_errors
@@ -588,11 +588,12 @@ class Ladders(StoreFile):
         return [self.get_ladder(n) for n in names]
 
     def _bot_id(self, conn: sqlite3.Connection, name: str) -> int:
-        row = conn.execute(
-            "SELECT id FROM bots WHERE name = ? AND removed IS NULL", (name,)
-        ).fetchone()
-        if row is None:
-            raise UnknownBot(f"there is no bot called {name!r}; add it first with arena bot add")
+        row = one_row(
+            conn,
+            "SELECT id FROM bots WHERE name = ? AND removed IS NULL",
+            (name,),
+            UnknownBot(f"there is no bot called {name!r}; add it first with arena bot add"),
+        )
         return int(row[0])
 
     def _info(self, ladder: str) -> LadderInfo:

@@ -14,8 +14,8 @@ from arena.results import ABANDONED, COMPLETED, FINISHED, INFRA_FAILED, MatchRes
 
 from .errors import MatchStateError, sqlite_errors
 from .ladders import Ladders
-from .records import LadderInfo, RecordOutcome, StoredMatch
-from .schema import now
+from .records import LadderInfo, RecordOutcome, StoredMatch, from_row
+from .schema import now, one_row
 
 # A match taken back from a stopped or killed run: its attempt did not fail, so it does not count
 # against the runner's max_attempts (resumes would otherwise use up a match's retries).
@@ -25,6 +25,15 @@ _MATCH_COLUMNS = (
     "idx, set_index, round, rotation, seed, seats, status, attempts, node, "
     "started, finished, rated, rating_note"
 )
+# StoredMatch's fields, as _MATCH_COLUMNS holds them.
+_MATCH_FIELDS = (
+    "index set_index round rotation seed seats status attempts node started finished rated "
+    "rating_note"
+)
+
+
+def _no_match(ladder: str, index: int) -> MatchStateError:
+    return MatchStateError(f"ladder {ladder!r} has no match {index}")
 
 
 # How much of the end of a faulted bot's log is kept (UTF-8 bytes, after cleaning).
@@ -79,12 +88,12 @@ class Matches(Ladders):
     @sqlite_errors
     def get_match(self, ladder: str, index: int) -> StoredMatch:
         info = self._info(ladder)
-        row = self.db.execute(
+        row = one_row(
+            self.db,
             f"SELECT {_MATCH_COLUMNS} FROM matches WHERE ladder_id = ? AND idx = ?",
             (info.id, index),
-        ).fetchone()
-        if row is None:
-            raise MatchStateError(f"ladder {ladder!r} has no match {index}")
+            _no_match(ladder, index),
+        )
         return self._match(info, row)
 
     @sqlite_errors
@@ -97,21 +106,13 @@ class Matches(Ladders):
         return json.loads(row[0]) if row and row[0] else None
 
     def _match(self, info: LadderInfo, row: Sequence[Any]) -> StoredMatch:
-        return StoredMatch(
+        return from_row(
+            StoredMatch,
+            _MATCH_FIELDS,
+            row,
+            {"rated": bool},
             ladder=info.name,
-            index=row[0],
-            set_index=row[1],
-            round=row[2],
-            rotation=row[3],
-            seed=row[4],
             seats=tuple(info.bot_names[b] for b in json.loads(row[5])),
-            status=row[6],
-            attempts=row[7],
-            node=row[8],
-            started=row[9],
-            finished=row[10],
-            rated=bool(row[11]),
-            rating_note=row[12],
         )
 
     @sqlite_errors
@@ -202,13 +203,12 @@ class Matches(Ladders):
     ) -> tuple[int, str, Any]:
         """A match's id, status and `column`, or MatchStateError if the ladder has no such
         match."""
-        row = conn.execute(
+        return one_row(
+            conn,
             f"SELECT id, status, {column} FROM matches WHERE ladder_id = ? AND idx = ?",
             (info.id, index),
-        ).fetchone()
-        if row is None:
-            raise MatchStateError(f"ladder {info.name!r} has no match {index}")
-        return row
+            _no_match(info.name, index),
+        )
 
     def _record(
         self,

@@ -10,8 +10,18 @@ from typing import Any, Sequence
 from arena.results import MATCH_STATUSES
 
 from .errors import UnknownLadder, sqlite_errors
-from .ladders import Ladders
-from .records import MatchScores, Rankings, Standing
+from .ladders import Ladders, no_ladder
+from .records import MatchScores, Rankings, Standing, from_row
+from .schema import one_row
+
+# A ladder's head, as its rankings and the web's list of ladders show it: the columns of the
+# ladders table (as `l`) and, in the same order, the records' fields they fill (after the
+# ladder's name: Rankings.ladder, LadderRow.name).
+LADDER_HEAD_SQL = (
+    "l.name, l.game, l.options, l.table_size, l.rating_mode, l.num_matches, l.completed, "
+    "l.rated_through"
+)
+LADDER_HEAD = "game options table_size rating_mode scheduled completed rated"
 
 
 def standing_of(
@@ -55,13 +65,12 @@ class RankingQueries(Ladders):
             if row is None:
                 raise UnknownLadder("there are no ladders yet; run one with arena ladder run")
             ladder = row[0]
-        head = self.db.execute(
-            "SELECT id, name, game, options, table_size, rating_mode, num_matches, completed, "
-            "rated_through FROM ladders WHERE name = ?",
+        head = one_row(
+            self.db,
+            f"SELECT l.id, {LADDER_HEAD_SQL} FROM ladders l WHERE l.name = ?",
             (ladder,),
-        ).fetchone()
-        if head is None:
-            raise UnknownLadder(f"there is no ladder called {ladder!r}; see arena ladder list")
+            no_ladder(ladder),
+        )
         rows = self.db.execute(
             "SELECT b.name, r.conservative, r.mu, r.sigma, r.matches, r.score_sum, r.wins, "
             "r.faults, b.suspended FROM ratings r JOIN bots b ON b.id = r.bot_id "
@@ -83,15 +92,11 @@ class RankingQueries(Ladders):
             )
             for i, row in enumerate(rows)
         )
-        return Rankings(
-            ladder=head[1],
-            game=head[2],
-            options=json.loads(head[3]),
-            table_size=head[4],
-            rating_mode=head[5],
-            scheduled=head[6],
-            completed=head[7],
-            rated=head[8],
+        return from_row(
+            Rankings,
+            f"ladder {LADDER_HEAD}",
+            head[1:],
+            {"options": json.loads},
             standings=standings,
             confidence=confidence,
         )

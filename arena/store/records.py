@@ -5,7 +5,32 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Mapping, Sequence, TypeVar
+
+R = TypeVar("R")
+
+
+def from_row(
+    record: Callable[..., R],
+    columns: str,
+    row: Sequence[Any],
+    convert: Mapping[str, Callable[[Any], Any]] | None = None,
+    **fields: Any,
+) -> R:
+    """A record built from a stored row: `columns` names the row's values in order as the
+    record's fields (separated by commas or spaces: a SELECT's column list whose columns are
+    named as the fields serves), `convert` turns a stored value into its field's (bool,
+    json.loads), and `fields` gives the fields the row does not hold (or replaces a value)."""
+    values = dict(zip(columns.replace(",", " ").split(), row))
+    for name, to_field in (convert or {}).items():
+        values[name] = to_field(values[name])
+    values.update(fields)
+    return record(**values)
+
+
+def _fields(record: Any, names: str) -> dict[str, Any]:
+    """The record's attributes `names` (space-separated), in that order: a record's to_dict."""
+    return {name: getattr(record, name) for name in names.split()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,19 +184,11 @@ class Standing:
     settled: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "rank": self.rank,
-            "bot": self.bot,
-            "conservative": self.conservative,
-            "mu": self.mu,
-            "sigma": self.sigma,
-            "matches": self.matches,
-            "mean_score": self.mean_score,
-            "wins": self.wins,
-            "faults": self.faults,
-            "p_better_than_next": self.p_better_than_next,
-            "settled": self.settled,
-        }
+        return _fields(
+            self,
+            "rank bot conservative mu sigma matches mean_score wins faults p_better_than_next "
+            "settled",
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,16 +211,11 @@ class Rankings:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "ladder": self.ladder,
-            "game": self.game,
-            "options": self.options,
-            "table_size": self.table_size,
-            "rating_mode": self.rating_mode,
-            "scheduled": self.scheduled,
-            "completed": self.completed,
-            "rated": self.rated,
-            "confidence": self.confidence,
-            "all_settled": self.all_settled,
+            **_fields(
+                self,
+                "ladder game options table_size rating_mode scheduled completed rated "
+                "confidence all_settled",
+            ),
             "standings": [s.to_dict() for s in self.standings],
         }
 

@@ -20,8 +20,8 @@ from .errors import (
     UnknownBot,
     sqlite_errors,
 )
-from .records import Bot, BotAccess
-from .schema import StoreFile, check_name, now
+from .records import Bot, BotAccess, from_row
+from .schema import StoreFile, check_name, now, one_row
 
 MAX_REASON = 500  # characters of a suspension reason (it is shown on every bot's page)
 
@@ -70,21 +70,7 @@ def read_manifest(directory: str | os.PathLike[str]) -> str:
 
 
 def _bot(row: Sequence[Any]) -> Bot:
-    return Bot(
-        id=row[0],
-        name=row[1],
-        command=row[2],
-        directory=row[3],
-        remote=bool(row[4]),
-        created=row[5],
-        suspended=bool(row[6]),
-        suspended_reason=row[7],
-        removed=row[8],
-        family=row[9],
-        version=row[10],
-        note=row[11],
-        status=row[12],
-    )
+    return from_row(Bot, _BOT_COLUMNS, row, {"remote": bool, "suspended": bool})
 
 
 # ------------------------------------------------------------------------------- versions
@@ -383,12 +369,14 @@ class Registry(StoreFile):
 
     @sqlite_errors
     def get_bot(self, name: str) -> Bot:
-        row = self.db.execute(
-            f"SELECT {_BOT_COLUMNS} FROM bots WHERE name = ? AND removed IS NULL", (name,)
-        ).fetchone()
-        if row is None:
-            raise UnknownBot(f"there is no bot called {name!r}; see arena bot list")
-        return _bot(row)
+        return _bot(
+            one_row(
+                self.db,
+                f"SELECT {_BOT_COLUMNS} FROM bots WHERE name = ? AND removed IS NULL",
+                (name,),
+                UnknownBot(f"there is no bot called {name!r}; see arena bot list"),
+            )
+        )
 
     @sqlite_errors
     def remove_bot(self, name: str) -> None:

@@ -475,6 +475,15 @@ class StoreFile:
     def schema_version(self) -> int:
         return int(self.db.execute("PRAGMA user_version").fetchone()[0])
 
+    def has_table(self, table: str) -> bool:
+        """Whether the database has `table` (a read-only open of an older schema, which cannot
+        migrate, may lack the newer ones)."""
+        return bool(
+            self.db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+            ).fetchone()
+        )
+
     def close(self) -> None:
         self.db.close()
 
@@ -516,6 +525,15 @@ def check_name(kind: str, name: str, error: type[StoreError]) -> None:
             f"{kind} name {name!r} is not allowed; use 1 to 64 letters, digits, '_', '-' or '.', "
             "starting with a letter or digit"
         )
+
+
+def one_row(db: Any, sql: str, args: Sequence[Any], missing: Exception) -> Any:
+    """The first row `sql` finds on `db` (a connection or the store's database), or raise
+    `missing`: the error that says what was not there and what to do."""
+    row = db.execute(sql, args).fetchone()
+    if row is None:
+        raise missing
+    return row
 
 
 def now() -> float:

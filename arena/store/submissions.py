@@ -84,7 +84,13 @@ class Submissions(StoreFile):
 
     @sqlite_errors
     def owner_key_matches(self, family: str, key: str) -> bool:
-        """Whether `key` is the bot `family`'s current owner key (compared in constant time)."""
+        """Whether `key` is the bot `family`'s current owner key: the one check of an owner key
+        (the owners' API's, arena/service/owners.py, and the web's, arena/web/owners.py), its
+        hash compared with the kept one in constant time (hmac.compare_digest). False for a
+        bot without one, and for a database from before owner keys (a read-only open of an
+        older schema, which cannot migrate)."""
+        if not self.has_table("bot_owners"):
+            return False
         row = self.db.execute(
             "SELECT key_hash FROM bot_owners WHERE family = ?", (family,)
         ).fetchone()

@@ -5,7 +5,8 @@ admin key (`arena serve` with a key), the bot's owner key (docs/submit.md: the p
 submits its code; it opens every version's logs), or the bot's own play token (that
 version's). A new kind of credential is one more field of `Credential` and one more test here.
 Secrets are compared in constant time (hmac.compare_digest), the keys through their hashes, as
-the referee and the admin API do, so timing tells nothing about a real key.
+the referee and the admin API do, so timing tells nothing about a real key; the owner key by the
+store's one check of it (Store.owner_key_matches), as the owners' API does.
 """
 
 from __future__ import annotations
@@ -40,12 +41,13 @@ def may_read_logs(q: Queries, bot: str, credential: Credential, admin_key: str |
     None when it has none), the owner key of the bot's family (every version), or the play
     token of that very bot row (a version's token opens that version's logs only; a removed bot
     has no token). Raises UnknownBot for no such bot."""
-    token_hash = q.bot_key_hash(bot)
-    owner_hash = q.owner_key_hash(bot)
+    token_hash = q.bot_key_hash(bot)  # raises UnknownBot first, whatever was presented
     if credential.admin_key and admin_key:
         if hmac.compare_digest(credential.admin_key.encode(), admin_key.encode()):
             return True
-    for key, stored in ((credential.bot_key, token_hash), (credential.owner_key, owner_hash)):
-        if key and stored is not None and hmac.compare_digest(hash_token(key), stored):
+    if credential.bot_key and token_hash is not None:
+        if hmac.compare_digest(hash_token(credential.bot_key), token_hash):
             return True
+    if credential.owner_key:
+        return q.owner_key_matches(bot, credential.owner_key)
     return False

@@ -7,9 +7,10 @@ import hashlib
 import random
 import sqlite3
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from arena.results import CRASH, TIMEOUT, Fault, MatchResult, MoveRecord, demote_faulted
-from arena.store import Store, StoredMatch
+from arena.store import Ladder, Store, StoredMatch
 
 
 def new_store(tmp_path: Path, name: str = "arena.db") -> Store:
@@ -56,6 +57,33 @@ def random_results(
             faults = (Fault(seat, rng.choice((TIMEOUT, CRASH)), 3, 1000.0, "test fault"),)
         out[m.index] = make_result(m, config, scores, faults)
     return out
+
+
+class LadderWithResults(NamedTuple):
+    store: Store
+    bots: list[str]
+    ladder: Ladder
+    matches: list[StoredMatch]
+    results: dict[int, MatchResult]  # by match index, none recorded yet
+
+
+def ladder_with_results(
+    tmp_path: Path,
+    bots: int,
+    table_size: int,
+    results_seed: int,
+    db: str = "arena.db",
+    **ladder: Any,
+) -> LadderWithResults:
+    """A new store (file `db`) with `bots` remote bots in the Balloon ladder "l" of tables of
+    `table_size` (create_ladder's other arguments: `ladder`), its matches, and a result for
+    each (random_results, seeded with `results_seed`)."""
+    store = new_store(tmp_path, db)
+    names = add_remote_bots(store, bots)
+    made = store.create_ladder("l", "balloon", table_size, names, **ladder)
+    matches = store.matches("l")
+    results = random_results(matches, made.config, results_seed)
+    return LadderWithResults(store, names, made, matches, results)
 
 
 # ------------------------------------------------------------------ files as found on disk

@@ -29,7 +29,13 @@ from arena.store import (
     StoreLocked,
     UnknownBot,
 )
-from tests.store.helpers import add_remote_bots, make_result, new_store, random_results
+from tests.store.helpers import (
+    add_remote_bots,
+    ladder_with_results,
+    make_result,
+    new_store,
+    random_results,
+)
 
 
 def test_open_creates_a_wal_database_with_the_current_schema(tmp_path):
@@ -254,11 +260,9 @@ def test_ratings_equal_a_direct_trueskill_computation(tmp_path):
 def test_out_of_order_completion_gives_the_in_order_ratings(tmp_path):
     runs = {}
     for name, shuffle in (("in_order", False), ("shuffled", True)):
-        store = new_store(tmp_path, f"{name}.db")
-        bots = add_remote_bots(store, 5)
-        ladder = store.create_ladder("l", "balloon", 3, bots, seed=11)
-        matches = store.matches("l")
-        results = random_results(matches, ladder.config, seed=2)
+        store, bots, _, matches, results = ladder_with_results(
+            tmp_path, 5, 3, results_seed=2, db=f"{name}.db", seed=11
+        )
         order = [m.index for m in matches]
         if shuffle:
             random.Random(5).shuffle(order)
@@ -268,11 +272,9 @@ def test_out_of_order_completion_gives_the_in_order_ratings(tmp_path):
 
 
 def test_a_match_waits_unrated_until_its_predecessors_are_done(tmp_path):
-    store = new_store(tmp_path)
-    bots = add_remote_bots(store, 4)
-    ladder = store.create_ladder("l", "balloon", 2, bots, seed=1, rating_mode="match")
-    matches = store.matches("l")
-    results = random_results(matches, ladder.config, seed=3)
+    store, _, _, _, results = ladder_with_results(
+        tmp_path, 4, 2, results_seed=3, seed=1, rating_mode="match"
+    )
     assert store.record_result("l", 2, results[2]).rated == ()
     assert store.record_result("l", 1, results[1]).rated == ()
     assert not store.get_match("l", 2).rated
@@ -283,11 +285,7 @@ def test_a_match_waits_unrated_until_its_predecessors_are_done(tmp_path):
 
 
 def test_a_failure_inside_record_leaves_nothing_partial(tmp_path, monkeypatch):
-    store = new_store(tmp_path)
-    bots = add_remote_bots(store, 4)
-    ladder = store.create_ladder("l", "balloon", 2, bots, seed=1)
-    matches = store.matches("l")
-    results = random_results(matches, ladder.config, seed=4)
+    store, _, ladder, matches, results = ladder_with_results(tmp_path, 4, 2, results_seed=4, seed=1)
     results[0] = make_result(
         matches[0], ladder.config, (3, 5), (Fault(1, TIMEOUT, 2, 1500.0, "slow"),)
     )
@@ -311,11 +309,18 @@ def test_a_failure_inside_record_leaves_nothing_partial(tmp_path, monkeypatch):
     assert stored == [("timeout", 2, "slow")]
 
 
-def test_a_result_is_never_counted_twice(tmp_path):
+@pytest.fixture
+def first_match(tmp_path):
+    """A store with ladder "l" (balloon, three remote bots, seed 1): the store, the ladder and
+    its first match."""
     store = new_store(tmp_path)
-    bots = add_remote_bots(store, 3)
-    ladder = store.create_ladder("l", "balloon", 3, bots, seed=1)
-    m = store.matches("l")[0]
+    ladder = store.create_ladder("l", "balloon", 3, add_remote_bots(store, 3), seed=1)
+    yield store, ladder, store.matches("l")[0]
+    store.close()
+
+
+def test_a_result_is_never_counted_twice(first_match):
+    store, ladder, m = first_match
     result = make_result(m, ladder.config, (1, 2, 3))
     assert store.record_result("l", 0, result).recorded
     first = store.rankings("l")
@@ -324,11 +329,8 @@ def test_a_result_is_never_counted_twice(tmp_path):
     assert store.db["results"].count == 3
 
 
-def test_a_result_for_other_seats_is_refused(tmp_path):
-    store = new_store(tmp_path)
-    bots = add_remote_bots(store, 3)
-    ladder = store.create_ladder("l", "balloon", 3, bots, seed=1)
-    m = store.matches("l")[0]
+def test_a_result_for_other_seats_is_refused(first_match):
+    store, ladder, m = first_match
     wrong = make_result(m, ladder.config, (1, 2, 3))
     wrong = type(wrong)(**{**wrong.__dict__, "seat_names": tuple(reversed(m.seats))})
     with pytest.raises(MatchStateError, match="scheduled seats"):
@@ -336,11 +338,8 @@ def test_a_result_for_other_seats_is_refused(tmp_path):
     assert store.db["results"].count == 0
 
 
-def test_the_replay_is_stored_compact_with_the_result(tmp_path):
-    store = new_store(tmp_path)
-    bots = add_remote_bots(store, 3)
-    ladder = store.create_ladder("l", "balloon", 3, bots, seed=1)
-    m = store.matches("l")[0]
+def test_the_replay_is_stored_compact_with_the_result(first_match):
+    store, ladder, m = first_match
     store.record_result("l", 0, make_result(m, ladder.config, (4, 4, 1)))
     raw = store.db.execute("SELECT replay FROM matches WHERE idx = 0").fetchone()[0]
     assert ", " not in raw and ": " not in raw
@@ -351,11 +350,7 @@ def test_the_replay_is_stored_compact_with_the_result(tmp_path):
 
 
 def test_infrastructure_failures_are_kept_retried_and_never_rated(tmp_path):
-    store = new_store(tmp_path)
-    bots = add_remote_bots(store, 3)
-    ladder = store.create_ladder("l", "balloon", 2, bots, seed=1)
-    matches = store.matches("l")
-    results = random_results(matches, ladder.config, seed=6)
+    store, _, _, _, results = ladder_with_results(tmp_path, 3, 2, results_seed=6, seed=1)
     store.start_match("l", 0, node="w1")
     store.record_infra_failure("l", 0, "referee crashed", node="w1")
     assert store.get_match("l", 0).status == "infra_failed"
@@ -394,11 +389,9 @@ def test_reset_running_puts_killed_matches_back(tmp_path):
 
 
 def test_set_mode_rates_each_duplicate_set_as_one_result(tmp_path):
-    store = new_store(tmp_path)
-    bots = add_remote_bots(store, 4)
-    ladder = store.create_ladder("l", "balloon", 3, bots, seed=2, rating_mode="set")
-    matches = store.matches("l")
-    results = random_results(matches, ladder.config, seed=8)
+    store, bots, _, matches, results = ladder_with_results(
+        tmp_path, 4, 3, results_seed=8, seed=2, rating_mode="set"
+    )
     order = [m.index for m in matches]
     random.Random(1).shuffle(order)
     play(store, "l", order, results)

@@ -77,6 +77,8 @@ def test_a_database_of_schema_2_gets_versions_and_its_bots_become_version_1(tmp_
             ("heur", "heur", 1),
         ]
         assert reader.resolve_bot("heur@1").command == "python bot.py"
+        # Nor has it owner keys: no key is the owner's, and asking is no error.
+        assert not reader.owner_key_matches("heur", "any key")
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
     with Store(path) as store:
         assert store.schema_version() == len(_MIGRATION_STEPS)  # every later migration too
