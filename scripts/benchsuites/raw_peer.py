@@ -10,6 +10,7 @@ import asyncio
 import sys
 
 import grpc
+from raw_bot import first_legal  # its neighbour: this runs as a script, from this directory
 
 from arena_sdk.proto import arena_pb2 as pb
 
@@ -29,16 +30,7 @@ async def serve(address: str) -> None:
         )()
         await call.write(pb.BotMessage(hello=pb.Hello(token="raw")))
         async for msg in call:
-            req = msg.action_request
-            await call.write(
-                pb.BotMessage(
-                    action=pb.ActionReply(
-                        match_id=req.match_id,
-                        request_id=req.request_id,
-                        action=req.legal_actions[0],
-                    )
-                )
-            )
+            await call.write(pb.BotMessage(action=first_legal(msg.action_request)))
 
 
 if __name__ == "__main__":

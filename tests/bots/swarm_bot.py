@@ -13,13 +13,18 @@ from arena_sdk.proto import arena_pb2 as pb
 from arena_sdk.proto import arena_pb2_grpc as pb_grpc
 
 
-async def play(address: str, token: str, max_concurrent: int, pick: int) -> None:
+async def play(
+    address: str, token: str, max_concurrent: int, pick: int, name: str = "swarm"
+) -> None:
+    """One bot on one stream, to its end: it answers each request with its legal action `pick`
+    (0 the first, -1 the last). tests/reliability/test_fuzz_server.py imports it for its
+    in-process good bots."""
     async with grpc.aio.insecure_channel(address) as channel:
         call = pb_grpc.RefereeStub(channel).Play()
         await call.write(
             pb.BotMessage(
                 hello=pb.Hello(
-                    token=token, name="swarm", protocol_version=1, max_concurrent=max_concurrent
+                    token=token, name=name, protocol_version=1, max_concurrent=max_concurrent
                 )
             )
         )

@@ -7,9 +7,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -19,8 +16,8 @@ import numpy as np  # noqa: E402
 
 from arena.envs import ArenaEnv  # noqa: E402
 from arena_sdk import features  # noqa: E402
+from tests.cli import run_match  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python example_bots/random_bot.py"
 
 
@@ -56,28 +53,7 @@ def play_replay_in_env(doc: dict) -> tuple[ArenaEnv, dict[int, list[dict]], list
 @pytest.mark.parametrize("game, options", [("balloon", []), ("boom", ["--ruse", "--advanced"])])
 def test_a_seed_deals_the_same_match_as_arena_match(tmp_path, game, options):
     path = tmp_path / "m.json"
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "arena",
-            "match",
-            game,
-            RANDOM,
-            RANDOM,
-            RANDOM,
-            "--seed",
-            "8123",
-            *options,
-            "--replay",
-            str(path),
-            "--json",
-        ],
-        cwd=ROOT,
-        text=True,
-        capture_output=True,
-        timeout=120,
-    )
+    out = run_match(game, [RANDOM] * 3, 8123, *options, "--replay", str(path))
     assert out.returncode == 0, out.stderr
     doc = json.loads(path.read_text())
     assert doc["seed"] == 8123 and doc["faults"] == []

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -14,8 +13,8 @@ pytest.importorskip("pettingzoo")
 
 from arena.envs import ArenaEnv  # noqa: E402
 from arena_sdk import Limits, Match, features, policy_bot  # noqa: E402
+from tests.cli import ROOT, run_match  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "example_bots"))
 
 import rl_linear  # noqa: E402
@@ -84,26 +83,8 @@ def test_the_sdk_helpers_import_neither_arena_nor_numpy():
 
 def test_the_trained_example_enters_arena_match_and_plays_it_through(tmp_path):
     path = tmp_path / "m.json"
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "arena",
-            "match",
-            "balloon",
-            "python example_bots/rl_linear.py",
-            "python example_bots/random_bot.py",
-            "--seed",
-            "31",
-            "--replay",
-            str(path),
-            "--json",
-        ],
-        cwd=ROOT,
-        text=True,
-        capture_output=True,
-        timeout=120,
-    )
+    bots = ["python example_bots/rl_linear.py", "python example_bots/random_bot.py"]
+    out = run_match("balloon", bots, 31, "--replay", str(path))
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["faults"] == [] and result["seat_names"][0] == "rl_linear"

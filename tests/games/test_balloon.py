@@ -134,72 +134,67 @@ def test_rulebook_scoring_example_without_chips():
     assert end["complete"] == ()
 
 
-def test_rulebook_andy_with_one_chip_scores_8():
-    # Andy's third play is the third red card on the table: one chip, 6 + 2 = 8.
-    s = match(
-        3,
-        {
-            1: [
+@pytest.mark.parametrize(
+    "hands, script, volume, chips, score",
+    [
+        pytest.param(
+            [
                 ["red7", "blue6", "yellow7", "black9", "black8", "black7"],  # Cleo
                 ["red5", "blue5", "red6", "black0", "black2", "black4"],  # Andy
                 ["grey7", "water7", "black6", "black5", "black3", "black1"],  # Dana
-            ]
-        },
-    )
-    play(
-        s,
-        [
-            (0, "red7"),
-            (1, "red5"),
-            (2, "grey7"),
-            (0, "blue6"),
-            (1, "blue5"),
-            (2, "water7"),
-            (0, "yellow7"),
-            (1, "red6"),
-            (2, "drop"),
-            (0, "drop"),
-            (1, "drop"),
-        ],
-    )
-    end = last_round_end(s)
-    assert end["size"] == 8
-    assert end["volumes"][1] == 6 and end["chips"][1] == 1
-    assert end["round_scores"][1] == 8
-
-
-def test_rulebook_bero_burst_with_two_chips_scores_4():
-    # Bero plays the third red and the third blue: two chips; keeps 3+7 = 10 > 8: 0 + 4 = 4.
-    s = match(
-        3,
-        {
-            1: [
+            ],
+            [
+                (0, "red7"),
+                (1, "red5"),
+                (2, "grey7"),
+                (0, "blue6"),
+                (1, "blue5"),
+                (2, "water7"),
+                (0, "yellow7"),
+                (1, "red6"),
+                (2, "drop"),
+                (0, "drop"),
+                (1, "drop"),
+            ],
+            6,
+            1,
+            8,
+            id="andy: the third red card on the table, one chip, 6 + 2 = 8",
+        ),
+        pytest.param(
+            [
                 ["red0", "blue0", "black9", "black8", "black7", "black6"],  # Cleo
                 ["grey0", "red2", "blue2", "yellow0", "water3", "water7"],  # Bero
                 ["red1", "blue1", "black5", "black4", "black3", "black2"],  # Dana
-            ]
-        },
-    )
-    play(
-        s,
-        [
-            (0, "red0"),
-            (1, "grey0"),
-            (2, "red1"),
-            (0, "blue0"),
-            (1, "red2"),
-            (2, "blue1"),
-            (0, "drop"),
-            (1, "blue2"),
-            (2, "drop"),
-            (1, "yellow0"),
-            (1, "drop"),
-        ],
-    )
+            ],
+            [
+                (0, "red0"),
+                (1, "grey0"),
+                (2, "red1"),
+                (0, "blue0"),
+                (1, "red2"),
+                (2, "blue1"),
+                (0, "drop"),
+                (1, "blue2"),
+                (2, "drop"),
+                (1, "yellow0"),
+                (1, "drop"),
+            ],
+            10,
+            2,
+            4,
+            id="bero: the third red and blue, two chips, keeps 3+7 = 10 > 8, 0 + 4 = 4",
+        ),
+    ],
+)
+def test_rulebook_player_with_chips_scores(hands, script, volume, chips, score):
+    # The rulebook's examples of seat 1's score, size 8, with chips for third cards.
+    s = match(3, {1: hands})
+    play(s, script)
     end = last_round_end(s)
     assert end["size"] == 8
-    assert end["volumes"][1] == 10 and end["chips"][1] == 2
-    assert end["round_scores"][1] == 4
+    assert end["volumes"][1] == volume and end["chips"][1] == chips
+    assert end["round_scores"][1] == score
 
 
 def test_rulebook_figure_size_and_volume():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from tests.cli import ladder_run_args
+
 from .test_run_ladder import arena
 
 
@@ -18,28 +20,13 @@ def test_ladder_ranks_strong_above_heuristic_above_random(tmp_path):
     # Generous move time: the strong bot's search is a fixed number of simulations, so with
     # its time cut-off out of reach the ladder is deterministic from its seed.
     arena(
-        "ladder",
-        "run",
-        "strength",
-        "--game",
-        "balloon",
-        "-k",
-        "2",
-        "--bots",
-        "random,heuristic,strong",
-        "--rounds",
-        "5",
-        "--seed",
-        "3",
-        "--db",
-        str(db),
-        "--run-dir",
-        str(tmp_path / "runs"),
-        "--no-progress",
-        "-j",
-        "3",
-        "--move-ms",
-        "5000",
+        *ladder_run_args(
+            "strength",
+            "random,heuristic,strong",
+            db,
+            ["--rounds", "5", "--seed", "3", "-j", "3", "--move-ms", "5000"],
+            run_dir=tmp_path / "runs",
+        )
     )
     doc = json.loads(arena("rankings", "strength", "--json", "--db", str(db)).stdout)
     order = [s["bot"] for s in doc["standings"]]

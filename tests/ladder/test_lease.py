@@ -18,7 +18,8 @@ import pytest
 from arena.ladder import lease
 from arena.ladder.lease import STALE_AFTER_S, Holder
 from arena.store import AsyncStore, LadderBusy, LeaseLost, Store
-from tests.ladder.test_run_ladder import ROOT, arena, ladder_args, register, wait_for_completed
+from tests.cli import start_arena
+from tests.ladder.test_run_ladder import arena, ladder_args, register, wait_for_completed
 
 
 def other_run(**changes) -> Holder:
@@ -127,9 +128,8 @@ def test_a_second_run_of_a_running_ladder_refuses_at_once_and_takes_nothing(tmp_
     db = tmp_path / "a.db"
     register(db, ["a", "b", "c", "d"])
     args = ladder_args(db, tmp_path)
-    first = subprocess.Popen(
-        [sys.executable, "-m", "arena", *args],
-        cwd=ROOT,
+    first = start_arena(
+        *args,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

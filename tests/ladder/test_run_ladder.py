@@ -7,16 +7,15 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from arena.ladder.ratings import SkillRating, p_better
+from tests.cli import ROOT, arena_command, ladder_run_args, start_arena
 from tests.procs import descendants, processes_in
 
-ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python example_bots/random_bot.py"
 
 
@@ -25,7 +24,7 @@ def arena(*args: str, cwd: Path = ROOT, check: bool = True, timeout: float = 100
     pytest's 120 s, so that this says what hung) is killed, and the error shows its output so
     far and the processes it had left running."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", *args],
+        arena_command(*args),
         cwd=cwd,
         text=True,
         stdout=subprocess.PIPE,
@@ -55,33 +54,20 @@ def _cmdline(pid: int) -> str:
         return f"{pid} (gone)"
 
 
-def ladder_run(name: str, bots: str, k: int = 2) -> list[str]:
-    """The arguments of `arena ladder run NAME` for a Balloon ladder of these bots."""
-    return ["ladder", "run", name, "--game", "balloon", "-k", str(k), "--bots", bots]
-
-
 def register(db: Path, names: list[str]) -> None:
     for name in names:
         arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
 
 
 def ladder_args(db: Path, tmp: Path, name: str = "l1") -> list[str]:
-    return [
-        *ladder_run(name, "a,b,c,d", k=3),
-        "--seed",
-        "11",
-        "--rounds",
-        "2",
-        "--db",
-        str(db),
-        "--run-dir",
-        str(tmp / "runs"),
-        "--no-progress",
-        "-j",
-        "3",
-        "--move-ms",
-        "5000",
-    ]
+    return ladder_run_args(
+        name,
+        "a,b,c,d",
+        db,
+        ["--seed", "11", "--rounds", "2", "-j", "3", "--move-ms", "5000"],
+        k=3,
+        run_dir=tmp / "runs",
+    )
 
 
 def results(db: Path) -> dict:
@@ -127,9 +113,8 @@ def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path, cle
     clean_db, killed_db = clean_ladder["db"], tmp_path / "killed.db"
     register(killed_db, ["a", "b", "c", "d"])
 
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", *ladder_args(killed_db, tmp_path)],
-        cwd=ROOT,
+    proc = start_arena(
+        *ladder_args(killed_db, tmp_path),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -187,14 +172,7 @@ def test_bad_ladder_input_is_refused_and_changes_nothing(tmp_path, args, message
 def test_bad_until_settled_input_is_refused(tmp_path, args, message):
     db = tmp_path / "a.db"
     register(db, ["a", "b"])
-    proc = arena(
-        *ladder_run("x", "a,b"),
-        *args,
-        "--db",
-        str(db),
-        "--no-progress",
-        check=False,
-    )
+    proc = arena(*ladder_run_args("x", "a,b", db, args), check=False)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
     con = sqlite3.connect(db)
     assert con.execute("SELECT count(*) FROM ladders").fetchone()[0] == 0
@@ -236,20 +214,13 @@ def test_until_settled_stops_at_the_first_round_where_every_rank_is_settled(tmp_
     db = tmp_path / "a.db"
     arena("bot", "add", "heuristic", "--command", HEURISTIC, "--db", str(db))
     register(db, ["random"])
-    args = [
-        *ladder_run("s", "heuristic,random"),
-        "--seed",
-        "5",
-        "--until-settled",
-        "0.9",
-        "--max-rounds",
-        "8",
-        "--db",
-        str(db),
-        "--run-dir",
-        str(tmp_path / "runs"),
-        "--no-progress",
-    ]
+    args = ladder_run_args(
+        "s",
+        "heuristic,random",
+        db,
+        ["--seed", "5", "--until-settled", "0.9", "--max-rounds", "8"],
+        run_dir=tmp_path / "runs",
+    )
     out = arena(*args).stdout
     assert "every rank settled at 0.9" in out
     settled = settled_after_each_round(db, "s", 0.9)
@@ -273,18 +244,13 @@ def test_until_settled_stops_at_the_cap_and_the_same_command_with_a_higher_cap_g
 
     def run(cap: int) -> subprocess.CompletedProcess:
         return arena(
-            *ladder_run("c", "r1,r2,r3"),
-            "--seed",
-            "3",
-            "--until-settled",
-            "0.95",
-            "--max-rounds",
-            str(cap),
-            "--db",
-            str(db),
-            "--run-dir",
-            str(tmp_path / "runs"),
-            "--no-progress",
+            *ladder_run_args(
+                "c",
+                "r1,r2,r3",
+                db,
+                ["--seed", "3", "--until-settled", "0.95", "--max-rounds", str(cap)],
+                run_dir=tmp_path / "runs",
+            )
         )
 
     proc = run(2)
@@ -302,29 +268,19 @@ def test_until_settled_killed_after_adding_a_round_resumes_to_the_uninterrupted_
     clean_db, killed_db = tmp_path / "clean.db", tmp_path / "killed.db"
 
     def args(db: Path, runs: Path) -> list[str]:
-        return [
-            *ladder_run("u", "a,b,c,d"),
-            "--seed",
-            "9",
-            "--until-settled",
-            "0.95",
-            "--max-rounds",
-            "3",
-            "--db",
-            str(db),
-            "--run-dir",
-            str(runs),
-            "--no-progress",
-            "-j",
-            "1",
-        ]
+        return ladder_run_args(
+            "u",
+            "a,b,c,d",
+            db,
+            ["--seed", "9", "--until-settled", "0.95", "--max-rounds", "3", "-j", "1"],
+            run_dir=runs,
+        )
 
     for db in (clean_db, killed_db):
         register(db, ["a", "b", "c", "d"])  # four random bots: never settled, so 3 rounds
     arena(*args(clean_db, tmp_path / "clean"))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", *args(killed_db, tmp_path / "runs")],
-        cwd=ROOT,
+    proc = start_arena(
+        *args(killed_db, tmp_path / "runs"),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -344,12 +300,7 @@ def test_until_settled_killed_after_adding_a_round_resumes_to_the_uninterrupted_
 def test_missing_database_directory_is_a_clear_error(tmp_path):
     proc = arena("rankings", "--db", str(tmp_path / "nope" / "a.db"), check=False)
     assert proc.returncode != 0 and "does not exist" in proc.stderr
-    proc = arena(
-        *ladder_run("x", "a,b"),
-        "--db",
-        str(tmp_path / "nope" / "a.db"),
-        check=False,
-    )
+    proc = arena(*ladder_run_args("x", "a,b", tmp_path / "nope" / "a.db"), check=False)
     assert proc.returncode != 0 and "does not exist" in proc.stderr
     assert not (tmp_path / "nope").exists()
 
@@ -372,9 +323,8 @@ def test_locked_database_is_a_clear_error(tmp_path):
 def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
     db = tmp_path / "a.db"
     register(db, ["a", "b", "c", "d"])
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", *ladder_args(db, tmp_path)],
-        cwd=ROOT,
+    proc = start_arena(
+        *ladder_args(db, tmp_path),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

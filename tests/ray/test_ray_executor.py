@@ -256,50 +256,25 @@ def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(
 def test_arena_serve_runs_its_matches_on_the_cluster(ray_cluster, tmp_path):
     """The executor choice for the server: `arena serve --executor ray`."""
     import socket
-    import subprocess
-    import sys
 
-    root = Path(__file__).resolve().parents[2]
+    from tests.cli import run_arena, serve_args
+
     db = tmp_path / "serve.db"
     for name in ("r1", "r2", "r3"):
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "arena",
-                "bot",
-                "add",
-                name,
-                "--command",
-                "python example_bots/random_bot.py",
-                "--db",
-                str(db),
-            ],
-            cwd=root,
-            check=True,
-            capture_output=True,
+        added = run_arena(
+            "bot", "add", name, "--command", "python example_bots/random_bot.py", "--db", str(db)
         )
+        assert added.returncode == 0, added.stderr
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         web_port = s.getsockname()[1]
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "arena",
-            "serve",
-            "--db",
-            str(db),
-            "--ladder",
+    proc = run_arena(
+        *serve_args(
             "bal=balloon:3",
             "--executor",
             "ray",
             "--ray-address",
             ray_cluster.address,
-            "--port",
-            "0",
-            "--web-port",
-            str(web_port),
             "--max-matches",
             "3",
             "--run-dir",
@@ -308,10 +283,9 @@ def test_arena_serve_runs_its_matches_on_the_cluster(ray_cluster, tmp_path):
             "5000",
             "--seed",
             "2",
-        ],
-        cwd=root,
-        capture_output=True,
-        text=True,
+            db=db,
+            web_port=web_port,
+        ),
         timeout=240,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -63,27 +63,63 @@ def match_of(msg: pb.RefereeMessage) -> str:
     return getattr(msg, msg.WhichOneof("kind")).match_id
 
 
+def connected(batches: bool = False) -> tuple[FakeStream, BotConnection]:
+    """A fresh fake stream and a connection writing to it (up to 8 requests at once)."""
+    stream = FakeStream()
+    return stream, BotConnection("bot", 8, stream.write, batches=batches)
+
+
+async def writing(
+    stream: FakeStream, conn: BotConnection, msg: pb.RefereeMessage
+) -> asyncio.Future:
+    """`msg` delivered in a task of its own, once its write is on the stream (held there)."""
+    task = asyncio.ensure_future(conn.deliver(msg))
+    await until(lambda: stream.in_flight == 1)
+    return task
+
+
+def ask(
+    conn: BotConnection, match_id: str, allowed_s: float = 60.0, slot_wait_s: float = 60.0
+) -> asyncio.Future:
+    """A seat of match `match_id` asking for a move, in a task of its own (BotConnection.request:
+    `allowed_s` for the reply, `slot_wait_s` to wait for a request slot)."""
+    return asyncio.ensure_future(conn.request(match_id, request(match_id), allowed_s, slot_wait_s))
+
+
+def answer(conn: BotConnection, req: pb.ActionRequest) -> None:
+    """The bot's reply to `req` arriving."""
+    conn._on_reply(pb.ActionReply(match_id=req.match_id, request_id=req.request_id))
+
+
+async def write_one_at_a_time(stream: FakeStream, upto: int) -> None:
+    """Let the stream's writes complete one by one, each once it is the only one in flight,
+    until `upto` messages are written."""
+    for done in range(len(stream.written) + 1, upto + 1):
+        await until(lambda: stream.in_flight == 1)
+        stream.open_gates()
+        await until(lambda done=done: len(stream.written) == done)
+
+
+async def cancel(task: asyncio.Future) -> None:
+    """Cancel `task` (its match stopped) and see it end cancelled."""
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
 def test_one_write_at_a_time_in_queue_order_and_the_clock_starts_at_the_write():
     async def main():
-        stream = FakeStream()
-        conn = BotConnection("bot", 8, stream.write)
-        asks = [
-            asyncio.ensure_future(conn.request(f"m{i}", request(f"m{i}"), 60.0, 60.0))
-            for i in range(5)
-        ]
+        stream, conn = connected()
+        asks = [ask(conn, f"m{i}") for i in range(5)]
         await until(lambda: len(conn._outbox) == 4)  # the first is being written, four wait
         # Only the request being written has its clock running; the queued ones' have not started.
         clocks = sorted((p.sent_at >= 0, p.deadline < math.inf) for p in conn._pending.values())
         assert clocks == [(False, False)] * 4 + [(True, True)]
-        for done in range(1, 6):
-            await until(lambda: stream.in_flight == 1)
-            stream.open_gates()
-            await until(lambda done=done: len(stream.written) == done)
+        await write_one_at_a_time(stream, 5)
         assert [m.action_request.match_id for m in stream.written] == [f"m{i}" for i in range(5)]
         assert stream.most_in_flight == 1
-        for i, msg in enumerate(stream.written):
-            request_id = msg.action_request.request_id
-            conn._on_reply(pb.ActionReply(match_id=f"m{i}", request_id=request_id))
+        for msg in stream.written:
+            answer(conn, msg.action_request)
         replies = await asyncio.gather(*asks)
         assert [r.match_id for r, _ in replies] == [f"m{i}" for i in range(5)]
         assert conn._pending == {} and not conn._outbox and conn._writer is None
@@ -93,24 +129,15 @@ def test_one_write_at_a_time_in_queue_order_and_the_clock_starts_at_the_write():
 
 def test_a_writer_cancelled_mid_write_hands_the_rest_of_the_outbox_on():
     async def main():
-        stream = FakeStream()
-        conn = BotConnection("bot", 8, stream.write)
-        first = asyncio.ensure_future(conn.deliver(start("m0")))
-        await until(lambda: stream.in_flight == 1)
+        stream, conn = connected()
+        first = await writing(stream, conn, start("m0"))
         conn.send(start("m1"))  # queued behind m0, written by first's task
-        second = asyncio.ensure_future(conn.request("m2", request("m2"), 60.0, 60.0))
+        second = ask(conn, "m2")
         await until(lambda: len(conn._outbox) == 2)
-        first.cancel()  # its match was stopped while it was writing
-        with pytest.raises(asyncio.CancelledError):
-            await first
-        for done in (1, 2):
-            await until(lambda: stream.in_flight == 1)  # a background writer took over
-            stream.open_gates()
-            await until(lambda done=done: len(stream.written) == done)
+        await cancel(first)  # its match was stopped while it was writing
+        await write_one_at_a_time(stream, 2)  # a background writer took over
         assert [match_of(m) for m in stream.written] == ["m1", "m2"]
-        conn._on_reply(
-            pb.ActionReply(match_id="m2", request_id=stream.written[1].action_request.request_id)
-        )
+        answer(conn, stream.written[1].action_request)
         reply, _ = await second
         assert reply.match_id == "m2" and not conn.closed.is_set()
         await conn.flush()
@@ -121,15 +148,11 @@ def test_a_writer_cancelled_mid_write_hands_the_rest_of_the_outbox_on():
 
 def test_a_request_cancelled_while_queued_is_never_sent():
     async def main():
-        stream = FakeStream()
-        conn = BotConnection("bot", 8, stream.write)
-        busy = asyncio.ensure_future(conn.deliver(start("m0")))
-        await until(lambda: stream.in_flight == 1)
-        queued = asyncio.ensure_future(conn.request("m1", request("m1"), 60.0, 60.0))
+        stream, conn = connected()
+        busy = await writing(stream, conn, start("m0"))
+        queued = ask(conn, "m1")
         await until(lambda: len(conn._outbox) == 1)
-        queued.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await queued
+        await cancel(queued)
         stream.open_gates()
         await busy
         assert [match_of(m) for m in stream.written] == ["m0"]
@@ -140,18 +163,16 @@ def test_a_request_cancelled_while_queued_is_never_sent():
 
 def test_a_stream_that_stops_taking_writes_is_closed_by_the_watchdog():
     async def main():
-        stream = FakeStream()  # its gates are never opened: the bot stopped reading
-        conn = BotConnection("bot", 8, stream.write)
+        stream, conn = connected()  # its gates are never opened: the bot stopped reading
         closed = []
         conn.on_close = lambda: closed.append(conn.close_reason)
-        ask = asyncio.ensure_future(conn.request("m0", request("m0"), 600.0, 600.0))
-        queued = asyncio.ensure_future(conn.request("m1", request("m1"), 600.0, 600.0))
+        first, queued = ask(conn, "m0", 600.0, 600.0), ask(conn, "m1", 600.0, 600.0)
         await until(lambda: stream.in_flight == 1 and len(conn._outbox) == 1)
         conn._check_writes()  # the watchdog's round while the write is still young: no effect
         assert not conn.closed.is_set()
         conn._write_started -= WRITE_TIMEOUT_S + 1  # as if the write had hung that long
         conn._check_writes()
-        for task in (ask, queued):
+        for task in (first, queued):
             with pytest.raises(ConnectionClosed):
                 await task  # a fault for the seat, never a cancelled match
         assert conn.close_fault == MALFORMED
@@ -166,26 +187,18 @@ def test_a_stream_that_stops_taking_writes_is_closed_by_the_watchdog():
 
 def test_requests_queued_together_go_as_one_batch_to_a_bot_that_reads_batches():
     async def main():
-        stream = FakeStream()
-        conn = BotConnection("bot", 8, stream.write, batches=True)
-        first = asyncio.ensure_future(conn.request("m0", request("m0"), 60.0, 60.0))
+        stream, conn = connected(batches=True)
+        first = ask(conn, "m0")
         await until(lambda: stream.in_flight == 1)
         # While m0's request is being written: two more requests, a match start, one more.
-        asks = [
-            asyncio.ensure_future(conn.request(m, request(m), 60.0, 60.0)) for m in ("m1", "m2")
-        ]
+        asks = [ask(conn, m) for m in ("m1", "m2")]
         await until(lambda: len(conn._outbox) == 2)
         conn.send(pb.RefereeMessage(match_start=pb.MatchStart(match_id="m3")))
-        asks.append(asyncio.ensure_future(conn.request("m3", request("m3"), 60.0, 60.0)))
+        asks.append(ask(conn, "m3"))
         await until(lambda: len(conn._outbox) == 4)
-        for done in (1, 2, 3):
-            await until(lambda: stream.in_flight == 1)
-            stream.open_gates()
-            await until(lambda done=done: len(stream.written) == done)
+        await write_one_at_a_time(stream, 3)
         single, batch, start = stream.written
-        await until(lambda: stream.in_flight == 1)
-        stream.open_gates()
-        await until(lambda: len(stream.written) == 4)
+        await write_one_at_a_time(stream, 4)
         last = stream.written[3]
         # Order is kept: the run of requests ends at the match start, which is not a request.
         assert single.WhichOneof("kind") == "action_request"
@@ -198,7 +211,7 @@ def test_requests_queued_together_go_as_one_batch_to_a_bot_that_reads_batches():
             single.action_request,
             last.action_request,
         ]:
-            conn._on_reply(pb.ActionReply(match_id=r.match_id, request_id=r.request_id))
+            answer(conn, r)
         replies = await asyncio.gather(first, *asks)
         assert [r.match_id for r, _ in replies] == ["m0", "m1", "m2", "m3"]
 
@@ -207,24 +220,13 @@ def test_requests_queued_together_go_as_one_batch_to_a_bot_that_reads_batches():
 
 def test_a_bot_that_did_not_ask_for_batches_gets_one_request_per_message():
     async def main():
-        stream = FakeStream()
-        conn = BotConnection("bot", 8, stream.write)  # batches=False, as an older bot says
-        asks = [
-            asyncio.ensure_future(conn.request(f"m{i}", request(f"m{i}"), 60.0, 60.0))
-            for i in range(3)
-        ]
+        stream, conn = connected(batches=False)  # as an older bot says
+        asks = [ask(conn, f"m{i}") for i in range(3)]
         await until(lambda: len(conn._outbox) == 2)
-        for done in (1, 2, 3):
-            await until(lambda: stream.in_flight == 1)
-            stream.open_gates()
-            await until(lambda done=done: len(stream.written) == done)
+        await write_one_at_a_time(stream, 3)
         assert [m.WhichOneof("kind") for m in stream.written] == ["action_request"] * 3
         for m in stream.written:
-            conn._on_reply(
-                pb.ActionReply(
-                    match_id=m.action_request.match_id, request_id=m.action_request.request_id
-                )
-            )
+            answer(conn, m.action_request)
         await asyncio.gather(*asks)
 
     asyncio.run(main())
@@ -269,13 +271,9 @@ def test_a_batch_of_stray_replies_is_a_flood_like_as_many_messages():
 
 def test_one_timer_serves_every_deadline_in_flight_and_each_request_times_out_at_its_own():
     async def main():
-        stream = FakeStream()
-        conn = BotConnection("bot", 8, stream.write, batches=True)
+        stream, conn = connected(batches=True)
         allowed = {"m0": 30.0, "m1": 10.0, "m2": 20.0}
-        asks = {
-            m: asyncio.ensure_future(conn.request(m, request(m), s, 60.0))
-            for m, s in allowed.items()
-        }
+        asks = {m: ask(conn, m, s) for m, s in allowed.items()}
         await until(lambda: len(conn._outbox) == 2)  # m0 is being written, m1 and m2 wait
         stream.open_gates()
         await until(lambda: all(p.sent_at >= 0 for p in conn._pending.values()))
@@ -314,8 +312,7 @@ def test_one_timer_serves_every_deadline_in_flight_and_each_request_times_out_at
 
 def test_a_reply_just_after_its_deadline_is_late_not_unknown_and_costs_no_second_fault():
     async def main():
-        stream = FakeStream()
-        conn = BotConnection("bot", 8, stream.write)
+        stream, conn = connected()
 
         class Seat:
             unsolicited: list[str] = []
@@ -325,16 +322,14 @@ def test_a_reply_just_after_its_deadline_is_late_not_unknown_and_costs_no_second
 
         seat = Seat()
         conn.attach("m0", seat)
-        ask = asyncio.ensure_future(conn.request("m0", request("m0"), 60.0, 60.0))
-        await until(lambda: stream.in_flight == 1)
-        stream.open_gates()
-        await until(lambda: len(stream.written) == 1)
+        asked = ask(conn, "m0")
+        await write_one_at_a_time(stream, 1)
         ((key, pending),) = conn._pending.items()
         pending.deadline = asyncio.get_running_loop().time() - 1.0
         conn._expire_due()  # the deadline has fired; the waiting task has not run yet
         conn._on_reply(pb.ActionReply(match_id="m0", request_id=key[1]))  # the reply, late
         with pytest.raises(TimeoutError):  # the timeout is the fault...
-            await ask
+            await asked
         assert seat.unsolicited == []  # ...and the late reply is not a second one
         await until(lambda: len(stream.written) == 2 or stream.in_flight == 1)
         stream.open_gates()

@@ -10,6 +10,7 @@ import pytest
 from arena.games import make_game
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import ResourceLimits
+from arena.referee.match import Limits
 from arena.results import CRASH, DISCONNECT, ILLEGAL_ACTION, MALFORMED, TIMEOUT, UNKNOWN_REQUEST
 
 from .conftest import FAST, fault_bot, pid_alive, play
@@ -23,13 +24,25 @@ def assert_clean(pids):
     assert [p for p in pids if pid_alive(p)] == []
 
 
+@pytest.fixture
+def played(run, tmp_path):
+    """Plays a match among fault_bot modes (conftest.play's arguments) to its end and gives
+    its result, once it has checked that no bot process was left behind."""
+
+    def play_match(game: str, modes: list[str], **options):
+        result, pids = run(play(tmp_path, game, modes, **options))
+        assert_clean(pids)
+        return result
+
+    return play_match
+
+
 @pytest.mark.parametrize("game", ["balloon", "boom"])
-def test_good_bots_play_a_full_match_without_faults(tmp_path, run, game):
+def test_good_bots_play_a_full_match_without_faults(played, game):
     n = 2 if game == "balloon" else 3
-    result, pids = run(play(tmp_path, game, ["good"] * n))
+    result = played(game, ["good"] * n)
     assert result.faults == ()
     assert len(result.scores) == n and len(result.moves) > 0
-    assert_clean(pids)
 
 
 @pytest.mark.parametrize(
@@ -45,13 +58,12 @@ def test_good_bots_play_a_full_match_without_faults(tmp_path, run, game):
         ("wrong_version", CRASH),
     ],
 )
-def test_fault_is_an_outcome_and_ranks_last(tmp_path, run, mode, expected):
-    result, pids = run(play(tmp_path, "balloon", [mode, "good", "good"]))
+def test_fault_is_an_outcome_and_ranks_last(played, mode, expected):
+    result = played("balloon", [mode, "good", "good"])
     assert expected in kinds(result, 0), result.faults
     assert kinds(result, 1) == [] and kinds(result, 2) == []
     # The faulted seat ranks below every seat that did not fault, whatever the scores.
     assert result.ranks[0] > max(result.ranks[1], result.ranks[2])
-    assert_clean(pids)
 
 
 def test_a_bot_that_never_connects_is_a_disconnect(tmp_path, run):
@@ -81,55 +93,36 @@ def test_a_bot_that_never_connects_is_a_disconnect(tmp_path, run):
     assert fault.kind == CRASH and fault.detail == "the bot's process exited before it connected"
 
 
-def test_too_slow_draws_on_the_bank_then_times_out(tmp_path, run, monkeypatch):
+def test_too_slow_draws_on_the_bank_then_times_out(played, monkeypatch):
     # 250 ms against a 150 ms deadline: each move overruns by at least 100 ms, so a 600 ms
     # bank covers a few moves and then moves time out until the strikes retire the seat.
     monkeypatch.setenv("SLOW_MS", "250")
-    from arena.referee.match import Limits
-
     limits = Limits(move_ms=150, time_bank_ms=600, max_strikes=2, connect_ms=8000)
-    result, pids = run(play(tmp_path, "balloon", ["slow", "good"], limits=limits))
+    result = played("balloon", ["slow", "good"], limits=limits)
     timeouts = [f for f in result.faults if f.seat == 0]
     assert [f.kind for f in timeouts] == [TIMEOUT, TIMEOUT]
     slow_moves = [m for m in result.moves if m.seat == 0 and not m.default]
     assert len(slow_moves) >= 2 and all(m.elapsed_ms > 150 for m in slow_moves)
-    assert_clean(pids)
 
 
-def test_reply_to_unknown_request_is_a_fault_but_play_goes_on(tmp_path, run):
-    result, pids = run(
-        play(
-            tmp_path,
-            "balloon",
-            ["unknown_request", "good"],
-            limits=FAST.__class__(move_ms=400, time_bank_ms=300, max_strikes=5, connect_ms=8000),
-        )
-    )
+def test_reply_to_unknown_request_is_a_fault_but_play_goes_on(played):
+    limits = dataclasses.replace(FAST, max_strikes=5)
+    result = played("balloon", ["unknown_request", "good"], limits=limits)
     assert kinds(result, 0).count(UNKNOWN_REQUEST) == 2
     assert result.ranks[0] == 1
-    assert_clean(pids)
 
 
-def test_disconnect_mid_match_retires_the_seat(tmp_path, run):
-    result, pids = run(play(tmp_path, "boom", ["crash_mid", "good", "good"]))
+def test_disconnect_mid_match_retires_the_seat(played):
+    result = played("boom", ["crash_mid", "good", "good"])
     faults = kinds(result, 0)
     assert faults in ([CRASH], [DISCONNECT])
     later = [m for m in result.moves if m.seat == 0][3:]
     assert later and all(m.default for m in later)
-    assert_clean(pids)
 
 
-def test_children_of_an_unconfined_bot_die_with_its_group(tmp_path, run):
+def test_children_of_an_unconfined_bot_die_with_its_group(tmp_path, played):
     # Unconfined (--no-sandbox), the process group is what ends a bot's children; in a sandbox
     # its PID namespace does (tests/reliability/test_sandbox.py).
-    result, pids = run(
-        play(
-            tmp_path,
-            "balloon",
-            ["fork_exit", "good"],
-            resource_limits=ResourceLimits(sandbox=False),
-        )
-    )
+    played("balloon", ["fork_exit", "good"], resource_limits=ResourceLimits(sandbox=False))
     child = int((tmp_path / "bots" / "fork_exit-0" / "child.pid").read_text())
     assert not pid_alive(child)
-    assert_clean(pids)

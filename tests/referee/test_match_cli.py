@@ -4,26 +4,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.cli import ROOT, run_arena, run_match
+
 RANDOM = "python example_bots/random_bot.py"
-
-
-def arena(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=ROOT,
-        text=True,
-        capture_output=True,
-        timeout=120,
-    )
 
 
 def test_match_writes_a_replay_that_replays_from_each_view(tmp_path):
     path = tmp_path / "m.json"
-    out = arena("match", "balloon", RANDOM, RANDOM, "--seed", "9", "--replay", str(path), "--json")
+    out = run_match("balloon", [RANDOM, RANDOM], 9, "--replay", str(path))
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["seed"] == 9 and result["faults"] == []
@@ -34,20 +23,20 @@ def test_match_writes_a_replay_that_replays_from_each_view(tmp_path):
     first = doc["views"]["0"][0]
     assert first["seat"] == 0 and len(first["hand"]) == 6
 
-    public = arena("replay", str(path))
+    public = run_arena("replay", str(path))
     assert public.returncode == 0, public.stderr
     assert "reproduces its recorded result" in public.stdout and "hand before" not in public.stdout
-    seat = arena("replay", str(path), "--seat", "1")
+    seat = run_arena("replay", str(path), "--seat", "1")
     assert seat.returncode == 0 and "hand before" in seat.stdout
-    bad = arena("replay", str(path), "--seat", "5")
+    bad = run_arena("replay", str(path), "--seat", "5")
     assert bad.returncode == 2 and "between 0 and 1" in bad.stderr
 
 
 def test_match_refuses_a_bot_command_that_does_not_exist(tmp_path):
-    out = arena("match", "boom", RANDOM, RANDOM, "python no_such_bot.py")
+    out = run_arena("match", "boom", RANDOM, RANDOM, "python no_such_bot.py")
     assert out.returncode == 2
     assert "no_such_bot.py" in out.stderr and "Traceback" not in out.stderr
-    out = arena("match", "boom", RANDOM)
+    out = run_arena("match", "boom", RANDOM)
     assert out.returncode == 2 and "2 to 5 players" in out.stderr
 
 
@@ -58,26 +47,7 @@ def test_without_bubblewrap_match_refuses_to_launch_bots_unless_told_no_sandbox(
     env = {"PATH": str(bare), "HOME": str(tmp_path), "LANG": "C.UTF-8"}
 
     def run(*extra: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "arena",
-                "match",
-                "balloon",
-                RANDOM,
-                RANDOM,
-                "--seed",
-                "3",
-                "--json",
-                *extra,
-            ],
-            cwd=ROOT,
-            text=True,
-            capture_output=True,
-            timeout=120,
-            env=env,
-        )
+        return run_match("balloon", [RANDOM, RANDOM], 3, *extra, env=env)
 
     refused = run()
     assert refused.returncode == 1 and refused.stdout == ""
@@ -114,26 +84,7 @@ def test_seat_names_come_from_the_script_or_its_directory_for_a_generic_file_nam
 def test_a_relative_run_directory_works_with_the_sandbox(tmp_path):
     # The demo's ladders use a run directory relative to where arena runs.
     bot = f"python {ROOT / 'example_bots' / 'random_bot.py'}"
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "arena",
-            "match",
-            "boom",
-            bot,
-            bot,
-            "--seed",
-            "4",
-            "--json",
-            "--run-dir",
-            "runs/here",
-        ],
-        cwd=tmp_path,
-        text=True,
-        capture_output=True,
-        timeout=120,
-    )
+    out = run_match("boom", [bot, bot], 4, "--run-dir", "runs/here", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["faults"] == []
     assert (tmp_path / "runs" / "here" / "logs" / "random_bot.log").exists()

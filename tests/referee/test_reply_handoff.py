@@ -82,9 +82,11 @@ async def _authenticate(token: str) -> str:
     return token  # the bot's name is its token
 
 
-async def connect(stream: FakeStream, max_concurrent: int = 8):
-    """Open a Play stream for bot "bot" that reads ActionRequests. Returns (the handler task,
-    which is the stream's reader, and the bot's connection)."""
+async def connect(max_concurrent: int = 8):
+    """Open a Play stream for bot "bot" that reads ActionRequests, over a fake stream. Returns
+    (the fake stream, the handler task, which is the stream's reader, and the bot's
+    connection)."""
+    stream = FakeStream()
     directory = BotDirectory()
     servicer = RefereeServicer(_authenticate, directory, LiveMatches())
     handler = asyncio.ensure_future(servicer.Play(None, stream))
@@ -96,7 +98,7 @@ async def connect(stream: FakeStream, max_concurrent: int = 8):
         )
     )
     await until(lambda: directory.get("bot") is not None)
-    return handler, directory.get("bot")
+    return stream, handler, directory.get("bot")
 
 
 def request(match_id: str) -> tuple[bytes, bytes]:
@@ -108,8 +110,10 @@ def reply_to(req: pb.ActionRequest) -> pb.ActionReply:
     return pb.ActionReply(match_id=req.match_id, request_id=req.request_id)
 
 
-def batch(*replies: pb.ActionReply) -> pb.BotMessage:
-    return pb.BotMessage(action_replies=pb.ActionReplies(replies=replies))
+def reply_in_one_batch(stream: FakeStream, *requests: pb.ActionRequest) -> None:
+    """The bot answering `requests` in one ActionReplies message."""
+    replies = [reply_to(req) for req in requests]
+    stream.inbox.put_nowait(pb.BotMessage(action_replies=pb.ActionReplies(replies=replies)))
 
 
 def run(main, loop_factory=asyncio.new_event_loop):
@@ -154,15 +158,16 @@ async def end_stream(stream: FakeStream, handler: asyncio.Task) -> None:
 
 
 def asks_once(conn: BotConnection, match: str):
-    """A match that asks the bot once and returns its reply (a coroutine)."""
+    """Match `match` asking the bot for one move (a coroutine: the reply and its timing)."""
     return conn.request(match, request(match), MOVE_S, MOVE_S)
 
 
-async def two_requests_written(stream: FakeStream, conn: BotConnection, first, second):
-    """Start matches m1 (coroutine `first`) and m2 (`second`), each asking the bot once; return
-    their tasks and their two requests once both are on the stream."""
+async def two_requests_written(stream: FakeStream, conn: BotConnection, first, second=None):
+    """Start matches m1 (coroutine `first`) and m2 (`second`, by default one that asks the bot
+    once and returns the reply), each asking the bot once; return their tasks and their two
+    requests once both are on the stream."""
     m1 = asyncio.ensure_future(first)
-    m2 = asyncio.ensure_future(second)
+    m2 = asyncio.ensure_future(second if second is not None else asks_once(conn, "m2"))
     await until(lambda: len(stream.requests()) == 2)
     req1, req2 = stream.requests()
     assert (req1.match_id, req2.match_id) == ("m1", "m2")
@@ -174,24 +179,23 @@ async def two_requests_written(stream: FakeStream, conn: BotConnection, first, s
 
 def test_a_batch_whose_first_reply_makes_its_match_write_again_on_the_same_stream():
     async def main():
-        stream = FakeStream()
-        handler, conn = await connect(stream)
+        stream, handler, conn = await connect()
         seen = {}
 
         async def first():
-            await conn.request("m1", request("m1"), MOVE_S, MOVE_S)
+            await asks_once(conn, "m1")
             seen["m1 runs as"] = asyncio.current_task()
             # Its next move, asked from inside the reader's turn, on the same stream.
-            return await conn.request("m1", request("m1"), MOVE_S, MOVE_S)
+            return await asks_once(conn, "m1")
 
         async def second():
-            reply, _ = await conn.request("m2", request("m2"), MOVE_S, MOVE_S)
+            reply, _ = await asks_once(conn, "m2")
             seen["m2 runs as"] = asyncio.current_task()
             seen["writer as m2 runs"] = conn._writer
             return reply
 
         m1, m2, req1, req2 = await two_requests_written(stream, conn, first(), second())
-        stream.inbox.put_nowait(batch(reply_to(req1), reply_to(req2)))
+        reply_in_one_batch(stream, req1, req2)
         await until(lambda: len(stream.requests()) == 3)
         assert seen["m1 runs as"] is m1 and seen["m2 runs as"] is m2
         # m1 was still writing its next request when m2's reply came: the outbox's writer is
@@ -216,18 +220,15 @@ def test_a_batch_whose_first_reply_makes_its_match_write_again_on_the_same_strea
 
 def test_a_match_whose_write_fails_inside_the_batch_closes_the_stream_and_leaves_nothing_behind():
     async def main():
-        stream = FakeStream()
-        handler, conn = await connect(stream)
+        stream, handler, conn = await connect()
 
         async def first():
-            await conn.request("m1", request("m1"), MOVE_S, MOVE_S)
+            await asks_once(conn, "m1")
             stream.broken = True  # its next write fails: the stream is gone
-            return await conn.request("m1", request("m1"), MOVE_S, MOVE_S)
+            return await asks_once(conn, "m1")
 
-        m1, m2, req1, req2 = await two_requests_written(
-            stream, conn, first(), asks_once(conn, "m2")
-        )
-        stream.inbox.put_nowait(batch(reply_to(req1), reply_to(req2)))
+        m1, m2, req1, req2 = await two_requests_written(stream, conn, first())
+        reply_in_one_batch(stream, req1, req2)
         await ended(handler, m1, m2)
         assert conn.closed.is_set() and "the stream failed" in conn.close_reason
         with pytest.raises(ConnectionClosed):
@@ -245,17 +246,14 @@ def test_a_match_whose_write_fails_inside_the_batch_closes_the_stream_and_leaves
 
 def test_a_match_that_raises_inside_the_batch_keeps_its_error_and_the_reader_reads_on():
     async def main():
-        stream = FakeStream()
-        handler, conn = await connect(stream)
+        stream, handler, conn = await connect()
 
         async def first():
-            await conn.request("m1", request("m1"), MOVE_S, MOVE_S)
+            await asks_once(conn, "m1")
             raise LookupError("a bug in m1's next step")
 
-        m1, m2, req1, req2 = await two_requests_written(
-            stream, conn, first(), asks_once(conn, "m2")
-        )
-        stream.inbox.put_nowait(batch(reply_to(req1), reply_to(req2)))
+        m1, m2, req1, req2 = await two_requests_written(stream, conn, first())
+        reply_in_one_batch(stream, req1, req2)
         reply, _ = await outcome(m2)
         assert reply.request_id == req2.request_id
         with pytest.raises(LookupError):
@@ -271,20 +269,17 @@ def test_a_match_that_raises_inside_the_batch_keeps_its_error_and_the_reader_rea
 
 def test_a_reader_cancelled_by_a_match_step_takes_the_rest_of_its_batch_then_stops():
     async def main():
-        stream = FakeStream()
-        handler, conn = await connect(stream)
+        stream, handler, conn = await connect()
 
         async def first():
-            reply, _ = await conn.request("m1", request("m1"), MOVE_S, MOVE_S)
+            reply, _ = await asks_once(conn, "m1")
             handler.cancel()  # the server stops at this moment
             return reply
 
-        m1, m2, req1, req2 = await two_requests_written(
-            stream, conn, first(), asks_once(conn, "m2")
-        )
-        waiting = asyncio.ensure_future(conn.request("m3", request("m3"), MOVE_S, MOVE_S))
+        m1, m2, req1, req2 = await two_requests_written(stream, conn, first())
+        waiting = asyncio.ensure_future(asks_once(conn, "m3"))
         await until(lambda: len(stream.requests()) == 3)
-        stream.inbox.put_nowait(batch(reply_to(req1), reply_to(req2)))
+        reply_in_one_batch(stream, req1, req2)
         await ended(handler)
         # The cancellation landed at the reader's next await, after the whole batch.
         assert handler.cancelled()
@@ -310,14 +305,13 @@ def test_a_second_reply_to_one_request_in_the_same_batch_is_refused_without_a_fa
             self.unsolicited.append(detail)
 
     async def main():
-        stream = FakeStream()
-        handler, conn = await connect(stream)
+        stream, handler, conn = await connect()
         seat = SeatRecord()
         conn.attach("m1", seat)
-        asking = asyncio.ensure_future(conn.request("m1", request("m1"), MOVE_S, MOVE_S))
+        asking = asyncio.ensure_future(asks_once(conn, "m1"))
         await until(lambda: len(stream.requests()) == 1)
         req = stream.requests()[0]
-        stream.inbox.put_nowait(batch(reply_to(req), reply_to(req)))
+        reply_in_one_batch(stream, req, req)
         reply, _ = await outcome(asking)
         assert reply.request_id == req.request_id
         await until(lambda: "rejected" in stream.kinds())
@@ -410,19 +404,16 @@ class SkewedLoop(asyncio.SelectorEventLoop):
 
 def test_replies_in_one_batch_are_timed_from_the_batchs_arrival_not_after_other_matches_steps():
     async def main():
-        stream = FakeStream()
-        handler, conn = await connect(stream)
+        stream, handler, conn = await connect()
         loop = asyncio.get_running_loop()
 
         async def first():
-            reply = await conn.request("m1", request("m1"), MOVE_S, MOVE_S)
+            reply = await asks_once(conn, "m1")
             loop.skew += 2.0  # m1's next step takes the referee 2 s (engine, encoding, ...)
             return reply
 
-        m1, m2, req1, req2 = await two_requests_written(
-            stream, conn, first(), asks_once(conn, "m2")
-        )
-        stream.inbox.put_nowait(batch(reply_to(req1), reply_to(req2)))
+        m1, m2, req1, req2 = await two_requests_written(stream, conn, first())
+        reply_in_one_batch(stream, req1, req2)
         (_, elapsed_1), (_, elapsed_2) = await outcome(m1), await outcome(m2)
         await end_stream(stream, handler)
         return elapsed_1, elapsed_2
@@ -435,12 +426,11 @@ def test_replies_in_one_batch_are_timed_from_the_batchs_arrival_not_after_other_
 
 def test_a_close_made_by_a_match_step_inside_the_reader_ends_the_stream_as_a_close_by_the_reader():
     async def main():
-        stream = FakeStream()
-        handler, conn = await connect(stream)
+        stream, handler, conn = await connect()
         reason = "the bot does not read its stream (too many queued messages)"
 
         async def first():
-            reply = await conn.request("m1", request("m1"), MOVE_S, MOVE_S)
+            reply = await asks_once(conn, "m1")
             # As RemoteSeat.end's conn.send does when the outbox is full.
             conn.close(reason, MALFORMED, grpc.StatusCode.RESOURCE_EXHAUSTED)
             return reply

@@ -15,13 +15,13 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.ladder.test_run_ladder import ROOT, arena, ladder_args, rankings, register, results
+from tests.cli import serve_args, start_arena
+from tests.ladder.test_run_ladder import arena, ladder_args, rankings, register, results
 from tests.procs import processes_in
 
 TOTAL = 24  # matches of the ladder ladder_args describes
@@ -47,9 +47,8 @@ def count(db: Path, status: str) -> int:
 
 
 def start_ladder(db: Path, tmp: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "arena", *ladder_args(db, tmp)],
-        cwd=ROOT,
+    return start_arena(
+        *ladder_args(db, tmp),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -174,20 +173,9 @@ def test_a_damaged_replay_is_refused_with_a_clear_message(tmp_path, replay_file,
 
 
 def serve(db: Path, tmp: Path, max_matches: int) -> subprocess.Popen:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "arena",
-            "serve",
-            "--db",
-            str(db),
-            "--ladder",
+    return start_arena(
+        *serve_args(
             "open=balloon:3",
-            "--port",
-            "0",
-            "--web-port",
-            "0",
             "--max-matches",
             str(max_matches),
             "--seed",
@@ -196,8 +184,8 @@ def serve(db: Path, tmp: Path, max_matches: int) -> subprocess.Popen:
             str(tmp / "runs"),
             "--move-ms",
             "5000",
-        ],
-        cwd=ROOT,
+            db=db,
+        ),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

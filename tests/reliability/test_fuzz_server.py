@@ -26,6 +26,7 @@ from arena.referee.connection import STRAY_BURST
 from arena.referee.host import RefereeHost
 from arena.referee.match import Limits
 from arena_sdk.proto import arena_pb2 as pb
+from tests.bots.swarm_bot import play
 
 from .test_fuzz_wire import actions, mutate
 
@@ -38,27 +39,7 @@ MAX_MESSAGES = 40
 async def good_bot(address: str, token: str) -> None:
     """An in-process bot over a real stream: answers every request with its first legal
     action."""
-    async with grpc.aio.insecure_channel(address) as channel:
-        call = channel.stream_stream(
-            PLAY,
-            request_serializer=pb.BotMessage.SerializeToString,
-            response_deserializer=pb.RefereeMessage.FromString,
-        )()
-        await call.write(
-            pb.BotMessage(hello=pb.Hello(token=token, protocol_version=1, max_concurrent=4))
-        )
-        while (msg := await call.read()) is not grpc.aio.EOF:
-            if msg.WhichOneof("kind") == "action_request":
-                req = msg.action_request
-                await call.write(
-                    pb.BotMessage(
-                        action=pb.ActionReply(
-                            match_id=req.match_id,
-                            request_id=req.request_id,
-                            action=req.legal_actions[0],
-                        )
-                    )
-                )
+    await play(address, token, max_concurrent=4, pick=0, name="")
 
 
 class Referee:

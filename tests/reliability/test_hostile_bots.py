@@ -12,6 +12,8 @@ import asyncio
 import statistics
 import sys
 
+import pytest
+
 from arena.games import make_game
 from arena.referee import server as referee_server
 from arena.referee.host import RefereeHost
@@ -62,13 +64,14 @@ def run(coro):
     return asyncio.run(coro)
 
 
-def test_a_flood_of_replies_is_cut_off_as_a_fault(tmp_path):
+@pytest.mark.parametrize("mode", ["flood", "ping_flood"])  # of replies, of pings
+def test_a_flood_is_cut_off_as_a_fault(tmp_path, mode):
     async def main():
         async with RefereeHost(tmp_path) as host:
-            proc = await host.launch("flood", hostile("flood"))
-            hostile_result, good_result = await beside_a_good_match(host, ["flood"])
+            proc = await host.launch(mode, hostile(mode))
+            pair = await beside_a_good_match(host, [mode])
             await exited(proc)
-            return hostile_result, good_result
+            return pair
 
     result, beside = run(main())
     # One fault, and the seat is retired: its stream is gone.
@@ -77,22 +80,7 @@ def test_a_flood_of_replies_is_cut_off_as_a_fault(tmp_path):
     assert all(m.default for m in result.moves[result.faults[0].move :] if m.seat == 0)
     assert kinds(result, 1) == [] and beside.faults == ()
     assert result.ranks[0] == 1
-    assert_stream_ended_by_referee(tmp_path, "flood")
-
-
-def test_a_flood_of_pings_is_cut_off_as_a_fault(tmp_path):
-    async def main():
-        async with RefereeHost(tmp_path) as host:
-            proc = await host.launch("pinger", hostile("ping_flood"))
-            pair = await beside_a_good_match(host, ["pinger"])
-            await exited(proc)
-            return pair
-
-    result, beside = run(main())
-    assert kinds(result, 0) == [MALFORMED], result.faults
-    assert "flooding" in result.faults[0].detail
-    assert beside.faults == () and kinds(result, 1) == []
-    assert_stream_ended_by_referee(tmp_path, "pinger")
+    assert_stream_ended_by_referee(tmp_path, mode)
 
 
 def test_a_message_over_the_size_limit_ends_the_stream_with_resource_exhausted(tmp_path):

@@ -143,14 +143,41 @@ class RecordingBot(Bot):
                 self.loop.call_soon_threadsafe(self.both_ended.set)
 
 
+def referee_playing(
+    moves: int, reject: bool = False, batched_as_asked: bool = False
+) -> tuple[Referee, asyncio.Event]:
+    """A scripted referee that plays both MATCHES with the bot (play_matches: `moves` requests
+    each, a rejection with `reject`, the first requests batched for a bot that asks for
+    batches with `batched_as_asked`), and an event set once it has."""
+    done = asyncio.Event()
+
+    async def script(r: Referee, s: Session) -> None:
+        batched = batched_as_asked and s.hello.batches
+        await play_matches(r, s, moves=moves, reject=reject, batched=batched)
+        done.set()
+
+    return Referee(script), done
+
+
+async def play_both_matches(bot: RecordingBot) -> Referee:
+    """The scripted referee plays its two matches (6 moves each, one boom reply rejected) with
+    `bot` to their end; it is given back once the exchange is checked: no protocol problem,
+    every request answered, each match's calls in protocol order, the rejection where it was
+    sent."""
+    referee, _ = referee_playing(moves=6, reject=True)
+    async with serving(referee) as address, bot_task(bot, address):
+        await asyncio.wait_for(bot.both_ended.wait(), TIMEOUT)
+    assert referee.problems == []
+    assert len(referee.replies) == 12
+    assert bot.calls["m-balloon"] == ["start"] + ["act"] * 6 + ["end"]
+    assert bot.calls["m-boom"] == ["start", "act", "rejected"] + ["act"] * 5 + ["end"]
+    return referee
+
+
 def test_serves_two_concurrent_matches_in_order_with_legal_tagged_replies() -> None:
     async def main() -> None:
-        referee = Referee(lambda r, s: play_matches(r, s, moves=6, reject=True))
         bot = RecordingBot()
-        async with serving(referee) as address, bot_task(bot, address):
-            await asyncio.wait_for(bot.both_ended.wait(), TIMEOUT)
-
-        assert referee.problems == []
+        referee = await play_both_matches(bot)
         [hello] = referee.hellos
         assert (
             hello.token,
@@ -159,10 +186,6 @@ def test_serves_two_concurrent_matches_in_order_with_legal_tagged_replies() -> N
             hello.max_concurrent,
             hello.batches,
         ) == (TOKEN, "recorder", 1, 3, True)
-        assert len(referee.replies) == 12
-        # Each match's calls come in protocol order, the rejection where it was sent.
-        assert bot.calls["m-balloon"] == ["start"] + ["act"] * 6 + ["end"]
-        assert bot.calls["m-boom"] == ["start", "act", "rejected"] + ["act"] * 5 + ["end"]
 
         boom = bot.matches["m-boom"]
         assert (boom.game, boom.num_players, boom.seat, boom.seat_names) == (
@@ -227,14 +250,8 @@ class QuickRecordingBot(RecordingBot):
 
 def test_a_quick_bot_plays_on_the_event_loop_in_protocol_order() -> None:
     async def main() -> None:
-        referee = Referee(lambda r, s: play_matches(r, s, moves=6, reject=True))
         bot = QuickRecordingBot()
-        async with serving(referee) as address, bot_task(bot, address):
-            await asyncio.wait_for(bot.both_ended.wait(), TIMEOUT)
-        assert referee.problems == []
-        assert len(referee.replies) == 12
-        assert bot.calls["m-balloon"] == ["start"] + ["act"] * 6 + ["end"]
-        assert bot.calls["m-boom"] == ["start", "act", "rejected"] + ["act"] * 5 + ["end"]
+        await play_both_matches(bot)
         assert bot.threads == {threading.get_ident()}  # this test's loop thread
 
     run_async(main())
@@ -303,13 +320,7 @@ def test_declared_max_concurrent_is_sent_and_is_the_number_of_act_threads(
     every call runs on the same single thread even though the referee sends two requests."""
 
     async def main() -> None:
-        done = asyncio.Event()
-
-        async def script(r: Referee, s: Session) -> None:
-            await play_matches(r, s, moves=3)
-            done.set()
-
-        referee = Referee(script)
+        referee, done = referee_playing(moves=3)
         bot = BarrierBot(max_concurrent, parties=max_concurrent)
         async with serving(referee) as address, bot_task(bot, address):
             await asyncio.wait_for(done.wait(), TIMEOUT)
@@ -451,13 +462,7 @@ def test_an_unsupported_protocol_version_is_a_refusal_naming_the_versions() -> N
 
 def test_random_bot_process_plays_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     async def main() -> None:
-        done = asyncio.Event()
-
-        async def script(r: Referee, s: Session) -> None:
-            await play_matches(r, s, moves=8)
-            done.set()
-
-        referee = Referee(script)
+        referee, done = referee_playing(moves=8)
         cmd = [sys.executable, "example_bots/random_bot.py"]
         async with (
             serving(referee) as address,
@@ -481,13 +486,7 @@ def test_random_bot_process_connects_over_tls_with_the_given_root_certificate(
     (tmp_path / "ca.pem").write_bytes(cert)
 
     async def main() -> None:
-        done = asyncio.Event()
-
-        async def script(r: Referee, s: Session) -> None:
-            await play_matches(r, s, moves=2)
-            done.set()
-
-        referee = Referee(script)
+        referee, done = referee_playing(moves=2)
         tls = grpc.ssl_server_credentials([(key, cert)])
         cmd = [sys.executable, "example_bots/random_bot.py"]
         async with (
@@ -529,13 +528,7 @@ def test_node_bot_process_plays_both_games(tmp_path: Path) -> None:
     )
 
     async def main() -> None:
-        done = asyncio.Event()
-
-        async def script(r: Referee, s: Session) -> None:
-            await play_matches(r, s, moves=8, reject=True, batched=s.hello.batches)
-            done.set()
-
-        referee = Referee(script)
+        referee, done = referee_playing(moves=8, reject=True, batched_as_asked=True)
         async with (
             serving(referee) as address,
             bot_process(

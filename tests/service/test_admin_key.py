@@ -5,8 +5,6 @@ use with a message saying what to do."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import click
@@ -14,8 +12,9 @@ import httpx
 import pytest
 
 from arena.cli.serve import read_admin_key
+from tests.cli import run_arena, serve_args
 
-from .test_serve import ADMIN, ROOT, Server, arena, wait_until
+from .test_serve import ADMIN, Server, arena, wait_until
 
 
 def key_file(tmp_path: Path, text: str, mode: int = 0o600) -> Path:
@@ -75,26 +74,7 @@ def serve_refuses(*args: str, env: dict[str, str] | None = None) -> str:
     """Run `arena serve` with arguments it must refuse before starting; its stderr."""
     environ = {k: v for k, v in os.environ.items() if k != "ARENA_ADMIN_KEY"}
     environ.update(env or {})
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "arena",
-            "serve",
-            "--ladder",
-            "bal=balloon:3",
-            "--port",
-            "0",
-            "--web-port",
-            "0",
-            *args,
-        ],
-        cwd=ROOT,
-        text=True,
-        capture_output=True,
-        timeout=60,
-        env=environ,
-    )
+    proc = run_arena(*serve_args("bal=balloon:3", *args), timeout=60, env=environ)
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     assert "Traceback" not in proc.stderr
     return proc.stderr

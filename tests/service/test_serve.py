@@ -15,7 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.cli import ROOT, run_arena, serve_args, start_arena
+
 RANDOM = "python example_bots/random_bot.py"
 CRASHER = f"python {ROOT / 'tests' / 'bots' / 'fault_bot.py'} crash_start"
 ADMIN = "s3cret-admin-key"
@@ -39,13 +40,7 @@ def free_port() -> int:
 
 
 def arena(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=ROOT,
-        text=True,
-        capture_output=True,
-        timeout=120,
-    )
+    proc = run_arena(*args)
     if check and proc.returncode != 0:
         raise AssertionError(f"arena {args} failed:\n{proc.stdout}\n{proc.stderr}")
     return proc
@@ -95,32 +90,22 @@ class Server:
         # The server's log goes to a file, not a pipe: nobody reads a pipe while the server
         # runs, and a full one would stop it mid-write. A failure shows the file's tail.
         self.log = tmp / f"serve-{len(list(tmp.glob('serve-*.log')))}.log"
+        options = [
+            "--run-dir",
+            str(tmp / "runs"),
+            "--seed",
+            "1",
+            "--move-ms",
+            "3000",
+            "--grace",
+            "20",
+        ]
+        command = serve_args(
+            "bal=balloon:3", *options, *extra, db=db, port=self.port, web_port=self.web_port
+        )
         with open(self.log, "w") as log:  # the child keeps its own descriptor
-            self.proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "arena",
-                    "serve",
-                    "--db",
-                    str(db),
-                    "--ladder",
-                    "bal=balloon:3",
-                    "--port",
-                    str(self.port),
-                    "--web-port",
-                    str(self.web_port),
-                    "--run-dir",
-                    str(tmp / "runs"),
-                    "--seed",
-                    "1",
-                    "--move-ms",
-                    "3000",
-                    "--grace",
-                    "20",
-                    *extra,
-                ],
-                cwd=ROOT,
+            self.proc = start_arena(
+                *command,
                 stdout=subprocess.DEVNULL,
                 stderr=log,
                 text=True,
@@ -263,18 +248,7 @@ def test_serve_refuses_a_database_of_a_newer_schema(tmp_path, db):
     con.execute("PRAGMA user_version = 99")
     con.commit()
     con.close()
-    proc = arena(
-        "serve",
-        "--db",
-        str(db),
-        "--ladder",
-        "bal=balloon:3",
-        "--port",
-        "0",
-        "--web-port",
-        "0",
-        check=False,
-    )
+    proc = arena(*serve_args("bal=balloon:3", db=db), check=False)
     assert proc.returncode != 0
     assert "schema" in proc.stderr.lower() and "Traceback" not in proc.stderr
 

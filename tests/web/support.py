@@ -1,19 +1,23 @@
 """Helpers for the web tests: a database of real matches, a uvicorn server on a free port in a
-background thread, and a live source that a test advances move by move."""
+background thread, a live source that a test advances move by move, and a real ladder of bots
+that hold each match until the test lets it go."""
 
 from __future__ import annotations
 
 import random
 import socket
+import subprocess
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import uvicorn
 
 from arena.results import MoveRecord
 from arena.store import Store
 from arena.web.sample import build_demo, random_result
+from tests.cli import ROOT, ladder_run_args, start_arena
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -26,6 +30,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 
+
+GATED = ROOT / "tests" / "bots" / "gated_bot.py"
 
 # The admin key of the test app (`client`): it opens every bot's log excerpts.
 ADMIN_KEY = "the-web-tests-admin-key"
@@ -127,3 +133,28 @@ class FakeLive:
         with self._lock:
             moves = [m.to_list() for m in self._all[: self._shown]]
         return {**self._doc, "moves": moves}
+
+
+def start_gated_ladder(
+    db: Path, runs: Path, ladder: str, bots: Sequence[str], seed: int, workers: int, log: IO
+) -> subprocess.Popen:
+    """`arena ladder run LADDER` on `db` in its own session, its output to `log`: Balloon for 3
+    among `bots`, added as launched tests/bots/gated_bot.py (each holds its matches until the
+    test opens its gate, in its work directory RUNS/LADDER/bots/NAME), two rounds, `workers`
+    matches at once."""
+    with Store(db) as store:
+        for b in bots:
+            store.add_bot(b, f"python {GATED}", cwd=ROOT)
+    return start_arena(
+        *ladder_run_args(
+            ladder,
+            ",".join(bots),
+            db,
+            ["--rounds", "2", "--seed", str(seed), "-j", str(workers), "--move-ms", "60000"],
+            k=3,
+            run_dir=runs,
+        ),
+        stdout=log,
+        stderr=log,
+        start_new_session=True,
+    )

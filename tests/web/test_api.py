@@ -97,59 +97,46 @@ def test_every_endpoint_answers_as_its_openapi_description_says(client, spec, sa
 
 
 def test_errors_answer_as_the_openapi_description_says(client, spec):
-    cases = [
-        ("/api/ladders/{ladder}", "/api/ladders/nope", 404, "no ladder called 'nope'"),
-        ("/api/bots/{bot}", "/api/bots/nobody", 404, "no bot called 'nobody'"),
-        ("/api/bots/{bot}/history", "/api/bots/alice/history?ladder=nope", 404, "'nope'"),
-        ("/api/bots/{bot}/faults", "/api/bots/alice/faults", 401, "X-Owner-Key header"),
-        ("/api/bots/{bot}/faults", "/api/bots/nobody/faults", 404, "no bot called 'nobody'"),
-        ("/api/bots/{bot}/faults", "/api/bots/alice/faults?limit=0", 422, "limit"),
-        ("/api/matches", "/api/matches?ladder=nope", 404, "no ladder called 'nope'"),
-        ("/api/matches", "/api/matches?bot=nobody", 404, "no bot called 'nobody'"),
-        (
-            "/api/ladders/{ladder}/matches/{index}",
-            "/api/ladders/boom4/matches/99999",
-            404,
-            "has no match 99999",
-        ),
-        (
-            "/api/ladders/{ladder}/matches/{index}/live",
-            "/api/ladders/x/matches/1/live",
-            404,
-            "no ladder",
-        ),
-        ("/api/matches", "/api/matches?opponent=bob", 422, "opponent: needs a bot too"),
-        (
-            "/api/matches",
-            "/api/matches?bot=alice&opponent=bob&status=running",
-            422,
-            "only completed matches",
-        ),
-        ("/api/matches", "/api/matches?bot=alice&opponent=nobody", 404, "no bot called"),
-        (
-            "/api/ladders/{ladder}/head-to-head",
-            "/api/ladders/nope/head-to-head",
-            404,
-            "no ladder called 'nope'",
-        ),
-        ("/api/matches", "/api/matches?limit=0", 422, "limit"),
-        ("/api/matches", "/api/matches?limit=lots", 422, "limit"),
-        ("/api/matches", "/api/matches?status=bogus", 422, "status"),
-        ("/api/matches", "/api/matches?before=-3", 422, "before"),
-        ("/api/ladders/{ladder}/matches/{index}", "/api/ladders/boom4/matches/-1", 422, "index"),
-        ("/api/ladders/{ladder}/matches/{index}", "/api/ladders/boom4/matches/x", 422, "index"),
-        (
-            "/api/ladders/{ladder}/matches/{index}/live",
-            "/api/ladders/boom4/matches/0/live?since=-1",
-            422,
-            "since",
-        ),
-    ]
-    for template, url, status, words in cases:
-        r = client.get(url)
-        assert r.status_code == status, (url, r.text)
-        _validate(spec, template, r)
-        assert words in r.json()["error"]["message"], (url, r.json())
+    # Per route of the API: (a request, the status it gets, words of its error message).
+    cases = {
+        "/api/ladders/{ladder}": [("/api/ladders/nope", 404, "no ladder called 'nope'")],
+        "/api/bots/{bot}": [("/api/bots/nobody", 404, "no bot called 'nobody'")],
+        "/api/bots/{bot}/history": [("/api/bots/alice/history?ladder=nope", 404, "'nope'")],
+        "/api/bots/{bot}/faults": [
+            ("/api/bots/alice/faults", 401, "X-Owner-Key header"),
+            ("/api/bots/nobody/faults", 404, "no bot called 'nobody'"),
+            ("/api/bots/alice/faults?limit=0", 422, "limit"),
+        ],
+        "/api/matches": [
+            ("/api/matches?ladder=nope", 404, "no ladder called 'nope'"),
+            ("/api/matches?bot=nobody", 404, "no bot called 'nobody'"),
+            ("/api/matches?opponent=bob", 422, "opponent: needs a bot too"),
+            ("/api/matches?bot=alice&opponent=bob&status=running", 422, "only completed matches"),
+            ("/api/matches?bot=alice&opponent=nobody", 404, "no bot called"),
+            ("/api/matches?limit=0", 422, "limit"),
+            ("/api/matches?limit=lots", 422, "limit"),
+            ("/api/matches?status=bogus", 422, "status"),
+            ("/api/matches?before=-3", 422, "before"),
+        ],
+        "/api/ladders/{ladder}/matches/{index}": [
+            ("/api/ladders/boom4/matches/99999", 404, "has no match 99999"),
+            ("/api/ladders/boom4/matches/-1", 422, "index"),
+            ("/api/ladders/boom4/matches/x", 422, "index"),
+        ],
+        "/api/ladders/{ladder}/matches/{index}/live": [
+            ("/api/ladders/x/matches/1/live", 404, "no ladder"),
+            ("/api/ladders/boom4/matches/0/live?since=-1", 422, "since"),
+        ],
+        "/api/ladders/{ladder}/head-to-head": [
+            ("/api/ladders/nope/head-to-head", 404, "no ladder called 'nope'"),
+        ],
+    }
+    for template, requests in cases.items():
+        for url, status, words in requests:
+            r = client.get(url)
+            assert r.status_code == status, (url, r.text)
+            _validate(spec, template, r)
+            assert words in r.json()["error"]["message"], (url, r.json())
 
 
 def test_unknown_pages_and_bad_parameters_get_html_errors(client):

@@ -42,10 +42,10 @@ from arena.store import Store, UnknownLadder
 from arena.web.disclosure import WITHHELD_DETAIL
 from arena.web.frames import build_frames
 from tests.service.test_serve import ADMIN, ROOT, Server, free_port, wait_until
+from tests.web.support import GATED, start_gated_ladder
 
 BOTS = ("g1", "g2", "g3")
 LADDER = "bal"
-GATED = ROOT / "tests" / "bots" / "gated_bot.py"
 BALLOON3 = {"game": "balloon", "num_players": 3, "options": {}}
 # Every public GET route of the JSON API; a new one must be added here (and to `_look`).
 API_ROUTES = {
@@ -313,9 +313,6 @@ def serve_run(tmp_path_factory) -> Run:
 def ladder_run(tmp_path_factory) -> Run:
     tmp = tmp_path_factory.mktemp("ladder")
     db, runs = tmp / "arena.db", tmp / "runs"
-    with Store(db) as store:
-        for b in BOTS:
-            store.add_bot(b, f"python {GATED}", cwd=ROOT)
     gates = [runs / LADDER / "bots" / b for b in BOTS]  # each launched bot's own work dir
     port = free_port()
     web = f"http://127.0.0.1:{port}"
@@ -328,39 +325,7 @@ def ladder_run(tmp_path_factory) -> Run:
             stderr=logs,
             start_new_session=True,
         ),
-        "arena ladder run": subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "arena",
-                "ladder",
-                "run",
-                LADDER,
-                "--game",
-                "balloon",
-                "-k",
-                "3",
-                "--bots",
-                ",".join(BOTS),
-                "--rounds",
-                "2",
-                "--seed",
-                "5",
-                "-j",
-                "2",
-                "--move-ms",
-                "60000",
-                "--run-dir",
-                str(runs),
-                "--no-progress",
-                "--db",
-                str(db),
-            ],
-            cwd=ROOT,
-            stdout=logs,
-            stderr=logs,
-            start_new_session=True,
-        ),
+        "arena ladder run": start_gated_ladder(db, runs, LADDER, BOTS, 5, 2, logs),
     }
 
     def alive() -> None:

@@ -13,7 +13,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -22,56 +21,20 @@ from playwright.sync_api import expect
 
 from arena.store import Store, UnknownLadder
 from arena.web.app import create_app
-from tests.service.test_serve import ROOT, wait_until
-from tests.web.support import ServerThread
+from tests.service.test_serve import wait_until
+from tests.web.support import ServerThread, start_gated_ladder
 
 BOTS = ("h1", "h2", "h3")
 LADDER = "held"
-GATED = ROOT / "tests" / "bots" / "gated_bot.py"
 
 
 class Ladder:
     def __init__(self, tmp: Path):
         self.db, self.runs = tmp / "arena.db", tmp / "runs"
-        with Store(self.db) as store:
-            for b in BOTS:
-                store.add_bot(b, f"python {GATED}", cwd=ROOT)
         self.gates = [self.runs / LADDER / "bots" / b for b in BOTS]
         self.log = tmp / "ladder.log"
-        with open(self.log, "w") as log:
-            self.proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "arena",
-                    "ladder",
-                    "run",
-                    LADDER,
-                    "--game",
-                    "balloon",
-                    "-k",
-                    "3",
-                    "--bots",
-                    ",".join(BOTS),
-                    "--rounds",
-                    "2",
-                    "--seed",
-                    "9",
-                    "-j",
-                    "1",
-                    "--move-ms",
-                    "60000",
-                    "--run-dir",
-                    str(self.runs),
-                    "--no-progress",
-                    "--db",
-                    str(self.db),
-                ],
-                cwd=ROOT,
-                stdout=log,
-                stderr=log,
-                start_new_session=True,
-            )
+        with open(self.log, "w") as log:  # the child keeps its own descriptor
+            self.proc = start_gated_ladder(self.db, self.runs, LADDER, BOTS, 9, 1, log)
 
     def alive(self) -> None:
         if self.proc.poll() is not None:

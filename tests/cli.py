@@ -1,0 +1,74 @@
+"""Running the `arena` command line from tests as a user does: a child process with this
+Python, started in the repository's root unless told otherwise."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def arena_command(*args: str) -> list[str]:
+    """The command line of `arena ARGS`."""
+    return [sys.executable, "-m", "arena", *args]
+
+
+def run_arena(
+    *args: str, cwd: Path = ROOT, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """Run `arena ARGS` to its end; its exit code and output (as text)."""
+    return subprocess.run(
+        arena_command(*args), cwd=cwd, text=True, capture_output=True, timeout=timeout, env=env
+    )
+
+
+def start_arena(*args: str, **popen: Any) -> subprocess.Popen:
+    """Start `arena ARGS` in the repository's root; `popen` goes to subprocess.Popen (where
+    its output goes, above all)."""
+    popen.setdefault("cwd", ROOT)
+    return subprocess.Popen(arena_command(*args), **popen)
+
+
+def serve_args(
+    ladder: str, *options: str, db: Path | None = None, port: int = 0, web_port: int = 0
+) -> list[str]:
+    """The arguments of `arena serve` for one ladder (NAME=GAME:K) on the given ports (0: the
+    system picks one), on `db` if given, then `options`."""
+    on_db = ["--db", str(db)] if db is not None else []
+    ports = ["--port", str(port), "--web-port", str(web_port)]
+    return ["serve", *on_db, "--ladder", ladder, *ports, *options]
+
+
+def run_match(
+    game: str,
+    bots: Sequence[str],
+    seed: int,
+    *options: str,
+    cwd: Path = ROOT,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess:
+    """Play one match with `arena match GAME BOTS... --seed SEED OPTIONS... --json` to its end:
+    its result as JSON on stdout."""
+    return run_arena(
+        "match", game, *bots, "--seed", str(seed), *options, "--json", cwd=cwd, env=env
+    )
+
+
+def ladder_run_args(
+    name: str,
+    bots: str,
+    db: Path,
+    options: Sequence[str] = (),
+    k: int = 2,
+    run_dir: Path | None = None,
+) -> list[str]:
+    """The arguments of `arena ladder run NAME` for a Balloon ladder among `bots` (comma-
+    separated) at tables of `k`, on `db`, without a progress bar, its bots' work directories
+    under `run_dir` if given, then `options`."""
+    work = ["--run-dir", str(run_dir)] if run_dir is not None else []
+    ladder = ["ladder", "run", name, "--game", "balloon", "-k", str(k), "--bots", bots]
+    return [*ladder, "--db", str(db), *work, "--no-progress", *options]
