@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from typing import Any
 
 from arena.games import Game, make_game
@@ -41,64 +42,57 @@ DEADLINE_SHARE = 0.5
 DEADLINE_MARGIN_S = 0.05
 
 
-def balloon_observation(obs: BalloonObservation) -> balloon_engine.BalloonObservation:
-    return balloon_engine.BalloonObservation(
-        seat=obs.seat,
-        num_players=obs.num_players,
-        round=obs.round,
-        turn=obs.turn,
-        start_seat=obs.start_seat,
-        to_act=obs.to_act,
-        hand=tuple(c.id for c in obs.hand),
-        hand_sizes=tuple(obs.hand_sizes),
-        face_up=tuple(c.id for c in obs.face_up),
-        table=tuple(balloon_engine.Played(p.seat, p.card.id, p.turn) for p in obs.table),
-        dropped_out=tuple(obs.dropped_out),
-        chips=tuple(obs.chips),
-        chips_in_middle=obs.chips_in_middle,
-        first_drop_out_chip=obs.first_drop_out_chip,
-        totals=tuple(obs.totals),
-    )
+def _ids(cards: Sequence[Any]) -> tuple[int, ...]:
+    return tuple(c.id for c in cards)
 
 
-def _boom_revealed(cards: Sequence[Any], ruse: bool) -> tuple[int, ...]:
+def _boom_cards(cards: Sequence[Any], ruse: bool) -> tuple[int, ...]:
+    """Boom's engine encoding of cards played or revealed: sorted card ids, RUSE last."""
     ids = tuple(sorted(c.id for c in cards))
     return ids + (boom_engine.RUSE,) if ruse else ids
 
 
-def boom_observation(obs: BoomObservation) -> boom_engine.BoomObservation:
-    return boom_engine.BoomObservation(
-        seat=obs.seat,
-        num_players=obs.num_players,
-        game_number=obs.game_number,
-        round=obs.round,
-        step=obs.step,
-        guard=obs.guard,
-        guard_limits=tuple(obs.guard_limits),
-        guards_left=obs.guards_left,
-        guards_used=tuple(obs.guards_used),
-        to_play=obs.to_play,
-        hand=tuple(c.id for c in obs.hand),
-        has_ruse=obs.has_ruse,
-        hand_sizes=tuple(obs.hand_sizes),
-        acted=tuple(obs.acted),
-        revealed=tuple(_boom_revealed(r.cards, r.ruse) for r in obs.revealed),
-        paradise=tuple(
-            tuple(boom_engine.ParadiseCard(p.card.id, p.face_up) for p in pile)
-            for pile in obs.paradise
-        ),
-        discarded=tuple(c.id for c in obs.discarded),
-        scores=tuple(obs.scores),
-        series_totals=tuple(obs.series_totals),
-    )
+# Per SDK observation type: the engine's observation type, and the fields that differ, those
+# that hold cards (the SDK's `Card` objects, the engine's card ids), each with its conversion.
+# Every other field has the same name and value on both sides.
+_ENGINE_VIEW: dict[type, tuple[type, dict[str, Callable[[Any], Any]]]] = {
+    BalloonObservation: (
+        balloon_engine.BalloonObservation,
+        {
+            "hand": _ids,
+            "face_up": _ids,
+            "table": lambda table: tuple(
+                balloon_engine.Played(p.seat, p.card.id, p.turn) for p in table
+            ),
+        },
+    ),
+    BoomObservation: (
+        boom_engine.BoomObservation,
+        {
+            "hand": _ids,
+            "revealed": lambda revealed: tuple(_boom_cards(r.cards, r.ruse) for r in revealed),
+            "paradise": lambda paradise: tuple(
+                tuple(boom_engine.ParadiseCard(p.card.id, p.face_up) for p in pile)
+                for pile in paradise
+            ),
+            "discarded": _ids,
+        },
+    ),
+}
 
 
 def engine_observation(obs: Any) -> Any:
-    if isinstance(obs, BalloonObservation):
-        return balloon_observation(obs)
-    if isinstance(obs, BoomObservation):
-        return boom_observation(obs)
-    raise TypeError(f"no engine view for an observation of type {type(obs).__name__}")
+    """The engine's own observation of what the SDK observation `obs` shows."""
+    view = _ENGINE_VIEW.get(type(obs))
+    if view is None:
+        raise TypeError(f"no engine view for an observation of type {type(obs).__name__}")
+    engine_type, card_fields = view
+    values = {}
+    for f in fields(engine_type):
+        value = getattr(obs, f.name)
+        convert = card_fields.get(f.name)
+        values[f.name] = value if convert is None else convert(value)
+    return engine_type(**values)
 
 
 def engine_action(action: Any) -> Any:
@@ -107,8 +101,7 @@ def engine_action(action: Any) -> Any:
     if isinstance(action, BalloonAction):
         return balloon_engine.DROP_OUT if action.drop_out else action.play.id
     if isinstance(action, BoomAction):
-        ids = tuple(sorted(c.id for c in action.cards))
-        return ids + (boom_engine.RUSE,) if action.ruse else ids
+        return _boom_cards(action.cards, action.ruse)
     raise TypeError(f"no engine encoding for an action of type {type(action).__name__}")
 
 

@@ -6,8 +6,10 @@ on the way out. Every function is pure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import fields
 from types import MappingProxyType
+from typing import Any, TypeVar
 
 from .proto import arena_pb2 as pb
 from .types import (
@@ -28,6 +30,8 @@ from .types import (
 )
 
 PROTOCOL_VERSION = 1
+
+_Record = TypeVar("_Record")
 
 # The variant options each game reads from GameOptions (the others are meaningless for it).
 GAME_OPTIONS: Mapping[str, tuple[str, ...]] = {
@@ -61,50 +65,54 @@ def card_to_proto(c: Card) -> pb.Card:
     return pb.Card(id=c.id, colour=c.colour, value=c.value)
 
 
-def balloon_observation(msg: pb.BalloonObservation) -> BalloonObservation:
-    return BalloonObservation(
-        seat=msg.seat,
-        num_players=msg.num_players,
-        round=msg.round,
-        turn=msg.turn,
-        start_seat=msg.start_seat,
-        to_act=msg.to_act,
-        hand=_cards(msg.hand),
-        hand_sizes=tuple(msg.hand_sizes),
-        face_up=_cards(msg.face_up),
-        table=tuple(Played(p.seat, card(p.card), p.turn) for p in msg.table),
-        dropped_out=tuple(msg.dropped_out),
-        chips=tuple(msg.chips),
-        chips_in_middle=msg.chips_in_middle,
-        first_drop_out_chip=msg.first_drop_out_chip,
-        totals=tuple(msg.totals),
+# An observation's message has a field of the same name for each of the dataclass's. Its plan
+# reads them in order: those that hold cards through their conversion, the other repeated ones
+# (the dataclass's tuples) as tuples, the rest as they are.
+_Plan = tuple[tuple[str, Callable[[Any], Any] | None], ...]
+
+
+def _plan(record: type, card_fields: Mapping[str, Callable[[Any], Any]]) -> _Plan:
+    return tuple(
+        (f.name, card_fields.get(f.name, tuple if str(f.type).startswith("tuple[") else None))
+        for f in fields(record)
     )
+
+
+def _read(record: type[_Record], plan: _Plan, msg: Any) -> _Record:
+    values = []
+    for name, convert in plan:
+        value = getattr(msg, name)
+        values.append(value if convert is None else convert(value))
+    return record(*values)
+
+
+_BALLOON_PLAN = _plan(
+    BalloonObservation,
+    {
+        "hand": _cards,
+        "face_up": _cards,
+        "table": lambda table: tuple(Played(p.seat, card(p.card), p.turn) for p in table),
+    },
+)
+_BOOM_PLAN = _plan(
+    BoomObservation,
+    {
+        "hand": _cards,
+        "revealed": lambda revealed: tuple(Revealed(_cards(r.cards), r.ruse) for r in revealed),
+        "paradise": lambda paradise: tuple(
+            tuple(ParadiseCard(card(pc.card), pc.face_up) for pc in p.cards) for p in paradise
+        ),
+        "discarded": _cards,
+    },
+)
+
+
+def balloon_observation(msg: pb.BalloonObservation) -> BalloonObservation:
+    return _read(BalloonObservation, _BALLOON_PLAN, msg)
 
 
 def boom_observation(msg: pb.BoomObservation) -> BoomObservation:
-    return BoomObservation(
-        seat=msg.seat,
-        num_players=msg.num_players,
-        game_number=msg.game_number,
-        round=msg.round,
-        step=msg.step,
-        guard=msg.guard,
-        guard_limits=tuple(msg.guard_limits),
-        guards_left=msg.guards_left,
-        guards_used=tuple(msg.guards_used),
-        to_play=msg.to_play,
-        hand=_cards(msg.hand),
-        has_ruse=msg.has_ruse,
-        hand_sizes=tuple(msg.hand_sizes),
-        acted=tuple(msg.acted),
-        revealed=tuple(Revealed(_cards(r.cards), r.ruse) for r in msg.revealed),
-        paradise=tuple(
-            tuple(ParadiseCard(card(pc.card), pc.face_up) for pc in p.cards) for p in msg.paradise
-        ),
-        discarded=_cards(msg.discarded),
-        scores=tuple(msg.scores),
-        series_totals=tuple(msg.series_totals),
-    )
+    return _read(BoomObservation, _BOOM_PLAN, msg)
 
 
 def observation(msg: pb.Observation) -> Observation | None:
