@@ -31,8 +31,7 @@ def arrays_function(
     twice, so that a seat's rotation (its own block first) is one slice of it: the round's
     part built once a round (`round_feature_values`), the step's set into a copy of it
     (`step_feature_values`). A seat's observation is then two slices of it and its own hand
-    (`ones_and_to_play`). The
-    masks are built per call (mask_function)."""
+    (`ones_and_to_play`). The masks are built per call (mask_function)."""
     if game == "balloon":
         return BalloonArrays(num_players)
     size = features.observation_size(game, num_players)
