@@ -81,6 +81,8 @@ class ArenaEnv(AECEnv):
         self._action_spaces = {a: gymnasium.spaces.Discrete(count) for a in self.possible_agents}
         self._no_mask = np.zeros(count, np.int8)
         self._arrays = arrays_function(game, num_players)
+        # told of each action applied, for the arrays it keeps (Balloon's), or None
+        self._played = getattr(self._arrays, "played", None)
         # every action number's engine action, looked up in step (features.index_action's)
         self._actions = tuple(features.index_action(game, i) for i in range(count))
         self._seeder = random.Random()
@@ -165,6 +167,8 @@ class ArenaEnv(AECEnv):
                 state.apply_action(seat, engine_action)
             except IllegalActionError:
                 raise self._refused(agent, action, engine_action) from None
+            if self._played is not None:
+                self._played(state, engine_action)
             self._cumulative_rewards[agent] = 0
         else:  # a simultaneous step: hold the choice until the step's last seat has chosen
             if engine_action not in state.legal_actions(seat):

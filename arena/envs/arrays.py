@@ -1,7 +1,8 @@
 """A seat's observation array and action mask as the environments build them, by the engines'
 fast paths: the engine's `feature_values(seat)` (Boom's in parts, so that the seats of a state
-share what they can) instead of `features.encode(observation)`, and masks numbered by table (a
-Boom pair step from its pool of cards, `LegalPairs.pool`) instead of action by action.
+share what they can; Balloon's table kept card by card as the environment plays them) instead
+of `features.encode(observation)`, and masks numbered by table (a Boom pair step from its pool
+of cards, `LegalPairs.pool`) instead of action by action.
 `features.encode` and `features.legal_mask` are the plain versions, which say the layout;
 tests/envs/test_env_features.py holds these equal to them."""
 
@@ -23,29 +24,19 @@ def arrays_function(
     observation array, features.encode(state.observation(seat)), and its action mask,
     features.legal_mask of its legal actions (None if it has none). Each call gives new arrays.
 
-    Balloon builds the observation per call: the engine's `feature_values`, its values from
-    150 on set as one slice. Boom keeps what every seat's observation of an engine state
-    shares, until the state changes (`feature_key`): the seats of a simultaneous step observe
-    one state. That is the head, then every seat's block laid out twice, so that a seat's
-    rotation (its own block first) is one slice of it: the round's part built once a round
-    (`round_feature_values`), the step's set into a copy of it (`step_feature_values`). A
-    seat's observation is then two slices of it and its own hand (`ones_and_to_play`). The
-    masks are built per call (mask_function)."""
+    Balloon: a BalloonArrays, which keeps the ones that only a card played changes (the
+    environment tells it of each action: `played`). Boom keeps what every seat's observation
+    of an engine state shares, until the state changes (`feature_key`): the seats of a
+    simultaneous step observe one state. That is the head, then every seat's block laid out
+    twice, so that a seat's rotation (its own block first) is one slice of it: the round's
+    part built once a round (`round_feature_values`), the step's set into a copy of it
+    (`step_feature_values`). A seat's observation is then two slices of it and its own hand
+    (`ones_and_to_play`). The masks are built per call (mask_function)."""
+    if game == "balloon":
+        return BalloonArrays(num_players)
     size = features.observation_size(game, num_players)
     float32, intp, zeros, empty, fromiter = np.float32, np.intp, np.zeros, np.empty, np.fromiter
     mask_of = mask_function(game)
-    if game == "balloon":
-        tail = 150  # Balloon's values are every index from 150 on (feature_values' `at`)
-
-        def balloon_arrays(state: Any, seat: int) -> tuple[np.ndarray, np.ndarray | None]:
-            ones, _, values = state.feature_values(seat)
-            out = zeros(size, float32)
-            out[fromiter(ones, intp, len(ones))] = 1
-            out[tail:] = values
-            legal = state.legal_actions(seat)
-            return out, mask_of(legal) if legal else None
-
-        return balloon_arrays
 
     n = num_players
     head_size, block_size = 129, 105  # the seat-free part, then each seat's block
@@ -129,9 +120,12 @@ def mask_function(game: str) -> Callable[[Sequence[Any]], np.ndarray]:
     if game == "balloon":  # an engine action is its number
 
         def balloon_mask(legal: Sequence[int]) -> np.ndarray:
-            mask = zeros(count, int8)
-            mask[fromiter(legal, intp, len(legal))] = 1
-            return mask
+            # set in a bytearray and wrapped: one numpy call, where zeros and a fancy
+            # assignment are three (each costs more than this loop over up to 11 actions)
+            mask = bytearray(count)
+            for action in legal:
+                mask[action] = 1
+            return np.frombuffer(mask, int8)
 
         return balloon_mask
 
@@ -162,3 +156,55 @@ def mask_function(game: str) -> Callable[[Sequence[Any]], np.ndarray]:
         return features.legal_mask(game, legal)  # a short hand's step: rare
 
     return boom_mask
+
+
+class BalloonArrays:
+    """A Balloon seat's observation array and action mask (arrays_function's), keeping the
+    ones of the face-up cards and the cards on the table [50, 150), the same for every seat,
+    from one call to the next: they change only when a card is played, and `played` (the
+    environment calls it after each action it applies) sets the card played. A state it was
+    not told about (another object, another round, a card played without `played`) gets
+    them anew from the engine's `feature_values`. A seat's own hand [0, 50) is set per call,
+    and its values from 150 on (`feature_tail`)."""
+
+    _TAIL = 150  # every index from here on holds a value (feature_values' `at`)
+    _PUBLIC = 50  # the ones from here up to _TAIL are the face-up cards and the table's
+
+    def __init__(self, num_players: int):
+        self._mask_of = mask_function("balloon")
+        self._size = features.observation_size("balloon", num_players)
+        self._public = np.zeros(self._size, np.float32)
+        # the state, round and balloon size (face-up and table cards) _public holds
+        self._state: Any = None
+        self._round = 0
+        self._balloon = -1
+
+    def __call__(self, state: Any, seat: int) -> tuple[np.ndarray, np.ndarray | None]:
+        tail = state.feature_tail(seat)  # RulesError for a seat that is not there
+        if state is not self._state or state.round != self._round or state.size != self._balloon:
+            self._keep(state, seat)
+        out = self._public.copy()
+        hand = state.hand(seat)
+        out[np.fromiter(hand, np.intp, len(hand))] = 1
+        out[self._TAIL :] = tail
+        legal = state.legal_actions(seat)
+        return out, self._mask_of(legal) if legal else None
+
+    def _keep(self, state: Any, seat: int) -> None:
+        ones = [i for i in state.feature_values(seat)[0] if i >= self._PUBLIC]
+        public = np.zeros(self._size, np.float32)
+        public[np.fromiter(ones, np.intp, len(ones))] = 1
+        self._public = public
+        self._state, self._round, self._balloon = state, state.round, state.size
+
+    def played(self, state: Any, action: int) -> None:
+        """`action` has just been applied to `state`: if it put a card on the table of the
+        round kept, that card's one is set."""
+        if (
+            state is self._state
+            and action < self._PUBLIC
+            and state.size == self._balloon + 1
+            and state.round == self._round
+        ):
+            self._public[100 + action] = 1
+            self._balloon += 1

@@ -690,6 +690,32 @@ class BalloonState(State):
             )
         return IllegalActionError(seat, action, reason)
 
+    # ---- the training environments' fast path (arena.envs.arrays) ---------------------------
+
+    def feature_tail(self, seat: int) -> list[float]:
+        """feature_values(seat)'s values (every value from index 150 on) without its ones:
+        for a caller that keeps the ones itself, as they change only by a card leaving a hand
+        or reaching the table (arena.envs.arrays). tests/envs/test_env_features.py holds it
+        equal to feature_values."""
+        n = self._n
+        if type(seat) is not int or not 0 <= seat < n:
+            raise RulesError(f"seat must be 0..{n - 1}, not {seat!r}")
+        legal, dropped, chips, totals = self._legal, self._dropped, self._chips, self._totals
+        to_act = -1 if self._over else self._to_act
+        start = self._start
+        c = self._counts
+        values = [
+            c[0] / 8, c[1] / 8, c[2] / 8, c[3] / 8, c[4] / 8, c[5] / 8, self._round / 5,
+            self._turn / 12, self._size / 50, self._vol[seat] / 50, self._middle / 12,
+            1.0 if self._first_chip > 0 else 0.0,
+        ]  # fmt: skip
+        for s in (*range(seat, n), *range(seat)):  # seats rotated: the observer first
+            values += (
+                (len(legal[s]) - 1) / 10, 1.0 if dropped[s] else 0.0, chips[s] / 12,
+                totals[s] / 100, 1.0 if to_act == s else 0.0, 1.0 if start == s else 0.0,
+            )  # fmt: skip
+        return values
+
 
 # --------------------------------------------------------------------------------------------
 # Events

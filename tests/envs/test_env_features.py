@@ -13,6 +13,7 @@ pytest.importorskip("pettingzoo")
 
 import numpy as np  # noqa: E402
 
+from arena.envs import ArenaEnv  # noqa: E402
 from arena.envs.arrays import arrays_function, mask_function  # noqa: E402
 from arena.games import RulesError, balloon, boom, make_game  # noqa: E402
 from arena_sdk import features  # noqa: E402
@@ -33,6 +34,8 @@ def assert_fast_equals_plain(name: str, state, arrays_of, mask_of) -> int:
         direct[list(ones)] = 1
         direct[list(at)] = values
         np.testing.assert_array_equal(direct, plain)
+        if name == "balloon":
+            assert state.feature_tail(seat) == values
         legal = state.legal_actions(seat)
         plain_mask = features.legal_mask(name, legal)
         for _ in range(2):
@@ -110,6 +113,34 @@ def test_feature_values_refuses_a_seat_that_is_not_there(name):
             state.feature_values(seat)
         with pytest.raises(RulesError, match="0..2"):
             arrays_of(state, seat)
-        if name == "boom":
-            with pytest.raises(RulesError, match="0..2"):
-                state.ones_and_to_play(seat)
+        with pytest.raises(RulesError, match="0..2"):
+            state.feature_tail(seat) if name == "balloon" else state.ones_and_to_play(seat)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_the_balloon_environments_kept_ones_equal_the_plain_encoding_after_every_action(n):
+    """ArenaEnv tells its BalloonArrays of every action, and the table's ones are then set card
+    by card, not worked out anew: every seat's observation and mask after every action equal
+    encode and legal_mask, with the ones worked out anew once a round."""
+    env = ArenaEnv("balloon", n)
+    arrays = env._arrays
+    kept = []
+    keep = arrays._keep
+    arrays._keep = lambda state, seat: (kept.append(state.round), keep(state, seat))
+    rng = random.Random(n)
+    for seed in range(3):
+        env.reset(seed=seed)
+        kept.clear()
+        for agent in env.agent_iter():
+            state = env.engine_state
+            for seat, other in enumerate(env.possible_agents):  # every seat, in turn
+                observed = env.observe(other)
+                plain = features.encode(state.observation(seat))
+                np.testing.assert_array_equal(observed["observation"], plain)
+                legal = state.legal_actions(seat) if other == agent else ()
+                plain_mask = features.legal_mask("balloon", legal)
+                np.testing.assert_array_equal(observed["action_mask"], plain_mask)
+            _, _, done, _, _ = env.last()
+            mask = env.observe(agent)["action_mask"]
+            env.step(None if done else int(rng.choice(np.flatnonzero(mask))))
+        assert kept == [1, 2, 3, 4, 5]  # once a round: the plays in between were set by `played`
