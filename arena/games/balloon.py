@@ -441,34 +441,7 @@ class BalloonState(State):
             *map(_FACE_UP_FEATURE.__getitem__, self._face_up),
             *map(_TABLE_FEATURE.__getitem__, map(_card_of, self._table())),
         ]
-        # then every value from 150 on
-        to_act = -1 if self._over else self._to_act
-        start, dropped, chips, totals = self._start, self._dropped, self._chips, self._totals
-        c = self._counts
-        values = [
-            c[0] / 8,
-            c[1] / 8,
-            c[2] / 8,
-            c[3] / 8,
-            c[4] / 8,
-            c[5] / 8,
-            self._round / 5,
-            self._turn / 12,
-            self._size / 50,
-            self._vol[seat] / 50,
-            self._middle / 12,
-            1.0 if self._first_chip > 0 else 0.0,
-        ]
-        for s in (*range(seat, n), *range(seat)):  # seats rotated: the observer first
-            values += (
-                (len(legal[s]) - 1) / 10,
-                1.0 if dropped[s] else 0.0,
-                chips[s] / 12,
-                totals[s] / 100,
-                1.0 if to_act == s else 0.0,
-                1.0 if start == s else 0.0,
-            )
-        return ones, _FEATURE_TAIL[n], values
+        return ones, _FEATURE_TAIL[n], self._feature_tail(seat)
 
     def _table(self) -> tuple[Played, ...]:
         # The table only grows within a round, so extend the last answer instead of rebuilding
@@ -700,20 +673,37 @@ class BalloonState(State):
         n = self._n
         if type(seat) is not int or not 0 <= seat < n:
             raise RulesError(f"seat must be 0..{n - 1}, not {seat!r}")
-        legal, dropped, chips, totals = self._legal, self._dropped, self._chips, self._totals
+        return self._feature_tail(seat)
+
+    def _feature_tail(self, seat: int) -> list[float]:
+        """Every value from index 150 on, for a seat already checked."""
+        n, legal = self._n, self._legal
         to_act = -1 if self._over else self._to_act
-        start = self._start
+        start, dropped, chips, totals = self._start, self._dropped, self._chips, self._totals
         c = self._counts
         values = [
-            c[0] / 8, c[1] / 8, c[2] / 8, c[3] / 8, c[4] / 8, c[5] / 8, self._round / 5,
-            self._turn / 12, self._size / 50, self._vol[seat] / 50, self._middle / 12,
+            c[0] / 8,
+            c[1] / 8,
+            c[2] / 8,
+            c[3] / 8,
+            c[4] / 8,
+            c[5] / 8,
+            self._round / 5,
+            self._turn / 12,
+            self._size / 50,
+            self._vol[seat] / 50,
+            self._middle / 12,
             1.0 if self._first_chip > 0 else 0.0,
-        ]  # fmt: skip
+        ]
         for s in (*range(seat, n), *range(seat)):  # seats rotated: the observer first
             values += (
-                (len(legal[s]) - 1) / 10, 1.0 if dropped[s] else 0.0, chips[s] / 12,
-                totals[s] / 100, 1.0 if to_act == s else 0.0, 1.0 if start == s else 0.0,
-            )  # fmt: skip
+                (len(legal[s]) - 1) / 10,
+                1.0 if dropped[s] else 0.0,
+                chips[s] / 12,
+                totals[s] / 100,
+                1.0 if to_act == s else 0.0,
+                1.0 if start == s else 0.0,
+            )
         return values
 
 
