@@ -49,8 +49,6 @@ from .runner import ExecutorSetupError, InfrastructureError
 
 log = logging.getLogger(__name__)
 
-# How many times a crashed bot is launched again on one node during a run (as LocalExecutor).
-MAX_RELAUNCHES = 20
 # How many actors may be created for one node in one run (the first and its replacements): a
 # node whose actors keep dying is left out rather than retried forever.
 MAX_ACTORS_PER_NODE = 4
@@ -101,7 +99,7 @@ class NodeReferee:
         self.run_dir = Path(run_dir) / f"node-{self.node_id[:12]}"
         self.host = RefereeHost(self.run_dir, resource_limits=resource_limits)
         self.specs: dict[str, BotSpec] = {}
-        self.relaunches: dict[str, int] = {}
+        self.relaunches: dict[str, int] = {}  # crashed bots launched again (local.relaunch_exited)
         self.launch_lock = asyncio.Lock()
         self.started = False
         self.bot_pythonpath = _shipped_pythonpath()
@@ -131,15 +129,12 @@ class NodeReferee:
         await self.host.launch(spec.name, command, extra_env={"PYTHONPATH": self.bot_pythonpath})
 
     async def _ensure_running(self, names: Sequence[str]) -> None:
+        from .local import relaunch_exited
+
         async with self.launch_lock:
-            for name in names:
-                proc = self.host.bots.get(name)
-                if proc is None or proc.exit_info() is None:
-                    continue
-                count = self.relaunches.get(name, 0)
-                if count < MAX_RELAUNCHES:
-                    self.relaunches[name] = count + 1
-                    await self._launch(self.specs[name])
+            await relaunch_exited(
+                self.host.bots, names, self.relaunches, lambda n: self._launch(self.specs[n])
+            )
 
     async def play(
         self, config: dict[str, Any], seed: int, seats: Sequence[str], limits: Limits, match_id: str
