@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 import click
 
-from arena.games import ConfigError, Game, game_names, make_game
-
 if TYPE_CHECKING:
+    from arena.games import Game
     from arena.store import Store
 
 
@@ -42,6 +41,8 @@ def game_options(f):
 
 def build_game(name: str, players: int, variant: Mapping[str, bool]) -> Game:
     """The game, or a usage error saying why these options do not make one."""
+    from arena.games import ConfigError, make_game
+
     try:
         return make_game(name, players, **variant)
     except ConfigError as err:
@@ -50,6 +51,7 @@ def build_game(name: str, players: int, variant: Mapping[str, bool]) -> Game:
 
 def table_options(table_size_help: str):
     """--game and --table-size (-k), both required."""
+    from arena.games import game_names
 
     def decorate(f):
         f = click.option(
