@@ -219,7 +219,7 @@ class LocalExecutor:
                 await self._launch(self._bots[name])
 
     async def _launch(self, bot: Bot) -> None:
-        spec = bot.directory if _is_manifest_bot(bot) else bot.command
+        spec = bot.directory if is_manifest_bot(bot) else bot.command
         if spec is None:
             raise InfrastructureError(
                 f"bot {bot.name} is a remote bot (it connects by itself); nothing launches it"
@@ -279,9 +279,10 @@ def with_log_excerpts(result: MatchResult, bots: Mapping[str, BotProcess]) -> Ma
     return dataclasses.replace(result, log_excerpts=excerpts) if excerpts else result
 
 
-def _is_manifest_bot(bot: Bot) -> bool:
+def is_manifest_bot(bot: Bot) -> bool:
     """A bot registered from a directory runs in that directory (its manifest's command);
-    a bot registered with a command gets a fresh work directory of its own."""
+    a bot registered with a command gets a fresh work directory of its own. The Ray
+    executor's nodes launch bots the same way."""
     if not bot.directory or not bot.command:
         return False
     try:

@@ -39,7 +39,6 @@ import ray
 from ray.exceptions import RayError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from arena import botcommand
 from arena.referee.launcher import ResourceLimits
 from arena.referee.match import Limits
 from arena.results import MatchResult
@@ -274,6 +273,8 @@ class RayExecutor:
             )
 
     def _bot_specs(self, bots: Sequence[Bot]) -> tuple[list[BotSpec], set[str]]:
+        from .local import is_manifest_bot
+
         specs, extra_roots = [], set()
         basenames: dict[str, Path] = {}
         for bot in bots:
@@ -295,7 +296,7 @@ class RayExecutor:
                         "so rename one of them"
                     )
                 extra_roots.add(str(directory))
-            specs.append(BotSpec(bot.name, bot.command, root, str(rel), _is_manifest_bot(bot)))
+            specs.append(BotSpec(bot.name, bot.command, root, str(rel), is_manifest_bot(bot)))
         return specs, extra_roots
 
     def _make_runtime_env(self, extra_roots: set[str]) -> dict[str, Any]:
@@ -506,17 +507,6 @@ def _describe(err: BaseException) -> str:
         return f"{type(cause).__name__}: {cause}"
     text = str(err).strip().splitlines()
     return f"{type(err).__name__}: {text[0] if text else ''}"
-
-
-def _is_manifest_bot(bot: Bot) -> bool:
-    """As arena.ladder.local: a bot registered from a directory runs its manifest's command in
-    that directory; a bot registered with a command gets a fresh work directory."""
-    if not bot.directory or not bot.command:
-        return False
-    try:
-        return botcommand.read_manifest(bot.directory) == bot.command
-    except botcommand.BotCommandError:
-        return False
 
 
 def _check_reachable(address: str | None, timeout_s: float = 5.0) -> None:
