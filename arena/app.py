@@ -17,6 +17,7 @@ from typing import Sequence
 
 from arena.botcommand import SCRIPT_SUFFIXES
 from arena.games.base import Game
+from arena.ladder.executors import RunSettings
 from arena.ladder.ratings import SETTLED_CONFIDENCE
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
@@ -116,12 +117,7 @@ class LadderSettings:
     # confidence (None: play the rounds asked for), up to `max_rounds` in all.
     until_settled: float | None = None
     max_rounds: int | None = None
-    concurrency: int = 4
-    limits: Limits = Limits()
-    resource_limits: ResourceLimits = ResourceLimits()
-    executor: str = "local"  # or "ray"
-    ray_address: str | None = None
-    run_dir: Path = Path("runs")
+    run: RunSettings = RunSettings()  # how its matches are played
     progress: bool = True
 
 
@@ -150,7 +146,6 @@ async def _run_ladder(settings: LadderSettings):
 async def _play_ladder(settings: LadderSettings, store, runner_task: list):
     """Run the ladder's remaining matches (and, with --until-settled, rounds added until every
     rank is settled, within --max-rounds). Returns (RunSummary of this run, the ladder)."""
-    from arena.ladder.executors import make_executor
     from arena.ladder.runner import LadderRunner, RunSummary
     from arena.store import Store, UnknownLadder
 
@@ -165,19 +160,13 @@ async def _play_ladder(settings: LadderSettings, store, runner_task: list):
     settings = replace(settings, bots=await store.run(_resolve_members, settings))
     ladder = await _ensure_ladder(store, settings, rounds)
     bots = [await store.run(Store.get_bot, name) for name in ladder.bots]
-    executor = make_executor(
-        settings.executor,
-        store,
-        settings.run_dir / settings.name,
-        resource_limits=settings.resource_limits,
-        ray_address=settings.ray_address,
-    )
+    executor = settings.run.make_executor(store, settings.name)
     bar = _progress_bar(ladder, settings.progress)
     runner = LadderRunner(
         store,
         executor,
-        settings.limits,
-        settings.concurrency,
+        settings.run.limits,
+        settings.run.concurrency,
         on_progress=lambda m, r: bar.update(1) if r is not None else None,
     )
     total = RunSummary(ladder.name)
@@ -244,7 +233,7 @@ async def _ensure_ladder(store, settings: LadderSettings, rounds: int):
         rounds=rounds,
         seed=settings.seed,
         rating_mode=settings.rating_mode,
-        settings={"limits": settings.limits.to_dict()},
+        settings={"limits": settings.run.limits.to_dict()},
     )
 
 

@@ -14,6 +14,21 @@ import click
 from .common import db_option, open_store
 
 
+def start_options(command_help: str, dir_help: str):
+    """--command and --dir (as `directory`): how a bot, or a new version of one, starts."""
+
+    def decorate(f):
+        f = click.option(
+            "--dir",
+            "directory",
+            type=click.Path(file_okay=False, path_type=Path),
+            help=dir_help,
+        )(f)
+        return click.option("--command", help=command_help)(f)
+
+    return decorate
+
+
 @click.group("bot")
 def bot_group():
     """Register bots: launched from a command, or run remotely by their owners."""
@@ -21,12 +36,9 @@ def bot_group():
 
 @bot_group.command("add")
 @click.argument("name")
-@click.option("--command", help='How to start it, e.g. "python example_bots/random_bot.py".')
-@click.option(
-    "--dir",
-    "directory",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="A bot directory with an arena-bot.toml manifest naming its command.",
+@start_options(
+    'How to start it, e.g. "python example_bots/random_bot.py".',
+    "A bot directory with an arena-bot.toml manifest naming its command.",
 )
 @click.option("--remote", is_flag=True, help="Its owner runs it and connects with the token.")
 @click.option(
@@ -96,12 +108,9 @@ def rollback_cmd(name, version, db):
 
 @bot_group.command("update")
 @click.argument("name")
-@click.option("--command", help="How to start the new version (run from here).")
-@click.option(
-    "--dir",
-    "directory",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="A bot directory with an arena-bot.toml manifest: copied beside the database "
+@start_options(
+    "How to start the new version (run from here).",
+    "A bot directory with an arena-bot.toml manifest: copied beside the database "
     "as this version's own, so later edits of it change nothing.",
 )
 @click.option("--note", help="What changed (shown by arena bot show and on the bot's page).")

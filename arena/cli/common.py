@@ -4,7 +4,8 @@ sandbox, the executor, concurrency, the run directory, listening addresses, the 
 
 An option group is a decorator. Where a group's values make one thing, the command receives
 that thing instead of the separate values: @game_options gives `variant` (the options that
-are on, for build_game), @limit_options gives `limits` (a referee Limits)."""
+are on, for build_game), @limit_options gives `limits` (a referee Limits), @run_options
+gives `run` (the RunSettings of a ladder, a comparison or the service)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 import click
 
-from arena.games import ConfigError, Game, game_names, make_game
-
 if TYPE_CHECKING:
+    from arena.games import Game
     from arena.store import Store
 
 
@@ -41,6 +41,8 @@ def game_options(f):
 
 def build_game(name: str, players: int, variant: Mapping[str, bool]) -> Game:
     """The game, or a usage error saying why these options do not make one."""
+    from arena.games import ConfigError, make_game
+
     try:
         return make_game(name, players, **variant)
     except ConfigError as err:
@@ -49,6 +51,7 @@ def build_game(name: str, players: int, variant: Mapping[str, bool]) -> Game:
 
 def table_options(table_size_help: str):
     """--game and --table-size (-k), both required."""
+    from arena.games import game_names
 
     def decorate(f):
         f = click.option(
@@ -144,6 +147,47 @@ def executor_options(f):
 def check_executor(executor: str, ray_address: str | None) -> None:
     if executor == "ray" and not ray_address:
         raise click.UsageError("--executor ray needs --ray-address (for example 127.0.0.1:6379)")
+
+
+def run_options(
+    concurrency_help: str = "Matches played at once.",
+    run_dir_default: Path = Path("runs"),
+    check_sandbox: bool = False,
+) -> Callable[[Any], Any]:
+    """The options of how a command's matches are played: the limits (@limit_options),
+    --concurrency, --executor and --ray-address, --run-dir and --no-sandbox, given to the
+    command as `run`, one RunSettings. With check_sandbox, a local run refuses at once when the
+    sandbox cannot run here (launch_limits)."""
+
+    def decorate(f):
+        @functools.wraps(f)
+        def command(*args, concurrency, limits, executor, ray_address, run_dir, no_sandbox, **kw):
+            from arena.ladder.executors import RunSettings
+
+            run = RunSettings(
+                concurrency=concurrency,
+                limits=limits,
+                resource_limits=launch_limits(
+                    no_sandbox, check_now=check_sandbox and executor == "local"
+                ),
+                executor=executor,
+                ray_address=ray_address,
+                run_dir=run_dir,
+            )
+            return f(*args, run=run, **kw)
+
+        options = (
+            limit_options,
+            concurrency_option(concurrency_help),
+            executor_options,
+            run_dir_option(run_dir_default),
+            sandbox_option,
+        )
+        for option in reversed(options):  # --help lists them in this order
+            command = option(command)
+        return command
+
+    return decorate
 
 
 def concurrency_option(help: str = "Matches played at once.") -> Callable[[Any], Any]:

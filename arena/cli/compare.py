@@ -10,18 +10,13 @@ import click
 
 from .common import (
     build_game,
-    concurrency_option,
     db_option,
-    executor_options,
     exit_if_interrupted,
     game_options,
-    launch_limits,
-    limit_options,
     open_store,
     report_run,
     resumable_run,
-    run_dir_option,
-    sandbox_option,
+    run_options,
     table_options,
 )
 
@@ -98,12 +93,8 @@ def default_name(new: str, base: str, game: str, k: int) -> str:
     help="The comparison's seed: its deals follow from it (random for a new one).",
 )
 @game_options
-@limit_options
-@concurrency_option()
-@executor_options
-@run_dir_option()
+@run_options()
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
-@sandbox_option
 @db_option
 def compare_cmd(
     new,
@@ -118,14 +109,9 @@ def compare_cmd(
     name,
     seed,
     variant,
-    limits,
-    concurrency,
-    executor,
-    ray_address,
-    run_dir,
     as_json,
-    no_sandbox,
     db,
+    run,
 ):
     """Is NEW better than BASE? Both play the same deals, in the same seats, against the same
     opponents; a sequential test on the paired score differences stops as soon as it can say
@@ -181,12 +167,7 @@ def compare_cmd(
         beta=beta,
         max_matches=max_matches,
         seed=seed,
-        concurrency=concurrency,
-        limits=limits,
-        resource_limits=launch_limits(no_sandbox),
-        executor=executor,
-        ray_address=ray_address,
-        run_dir=run_dir,
+        run=run,
     )
     click.echo(
         f"comparing {new_bot} (NEW) with {base_bot} (BASE) as {name}: {game}, tables of "

@@ -8,19 +8,14 @@ from arena.ladder.ratings import DEFAULT_RATING_MODE
 
 from .common import (
     build_game,
-    concurrency_option,
     db_option,
-    executor_options,
     exit_if_interrupted,
     game_options,
-    launch_limits,
-    limit_options,
     open_store,
     rating_mode_option,
     report_run,
     resumable_run,
-    run_dir_option,
-    sandbox_option,
+    run_options,
     table_options,
 )
 from .rankings import print_rankings
@@ -50,8 +45,6 @@ def ladder_group():
     help="The ladder's seed: the whole schedule follows from it (random if omitted).",
 )
 @game_options
-@limit_options
-@concurrency_option()
 @rating_mode_option(
     f"Rate each duplicate set as one result by summed scores (set), or each "
     f"match on its own (match). A new ladder gets {DEFAULT_RATING_MODE} "
@@ -71,10 +64,8 @@ def ladder_group():
     type=click.IntRange(1, 1000),
     help="With --until-settled: the most rounds the ladder may reach (required).",
 )
-@executor_options
-@run_dir_option()
+@run_options()
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-@sandbox_option
 @db_option
 def run_cmd(
     name,
@@ -84,17 +75,12 @@ def run_cmd(
     rounds,
     seed,
     variant,
-    limits,
-    concurrency,
     rating_mode,
     until_settled,
     max_rounds,
-    executor,
-    ray_address,
-    run_dir,
     no_progress,
-    no_sandbox,
     db,
+    run,
 ):
     """Run the ladder NAME (created on first run; the same command again resumes it)."""
     from arena import app
@@ -128,12 +114,7 @@ def run_cmd(
         rating_mode=rating_mode,
         until_settled=until_settled,
         max_rounds=max_rounds,
-        concurrency=concurrency,
-        limits=limits,
-        resource_limits=launch_limits(no_sandbox),
-        executor=executor,
-        ray_address=ray_address,
-        run_dir=run_dir,
+        run=run,
         progress=not no_progress,
     )
     with resumable_run(ExecutorSetupError):

@@ -17,15 +17,10 @@ from arena.ladder.runner import ExecutorSetupError
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
 
 from .common import (
-    concurrency_option,
     db_option,
-    executor_options,
-    launch_limits,
-    limit_options,
     listen_options,
     rating_mode_option,
-    run_dir_option,
-    sandbox_option,
+    run_options,
     store_errors,
 )
 
@@ -159,8 +154,7 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
     hidden=True,
     help="Refused: a key on the command line is visible to every user (ps).",
 )
-@concurrency_option("Matches in flight per ladder.")
-@limit_options
+@run_options("Matches in flight per ladder.", Path("runs/serve"), check_sandbox=True)
 @click.option(
     "--grace",
     type=click.FloatRange(0, 3600),
@@ -169,16 +163,13 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
     help="Seconds matches in flight get to finish on SIGTERM.",
 )
 @click.option("--max-matches", type=click.IntRange(1), help="Stop after this many matches.")
-@run_dir_option(Path("runs/serve"))
 @click.option("--seed", type=int, help="Seed of the table choices (random if omitted).")
-@executor_options
 @rating_mode_option(
     "How a new ladder is rated: each table's duplicate set as one result by "
     "summed scores (set; docs/benchmarks.md#rating), or each match (match). An "
     "existing ladder keeps its own.",
     DEFAULT_RATING_MODE,
 )
-@sandbox_option
 def serve_cmd(
     db,
     ladders,
@@ -189,16 +180,11 @@ def serve_cmd(
     web_port,
     admin_key_file,
     admin_key_value,
-    concurrency,
-    limits,
     grace,
     max_matches,
-    run_dir,
     seed,
-    executor,
-    ray_address,
     rating_mode,
-    no_sandbox,
+    run,
 ):
     """Run Arena as a service: registered bots play continuous ladders; the web shows them.
 
@@ -219,16 +205,11 @@ def serve_cmd(
         web_host=web_host,
         web_port=web_port,
         admin_key=admin_key,
-        concurrency=concurrency,
-        limits=limits,
-        run_dir=run_dir,
+        run=run,
         grace_s=grace,
         max_matches=max_matches,
         seed=seed,
-        executor=executor,
-        ray_address=ray_address,
         rating_mode=rating_mode,
-        resource_limits=launch_limits(no_sandbox, check_now=executor == "local"),
     )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
 

@@ -149,13 +149,12 @@ def submit_cmd(path, server, key, key_file, bot, note, no_wait, timeout, rollbac
     an arena-bot.toml, as the next version of the bot, and wait for its verification: exit 0
     when it passed (it then plays), 1 when it failed (its log excerpt is printed)."""
     owner_key = _key(key, key_file)
-    base = server.rstrip("/")
     if rollback is not None:
         if not bot:
             raise click.UsageError("name the bot to roll back with --bot NAME")
         answer = _request(
             "POST",
-            f"{base}/api/bots/{quote(bot)}/rollback",
+            f"{server}/api/bots/{quote(bot)}/rollback",
             owner_key,
             json.dumps({"version": rollback}).encode(),
         )
@@ -164,7 +163,7 @@ def submit_cmd(path, server, key, key_file, bot, note, no_wait, timeout, rollbac
     if path is None:
         raise click.UsageError("give the bot's directory or archive to submit (or --rollback N)")
     name = _bot_name(path, bot)
-    url = f"{base}/api/bots/{quote(name)}/versions" + (f"?note={quote(note)}" if note else "")
+    url = f"{server}/api/bots/{quote(name)}/versions" + (f"?note={quote(note)}" if note else "")
     with tempfile.TemporaryDirectory(prefix="arena-submit-") as tmp:
         archive = _archive(path, Path(tmp))
         with archive.open("rb") as body:
@@ -176,7 +175,7 @@ def submit_cmd(path, server, key, key_file, bot, note, no_wait, timeout, rollbac
     if no_wait:
         click.echo("verifying; see the bot's page for the verdict")
         return
-    version = _wait(base, name, answer["version"], owner_key, timeout)
+    version = _wait(server, name, answer["version"], owner_key, timeout)
     click.echo(f"verdict: {version['verdict']}  (status: {version['status']})")
     if version["status"] == "failed":
         if version.get("log_excerpt"):
@@ -203,8 +202,8 @@ def _archive(path: Path, tmp: Path) -> Path:
     return path
 
 
-def _wait(base: str, name: str, version: int, key: str, timeout: float) -> dict[str, Any]:
-    url = f"{base}/api/bots/{quote(name)}/versions/{version}"
+def _wait(server: str, name: str, version: int, key: str, timeout: float) -> dict[str, Any]:
+    url = f"{server}/api/bots/{quote(name)}/versions/{version}"
     deadline = time.monotonic() + timeout
     while True:
         doc = _request("GET", url, key)

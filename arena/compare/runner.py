@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from arena.referee.launcher import ResourceLimits
-from arena.referee.match import Limits
+from arena.ladder.executors import RunSettings
 from arena.results import COMPLETED, FINISHED
 
 from . import plan, sprt
@@ -42,12 +41,7 @@ class CompareSettings:
     beta: float = 0.05
     max_matches: int = 2000
     seed: int = 0
-    concurrency: int = 4
-    limits: Limits = Limits()
-    resource_limits: ResourceLimits = ResourceLimits()
-    executor: str = "local"
-    ray_address: str | None = None
-    run_dir: Path = Path("runs")
+    run: RunSettings = RunSettings()  # how its matches are played
 
     @property
     def hypotheses(self) -> sprt.Hypotheses:
@@ -236,7 +230,6 @@ async def _run(settings: CompareSettings, on_progress: Callable[[Outcome], None]
 async def _play(
     settings: CompareSettings, store, tasks: list, on_progress: Callable[[Outcome], None]
 ) -> Outcome:
-    from arena.ladder.executors import make_executor
     from arena.ladder.runner import LadderRunner
     from arena.stopsignals import on_stop_signals
     from arena.store import Store
@@ -254,17 +247,11 @@ async def _play(
         comparison=settings.definition(),
     )
     bot_rows = [await store.run(Store.get_bot, name) for name in ladder.bots]
-    executor = make_executor(
-        settings.executor,
-        store,
-        settings.run_dir / settings.name,
-        resource_limits=settings.resource_limits,
-        ray_address=settings.ray_address,
-    )
-    runner = LadderRunner(store, executor, settings.limits, settings.concurrency)
+    executor = settings.run.make_executor(store, settings.name)
+    runner = LadderRunner(store, executor, settings.run.limits, settings.run.concurrency)
     # Enough deals at once to keep every slot busy, and at least two: the test can stop only
     # between batches, so a batch is small against the deals a verdict needs (8 or more).
-    batch = max(2, math.ceil(settings.concurrency / (2 * k)))
+    batch = max(2, math.ceil(settings.run.concurrency / (2 * k)))
     errors: list[str] = []
     try:
         while True:

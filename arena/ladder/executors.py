@@ -1,14 +1,17 @@
-"""The one place that builds a match executor: where a ladder's matches run, on this machine
-(LocalExecutor) or on a Ray cluster (RayExecutor). `arena ladder run` and `arena serve` both
-build theirs here."""
+"""Where and how a run's matches are played: RunSettings, the record of a run's settings that a
+ladder's, a comparison's and the service's settings hold, and the one place that builds a match
+executor from them (on this machine, LocalExecutor, or on a Ray cluster, RayExecutor)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the command line reads EXECUTORS without paying for these
-    from arena.referee.launcher import ResourceLimits
+from arena.referee.launcher import ResourceLimits
+from arena.referee.match import Limits
+
+if TYPE_CHECKING:
     from arena.store import AsyncStore
 
     from .runner import MatchExecutor
@@ -16,12 +19,41 @@ if TYPE_CHECKING:  # the command line reads EXECUTORS without paying for these
 EXECUTORS = ("local", "ray")
 
 
+@dataclass(frozen=True)
+class RunSettings:
+    """How a run plays its matches: how many at once, their limits, the launched bots'
+    resource limits, where they run (the executor, a Ray cluster's address) and where the bots'
+    logs and work directories go."""
+
+    concurrency: int = 4  # matches in flight (the service: per ladder)
+    limits: Limits = Limits()
+    resource_limits: ResourceLimits = ResourceLimits()
+    executor: str = "local"  # or "ray": matches run on a Ray cluster (launched bots only)
+    ray_address: str | None = None
+    run_dir: Path = Path("runs")
+
+    def make_executor(
+        self, store: "AsyncStore", name: str = "", *, host: str = "127.0.0.1", port: int = 0
+    ) -> "MatchExecutor":
+        """This run's executor, with bot logs and work directories under run_dir/name (run_dir
+        itself without a name); a local referee listens on host:port (port 0: any free one)."""
+        return make_executor(
+            self.executor,
+            store,
+            self.run_dir / name,
+            resource_limits=self.resource_limits,
+            ray_address=self.ray_address,
+            host=host,
+            port=port,
+        )
+
+
 def make_executor(
     kind: str,
     store: "AsyncStore",
     run_dir: Path,
     *,
-    resource_limits: "ResourceLimits",
+    resource_limits: ResourceLimits,
     ray_address: str | None = None,
     host: str = "127.0.0.1",
     port: int = 0,

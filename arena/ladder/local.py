@@ -19,7 +19,7 @@ import hmac
 import logging
 import socket
 from pathlib import Path
-from typing import Awaitable, Mapping, Sequence
+from typing import Awaitable, Callable, Mapping, Sequence
 
 import grpc
 
@@ -45,6 +45,25 @@ ACCESS_CHECK_S = 0.25
 # A check whose query waits longer than this (the store's writer is busy) is given up; the next
 # one tries again.
 ACCESS_QUERY_TIMEOUT_S = 5.0
+
+
+async def relaunch_exited(
+    processes: Mapping[str, BotProcess],
+    names: Sequence[str],
+    relaunches: dict[str, int],
+    launch: Callable[[str], Awaitable[None]],
+) -> None:
+    """Launch again each of the bots `names` whose process has exited, each at most
+    MAX_RELAUNCHES times in a run (`relaunches` counts them). The caller holds its launch lock.
+    Shared by LocalExecutor and the Ray executor's node actors."""
+    for name in names:
+        proc = processes.get(name)
+        if proc is None or proc.exit_info() is None:
+            continue
+        count = relaunches.get(name, 0)
+        if count < MAX_RELAUNCHES:
+            relaunches[name] = count + 1
+            await launch(name)
 
 
 def suspended(name: str, reason: str | None) -> Refused:
@@ -200,7 +219,7 @@ class LocalExecutor:
                 await self._launch(self._bots[name])
 
     async def _launch(self, bot: Bot) -> None:
-        spec = bot.directory if _is_manifest_bot(bot) else bot.command
+        spec = bot.directory if is_manifest_bot(bot) else bot.command
         if spec is None:
             raise InfrastructureError(
                 f"bot {bot.name} is a remote bot (it connects by itself); nothing launches it"
@@ -220,14 +239,9 @@ class LocalExecutor:
 
     async def _ensure_running(self, names: Sequence[str]) -> None:
         async with self._launch_lock:
-            for name in names:
-                proc = self.referee.bots.get(name)
-                if proc is None or proc.exit_info() is None:
-                    continue
-                count = self._relaunches.get(name, 0)
-                if count < MAX_RELAUNCHES:
-                    self._relaunches[name] = count + 1
-                    await self._launch(self._bots[name])
+            await relaunch_exited(
+                self.referee.bots, names, self._relaunches, lambda n: self._launch(self._bots[n])
+            )
 
     async def play(
         self, ladder: Ladder, match: StoredMatch, limits: Limits, match_id: str
@@ -265,9 +279,10 @@ def with_log_excerpts(result: MatchResult, bots: Mapping[str, BotProcess]) -> Ma
     return dataclasses.replace(result, log_excerpts=excerpts) if excerpts else result
 
 
-def _is_manifest_bot(bot: Bot) -> bool:
+def is_manifest_bot(bot: Bot) -> bool:
     """A bot registered from a directory runs in that directory (its manifest's command);
-    a bot registered with a command gets a fresh work directory of its own."""
+    a bot registered with a command gets a fresh work directory of its own. The Ray
+    executor's nodes launch bots the same way."""
     if not bot.directory or not bot.command:
         return False
     try:

@@ -39,7 +39,6 @@ import ray
 from ray.exceptions import RayError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from arena import botcommand
 from arena.referee.launcher import ResourceLimits
 from arena.referee.match import Limits
 from arena.results import MatchResult
@@ -49,8 +48,6 @@ from .runner import ExecutorSetupError, InfrastructureError
 
 log = logging.getLogger(__name__)
 
-# How many times a crashed bot is launched again on one node during a run (as LocalExecutor).
-MAX_RELAUNCHES = 20
 # How many actors may be created for one node in one run (the first and its replacements): a
 # node whose actors keep dying is left out rather than retried forever.
 MAX_ACTORS_PER_NODE = 4
@@ -101,7 +98,7 @@ class NodeReferee:
         self.run_dir = Path(run_dir) / f"node-{self.node_id[:12]}"
         self.host = RefereeHost(self.run_dir, resource_limits=resource_limits)
         self.specs: dict[str, BotSpec] = {}
-        self.relaunches: dict[str, int] = {}
+        self.relaunches: dict[str, int] = {}  # crashed bots launched again (local.relaunch_exited)
         self.launch_lock = asyncio.Lock()
         self.started = False
         self.bot_pythonpath = _shipped_pythonpath()
@@ -131,15 +128,12 @@ class NodeReferee:
         await self.host.launch(spec.name, command, extra_env={"PYTHONPATH": self.bot_pythonpath})
 
     async def _ensure_running(self, names: Sequence[str]) -> None:
+        from .local import relaunch_exited
+
         async with self.launch_lock:
-            for name in names:
-                proc = self.host.bots.get(name)
-                if proc is None or proc.exit_info() is None:
-                    continue
-                count = self.relaunches.get(name, 0)
-                if count < MAX_RELAUNCHES:
-                    self.relaunches[name] = count + 1
-                    await self._launch(self.specs[name])
+            await relaunch_exited(
+                self.host.bots, names, self.relaunches, lambda n: self._launch(self.specs[n])
+            )
 
     async def play(
         self, config: dict[str, Any], seed: int, seats: Sequence[str], limits: Limits, match_id: str
@@ -279,6 +273,8 @@ class RayExecutor:
             )
 
     def _bot_specs(self, bots: Sequence[Bot]) -> tuple[list[BotSpec], set[str]]:
+        from .local import is_manifest_bot
+
         specs, extra_roots = [], set()
         basenames: dict[str, Path] = {}
         for bot in bots:
@@ -300,7 +296,7 @@ class RayExecutor:
                         "so rename one of them"
                     )
                 extra_roots.add(str(directory))
-            specs.append(BotSpec(bot.name, bot.command, root, str(rel), _is_manifest_bot(bot)))
+            specs.append(BotSpec(bot.name, bot.command, root, str(rel), is_manifest_bot(bot)))
         return specs, extra_roots
 
     def _make_runtime_env(self, extra_roots: set[str]) -> dict[str, Any]:
@@ -511,17 +507,6 @@ def _describe(err: BaseException) -> str:
         return f"{type(cause).__name__}: {cause}"
     text = str(err).strip().splitlines()
     return f"{type(err).__name__}: {text[0] if text else ''}"
-
-
-def _is_manifest_bot(bot: Bot) -> bool:
-    """As arena.ladder.local: a bot registered from a directory runs its manifest's command in
-    that directory; a bot registered with a command gets a fresh work directory."""
-    if not bot.directory or not bot.command:
-        return False
-    try:
-        return botcommand.read_manifest(bot.directory) == bot.command
-    except botcommand.BotCommandError:
-        return False
 
 
 def _check_reachable(address: str | None, timeout_s: float = 5.0) -> None:

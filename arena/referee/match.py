@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
 from arena.games.base import Action, Game, IllegalActionError, State
@@ -48,12 +48,7 @@ class Limits:
     connect_ms: int = 20_000
 
     def to_dict(self) -> dict[str, int]:
-        return {
-            "move_ms": self.move_ms,
-            "time_bank_ms": self.time_bank_ms,
-            "max_strikes": self.max_strikes,
-            "connect_ms": self.connect_ms,
-        }
+        return asdict(self)
 
 
 @dataclass(slots=True)
@@ -169,6 +164,15 @@ async def play_match(
                 None,
             )
 
+    async def play_default(
+        seat: int, kind: str, elapsed_ms: float, detail: str, retire: bool = False
+    ) -> Action:
+        """A faulted move: the fault recorded and the game's default action played instead."""
+        action = state.default_action(seat)
+        fault = Fault(seat, kind, len(rec.moves), elapsed_ms, detail)
+        await _fault(seats[seat], clocks[seat], rec, ctx.limits, fault, action, retire)
+        return action
+
     if observer is not None:
         observer.on_start(state)
 
@@ -195,34 +199,17 @@ async def play_match(
             action = decision.action
             default = decision.default
             if decision.fault is not None:
-                action = state.default_action(seat)
-                default = True
-                await _fault(
-                    seats[seat],
-                    clocks[seat],
-                    rec,
-                    ctx.limits,
-                    Fault(
-                        seat, decision.fault, len(rec.moves), decision.elapsed_ms, decision.detail
-                    ),
-                    action,
-                    decision.retire,
+                action = await play_default(
+                    seat, decision.fault, decision.elapsed_ms, decision.detail, decision.retire
                 )
+                default = True
             try:
                 state.apply_action(seat, action)
             except IllegalActionError as err:
                 if default:
                     raise  # the engine's own default was refused: a bug, not a bot's fault
-                action = state.default_action(seat)
+                action = await play_default(seat, ILLEGAL_ACTION, decision.elapsed_ms, err.reason)
                 default = True
-                await _fault(
-                    seats[seat],
-                    clocks[seat],
-                    rec,
-                    ctx.limits,
-                    Fault(seat, ILLEGAL_ACTION, len(rec.moves), decision.elapsed_ms, err.reason),
-                    action,
-                )
                 state.apply_action(seat, action)
             move = MoveRecord(seat, _jsonable(action), decision.elapsed_ms, default)
             rec.moves.append(move)

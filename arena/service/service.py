@@ -22,12 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.ladder import lease
-from arena.ladder.executors import make_executor
+from arena.ladder.executors import RunSettings
 from arena.ladder.ratings import DEFAULT_RATING_MODE
 from arena.ladder.rules import STANDARD_RULES
 from arena.ladder.runner import InfrastructureError, MatchExecutor
-from arena.referee.launcher import ResourceLimits
-from arena.referee.match import Limits
 from arena.stopsignals import on_stop_signals
 from arena.store import RUNNABLE, AsyncStore, Bot, Ladder, Store, StoredMatch, parse_bot_spec
 
@@ -60,17 +58,13 @@ class ServiceSettings:
     web_host: str = "127.0.0.1"
     web_port: int = 8000
     admin_key: str | None = None
-    concurrency: int = 4  # matches in flight per ladder
-    limits: Limits = Limits()
-    resource_limits: ResourceLimits = ResourceLimits()
-    run_dir: Path = Path("runs/serve")
+    # How matches are played (concurrency: matches in flight per ladder).
+    run: RunSettings = RunSettings(run_dir=Path("runs/serve"))
     grace_s: float = 30.0
     fault_policy: FaultPolicy = FaultPolicy()
     share_cap: float = 1.5
     max_matches: int | None = None  # stop after this many (tests, demos); None = until stopped
     seed: int | None = None
-    executor: str = "local"  # or "ray": matches run on a Ray cluster (launched bots only)
-    ray_address: str | None = None
     rating_mode: str = DEFAULT_RATING_MODE  # of a new ladder; an existing one keeps its own
     upload_limits: "UploadLimits | None" = None  # of submitted archives (None: the defaults)
     verification: VerificationSettings = VerificationSettings()
@@ -84,7 +78,7 @@ class ArenaService:
         self.settings = settings
         self.scheduler = Scheduler(
             SchedulerSettings(
-                concurrency=settings.concurrency,
+                concurrency=settings.run.concurrency,
                 share_cap=settings.share_cap,
                 fault_policy=settings.fault_policy,
                 max_matches=settings.max_matches,
@@ -118,14 +112,8 @@ class ArenaService:
             await leases.enter_async_context(
                 lease.held(self.store, [ladder.name for ladder in s.ladders], self._lease_lost)
             )
-            self.executor = make_executor(
-                s.executor,
-                self.store,
-                s.run_dir,
-                resource_limits=s.resource_limits,
-                ray_address=s.ray_address,
-                host=s.referee_host,
-                port=s.referee_port,
+            self.executor = s.run.make_executor(
+                self.store, host=s.referee_host, port=s.referee_port
             )
             ladders = [
                 await self.store.run(
@@ -201,7 +189,7 @@ class ArenaService:
     def _where(self) -> str:
         referee = self._referee()
         if referee is None:
-            return f"matches on the Ray cluster at {self.settings.ray_address}"
+            return f"matches on the Ray cluster at {self.settings.run.ray_address}"
         return f"referee on {referee.server.address}"
 
     def stop(self) -> None:
@@ -330,7 +318,7 @@ class ArenaService:
         self._running[(ladder.name, match.index)] = match_id
         try:
             result, node = await self._executor.play(
-                ladder, running, self.settings.limits, match_id
+                ladder, running, self.settings.run.limits, match_id
             )
         except InfrastructureError as err:
             self._running.pop((ladder.name, match.index), None)

@@ -206,29 +206,40 @@ def create_app(
 
     # ---------------------------------------------------------------------------- pages
 
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def page(path: str):
+        """An HTML page's route (left out of the API's schema)."""
+        return app.get(path, response_class=HTMLResponse, include_in_schema=False)
+
+    def api(path: str, model: Any, tag: str, responses: Responses | None = None):
+        """A JSON API route: what it returns, its group in the docs, and the errors it
+        documents (by default an unknown ladder, bot or match, and a parameter not valid)."""
+        if responses is None:
+            responses = {**NOT_FOUND, **BAD_INPUT}
+        return app.get(path, response_model=model, tags=[tag], responses=responses)
+
+    @page("/")
     def index_html(request: Request) -> HTMLResponse:
         return render(request, site.index_page(queries()))
 
-    @app.get("/ladders/{ladder}", response_class=HTMLResponse, include_in_schema=False)
+    @page("/ladders/{ladder}")
     def ladder_html(request: Request, ladder: str = LADDER) -> HTMLResponse:
         return render(request, site.ladder_page(queries(), ladder, h2h))
 
-    @app.get("/comparisons/{ladder}", response_class=HTMLResponse, include_in_schema=False)
+    @page("/comparisons/{ladder}")
     def comparison_html(request: Request, ladder: str = LADDER) -> HTMLResponse:
         return render(request, site.comparison_page(queries(), ladder))
 
-    @app.get("/bots", response_class=HTMLResponse, include_in_schema=False)
+    @page("/bots")
     def bots_html(request: Request) -> HTMLResponse:
         return render(request, site.bots_page(queries()))
 
-    @app.get("/bots/{bot}", response_class=HTMLResponse, include_in_schema=False)
+    @page("/bots/{bot}")
     def bot_html(request: Request, bot: str = BOT) -> HTMLResponse:
         template, context = site.bot_page(queries(), bot)
         # The owner's part (_owner.html) where the owners' API is served (arena serve).
         return render(request, (template, {**context, "owners_api": app.state.owners_api}))
 
-    @app.get("/matches", response_class=HTMLResponse, include_in_schema=False)
+    @page("/matches")
     def matches_html(
         request: Request,
         ladder: str | None = Query(None, max_length=64),
@@ -255,9 +266,7 @@ def create_app(
             ),
         )
 
-    @app.get(
-        "/ladders/{ladder}/matches/{index}", response_class=HTMLResponse, include_in_schema=False
-    )
+    @page("/ladders/{ladder}/matches/{index}")
     def match_html(request: Request, ladder: str = LADDER, index: int = INDEX) -> HTMLResponse:
         return render(
             request, site.match_page(queries(), ladder, index, live, urls(request), public)
@@ -268,7 +277,7 @@ def create_app(
         # Browsers ask for it on a first visit whatever the page links to.
         return FileResponse(site.STATIC / "favicon.svg", media_type="image/svg+xml")
 
-    @app.get("/api/docs", response_class=HTMLResponse, include_in_schema=False)
+    @page("/api/docs")
     def api_docs(request: Request) -> HTMLResponse:
         root = urls(request).root
         return get_swagger_ui_html(
@@ -281,28 +290,18 @@ def create_app(
 
     # ------------------------------------------------------------------------------ API
 
-    @app.get("/api/ladders", response_model=list[models.LadderOut], tags=["ladders"])
+    @api("/api/ladders", list[models.LadderOut], "ladders", responses={})
     def api_ladders() -> Any:
         """Every ladder, newest first."""
         return [_plain(r) for r in queries().ladders()]
 
-    @app.get(
-        "/api/ladders/{ladder}",
-        response_model=models.RankingsOut,
-        tags=["ladders"],
-        responses={**NOT_FOUND, **BAD_INPUT},
-    )
+    @api("/api/ladders/{ladder}", models.RankingsOut, "ladders")
     def api_rankings(ladder: str = LADDER) -> Any:
         """A ladder and its standings, best first by the conservative rating mu - 3 sigma."""
         info, standings = queries().standings(ladder)
         return {"ladder": _plain(info), "standings": [_plain(s) for s in standings]}
 
-    @app.get(
-        "/api/ladders/{ladder}/head-to-head",
-        response_model=list[models.HeadToHeadOut],
-        tags=["ladders"],
-        responses={**NOT_FOUND, **BAD_INPUT},
-    )
+    @api("/api/ladders/{ladder}/head-to-head", list[models.HeadToHeadOut], "ladders")
     def api_head_to_head(
         ladder: str = LADDER,
         bot: str | None = Query(None, max_length=BOT_NAME_MAX, description="only this bot's rows"),
@@ -311,17 +310,12 @@ def create_app(
         completed matches; only matches of finished sets count (docs/web.md)."""
         return [_plain(h) for h in queries().head_to_head(ladder=ladder, bot=bot)]
 
-    @app.get("/api/bots", response_model=list[models.BotOut], tags=["bots"])
+    @api("/api/bots", list[models.BotOut], "bots", responses={})
     def api_bots() -> Any:
         """Every registered bot (removed ones included, marked), by name."""
         return [_plain(b) for b in queries().bots()]
 
-    @app.get(
-        "/api/bots/{bot}",
-        response_model=models.BotDetailOut,
-        tags=["bots"],
-        responses={**NOT_FOUND, **BAD_INPUT},
-    )
+    @api("/api/bots/{bot}", models.BotDetailOut, "bots")
     def api_bot(
         bot: str = BOT,
         recent: int = Query(20, ge=1, le=200, description="how many recent matches and faults"),
@@ -337,10 +331,10 @@ def create_app(
             "recent_faults": [_plain(f) for f in public.faults(q.bot_faults(bot, recent))],
         }
 
-    @app.get(
+    @api(
         "/api/bots/{bot}/faults",
-        response_model=models.BotFaultLogsOut,
-        tags=["bots"],
+        models.BotFaultLogsOut,
+        "bots",
         responses={
             401: {"model": models.ErrorOut, "description": "no key given"},
             403: {"model": models.ErrorOut, "description": "the key does not open these logs"},
@@ -392,12 +386,7 @@ def create_app(
         ]
         return {"bot": info.name, "remote": info.remote, "faults": faults}
 
-    @app.get(
-        "/api/bots/{bot}/history",
-        response_model=list[models.HistoryOut],
-        tags=["bots"],
-        responses={**NOT_FOUND, **BAD_INPUT},
-    )
+    @api("/api/bots/{bot}/history", list[models.HistoryOut], "bots")
     def api_history(
         bot: str = BOT,
         ladder: str | None = Query(None, max_length=64, description="only this ladder"),
@@ -421,12 +410,7 @@ def create_app(
             for name, points in history.items()
         ]
 
-    @app.get(
-        "/api/matches",
-        response_model=models.MatchListOut,
-        tags=["matches"],
-        responses={**NOT_FOUND, **BAD_INPUT},
-    )
+    @api("/api/matches", models.MatchListOut, "matches")
     def api_matches(
         ladder: str | None = Query(None, max_length=64, description="only this ladder's matches"),
         bot: str | None = Query(
@@ -454,12 +438,7 @@ def create_app(
             )
         return {"matches": [_plain(m) for m in page.matches], "next": page.next}
 
-    @app.get(
-        "/api/ladders/{ladder}/matches/{index}",
-        response_model=models.MatchOut,
-        tags=["matches"],
-        responses={**NOT_FOUND, **BAD_INPUT},
-    )
+    @api("/api/ladders/{ladder}/matches/{index}", models.MatchOut, "matches")
     def api_match(
         ladder: str = LADDER,
         index: int = INDEX,
@@ -472,12 +451,7 @@ def create_app(
         # Everything is plain JSON already: skip re-validating hundreds of frames.
         return JSONResponse(match_out(view))
 
-    @app.get(
-        "/api/ladders/{ladder}/matches/{index}/live",
-        response_model=models.LiveOut,
-        tags=["matches"],
-        responses={**NOT_FOUND, **BAD_INPUT},
-    )
+    @api("/api/ladders/{ladder}/matches/{index}/live", models.LiveOut, "matches")
     def api_live(
         ladder: str = LADDER,
         index: int = INDEX,

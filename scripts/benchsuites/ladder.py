@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from arena import app
+from arena.ladder.executors import RunSettings
 from arena.referee.match import Limits
 from arena.store import Store
 
@@ -39,9 +40,11 @@ def ladder_decisions_per_s(directory: Path, game: str, rounds: int) -> tuple[flo
         options={},
         rounds=rounds,
         seed=1,
-        concurrency=8,
-        limits=Limits(move_ms=5000, time_bank_ms=10_000),
-        run_dir=directory / "runs",
+        run=RunSettings(
+            concurrency=8,
+            limits=Limits(move_ms=5000, time_bank_ms=10_000),
+            run_dir=directory / "runs",
+        ),
         progress=False,
     )
     start = time.perf_counter()
