@@ -13,18 +13,7 @@ import pytest
 from arena.games import balloon, boom, make_game
 from arena.referee import wire
 from arena_sdk.proto import arena_pb2 as pb
-
-VARIANTS = (
-    [("balloon", n, {}) for n in (2, 3, 4, 5)]
-    + [("boom", n, {}) for n in (2, 3, 4, 5)]
-    + [
-        ("boom", 4, {"advanced": True}),
-        ("boom", 3, {"ruse": True}),
-        ("boom", 5, {"advanced": True, "ruse": True}),
-        ("boom", 3, {"series": True}),
-    ]
-)
-
+from tests.variants import VARIANTS, variant_id
 
 BALLOON_CARDS = [pb.Card(id=i, colour=c.colour, value=c.value) for i, c in enumerate(balloon.CARDS)]
 BOOM_CARDS = [
@@ -113,7 +102,7 @@ def reference(game_name, match_id, obs, legal, move_ms, bank_ms, request_id) -> 
 @pytest.mark.parametrize(
     "name,players,options",
     VARIANTS,
-    ids=[f"{n}-{p}-{'-'.join(o) or 'basic'}" for n, p, o in VARIANTS],
+    ids=map(variant_id, VARIANTS),
 )
 def test_encoded_requests_are_byte_for_byte_protobufs_own(name, players, options):
     game = make_game(name, players, **options)

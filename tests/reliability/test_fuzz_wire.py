@@ -18,8 +18,7 @@ from hypothesis import strategies as st
 from arena.games.base import IllegalActionError
 from arena.referee import wire
 from arena_sdk.proto import arena_pb2 as pb
-
-from .variants import VARIANTS, game_of, variant_id
+from tests.variants import VARIANTS, game_of, variant_id
 
 UINT32 = st.integers(0, 2**32 - 1)
 CARD_IDS = st.one_of(st.integers(0, 60), UINT32)

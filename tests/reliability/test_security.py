@@ -29,9 +29,9 @@ from arena.tokens import hash_token
 from arena_sdk.proto import arena_pb2 as pb
 from arena_sdk.proto import arena_pb2_grpc as pb_grpc
 from tests.tls import self_signed_loopback_certificate
+from tests.variants import VARIANTS, game_of
 
 from .conftest import ROOT
-from .variants import VARIANTS, game_of
 
 RANDOM_BOT = ROOT / "example_bots" / "random_bot.py"
 LIMITS = Limits(move_ms=3000, time_bank_ms=3000, max_strikes=3, connect_ms=20_000)

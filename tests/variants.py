@@ -1,4 +1,6 @@
-"""Every variant the platform plays, for tests that must cover them all."""
+"""The variants a test covers when it must cover them all but cannot afford every combination
+(tests/games/test_conformance.py plays every one): every player count of each game, and each of
+Boom's options alone, together and at more than one player count."""
 
 from __future__ import annotations
 
