@@ -26,6 +26,7 @@ from .base import (
     IllegalActionError,
     RulesError,
     State,
+    no_seat,
     ranks_from_scores,
 )
 from .copying import clone_function
@@ -426,14 +427,10 @@ class BalloonState(State):
         )
 
     def feature_values(self, seat: int) -> tuple[list[int], Sequence[int], list[float]]:
-        """`arena_sdk.features.encode(self.observation(seat))` as (ones, indices, values): the
-        array of 162 + 6n values (docs/rl.md has the layout) is 1 at `ones`, `values` at
-        `indices` and 0 elsewhere. Worked out straight from the state without building the
-        observation: the training environments' fast path (arena.envs.arrays). encode is the
-        plain version; tests/envs/test_env_features.py holds them equal."""
+        """State.feature_values: Balloon's array holds 162 + 6n values."""
         n = self._n
         if type(seat) is not int or not 0 <= seat < n:
-            raise RulesError(f"seat must be 0..{n - 1}, not {seat!r}")
+            raise no_seat(seat, n, "encode")
         legal = self._legal
         # own hand [0, 50), face-up cards [50, 100), the table [100, 150)
         ones = [
@@ -672,7 +669,7 @@ class BalloonState(State):
         equal to feature_values."""
         n = self._n
         if type(seat) is not int or not 0 <= seat < n:
-            raise RulesError(f"seat must be 0..{n - 1}, not {seat!r}")
+            raise no_seat(seat, n, "encode")
         return self._feature_tail(seat)
 
     def _feature_tail(self, seat: int) -> list[float]:

@@ -45,6 +45,11 @@ class IllegalActionError(RulesError):
         super().__init__(f"seat {seat} cannot play {action!r}: {reason}")
 
 
+def no_seat(seat: object, num_players: int, to: str) -> RulesError:
+    """The error for a seat asked about that is not one of the match's."""
+    return RulesError(f"there is no seat {seat!r} to {to} (seats are 0..{num_players - 1})")
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """One entry of a match's public event log.
@@ -172,6 +177,15 @@ class State(abc.ABC):
 
     @abc.abstractmethod
     def is_over(self) -> bool: ...
+
+    def feature_values(self, seat: int) -> tuple[list[int], Sequence[int], list[float]]:
+        """`arena_sdk.features.encode(self.observation(seat))` as (ones, indices, values): the
+        seat's observation array (docs/rl.md has each game's layout) is 1 at `ones`, `values` at
+        `indices` and 0 elsewhere. Worked out straight from the state without building the
+        observation: the training environments' fast path (arena.envs.arrays), for the games
+        that have one. encode is the plain version; tests/envs/test_env_features.py holds them
+        equal."""
+        raise NotImplementedError(f"{type(self).__name__} has no feature_values")
 
     @abc.abstractmethod
     def scores(self) -> tuple[int, ...]:

@@ -40,6 +40,7 @@ from .base import (
     IllegalActionError,
     RulesError,
     State,
+    no_seat,
 )
 from .copying import clone_function
 
@@ -1153,14 +1154,10 @@ class BoomState(State):
         )  # fmt: skip
 
     def feature_values(self, seat: int) -> tuple[list[int], list[int], list[float]]:
-        """`arena_sdk.features.encode(self.observation(seat))` as (ones, indices, values): the
-        array of 129 + 105n values (docs/rl.md has the layout) is 1 at `ones`, `values` at
-        `indices` and 0 elsewhere. Worked out straight from the state without building the
-        observation: the training environments' fast path (arena.envs.arrays). encode is the
-        plain version; tests/envs/test_env_features.py holds them equal."""
+        """State.feature_values: Boom's array holds 129 + 105n values."""
         np = self._np
         if type(seat) is not int or not 0 <= seat < np:
-            raise RulesError(f"there is no seat {seat!r} to encode (seats are 0..{np - 1})")
+            raise no_seat(seat, np, "encode")
         # what stays the same until the round ends, and until the next action: worked out once
         cache = self._feature_cache()
         head_ones, head_at, head_values, _, pending, chosen, blocks = cache
@@ -1237,7 +1234,7 @@ class BoomState(State):
         and 50 if it holds its ruse card) and the value at 51 (cards to play / 2)."""
         np = self._np
         if type(seat) is not int or not 0 <= seat < np:
-            raise RulesError(f"there is no seat {seat!r} to encode (seats are 0..{np - 1})")
+            raise no_seat(seat, np, "encode")
         ones = self._hands[seat][:]
         if self._has_ruse[seat]:
             ones.append(50)
