@@ -100,6 +100,20 @@ def check_ladder_name(name: str) -> None:
     check_name("ladder", name, InvalidLadderName)
 
 
+def _definition(
+    game: str, table_size: int, bots: tuple[str, ...], options: Mapping[str, Any]
+) -> dict[str, Any]:
+    """What a ladder is, by the names its mismatch messages use."""
+    return {"game": game, "table size": table_size, "bots": bots, "options": options}
+
+
+def _differences(wanted: Mapping[str, Any], have: Mapping[str, Any]) -> list[str]:
+    """Where an existing ladder differs from the one asked for, one phrase each."""
+    return [
+        f"{key} is {have[key]!r}, not {wanted[key]!r}" for key in wanted if wanted[key] != have[key]
+    ]
+
+
 def _resolve_game(game: str, table_size: int, options: Mapping[str, Any]) -> dict[str, Any]:
     """The game's full option set (defaults filled in), or LadderError saying what is wrong."""
     from arena.games import ConfigError, make_game
@@ -175,45 +189,60 @@ class Ladders(StoreFile):
         all_settings = dict(settings or {})
         all_settings["rating_params"] = rules.rating_settings(rating_params)
         all_settings["max_full_tables"] = max_full_tables
-        rater = rules.rater(all_settings)
         with self._write() as conn:
             if conn.execute("SELECT 1 FROM ladders WHERE name = ?", (name,)).fetchone():
                 raise LadderError(f"a ladder called {name!r} already exists; choose another name")
-            bot_ids = [self._bot_id(conn, b) for b in bots]
-            cur = conn.execute(
-                "INSERT INTO ladders (name, game, options, table_size, seed, rounds, rating_mode,"
-                " settings, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    name,
-                    game,
-                    json.dumps(resolved_options),
-                    table_size,
-                    seed,
-                    rounds,
-                    rating_mode,
-                    json.dumps(all_settings),
-                    now(),
-                ),
-            )
-            ladder_id = int(cur.lastrowid)  # type: ignore[arg-type]
-            self.db["ladder_bots"].insert_all(
-                {"ladder_id": ladder_id, "position": i, "bot_id": b} for i, b in enumerate(bot_ids)
-            )
-            start = rater.initial()
-            self.db["ratings"].insert_all(
-                {
-                    "ladder_id": ladder_id,
-                    "bot_id": b,
-                    "mu": start.mu,
-                    "sigma": start.sigma,
-                    "conservative": rater.conservative(start),
-                }
-                for b in bot_ids
+            ladder_id, bot_ids = self._insert_ladder(
+                conn,
+                (name, game, resolved_options, table_size, seed, rounds, rating_mode),
+                all_settings,
+                bots,
             )
             self._add_matches(
                 conn, ladder_id, bot_ids, table_size, 0, rounds, seed, max_full_tables
             )
         return self.get_ladder(name)
+
+    def _insert_ladder(
+        self,
+        conn: sqlite3.Connection,
+        row: tuple[str, str, Mapping[str, Any], int, int, int, str],
+        settings: Mapping[str, Any],
+        bots: Sequence[str],
+    ) -> tuple[int, list[int]]:
+        """Write a new ladder's row, (name, game, options, table size, seed, rounds, rating
+        mode) and its settings, with its bots and their initial ratings, inside the caller's
+        transaction. Returns the ladder's id and its bots' ids, in `bots`' order."""
+        name, game, options, table_size, seed, rounds, rating_mode = row
+        bot_ids = [self._bot_id(conn, b) for b in bots]
+        cur = conn.execute(
+            "INSERT INTO ladders (name, game, options, table_size, seed, rounds, rating_mode,"
+            " settings, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                name,
+                game,
+                json.dumps(options),
+                table_size,
+                seed,
+                rounds,
+                rating_mode,
+                json.dumps(settings),
+                now(),
+            ),
+        )
+        ladder_id = int(cur.lastrowid)  # type: ignore[arg-type]
+        rater = self.rules.rater(settings)
+        start = rater.initial()
+        conn.executemany(
+            "INSERT INTO ladder_bots (ladder_id, position, bot_id) VALUES (?, ?, ?)",
+            [(ladder_id, i, b) for i, b in enumerate(bot_ids)],
+        )
+        conn.executemany(
+            "INSERT INTO ratings (ladder_id, bot_id, mu, sigma, conservative) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(ladder_id, b, start.mu, start.sigma, rater.conservative(start)) for b in bot_ids],
+        )
+        return ladder_id, bot_ids
 
     def _add_matches(
         self,
@@ -283,20 +312,8 @@ class Ladders(StoreFile):
             "max_full_tables": self.rules.default_max_full_tables,
         }
         with self._write() as conn:
-            conn.execute(
-                "INSERT INTO ladders (name, game, options, table_size, seed, rounds, rating_mode,"
-                " settings, created) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)",
-                (
-                    name,
-                    game,
-                    json.dumps(resolved),
-                    table_size,
-                    self.rules.random_seed(),
-                    rating_mode,
-                    json.dumps(settings),
-                    now(),
-                ),
-            )
+            row = (name, game, resolved, table_size, self.rules.random_seed(), 0, rating_mode)
+            self._insert_ladder(conn, row, settings, ())
         return self.get_ladder(name)
 
     @sqlite_errors
@@ -388,32 +405,16 @@ class Ladders(StoreFile):
         (LadderMismatch says what differs), so the same command again resumes it."""
         check_ladder_name(name)
         resolved = _resolve_game(game, table_size, options or {})
-        wanted = {
-            "game": game,
-            "table size": table_size,
-            "bots": tuple(bots),
-            "options": resolved,
-            "seed": seed,
-            "comparison": dict(comparison),
-        }
+        wanted = _definition(game, table_size, tuple(bots), resolved)
+        wanted.update(seed=seed, comparison=dict(comparison))
         try:
             ladder = self.get_ladder(name)
         except UnknownLadder:
             ladder = None
         if ladder is not None:
-            have = {
-                "game": ladder.game,
-                "table size": ladder.table_size,
-                "bots": ladder.bots,
-                "options": ladder.options,
-                "seed": ladder.seed,
-                "comparison": ladder.settings.get("comparison"),
-            }
-            diff = [
-                f"{key} is {have[key]!r}, not {wanted[key]!r}"
-                for key in wanted
-                if wanted[key] != have[key]
-            ]
+            have = _definition(ladder.game, ladder.table_size, ladder.bots, ladder.options)
+            have.update(seed=ladder.seed, comparison=ladder.settings.get("comparison"))
+            diff = _differences(wanted, have)
             if diff:
                 raise LadderMismatch(
                     f"{name!r} exists with another definition: {'; '.join(diff)}. Run it with "
@@ -431,25 +432,9 @@ class Ladders(StoreFile):
             "rating_params": self.rules.rating_settings(None),
             "max_full_tables": self.rules.default_max_full_tables,
         }
-        rater = self.rules.rater(settings)
         with self._write() as conn:
-            bot_ids = [self._bot_id(conn, b) for b in bots]
-            cur = conn.execute(
-                "INSERT INTO ladders (name, game, options, table_size, seed, rounds, rating_mode,"
-                " settings, created) VALUES (?, ?, ?, ?, ?, 0, 'match', ?, ?)",
-                (name, game, json.dumps(resolved), table_size, seed, json.dumps(settings), now()),
-            )
-            ladder_id = int(cur.lastrowid)  # type: ignore[arg-type]
-            conn.executemany(
-                "INSERT INTO ladder_bots (ladder_id, position, bot_id) VALUES (?, ?, ?)",
-                [(ladder_id, i, b) for i, b in enumerate(bot_ids)],
-            )
-            start = rater.initial()
-            conn.executemany(
-                "INSERT INTO ratings (ladder_id, bot_id, mu, sigma, conservative) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [(ladder_id, b, start.mu, start.sigma, rater.conservative(start)) for b in bot_ids],
-            )
+            row = (name, game, resolved, table_size, seed, 0, "match")
+            self._insert_ladder(conn, row, settings, bots)
         return self.get_ladder(name)
 
     @sqlite_errors
@@ -503,18 +488,9 @@ class Ladders(StoreFile):
             ladder = self.get_ladder(name)
         except UnknownLadder:
             return self.create_ladder(name, game, table_size, bots, **kwargs)
-        wanted = {
-            "game": game,
-            "table size": table_size,
-            "bots": tuple(bots),
-            "options": _resolve_game(game, table_size, kwargs.get("options") or {}),
-        }
-        have = {
-            "game": ladder.game,
-            "table size": ladder.table_size,
-            "bots": ladder.bots,
-            "options": ladder.options,
-        }
+        options = _resolve_game(game, table_size, kwargs.get("options") or {})
+        wanted = _definition(game, table_size, tuple(bots), options)
+        have = _definition(ladder.game, ladder.table_size, ladder.bots, ladder.options)
         # A ladder keeps the mode it was created with: asked for none, it resumes in its own.
         if kwargs.get("rating_mode") is not None:
             wanted["rating mode"], have["rating mode"] = kwargs["rating_mode"], ladder.rating_mode
@@ -523,11 +499,7 @@ class Ladders(StoreFile):
         if kwargs.get("rating_params") is not None:
             wanted["rating parameters"] = kwargs["rating_params"]
             have["rating parameters"] = self.rules.rating_params(ladder.settings)
-        diff = [
-            f"{key} is {have[key]!r}, not {wanted[key]!r}"
-            for key in wanted
-            if wanted[key] != have[key]
-        ]
+        diff = _differences(wanted, have)
         rounds = kwargs.get("rounds", ladder.rounds)
         if rounds < ladder.rounds:
             diff.append(f"rounds is {ladder.rounds}, not {rounds}")
