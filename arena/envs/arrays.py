@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from arena.games.base import no_seat
+from arena.games import RulesError
 from arena.games.boom import LegalPairs
 from arena_sdk import features
 
@@ -97,7 +97,7 @@ def arrays_function(
 
     def boom_arrays(state: Any, seat: int) -> tuple[np.ndarray, np.ndarray | None]:
         if type(seat) is not int or not 0 <= seat < n:
-            raise no_seat(seat, n, "encode")
+            raise RulesError.no_seat(seat, n, "encode")
         shared = shared_part(state)
         out = empty(size, float32)
         out[:head_size] = shared[:head_size]

@@ -26,7 +26,6 @@ from .base import (
     IllegalActionError,
     RulesError,
     State,
-    no_seat,
     ranks_from_scores,
 )
 from .copying import clone_function
@@ -430,7 +429,7 @@ class BalloonState(State):
         """State.feature_values: Balloon's array holds 162 + 6n values."""
         n = self._n
         if type(seat) is not int or not 0 <= seat < n:
-            raise no_seat(seat, n, "encode")
+            raise RulesError.no_seat(seat, n, "encode")
         legal = self._legal
         # own hand [0, 50), face-up cards [50, 100), the table [100, 150)
         ones = [
@@ -453,9 +452,6 @@ class BalloonState(State):
             )
         self._table_cache = (start, len(log), table)
         return table
-
-    def public_observation(self) -> BalloonObservation:
-        return self.observation(-1)
 
     @property
     def events(self) -> tuple[Event, ...]:
@@ -669,7 +665,7 @@ class BalloonState(State):
         equal to feature_values."""
         n = self._n
         if type(seat) is not int or not 0 <= seat < n:
-            raise no_seat(seat, n, "encode")
+            raise RulesError.no_seat(seat, n, "encode")
         return self._feature_tail(seat)
 
     def _feature_tail(self, seat: int) -> list[float]:

@@ -25,6 +25,11 @@ Action = Hashable
 class RulesError(ValueError):
     """Base class of errors raised by rules engines."""
 
+    @classmethod
+    def no_seat(cls, seat: object, num_players: int, to: str) -> RulesError:
+        """The error for a seat asked about that is not one of the match's."""
+        return cls(f"there is no seat {seat!r} to {to} (seats are 0..{num_players - 1})")
+
 
 class ConfigError(RulesError):
     """A game was asked for with a configuration its rules do not allow."""
@@ -43,11 +48,6 @@ class IllegalActionError(RulesError):
         self.action = action
         self.reason = reason
         super().__init__(f"seat {seat} cannot play {action!r}: {reason}")
-
-
-def no_seat(seat: object, num_players: int, to: str) -> RulesError:
-    """The error for a seat asked about that is not one of the match's."""
-    return RulesError(f"there is no seat {seat!r} to {to} (seats are 0..{num_players - 1})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,11 +197,12 @@ class State(abc.ABC):
 
     @abc.abstractmethod
     def observation(self, seat: int) -> Any:
-        """What `seat` may see now: its own hand and the public information, nothing more."""
+        """What `seat` may see now: its own hand and the public information, nothing more.
+        Seat -1 is a spectator: the public information only."""
 
-    @abc.abstractmethod
     def public_observation(self) -> Any:
         """What a spectator may see now: the public information only."""
+        return self.observation(-1)
 
     @property
     @abc.abstractmethod

@@ -40,7 +40,6 @@ from .base import (
     IllegalActionError,
     RulesError,
     State,
-    no_seat,
 )
 from .copying import clone_function
 
@@ -1157,7 +1156,7 @@ class BoomState(State):
         """State.feature_values: Boom's array holds 129 + 105n values."""
         np = self._np
         if type(seat) is not int or not 0 <= seat < np:
-            raise no_seat(seat, np, "encode")
+            raise RulesError.no_seat(seat, np, "encode")
         # what stays the same until the round ends, and until the next action: worked out once
         cache = self._feature_cache()
         head_ones, head_at, head_values, _, pending, chosen, blocks = cache
@@ -1234,7 +1233,7 @@ class BoomState(State):
         and 50 if it holds its ruse card) and the value at 51 (cards to play / 2)."""
         np = self._np
         if type(seat) is not int or not 0 <= seat < np:
-            raise no_seat(seat, np, "encode")
+            raise RulesError.no_seat(seat, np, "encode")
         ones = self._hands[seat][:]
         if self._has_ruse[seat]:
             ones.append(50)
@@ -1313,9 +1312,6 @@ class BoomState(State):
             tuple(totals),
             [],  # feature_values' part of the round, once worked out (_round_features)
         )
-
-    def public_observation(self) -> BoomObservation:
-        return self.observation(-1)
 
     @property
     def events(self) -> tuple[Event, ...]:

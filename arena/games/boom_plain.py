@@ -857,9 +857,6 @@ class PlainBoomState(State):
             series_totals=tuple(self.final_totals() if self.over else self.totals_before),
         )  # fmt: skip
 
-    def public_observation(self) -> BoomObservation:
-        return self.observation(-1)
-
     @property
     def events(self) -> tuple[Event, ...]:
         return tuple(self.log)
