@@ -5,8 +5,9 @@ It owns, in one place:
 - turning an SDK observation (frozen dataclasses with `Card` objects) back into the engine's own
   observation (card ids), and SDK actions into engine actions, so that a bot's policy is a pure
   function of engine values that tests can call in-process, without gRPC;
-- `PolicyBot`, the thin SDK class around such a policy: it converts, hands the policy the
-  match's rng and a deadline, and maps the engine action it picks back to the SDK's legal one.
+- `PolicyBot`, the thin SDK class around such a policy (`policy_bot` makes one): it converts,
+  hands the policy the match's rng and a deadline, and maps the engine action it picks back to
+  the SDK's legal one.
 
 A policy is `choose(game, observation, legal_actions, rng, deadline) -> action`, all in engine
 terms: `game` is the match's engine game (player count and variant options, for simulation);
@@ -133,6 +134,26 @@ class PolicyBot(Bot):
             move_deadline(match),
         )
         return by_engine[choice]
+
+
+def policy_bot(
+    policy: Policy,
+    *,
+    name: str,
+    game: str,
+    quick: bool = False,
+    max_concurrent: int = Bot.max_concurrent,
+) -> PolicyBot:
+    """The SDK bot that plays `policy` in `game`: each engine-level example bot is one. An SDK
+    bot declares its name, quick and max_concurrent on its class, so this makes the class."""
+    attrs = {
+        "name": name,
+        "game": game,
+        "quick": quick,
+        "max_concurrent": max_concurrent,
+        "policy": staticmethod(policy),
+    }
+    return type(PolicyBot.__name__, (PolicyBot,), attrs)()
 
 
 _games: dict[tuple[str, int, tuple[tuple[str, Any], ...]], Game] = {}

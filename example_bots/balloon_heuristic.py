@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from _engine_view import PolicyBot
+from _engine_view import policy_bot
 
 from arena.games import Game
 from arena.games.balloon import (
@@ -129,13 +129,9 @@ def choose(
     return max(hand, key=lambda c: (CARD_VALUE[c], -c))
 
 
-class BalloonHeuristicBot(PolicyBot):
-    name = "balloon-heuristic"
-    game = "balloon"
-    quick = True  # well under a millisecond a move (docs/bots.md): no thread hop
-
-    policy = staticmethod(choose)
+# Well under a millisecond a move (docs/bots.md): quick, no thread hop.
+BOT = policy_bot(choose, name="balloon-heuristic", game="balloon", quick=True)
 
 
 if __name__ == "__main__":
-    run(BalloonHeuristicBot())
+    run(BOT)

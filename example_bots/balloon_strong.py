@@ -20,7 +20,7 @@ import random
 from collections.abc import Sequence
 
 import balloon_heuristic
-from _engine_view import PolicyBot
+from _engine_view import policy_bot
 from _simulation import best_by_simulation
 
 from arena.games import Game
@@ -67,15 +67,10 @@ def choose(
     )
 
 
-class BalloonStrongBot(PolicyBot):
-    name = "balloon-strong"
-    game = "balloon"
-    # Pure-Python search: one move at a time uses the core fully; more threads would only
-    # share it and slow every move.
-    max_concurrent = 1
-
-    policy = staticmethod(choose)
+# Pure-Python search: one move at a time uses the core fully; more threads would only share it
+# and slow every move.
+BOT = policy_bot(choose, name="balloon-strong", game="balloon", max_concurrent=1)
 
 
 if __name__ == "__main__":
-    run(BalloonStrongBot())
+    run(BOT)

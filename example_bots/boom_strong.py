@@ -25,7 +25,7 @@ import random
 from collections.abc import Sequence
 
 import boom_heuristic
-from _engine_view import PolicyBot
+from _engine_view import policy_bot
 from _simulation import best_by_simulation
 
 from arena.games import Game
@@ -92,15 +92,10 @@ def choose(
     )
 
 
-class BoomStrongBot(PolicyBot):
-    name = "boom-strong"
-    game = "boom"
-    # Pure-Python search: one move at a time uses the core fully; more threads would only
-    # share it and slow every move.
-    max_concurrent = 1
-
-    policy = staticmethod(choose)
+# Pure-Python search: one move at a time uses the core fully; more threads would only share it
+# and slow every move.
+BOT = policy_bot(choose, name="boom-strong", game="boom", max_concurrent=1)
 
 
 if __name__ == "__main__":
-    run(BoomStrongBot())
+    run(BOT)

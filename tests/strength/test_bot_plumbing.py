@@ -22,7 +22,7 @@ from arena_sdk import Limits, Match
 from arena_sdk import wire as sdk_wire
 
 ROOT = Path(__file__).resolve().parents[2]
-STRONG_BOTS = {"balloon": balloon_strong.BalloonStrongBot, "boom": boom_strong.BoomStrongBot}
+STRONG_BOTS = {"balloon": balloon_strong.BOT, "boom": boom_strong.BOT}
 GAMES = [("balloon", {}), ("boom", {}), ("boom", {"advanced": True, "ruse": True})]
 
 
@@ -76,7 +76,7 @@ def test_sdk_bot_plays_its_policy(game_name: str, options: dict) -> None:
     """The SDK class answers with the SDK action matching what its policy picks in engine
     terms, drawing from match.rng: the same seed, the same choice."""
     bots = harness.policies(game_name)
-    bot_class = STRONG_BOTS[game_name]
+    bot = STRONG_BOTS[game_name]
     for n, (game, state, seat) in enumerate(_walk(game_name, options, seed=8)):
         if n % 7:
             continue
@@ -87,7 +87,7 @@ def test_sdk_bot_plays_its_policy(game_name: str, options: dict) -> None:
         match = _match(game_name, options, seat, move_ms=600_000)
         sdk_obs = sdk_wire.observation(referee_wire.observation_to_pb(game_name, obs))
         sdk_legal = sdk_wire.legal_actions(referee_wire.action_to_pb(game_name, a) for a in legal)
-        answer = bot_class().act(sdk_obs, sdk_legal, match)
+        answer = bot.act(sdk_obs, sdk_legal, match)
         assert answer in sdk_legal
         expected = bots["strong"](game, obs, legal, random.Random(99), None)
         assert _engine_view.engine_action(answer) == expected
