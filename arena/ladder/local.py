@@ -155,6 +155,8 @@ class LocalExecutor:
     async def _watch_access(self) -> None:
         while True:
             await asyncio.sleep(ACCESS_CHECK_S)  # a period, not a synchronisation
+            if self.store.closed:  # nothing left to check against (its owner closed it first)
+                return
             try:
                 await self.check_access()
             except Exception:  # the check must go on: revocations depend on it

@@ -35,6 +35,7 @@ class AsyncStore:
     def __init__(self, executor: concurrent.futures.ThreadPoolExecutor, store: Store):
         self._executor = executor
         self.store = store  # touch only from the writer thread (through run/submit)
+        self.closed = False  # set by close(): no call runs after it
 
     @classmethod
     async def open(cls, path: str | os.PathLike[str] = DEFAULT_PATH, **kwargs: Any) -> "AsyncStore":
@@ -60,6 +61,7 @@ class AsyncStore:
         return await _wrap(self.submit(fn, *args, **kwargs))
 
     async def close(self) -> None:
+        self.closed = True
         try:
             await self.run(lambda store: store.close())
         finally:

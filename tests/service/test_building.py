@@ -119,3 +119,28 @@ def test_two_callers_starting_one_bot_at_once_launch_it_once(tmp_path):
 
     launches, servers, running, left = asyncio.run(main())
     assert (launches, servers, running, left) == (1, 1, True, [])
+
+
+def test_the_access_watch_ends_once_its_store_is_closed(tmp_path):
+    """An executor whose store its owner closed first stops checking access (every check would
+    fail: it went on failing, and logging so, every 0.25 s until the executor was closed)."""
+    from arena.ladder.local import LocalExecutor
+    from arena.store import AsyncStore
+
+    async def main() -> None:
+        astore = await AsyncStore.open(tmp_path / "a.db")
+        executor = LocalExecutor(
+            astore, tmp_path / "runs", resource_limits=ResourceLimits(sandbox=False)
+        )
+        try:
+            await executor.start([])
+            watch = executor._access_watch
+            assert watch is not None and not watch.done()
+            await astore.close()
+            # A bound, not a synchronisation: the watch ends at its next check.
+            await asyncio.wait_for(asyncio.shield(watch), 30)
+            assert watch.exception() is None
+        finally:
+            await executor.close()
+
+    asyncio.run(main())
