@@ -250,9 +250,14 @@ class BoomArrays:
     def played(self, state: Any, seat: int, action: tuple[int, ...]) -> None:
         """`seat`'s `action` has just been applied to `state`: noted, for the rows to be
         brought up to date when next asked for (the env plays a step's actions one after
-        another, and the seats observe the state after the last)."""
+        another, and the seats observe the state after the last). More than two steps' worth
+        unobserved, and the rows are left to be built anew."""
         if state is self._state:
-            self._told.append((seat, action))
+            told = self._told
+            told.append((seat, action))
+            if len(told) > 2 * self._n:
+                self._state = None
+                told.clear()
 
     def _catch_up(self, state: Any, pending: Any, count: int) -> bool:
         """Bring the rows up to date with the actions told of since they were set, if they

@@ -193,3 +193,27 @@ def test_the_boom_environments_kept_rows_equal_the_plain_encoding_after_every_ac
         assert len(built) == len(set(built))  # each round's rows built once in a match
         assert all(step != 2 for _, _, step in built)  # and never for a second escape step
     assert 2 in steps_seen and True in caught_up  # second steps observed, caught up
+
+
+def test_boom_arrays_told_of_many_actions_unobserved_build_the_rows_anew():
+    """A learner that steps without observing: the actions told pile up no further than two
+    steps' worth, and the rows observed later equal encode all the same."""
+    env = ArenaEnv("boom", 3)
+    env.reset(seed=4)
+    arrays = env._arrays
+    rng = random.Random(4)
+    env.observe("seat_0")  # the rows now hold the first state
+    checked = 0
+    for turn in range(1, 80):
+        if env.engine_state.is_over():
+            env.reset(seed=turn)
+        agent = env.agent_selection
+        legal = env.engine_state.legal_actions(env.possible_agents.index(agent))
+        env.step(features.action_index("boom", rng.choice(legal)))
+        assert len(arrays._told) <= 2 * 3
+        if turn % 13 == 0:  # 13 actions unobserved: more than two steps' worth
+            for seat, other in enumerate(env.possible_agents):
+                plain = features.encode(env.engine_state.observation(seat))
+                np.testing.assert_array_equal(env.observe(other)["observation"], plain)
+            checked += 1
+    assert checked == 6
