@@ -153,7 +153,7 @@ class BoomArrays:
 
     _HEAD, _BLOCK = 129, 105  # the seat-free part, then each seat's block
     _CHOSEN, _HAND_SIZE = 102, 101  # offsets in a block
-    _RUSE_HELD, _TO_PLAY, _STEP = 50, 51, 52  # own ruse card, cards to play / 2, step 52..54
+    _TO_PLAY, _STEP = 51, 52  # cards to play / 2, the step's one-hot 52..54
 
     def __init__(self, num_players: int):
         n = self._n = num_players
@@ -271,13 +271,13 @@ class BoomArrays:
             state.is_over() or state.round_feature_values()[0] is not self._round_ones
         ):
             return False  # a new round, or the end
-        values, row_at, ruse_held = self._values, self._row_at, self._RUSE_HELD
-        for seat, action in told:  # its cards leave its hand; it has chosen
+        values, row_at = self._values, self._row_at
+        for seat, action in told:  # its cards leave its hand (the ruse card's one is at 50)
             at = row_at[seat]
             values[at + self._TO_PLAY] = 0.0
             for card in action:
-                values[at + (card if card < ruse_held else ruse_held)] = 0.0
-            for i in self._chosen_of[seat]:
+                values[at + card] = 0.0
+            for i in self._chosen_of[seat]:  # it has chosen, in every row
                 values[i] = 1.0
         if not same_step:  # the second escape step has begun: the step's part of every row
             step_one, revealed, sizes, chosen = state.step_feature_values()
