@@ -81,7 +81,7 @@ class ArenaEnv(AECEnv):
         self._action_spaces = {a: gymnasium.spaces.Discrete(count) for a in self.possible_agents}
         self._no_mask = np.zeros(count, np.int8)
         self._arrays = arrays_function(game, num_players)
-        # told of each action applied, for the arrays it keeps (Balloon's), or None
+        # told of each action applied, for the arrays it keeps up to date
         self._played = getattr(self._arrays, "played", None)
         # every action number's engine action, looked up in step (features.index_action's)
         self._actions = tuple(features.index_action(game, i) for i in range(count))
@@ -168,7 +168,7 @@ class ArenaEnv(AECEnv):
             except IllegalActionError:
                 raise self._refused(agent, action, engine_action) from None
             if self._played is not None:
-                self._played(state, engine_action)
+                self._played(state, seat, engine_action)
             self._cumulative_rewards[agent] = 0
         else:  # a simultaneous step: hold the choice until the step's last seat has chosen
             if engine_action not in state.legal_actions(seat):
@@ -179,8 +179,11 @@ class ArenaEnv(AECEnv):
             if self._pos < len(self._queue):
                 self.agent_selection = self.possible_agents[self._queue[self._pos]]
                 return
+            played = self._played
             for held_seat, held_action in self._held:
                 state.apply_action(held_seat, held_action)
+                if played is not None:
+                    played(state, held_seat, held_action)
             self._held = []
         if state.is_over():
             self._finish()

@@ -1,6 +1,6 @@
 """A seat's observation array and action mask as the environments build them, by the engines'
 fast paths: the engine's `feature_values(seat)` (Boom's in parts, so that the seats of a state
-share what they can; Balloon's table kept card by card as the environment plays them) instead
+share what they can), kept up to date by the actions the environment plays, instead
 of `features.encode(observation)`, and masks numbered by table (a Boom pair step from its pool
 of cards, `LegalPairs.pool`) instead of action by action.
 `features.encode` and `features.legal_mask` are the plain versions, which say the layout;
@@ -8,7 +8,7 @@ tests/envs/test_env_features.py holds these equal to them."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 
@@ -24,92 +24,19 @@ def arrays_function(
     observation array, features.encode(state.observation(seat)), and its action mask,
     features.legal_mask of its legal actions (None if it has none). Each call gives new arrays.
 
-    Balloon: a BalloonArrays, which keeps the ones that only a card played changes (the
-    environment tells it of each action: `played`). Boom keeps what every seat's observation
-    of an engine state shares, until the state changes (`feature_key`): the seats of a
-    simultaneous step observe one state. That is the head, then every seat's block laid out
-    twice, so that a seat's rotation (its own block first) is one slice of it: the round's
-    part built once a round (`round_feature_values`), the step's set into a copy of it
-    (`step_feature_values`). A seat's observation is then two slices of it and its own hand
-    (`ones_and_to_play`). The masks are built per call (mask_function)."""
+    Balloon: a BalloonArrays, which keeps the ones that only a card played changes; Boom: a
+    BoomArrays, which keeps every seat's array through a round. The environment tells them of
+    each action it applies (`played(state, seat, action)`); a state they were not told about
+    is worked out anew. The masks are built per call (mask_function)."""
     if game == "balloon":
         return BalloonArrays(num_players)
-    size = features.observation_size(game, num_players)
-    float32, intp, zeros, empty, fromiter = np.float32, np.intp, np.zeros, np.empty, np.fromiter
-    mask_of = mask_function(game)
+    return BoomArrays(num_players)
 
-    n = num_players
-    head_size, block_size = 129, 105  # the seat-free part, then each seat's block
-    blocks_size = n * block_size
-    # where each seat's hand size and chosen flag go (block offsets 101, 102), in both copies
-    step_at = np.array(
-        [
-            head_size + copy * blocks_size + s * block_size + offset
-            for copy in range(2)
-            for s in range(n)
-            for offset in (101, 102)
-        ],
-        intp,
-    )
-    kept_round: list[Any] = [None, None]  # the round's head ones it was built from, its part
-    kept: list[Any] = [None, 0, None]  # the state's key (feature_key), the shared part
 
-    def round_part(state: Any) -> np.ndarray:
-        parts = state.round_feature_values()
-        if parts[0] is kept_round[0]:
-            return kept_round[1]
-        head_ones, head_at, head_values, blocks = parts
-        ones = [*head_ones]
-        at = [*head_at]
-        values = [*head_values]
-        for copy in range(2):
-            base = head_size + copy * blocks_size
-            for block_ones, offsets, block_values in blocks:
-                ones += map(base.__add__, block_ones)
-                at += map(base.__add__, offsets)
-                values += block_values
-                base += block_size
-        part = zeros(head_size + 2 * blocks_size, float32)
-        part[fromiter(ones, intp, len(ones))] = 1
-        part[fromiter(at, intp, len(at))] = fromiter(values, float32, len(values))
-        kept_round[:] = head_ones, part
-        return part
-
-    def shared_part(state: Any) -> np.ndarray:
-        key = state.feature_key()
-        if key[0] is kept[0] and key[1] == kept[1]:
-            return kept[2]
-        step_one, revealed, sizes, chosen = state.step_feature_values()
-        shared = round_part(state).copy()
-        ones = [step_one]
-        values: list[float] = []
-        for copy in range(2):
-            base = head_size + copy * blocks_size
-            for cards in revealed:
-                ones += map(base.__add__, cards)
-                base += block_size
-            for hand_size, has_chosen in zip(sizes, chosen):
-                values += (hand_size, has_chosen)
-        shared[fromiter(ones, intp, len(ones))] = 1
-        shared[step_at] = values
-        kept[:] = *key, shared
-        return shared
-
-    def boom_arrays(state: Any, seat: int) -> tuple[np.ndarray, np.ndarray | None]:
-        if type(seat) is not int or not 0 <= seat < n:
-            raise RulesError.no_seat(seat, n, "encode")
-        shared = shared_part(state)
-        out = empty(size, float32)
-        out[:head_size] = shared[:head_size]
-        start = head_size + seat * block_size
-        out[head_size:] = shared[start : start + blocks_size]
-        own, to_play = state.ones_and_to_play(seat)  # its hand and ruse card, below 51
-        out[fromiter(own, intp, len(own))] = 1
-        out[51] = to_play
-        legal = state.legal_actions(seat)
-        return out, mask_of(legal) if legal else None
-
-    return boom_arrays
+def _values_of(array: np.ndarray) -> "memoryview[float]":
+    """A float32 array's values, to be set one by one (a handful of them costs less so than
+    by a numpy call, which costs as much as dozens)."""
+    return cast("memoryview[float]", array.reshape(-1).data)
 
 
 def mask_function(game: str) -> Callable[[Sequence[Any]], np.ndarray]:
@@ -143,9 +70,11 @@ def mask_function(game: str) -> Callable[[Sequence[Any]], np.ndarray]:
 
     def boom_mask(legal: Sequence[tuple[int, ...]]) -> np.ndarray:
         if legal.__class__ is tuple and len(legal[0]) == 1:  # a one-card step
-            mask = zeros(count, int8)
-            mask[fromiter(map(single_number.__getitem__, legal), intp, len(legal))] = 1
-            return mask
+            # set in a bytearray and wrapped, as Balloon's: cheaper than three numpy calls
+            ones = bytearray(count)
+            for action in legal:
+                ones[single_number[action]] = 1
+            return np.frombuffer(ones, int8)
         if isinstance(legal, LegalPairs):
             pool = legal.pool
             cards = fromiter(pool, intp, len(pool))
@@ -197,8 +126,8 @@ class BalloonArrays:
         self._public = public
         self._state, self._round, self._balloon = state, state.round, state.size
 
-    def played(self, state: Any, action: int) -> None:
-        """`action` has just been applied to `state`: if it put a card on the table of the
+    def played(self, state: Any, seat: int, action: int) -> None:
+        """`seat`'s `action` has just been applied to `state`: if it put a card on the table of the
         round kept, that card's one is set."""
         if (
             state is self._state
@@ -208,3 +137,162 @@ class BalloonArrays:
         ):
             self._public[100 + action] = 1
             self._balloon += 1
+
+
+class BoomArrays:
+    """Every Boom seat's observation array (arrays_function's), kept as an (n, size) matrix,
+    row by seat, for one state and brought up to date by the actions the environment applies
+    to it: `played` (called after each) notes them, and the next call sets what they changed,
+    value by value: the cards played leave the player's hand, its cards to play go to 0 and
+    its chosen flag to 1 in every row; if they ended the round's first escape step, the
+    second step's part (the step, the cards revealed, hand sizes, chosen flags, cards to play,
+    from the engine's `step_feature_values`). Anything else (a new round, the match over, a
+    state it was not told about) builds the rows anew (`_build`, from `round_feature_values`
+    and `step_feature_values`): once a round in an environment's play. A call is then one
+    row's copy and the mask (mask_function's)."""
+
+    _HEAD, _BLOCK = 129, 105  # the seat-free part, then each seat's block
+    _CHOSEN, _HAND_SIZE = 102, 101  # offsets in a block
+    _TO_PLAY, _STEP = 51, 52  # cards to play / 2, the step's one-hot 52..54
+
+    def __init__(self, num_players: int):
+        n = self._n = num_players
+        self._mask_of = mask_function("boom")
+        size = self._size = features.observation_size("boom", n)
+        head, block = self._HEAD, self._BLOCK
+        blocks_size = n * block
+        # what every seat's observation of a state shares: the head, then every seat's block
+        # in seat order; row r of the matrix is its head, then its blocks from seat r's on
+        self._shared_size = head + blocks_size
+        self._shared_block_at = range(head, head + blocks_size, block)
+        self._gather = np.array(
+            [
+                [
+                    *range(head),
+                    *(head + (r + k) % n * block + i for k in range(n) for i in range(block)),
+                ]
+                for r in range(n)
+            ],
+            np.intp,
+        )
+        # the flat index of seat s's block in row r (s's block is (s - r) % n places on)
+        self._block_at = [
+            [r * size + head + (s - r) % n * block for s in range(n)] for r in range(n)
+        ]
+        # the flat indices of seat s's chosen flag in every row
+        self._chosen_of = [
+            [self._block_at[r][s] + self._CHOSEN for r in range(n)] for s in range(n)
+        ]
+        self._row_at = [r * size for r in range(n)]  # where each seat's row starts
+        self._rows = np.zeros((n, size), np.float32)
+        self._values = _values_of(self._rows)  # set value by value
+        # the round the rows were built in (the identity of round_feature_values' first list)
+        self._round_ones: Any = None
+        # the state the rows hold, its feature_key's object and count when they were set
+        self._state: Any = None
+        self._pending: Any = None
+        self._count = 0
+        self._told: list[tuple[int, tuple[int, ...]]] = []  # the actions played since, by seat
+        self.built = 0  # how many times the rows were built anew (the tests read it)
+
+    def __call__(self, state: Any, seat: int) -> tuple[np.ndarray, np.ndarray | None]:
+        n = self._n
+        if type(seat) is not int or not 0 <= seat < n:
+            raise RulesError.no_seat(seat, n, "encode")
+        pending, count = state.feature_key()
+        if state is not self._state or pending is not self._pending or count != self._count:
+            if not self._catch_up(state, pending, count):
+                self._build(state)
+        out = self._rows[seat].copy()
+        legal = state.legal_actions(seat)
+        return out, self._mask_of(legal) if legal else None
+
+    def _build(self, state: Any) -> None:
+        """Every seat's row anew, from the engine's parts: the head and every seat's block in
+        seat order set value by value (a few dozen), gathered into the rows, each seat's
+        blocks rotated, by one precomputed index; then each seat's own part."""
+        shared = np.zeros(self._shared_size, np.float32)
+        values = _values_of(shared)
+        head_ones, head_at, head_values, blocks = state.round_feature_values()
+        step_one, revealed, sizes, chosen = state.step_feature_values()
+        for i in head_ones:
+            values[i] = 1.0
+        for i, value in zip(head_at, head_values):
+            values[i] = value
+        values[step_one] = 1.0
+        for base, (ones, offsets, block_values), cards, hand_size, has_chosen in zip(
+            self._shared_block_at, blocks, revealed, sizes, chosen
+        ):
+            for i in ones:
+                values[base + i] = 1.0
+            for i in cards:
+                values[base + i] = 1.0
+            for i, value in zip(offsets, block_values):
+                values[base + i] = value
+            values[base + self._HAND_SIZE] = hand_size
+            values[base + self._CHOSEN] = has_chosen
+        self._rows = shared[self._gather]
+        self._values = _values_of(self._rows)
+        self._set_own(state)
+        self._state, self._round_ones = state, head_ones
+        self._pending, self._count = state.feature_key()
+        self._told.clear()
+        self.built += 1
+
+    def _set_own(self, state: Any) -> None:
+        """Every seat's own part of its row: its hand and ruse card, its cards to play."""
+        values = self._values
+        for seat, at in enumerate(self._row_at):
+            ones, values[at + self._TO_PLAY] = state.ones_and_to_play(seat)
+            for i in ones:
+                values[at + i] = 1.0
+
+    def played(self, state: Any, seat: int, action: tuple[int, ...]) -> None:
+        """`seat`'s `action` has just been applied to `state`: noted, for the rows to be
+        brought up to date when next asked for (the env plays a step's actions one after
+        another, and the seats observe the state after the last). More than two steps' worth
+        unobserved, and the rows are left to be built anew."""
+        if state is self._state:
+            told = self._told
+            told.append((seat, action))
+            if len(told) > 2 * self._n:
+                self._state = None
+                told.clear()
+
+    def _catch_up(self, state: Any, pending: Any, count: int) -> bool:
+        """Bring the rows up to date with the actions told of since they were set, if they
+        hold `state` as it was before them and the round goes on; whether they were. Set
+        value by value: a handful of values, where a numpy call costs as much as dozens."""
+        told = self._told
+        if state is not self._state or not told:
+            return False
+        same_step = pending is self._pending and count == self._count - len(told)
+        if not same_step and (
+            state.is_over() or state.round_feature_values()[0] is not self._round_ones
+        ):
+            return False  # a new round, or the end
+        values, row_at = self._values, self._row_at
+        for seat, action in told:  # its cards leave its hand (the ruse card's one is at 50)
+            at = row_at[seat]
+            values[at + self._TO_PLAY] = 0.0
+            for card in action:
+                values[at + card] = 0.0
+            for i in self._chosen_of[seat]:  # it has chosen, in every row
+                values[i] = 1.0
+        if not same_step:  # the second escape step has begun: the step's part of every row
+            step_one, revealed, sizes, chosen = state.step_feature_values()
+            for seat, at in enumerate(row_at):
+                for one_hot in range(self._STEP, self._STEP + 3):
+                    values[at + one_hot] = 0.0
+                values[at + step_one] = 1.0
+                values[at + self._TO_PLAY] = state.ones_and_to_play(seat)[1]
+                for block, cards, hand_size, has_chosen in zip(
+                    self._block_at[seat], revealed, sizes, chosen
+                ):
+                    for card in cards:
+                        values[block + card] = 1.0
+                    values[block + self._HAND_SIZE] = hand_size
+                    values[block + self._CHOSEN] = has_chosen
+        self._pending, self._count = pending, count
+        told.clear()
+        return True

@@ -57,7 +57,7 @@ class EnvPlayouts:
                 return zeros.copy(), mask_of(legal) if legal else None
 
             self.env._arrays = mask_only  # the env's own builder of a seat's arrays
-            self.env._played = None  # which it tells of each action (Balloon's keeps ones)
+            self.env._played = None  # which it tells of each action (for the arrays it keeps)
         self.env.reset(seed=0)
         self.choice = random.Random(1).choice
 

@@ -59,12 +59,16 @@ def assert_fast_equals_plain(name: str, state, arrays_of, mask_of) -> int:
 
 def play_checking(name: str, state, arrays_of, mask_of, rng: random.Random, clones: list) -> int:
     """Play `state` to its end at random, checking every seat before and after every action
-    (within a simultaneous step too: some seats have chosen, others not); now and then a clone
+    (within a simultaneous step too: some seats have chosen, others not), telling `arrays_of`
+    of each (`played`: what it keeps is brought up to date); now and then a clone
     of it goes into `clones`. How many seats were checked."""
     checked = assert_fast_equals_plain(name, state, arrays_of, mask_of)
+    played = arrays_of.played  # told of each action, as the environment tells it
     while not state.is_over():
         for seat in state.seats_to_act():
-            state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+            action = rng.choice(state.legal_actions(seat))
+            state.apply_action(seat, action)
+            played(state, seat, action)
             checked += assert_fast_equals_plain(name, state, arrays_of, mask_of)
             if rng.random() < 0.02:
                 clones.append(state.clone())
@@ -144,3 +148,72 @@ def test_the_balloon_environments_kept_ones_equal_the_plain_encoding_after_every
             mask = env.observe(agent)["action_mask"]
             env.step(None if done else int(rng.choice(np.flatnonzero(mask))))
         assert kept == [1, 2, 3, 4, 5]  # once a round: the plays in between were set by `played`
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[0] == "boom"], ids=label)
+def test_the_boom_environments_kept_rows_equal_the_plain_encoding_after_every_action(case):
+    """ArenaEnv tells its BoomArrays of every action it applies, and the rows are brought up to
+    date from them, not worked out anew: every seat's observation and mask after every action
+    equal encode and legal_mask, with the rows built anew at most once a round (and at the end)
+    and the second escape step of a round set from the first's."""
+    _, n, options = case
+    env = ArenaEnv("boom", n, **options)
+    arrays = env._arrays
+    built, caught_up, steps_seen = [], [], set()
+    build, catch_up = arrays._build, arrays._catch_up
+
+    def counted_build(state):
+        seen = state.public_observation()
+        built.append((seen.game_number, seen.round, seen.step))
+        build(state)
+
+    def counted_catch_up(state, pending, count):
+        done = catch_up(state, pending, count)
+        caught_up.append(done)
+        return done
+
+    arrays._build, arrays._catch_up = counted_build, counted_catch_up
+    rng = random.Random(label(case))
+    for seed in range(1 if options.get("series") else 2):
+        env.reset(seed=seed)
+        built.clear()
+        for agent in env.agent_iter():
+            state = env.engine_state
+            steps_seen.add(state.public_observation().step)
+            for seat, other in enumerate(env.possible_agents):
+                observed = env.observe(other)
+                plain = features.encode(state.observation(seat))
+                np.testing.assert_array_equal(observed["observation"], plain)
+                legal = state.legal_actions(seat) if other in env.pending_agents() else ()
+                plain_mask = features.legal_mask("boom", legal)
+                np.testing.assert_array_equal(observed["action_mask"], plain_mask)
+            _, _, done, _, _ = env.last()
+            mask = env.observe(agent)["action_mask"]
+            env.step(None if done else int(rng.choice(np.flatnonzero(mask))))
+        assert len(built) == len(set(built))  # each round's rows built once in a match
+        assert all(step != 2 for _, _, step in built)  # and never for a second escape step
+    assert 2 in steps_seen and True in caught_up  # second steps observed, caught up
+
+
+def test_boom_arrays_told_of_many_actions_unobserved_build_the_rows_anew():
+    """A learner that steps without observing: the actions told pile up no further than two
+    steps' worth, and the rows observed later equal encode all the same."""
+    env = ArenaEnv("boom", 3)
+    env.reset(seed=4)
+    arrays = env._arrays
+    rng = random.Random(4)
+    env.observe("seat_0")  # the rows now hold the first state
+    checked = 0
+    for turn in range(1, 80):
+        if env.engine_state.is_over():
+            env.reset(seed=turn)
+        agent = env.agent_selection
+        legal = env.engine_state.legal_actions(env.possible_agents.index(agent))
+        env.step(features.action_index("boom", rng.choice(legal)))
+        assert len(arrays._told) <= 2 * 3
+        if turn % 13 == 0:  # 13 actions unobserved: more than two steps' worth
+            for seat, other in enumerate(env.possible_agents):
+                plain = features.encode(env.engine_state.observation(seat))
+                np.testing.assert_array_equal(env.observe(other)["observation"], plain)
+            checked += 1
+    assert checked == 6
