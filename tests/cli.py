@@ -3,6 +3,7 @@ Python, started in the repository's root unless told otherwise."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -26,10 +27,14 @@ def run_arena(
     )
 
 
-def start_arena(*args: str, **popen: Any) -> subprocess.Popen:
+def start_arena(*args: str, tmp: Path | None = None, **popen: Any) -> subprocess.Popen:
     """Start `arena ARGS` in the repository's root; `popen` goes to subprocess.Popen (where
-    its output goes, above all)."""
+    its output goes, above all). `tmp`: the process's TMPDIR, for a run the test kills -9:
+    the temporary files it cannot remove then (its referee's socket folder) stay in the
+    test's folder, not in /tmp."""
     popen.setdefault("cwd", ROOT)
+    if tmp is not None:
+        popen["env"] = {**popen.get("env", os.environ), "TMPDIR": str(tmp)}
     return subprocess.Popen(arena_command(*args), **popen)
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli import start_arena
 from tests.ladder.test_run_ladder import ROOT, arena
 from tests.procs import processes_in
 from tests.reliability.test_crash_recovery import count, kill_when
@@ -131,12 +131,7 @@ def test_killed_then_resumed_gives_the_same_verdict(tmp_path):
     db = tmp_path / "killed.db"
     setup_db(db)
     args = compare_args(db, tmp_path, "heur", "rnd", "--min-gain", "6")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", *args],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = start_arena(*args, tmp=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     kill_when(proc, lambda: count(db, "completed") >= 20)
     resumed = outcome(arena(*args))
     for key in ("verdict", "deals", "mean_gain", "interval", "llr", "mean_rank_gain", "seed"):

@@ -115,6 +115,7 @@ def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path, cle
 
     proc = start_arena(
         *ladder_args(killed_db, tmp_path),
+        tmp=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -281,6 +282,7 @@ def test_until_settled_killed_after_adding_a_round_resumes_to_the_uninterrupted_
     arena(*args(clean_db, tmp_path / "clean"))
     proc = start_arena(
         *args(killed_db, tmp_path / "runs"),
+        tmp=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

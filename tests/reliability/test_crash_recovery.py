@@ -49,6 +49,7 @@ def count(db: Path, status: str) -> int:
 def start_ladder(db: Path, tmp: Path) -> subprocess.Popen:
     return start_arena(
         *ladder_args(db, tmp),
+        tmp=tmp,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -186,6 +187,7 @@ def serve(db: Path, tmp: Path, max_matches: int) -> subprocess.Popen:
             "5000",
             db=db,
         ),
+        tmp=tmp,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -287,6 +287,8 @@ def test_kill_9_of_the_platform_ends_every_process_in_its_sandboxes(tmp_path):
             str(run_dir),
         ],
         cwd=ROOT,
+        # The platform is killed -9 below: its temporary files go with the test's folder.
+        env={**os.environ, "TMPDIR": str(tmp_path)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
