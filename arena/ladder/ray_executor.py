@@ -86,6 +86,29 @@ class NodeFailure(InfrastructureError):
 # ------------------------------------------------------------------------ on the node
 
 
+# How often a node's referee checks that its raylet is still there.
+RAYLET_CHECK_S = 0.2
+
+
+def _end_with_the_node() -> None:
+    """End this worker process as soon as its parent, the node's raylet, is gone (the node
+    died or was removed). Ray's worker notices a dead raylet only when it next talks to it,
+    which can take long; meanwhile the bots it launched would play on. Once this process
+    ends, each bot's guard is told by the kernel (PDEATHSIG) and ends its sandbox."""
+    import threading
+    import time
+
+    raylet = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == raylet:
+            time.sleep(RAYLET_CHECK_S)  # a period: no event tells a process of its parent's end
+        log.warning("the node's raylet (pid %d) is gone: this node's referee ends", raylet)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="arena-raylet-watch", daemon=True).start()
+
+
 class NodeReferee:
     """One node's referee and bots. Created through `ray.remote` by RayExecutor, pinned to a
     node; methods are coroutines, so one actor plays many matches at once."""
@@ -102,6 +125,7 @@ class NodeReferee:
         self.launch_lock = asyncio.Lock()
         self.started = False
         self.bot_pythonpath = _shipped_pythonpath()
+        _end_with_the_node()
 
     async def start(self, specs: Sequence[BotSpec]) -> str:
         """Start the referee and launch every bot not yet running here. Returns the node id."""
