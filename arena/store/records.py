@@ -3,6 +3,7 @@ of what its queries return (standings, rankings). No SQL here."""
 
 from __future__ import annotations
 
+import functools
 import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence, TypeVar
@@ -21,11 +22,17 @@ def from_row(
     record's fields (separated by commas or spaces: a SELECT's column list whose columns are
     named as the fields serves), `convert` turns a stored value into its field's (bool,
     json.loads), and `fields` gives the fields the row does not hold (or replaces a value)."""
-    values = dict(zip(columns.replace(",", " ").split(), row))
+    values = dict(zip(_names(columns), row))
     for name, to_field in (convert or {}).items():
         values[name] = to_field(values[name])
     values.update(fields)
     return record(**values)
+
+
+@functools.cache
+def _names(columns: str) -> tuple[str, ...]:
+    """A column list's names, worked out once per list (every row of a query has the same)."""
+    return tuple(columns.replace(",", " ").split())
 
 
 def _fields(record: Any, names: str) -> dict[str, Any]:
