@@ -129,7 +129,11 @@ class ArenaEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seat[agent]
         observation, mask = self._arrays(self.engine_state, seat)
-        if mask is None or not self._is_pending(seat):
+        # the agent selected is pending while the match goes on (step selects only those)
+        if mask is None or (
+            (agent != self.agent_selection or self.terminations[agent])
+            and not self._is_pending(seat)
+        ):
             mask = self._no_mask.copy()
         return {"observation": observation, "action_mask": mask}
 
@@ -162,29 +166,31 @@ class ArenaEnv(AECEnv):
                 f"{agent} cannot play {action!r}: {self.game_name} action numbers "
                 f"are 0..{len(self._actions) - 1}"
             ) from None
-        if len(self._queue) == 1:  # one seat to act: the engine checks the action and plays it
+        played = self._played
+        queue = self._queue
+        if len(queue) == 1:  # one seat to act: the engine checks the action and plays it
             try:
                 state.apply_action(seat, engine_action)
             except IllegalActionError:
                 raise self._refused(agent, action, engine_action) from None
-            if self._played is not None:
-                self._played(state, seat, engine_action)
+            if played is not None:
+                played(state, ((seat, engine_action),))
             self._cumulative_rewards[agent] = 0
         else:  # a simultaneous step: hold the choice until the step's last seat has chosen
             if engine_action not in state.legal_actions(seat):
                 raise self._refused(agent, action, engine_action)
             self._cumulative_rewards[agent] = 0
-            self._held.append((seat, engine_action))
-            self._pos += 1
-            if self._pos < len(self._queue):
-                self.agent_selection = self.possible_agents[self._queue[self._pos]]
+            held = self._held
+            held.append((seat, engine_action))
+            pos = self._pos = self._pos + 1
+            if pos < len(queue):
+                self.agent_selection = self.possible_agents[queue[pos]]
                 return
-            played = self._played
-            for held_seat, held_action in self._held:
+            for held_seat, held_action in held:
                 state.apply_action(held_seat, held_action)
-                if played is not None:
-                    played(state, held_seat, held_action)
-            self._held = []
+            if played is not None:
+                played(state, held)
+            held.clear()
         if state.is_over():
             self._finish()
         else:

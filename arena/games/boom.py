@@ -1185,18 +1185,80 @@ class BoomState(State):
         the caller keeps the object, so that no other takes its place."""
         return self._pending, len(self._pending)
 
-    def round_feature_values(
-        self,
-    ) -> tuple[list[int], list[int], list[float], list[tuple[list[int], list[int], list[float]]]]:
-        """The part of feature_values that stays the same until the round ends, for a caller
-        that encodes several seats or states of one round (the training environments,
-        arena.envs.arrays): (ones, indices, values) below 129 without the step's one-hot and
-        the seat's own part (ones_and_to_play), and every seat's block in seat order, not
-        rotated, without its step part (step_feature_values), as (ones, offsets, values)
-        within its 105 values. The same lists until the round ends, new ones after: a caller
-        may key what it derives on the first's identity. Do not change them."""
-        cache = self._feature_cache()
-        return cache[0], cache[1], cache[2], cache[3]
+    def round_key(self) -> tuple[int, int]:
+        """(game number, round): the same until the round ends, and never again in the match."""
+        return self._game_no, self._round
+
+    def write_feature_values(
+        self, values: Any, own_at: Sequence[int], head: int, block_at: Sequence[int]
+    ) -> None:
+        """Every seat's observation values (feature_values'), each written once into `values`
+        (a float32 memoryview, zero wherever nothing is written): seat s's own part
+        (feature_values' indices 0..51: its hand, its ruse card, its cards to play / 2) at
+        own_at[s] + i, the seat-free head (indices 52..128) at head + i, and seat s's block (the
+        105 values its own observation starts its blocks with) at block_at[s] + i. A caller
+        that keeps every seat's observation up to date gathers them from there
+        (arena.envs.arrays); tests/envs/test_env_features.py holds them equal to
+        feature_values."""
+        self._fold()  # paradise and scores up to date
+        guards_used = self._order[: self._gpos + 1]
+        guard = self._guard
+        limits = GUARDS[guard]
+        # guard card 55.., guards used 68.., cards discarded face up 79..
+        values[head + 55 + guard] = 1.0
+        for used in guards_used:
+            values[head + 68 + used] = 1.0
+        for card in self._disc_up:
+            values[head + 79 + card] = 1.0
+        # limits 63..67, guards left 76, round 77, game number 78
+        values[head + 63] = limits[0] / 16
+        values[head + 64] = limits[1] / 16
+        values[head + 65] = limits[2] / 16
+        values[head + 66] = limits[3] / 16
+        values[head + 67] = limits[4] / 16
+        values[head + 76] = (NUM_GUARDS - len(guards_used)) / 8
+        values[head + 77] = self._round / 20
+        values[head + 78] = self._game_no / 10
+        hands, has_ruse = self._hands, self._has_ruse
+        for s, (base, at, codes, score, total) in enumerate(
+            zip(block_at, own_at, self._paradise, self._scores, self._totals_seen())
+        ):
+            # the block: paradise cards 51.. (1 face up, 0.5 face down: codes are card * 2 +
+            # face up), score / 100 at 103, series total / 200 at 104
+            for code in codes:
+                values[base + 51 + (code >> 1)] = 1.0 if code & 1 else 0.5
+            values[base + 103] = score / 100
+            values[base + 104] = total / 200
+            # the seat's own part: its hand 0..49, its ruse card at 50
+            for card in hands[s]:
+                values[at + card] = 1.0
+            if has_ruse[s]:
+                values[at + 50] = 1.0
+        self.write_step_values(values, own_at, head, block_at)
+
+    def write_step_values(
+        self, values: Any, own_at: Sequence[int], head: int, block_at: Sequence[int]
+    ) -> None:
+        """The part of write_feature_values that changes from one escape step of a round to
+        the next, laid out as it says: the step's one-hot (52..54, all three written), and for
+        every seat the cards it has revealed (block 0..49, and the ruse card at 50: ones), its
+        hand size / 16 (block 101), whether it has chosen (block 102) and its cards to play / 2
+        (own part 51). The cards that have left a hand are not cleared."""
+        step = 0 if self._over else self._step
+        values[head + 52] = values[head + 53] = values[head + 54] = 0.0
+        values[head + 52 + (step if step < 2 else 2)] = 1.0
+        to_play = self._to_play
+        for s, (base, at, cards, hand, played) in enumerate(
+            zip(block_at, own_at, self._revealed, self._hands, self._choice)
+        ):
+            for card in cards:
+                values[base + card] = 1.0
+            size = len(hand)
+            if played:  # face-down cards count until they are revealed
+                size += len(played) - (RUSE in played)
+            values[base + 101] = size / 16
+            values[base + 102] = 1.0 if played else 0.0
+            values[at + 51] = (0 if played is not None else to_play[s]) / 2
 
     def _feature_cache(self) -> list[Any]:
         """The round view's cache of feature_values' parts, its round part worked out."""
@@ -1207,37 +1269,6 @@ class BoomState(State):
         if not cache:
             self._round_features(view)
         return cache
-
-    def step_feature_values(
-        self,
-    ) -> tuple[int, tuple[tuple[int, ...], ...], list[float], list[float]]:
-        """The rest of feature_values but the seat's own part: the index of the step's one-hot
-        (52..54), and for every seat in seat order the cards it has revealed this round (ones at
-        block offsets 0..49), its hand size / 16 (offset 101) and whether it has chosen (0/1,
-        offset 102). tests/envs/test_env_features.py holds the parts equal to feature_values
-        when put together (arena.envs.arrays)."""
-        step = 0 if self._over else self._step
-        sizes = []
-        chosen = []
-        hands = self._hands
-        for s, played in enumerate(self._choice):
-            size = len(hands[s])
-            if played:
-                size += len(played) - (RUSE in played)
-            sizes.append(size / 16)
-            chosen.append(1.0 if played else 0.0)
-        return 52 + (step if step < 2 else 2), self._revealed, sizes, chosen
-
-    def ones_and_to_play(self, seat: int) -> tuple[list[int], float]:
-        """The seat's own part of feature_values, below 52: the indices that hold 1 (its hand,
-        and 50 if it holds its ruse card) and the value at 51 (cards to play / 2)."""
-        np = self._np
-        if type(seat) is not int or not 0 <= seat < np:
-            raise RulesError.no_seat(seat, np, "encode")
-        ones = self._hands[seat][:]
-        if self._has_ruse[seat]:
-            ones.append(50)
-        return ones, (0 if self._choice[seat] is not None else self._to_play[seat]) / 2
 
     def _round_features(self, view: _RoundView) -> None:
         """The part of feature_values that stays the same until the round ends, kept in
@@ -1296,20 +1327,24 @@ class BoomState(State):
         cache[4:] = pending, len(pending), blocks
         return blocks
 
+    def _totals_seen(self) -> Iterable[int]:
+        """The series totals an observation shows (scores folded): the last game's scores
+        added once the match is over."""
+        if self._over:  # the last game is finished too
+            return map(_add, self._totals, self._scores)
+        return self._totals
+
     def _round_view(self) -> tuple:
         """The parts of an observation that change only when a round resolves or a game is
         dealt (guards used, paradise, scores, series totals): built once, shared by every
         observation until then (_view is cleared in _next_round and _end_game)."""
         self._fold()
         cards = _PARADISE_CARDS.__getitem__
-        totals: Iterable[int] = self._totals
-        if self._over:  # the last game is finished too
-            totals = map(_add, totals, self._scores)
         return (
             tuple(self._order[: self._gpos + 1]),
             tuple(tuple(map(cards, p)) for p in self._paradise),
             tuple(self._scores),
-            tuple(totals),
+            tuple(self._totals_seen()),
             [],  # feature_values' part of the round, once worked out (_round_features)
         )
 
