@@ -13,7 +13,6 @@ from typing import Any, Callable, Sequence, cast
 import numpy as np
 
 from arena.games import RulesError
-from arena.games.boom import LegalPairs
 from arena_sdk import features
 
 
@@ -43,7 +42,8 @@ def mask_function(game: str) -> Callable[[Sequence[Any]], np.ndarray]:
     """For `game`, a function of the engine's legal actions (not empty) that gives
     features.legal_mask(game, legal)."""
     count = features.action_count(game)
-    int8, frombuffer = np.int8, np.frombuffer
+    # a dtype object, not the type: numpy then need not look the dtype up on every call
+    int8, frombuffer = np.dtype(np.int8), np.frombuffer
     if game == "balloon":  # an engine action is its number
 
         def balloon_mask(legal: Sequence[int]) -> np.ndarray:
@@ -67,10 +67,10 @@ def mask_function(game: str) -> Callable[[Sequence[Any]], np.ndarray]:
             for (card,) in legal:
                 ones[1 + card] = 1
             return frombuffer(ones, int8)
-        if isinstance(legal, LegalPairs):
+        pool = getattr(legal, "pool", None)  # a LegalPairs (isinstance of an ABC costs more)
+        if pool is not None:
             # the pairs of a pool: for each card a of it, a's run is the pool's membership of
             # the cards after a (one slice each, where a pair at a time is a pool's square)
-            pool = legal.pool
             member = bytearray(ids)
             for card in pool:
                 member[card] = 1
