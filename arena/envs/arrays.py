@@ -58,8 +58,9 @@ def mask_function(game: str) -> Callable[[Sequence[Any]], np.ndarray]:
 
     # Boom: a one-card action (c,) is number 1 + c; the pairs (a, b), b > a, are numbers
     # start[a] + b - a - 1, one run per first card a (features' numbering)
-    start = features._PAIR_START
     ids = features.BOOM_RUSE + 1
+    # each first card a's run: where it starts and ends, and the first card b after a
+    runs = [(at, at + ids - 1 - a, a + 1) for a, at in enumerate(features._PAIR_START)]
 
     def boom_mask(legal: Sequence[tuple[int, ...]]) -> np.ndarray:
         ones = bytearray(count)  # set in a bytearray and wrapped: one numpy call
@@ -75,8 +76,8 @@ def mask_function(game: str) -> Callable[[Sequence[Any]], np.ndarray]:
             for card in pool:
                 member[card] = 1
             for a in pool:
-                at = start[a]
-                ones[at : at + ids - 1 - a] = member[a + 1 :]
+                at, end, after = runs[a]
+                ones[at:end] = member[after:]
             return frombuffer(ones, int8)
         return features.legal_mask(game, legal)  # a short hand's step: rare
 
