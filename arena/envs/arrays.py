@@ -1,10 +1,10 @@
 """A seat's observation array and action mask as the environments build them, by the engines'
-fast paths: the engine's `feature_values(seat)` (Boom's in parts, so that the seats of a state
-share what they can), kept up to date by the actions the environment plays, instead
-of `features.encode(observation)`, and masks numbered by table (a Boom pair step from its pool
-of cards, `LegalPairs.pool`) instead of action by action.
-`features.encode` and `features.legal_mask` are the plain versions, which say the layout;
-tests/envs/test_env_features.py holds these equal to them."""
+fast paths instead of `features.encode(observation)`: Balloon's from the engine's
+`feature_values(seat)`, Boom's from one vector of every seat's values that the engine writes
+(`write_feature_values`); both kept up to date by the actions the environment plays. Masks are
+numbered by table (a Boom pair step from its pool of cards, `LegalPairs.pool`) instead of
+action by action. `features.encode` and `features.legal_mask` are the plain versions, which say
+the layout; tests/envs/test_env_features.py holds these equal to them."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ def arrays_function(
     features.legal_mask of its legal actions (None if it has none). Each call gives new arrays.
 
     Balloon: a BalloonArrays, which keeps the ones that only a card played changes; Boom: a
-    BoomArrays, which keeps every seat's array through a round. The environment tells them of
-    the actions it applies (`played(state, actions)`); a state they were not told about
-    is worked out anew. The masks are built per call (mask_function)."""
+    BoomArrays, which keeps every seat's values in one vector through a round. The
+    environment tells them of the actions it applies (`played(state, actions)`); a state they
+    were not told about is worked out anew. The masks are built per call (mask_function)."""
     if game == "balloon":
         return BalloonArrays(num_players)
     return BoomArrays(num_players)
@@ -142,20 +142,19 @@ class BoomArrays:
     each value of a state's observations once: every seat's own part (its hand, its ruse
     card, its cards to play: the 52 values an observation starts with), the seat-free head,
     then every seat's block in seat order. A seat's observation is one gather of it (its own
-    part, the head, the blocks from its own on), by an index worked out once; the vector is
-    brought up to date by the actions the environment applies to the state: `played` (called
-    after each) notes them, and the next call sets what they changed, value by value: the
-    cards played leave the player's hand, its cards to play go to 0 and its chosen flag to 1;
-    if they ended the round's first escape step, the second step's part (the step, the cards
-    revealed, hand sizes, chosen flags, cards to play, from the engine's
-    `step_feature_values`). Anything else (a new round, the match over, a state it was not
-    told about) sets the vector anew (`_build`, from `round_feature_values` and
-    `step_feature_values`): once a round in an environment's play. A call is then one gather
-    and the mask (mask_function's)."""
+    part, the head, the blocks from its own on), by an index worked out once.
+
+    The engine writes the vector (`write_feature_values`) when the state is new to it, a round
+    has ended or the match is over: once a round in an environment's play. In between, the
+    environment tells it of the actions it applies (`played`), and the next call sets what
+    they changed, value by value: the cards played leave the player's hand, its cards to play
+    go to 0 and its chosen flag to 1; if they ended the round's first escape step, the engine
+    writes the second step's part (`write_step_values`). A call is then one gather and the
+    mask (mask_function's)."""
 
     _OWN, _HEAD, _BLOCK = 52, 129, 105  # a seat's own part, the head (own part first), a block
-    _CHOSEN, _HAND_SIZE = 102, 101  # offsets in a block
-    _TO_PLAY, _STEP = 51, 52  # cards to play / 2 (in the own part), the step's one-hot 52..54
+    _CHOSEN = 102  # the chosen flag's offset in a block
+    _TO_PLAY = 51  # cards to play / 2, in the own part
 
     def __init__(self, num_players: int):
         n = self._n = num_players

@@ -152,10 +152,10 @@ def test_the_balloon_environments_kept_ones_equal_the_plain_encoding_after_every
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c[0] == "boom"], ids=label)
-def test_the_boom_environments_kept_rows_equal_the_plain_encoding_after_every_action(case):
-    """ArenaEnv tells its BoomArrays of every action it applies, and the rows are brought up to
+def test_the_boom_environments_kept_vector_equals_the_plain_encoding_after_every_action(case):
+    """ArenaEnv tells its BoomArrays of every action it applies, and the vector is brought up to
     date from them, not worked out anew: every seat's observation and mask after every action
-    equal encode and legal_mask, with the rows built anew at most once a round (and at the end)
+    equal encode and legal_mask, with the vector set anew at most once a round (and at the end)
     and the second escape step of a round set from the first's."""
     _, n, options = case
     env = ArenaEnv("boom", n, **options)
@@ -191,19 +191,19 @@ def test_the_boom_environments_kept_rows_equal_the_plain_encoding_after_every_ac
             _, _, done, _, _ = env.last()
             mask = env.observe(agent)["action_mask"]
             env.step(None if done else int(rng.choice(np.flatnonzero(mask))))
-        assert len(built) == len(set(built))  # each round's rows built once in a match
+        assert len(built) == len(set(built))  # each round's vector set once in a match
         assert all(step != 2 for _, _, step in built)  # and never for a second escape step
     assert 2 in steps_seen and True in caught_up  # second steps observed, caught up
 
 
-def test_boom_arrays_told_of_many_actions_unobserved_build_the_rows_anew():
+def test_boom_arrays_told_of_many_actions_unobserved_set_the_vector_anew():
     """A learner that steps without observing: the actions told pile up no further than two
-    steps' worth, and the rows observed later equal encode all the same."""
+    steps' worth, and the seats observed later equal encode all the same."""
     env = ArenaEnv("boom", 3)
     env.reset(seed=4)
     arrays = env._arrays
     rng = random.Random(4)
-    env.observe("seat_0")  # the rows now hold the first state
+    env.observe("seat_0")  # the vector now holds the first state
     checked = 0
     for turn in range(1, 80):
         if env.engine_state.is_over():
