@@ -31,7 +31,7 @@ from arena.referee import wire as referee_wire
 from arena_sdk import features
 from arena_sdk import wire as sdk_wire
 
-from .arrays import arrays_function
+from .arrays import arrays_function, mask_function
 
 REWARDS = ("score", "rank")
 _SEED_RANGE = 2**63  # the range `arena match --seed` accepts
@@ -81,8 +81,10 @@ class ArenaEnv(AECEnv):
         self._action_spaces = {a: gymnasium.spaces.Discrete(count) for a in self.possible_agents}
         self._no_mask = np.zeros(count, np.int8)
         self._arrays = arrays_function(game, num_players)
-        # told of each action applied, for the arrays it keeps up to date
-        self._played = getattr(self._arrays, "played", None)
+        self._observation_of = self._arrays.observation  # a seat's observation array
+        self._mask_of = mask_function(game)
+        # told of the actions applied, for the arrays it keeps up to date
+        self._played = self._arrays.played
         # every action number's engine action, looked up in step (features.index_action's)
         self._actions = tuple(features.index_action(game, i) for i in range(count))
         self._seeder = random.Random()
@@ -128,14 +130,16 @@ class ArenaEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seat[agent]
-        observation, mask = self._arrays(self.engine_state, seat)
+        state = self.engine_state
+        observation = self._observation_of(state, seat)
         # the agent selected is pending while the match goes on (step selects only those)
-        if mask is None or (
-            (agent != self.agent_selection or self.terminations[agent])
-            and not self._is_pending(seat)
+        if (agent == self.agent_selection and not self.terminations[agent]) or self._is_pending(
+            seat
         ):
-            mask = self._no_mask.copy()
-        return {"observation": observation, "action_mask": mask}
+            legal = state.legal_actions(seat)
+            if legal:
+                return {"observation": observation, "action_mask": self._mask_of(legal)}
+        return {"observation": observation, "action_mask": self._no_mask.copy()}
 
     def pending_agents(self) -> list[str]:
         """The agents yet to choose in the step being played, in the order they are asked."""

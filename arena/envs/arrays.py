@@ -16,12 +16,11 @@ from arena.games import RulesError
 from arena_sdk import features
 
 
-def arrays_function(
-    game: str, num_players: int
-) -> Callable[[Any, int], tuple[np.ndarray, np.ndarray | None]]:
+def arrays_function(game: str, num_players: int) -> BalloonArrays | BoomArrays:
     """For `game` at `num_players`, a function of (state, seat) that gives the seat's
     observation array, features.encode(state.observation(seat)), and its action mask,
-    features.legal_mask of its legal actions (None if it has none). Each call gives new arrays.
+    features.legal_mask of its legal actions (None if it has none). Each call gives new arrays;
+    its `observation(state, seat)` gives the observation array alone.
 
     Balloon: a BalloonArrays, which keeps the ones that only a card played changes; Boom: a
     BoomArrays, which keeps every seat's values in one vector through a round. The
@@ -106,6 +105,12 @@ class BalloonArrays:
         self._balloon = -1
 
     def __call__(self, state: Any, seat: int) -> tuple[np.ndarray, np.ndarray | None]:
+        out = self.observation(state, seat)
+        legal = state.legal_actions(seat)
+        return out, self._mask_of(legal) if legal else None
+
+    def observation(self, state: Any, seat: int) -> np.ndarray:
+        """The seat's observation array (a new one)."""
         tail = state.feature_tail(seat)  # RulesError for a seat that is not there
         if state is not self._state or state.round != self._round or state.size != self._balloon:
             self._keep(state, seat)
@@ -113,8 +118,7 @@ class BalloonArrays:
         hand = state.hand(seat)
         out[np.fromiter(hand, np.intp, len(hand))] = 1
         out[self._TAIL :] = tail
-        legal = state.legal_actions(seat)
-        return out, self._mask_of(legal) if legal else None
+        return out
 
     def _keep(self, state: Any, seat: int) -> None:
         ones = [i for i in state.feature_values(seat)[0] if i >= self._PUBLIC]
@@ -123,7 +127,7 @@ class BalloonArrays:
         self._public = public
         self._state, self._round, self._balloon = state, state.round, state.size
 
-    def played(self, state: Any, actions: Sequence[tuple[int, int]]) -> None:
+    def played(self, state: Any, actions: Sequence[tuple[int, Any]]) -> None:
         """These (seat, action)s have just been applied to `state`, in order: each that put a
         card on the table of the round kept sets that card's one."""
         for _, action in actions:
@@ -194,13 +198,18 @@ class BoomArrays:
         n = self._n
         if type(seat) is not int or not 0 <= seat < n:
             raise RulesError.no_seat(seat, n, "encode")
+        out = self.observation(state, seat)
+        legal = state.legal_actions(seat)
+        return out, self._mask_of(legal) if legal else None
+
+    def observation(self, state: Any, seat: int) -> np.ndarray:
+        """The seat's observation array (a new one); `seat` must be one of the state's (the
+        environment's are; __call__ checks)."""
         pending, count = state.feature_key()
         if state is not self._state or pending is not self._pending or count != self._count:
             if not self._catch_up(state, pending, count):
                 self._build(state)
-        out = self._vector[self._gather[seat]]
-        legal = state.legal_actions(seat)
-        return out, self._mask_of(legal) if legal else None
+        return self._vector[self._gather[seat]]
 
     def _build(self, state: Any) -> None:
         """The vector anew: the engine writes every value of it (write_feature_values)."""
@@ -213,7 +222,7 @@ class BoomArrays:
         self._told.clear()
         self.built += 1
 
-    def played(self, state: Any, actions: Sequence[tuple[int, tuple[int, ...]]]) -> None:
+    def played(self, state: Any, actions: Sequence[tuple[int, Any]]) -> None:
         """These (seat, action)s have just been applied to `state`: noted, for the vector to
         be brought up to date when next asked for (the env plays a step's actions together,
         and the seats observe the state after the last). More than two steps' worth
@@ -235,14 +244,17 @@ class BoomArrays:
         same_step = pending is self._pending and count == self._count - len(told)
         if not same_step and (state.is_over() or state.round_key() != self._round):
             return False  # a new round, or the end
-        values, own_at, chosen_at = self._values, self._own_at, self._chosen_at
+        values, own_at = self._values, self._own_at
         for seat, action in told:  # its cards leave its hand (the ruse card's one is at 50)
             at = own_at[seat]
-            values[at + self._TO_PLAY] = 0.0
             for card in action:
                 values[at + card] = 0.0
-            values[chosen_at[seat]] = 1.0  # it has chosen
-        if not same_step:  # the second escape step has begun: the step's part
+        if same_step:  # each seat told of has chosen: nothing left to play
+            chosen_at = self._chosen_at
+            for seat, _ in told:
+                values[own_at[seat] + self._TO_PLAY] = 0.0
+                values[chosen_at[seat]] = 1.0
+        else:  # the second escape step has begun: the step's part
             state.write_step_values(values, own_at, self._head, self._block_at)
         self._pending, self._count = pending, count
         told.clear()

@@ -47,17 +47,11 @@ class EnvPlayouts:
 
         self.env = ArenaEnv(name, num_players)
         if not observation:
-            from arena.envs.arrays import mask_function
-
-            mask_of = mask_function(name)
             zeros = np.zeros(self.env.observation_space("seat_0")["observation"].shape, np.float32)
-
-            def mask_only(state, seat):
-                legal = state.legal_actions(seat)
-                return zeros.copy(), mask_of(legal) if legal else None
-
-            self.env._arrays = mask_only  # the env's own builder of a seat's arrays
-            self.env._played = None  # which it tells of each action (for the arrays it keeps)
+            # the env's own builder of a seat's observation array, and what it tells of each
+            # action (for the arrays it keeps)
+            self.env._observation_of = lambda state, seat: zeros.copy()
+            self.env._played = None
         self.env.reset(seed=0)
         self.choice = random.Random(1).choice
 
