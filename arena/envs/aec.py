@@ -132,10 +132,10 @@ class ArenaEnv(AECEnv):
         seat = self._seat[agent]
         state = self.engine_state
         observation = self._observation_of(state, seat)
-        # the agent selected is pending while the match goes on (step selects only those)
-        if (agent == self.agent_selection and not self.terminations[agent]) or self._is_pending(
-            seat
-        ):
+        # the agent selected is pending while the match goes on (step selects only those);
+        # once the match is over, every agent is done (or gone, after its last step)
+        selected = agent == self.agent_selection and not self.terminations.get(agent, True)
+        if selected or self._is_pending(seat):
             legal = state.legal_actions(seat)
             if legal:
                 return {"observation": observation, "action_mask": self._mask_of(legal)}

@@ -68,6 +68,10 @@ def test_a_full_episode_ends_with_the_engines_scores_or_ranks():
             state.apply_action(seat, state.legal_actions(seat)[0])
         expected = state.scores() if reward == "score" else [1 - 2 * r / 3 for r in state.ranks()]
         assert [totals[a] for a in e.possible_agents] == list(expected)
+        # every agent is gone, and each still observes the final state, with nothing to play
+        assert e.agents == []
+        for agent in e.possible_agents:
+            assert not e.observe(agent)["action_mask"].any()
 
 
 def test_an_illegal_or_unknown_action_is_refused_with_the_legal_numbers():
