@@ -576,14 +576,12 @@ class BoomGameV2(BoomGame):
 
 
 # The parts of an observation that change only when a round resolves or a game is dealt
-# (BoomState._round_view): guards used, paradise, scores, series totals, and the cache of
-# feature_values' part of the round (its items: see _round_features and _step_features).
+# (BoomState._round_view): guards used, paradise, scores, series totals.
 _RoundView = tuple[
     tuple[int, ...],
     tuple[tuple[ParadiseCard, ...], ...],
     tuple[int, ...],
     tuple[int, ...],
-    list[Any],
 ]
 
 
@@ -1140,7 +1138,7 @@ class BoomState(State):
         view = self._view
         if view is None:
             view = self._view = self._round_view()
-        guards_used, paradise, scores, totals, _ = view
+        guards_used, paradise, scores, totals = view
         sizes = list(map(len, self._hands))
         for s, played in enumerate(choice):
             if played:
@@ -1153,31 +1151,23 @@ class BoomState(State):
         )  # fmt: skip
 
     def feature_values(self, seat: int) -> tuple[list[int], list[int], list[float]]:
-        """State.feature_values: Boom's array holds 129 + 105n values."""
+        """State.feature_values: Boom's array holds 129 + 105n values. Written by
+        write_feature_values into a list laid out as the seat's observation (its own part
+        first, the blocks from its own on; the other seats' own parts past the end)."""
         np = self._np
         if type(seat) is not int or not 0 <= seat < np:
             raise RulesError.no_seat(seat, np, "encode")
-        # what stays the same until the round ends, and until the next action: worked out once
-        cache = self._feature_cache()
-        head_ones, head_at, head_values, _, pending, chosen, blocks = cache
-        if pending is not self._pending or chosen != len(pending):
-            blocks = self._step_features(cache)
-        choice = self._choice
-        step = 0 if self._over else self._step
-        # own hand [0, 50), ruse card 50, the step 52..54 (one-hot); to play / 2 at 51
-        ones = [*head_ones, *self._hands[seat], 52 + (step if step < 2 else 2)]
-        if self._has_ruse[seat]:
-            ones.append(50)
-        at = [*head_at, 51]
-        values = [*head_values, (0 if choice[seat] is not None else self._to_play[seat]) / 2]
-        base = 129  # then each seat's block, rotated: the observer's first
-        for s in (*range(seat, np), *range(seat)):
-            block_ones, offsets, block_values = blocks[s]
-            ones += map(base.__add__, block_ones)
-            at += map(base.__add__, offsets)
-            values += block_values
-            base += 105
-        return ones, at, values
+        size = 129 + 105 * np
+        others = [s for s in range(np) if s != seat]
+        own_at = [0] * np
+        for k, s in enumerate(others):
+            own_at[s] = size + 52 * k
+        block_at = [129 + 105 * ((s - seat) % np) for s in range(np)]
+        values = [0.0] * (size + 52 * len(others))
+        self.write_feature_values(values, own_at, 0, block_at)
+        ones = [i for i in range(size) if values[i] == 1.0]
+        at = [i for i in range(size) if values[i] and values[i] != 1.0]
+        return ones, at, [values[i] for i in at]
 
     def feature_key(self) -> tuple[Any, int]:
         """A key of this state for what a caller derives from feature_values: the same object
@@ -1198,8 +1188,8 @@ class BoomState(State):
         own_at[s] + i, the seat-free head (indices 52..128) at head + i, and seat s's block (the
         105 values its own observation starts its blocks with) at block_at[s] + i. A caller
         that keeps every seat's observation up to date gathers them from there
-        (arena.envs.arrays); tests/envs/test_env_features.py holds them equal to
-        feature_values."""
+        (arena.envs.arrays), and feature_values reads them; tests/envs/test_env_features.py
+        holds both equal to features.encode."""
         self._fold()  # paradise and scores up to date
         guards_used = self._order[: self._gpos + 1]
         guard = self._guard
@@ -1260,73 +1250,6 @@ class BoomState(State):
             values[base + 102] = 1.0 if played else 0.0
             values[at + 51] = (0 if played is not None else to_play[s]) / 2
 
-    def _feature_cache(self) -> list[Any]:
-        """The round view's cache of feature_values' parts, its round part worked out."""
-        view = self._view
-        if view is None:
-            view = self._view = self._round_view()
-        cache = view[4]
-        if not cache:
-            self._round_features(view)
-        return cache
-
-    def _round_features(self, view: _RoundView) -> None:
-        """The part of feature_values that stays the same until the round ends, kept in
-        the round view's cache: the seat-free ones, indices and values, and per seat (ones,
-        offsets and values in its block) its paradise cards, score and series total. The
-        step's part (_step_features) is worked out when first asked for."""
-        guards_used, _, scores, totals, cache = view
-        limits = GUARDS[self._guard]
-        # guard card 55.., guards used 68.., cards discarded face up 79..
-        ones = [
-            55 + self._guard,
-            *map((68).__add__, guards_used),
-            *map((79).__add__, self._disc_up),
-        ]
-        # limits 63..67, guards left 76, round 77, game number 78
-        at = [63, 64, 65, 66, 67, 76, 77, 78]
-        values = [
-            limits[0] / 16,
-            limits[1] / 16,
-            limits[2] / 16,
-            limits[3] / 16,
-            limits[4] / 16,
-            (NUM_GUARDS - len(guards_used)) / 8,
-            self._round / 20,
-            self._game_no / 10,
-        ]
-        blocks = []
-        for s, codes in enumerate(self._paradise):  # codes: card * 2 + face up
-            down = [51 + (code >> 1) for code in codes if not code & 1]
-            blocks.append((
-                [51 + (code >> 1) for code in codes if code & 1], [*down, 103, 104],
-                [*[0.5] * len(down), scores[s] / 100, totals[s] / 200],
-            ))  # fmt: skip
-        cache[:] = ones, at, values, blocks, None, 0, None
-
-    def _step_features(self, cache: list) -> list[tuple[list[int], list[int], list[float]]]:
-        """Each seat's block of feature_values until the next action (ones, offsets and values
-        in the block): its round part, the cards it has revealed, its hand size / 16 and
-        whether it has chosen (0/1). Kept in `cache` with the pending seats it was worked out
-        for."""
-        hands, revealed, choice = self._hands, self._revealed, self._choice
-        blocks = []
-        for s, (ones, offsets, values) in enumerate(cache[3]):
-            played = choice[s]
-            size = len(hands[s])
-            if played:
-                size += len(played) - (RUSE in played)
-            blocks.append(
-                (
-                    [*ones, *revealed[s]],
-                    [*offsets, 101, 102],
-                    [*values, size / 16, 1.0 if played else 0.0],
-                )
-            )
-        pending = self._pending
-        cache[4:] = pending, len(pending), blocks
-        return blocks
-
     def _totals_seen(self) -> Iterable[int]:
         """The series totals an observation shows (scores folded): the last game's scores
         added once the match is over."""
@@ -1334,7 +1257,7 @@ class BoomState(State):
             return map(_add, self._totals, self._scores)
         return self._totals
 
-    def _round_view(self) -> tuple:
+    def _round_view(self) -> _RoundView:
         """The parts of an observation that change only when a round resolves or a game is
         dealt (guards used, paradise, scores, series totals): built once, shared by every
         observation until then (_view is cleared in _next_round and _end_game)."""
@@ -1345,7 +1268,6 @@ class BoomState(State):
             tuple(tuple(map(cards, p)) for p in self._paradise),
             tuple(self._scores),
             tuple(self._totals_seen()),
-            [],  # feature_values' part of the round, once worked out (_round_features)
         )
 
     @property
