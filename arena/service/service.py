@@ -27,7 +27,16 @@ from arena.ladder.ratings import DEFAULT_RATING_MODE
 from arena.ladder.rules import STANDARD_RULES
 from arena.ladder.runner import InfrastructureError, MatchExecutor
 from arena.stopsignals import on_stop_signals
-from arena.store import RUNNABLE, AsyncStore, Bot, Ladder, Store, StoredMatch, parse_bot_spec
+from arena.store import (
+    DEFAULT_UPLOADS_PER_DAY,
+    RUNNABLE,
+    AsyncStore,
+    Bot,
+    Ladder,
+    Store,
+    StoredMatch,
+    parse_bot_spec,
+)
 
 from .scheduler import Scheduler, SchedulerSettings, Step
 from .tables import FaultPolicy
@@ -67,6 +76,9 @@ class ServiceSettings:
     seed: int | None = None
     rating_mode: str = DEFAULT_RATING_MODE  # of a new ladder; an existing one keeps its own
     upload_limits: "UploadLimits | None" = None  # of submitted archives (None: the defaults)
+    # Uploads a bot may have in 24 hours; None: the store's setting (the last one given), else
+    # arena.store.DEFAULT_UPLOADS_PER_DAY. A value given is stored for later starts.
+    uploads_per_day: int | None = None
     verification: VerificationSettings = VerificationSettings()
 
 
@@ -96,6 +108,8 @@ class ArenaService:
         self._lost: Exception | None = None  # a ladder's lease, taken over by another run
         self._ladders: dict[str, Ladder] = {}
         self.verifier: Verifier | None = None  # submitted versions' verification
+        # The upload limit in force: settings.uploads_per_day, or the store's once it is open.
+        self.uploads_per_day = settings.uploads_per_day or DEFAULT_UPLOADS_PER_DAY
 
     # ------------------------------------------------------------ lifecycle
 
@@ -109,6 +123,7 @@ class ArenaService:
         self.store = await AsyncStore.open(s.db)
         leases = contextlib.AsyncExitStack()  # one run per ladder: see arena/ladder/lease.py
         try:
+            self.uploads_per_day = await self.store.run(Store.uploads_per_day, s.uploads_per_day)
             await leases.enter_async_context(
                 lease.held(self.store, [ladder.name for ladder in s.ladders], self._lease_lost)
             )
@@ -139,7 +154,11 @@ class ArenaService:
             self.web = await self._start_web()
             self.ready.set()
             log.info(
-                "arena serving: %s, web on http://%s:%d/", self._where(), s.web_host, s.web_port
+                "arena serving: %s, web on http://%s:%d/; uploads: %d per bot per 24 h",
+                self._where(),
+                s.web_host,
+                s.web_port,
+                self.uploads_per_day,
             )
             loops = [asyncio.ensure_future(self._ladder_loop(ladder)) for ladder in ladders]
             for name in await self.store.run(Store.versions_verifying):  # left by a stop
