@@ -123,6 +123,12 @@ def test_arguments_reach_the_bot_as_written_whatever_exists_on_the_server(tmp_pa
         # The launcher runs it so, in the bot's folder.
         resolved = botcommand.resolve(str(directory))
         assert resolved == botcommand.BotCommand(tuple(argv), directory)
+    (directory / "bot").write_text("print('hi')\n")  # a script without a suffix
+    (directory / "arena-bot.toml").write_text('runtime = "python"\ncommand = ["./bot"]\n')
+    assert read_manifest(directory).launch_command(directory) == [
+        sys.executable,
+        str(directory / "bot"),
+    ]
 
 
 def test_a_program_name_too_long_or_an_argument_with_nul_is_refused(tmp_path):
