@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sqlite3
 import tarfile
 import time
@@ -23,6 +24,7 @@ import httpx
 
 from arena.store.snapshots import snapshot_root
 from arena.submissions.archive import pack_directory
+from tests.cli import run_arena
 from tests.service.serving import RANDOM, Server, arena, wait_until
 from tests.submissions import hostile
 
@@ -209,6 +211,18 @@ def test_uploads_past_the_daily_limit_are_429s_and_the_limit_holds_across_restar
         wait_s = int(refused.headers["Retry-After"])
         assert 24 * 3600 - 60 <= wait_s <= 24 * 3600 and time.time() - before < 60
         assert kept(db, "mine") == ([1, 2], ["1", "2"])  # nothing of the refused one
+        # `arena submit` of a 12 MB bot (urllib sends it whole, then reads the answer) gets the
+        # 429's message, not a connection reset mid-body.
+        big = tmp_path / "big"
+        archive_of(big, ["bot.py"], files={"data.txt": os.urandom(6 << 20).hex()})
+        key_file = tmp_path / "mine.key"
+        key_file.write_text(key + "\n")
+        submit = run_arena(
+            "submit", "--server", server.web, "--key-file", str(key_file), "--bot", "mine", str(big)
+        )
+        assert submit.returncode == 1, submit.stdout + submit.stderr
+        assert "refused (429): bot 'mine' has had 2 uploads" in submit.stderr, submit.stderr
+        assert kept(db, "mine") == ([1, 2], ["1", "2"])
         assert upload(server, other, bodies[0], bot="other").status_code == 202  # its own count
     finally:
         assert server.stop() == 0, server.log_tail()
