@@ -162,6 +162,14 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
     show_default=True,
     help="Seconds matches in flight get to finish on SIGTERM.",
 )
+@click.option(
+    "--allow-remote",
+    is_flag=True,
+    help="Seat remote bots (registered with --remote, connecting by themselves). Off by "
+    "default: a remote bot runs on its owner's machine and can see every hand of a set over "
+    "its rotations, so results are fair only among trusted remote bots (docs/protocol.md). "
+    "Without it a remote bot's connection is refused, saying why.",
+)
 @click.option("--max-matches", type=click.IntRange(1), help="Stop after this many matches.")
 @click.option("--seed", type=int, help="Seed of the table choices (random if omitted).")
 @rating_mode_option(
@@ -181,6 +189,7 @@ def serve_cmd(
     admin_key_file,
     admin_key_value,
     grace,
+    allow_remote,
     max_matches,
     seed,
     rating_mode,
@@ -207,6 +216,7 @@ def serve_cmd(
         admin_key=admin_key,
         run=run,
         grace_s=grace,
+        allow_remote=allow_remote,
         max_matches=max_matches,
         seed=seed,
         rating_mode=rating_mode,
