@@ -169,6 +169,14 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
     help="Uploads (arena submit) each bot may have in 24 hours; kept in the database, so a "
     f"later start without this flag keeps it [default: {DEFAULT_UPLOADS_PER_DAY}].",
 )
+@click.option(
+    "--allow-remote",
+    is_flag=True,
+    help="Seat remote bots (registered with --remote, connecting by themselves). Off by "
+    "default: a remote bot runs on its owner's machine and can see every hand of a set over "
+    "its rotations, so results are fair only among trusted remote bots (docs/protocol.md). "
+    "Without it a remote bot's connection is refused, saying why.",
+)
 @click.option("--max-matches", type=click.IntRange(1), help="Stop after this many matches.")
 @click.option("--seed", type=int, help="Seed of the table choices (random if omitted).")
 @rating_mode_option(
@@ -189,6 +197,7 @@ def serve_cmd(
     admin_key_value,
     grace,
     uploads_per_day,
+    allow_remote,
     max_matches,
     seed,
     rating_mode,
@@ -216,6 +225,7 @@ def serve_cmd(
         run=run,
         grace_s=grace,
         uploads_per_day=uploads_per_day,
+        allow_remote=allow_remote,
         max_matches=max_matches,
         seed=seed,
         rating_mode=rating_mode,

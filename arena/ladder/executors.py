@@ -33,10 +33,18 @@ class RunSettings:
     run_dir: Path = Path("runs")
 
     def make_executor(
-        self, store: "AsyncStore", name: str = "", *, host: str = "127.0.0.1", port: int = 0
+        self,
+        store: "AsyncStore",
+        name: str = "",
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        refuse_remote: str | None = None,
     ) -> "MatchExecutor":
         """This run's executor, with bot logs and work directories under run_dir/name (run_dir
-        itself without a name); a local referee listens on host:port (port 0: any free one)."""
+        itself without a name); a local referee listens on host:port (port 0: any free one).
+        `refuse_remote`: why a bot's registered token is refused (remote bots are not seated:
+        arena/ladder/remote.py), None to accept it."""
         return make_executor(
             self.executor,
             store,
@@ -45,6 +53,7 @@ class RunSettings:
             ray_address=self.ray_address,
             host=host,
             port=port,
+            refuse_remote=refuse_remote,
         )
 
 
@@ -57,10 +66,12 @@ def make_executor(
     ray_address: str | None = None,
     host: str = "127.0.0.1",
     port: int = 0,
+    refuse_remote: str | None = None,
 ) -> "MatchExecutor":
     """The executor `kind` names ("local" or "ray"), with bot logs and work directories under
     `run_dir`. The local one's referee listens on host:port (port 0: any free one); the Ray one
-    connects to the cluster at `ray_address`, its referees on the nodes."""
+    connects to the cluster at `ray_address`, its referees on the nodes (where remote bots never
+    connect: no `refuse_remote` is needed there)."""
     if kind == "ray":
         from .ray_executor import RayExecutor  # Ray's import is heavy: only when asked for
 
@@ -69,4 +80,11 @@ def make_executor(
         raise ValueError(f"unknown executor {kind!r}; choose one of {', '.join(EXECUTORS)}")
     from .local import LocalExecutor
 
-    return LocalExecutor(store, run_dir, host=host, port=port, resource_limits=resource_limits)
+    return LocalExecutor(
+        store,
+        run_dir,
+        host=host,
+        port=port,
+        resource_limits=resource_limits,
+        refuse_remote=refuse_remote,
+    )

@@ -104,8 +104,10 @@ class LocalExecutor:
         host: str = "127.0.0.1",
         port: int = 0,
         resource_limits: ResourceLimits = ResourceLimits(),
+        refuse_remote: str | None = None,
     ):
         self.store = store
+        self.refuse_remote = refuse_remote  # why registered tokens are refused (None: not)
         self.run_dir = run_dir
         self.node = socket.gethostname()
         self.referee = RefereeHost(
@@ -133,6 +135,8 @@ class LocalExecutor:
             return name
         # A remote bot with its registered token.
         bot = await self.store.run(Store.bot_for_token, token)
+        if bot is not None and self.refuse_remote is not None:
+            raise Refused(grpc.StatusCode.PERMISSION_DENIED, self.refuse_remote)
         if bot is not None and bot.suspended:
             raise suspended(bot.name, bot.suspended_reason)
         return bot.name if bot is not None else None
@@ -246,13 +250,18 @@ class LocalExecutor:
             )
 
     async def play(
-        self, ladder: Ladder, match: StoredMatch, limits: Limits, match_id: str
+        self, ladder: Ladder, match: StoredMatch, limits: Limits
     ) -> tuple[MatchResult, str]:
         await self._ensure_running(match.seats)
         game = game_from_config(ladder.config)
         try:
             result = await self.referee.run_match(
-                game, match.seed, match.seats, limits, match_id=match_id
+                game,
+                match.seed,
+                match.seats,
+                limits,
+                match_id=match.match_key,
+                bot_seeds=match.bot_seeds or None,
             )
         except asyncio.CancelledError:
             raise

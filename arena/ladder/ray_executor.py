@@ -160,7 +160,13 @@ class NodeReferee:
             )
 
     async def play(
-        self, config: dict[str, Any], seed: int, seats: Sequence[str], limits: Limits, match_id: str
+        self,
+        config: dict[str, Any],
+        seed: int,
+        seats: Sequence[str],
+        limits: Limits,
+        match_id: str | None,
+        bot_seeds: Sequence[int] | None = None,
     ) -> MatchResult:
         from arena.games import game_from_config
 
@@ -168,7 +174,7 @@ class NodeReferee:
 
         await self._ensure_running(seats)
         result = await self.host.run_match(
-            game_from_config(config), seed, seats, limits, match_id=match_id
+            game_from_config(config), seed, seats, limits, match_id=match_id, bot_seeds=bot_seeds
         )
         # The excerpts travel to the driver inside the result: the logs stay on this node.
         return with_log_excerpts(result, self.host.bots)
@@ -436,7 +442,7 @@ class RayExecutor:
         return candidates[self._turn % len(candidates)]
 
     async def play(
-        self, ladder: Ladder, match: StoredMatch, limits: Limits, match_id: str
+        self, ladder: Ladder, match: StoredMatch, limits: Limits
     ) -> tuple[MatchResult, str]:
         if not self.workers:
             await self._refresh()
@@ -449,7 +455,13 @@ class RayExecutor:
         worker = self._pick()
         worker.busy += 1
         ref = worker.actor.play.remote(
-            ladder.config, match.seed, tuple(match.seats), limits, match_id
+            ladder.config,
+            match.seed,
+            tuple(match.seats),
+            limits,
+            match.match_key,
+            # The seeds, not the store's key, travel to the node: it never holds the key.
+            match.bot_seeds or None,
         )
         try:
             result = await ref

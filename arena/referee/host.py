@@ -8,10 +8,10 @@ import asyncio
 import gc
 import hmac
 import os
-import uuid
 from pathlib import Path
 from typing import Sequence
 
+from arena import seeds
 from arena.games.base import Game
 from arena.results import MatchResult
 from arena.tokens import hash_token, new_token
@@ -82,6 +82,9 @@ class RefereeHost:
         self.server = RefereeServer(authenticate or self.tokens.authenticate, host, port, tls)
         self.resource_limits = resource_limits
         self.bots: dict[str, BotProcess] = {}
+        # The key of the bot seeds of matches run without seeds given (`arena match`, a
+        # verification match): drawn per host, never kept.
+        self._seed_key = seeds.new_key()
 
     async def __aenter__(self) -> "RefereeHost":
         await self.server.start()
@@ -139,14 +142,23 @@ class RefereeHost:
         limits: Limits = Limits(),
         match_id: str | None = None,
         observer: MatchObserver | None = None,
+        bot_seeds: Sequence[int] | None = None,
     ) -> MatchResult:
+        """Play one match among launched or connected bots. `bot_seeds` (by seat) are the
+        seeds the bots get, made by the caller's key (a ladder's store); without them this
+        host's own key makes them (arena.seeds). `match_id` is what the bots are told: opaque
+        (arena.seeds.new_match_id, the default)."""
         if len(set(seat_names)) != len(seat_names):
             raise ValueError(
                 "a bot can hold only one seat of a match; launch it twice under "
                 "two names to make it play itself"
             )
-        match_id = match_id or uuid.uuid4().hex[:12]
-        ctx = MatchContext(match_id, game, seed, tuple(seat_names), limits)
+        if bot_seeds is None:
+            bot_seeds = seeds.bot_seeds(self._seed_key, seed, len(seat_names))
+        elif len(bot_seeds) != len(seat_names):
+            raise ValueError(f"{len(seat_names)} seats need as many bot seeds, got {bot_seeds}")
+        match_id = match_id or seeds.new_match_id()
+        ctx = MatchContext(match_id, game, seed, tuple(seat_names), limits, tuple(bot_seeds))
         if observer is None:
             observer = self.server.live.observer(match_id, game.name, ctx)
         return await play_match(ctx, [self.seat_for(n) for n in seat_names], observer)

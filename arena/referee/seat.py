@@ -56,7 +56,7 @@ class RemoteSeat:
         await self._deliver(
             self.conn,
             wire.match_start(
-                ctx.match_id, ctx.game, seat, ctx.seat_names, ctx.limits, bot_seed(ctx.seed, seat)
+                ctx.match_id, ctx.game, seat, ctx.seat_names, ctx.limits, ctx.bot_seeds[seat]
             ),
         )
         return None
@@ -192,9 +192,3 @@ class RemoteSeat:
             )
         finally:
             conn.detach(ctx.match_id)
-
-
-def bot_seed(match_seed: int, seat: int) -> int:
-    """The seed a seat's bot gets for its own randomness: fixed by the match seed and the seat,
-    so a replayed match gives a seeded bot the same seed again."""
-    return (match_seed * 1_000_003 + seat * 7919 + 12345) % (1 << 63)

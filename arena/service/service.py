@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.ladder import lease
+from arena.ladder import lease, remote
 from arena.ladder.executors import RunSettings
 from arena.ladder.ratings import DEFAULT_RATING_MODE
 from arena.ladder.rules import STANDARD_RULES
@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from arena.submissions.archive import Limits as UploadLimits
 
 log = logging.getLogger(__name__)
+
+ALLOW_REMOTE = "--allow-remote"  # the option of `arena serve` that seats remote bots
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,9 @@ class ServiceSettings:
     # arena.store.DEFAULT_UPLOADS_PER_DAY. A value given is stored for later starts.
     uploads_per_day: int | None = None
     verification: VerificationSettings = VerificationSettings()
+    # Seat remote bots (they run on their owners' machines, where lanes cannot be enforced:
+    # arena/ladder/remote.py). Off by default: a public server seats only bots it launches.
+    allow_remote: bool = False
 
 
 class ArenaService:
@@ -95,6 +100,7 @@ class ArenaService:
                 fault_policy=settings.fault_policy,
                 max_matches=settings.max_matches,
                 seed=settings.seed,
+                allow_remote=settings.allow_remote,
             )
         )
         self.store: AsyncStore | None = None
@@ -128,8 +134,12 @@ class ArenaService:
                 lease.held(self.store, [ladder.name for ladder in s.ladders], self._lease_lost)
             )
             self.executor = s.run.make_executor(
-                self.store, host=s.referee_host, port=s.referee_port
+                self.store,
+                host=s.referee_host,
+                port=s.referee_port,
+                refuse_remote=None if s.allow_remote else remote.refused_at_hello(ALLOW_REMOTE),
             )
+            await self._say_remote()
             ladders = [
                 await self.store.run(
                     Store.ensure_open_ladder,
@@ -333,12 +343,10 @@ class ArenaService:
             )
             return
         running = await self._db.run(Store.start_match, ladder.name, match.index)
-        match_id = f"{ladder.name}.{match.index}.{running.attempts}"
-        self._running[(ladder.name, match.index)] = match_id
+        assert running.match_key is not None  # start_match gives every attempt its id
+        self._running[(ladder.name, match.index)] = running.match_key
         try:
-            result, node = await self._executor.play(
-                ladder, running, self.settings.run.limits, match_id
-            )
+            result, node = await self._executor.play(ladder, running, self.settings.run.limits)
         except InfrastructureError as err:
             self._running.pop((ladder.name, match.index), None)
             await self._db.run(
@@ -352,6 +360,26 @@ class ArenaService:
         for bot, reason in self.scheduler.match_played(result.seat_names, result.faulted_seats):
             await self._db.run(Store.suspend_bot, bot, reason)
             log.warning("suspended %s: %s", bot, reason)
+
+    async def _say_remote(self) -> None:
+        """Whether this server seats remote bots, said once at start (its log: stderr)."""
+        names = remote.remote_names(await self._db.run(Store.list_bots))
+        if self.settings.allow_remote:
+            log.warning(
+                "%s",
+                remote.warning(
+                    "arena serve (--allow-remote)",
+                    names or ["none registered yet"],
+                    f"restart without {ALLOW_REMOTE}",
+                ),
+            )
+        elif names:
+            log.warning(
+                "remote bots are not seated (%s): they cannot connect; pass %s to seat them (%s)",
+                ", ".join(names),
+                ALLOW_REMOTE,
+                remote.UNFAIR,
+            )
 
     async def _barred(self, seats) -> str | None:
         """Why one of these bots may not play now (suspended or removed), or None."""

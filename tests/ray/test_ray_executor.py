@@ -27,6 +27,7 @@ from arena.referee.match import Limits  # noqa: E402
 from arena.store import AsyncStore, Store  # noqa: E402
 from arena.store.browse import Queries  # noqa: E402
 from tests.procs import descendants  # noqa: E402
+from tests.store.helpers import use_seed_key  # noqa: E402
 from tests.web.test_fault_logs import LAST_WORDS, crashing_bot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,6 +44,7 @@ def make_db(path: Path) -> Path:
     with Store(path) as store:
         for name in BOTS:
             store.add_bot(name, RANDOM, cwd=ROOT)
+    use_seed_key(path)  # the same in every database: the runs on each can be compared
     return path
 
 

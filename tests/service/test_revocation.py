@@ -258,7 +258,7 @@ def revokers(via: str, db: Path, server: Server):
 @pytest.mark.parametrize("via", ["cli", "admin"])
 def test_rotate_suspend_and_remove_cut_a_connected_bot_off_at_once(tmp_path, via):
     db, token = ladder_db(tmp_path)
-    server = Server(tmp_path, db, ["--move-ms", "5000"])
+    server = Server(tmp_path, db, ["--move-ms", "5000", "--allow-remote"])
     address = f"127.0.0.1:{server.port}"
     times = {}
     try:
@@ -488,7 +488,7 @@ def test_the_node_bot_stops_when_suspended(tmp_path):
     """Bots in other languages see the same statuses: the example Node bot stops at
     PERMISSION_DENIED instead of reconnecting."""
     db, token = ladder_db(tmp_path)
-    server = Server(tmp_path, db)
+    server = Server(tmp_path, db, ["--allow-remote"])
     try:
         wait_until(server.up, "the web server", server=server)
         bot = RemoteBot(

@@ -44,7 +44,7 @@ def db(tmp_path):
 
 def test_serve_runs_matches_shows_them_and_stops_gracefully(tmp_path, db):
     remote_token = arena("bot", "add", "owner", "--remote", "--db", str(db)).stdout.split()[-1]
-    server = Server(tmp_path, db)
+    server = Server(tmp_path, db, ["--allow-remote"])
     remote = None
     try:
         wait_until(server.up, "the web server", server=server)

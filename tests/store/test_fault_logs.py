@@ -89,7 +89,8 @@ def test_a_database_of_the_previous_schema_gets_the_table_and_keeps_its_matches(
     # (nor what later migrations made).
     con = sqlite3.connect(store.path)
     con.executescript(
-        "DROP TABLE fault_logs; DROP TABLE service_settings; DROP INDEX submissions_by_time;"
+        "DROP TABLE fault_logs; DROP TABLE secrets; DROP TABLE service_settings; "
+        "DROP INDEX submissions_by_time;"
     )
     before = [name for name, _ in _MIGRATION_STEPS].index("0005_fault_logs")
     for name, _ in _MIGRATION_STEPS[before:]:

@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 from arena.store import Store, UnknownLadder
 from arena.web.app import create_app
 from tests.service.test_serve import wait_until
-from tests.web.support import ServerThread, start_gated_ladder
+from tests.web.support import MatchIndexes, ServerThread, start_gated_ladder
 
 BOTS = ("h1", "h2", "h3")
 LADDER = "held"
@@ -35,6 +35,7 @@ class Ladder:
         self.log = tmp / "ladder.log"
         with open(self.log, "w") as log:  # the child keeps its own descriptor
             self.proc = start_gated_ladder(self.db, self.runs, LADDER, BOTS, 9, 1, log)
+        self.indexes = MatchIndexes(self.db, self.gates).start()
 
     def alive(self) -> None:
         if self.proc.poll() is not None:
@@ -68,6 +69,8 @@ class Ladder:
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
+        finally:
+            self.indexes.stop()
 
 
 @pytest.fixture(scope="module")
