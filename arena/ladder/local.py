@@ -173,10 +173,11 @@ class LocalExecutor:
         names = {bot_of(c.bot_name) for c in conns} | launched
         if not names:
             return
+        # Taken before the query: a lane launched while it runs is of a bot not asked about.
+        keys = {c.bot_name for c in conns} | referee.bots.keys() | names
         access = await asyncio.wait_for(
             self.store.run(Store.bot_access, sorted(names)), ACCESS_QUERY_TIMEOUT_S
         )
-        keys = {c.bot_name for c in conns} | referee.bots.keys() | names
         for key in keys:
             bot = access.get(bot_of(key))
             if bot is None or bot.suspended:  # its next seats fault at once, not after connect_ms
@@ -198,7 +199,7 @@ class LocalExecutor:
                 self._in_background(self.lanes.stop_bot(name))
         for conn in conns:
             refused = refusal(
-                conn.bot_name,
+                bot_of(conn.bot_name),  # the bot's name, not its lane's key
                 access.get(bot_of(conn.bot_name)),
                 conn.token_hash,
                 referee.tokens.issued(conn.token_hash, conn.bot_name),
