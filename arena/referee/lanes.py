@@ -185,10 +185,10 @@ class LanePool:
             # Out of the host's lanes under the lock: a seat taken meanwhile launches anew.
             procs = [self._detach(key) for key in idle]
             self._ended.update(idle)
-        await asyncio.gather(*(p.stop() for p in procs))
-        if idle:
             self.stats.idle_stops += len(idle)
-            log.info("ended idle or retired bot lanes: %s", ", ".join(sorted(idle)))
+        if idle:
+            log.info("ending idle or retired bot lanes: %s", ", ".join(sorted(idle)))
+        await asyncio.gather(*(p.stop() for p in procs))
         return idle
 
     def _detach(self, key: str) -> "BotProcess":

@@ -96,7 +96,7 @@ def test_a_retired_version_is_stopped_and_an_idle_bot_holds_no_process(tmp_path)
     con.close()
     assert {name for (name,) in latest} == {"r1", "r2", "r3"}
     assert processes_in(tmp_path / "runs") == []
-    assert "ended idle or retired bot lanes: r1@2" in server.log.read_text()
+    assert "ending idle or retired bot lanes: r1@2" in server.log.read_text()
 
 
 def test_serve_ends_idle_bots_and_launches_them_again_when_seated(tmp_path):
