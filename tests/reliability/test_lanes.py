@@ -94,6 +94,10 @@ def test_a_hand_recorder_names_no_hand_it_was_not_shown(tmp_path, k):
     assert done.returncode == 0, done.stderr[-3000:]
     logs = runs / "lanes" / "logs"  # the ladder's own run directory
     reported, guessed, hits = guesses_and_hits(db, "lanes", logs, "recorder")
+    print(
+        f"FIGURE lanes k={k}: the recorder reported {reported} matches, guessed {guessed} "
+        f"hands, {hits} exact hits"
+    )
     assert reported == k * k  # it sits at k of the k + 1 tables, k rotations each
     # It did guess: each lane remembers the hands of its earlier matches (other deals).
     assert guessed >= k * (k - 1)
@@ -125,7 +129,11 @@ def test_in_one_process_the_recorder_names_the_other_hands(tmp_path):
             await store.close()
 
     asyncio.run(main())
-    reported, _, hits = guesses_and_hits(db, "one", runs / "logs", "recorder")
+    reported, guessed, hits = guesses_and_hits(db, "one", runs / "logs", "recorder")
+    print(
+        f"FIGURE one process k=3: the recorder reported {reported} matches, guessed {guessed} "
+        f"hands, {hits} exact hits"
+    )
     assert reported == 9
     assert hits > 0
     assert [p.name for p in (runs / "logs").glob("recorder*.log")] == ["recorder.log"]
