@@ -85,7 +85,7 @@ class LanePool:
         self.stats = LaneStats()
         self._in_flight: dict[str, int] = {}  # lane key -> matches it plays now
         self._last_used: dict[str, float] = {}  # lane key -> when its last match ended
-        self._relaunches: dict[str, int] = {}  # bot -> crashed lanes launched again
+        self.relaunches: dict[str, int] = {}  # bot -> crashed lanes launched again
         self._ended: set[str] = set()  # lane keys ended by the pool (idle, retired)
         self._retired: set[str] = set()  # bots that may no longer be seated here
         self._watch: asyncio.Task | None = None
@@ -113,28 +113,37 @@ class LanePool:
         """Make sure each launched bot of `names` has its lane `lane` running (launched the
         first time, after an idle stop, or again after a crash within MAX_RELAUNCHES), and
         count the match as in flight on it until `release`."""
+        counted: list[str] = []
         async with self.lock:
-            for name in names:
-                if not self._launchable(name):
-                    continue
-                self._retired.discard(name)
-                key = lane_key(name, lane)
-                proc = self.host.bots.get(key)
-                if proc is None:
-                    needed_at = time.monotonic()
-                    await self._launch(name, lane)
-                    self.stats.launches += 1
-                    if key in self._ended:
-                        self._ended.discard(key)
-                        self._time_hello(key, needed_at)
-                elif proc.exit_info() is not None:
-                    count = self._relaunches.get(name, 0)
-                    if count < MAX_RELAUNCHES:  # else its seats fault as crashed
-                        self._relaunches[name] = count + 1
-                        await self.host.stop_lane(key)  # what the crashed bot left
-                        await self._launch(name, lane)
-                        self.stats.launches += 1
-                self._in_flight[key] = self._in_flight.get(key, 0) + 1
+            try:
+                for name in names:
+                    if not self._launchable(name):
+                        continue
+                    self._retired.discard(name)
+                    key = lane_key(name, lane)
+                    self._in_flight[key] = self._in_flight.get(key, 0) + 1
+                    counted.append(name)
+                    await self._ensure(name, lane, key)
+            except BaseException:  # no match will release what was counted
+                self.release(counted, lane)
+                raise
+
+    async def _ensure(self, name: str, lane: int, key: str) -> None:
+        proc = self.host.bots.get(key)
+        if proc is None:
+            needed_at = time.monotonic()
+            await self._launch(name, lane)
+            self.stats.launches += 1
+            if key in self._ended:
+                self._ended.discard(key)
+                self._time_hello(key, needed_at)
+        elif proc.exit_info() is not None:
+            count = self.relaunches.get(name, 0)
+            if count < MAX_RELAUNCHES:  # else its seats fault as crashed
+                self.relaunches[name] = count + 1
+                await self.host.stop_lane(key)  # what the crashed bot left
+                await self._launch(name, lane)
+                self.stats.launches += 1
 
     def release(self, names: Sequence[str], lane: int) -> None:
         """The match `acquire` counted is over: its lanes' idle time starts now."""

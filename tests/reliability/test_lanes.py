@@ -17,7 +17,7 @@ from arena.games import game_from_config
 from arena.ladder.executors import RunSettings
 from arena.ladder.local import LocalExecutor
 from arena.ladder.runner import LadderRunner
-from arena.referee import sandbox
+from arena.referee import lanes, sandbox
 from arena.referee.lanes import lane_key
 from arena.store import AsyncStore, Store
 from tests.cli import ladder_run_args, run_arena
@@ -205,3 +205,46 @@ def test_lanes_launch_when_needed_end_when_idle_and_relaunch_when_seated(tmp_pat
         f"{1000 * max(waits):.0f} ms (median {1000 * sorted(waits)[len(waits) // 2]:.0f} ms) "
         "after a seat needed it"
     )
+
+
+def test_crashed_lanes_are_launched_again_within_one_budget_per_bot(tmp_path, monkeypatch):
+    """A bot whose every lane crashes mid-match is launched again before its lane's next match,
+    at most MAX_RELAUNCHES times for all its lanes together (a crash is the bot's fault, from
+    whichever lane); after that its seats fault as crashed at once. The honest seats play on
+    without a fault."""
+    monkeypatch.setattr(lanes, "MAX_RELAUNCHES", 2)
+    db, runs = tmp_path / "arena.db", tmp_path / "runs"
+    names = ["crasher", "h1", "h2", "h3"]
+    with Store(db) as store:
+        store.add_bot("crasher", f"{sys.executable} {BOTS / 'fault_bot.py'} crash_mid")
+        for name in names[1:]:
+            store.add_bot(name, RANDOM)
+        store.create_ladder("crash", "balloon", 3, names, seed=7)
+
+    async def main() -> dict[str, int]:
+        store = await AsyncStore.open(db)
+        executor = LocalExecutor(store, runs)
+        try:
+            bots = [await store.run(Store.get_bot, n) for n in names]
+            await LadderRunner(store, executor, FAST, 1).run("crash", bots)
+            return dict(executor.lanes.relaunches)
+        finally:
+            await executor.close()
+            await store.close()
+
+    relaunches = asyncio.run(main())
+    assert relaunches == {"crasher": 2}
+    with Store(db) as store:
+        replays = [store.replay("crash", m.index) for m in store.matches("crash")]
+    crasher_matches = 0
+    for replay in replays:
+        assert replay is not None
+        seats = replay["seat_names"]
+        faulted = {seats[f["seat"]] for f in replay["faults"]}
+        assert faulted <= {"crasher"}, replay["faults"]  # the honest seats: no fault
+        if "crasher" in seats:
+            crasher_matches += 1
+            assert faulted == {"crasher"}
+            assert {f["kind"] for f in replay["faults"]} <= {"crash", "disconnect"}
+    assert crasher_matches == 9
+    assert processes_in(runs) == []
