@@ -64,10 +64,10 @@ def test_serve_plays_the_latest_version_and_the_admin_api_acts_on_it(tmp_path):
     assert suspended == {"r1": 0, "r1@2": 1, "r2": 0, "r3": 0}
 
 
-def test_a_retired_version_is_stopped_and_an_idle_bot_holds_no_process(tmp_path):
+def test_a_retired_version_is_stopped_while_serve_plays_on(tmp_path):
     """A version retired while `arena serve` runs (here by a rollback) has every lane stopped,
-    process and token, while the service plays on with the version that replaces it; and a
-    bot that plays nothing for the idle time (`--idle-stop`) holds no process until seated."""
+    process and token, while the service plays on with the version that replaces it (the idle
+    time is long: the stop is the retirement's)."""
     db = tmp_path / "arena.db"
     for name in ("r1", "r2", "r3"):
         arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
