@@ -49,6 +49,14 @@ ACCESS_CHECK_S = 0.25
 ACCESS_QUERY_TIMEOUT_S = 5.0
 
 
+def retired(name: str) -> Refused:
+    return Refused(
+        grpc.StatusCode.PERMISSION_DENIED,
+        f"bot {name} can no longer be seated by any ladder here (a retired version, or one a "
+        "newer version replaces: see arena bot show); it plays no matches",
+    )
+
+
 def suspended(name: str, reason: str | None) -> Refused:
     return Refused(
         grpc.StatusCode.PERMISSION_DENIED,
@@ -122,6 +130,8 @@ class LocalExecutor:
         bot = await self.store.run(Store.bot_for_token, token)
         if bot is not None and bot.suspended:
             raise suspended(bot.name, bot.suspended_reason)
+        if bot is not None and bot.name in self.lanes.retired:
+            raise retired(bot.name)
         return bot.name if bot is not None else None
 
     async def start(self, bots: Sequence[Bot]) -> None:
@@ -198,12 +208,15 @@ class LocalExecutor:
                 self._launched_with[name] = bot.token_hash
                 self._in_background(self.lanes.stop_bot(name))
         for conn in conns:
+            issued = referee.tokens.issued(conn.token_hash, conn.bot_name)
             refused = refusal(
                 bot_of(conn.bot_name),  # the bot's name, not its lane's key
                 access.get(bot_of(conn.bot_name)),
                 conn.token_hash,
-                referee.tokens.issued(conn.token_hash, conn.bot_name),
+                issued,
             )
+            if refused is None and bot_of(conn.bot_name) in self.lanes.retired and not issued:
+                refused = retired(bot_of(conn.bot_name))  # its registered token, used remotely
             if refused is not None and not conn.closed.is_set():
                 log.warning("cut off bot %s (%s): %s", conn.bot_name, conn.peer, refused.detail)
                 conn.close(refused.detail, DISCONNECT, refused.code)

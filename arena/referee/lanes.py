@@ -87,7 +87,7 @@ class LanePool:
         self._last_used: dict[str, float] = {}  # lane key -> when its last match ended
         self.relaunches: dict[str, int] = {}  # bot -> crashed lanes launched again
         self._ended: set[str] = set()  # lane keys ended by the pool (idle, retired)
-        self._retired: set[str] = set()  # bots that may no longer be seated here
+        self.retired: set[str] = set()  # bots that may no longer be seated here
         self._watch: asyncio.Task | None = None
         self._background: set[asyncio.Task] = set()
 
@@ -119,7 +119,7 @@ class LanePool:
                 for name in names:
                     if not self._launchable(name):
                         continue
-                    self._retired.discard(name)
+                    self.retired.discard(name)
                     key = lane_key(name, lane)
                     self._in_flight[key] = self._in_flight.get(key, 0) + 1
                     counted.append(name)
@@ -165,7 +165,7 @@ class LanePool:
     def retire(self, names: Iterable[str]) -> None:
         """These bots may no longer be seated here (a retired version): their lanes end as soon
         as they play no match, and their tokens with them. Seating one again undoes it."""
-        self._retired.update(names)
+        self.retired.update(names)
 
     async def stop_bot(self, name: str) -> None:
         """End every lane of the bot now, and every token issued to it."""
@@ -184,7 +184,7 @@ class LanePool:
                 for key in self.host.bots
                 if key not in self._in_flight
                 and (
-                    bot_of(key) in self._retired
+                    bot_of(key) in self.retired
                     or (
                         self.idle_stop_s > 0
                         and now - self._last_used.setdefault(key, now) >= self.idle_stop_s

@@ -348,18 +348,22 @@ class ArenaService:
 
     async def _stop_unseatable(self, registered: list[Bot]) -> None:
         """Stop the processes and tokens of launched versions no ladder here can seat any
-        more (retired by a newer version or a rollback, an older active version): a version
-        plays where its ladder's members name it (NAME: the newest active, NAME@N: that one,
-        retired or not; store.playing_versions). A version being verified is the verifier's.
-        Its lanes end once their matches in flight are over; seated again, it is launched
-        again. (Processes merely unused end after the idle time: RunSettings.idle_stop_s.)"""
+        more (retired by a newer version or a rollback, an older active version), and refuse
+        their registered tokens (LocalExecutor._authenticate); remote bots are not launched
+        here and are left as they are. A version plays where its ladder's members name it
+        (NAME: the newest active, NAME@N: that one, retired or not; store.playing_versions).
+        A version being verified is the verifier's. Its lanes end once their matches in
+        flight are over; seated again, it is launched again. (Processes merely unused end
+        after the idle time: RunSettings.idle_stop_s.)"""
         seatable = {
             b.name
             for spec in self.settings.ladders
             for b in playing_versions(registered, spec.members)
         }
         unseatable = [
-            b.name for b in registered if b.status != VERIFYING and b.name not in seatable
+            b.name
+            for b in registered
+            if not b.remote and b.status != VERIFYING and b.name not in seatable
         ]
         if unseatable:
             await self._executor.retire(unseatable)

@@ -24,43 +24,14 @@ from arena.ladder.local import refusal
 from arena.referee.lanes import lane_key
 from arena.store import BotAccess
 from arena.tokens import hash_token
-from arena_sdk.proto import arena_pb2 as pb
 from tests.procs import bot_processes, processes_in
 
+from .probe import hello
 from .test_serve import ADMIN, RANDOM, ROOT, Server, arena, wait_until
 
 SLOW_BOT = ROOT / "tests" / "bots" / "slow_sdk_bot.py"
 # The goal: the stream ends within a second of the command's exit (or of the admin API's answer).
 CUT_OFF_S = 1.0
-
-
-def hello(address: str, token: str) -> tuple[grpc.StatusCode, str]:
-    """Say Hello on a new Play stream with `token`: (OK, the bot's name) when welcomed, else the
-    status and message the referee refused it with."""
-    with grpc.insecure_channel(address) as channel:
-        play = channel.stream_stream(
-            "/arena.v1.Referee/Play",
-            request_serializer=pb.BotMessage.SerializeToString,
-            response_deserializer=pb.RefereeMessage.FromString,
-        )
-        replies = play(
-            iter(
-                [
-                    pb.BotMessage(
-                        hello=pb.Hello(
-                            token=token, name="probe", protocol_version=1, max_concurrent=1
-                        )
-                    )
-                ]
-            ),
-            timeout=10,
-        )
-        try:
-            first = next(replies)
-        except grpc.RpcError as err:
-            return err.code(), err.details()
-        replies.cancel()
-        return grpc.StatusCode.OK, first.welcome.bot_name
 
 
 class RemoteBot:

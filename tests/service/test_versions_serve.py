@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import sqlite3
 
+import grpc
 import httpx
 
 from tests.ladder.test_run_ladder import arena
 from tests.procs import bot_processes, processes_in
+from tests.service.probe import hello
 from tests.service.test_serve import ADMIN, RANDOM, Server, wait_until
 
 
@@ -71,7 +73,8 @@ def test_a_retired_version_is_stopped_while_serve_plays_on(tmp_path):
     db = tmp_path / "arena.db"
     for name in ("r1", "r2", "r3"):
         arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
-    arena("bot", "update", "r1", "--command", RANDOM, "--note", "v2", "--db", str(db))
+    update = arena("bot", "update", "r1", "--command", RANDOM, "--note", "v2", "--db", str(db))
+    token = update.stdout.split("keep it secret): ")[1].split()[0]  # r1@2's registered token
     bots = tmp_path / "runs" / "bots"
     server = Server(tmp_path, db, ["--idle-stop", "600"])
     try:
@@ -85,6 +88,10 @@ def test_a_retired_version_is_stopped_while_serve_plays_on(tmp_path):
         wait_until(lambda: completed(db) >= played + 3, "matches after the rollback", server=server)
         assert not bot_processes(bots, "r1@2")
         assert bot_processes(bots, "r1")  # version 1 plays on in its place
+        # Its registered token no longer plays either.
+        code, detail = hello(f"127.0.0.1:{server.port}", token)
+        assert code == grpc.StatusCode.PERMISSION_DENIED, (code, detail)
+        assert "r1@2 can no longer be seated" in detail, detail
     finally:
         assert server.stop() == 0
     con = sqlite3.connect(db)
