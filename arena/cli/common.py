@@ -155,13 +155,15 @@ def run_options(
     check_sandbox: bool = False,
 ) -> Callable[[Any], Any]:
     """The options of how a command's matches are played: the limits (@limit_options),
-    --concurrency, --executor and --ray-address, --run-dir and --no-sandbox, given to the
-    command as `run`, one RunSettings. With check_sandbox, a local run refuses at once when the
-    sandbox cannot run here (launch_limits)."""
+    --concurrency, --executor and --ray-address, --run-dir, --idle-stop and --no-sandbox, given
+    to the command as `run`, one RunSettings. With check_sandbox, a local run refuses at once
+    when the sandbox cannot run here (launch_limits)."""
 
     def decorate(f):
         @functools.wraps(f)
-        def command(*args, concurrency, limits, executor, ray_address, run_dir, no_sandbox, **kw):
+        def command(
+            *args, concurrency, limits, executor, ray_address, run_dir, idle_stop, no_sandbox, **kw
+        ):
             from arena.ladder.executors import RunSettings
 
             run = RunSettings(
@@ -173,6 +175,7 @@ def run_options(
                 executor=executor,
                 ray_address=ray_address,
                 run_dir=run_dir,
+                idle_stop_s=idle_stop,
             )
             return f(*args, run=run, **kw)
 
@@ -181,6 +184,7 @@ def run_options(
             concurrency_option(concurrency_help),
             executor_options,
             run_dir_option(run_dir_default),
+            idle_stop_option,
             sandbox_option,
         )
         for option in reversed(options):  # --help lists them in this order
@@ -188,6 +192,20 @@ def run_options(
         return command
 
     return decorate
+
+
+def idle_stop_option(f):
+    from arena.referee.lanes import IDLE_STOP_S
+
+    return click.option(
+        "--idle-stop",
+        type=click.FloatRange(0),
+        default=IDLE_STOP_S,
+        show_default=True,
+        metavar="SECONDS",
+        help="End a launched bot's process (each of its lanes) once it has played nothing for "
+        "this long; it is launched again when a match seats it. 0: never.",
+    )(f)
 
 
 def concurrency_option(help: str = "Matches played at once.") -> Callable[[Any], Any]:

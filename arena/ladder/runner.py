@@ -50,6 +50,10 @@ class MatchExecutor(Protocol):
         `match_key` and given its `bot_seeds`. Returns its result and the node that ran it.
         Raises InfrastructureError for a failure that is not a bot's."""
 
+    async def retire(self, names: Sequence[str]) -> None:
+        """These bots may no longer be seated: end their processes and tokens once they play
+        no match (seated again, they are launched again)."""
+
     async def close(self) -> None:
         """End everything started (bot processes, referees, workers)."""
 

@@ -26,6 +26,7 @@ from arena.tokens import hash_token
 
 from . import wire
 from .connection import BotConnection, BotDirectory
+from .lanes import bot_of
 from .match import MatchObserver
 
 log = logging.getLogger(__name__)
@@ -231,7 +232,8 @@ class RefereeServicer:
             batches=hello.batches,
             token_hash=hash_token(hello.token),
         )
-        await context.write(wire.welcome(name, hello.protocol_version, max_concurrent))
+        # The bot's public name: a launched bot's lane (its key, lanes.py) is not the bot's to know.
+        await context.write(wire.welcome(bot_of(name), hello.protocol_version, max_concurrent))
         # When the referee closes the connection (a flood, a stalled stream), end the RPC by
         # cancelling this handler, which is blocked reading; not when the handler is the one
         # closing it, itself or through a match it runs on from on_message (deliver_now): it

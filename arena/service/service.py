@@ -36,7 +36,9 @@ from arena.store import (
     Store,
     StoredMatch,
     parse_bot_spec,
+    playing_versions,
 )
+from arena.store.registry import VERIFYING
 
 from .scheduler import Scheduler, SchedulerSettings, Step
 from .tables import FaultPolicy
@@ -288,7 +290,9 @@ class ArenaService:
         name = ladder.name
         directory = self._directory()
         connected = None if directory is None else lambda bot: directory.get(bot) is not None
-        bots = self.scheduler.available(name, await self._db.run(Store.list_bots), connected)
+        registered = await self._db.run(Store.list_bots)
+        await self._stop_unseatable(registered)
+        bots = self.scheduler.available(name, registered, connected)
         if len(bots) < ladder.table_size:
             return None
         await self._executor.start(bots)  # launches command bots not running yet
@@ -380,6 +384,28 @@ class ArenaService:
                 ALLOW_REMOTE,
                 remote.UNFAIR,
             )
+
+    async def _stop_unseatable(self, registered: list[Bot]) -> None:
+        """Stop the processes and tokens of launched versions no ladder here can seat any
+        more (retired by a newer version or a rollback, an older active version), and refuse
+        their registered tokens (LocalExecutor._authenticate); remote bots are not launched
+        here and are left as they are. A version plays where its ladder's members name it
+        (NAME: the newest active, NAME@N: that one, retired or not; store.playing_versions).
+        A version being verified is the verifier's. Its lanes end once their matches in
+        flight are over; seated again, it is launched again. (Processes merely unused end
+        after the idle time: RunSettings.idle_stop_s.)"""
+        seatable = {
+            b.name
+            for spec in self.settings.ladders
+            for b in playing_versions(registered, spec.members)
+        }
+        unseatable = [
+            b.name
+            for b in registered
+            if not b.remote and b.status != VERIFYING and b.name not in seatable
+        ]
+        if unseatable:
+            await self._executor.retire(unseatable)
 
     async def _barred(self, seats) -> str | None:
         """Why one of these bots may not play now (suspended or removed), or None."""

@@ -183,7 +183,6 @@ class Verifier:
 
     async def _stop(self, name: str) -> None:
         """A failed version's process ends with its verification (a passed one plays on)."""
-        referee = getattr(self.executor, "referee", None)
-        if referee is not None and name in referee.bots:
-            referee.tokens.revoke(name)
-            await referee.bots.pop(name).stop()
+        lanes = getattr(self.executor, "lanes", None)  # on Ray the bot ran on a node
+        if lanes is not None:
+            await lanes.stop_bot(name)

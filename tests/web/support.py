@@ -16,6 +16,7 @@ from typing import IO, Any
 
 import uvicorn
 
+from arena.referee.lanes import lane_key
 from arena.results import MoveRecord
 from arena.store import Store
 from arena.web.sample import build_demo, random_result
@@ -183,16 +184,27 @@ class FakeLive:
         return {**self._doc, "moves": moves}
 
 
+def gate_dirs(runs: Path, ladder: str, bots: Sequence[str]) -> list[Path]:
+    """The work directories of every lane of the gated bots of start_gated_ladder (tables of
+    3: lanes 0-2, arena.referee.lanes), where each looks for its gates: a match's bot is the
+    lane of its rotation."""
+    return [runs / ladder / "bots" / lane_key(b, r) for b in bots for r in range(3)]
+
+
 def start_gated_ladder(
     db: Path, runs: Path, ladder: str, bots: Sequence[str], seed: int, workers: int, log: IO
 ) -> subprocess.Popen:
     """`arena ladder run LADDER` on `db` in its own session, its output to `log`: Balloon for 3
     among `bots`, added as launched tests/bots/gated_bot.py (each holds its matches until the
-    test opens its gate, in its work directory RUNS/LADDER/bots/NAME), two rounds, `workers`
+    test opens its gate, in its lanes' work directories: gate_dirs), two rounds, `workers`
     matches at once."""
     with Store(db) as store:
         for b in bots:
             store.add_bot(b, f"python {GATED}", cwd=ROOT)
+    # Made now (private, as the launcher makes them), so that a gate opened for every lane
+    # reaches a lane launched later too.
+    for gate in gate_dirs(runs, ladder, bots):
+        gate.mkdir(mode=0o700, parents=True, exist_ok=True)
     return start_arena(
         *ladder_run_args(
             ladder,

@@ -45,7 +45,7 @@ from arena.store import Store, UnknownLadder
 from arena.web.disclosure import WITHHELD_DETAIL
 from arena.web.frames import build_frames
 from tests.service.test_serve import ADMIN, ROOT, Server, free_port, wait_until
-from tests.web.support import GATED, MatchIndexes, start_gated_ladder
+from tests.web.support import GATED, MatchIndexes, gate_dirs, start_gated_ladder
 
 BOTS = ("g1", "g2", "g3")
 LADDER = "bal"
@@ -318,7 +318,7 @@ def serve_run(tmp_path_factory) -> Run:
 def ladder_run(tmp_path_factory) -> Run:
     tmp = tmp_path_factory.mktemp("ladder")
     db, runs = tmp / "arena.db", tmp / "runs"
-    gates = [runs / LADDER / "bots" / b for b in BOTS]  # each launched bot's own work dir
+    gates = gate_dirs(runs, LADDER, BOTS)  # each launched bot lane's own work dir
     port = free_port()
     web = f"http://127.0.0.1:{port}"
     logs = open(tmp / "processes.log", "w")

@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 from arena.store import Store, UnknownLadder
 from arena.web.app import create_app
 from tests.service.test_serve import wait_until
-from tests.web.support import MatchIndexes, ServerThread, start_gated_ladder
+from tests.web.support import MatchIndexes, ServerThread, gate_dirs, start_gated_ladder
 
 BOTS = ("h1", "h2", "h3")
 LADDER = "held"
@@ -31,7 +31,7 @@ LADDER = "held"
 class Ladder:
     def __init__(self, tmp: Path):
         self.db, self.runs = tmp / "arena.db", tmp / "runs"
-        self.gates = [self.runs / LADDER / "bots" / b for b in BOTS]
+        self.gates = gate_dirs(self.runs, LADDER, BOTS)
         self.log = tmp / "ladder.log"
         with open(self.log, "w") as log:  # the child keeps its own descriptor
             self.proc = start_gated_ladder(self.db, self.runs, LADDER, BOTS, 9, 1, log)
