@@ -25,6 +25,7 @@ from itertools import combinations
 from pathlib import Path
 
 from arena import replay
+from arena.referee import lanes
 from tests.bots.seed_inverter_bot import PREFIX, invert_old_bot_seed, old_bot_seed, redealt_hand
 from tests.cli import ROOT, ladder_run_args, run_arena, run_match, start_arena
 from tests.procs import processes_in
@@ -36,9 +37,11 @@ OPAQUE_ID = re.compile(r"[0-9a-f]{16}")
 
 
 def seen(run_dir: Path, bot: str) -> list[dict]:
-    """What the inverter named `bot` logged, one entry per match, from its log(s) under run_dir."""
+    """What the inverter named `bot` logged, one entry per match, from its log(s) under run_dir:
+    one per lane (logs/NAME.log, logs/NAME+laneR.log: arena.referee.lanes)."""
     lines = []
-    for log in run_dir.rglob(f"logs/{bot}.log"):
+    logs = (p for p in run_dir.rglob("logs/*.log") if lanes.bot_of(p.stem) == bot)
+    for log in logs:
         for line in log.read_text(errors="replace").splitlines():
             if line.startswith(PREFIX):
                 lines.append(json.loads(line[len(PREFIX) :]))
