@@ -241,7 +241,9 @@ def test_hundreds_of_connections_are_bounded_and_others_are_served(tmp_path, mon
 
 def test_memory_past_the_limit_kills_the_bot_as_a_crash(tmp_path):
     async def main():
-        async with RefereeHost(tmp_path, resource_limits=ResourceLimits(memory_mb=1024)) as host:
+        async with RefereeHost(
+            tmp_path, resource_limits=ResourceLimits(address_space_mb=1024)
+        ) as host:
             proc = await host.launch("hog", hostile("memory"))
             pair = await beside_a_good_match(host, ["hog"])
             await exited(proc)

@@ -1,0 +1,225 @@
+"""Control groups of launched bots (arena/referee/cgroups.py): the layout found on a host, the
+files a bot's group is given, its memory kills, killing and removing it, and the sweep of a dead
+platform's groups. cgroup v2 against a fake tree in tmp_path (plain files stand for the kernel's
+interface files: this machine's v2 hierarchy has no controllers); cgroup v1 against the real
+hierarchies when this process may write them (root)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.referee import cgroups
+from arena.referee.cgroups import BotGroup, GroupLimits, Layout
+
+LIMITS = GroupLimits(memory_mb=300, processes=20, cpus=0.5)
+
+
+def fake_v2(root: Path, offered: str = "cpuset cpu io memory pids") -> Path:
+    """A v2 root whose platform group (/svc) is offered `offered`."""
+    (root / "svc").mkdir(parents=True)
+    (root / "cgroup.controllers").write_text(offered + "\n")
+    (root / "svc" / "cgroup.controllers").write_text(offered + "\n")
+    (root / "svc" / "cgroup.subtree_control").write_text("")
+    return root
+
+
+def test_own_groups_reads_v1_and_v2_lines():
+    text = "9:name=systemd:/\n4:memory:/process_api/x\n2:cpu,cpuacct:/\n0::/svc\n"
+    assert cgroups.own_groups(text) == {
+        "name=systemd": "/",
+        "memory": "/process_api/x",
+        "cpu": "/",
+        "cpuacct": "/",
+        "": "/svc",
+    }
+
+
+def test_v2_layout_is_under_the_platforms_group_with_controllers_delegated(tmp_path):
+    root = fake_v2(tmp_path)
+    found = cgroups.detect(root, "0::/svc\n")
+    assert found == Layout(2, (root / "svc" / "arena",))
+    assert (root / "svc" / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
+    assert (root / "svc" / "arena" / "cgroup.subtree_control").read_text() == ("+memory +pids +cpu")
+
+
+def test_v2_without_the_controllers_says_which_are_missing(tmp_path):
+    root = fake_v2(tmp_path, offered="cpuset io")
+    found = cgroups.detect(root, "0::/svc\n")
+    assert isinstance(found, str)
+    assert "memory, pids, cpu" in found and "cgroup.controllers" in found
+
+
+def test_no_hierarchy_at_all_says_so(tmp_path):
+    found = cgroups.detect(tmp_path, "0::/\n")
+    assert isinstance(found, str) and "memory, pids, cpu" in found
+
+
+def test_v2_group_gets_its_limits_and_no_swap(tmp_path):
+    root = fake_v2(tmp_path)
+    where = cgroups.detect(root, "0::/svc\n")
+    assert isinstance(where, Layout)
+    (where.bases[0] / "77").mkdir()
+    group = BotGroup.create(where, 77, "bot-1", LIMITS)
+    d = root / "svc" / "arena" / "77" / "bot-1"
+    assert group.dirs == (d,)
+    assert (d / "memory.max").read_text() == str(300 * 1024 * 1024)
+    assert (d / "memory.swap.max").read_text() == "0"
+    assert (d / "pids.max").read_text() == "20"
+    assert (d / "cpu.max").read_text() == "50000 100000"
+    assert (d / "cpu.weight").read_text() == "100"
+    assert group.procs_files == (d / "cgroup.procs",)
+
+
+def test_v2_memory_kills_are_read_from_memory_events(tmp_path):
+    d = tmp_path / "g"
+    d.mkdir()
+    group = BotGroup(2, (d,))
+    assert group.oom_kills() == 0  # no file yet
+    (d / "memory.events").write_text("low 0\nhigh 0\nmax 12\noom 2\noom_kill 1\n")
+    assert group.oom_kills() == 1
+
+
+def test_v2_kill_writes_cgroup_kill_then_kills_what_is_listed(tmp_path):
+    d = tmp_path / "g"
+    d.mkdir()
+    (d / "cgroup.kill").write_text("")
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (d / "cgroup.procs").write_text(f"{sleeper.pid}\n")
+
+        def reaped_then_listed_empty():
+            # A fake tree has no kernel to drop the dead pid: the test does, once it is dead.
+            if sleeper.poll() is not None:
+                (d / "cgroup.procs").write_text("")
+
+        group = BotGroup(2, (d,))
+        # kill() loops until cgroup.procs is empty: stand in for the kernel from a thread.
+        import threading
+
+        stop = threading.Event()
+
+        def kernel():
+            while not stop.is_set():
+                reaped_then_listed_empty()
+                time.sleep(0.005)
+
+        t = threading.Thread(target=kernel)
+        t.start()
+        try:
+            assert group.kill(deadline_s=10)
+        finally:
+            stop.set()
+            t.join()
+        assert (d / "cgroup.kill").read_text() == "1"
+        assert sleeper.returncode == -9
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_keys_are_safe_directory_names_and_unique():
+    a, b = cgroups.key_for("bot a/../x@2"), cgroups.key_for("bot a/../x@2")
+    assert a != b and "/" not in a and a.startswith("bot_a_.._x@2-")
+
+
+# -- cgroup v1, the real hierarchies (this project's machines, as root) ------------------------
+
+V1 = cgroups.detect()
+needs_v1 = pytest.mark.skipif(
+    not (isinstance(V1, Layout) and V1.version == 1), reason=f"no writable cgroup v1: {V1}"
+)
+
+
+def child_in(group: BotGroup, code: str) -> subprocess.Popen:
+    """A Python child that joins the group before it runs `code` (as the guard's child does)."""
+    join = "".join(
+        f"open({str(p)!r}, 'w').write(str(__import__('os').getpid()));" for p in group.procs_files
+    )
+    return subprocess.Popen([sys.executable, "-c", join + code])
+
+
+@needs_v1
+def test_v1_group_caps_memory_and_tells_a_memory_kill(tmp_path):
+    assert isinstance(V1, Layout)
+    owner = os.getpid()
+    for d in V1.owner_dirs(owner):
+        d.mkdir(exist_ok=True)
+    group = BotGroup.create(V1, owner, cgroups.key_for("memtest"), GroupLimits(64, 20, 1.0))
+    try:
+        mem, pids, cpu = group.dirs
+        assert (mem / "memory.limit_in_bytes").read_text().strip() == str(64 * 1024 * 1024)
+        assert (pids / "pids.max").read_text().strip() == "20"
+        assert (cpu / "cpu.cfs_quota_us").read_text().strip() == "100000"
+        # 3 x 32 MB in a memfd: shared memory, no address space to speak of.
+        hog = child_in(
+            group,
+            "import os\nfd=os.memfd_create('x')\nfor i in range(3): os.write(fd, b'x'*(32<<20))",
+        )
+        assert hog.wait(timeout=30) == -9
+        assert group.oom_kills() >= 1
+    finally:
+        assert group.kill()
+        group.remove()
+    assert not any(d.exists() for d in group.dirs)
+
+
+@needs_v1
+def test_v1_kill_ends_every_process_of_the_group_forks_included():
+    assert isinstance(V1, Layout)
+    owner = os.getpid()
+    for d in V1.owner_dirs(owner):
+        d.mkdir(exist_ok=True)
+    group = BotGroup.create(V1, owner, cgroups.key_for("forker"), GroupLimits(256, 30, 1.0))
+    forker = child_in(
+        group,
+        "import os, time\nfor _ in range(5):\n  if os.fork() == 0: os.setsid(); break\n"
+        "time.sleep(600)",
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while len(group.pids()) < 6:
+            assert time.monotonic() < deadline, f"the group never held 6 processes: {group.pids()}"
+            time.sleep(0.01)
+        members = group.pids()
+        assert group.kill()
+        forker.wait(timeout=10)
+        assert group.pids() == []
+        for pid in members:
+            assert (
+                not os.path.exists(f"/proc/{pid}")
+                or "Z" in Path(f"/proc/{pid}/stat").read_text().split(")")[-1][:3]
+            )
+    finally:
+        group.kill()
+        group.remove()
+    assert not any(d.exists() for d in group.dirs)
+
+
+@needs_v1
+def test_the_sweep_ends_and_removes_the_groups_of_a_dead_platform():
+    assert isinstance(V1, Layout)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # a pid that was a platform's and is no more
+    for d in V1.owner_dirs(dead.pid):
+        d.mkdir(exist_ok=True)
+    group = BotGroup.create(V1, dead.pid, "left-behind", GroupLimits(64, 10, 1.0))
+    orphan = child_in(group, "import time; time.sleep(600)")
+    try:
+        deadline = time.monotonic() + 20
+        while not group.pids():
+            assert time.monotonic() < deadline, "the orphan never joined its group"
+            time.sleep(0.01)
+        assert cgroups.sweep(V1, os.getpid()) >= 1
+        assert orphan.wait(timeout=10) == -9
+        assert not any(d.exists() for d in V1.owner_dirs(dead.pid))
+    finally:
+        orphan.kill()
+        orphan.wait()
+        group.kill()
+        group.remove()
