@@ -38,7 +38,9 @@ from pathlib import Path
 ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpu")
 ARENA = "arena"  # the directory of all platforms' bot groups, under the platform's own group
-CPU_PERIOD_US = 100_000
+# The quota's period: short, so that a bot's spinning processes, throttled when they have used
+# its quota, cannot first take every core for long (measured: `scripts/bench.py noisy`).
+CPU_PERIOD_US = 10_000
 KILL_DEADLINE_S = 5.0
 
 

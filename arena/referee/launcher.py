@@ -32,6 +32,7 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,6 +137,7 @@ class BotProcess:
         self._mounted = False  # the work directory is a tmpfs of this launch
         self._oom_kills = 0  # counted when the group is removed
         self.group_setup_s = 0.0  # what making the group and the work directory took
+        self.group_release_s = 0.0  # and removing them
 
     async def start(self) -> None:
         """Launch the bot. Raises sandbox.SandboxUnavailable when it should run in a sandbox
@@ -147,13 +149,14 @@ class BotProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         processes = 0
         guard_options: list[str] = []
-        began = time.perf_counter()
         if lim.sandbox:
             sandbox.require()
             if os.geteuid() == 0:
                 self.uid = sandbox.pick_uid()
                 processes = lim.max_processes
-            await self._make_workdir()
+            began = time.perf_counter()
+            self._make_workdir()
+            self.group_setup_s = time.perf_counter() - began
             own = sandbox.bot_directory(self.command.argv, self.command.cwd)
             extra = [Path(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
             box = sandbox.Sandbox(
@@ -183,11 +186,12 @@ class BotProcess:
                 env["ARENA_PROTO"] = str(proto)
         where = group_layout()
         if where is not None:
+            began = time.perf_counter()
             key = cgroups.key_for(self.key)
             self.group = cgroups.BotGroup.create(where, os.getpid(), key, lim.group_limits())
+            self.group_setup_s += time.perf_counter() - began
             for d in self.group.dirs:
                 guard_options += ["--cgroup", str(d)]
-        self.group_setup_s = time.perf_counter() - began
         argv = [
             sys.executable,
             "-m",
@@ -214,7 +218,7 @@ class BotProcess:
             )
         self.pgid = self.proc.pid  # a new session: the guard's pid is the group id
 
-    async def _make_workdir(self) -> None:
+    def _make_workdir(self) -> None:
         """The sandbox's work directory, empty: as root a tmpfs of this launch (size, file count,
         owned by the bot's user; no file to walk), else a plain directory of the platform's
         user. As root where no tmpfs can be mounted, a previous launch's directory is moved
@@ -229,7 +233,7 @@ class BotProcess:
         if self.workdir.exists():
             aside = self.workdir.with_name(f".{self.workdir.name}.old-{os.urandom(4).hex()}")
             os.rename(self.workdir, aside)
-            asyncio.get_running_loop().run_in_executor(None, shutil.rmtree, aside, True)
+            threading.Thread(target=shutil.rmtree, args=(aside, True), daemon=True).start()
         self.workdir.mkdir(mode=0o700, parents=True)
         try:
             workdir.mount_tmpfs(self.workdir, lim.disk_mb, self.uid, lim.max_files)
@@ -245,6 +249,7 @@ class BotProcess:
         """After the guard: end and remove the control group (counting its memory kills), and
         unmount the work directory (nothing of it stays but the log). Blocking, bounded: run
         off the event loop."""
+        began = time.perf_counter()
         if self.group is not None:
             self._oom_kills = self.group.oom_kills()
             self.group.kill()
@@ -257,6 +262,7 @@ class BotProcess:
                 self.workdir.rmdir()
             except OSError:
                 pass
+        self.group_release_s = time.perf_counter() - began
 
     def oom_kills(self) -> int:
         """How many of the bot's processes the kernel killed for its memory limit."""

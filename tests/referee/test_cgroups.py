@@ -71,7 +71,7 @@ def test_v2_group_gets_its_limits_and_no_swap(tmp_path):
     assert (d / "memory.max").read_text() == str(300 * 1024 * 1024)
     assert (d / "memory.swap.max").read_text() == "0"
     assert (d / "pids.max").read_text() == "20"
-    assert (d / "cpu.max").read_text() == "50000 100000"
+    assert (d / "cpu.max").read_text() == "5000 10000"
     assert (d / "cpu.weight").read_text() == "100"
     assert group.procs_files == (d / "cgroup.procs",)
 
@@ -155,7 +155,7 @@ def test_v1_group_caps_memory_and_tells_a_memory_kill(tmp_path):
         mem, pids, cpu = group.dirs
         assert (mem / "memory.limit_in_bytes").read_text().strip() == str(64 * 1024 * 1024)
         assert (pids / "pids.max").read_text().strip() == "20"
-        assert (cpu / "cpu.cfs_quota_us").read_text().strip() == "100000"
+        assert (cpu / "cpu.cfs_quota_us").read_text().strip() == "10000"
         # 3 x 32 MB in a memfd: shared memory, no address space to speak of.
         hog = child_in(
             group,
