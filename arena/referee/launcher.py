@@ -78,6 +78,7 @@ class ResourceLimits:
     address_space_mb: int = 4096
     disk_mb: int = 256
     max_files: int = workdir.MAX_FILES
+    control_group: bool = True  # False: the rlimits alone (a measurement's reference)
 
     def group_limits(self) -> cgroups.GroupLimits:
         return cgroups.GroupLimits(self.memory_mb, self.max_processes, self.cpus)
@@ -184,7 +185,7 @@ class BotProcess:
             env["ARENA_ADDRESS"] = f"unix:{self.referee_socket}"
             if proto is not None:
                 env["ARENA_PROTO"] = str(proto)
-        where = group_layout()
+        where = group_layout() if lim.control_group else None
         if where is not None:
             began = time.perf_counter()
             key = cgroups.key_for(self.key)

@@ -3,7 +3,8 @@
 Usage: python hostile_bot.py MODE [ARG]   (address and token from ARENA_ADDRESS / ARENA_TOKEN)
 
 Every mode plays well (the first legal action) except where it misbehaves, and writes what it
-observed to ./report.json (its working directory) when it has something to tell the test.
+observed to ./report.json (its working directory) when it has something to tell the test, and
+the same as a line "REPORT {json}" to its stderr (its log, kept after the bot ends).
 
   flood         after its first reply, sends that reply again 20,000 times, as fast as it can
   ping_flood    sends 20,000 pings without reading the pongs
@@ -64,7 +65,12 @@ ARG = sys.argv[2] if len(sys.argv) > 2 else ""
 
 
 def report(data: dict) -> None:
-    # Written to a temporary name then renamed, so the test never reads half a report.
+    # Written to a temporary name then renamed, so the test never reads half a report; and to
+    # stderr (the bot's log), which outlives the work directory (unmounted when the bot ends).
+    try:
+        print(f"REPORT {json.dumps(data)}", file=sys.stderr, flush=True)
+    except OSError:  # its log is full (spam_stderr): the file alone must do
+        pass
     with open("report.json.tmp", "w") as f:
         json.dump(data, f)
     os.replace("report.json.tmp", "report.json")
