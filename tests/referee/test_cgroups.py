@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -90,35 +91,25 @@ def test_v2_kill_writes_cgroup_kill_then_kills_what_is_listed(tmp_path):
     d.mkdir()
     (d / "cgroup.kill").write_text("")
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    try:
-        (d / "cgroup.procs").write_text(f"{sleeper.pid}\n")
+    stop = threading.Event()
 
-        def reaped_then_listed_empty():
-            # A fake tree has no kernel to drop the dead pid: the test does, once it is dead.
+    def kernel():
+        # A fake tree has no kernel to drop a dead pid from cgroup.procs: this thread does.
+        while not stop.is_set():
             if sleeper.poll() is not None:
                 (d / "cgroup.procs").write_text("")
+            time.sleep(0.005)
 
-        group = BotGroup(2, (d,))
-        # kill() loops until cgroup.procs is empty: stand in for the kernel from a thread.
-        import threading
-
-        stop = threading.Event()
-
-        def kernel():
-            while not stop.is_set():
-                reaped_then_listed_empty()
-                time.sleep(0.005)
-
-        t = threading.Thread(target=kernel)
-        t.start()
-        try:
-            assert group.kill(deadline_s=10)
-        finally:
-            stop.set()
-            t.join()
+    (d / "cgroup.procs").write_text(f"{sleeper.pid}\n")
+    t = threading.Thread(target=kernel)
+    t.start()
+    try:
+        assert BotGroup(2, (d,)).kill(deadline_s=10)
         assert (d / "cgroup.kill").read_text() == "1"
-        assert sleeper.returncode == -9
+        assert sleeper.wait(timeout=10) == -9
     finally:
+        stop.set()
+        t.join()
         sleeper.kill()
         sleeper.wait()
 
@@ -136,6 +127,21 @@ needs_v1 = pytest.mark.skipif(
 )
 
 
+@pytest.fixture
+def owner():
+    """This process as a platform owning bot groups; its directories removed afterwards."""
+    assert isinstance(V1, Layout)
+    dirs = V1.owner_dirs(os.getpid())
+    for d in dirs:
+        d.mkdir(exist_ok=True)
+    yield os.getpid()
+    for d in dirs:
+        try:
+            d.rmdir()
+        except OSError:
+            pass  # another test's group still in it: the sweep of a later start removes it
+
+
 def child_in(group: BotGroup, code: str) -> subprocess.Popen:
     """A Python child that joins the group before it runs `code` (as the guard's child does)."""
     join = "".join(
@@ -145,11 +151,8 @@ def child_in(group: BotGroup, code: str) -> subprocess.Popen:
 
 
 @needs_v1
-def test_v1_group_caps_memory_and_tells_a_memory_kill(tmp_path):
+def test_v1_group_caps_memory_and_tells_a_memory_kill(owner):
     assert isinstance(V1, Layout)
-    owner = os.getpid()
-    for d in V1.owner_dirs(owner):
-        d.mkdir(exist_ok=True)
     group = BotGroup.create(V1, owner, cgroups.key_for("memtest"), GroupLimits(64, 20, 1.0))
     try:
         mem, pids, cpu = group.dirs
@@ -170,11 +173,8 @@ def test_v1_group_caps_memory_and_tells_a_memory_kill(tmp_path):
 
 
 @needs_v1
-def test_v1_kill_ends_every_process_of_the_group_forks_included():
+def test_v1_kill_ends_every_process_of_the_group_forks_included(owner):
     assert isinstance(V1, Layout)
-    owner = os.getpid()
-    for d in V1.owner_dirs(owner):
-        d.mkdir(exist_ok=True)
     group = BotGroup.create(V1, owner, cgroups.key_for("forker"), GroupLimits(256, 30, 1.0))
     forker = child_in(
         group,
@@ -223,3 +223,20 @@ def test_the_sweep_ends_and_removes_the_groups_of_a_dead_platform():
         orphan.wait()
         group.kill()
         group.remove()
+
+
+def test_without_control_groups_the_launcher_says_so_once(monkeypatch, caplog):
+    from arena.referee import launcher
+
+    monkeypatch.setattr(cgroups, "layout", lambda: "no cgroup v2 at /x and no v1 hierarchy")
+    launcher.group_layout.cache_clear()
+    try:
+        with caplog.at_level("WARNING", logger="arena.referee.launcher"):
+            assert launcher.group_layout() is None
+            assert launcher.group_layout() is None
+    finally:
+        launcher.group_layout.cache_clear()
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1
+    assert "no control group" in warnings[0] and "no v1 hierarchy" in warnings[0]
+    assert "rlimits" in warnings[0]

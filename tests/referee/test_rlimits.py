@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 
 def wrapper(parent: int, *argv: str) -> subprocess.CompletedProcess:
     return subprocess.run(
@@ -127,3 +129,47 @@ def test_bad_options_print_what_is_wrong_and_the_usage():
     )
     assert done.returncode != 0 and "unknown option --bogus" in done.stderr
     assert "usage:" in done.stderr
+
+
+def test_the_bot_runs_in_the_control_groups_the_guard_is_given():
+    # Everything the guard starts is in the groups: its child joins them before it execs.
+    from arena.referee import cgroups
+
+    where = cgroups.detect()
+    if not isinstance(where, cgroups.Layout):
+        pytest.skip(f"no control groups here: {where}")
+    dirs = where.owner_dirs(os.getpid())
+    for d in dirs:
+        d.mkdir(exist_ok=True)
+    group = cgroups.BotGroup.create(
+        where, os.getpid(), cgroups.key_for("guarded"), cgroups.GroupLimits()
+    )
+    try:
+        options = [a for d in group.dirs for a in ("--cgroup", str(d))]
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "arena.referee.rlimits",
+                *"0 0 0 0 0".split(),
+                str(os.getpid()),
+                *options,
+                "--",
+                "cat",
+                "/proc/self/cgroup",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        # One line per controller (memory, pids, cpu on v1; one on v2) names the bot's group.
+        assert done.stdout.count(f"/{group.dirs[0].name}\n") == len(group.dirs), done.stdout
+    finally:
+        group.kill()
+        group.remove()
+        for d in dirs:
+            try:
+                d.rmdir()
+            except OSError:
+                pass
