@@ -14,8 +14,10 @@ Where neither works, `available()` says why; the launcher warns once and falls b
 per-process rlimits (see docs/reliability.md, "Resources").
 
 The CPU: a bot's group has the same weight as every other bot's (`cpu.shares` 1024 / `cpu.weight`
-100), so a bot's extra processes share its own slice instead of taking other seats'; and a quota
-(`cpus`, 1.0 by default: one core's time) caps it however idle the machine is. All bots of a
+100) while the referee waits for one of its decisions, and a sixteenth of it otherwise
+(`set_deciding`), so a bot's extra processes share its own slice instead of taking other seats',
+and what it computes off its turn gives way to those deciding; and a quota (`cpus`, 1.0 by
+default: one core's time) caps it however idle the machine is. All bots of a
 platform sit in one group weighing as much as one busy thread of the platform (v1: the
 platform's threads are in the root group), so the referee keeps its turn.
 
@@ -190,14 +192,42 @@ def key_for(name: str) -> str:
 _SAFE = set(string.ascii_letters + string.digits + "_.@-")
 
 
+# CPU weights of a bot's group (v1 cpu.shares, v2 cpu.weight): while the referee waits for one
+# of its decisions, and otherwise. A bot's processes that compute when it has nothing to decide
+# (spinners, a search pondering on the others' time) get a sixteenth of a deciding bot's weight.
+WEIGHTS = {1: (b"1024", b"64"), 2: (b"100", b"6")}
+
+
 class BotGroup:
     """One bot's control group: a directory per v1 controller (memory, pids, cpu), or one."""
 
-    __slots__ = ("version", "dirs")
+    __slots__ = ("version", "dirs", "_weight_fd")
 
     def __init__(self, version: int, dirs: tuple[Path, ...]):
         self.version = version
         self.dirs = dirs
+        self._weight_fd: int | None = None
+
+    def set_deciding(self, deciding: bool) -> None:
+        """Give the group a deciding bot's CPU weight, or the lower one of a bot with nothing
+        to decide. Called around every decision: the file stays open (a write of a few
+        bytes)."""
+        if self._weight_fd is None:
+            name = "cpu.weight" if self.version == 2 else "cpu.shares"
+            cpu = self.dirs[0] if self.version == 2 else self.dirs[2]
+            try:
+                self._weight_fd = os.open(cpu / name, os.O_WRONLY | os.O_CLOEXEC)
+            except OSError:
+                return
+        try:
+            os.write(self._weight_fd, WEIGHTS[self.version][0 if deciding else 1])
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        if self._weight_fd is not None:
+            os.close(self._weight_fd)
+            self._weight_fd = None
 
     @classmethod
     def create(cls, where: Layout, owner: int, key: str, limits: GroupLimits) -> "BotGroup":
@@ -206,7 +236,13 @@ class BotGroup:
         group = cls(where.version, dirs)
         try:
             for d in dirs:
-                d.mkdir()
+                try:
+                    d.mkdir()
+                except FileNotFoundError:  # the owner's directory is gone (removed when empty)
+                    d.parent.mkdir(exist_ok=True)
+                    if where.version == 2:
+                        _enable(d.parent)
+                    d.mkdir()
             group._limit(limits)
         except OSError as err:
             group.remove()
@@ -282,6 +318,7 @@ class BotGroup:
     def remove(self, deadline_s: float = 1.0) -> None:
         """Remove the group's directories (empty them first with kill). Best effort: a group
         that is still busy at the deadline is left for the sweep of the next start."""
+        self.close()
         end = time.monotonic() + deadline_s
         for d in self.dirs:
             while True:

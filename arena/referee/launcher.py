@@ -137,12 +137,22 @@ class BotProcess:
         self.group: cgroups.BotGroup | None = None
         self._mounted = False  # the work directory is a tmpfs of this launch
         self._oom_kills = 0  # counted when the group is removed
+        self.pending_decisions = 0
         self.group_setup_s = 0.0  # what making the group and the work directory took
         self.group_release_s = 0.0  # and removing them
 
     async def start(self) -> None:
         """Launch the bot. Raises sandbox.SandboxUnavailable when it should run in a sandbox
-        and bubblewrap cannot run here (an infrastructure error, not the bot's fault)."""
+        and bubblewrap cannot run here, cgroups.CgroupError when its control group cannot be
+        made (infrastructure errors, not the bot's fault); what was made for it is undone."""
+        try:
+            await self._launch()
+        except BaseException:
+            if self.proc is None:
+                self._release()
+            raise
+
+    async def _launch(self) -> None:
         lim = self.limits
         env = dict(self.env)
         cwd = self.command.cwd or self.workdir
@@ -265,6 +275,11 @@ class BotProcess:
                 pass
         self.group_release_s = time.perf_counter() - began
 
+    def deciding(self) -> Deciding:
+        """A context for one decision the referee waits for: while any is pending, the bot's
+        control group has a deciding bot's CPU weight, else a low one (cgroups.WEIGHTS)."""
+        return Deciding(self)
+
     def oom_kills(self) -> int:
         """How many of the bot's processes the kernel killed for its memory limit."""
         return self.group.oom_kills() if self.group is not None else self._oom_kills
@@ -334,6 +349,10 @@ class BotProcess:
         killed."""
         if self.proc is None:
             return
+        if self.group is not None:
+            # A deciding bot's CPU weight: an idle one's could leave its processes too little
+            # time to end on a busy machine.
+            self.group.set_deciding(True)
         self._terminate()
         try:
             await asyncio.wait_for(self.proc.wait(), grace_s)
@@ -367,6 +386,26 @@ class BotProcess:
                 return f.read().decode("utf-8", "replace")
         except OSError:
             return ""
+
+
+class Deciding:
+    """BotProcess.deciding(): counts the bot's pending decisions, and sets its group's weight
+    when the count leaves or reaches 0."""
+
+    __slots__ = ("proc",)
+
+    def __init__(self, proc: BotProcess):
+        self.proc = proc
+
+    def __enter__(self) -> None:
+        self.proc.pending_decisions += 1
+        if self.proc.pending_decisions == 1 and self.proc.group is not None:
+            self.proc.group.set_deciding(True)
+
+    def __exit__(self, *exc) -> None:
+        self.proc.pending_decisions -= 1
+        if self.proc.pending_decisions == 0 and self.proc.group is not None:
+            self.proc.group.set_deciding(False)
 
 
 def group_members(pgid: int) -> list[int]:

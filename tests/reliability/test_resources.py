@@ -11,6 +11,7 @@ control group's unit tests are tests/referee/test_cgroups.py, the noisy-neighbou
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import errno
 import os
 import time
@@ -22,6 +23,7 @@ from arena.games import make_game
 from arena.referee import sandbox, seccomp
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotProcess, ResourceLimits, bot_environment, group_layout
+from arena.referee.match import Limits
 from arena.results import CRASH, DISCONNECT, TIMEOUT
 
 from .conftest import FAST, exited, good, hostile, kinds, reported
@@ -67,18 +69,30 @@ def _alive(pid: int) -> bool:
         return False
 
 
-async def beside_an_honest_seat(tmp_path: Path, mode: str, arg: str = "", report: bool = True):
+async def beside_an_honest_seat(
+    tmp_path: Path,
+    mode: str,
+    arg: str = "",
+    report: bool = True,
+    until_exit: bool = False,
+    limits: Limits = FAST,
+):
     """Play a match of the hostile bot against an honest one; (result, report, traces, exit
-    info of the hostile bot, honest seat's faults)."""
+    info of the hostile bot). until_exit: wait for the hostile bot to end by itself first (a
+    bot killed for memory: on a busy machine the kill may come after its match)."""
     async with RefereeHost(tmp_path, resource_limits=LIMITS) as host:
         proc = await host.launch("hostile_bot", hostile(mode, arg))
         await host.launch("honest", good())
         traces = Traces(proc)
-        match = asyncio.ensure_future(host.run_match(BALLOON2, 1, ["hostile_bot", "honest"], FAST))
+        match = asyncio.ensure_future(
+            host.run_match(BALLOON2, 1, ["hostile_bot", "honest"], limits)
+        )
         found = await reported(tmp_path, "hostile_bot") if report else None
         traces.look(proc)
         result = await match
         traces.look(proc)
+        if until_exit:
+            await exited(proc, 60)
         exit_info = proc.exit_info()
     return result, found, traces, exit_info
 
@@ -89,23 +103,36 @@ def assert_contained(result, traces: Traces) -> None:
     assert traces.log.exists(), "the bot's log must stay"
 
 
+def assert_killed_for_memory(result, exit_info: str | None) -> None:
+    """The bot ended killed by the kernel for its group's memory, and said so; in its match a
+    timeout (the attack outlasting its move) and then, if the match was still on, a crash
+    whose detail says memory."""
+    assert exit_info is not None and "memory" in exit_info and "160 MB" in exit_info, exit_info
+    assert set(kinds(result, 0)) <= {TIMEOUT, CRASH} and kinds(result, 0), result.faults
+    for fault in result.faults:
+        if fault.kind == CRASH:
+            assert "memory" in fault.detail, fault
+
+
 def test_memfds_past_the_limit_kill_the_bot_for_memory(tmp_path):
+    # A move long enough for the attack: the kernel kills the bot while it is asked, and the
+    # seat's fault is the crash, saying why.
+    patient = dataclasses.replace(FAST, move_ms=20_000)
     result, _, traces, exit_info = asyncio.run(
-        beside_an_honest_seat(tmp_path, "memfd", "3", report=False)
+        beside_an_honest_seat(tmp_path, "memfd", "3", report=False, limits=patient)
     )
     assert kinds(result, 0) == [CRASH], result.faults
-    assert "memory" in result.faults[0].detail and "160 MB" in result.faults[0].detail
-    assert exit_info is not None and "memory" in exit_info
+    assert "killed for using more than its 160 MB of memory" in result.faults[0].detail
+    assert_killed_for_memory(result, exit_info)
     assert_contained(result, traces)
 
 
 def test_sysv_shared_memory_kept_after_detaching_is_charged_to_the_bot(tmp_path):
-    result, found, traces, _ = asyncio.run(
-        beside_an_honest_seat(tmp_path, "shm", "300", report=False)
-    )
     # 300 MB touched in a segment nobody maps: over 160 MB, the bot is killed for memory.
-    assert kinds(result, 0) == [CRASH], result.faults
-    assert "memory" in result.faults[0].detail
+    result, _, traces, exit_info = asyncio.run(
+        beside_an_honest_seat(tmp_path, "shm", "300", report=False, until_exit=True)
+    )
+    assert_killed_for_memory(result, exit_info)
     assert_contained(result, traces)
 
 
@@ -210,3 +237,23 @@ def test_a_file_count_bomb_is_capped_and_its_relaunch_does_not_stall_the_loop(tm
     assert left == []
     # Starting again walks no file of the first launch (it used to, on the event loop).
     assert stall < 0.25, f"the event loop stalled {stall:.3f} s at the relaunch"
+
+
+def test_a_launch_that_fails_after_its_work_directory_was_made_leaves_nothing(
+    tmp_path, monkeypatch
+):
+    from arena.referee import cgroups
+
+    def refuse(*args, **kwargs):
+        raise cgroups.CgroupError("refused by the test")
+
+    monkeypatch.setattr(cgroups.BotGroup, "create", refuse)
+    workdir = tmp_path / "bots" / "x"
+    sock = tmp_path / "sock"
+    sock.touch()
+    proc = BotProcess(
+        "x", good(), workdir, tmp_path / "x.log", bot_environment("t", workdir), sock, LIMITS
+    )
+    with pytest.raises(cgroups.CgroupError):
+        asyncio.run(proc.start())
+    assert not os.path.ismount(workdir) and not workdir.exists()
