@@ -240,3 +240,40 @@ def test_without_control_groups_the_launcher_says_so_once(monkeypatch, caplog):
     assert len(warnings) == 1
     assert "no control group" in warnings[0] and "no v1 hierarchy" in warnings[0]
     assert "rlimits" in warnings[0]
+
+
+def test_a_bots_cpu_weight_follows_its_pending_decisions(tmp_path):
+    # v2 (fake tree): the weight file is written when the first decision starts and when the
+    # last one ends, not at each of several at once.
+    from arena.referee.launcher import BotProcess, ResourceLimits
+
+    d = tmp_path / "g"
+    d.mkdir()
+    (d / "cpu.weight").write_text("100")
+    proc = BotProcess("b", None, tmp_path, tmp_path / "b.log", {}, tmp_path / "s", ResourceLimits())  # type: ignore[arg-type]
+    proc.group = BotGroup(2, (d,))
+    with proc.deciding():
+        assert (d / "cpu.weight").read_text() == "100"
+        with proc.deciding():
+            pass
+        assert proc.pending_decisions == 1
+    assert proc.pending_decisions == 0
+    # The file is kept open and written in place: what it holds is the last write.
+    assert (d / "cpu.weight").read_text().endswith("6")
+    proc.group.close()
+
+
+@needs_v1
+def test_v1_weight_is_written_to_cpu_shares(owner):
+    assert isinstance(V1, Layout)
+    group = BotGroup.create(V1, owner, cgroups.key_for("weights"), GroupLimits())
+    try:
+        shares = group.dirs[2] / "cpu.shares"
+        assert shares.read_text().strip() == "1024"
+        group.set_deciding(False)
+        assert shares.read_text().strip() == "64"
+        group.set_deciding(True)
+        assert shares.read_text().strip() == "1024"
+    finally:
+        group.kill()
+        group.remove()
