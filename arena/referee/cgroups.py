@@ -18,8 +18,8 @@ The CPU: a bot's group has the same weight as every other bot's (`cpu.shares` 10
 (`set_deciding`), so a bot's extra processes share its own slice instead of taking other seats',
 and what it computes off its turn gives way to those deciding; and a quota (`cpus`, 1.0 by
 default: one core's time) caps it however idle the machine is. All bots of a
-platform sit in one group weighing as much as one busy thread of the platform (v1: the
-platform's threads are in the root group), so the referee keeps its turn.
+platform sit in one group weighing as much as one busy thread of the platform per core (v1:
+the platform's threads are in the root group), so the referee keeps its turn.
 
 The platform creates a bot's group before the bot starts; the bot's guard (arena.referee.rlimits)
 puts the bot's process into it before it becomes bubblewrap, so everything under it is counted;
@@ -174,12 +174,24 @@ def _write(path: Path, value: str) -> None:
 def layout() -> Layout | str:
     found = detect()
     if isinstance(found, Layout):
+        set_arena_weight(found, os.cpu_count() or 1)
         sweep(found, os.getpid())
         for owner in found.owner_dirs(os.getpid()):
             owner.mkdir(exist_ok=True)
             if found.version == 2:
                 _enable(owner)
     return found
+
+
+def set_arena_weight(where: Layout, cpus: int) -> None:
+    """All the bots of the machine together weigh as much as one busy platform thread per core
+    (v1: the platform's threads are in the root group, 1024 each). Less (one thread's worth)
+    starved bots' start-up on a machine busy with other work; more would take from the
+    platform. Best effort (another platform may have set it)."""
+    if where.version == 2:
+        _optional(where.bases[0] / "cpu.weight", str(min(10_000, 100 * cpus)))
+    else:
+        _optional(where.bases[2] / "cpu.shares", str(1024 * cpus))
 
 
 def key_for(name: str) -> str:

@@ -277,3 +277,13 @@ def test_v1_weight_is_written_to_cpu_shares(owner):
     finally:
         group.kill()
         group.remove()
+
+
+def test_all_bots_weigh_one_platform_thread_per_core(tmp_path):
+    root = fake_v2(tmp_path)
+    where = cgroups.detect(root, "0::/svc\n")
+    assert isinstance(where, Layout)
+    cgroups.set_arena_weight(where, 2)
+    assert (root / "svc" / "arena" / "cpu.weight").read_text() == "200"
+    cgroups.set_arena_weight(where, 500)
+    assert (root / "svc" / "arena" / "cpu.weight").read_text() == "10000"  # v2's maximum
