@@ -327,7 +327,7 @@ class BotGroup:
             time.sleep(0.001)  # dying processes leave the group asynchronously
         return True
 
-    def remove(self, deadline_s: float = 1.0) -> None:
+    def remove(self, deadline_s: float = 5.0) -> None:
         """Remove the group's directories (empty them first with kill). Best effort: a group
         that is still busy at the deadline is left for the sweep of the next start."""
         self.close()

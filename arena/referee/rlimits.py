@@ -325,8 +325,11 @@ def main(args: list[str]) -> None:
             _orphaned(options)
         _exit_by(stop.signum)  # as if the signal had ended the bot, as it did before the guard
     _end_everything(options.group)
-    if status is None:  # the launcher is gone
+    # The launcher is gone (or went while the bot ended: its death may have ended the bot, as
+    # a held sandbox reading from it): what it would have cleaned up is the guard's to do.
+    if status is None or os.getppid() != parent:
         _orphaned(options)
+    if status is None:
         _exit_by(signal.SIGTERM)
     else:
         _exit_as(status)
