@@ -264,8 +264,6 @@ class BotProcess:
         if self.group is not None:
             self._oom_kills = self.group.oom_kills()
             self.group.kill()
-            self.group.remove()
-            self.group = None
         if self._mounted:
             workdir.unmount(self.workdir)
             self._mounted = False
@@ -273,6 +271,9 @@ class BotProcess:
                 self.workdir.rmdir()
             except OSError:
                 pass
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
         self.group_release_s = time.perf_counter() - began
 
     def deciding(self) -> Deciding:

@@ -282,7 +282,15 @@ def _wait_for(bot: int, parent_fd: int | None) -> int | None:
 
 
 def _orphaned(options: Options) -> None:
-    """The launcher died: what it would have done after the bot, the guard does."""
+    """The launcher died: what it would have done after the bot, the guard does. The work
+    directory first (its pages are host memory); then the groups, which may take a moment
+    to be free of their last dying process (and are swept at the next start if not)."""
+    if options.workdir is not None:
+        workdir.unmount(options.workdir)
+        try:
+            options.workdir.rmdir()
+        except OSError:
+            pass
     if options.group is not None:
         options.group.remove()
         for d in options.group.dirs:  # the launcher's directory of groups, once empty
@@ -290,12 +298,6 @@ def _orphaned(options: Options) -> None:
                 d.parent.rmdir()
             except OSError:
                 pass
-    if options.workdir is not None:
-        workdir.unmount(options.workdir)
-        try:
-            options.workdir.rmdir()
-        except OSError:
-            pass
 
 
 def main(args: list[str]) -> None:
