@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Arena's benchmarks: `scripts/bench.py SUITE [--json] [--seconds S]`.
 
-Suites: engines, referee, reply, sandbox, ladder, lanes, ray, web, rating, compare. Each prints a
-human-readable table, or with --json one JSON object: {"suite": ..., "machine": ...,
+Suites: engines, referee, reply, sandbox, noisy, ladder, lanes, ray, web, rating, compare. Each
+prints a human-readable table, or with --json one JSON object: {"suite": ..., "machine": ...,
 "results": {...}, "goals": {...}}. Speed goals are ratios against a reference measured in the
 same run (this machine is shared and noisy); the figures and the commands that made them go in
 docs/benchmarks.md.
@@ -25,6 +25,7 @@ SUITES = (
     "referee",
     "reply",
     "sandbox",
+    "noisy",
     "ladder",
     "lanes",
     "ray",

@@ -15,7 +15,9 @@ A sandboxed bot gets (see docs/reliability.md for what this guarantees and what 
   directory (its HOME, writable, kept in the run directory), a private `/tmp`, and the referee's
   Unix socket at `/run/arena/referee.sock`; nothing else: no database, no other bot's directory
   or work directory, no home directory of the platform's user, no other process in `/proc`;
-- no network but its own empty loopback: it reaches the referee through the socket.
+- no network but its own empty loopback: it reaches the referee through the socket;
+- a seccomp filter (arena.referee.seccomp) denying the system calls a bot never needs, new
+  namespaces of any kind (a user namespace included) among them.
 
 `Sandbox.argv` is a pure function of its fields (tested as such); `unavailable_reason` runs
 bubblewrap once to tell whether it works on this machine.
@@ -79,6 +81,9 @@ class Sandbox:
     proto: Path | None = None  # the protocol file, bound at PROTO_IN_SANDBOX
     uid: int | None = None  # None: keep the platform's user (in a user namespace when not root)
     tmp_mb: int = 64  # size of the private /tmp (memory-backed)
+    # A descriptor the bubblewrap process inherits holding the seccomp program
+    # (arena.referee.seccomp; the guard puts it there), or None for no filter.
+    seccomp_fd: int | None = None
     system_dirs: tuple[str, ...] = SYSTEM_DIRS
     etc_secrets: tuple[str, ...] = ETC_SECRETS
 
@@ -96,6 +101,8 @@ class Sandbox:
             "--hostname",
             "arena-bot",
         ]
+        if self.seccomp_fd is not None:
+            args += ["--seccomp", str(self.seccomp_fd)]
         if self.uid is not None:
             # As root: keep just what setpriv needs to drop to the bot's own user.
             args += [

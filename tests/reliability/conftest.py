@@ -29,8 +29,17 @@ def good() -> BotCommand:
 
 
 def report_of(run_dir: Path, name: str) -> dict | None:
+    """A hostile bot's last report: its report.json while it runs, else the last REPORT line of
+    its log (its work directory is gone once it has ended: a tmpfs, unmounted)."""
     path = run_dir / "bots" / name / "report.json"
-    return json.loads(path.read_text()) if path.exists() else None
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        pass
+    log = run_dir / "logs" / f"{name}.log"
+    lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+    reports = [line[len("REPORT ") :] for line in lines if line.startswith("REPORT {")]
+    return json.loads(reports[-1]) if reports else None
 
 
 async def reported(run_dir: Path, name: str, timeout_s: float = 30.0) -> dict:

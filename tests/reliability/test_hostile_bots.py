@@ -31,6 +31,7 @@ from .conftest import (
     hostile,
     kinds,
     report_of,
+    reported,
 )
 
 BALLOON2 = make_game("balloon", 2)
@@ -241,7 +242,9 @@ def test_hundreds_of_connections_are_bounded_and_others_are_served(tmp_path, mon
 
 def test_memory_past_the_limit_kills_the_bot_as_a_crash(tmp_path):
     async def main():
-        async with RefereeHost(tmp_path, resource_limits=ResourceLimits(memory_mb=1024)) as host:
+        async with RefereeHost(
+            tmp_path, resource_limits=ResourceLimits(address_space_mb=1024)
+        ) as host:
             proc = await host.launch("hog", hostile("memory"))
             pair = await beside_a_good_match(host, ["hog"])
             await exited(proc)
@@ -290,10 +293,11 @@ def test_gigabytes_to_stderr_are_capped_at_the_log_limit(tmp_path):
     async def main():
         async with RefereeHost(tmp_path, resource_limits=ResourceLimits(file_mb=1)) as host:
             await host.launch("spammer", hostile("spam_stderr"))
-            return await beside_a_good_match(host, ["spammer"])
+            pair = await beside_a_good_match(host, ["spammer"])
+            # Read while it runs: its log is full, so its work directory's file is the report.
+            return (*pair, await reported(tmp_path, "spammer"))
 
-    result, beside = run(main())
-    report = report_of(tmp_path, "spammer")
+    result, beside, report = run(main())
     log_size = (tmp_path / "logs" / "spammer.log").stat().st_size
     assert log_size <= 1024 * 1024
     assert report["error"] and report["written"] <= 1024 * 1024
