@@ -110,7 +110,7 @@ class RefereeHost:
         `extra_env` added to its environment (a Ray node's PYTHONPATH to the shipped SDK)."""
         if name in self.bots:
             raise ValueError(f"a bot named {name!r} is already running here")
-        if self.server.bot_socket is None:
+        if not self.server.started:
             raise RuntimeError("the referee is not started: launch bots inside `async with host`")
         token = token or self.tokens.issue(name)
         workdir = self.run_dir / "bots" / name
@@ -120,7 +120,7 @@ class RefereeHost:
             workdir,
             self.run_dir / "logs" / f"{name}.log",
             bot_environment(token, workdir, extra_env),
-            self.server.bot_socket,
+            await self.server.open_bot_socket(name),
             self.resource_limits,
         )
         await proc.start()
