@@ -9,13 +9,21 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import resource
+import signal
+import socket
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import httpx
 
 from arena.games import make_game
 from arena.referee.host import RefereeHost
 from arena.referee.match import Limits
+from tests.cli import free_ports, run_arena, serve_args, start_arena
 
 from .conftest import BOTS, FAST, good, hostile, report_of
 
@@ -179,3 +187,156 @@ def test_a_tokenless_client_holding_silent_streams_locks_no_bot_out(tmp_path):
     assert report["opened"] >= 1000
     assert report["ended"].get("RESOURCE_EXHAUSTED", 0) > 0
     print(f"FIGURE tokenless hello_hog on TCP: {report}; {len(results)} good matches, no fault")
+
+
+def arena(*args: str) -> None:
+    proc = run_arena(*args)
+    assert proc.returncode == 0, f"arena {args} failed:\n{proc.stdout}\n{proc.stderr}"
+
+
+def count(db: Path, sql: str) -> int:
+    con = sqlite3.connect(db, timeout=10)
+    try:
+        return con.execute(sql).fetchone()[0]
+    finally:
+        con.close()
+
+
+def serve_at_1024(tmp_path: Path, db: Path, runs: Path) -> tuple[subprocess.Popen, int, Path]:
+    """`arena serve` of a Balloon ladder at tables of 2, with a hard limit of 1,024 descriptors
+    (it cannot raise it), its log in a file: (process, web port, log's path)."""
+    port, web_port = free_ports(2)
+    log_path = tmp_path / "serve.log"
+
+    def at_1024() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+
+    args = serve_args("bal=balloon:2", "--run-dir", str(runs), db=db, port=port, web_port=web_port)
+    with open(log_path, "w") as log:  # the child keeps its own descriptor
+        server = start_arena(
+            *args,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
+            preexec_fn=at_1024,
+        )
+    return server, web_port, log_path
+
+
+def stop(server: subprocess.Popen) -> None:
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(60)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
+def test_under_serve_with_1024_descriptors_a_hog_leaves_the_web_and_the_matches_alone(tmp_path):
+    # `arena serve` started with a hard limit of 1,024 descriptors (it cannot raise it), a
+    # ladder of two honest bots and a descriptor hog that would also play. In the issue this
+    # silenced the web for 20 s and wrote 50,897 tracebacks (22 MB) to the log in 20 s.
+    db, runs = tmp_path / "arena.db", tmp_path / "runs"
+    for name in ("r1", "r2"):
+        arena("bot", "add", name, "--command", "python example_bots/random_bot.py", "--db", str(db))
+    hog = f"python {BOTS / 'hostile_bot.py'} fd_hog 8,200"
+    arena("bot", "add", "hog", "--command", hog, "--db", str(db))
+    server, web_port, log_path = serve_at_1024(tmp_path, db, runs)
+    web = f"http://127.0.0.1:{web_port}/api/ladders"
+    answers: list[tuple[int, float]] = []
+    most_fds = 0
+
+    def hog_connections() -> int:
+        reports = [json.loads(p.read_text()) for p in runs.glob("**/fd_hog-*.json")]
+        return sum(r["connected"] for r in reports) if len(reports) == 8 else 0
+
+    try:
+        deadline = time.monotonic() + 120
+        while not (
+            hog_connections() >= 1600
+            and answers
+            and count(db, "SELECT count(*) FROM matches WHERE status = 'completed'") >= 6
+        ):
+            assert server.poll() is None, log_path.read_text()[-3000:]
+            assert time.monotonic() < deadline, (
+                f"timed out: hog connections {hog_connections()}, {len(answers)} web answers; "
+                f"log:\n{log_path.read_text()[-3000:]}"
+            )
+            most_fds = max(most_fds, len(os.listdir(f"/proc/{server.pid}/fd")))
+            started = time.monotonic()
+            try:
+                status = httpx.get(web, timeout=5).status_code
+            except httpx.HTTPError as err:
+                status = -1 if answers else 0  # refused before it first listened: not yet up
+                assert status == 0, f"the web did not answer: {err!r}"
+            if status:
+                answers.append((status, time.monotonic() - started))
+            time.sleep(0.1)  # the pace of the web probe, not a synchronisation
+    finally:
+        stop(server)
+    log_text = log_path.read_text(errors="replace")
+    assert {status for status, _ in answers} == {200}
+    slowest = max(took for _, took in answers)
+    assert slowest < 3.0, slowest
+    # The honest bots never faulted. The hog's own children filled its own socket, so its
+    # own stream could not connect: it alone is charged (crash, disconnect), and suspended.
+    honest_faults = (
+        "SELECT count(*) FROM faults f JOIN bots b ON b.id = f.bot_id WHERE b.name != 'hog'"
+    )
+    assert count(db, honest_faults) == 0
+    assert most_fds < 400, most_fds
+    assert len(log_text) < 100_000 and log_text.count("Traceback") <= 2, log_text[-3000:]
+    print(
+        f"FIGURE serve fd_hog: {hog_connections()} hog connections, serve's descriptors at most "
+        f"{most_fds} (limit 1,024), {len(answers)} web answers all 200 (slowest "
+        f"{slowest * 1000:.0f} ms), no fault of an honest bot, log {len(log_text)} bytes"
+    )
+
+
+def test_serve_out_of_descriptors_logs_once_and_serves_again(tmp_path):
+    # 1,100 plain connections to the web port of a server limited to 1,024 descriptors: its
+    # accept() fails (EMFILE). Python 3.11's event loop then logs a traceback per failed
+    # accept, up to the listen backlog (2,048 for uvicorn) each time the socket is readable.
+    db, runs = tmp_path / "arena.db", tmp_path / "runs"
+    for name in ("r1", "r2"):
+        arena("bot", "add", name, "--command", "python example_bots/random_bot.py", "--db", str(db))
+    server, web_port, log_path = serve_at_1024(tmp_path, db, runs)
+    web = f"http://127.0.0.1:{web_port}/api/ladders"
+    held: list[socket.socket] = []
+
+    def answers() -> bool:
+        try:
+            return httpx.get(web, timeout=5).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def wait_for(what: str, condition, timeout_s: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not condition():
+            assert server.poll() is None, log_path.read_text()[-3000:]
+            assert time.monotonic() < deadline, f"timed out waiting for {what}"
+            time.sleep(0.05)  # polling under a deadline
+
+    try:
+        wait_for("the web to answer", answers)
+        for _ in range(1100):
+            held.append(socket.create_connection(("127.0.0.1", web_port), timeout=5))
+        wait_for(
+            "accept() to fail in the server",
+            lambda: "out of system resource" in log_path.read_text(errors="replace"),
+        )
+        time.sleep(2)  # two more seconds out of descriptors: the loop retries each second
+        assert server.poll() is None
+        for sock in held:
+            sock.close()
+        held.clear()
+        wait_for("the web to answer again", answers)
+    finally:
+        for sock in held:
+            sock.close()
+        stop(server)
+    log_text = log_path.read_text(errors="replace")
+    assert log_text.count("out of system resource") == 1, log_text[-3000:]
+    assert log_text.count("Traceback") <= 1 and len(log_text) < 20_000, log_text[-3000:]
+    print(f"FIGURE serve out of descriptors: the log holds {len(log_text)} bytes")
