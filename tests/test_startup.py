@@ -49,6 +49,11 @@ def test_kinds_are_told_apart_by_logger_template_and_exception():
     assert limiter.filter(record("bot %s left", "a"))
     assert limiter.filter(record("bot %s connected", "a", exc=OSError))
     assert limiter.filter(record("bot %s connected", "a", exc=ValueError))
+    # asyncio's "Exception in callback" goes on with the handle's time on its next line.
+    assert limiter.filter(record("Exception in callback f()\nhandle: <when=1.5>", exc=ValueError))
+    assert not limiter.filter(
+        record("Exception in callback f()\nhandle: <when=2.5>", exc=ValueError)
+    )
 
 
 def test_the_limiter_on_a_handler_keeps_a_flood_to_one_line(tmp_path):

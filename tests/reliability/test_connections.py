@@ -25,35 +25,9 @@ from arena.referee.host import RefereeHost
 from arena.referee.match import Limits
 from tests.cli import free_ports, run_arena, serve_args, start_arena
 
-from .conftest import BOTS, FAST, good, hostile, report_of
+from .conftest import BOTS, FAST, DescriptorSampler, good, hostile, report_of
 
 BALLOON2 = make_game("balloon", 2)
-
-
-def open_descriptors() -> int:
-    return len(os.listdir("/proc/self/fd"))
-
-
-class Sampler:
-    """The most descriptors this process (the referee's) held, sampled every 20 ms."""
-
-    def __init__(self) -> None:
-        self.base = open_descriptors()
-        self.most = self.base
-        self._task: asyncio.Task | None = None
-
-    async def _sample(self) -> None:
-        while True:
-            self.most = max(self.most, open_descriptors())
-            await asyncio.sleep(0.02)  # a sampling period, not a synchronisation
-
-    def __enter__(self) -> "Sampler":
-        self._task = asyncio.ensure_future(self._sample())
-        return self
-
-    def __exit__(self, *exc) -> None:
-        assert self._task is not None
-        self._task.cancel()
 
 
 def fd_hog_reports(run_dir: Path, name: str) -> list[dict]:
@@ -99,7 +73,7 @@ def test_a_descriptor_hog_fills_only_its_own_socket(tmp_path, capfd):
             await host.launch("good-b", good())
             await host.server.directory.wait_for("good-a", 15)
             await host.server.directory.wait_for("good-b", 15)
-            with Sampler() as fds:
+            with DescriptorSampler() as fds:
                 await host.launch("hog", hostile("fd_hog", "8,200"))
 
                 def hog_went_through_its_connections() -> bool:
@@ -338,5 +312,7 @@ def test_serve_out_of_descriptors_logs_once_and_serves_again(tmp_path):
         stop(server)
     log_text = log_path.read_text(errors="replace")
     assert log_text.count("out of system resource") == 1, log_text[-3000:]
-    assert log_text.count("Traceback") <= 1 and len(log_text) < 20_000, log_text[-3000:]
+    # At most one more kind: at shutdown, the loop's retries of the closed socket fail
+    # ("Exception in callback ..._start_serving", one per failed accept before).
+    assert log_text.count("Traceback") <= 2 and len(log_text) < 20_000, log_text[-3000:]
     print(f"FIGURE serve out of descriptors: the log holds {len(log_text)} bytes")
