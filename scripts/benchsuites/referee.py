@@ -240,14 +240,25 @@ async def roundtrips(
     return a_windows, b_windows, a2_windows, decisions
 
 
-async def referee_concurrent(seconds: float, matches: int = 64, batches: bool = True) -> float:
+async def referee_concurrent(
+    seconds: float, matches: int = 64, batches: bool = True, shared_socket: bool = False
+) -> float:
     """Decisions per second with `matches` balloon 4-player matches at once among 4 bots. With
     `batches` the bots say so in their Hello (as the SDK does) and answer ActionRequests with
-    ActionReplies; without, every request and reply is a message of its own."""
+    ActionReplies; without, every request and reply is a message of its own. With
+    `shared_socket` the 4 bots reach the referee through one Unix socket, as every launched bot
+    did before 2026-12-02, instead of a socket each."""
     game = make_game("balloon", 4)
     names = ["a", "b", "c", "d"]
     with tempfile.TemporaryDirectory() as tmp:
         async with RefereeHost(Path(tmp)) as host:
+            if shared_socket:
+                own_socket = host.server.open_bot_socket
+
+                async def one_socket(key: str) -> Path:
+                    return await own_socket("shared")
+
+                host.server.open_bot_socket = one_socket  # type: ignore[method-assign]
             for name in names:
                 await host.launch(name, raw_bot(matches, batches=batches))
             await host.run_match(game, 0, names, LIMITS)
@@ -374,6 +385,16 @@ def run(seconds: float, log) -> dict:
         f"    the same, one message per request/reply: {c_single:8.0f} decisions/s  (bots "
         "that do not ask for batches)"
     )
+    # The 4 bots on one shared socket against a socket each, in turns.
+    own, shared = [], []
+    for _ in range(2):
+        own.append(asyncio.run(referee_concurrent(seconds)))
+        shared.append(asyncio.run(referee_concurrent(seconds, shared_socket=True)))
+    c_own, c_shared = statistics.median(own), statistics.median(shared)
+    log(
+        f"    (c) in turns, a socket per bot: {c_own:8.0f} decisions/s; the 4 bots on one "
+        f"socket (before): {c_shared:8.0f} ({c_own / c_shared:.2f} x)"
+    )
     d = asyncio.run(referee_memory())
     log(f"(d) referee memory per open match (1,000):   {d / 1024:8.1f} KiB")
     e = asyncio.run(bot_socket_cost())
@@ -400,6 +421,9 @@ def run(seconds: float, log) -> dict:
         "referee_concurrent_unbatched_vs_raw_pipelined": round(c_single / raw_rate, 3),
         "referee_memory_per_match_kib": round(d / 1024, 1),
         "bot_socket": {k: round(v, 2) for k, v in e.items()},
+        "concurrent_own_sockets_decisions_per_s": round(c_own),
+        "concurrent_shared_socket_decisions_per_s": round(c_shared),
+        "concurrent_own_vs_shared": round(c_own / c_shared, 3),
     }
     goals = {
         "(b) / (a)": {"value": round(b / a, 3), "goal": "<= 1.5", "met": b / a <= 1.5},
