@@ -176,14 +176,18 @@ def count(db: Path, sql: str) -> int:
         con.close()
 
 
-def serve_at_1024(tmp_path: Path, db: Path, runs: Path) -> tuple[subprocess.Popen, int, Path]:
-    """`arena serve` of a Balloon ladder at tables of 2, with a hard limit of 1,024 descriptors
-    (it cannot raise it), its log in a file: (process, web port, log's path)."""
+def serve_at_1024(
+    tmp_path: Path, db: Path, runs: Path, limit: int | None = 1024
+) -> tuple[subprocess.Popen, int, int, Path]:
+    """`arena serve` of a Balloon ladder at tables of 2, with a hard limit of `limit`
+    descriptors (it cannot raise it; None: the test's own), its log in a file: (process,
+    referee port, web port, log's path)."""
     port, web_port = free_ports(2)
     log_path = tmp_path / "serve.log"
 
-    def at_1024() -> None:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+    def at_limit() -> None:
+        if limit is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
 
     args = serve_args("bal=balloon:2", "--run-dir", str(runs), db=db, port=port, web_port=web_port)
     with open(log_path, "w") as log:  # the child keeps its own descriptor
@@ -192,9 +196,9 @@ def serve_at_1024(tmp_path: Path, db: Path, runs: Path) -> tuple[subprocess.Pope
             stdout=subprocess.DEVNULL,
             stderr=log,
             start_new_session=True,
-            preexec_fn=at_1024,
+            preexec_fn=at_limit,
         )
-    return server, web_port, log_path
+    return server, port, web_port, log_path
 
 
 def stop(server: subprocess.Popen) -> None:
@@ -216,7 +220,7 @@ def test_under_serve_with_1024_descriptors_a_hog_leaves_the_web_and_the_matches_
         arena("bot", "add", name, "--command", "python example_bots/random_bot.py", "--db", str(db))
     hog = f"python {BOTS / 'hostile_bot.py'} fd_hog 8,200"
     arena("bot", "add", "hog", "--command", hog, "--db", str(db))
-    server, web_port, log_path = serve_at_1024(tmp_path, db, runs)
+    server, _, web_port, log_path = serve_at_1024(tmp_path, db, runs)
     web = f"http://127.0.0.1:{web_port}/api/ladders"
     answers: list[tuple[int, float]] = []
     most_fds = 0
@@ -275,7 +279,7 @@ def test_serve_out_of_descriptors_logs_once_and_serves_again(tmp_path):
     db, runs = tmp_path / "arena.db", tmp_path / "runs"
     for name in ("r1", "r2"):
         arena("bot", "add", name, "--command", "python example_bots/random_bot.py", "--db", str(db))
-    server, web_port, log_path = serve_at_1024(tmp_path, db, runs)
+    server, _, web_port, log_path = serve_at_1024(tmp_path, db, runs)
     web = f"http://127.0.0.1:{web_port}/api/ladders"
     held: list[socket.socket] = []
 
@@ -316,3 +320,61 @@ def test_serve_out_of_descriptors_logs_once_and_serves_again(tmp_path):
     # ("Exception in callback ..._start_serving", one per failed accept before).
     assert log_text.count("Traceback") <= 2 and len(log_text) < 20_000, log_text[-3000:]
     print(f"FIGURE serve out of descriptors: the log holds {len(log_text)} bytes")
+
+
+def test_a_new_version_is_verified_while_a_tokenless_client_holds_silent_streams(tmp_path):
+    # In the issue, about 1,000 silent streams on the TCP port made a new version fail its
+    # verification under `arena serve`. The version is a launched bot: its own socket.
+    db, runs = tmp_path / "arena.db", tmp_path / "runs"
+    for name in ("r1", "r2"):
+        arena("bot", "add", name, "--command", "python example_bots/random_bot.py", "--db", str(db))
+    added = run_arena("bot", "add", "mine", "--owner", "--db", str(db)).stdout
+    key = next(line for line in added.splitlines() if line.startswith("owner key")).split()[-1]
+    key_file = tmp_path / "owner.key"
+    key_file.write_text(key + "\n")
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "arena-bot.toml").write_text(
+        'name = "mine"\nruntime = "python"\ncommand = ["bot.py"]\n'
+    )
+    (folder / "bot.py").write_text(Path("example_bots/random_bot.py").read_text())
+    server, port, web_port, log_path = serve_at_1024(tmp_path, db, runs, limit=None)
+    (tmp_path / "stranger").mkdir()
+    stranger = subprocess.Popen(
+        [sys.executable, str(BOTS / "hostile_bot.py"), "hello_hog", "1000"],
+        cwd=tmp_path / "stranger",
+        env={**os.environ, "ARENA_TOKEN": "", "ARENA_ADDRESS": f"127.0.0.1:{port}"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    report = tmp_path / "stranger" / "report.json"
+    try:
+        deadline = time.monotonic() + 60
+
+        def web_up() -> bool:
+            try:
+                url = f"http://127.0.0.1:{web_port}/api/ladders"
+                return httpx.get(url, timeout=2).status_code == 200
+            except httpx.HTTPError:
+                return False
+
+        while not (
+            web_up() and report.exists() and json.loads(report.read_text())["opened"] >= 1000
+        ):
+            assert server.poll() is None and stranger.poll() is None, log_path.read_text()
+            assert time.monotonic() < deadline, "no web, or the stranger's 1,000 streams"
+            time.sleep(0.05)  # polling under a deadline
+        submitted = subprocess.run(
+            [sys.executable, "-m", "arena", "submit", "--server", f"http://127.0.0.1:{web_port}",
+             "--key-file", str(key_file), "--timeout", "120", str(folder)],
+            text=True, capture_output=True, timeout=180,
+        )  # fmt: skip
+        held = json.loads(report.read_text())
+    finally:
+        stranger.kill()
+        stranger.wait()
+        stop(server)
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+    assert "verdict: passed" in submitted.stdout
+    assert held["ended"].get("RESOURCE_EXHAUSTED", 0) > 0
+    print(f"FIGURE verification beside a tokenless hello_hog: passed; the stranger: {held}")
