@@ -66,11 +66,22 @@ class RepeatLimiter(logging.Filter):
         return True
 
 
+def limit_repeats(interval_s: float = 10.0) -> RepeatLimiter:
+    """Put one RepeatLimiter on every handler of the root logger and on logging's last resort
+    (the handler that prints warnings and errors when nothing configured logging, as in the
+    commands other than `serve`); handlers that have one keep theirs. Returns the limiter."""
+    limiter = RepeatLimiter(interval_s)
+    handlers = [*logging.getLogger().handlers]
+    if logging.lastResort is not None:
+        handlers.append(logging.lastResort)
+    for handler in handlers:
+        if not any(isinstance(f, RepeatLimiter) for f in handler.filters):
+            handler.addFilter(limiter)
+    return limiter
+
+
 def configure_logging(level: int = logging.INFO, interval_s: float = 10.0) -> RepeatLimiter:
     """The platform's logging: records to stderr with their time, each kind of record at most
     once per `interval_s` (RepeatLimiter). Returns the limiter."""
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(message)s")
-    limiter = RepeatLimiter(interval_s)
-    for handler in logging.getLogger().handlers:
-        handler.addFilter(limiter)
-    return limiter
+    return limit_repeats(interval_s)

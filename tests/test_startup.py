@@ -4,7 +4,7 @@ import logging
 import subprocess
 import sys
 
-from arena.startup import RepeatLimiter
+from arena.startup import RepeatLimiter, limit_repeats
 
 
 class Clock:
@@ -92,3 +92,12 @@ def test_the_soft_descriptor_limit_is_raised_to_the_hard_limit():
     before, after, now, hard = (int(x) for x in out.stdout.split())
     assert before == 256
     assert after == now == hard
+
+
+def test_the_limiter_goes_on_the_last_resort_once(monkeypatch):
+    # Commands that configure no logging print through logging.lastResort.
+    last_resort = logging.StreamHandler()
+    monkeypatch.setattr(logging, "lastResort", last_resort)
+    limit_repeats()
+    limit_repeats()
+    assert [type(f) for f in last_resort.filters] == [RepeatLimiter]
