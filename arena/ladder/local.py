@@ -182,6 +182,8 @@ class LocalExecutor:
                 await referee.server.directory.bar(name)
         # Launched bots first: their streams are then ended below with the tokens revoked here.
         for name in list(referee.bots):
+            if name not in names:  # launched while the query ran: it was not asked about
+                continue
             bot = access.get(name)
             if bot is None or bot.suspended:
                 referee.tokens.revoke(name)
