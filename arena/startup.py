@@ -31,11 +31,11 @@ def raise_descriptor_limit() -> tuple[int, int]:
 
 
 class RepeatLimiter(logging.Filter):
-    """Lets through one record per `interval_s` for each kind (logger, level, the message
-    template's first line, exception type), and counts the ones it held back: the next record
+    """Lets through one warning or error per `interval_s` for each kind (logger, level, the
+    message's first line, exception type), and counts the ones it held back: the next record
     of that kind to pass says how many there were. A failing accept() (out of descriptors)
     repeated thousands of times a second then costs one line per interval, not megabytes of
-    tracebacks.
+    tracebacks. Records below WARNING all pass: they tell what happened, each once.
 
     Put it on handlers (a filter on a logger does not see records its children propagate)."""
 
@@ -47,10 +47,12 @@ class RepeatLimiter(logging.Filter):
         self._kinds: dict[tuple, tuple[float, int]] = {}  # kind -> (last passed at, held back)
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING:  # what happened (a bot connected...): all kept
+            return True
         exc = record.exc_info[0] if record.exc_info else None
-        # The template's first line: asyncio's "Exception in callback X" goes on with the
+        # The message's first line: asyncio's "Exception in callback X" goes on with the
         # handle's time, different in every record.
-        kind = (record.name, record.levelno, str(record.msg).split("\n", 1)[0][:200], exc)
+        kind = (record.name, record.levelno, record.getMessage().split("\n", 1)[0][:200], exc)
         now = self._clock()
         with self._lock:
             last, held = self._kinds.get(kind, (None, 0))

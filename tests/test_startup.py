@@ -39,21 +39,28 @@ def test_a_repeated_record_passes_once_per_interval_with_a_count():
     assert limiter.filter(third) and "more like this" not in third.getMessage()
 
 
-def test_kinds_are_told_apart_by_logger_template_and_exception():
+def test_kinds_are_told_apart_by_logger_message_and_exception():
     clock = Clock()
     limiter = RepeatLimiter(interval_s=10, clock=clock)
-    assert limiter.filter(record("bot %s connected", "a"))
-    # Same template, other arguments: the same kind.
-    assert not limiter.filter(record("bot %s connected", "b"))
-    assert limiter.filter(record("bot %s connected", "a", name="arena.referee"))
-    assert limiter.filter(record("bot %s left", "a"))
-    assert limiter.filter(record("bot %s connected", "a", exc=OSError))
-    assert limiter.filter(record("bot %s connected", "a", exc=ValueError))
+    assert limiter.filter(record("cut off bot %s", "a"))
+    assert not limiter.filter(record("cut off bot %s", "a"))
+    assert limiter.filter(record("cut off bot %s", "b"))  # another bot: another event
+    assert limiter.filter(record("cut off bot %s", "a", name="arena.referee"))
+    assert limiter.filter(record("cut off bot %s", "a", exc=OSError))
+    assert limiter.filter(record("cut off bot %s", "a", exc=ValueError))
     # asyncio's "Exception in callback" goes on with the handle's time on its next line.
     assert limiter.filter(record("Exception in callback f()\nhandle: <when=1.5>", exc=ValueError))
     assert not limiter.filter(
         record("Exception in callback f()\nhandle: <when=2.5>", exc=ValueError)
     )
+
+
+def test_records_below_warning_all_pass():
+    limiter = RepeatLimiter(interval_s=10, clock=Clock())
+    info = [record("bot %s disconnected", "a") for _ in range(3)]
+    for r in info:
+        r.levelno, r.levelname = logging.INFO, "INFO"
+    assert all(limiter.filter(r) for r in info)
 
 
 def test_the_limiter_on_a_handler_keeps_a_flood_to_one_line(tmp_path):
