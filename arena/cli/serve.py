@@ -15,6 +15,7 @@ from arena.games import ConfigError, make_game
 from arena.ladder.ratings import DEFAULT_RATING_MODE
 from arena.ladder.runner import ExecutorSetupError
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
+from arena.startup import configure_logging
 from arena.store import DEFAULT_UPLOADS_PER_DAY
 
 from .common import (
@@ -230,7 +231,7 @@ def serve_cmd(
         seed=seed,
         rating_mode=rating_mode,
     )
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    configure_logging(logging.INFO)
 
     try:
         with store_errors(ExecutorSetupError):

@@ -9,7 +9,7 @@ import gc
 import hmac
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Awaitable, Sequence
 
 from arena import seeds
 from arena.games.base import Game
@@ -123,9 +123,9 @@ class RefereeHost:
         key = lane_key(name, lane)
         if key in self.bots:
             raise ValueError(f"bot {name!r} is already running here in lane {lane}")
-        if self.server.bot_socket is None:
+        if not self.server.started:
             raise RuntimeError("the referee is not started: launch bots inside `async with host`")
-        socket = self.server.bot_socket  # the one line that picks a launched process's socket
+        socket = await self.server.open_bot_socket(key)  # the lane's own (its caps)
         token = token or self.tokens.issue(key)
         workdir = self.run_dir / "bots" / key
         proc = BotProcess(
@@ -142,11 +142,24 @@ class RefereeHost:
         return proc
 
     async def stop_lane(self, key: str) -> None:
-        """End one lane's process and its token (a lane that is not running: nothing)."""
+        """End one lane's process, its token and its socket (a lane that is not running:
+        nothing)."""
+        await self.detach_lane(key)
+
+    def detach_lane(self, key: str) -> Awaitable[None]:
+        """Take one lane out of this host now: its token revoked, its process and socket no
+        longer this host's (a launch under the same key makes new ones); the returned awaitable
+        ends the process, then the socket."""
         self.tokens.revoke_lane(key)
         proc = self.bots.pop(key, None)
-        if proc is not None:
-            await proc.stop()
+        closing = self.server.detach_bot_socket(key)
+
+        async def end() -> None:
+            if proc is not None:
+                await proc.stop()
+            await closing
+
+        return end()
 
     def seat_for(self, name: str, lane: int = 0) -> RemoteSeat:
         """A seat of bot `name` played by its lane `lane` when launched here, else by the

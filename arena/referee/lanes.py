@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Iterable, Sequence
 
 if TYPE_CHECKING:
     from .host import RefereeHost
-    from .launcher import BotProcess
 
 log = logging.getLogger(__name__)
 
@@ -171,8 +170,8 @@ class LanePool:
         """End every lane of the bot now, and every token issued to it."""
         async with self.lock:
             self.host.tokens.revoke(name)
-            procs = [self._detach(k) for k in self.lanes_of(name)]
-        await asyncio.gather(*(p.stop() for p in procs))
+            ending = [self._detach(k) for k in self.lanes_of(name)]
+        await asyncio.gather(*ending)
 
     async def stop_idle(self, now: float | None = None) -> list[str]:
         """End the lanes that played nothing for idle_stop_s, and those of retired bots that
@@ -192,19 +191,19 @@ class LanePool:
                 )
             ]
             # Out of the host's lanes under the lock: a seat taken meanwhile launches anew.
-            procs = [self._detach(key) for key in idle]
+            ending = [self._detach(key) for key in idle]
             self._ended.update(idle)
             self.stats.idle_stops += len(idle)
         if idle:
             log.info("ending idle or retired bot lanes: %s", ", ".join(sorted(idle)))
-        await asyncio.gather(*(p.stop() for p in procs))
+        await asyncio.gather(*ending)
         return idle
 
-    def _detach(self, key: str) -> "BotProcess":
-        """Take a lane out of the host (its token revoked); the caller stops its process."""
-        self.host.tokens.revoke_lane(key)
+    def _detach(self, key: str) -> Awaitable[None]:
+        """Take a lane out of the host (its token revoked, RefereeHost.detach_lane); the caller
+        awaits the end of its process and socket."""
         self._last_used.pop(key, None)
-        return self.host.bots.pop(key)
+        return self.host.detach_lane(key)
 
     async def _watch_idle(self) -> None:
         period = max(0.05, min(1.0, self.idle_stop_s / 4))

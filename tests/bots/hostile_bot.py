@@ -45,6 +45,13 @@ the same as a line "REPORT {json}" to its stderr (its log, kept after the bot en
   ends          plays well and writes the id of every MatchEnd it reads to its stderr (its log,
                 which outlives its work directory) as "match_end ID"; on
                 SIGTERM it reads on for 1 s (what is already on its stream), then exits
+  fd_hog        forks P processes, each holding C plain connections (nothing written) to its
+                referee address (ARG "P,C", default "8,200") and opening a new one for each the
+                referee closes, each writing ./fd_hog-N.json with its counts; plays well
+  hello_hog     never says Hello: holds ARG (default 1000) Play streams on channels of 16
+                streams, opening a new one for each that ends; reports how they ended and how
+                many were open at most (the token may be empty: a tokenless client)
+  late          sleeps ARG seconds (a slow start) before it connects, then plays well
 """
 
 import asyncio
@@ -116,6 +123,12 @@ async def main() -> None:
     if MODE == "many_conns":
         await many_conns(address, token, int(ARG or 300))
         return
+    if MODE == "fd_hog":
+        fd_hog(address, *(int(n) for n in (ARG or "8,200").split(",")))
+    if MODE == "hello_hog":
+        await hello_hog(address, int(ARG or 1000))
+    if MODE == "late":
+        await asyncio.sleep(float(ARG))
     max_concurrent = 2 if MODE == "other_match" else 1
     async with grpc.aio.insecure_channel(address) as channel:
         call = await open_play(channel, token, max_concurrent)
@@ -484,6 +497,102 @@ ATTACKS = {
     "spinners": lambda: helper("spinners_child"),
     "disk_fill": disk_fill,
 }
+
+
+def plain_connect(address: str) -> socket.socket:
+    """A plain connection to the referee's address (unix:PATH or HOST:PORT), nothing sent."""
+    if address.startswith("unix:"):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        target: object = address[len("unix:") :]
+    else:
+        host, port = address.rsplit(":", 1)
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        target = (host, int(port))
+    sock.settimeout(1.0)
+    try:
+        sock.connect(target)
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
+
+
+def fd_hog(address: str, processes: int, conns: int) -> None:
+    for n in range(processes):
+        if os.fork() == 0:
+            try:
+                fd_hog_process(address, n, conns)
+            finally:
+                os._exit(0)
+
+
+def fd_hog_process(address: str, n: int, conns: int) -> None:
+    held: list[socket.socket] = []
+    counts = {"connected": 0, "closed_by_referee": 0, "failed": 0, "most_held": 0}
+    errors: dict[str, int] = {}
+    last_report = 0.0
+    while True:
+        while len(held) < conns:
+            try:
+                held.append(plain_connect(address))
+                counts["connected"] += 1
+            except OSError as err:
+                counts["failed"] += 1
+                name = type(err).__name__
+                errors[name] = errors.get(name, 0) + 1
+                break
+        counts["most_held"] = max(counts["most_held"], len(held))
+        for sock in list(held):
+            try:
+                closed = sock.recv(65536) == b""
+            except BlockingIOError:
+                closed = False
+            except OSError:
+                closed = True
+            if closed:
+                counts["closed_by_referee"] += 1
+                held.remove(sock)
+                sock.close()
+        if time.monotonic() - last_report > 0.5:
+            last_report = time.monotonic()
+            with open(f"fd_hog-{n}.json.tmp", "w") as f:
+                json.dump({**counts, "held": len(held), "errors": errors}, f)
+            os.replace(f"fd_hog-{n}.json.tmp", f"fd_hog-{n}.json")
+        time.sleep(0.05)
+
+
+async def hello_hog(address: str, streams: int) -> None:
+    ended: dict[str, int] = {}
+    state = {"open": 0, "most_open": 0, "opened": 0}
+
+    async def hold(channel) -> None:
+        while True:
+            call = pb_grpc.RefereeStub(channel).Play()
+            state["open"] += 1
+            state["opened"] += 1
+            state["most_open"] = max(state["most_open"], state["open"])
+            try:
+                code = (await call.code()).name
+            except grpc.aio.AioRpcError as err:
+                code = err.code().name
+            finally:
+                state["open"] -= 1
+            ended[code] = ended.get(code, 0) + 1
+            await asyncio.sleep(0.1)  # then at it again
+
+    async def reports() -> None:
+        while True:
+            report({"ended": ended, **state})
+            await asyncio.sleep(0.5)
+
+    per_channel = 16
+    channels = [grpc.aio.insecure_channel(address) for _ in range(-(-streams // per_channel))]
+    await asyncio.gather(
+        reports(),
+        *(hold(channels[i // per_channel]) for i in range(streams)),
+    )
+
 
 if __name__ == "__main__" and MODE == "fork_bomb_child":
     fork_bomb_child()

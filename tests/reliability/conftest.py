@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -76,3 +77,29 @@ def first_legal_policy_holds(result, seat: int) -> bool:
                 return False
         state.apply_action(move.seat, action_from_json(move.action))
     return True
+
+
+def open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+class DescriptorSampler:
+    """The most descriptors this process (the referee's) held, sampled every 20 ms."""
+
+    def __init__(self) -> None:
+        self.base = open_descriptors()
+        self.most = self.base
+        self._task: asyncio.Task | None = None
+
+    async def _sample(self) -> None:
+        while True:
+            self.most = max(self.most, open_descriptors())
+            await asyncio.sleep(0.02)  # a sampling period, not a synchronisation
+
+    def __enter__(self) -> "DescriptorSampler":
+        self._task = asyncio.ensure_future(self._sample())
+        return self
+
+    def __exit__(self, *exc) -> None:
+        assert self._task is not None
+        self._task.cancel()

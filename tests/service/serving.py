@@ -5,30 +5,16 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
 
 import httpx
 
-from tests.cli import run_arena, serve_args, start_arena
+from tests.cli import free_ports, run_arena, serve_args, start_arena
 
 RANDOM = "python example_bots/random_bot.py"
 ADMIN = "s3cret-admin-key"
-
-
-def free_ports(n: int) -> list[int]:
-    """n distinct free ports: the sockets stay bound until all are chosen, so that the kernel
-    cannot hand the same port out twice."""
-    sockets = [socket.socket() for _ in range(n)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
 
 
 def free_port() -> int:
