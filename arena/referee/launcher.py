@@ -185,6 +185,11 @@ class BotProcess:
                 guard_options += ["--workdir", str(self.workdir)]
             command = box.argv(self.command.argv, cwd)
             env["ARENA_ADDRESS"] = sandbox.ADDRESS_IN_SANDBOX
+            # Inside, the work directory is at one path for every bot and lane.
+            for var in ("HOME", "TMPDIR"):
+                if var in env and _under_dir(env[var], self.workdir):
+                    inside = Path(env[var]).relative_to(self.workdir)
+                    env[var] = str(Path(sandbox.WORKDIR_IN_SANDBOX) / inside)
             if proto is not None:
                 env["ARENA_PROTO"] = sandbox.PROTO_IN_SANDBOX
         else:
@@ -454,6 +459,10 @@ def _warn_no_tmpfs(why: str) -> None:
         "file count are not capped, only each file's size",
         why,
     )
+
+
+def _under_dir(path: str, directory: Path) -> bool:
+    return Path(path) == directory or directory in Path(path).parents
 
 
 def _signal(pid: int, sig: int) -> None:

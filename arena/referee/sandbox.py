@@ -38,6 +38,9 @@ from pathlib import Path
 SOCKET_IN_SANDBOX = "/run/arena/referee.sock"
 PROTO_IN_SANDBOX = "/run/arena/arena.proto"
 ADDRESS_IN_SANDBOX = f"unix:{SOCKET_IN_SANDBOX}"
+# Where the bot's work directory appears inside: the same path for every bot and lane, so that
+# the path says nothing of the run, the bot's name or its lane (its rotation: issue 28).
+WORKDIR_IN_SANDBOX = "/home/bot"
 
 # The system's read-only directories an interpreter needs. On merged-/usr systems the top-level
 # ones are links into /usr and are made links again inside.
@@ -75,7 +78,8 @@ def pick_uid() -> int:
 class Sandbox:
     """What one launched bot sees. Paths are the host's; inside they keep the same names."""
 
-    workdir: Path  # writable: the bot's HOME (and cwd, unless its manifest directory is)
+    workdir: Path  # writable: the bot's HOME (and cwd, unless its manifest directory is),
+    # bound at WORKDIR_IN_SANDBOX
     referee_socket: Path  # the referee's Unix socket, bound at SOCKET_IN_SANDBOX
     read_only: tuple[Path, ...] = ()  # the bot's own directory, the Python environment, ...
     proto: Path | None = None  # the protocol file, bound at PROTO_IN_SANDBOX
@@ -141,20 +145,20 @@ class Sandbox:
         # Every bound path's parents are made first, mode 0755: bubblewrap would make them 0700
         # when it runs as root, and the bot's user could not walk through them.
         binds = [
-            (str(p), "--ro-bind")
+            (str(p), "--ro-bind", str(p))  # (the host's path, how, the path inside)
             for p in _outermost(self.read_only)
             if not _under(p, self.system_dirs)
         ]
-        binds.append((str(self.workdir), "--bind"))
+        binds.append((str(self.workdir), "--bind", WORKDIR_IN_SANDBOX))
         made: set[str] = set(self.system_dirs) | {"/", "/etc", "/proc", "/dev", "/tmp"}
-        for path, _ in binds:
-            for parent in reversed(Path(path).parents):
+        for _, _, inside in binds:
+            for parent in reversed(Path(inside).parents):
                 if str(parent) not in made:
                     made.add(str(parent))
                     args += ["--perms", "0755", "--dir", str(parent)]
-        for path, how in binds:
-            args += [how, path, path]
-            made.add(path)
+        for path, how, inside in binds:
+            args += [how, path, inside]
+            made.add(inside)
         args += [
             "--perms",
             "0755",
@@ -170,7 +174,8 @@ class Sandbox:
         ]
         if self.proto is not None:
             args += ["--ro-bind", str(self.proto), PROTO_IN_SANDBOX]
-        args += ["--chdir", str(cwd), "--"]
+        inside_cwd = WORKDIR_IN_SANDBOX if Path(cwd) == self.workdir else str(cwd)
+        args += ["--chdir", inside_cwd, "--"]
         if self.uid is not None:
             args += [
                 SETPRIV,

@@ -19,6 +19,7 @@ from arena.referee import server as referee_server
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits, MatchObserver
+from arena.referee.sandbox import WORKDIR_IN_SANDBOX
 from arena.results import CRASH, DISCONNECT, MALFORMED, TIMEOUT, UNKNOWN_REQUEST
 
 from .conftest import (
@@ -322,9 +323,12 @@ def test_a_bot_gets_its_own_directory_and_environment_only(tmp_path):
 
     result, beside = run(main())
     report = report_of(tmp_path, "snoop")
-    workdir = str((tmp_path / "bots" / "snoop").resolve())
+    # Its work directory is at one path for every bot and lane: nothing of the run, its name
+    # or its lane (issue 28).
+    workdir = WORKDIR_IN_SANDBOX
     assert report["cwd"] == workdir and report["home"] == workdir
     assert report["tmpdir"].startswith(workdir + "/")
+    assert "snoop" not in report["cwd"] + report["home"] + report["tmpdir"]
     assert set(report["env"]) <= {
         "PATH",
         "HOME",

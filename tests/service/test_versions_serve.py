@@ -76,7 +76,9 @@ def test_a_retired_version_is_stopped_while_serve_plays_on(tmp_path):
     update = arena("bot", "update", "r1", "--command", RANDOM, "--note", "v2", "--db", str(db))
     token = update.stdout.split("keep it secret): ")[1].split()[0]  # r1@2's registered token
     bots = tmp_path / "runs" / "bots"
-    server = Server(tmp_path, db, ["--idle-stop", "600"])
+    # --allow-remote: without it every registered token is refused as a remote bot's, and the
+    # refusal checked below is the retirement's.
+    server = Server(tmp_path, db, ["--idle-stop", "600", "--allow-remote"])
     try:
         wait_until(server.up, "the web server", server=server)
         wait_until(lambda: bot_processes(bots, "r1@2"), "r1@2's processes", server=server)
