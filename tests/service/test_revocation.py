@@ -107,16 +107,31 @@ def faults_in(db: Path, bot: str, index: int | None = None) -> list[tuple[int, s
     )
 
 
+def seat_of(db: Path, bot: str, index: int) -> int:
+    """The bot's seat in match `index`."""
+    ((bot_id,),) = query(db, "SELECT id FROM bots WHERE name = ?", bot)
+    ((seats,),) = query(db, "SELECT seats FROM matches WHERE idx = ?", index)
+    return json.loads(seats).index(bot_id)
+
+
 def mid_match(server: Server, db: Path, bot: str = "owner", after: int = -1) -> int:
-    """Wait until the bot is in a match (after index `after`) that has played some moves; its
-    index."""
+    """Wait until the bot is in the middle of a match (after index `after`): one that has
+    played some moves, the bot itself some of them and the referee none for it. A match whose
+    seat the bot has already lost is not one: e.g. a match that began while the bot was not
+    connected, whose seat the Hello probe (tests/service/probe.py) took and faulted by closing
+    its stream, and that is still running, waiting for newly launched lanes, as the next bot
+    connects. Its index."""
 
     def playing():
         for index in running_with(db, bot, after):
             live = httpx.get(
                 f"{server.web}/api/ladders/bal/matches/{index}/live", params={"since": 0}
             ).json()
-            if live["status"] == "running" and len(live["frames"]) > 3:
+            if live["status"] != "running" or len(live["frames"]) <= 3:
+                continue
+            seat = seat_of(db, bot, index)
+            moves = [f["move"] for f in live["frames"] if f["move"] and f["move"]["seat"] == seat]
+            if moves and not any(m["default"] for m in moves):
                 return index + 1  # never 0: wait_until wants a true value
         return None
 
