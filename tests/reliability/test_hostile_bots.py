@@ -9,6 +9,7 @@ running beside the hostile one finishes without a fault.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import statistics
 import sys
 
@@ -20,6 +21,7 @@ from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits, MatchObserver
 from arena.results import CRASH, DISCONNECT, MALFORMED, TIMEOUT, UNKNOWN_REQUEST
+from tests.timing import load_factor, scaled
 
 from .conftest import (
     BOTS,
@@ -211,8 +213,8 @@ def test_hundreds_of_connections_are_bounded_and_others_are_served(tmp_path, mon
         async with RefereeHost(tmp_path) as host:
             await host.launch("good-a", good())
             await host.launch("good-b", good())
-            await host.server.directory.wait_for("good-a", 15)
-            await host.server.directory.wait_for("good-b", 15)
+            await host.server.directory.wait_for("good-a", scaled(15))
+            await host.server.directory.wait_for("good-b", scaled(15))
             proc = await host.launch("swarm", hostile("many_conns", "300"))
             results = []
             while proc.exit_info() is None:  # keep matches going while the swarm is on
@@ -264,9 +266,17 @@ def test_a_cpu_spinning_bot_is_killed_and_the_referee_stays_responsive(tmp_path)
             others = []
             # Other matches, move by move, while it spins and until the kernel kills it.
             while not spin.done() or proc.exit_info() is None:
-                others.append(await host.run_match(BALLOON2, 10 + len(others), ["g2", "g3"], FAST))
+                seed = 10 + len(others)
+                others.append(await host.run_match(BALLOON2, seed, ["g2", "g3"], responsive))
             return await spin, others, proc.exit_info()
 
+    # The good bots' moves and the referee's answers need the CPU the spinner competes for;
+    # on a machine already loaded by others, each takes longer: their bounds scale with that
+    # load (tests/timing.py), the spinner's do not.
+    factor = load_factor()
+    responsive = dataclasses.replace(
+        FAST, move_ms=round(FAST.move_ms * factor), time_bank_ms=round(FAST.time_bank_ms * factor)
+    )
     result, others, exit_info = run(main())
     # It times out move after move; RLIMIT_CPU kills it (a crash, if its match is still on).
     assert "SIGXCPU" in exit_info
@@ -275,15 +285,16 @@ def test_a_cpu_spinning_bot_is_killed_and_the_referee_stays_responsive(tmp_path)
         assert "SIGXCPU" in result.faults[-1].detail
     assert kinds(result, 1) == []
     elapsed = [m.elapsed_ms for o in others for m in o.moves]
-    assert others and all(o.faults == () for o in others)
+    assert others and all(o.faults == () for o in others), [o.faults for o in others]
     p50 = statistics.median(elapsed)
     p99 = statistics.quantiles(elapsed, n=100)[98]
-    # Generous bounds (a shared 2-core CI machine); the figures go to docs/reliability.md.
-    assert p50 < 50 and p99 < FAST.move_ms
-    print(
+    figure = (
         f"FIGURE cpu_spin: {len(elapsed)} moves of other matches meanwhile, "
-        f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {max(elapsed):.1f} ms"
+        f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {max(elapsed):.1f} ms (load factor {factor:.1f})"
     )
+    # Generous bounds (a shared 2-core CI machine); the figures go to docs/reliability.md.
+    assert p50 < 50 * factor and p99 < responsive.move_ms, figure
+    print(figure)
 
 
 def test_gigabytes_to_stderr_are_capped_at_the_log_limit(tmp_path):

@@ -9,12 +9,12 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests import timing
 from tests.cli import ROOT, run_arena, serve_args, start_arena
 
 RANDOM = "python example_bots/random_bot.py"
@@ -55,19 +55,20 @@ def completed(db: Path) -> int:
 
 
 def wait_until(condition, what: str, timeout: float = 90.0, server: "Server | None" = None):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        if server is not None and server.proc.poll() is not None:
-            raise AssertionError(
-                f"the server exited ({server.proc.returncode}) while waiting "
-                f"for {what}; its log:\n{server.log_tail()}"
-            )
-        time.sleep(0.05)
-    log = f"; the server's log:\n{server.log_tail()}" if server is not None else ""
-    raise AssertionError(f"timed out waiting for {what}{log}")
+    """Poll `condition()` until it holds, for `timeout` seconds on a quiet machine (scaled by
+    its load: tests/timing.py); fail at once if the server exits, with its log."""
+
+    def exited() -> str | None:
+        if server is None or server.proc.poll() is None:
+            return None
+        return f"the server exited ({server.proc.returncode}); its log:\n{server.log_tail()}"
+
+    try:
+        return timing.wait_until(condition, what, timeout, gave_up=exited, poll_s=0.05)
+    except AssertionError as e:
+        if server is None or server.proc.poll() is not None:
+            raise
+        raise AssertionError(f"{e}; the server's log:\n{server.log_tail()}") from None
 
 
 class Server:
