@@ -120,7 +120,7 @@ class Server:
 
     def up(self) -> bool:
         try:
-            return httpx.get(f"{self.web}/api/ladders", timeout=2).status_code == 200
+            return httpx.get(f"{self.web}/api/ladders", timeout=timing.scaled(2)).status_code == 200
         except httpx.HTTPError:
             return False
 
@@ -352,7 +352,7 @@ def test_the_admin_api_says_what_was_wrong(tmp_path):
             f"{server.web}/api/admin/bots/r1/suspend",
             headers=key,
             json={"reason": "x" * 3_000_000},
-            timeout=30,
+            timeout=timing.scaled(30),
         )
         assert huge.status_code == 400
         message = huge.json()["error"]["message"]

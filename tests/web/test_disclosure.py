@@ -42,6 +42,7 @@ from arena.store import Store, UnknownLadder
 from arena.web.disclosure import WITHHELD_DETAIL
 from arena.web.frames import build_frames
 from tests.service.test_serve import ADMIN, ROOT, Server, free_port, wait_until
+from tests.timing import scaled
 from tests.web.support import GATED, start_gated_ladder
 
 BOTS = ("g1", "g2", "g3")
@@ -110,7 +111,7 @@ def _admin_view(web: str) -> Callable[[int, dict], dict]:
         r = httpx.get(
             f"{web}/api/admin/ladders/{LADDER}/matches/{index}?frames=true",
             headers={"X-Admin-Key": ADMIN},
-            timeout=30,
+            timeout=scaled(30),
         )
         assert r.status_code == 200, r.text
         doc = r.json()
@@ -193,7 +194,7 @@ def _look(
         ),
     ]
     texts: dict[str, str] = {}
-    with httpx.Client(base_url=web, timeout=30) as client:
+    with httpx.Client(base_url=web, timeout=scaled(30)) as client:
         for url in pages + api:
             r = client.get(url)
             assert r.status_code == 200, (url, r.status_code, r.text[:300])
@@ -341,7 +342,7 @@ def ladder_run(tmp_path_factory) -> Run:
         def web_up() -> bool:
             alive()
             try:
-                return httpx.get(f"{web}/api/ladders", timeout=2).status_code == 200
+                return httpx.get(f"{web}/api/ladders", timeout=scaled(2)).status_code == 200
             except httpx.HTTPError:
                 return False
 
