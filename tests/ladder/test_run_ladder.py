@@ -338,7 +338,7 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
     wait_for_completed(db, 3, proc)
     assert proc.poll() is None, "the ladder finished before Ctrl-C"
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=scaled(60))
     assert proc.returncode == 130, err
     assert "run the same command again to resume" in err and "Traceback" not in err
     con = sqlite3.connect(db)

@@ -222,7 +222,7 @@ def test_serve_killed_mid_ladder_then_restarted_loses_and_doubles_nothing(tmp_pa
     before, _ = stored(db)
     assert len(before) >= 6
     restarted = serve(db, tmp_path, 12)
-    assert restarted.wait(120) == 0
+    assert restarted.wait(scaled(120)) == 0
     after, statuses = stored(db)
     completed = {m for m, s in statuses.items() if s == "completed"}
     # Nothing lost: every result from before the kill is still there, unchanged; the restart

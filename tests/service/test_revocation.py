@@ -25,6 +25,7 @@ from arena.store import BotAccess
 from arena.tokens import hash_token
 from arena_sdk.proto import arena_pb2 as pb
 from tests.procs import processes_in
+from tests.timing import scaled
 
 from .test_serve import ADMIN, RANDOM, ROOT, Server, arena, wait_until
 
@@ -94,7 +95,7 @@ class RemoteBot:
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
-        self.proc.wait(10)
+        self.proc.wait(scaled(10))
 
 
 def ladder_db(tmp_path: Path) -> tuple[Path, str]:
@@ -462,7 +463,7 @@ def test_arena_ladder_run_cuts_off_a_bot_suspended_by_another_process(tmp_path):
         suspended_at = time.monotonic()
         wait_until(lambda: processes_in(workdir) == [], "the bot's process to end", timeout=10)
         stopped_s = time.monotonic() - suspended_at
-        assert ladder.wait(60) == 0, log.read_text()[-3000:]
+        assert ladder.wait(scaled(60)) == 0, log.read_text()[-3000:]
         rest_s = time.monotonic() - suspended_at
     finally:
         if ladder.poll() is None:

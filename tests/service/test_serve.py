@@ -128,7 +128,7 @@ class Server:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         try:
-            return self.proc.wait(60)
+            return self.proc.wait(timing.scaled(60))  # a graceful stop: matches, bots, store
         finally:
             if self.proc.poll() is None:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -203,7 +203,7 @@ def test_serve_runs_matches_shows_them_and_stops_gracefully(tmp_path, db):
         code = server.stop()
         if remote is not None:
             remote.terminate()
-            remote.wait(10)
+            remote.wait(timing.scaled(10))
     assert code == 0
     con = sqlite3.connect(db)
     statuses = dict(con.execute("SELECT status, count(*) FROM matches GROUP BY status"))
@@ -218,7 +218,7 @@ def test_serve_runs_matches_shows_them_and_stops_gracefully(tmp_path, db):
     # A restart carries on from where it stopped.
     again = Server(tmp_path, db, ["--max-matches", "3"])
     try:
-        assert again.proc.wait(120) == 0
+        assert again.proc.wait(timing.scaled(120)) == 0
     finally:
         again.stop()
     assert completed(db) >= before + 3
@@ -378,7 +378,7 @@ def test_a_second_server_of_the_same_ladder_refuses_and_names_the_first(tmp_path
         wait_until(first.up, "the web server", server=first)
         second = Server(tmp_path, db)
         try:
-            code = second.proc.wait(60)
+            code = second.proc.wait(timing.scaled(60))
         finally:
             second.stop()
         assert code == 1, second.log_tail()

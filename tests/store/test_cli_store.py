@@ -185,7 +185,7 @@ def test_the_web_pages_serve_a_read_only_database_in_a_read_only_folder(readonly
         assert page.status_code == 200
     finally:
         proc.terminate()
-        proc.wait(30)
+        proc.wait(scaled(30))
 
 
 # ------------------------------------------------------------------ commands and names

@@ -306,7 +306,7 @@ def serve_run(tmp_path_factory) -> Run:
         for bot in bots:
             bot.terminate()
         for bot in bots:
-            bot.wait(20)
+            bot.wait(scaled(20))
     assert code == 0, server.log_tail()
 
 
@@ -348,7 +348,7 @@ def ladder_run(tmp_path_factory) -> Run:
 
         wait_until(web_up, "arena web")
         moments = _moments(tmp, db, web, gates, _engine_view(db), alive)
-        assert procs["arena ladder run"].wait(120) == 0
+        assert procs["arena ladder run"].wait(scaled(120)) == 0
         yield Run(kind="ladder", db=db, gates=gates, web=web, moments=moments)
     finally:
         for g in gates:
@@ -359,7 +359,7 @@ def ladder_run(tmp_path_factory) -> Run:
                 proc.send_signal(signal.SIGTERM)
         for proc in procs.values():
             try:
-                proc.wait(60)
+                proc.wait(scaled(60))
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()

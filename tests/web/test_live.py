@@ -65,7 +65,7 @@ class Ladder:
     def stop(self) -> None:
         self.release("all")
         try:
-            self.proc.wait(60)
+            self.proc.wait(scaled(60))
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
