@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.timing import ENV, load_factor
-
 _ROOT = Path(__file__).resolve().parent.parent
 for path in (_ROOT, _ROOT / "sdk"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
+
+from tests.timing import ENV, load_factor  # noqa: E402  (importable once the root is on the path)
 
 
 def pytest_report_header(config: pytest.Config) -> str:
