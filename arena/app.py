@@ -13,7 +13,7 @@ import shlex
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from arena.botcommand import SCRIPT_SUFFIXES
 from arena.games.base import Game
@@ -119,6 +119,10 @@ class LadderSettings:
     max_rounds: int | None = None
     run: RunSettings = RunSettings()  # how its matches are played
     progress: bool = True
+    # Refuse remote bots (arena/ladder/remote.py): the run does not start if one is seated.
+    no_remote: bool = False
+    # Where the run's warnings go (the CLI: stderr), as one line each.
+    warn: Callable[[str], None] = logging.getLogger(__name__).warning
 
 
 def run_ladder(settings: LadderSettings):
@@ -146,7 +150,8 @@ async def _run_ladder(settings: LadderSettings):
 async def _play_ladder(settings: LadderSettings, store, runner_task: list):
     """Run the ladder's remaining matches (and, with --until-settled, rounds added until every
     rank is settled, within --max-rounds). Returns (RunSummary of this run, the ladder)."""
-    from arena.ladder.runner import LadderRunner, RunSummary
+    from arena.ladder import remote
+    from arena.ladder.runner import ExecutorSetupError, LadderRunner, RunSummary
     from arena.store import Store, UnknownLadder
 
     rounds = settings.rounds
@@ -158,9 +163,19 @@ async def _play_ladder(settings: LadderSettings, store, runner_task: list):
         except UnknownLadder:
             pass
     settings = replace(settings, bots=await store.run(_resolve_members, settings))
+    remote_bots = remote.remote_names([await store.run(Store.get_bot, n) for n in settings.bots])
+    where = f"ladder {settings.name}"
+    if remote_bots and settings.no_remote:
+        raise ExecutorSetupError(remote.refusal(where, remote_bots, "--no-remote"))
+    if remote_bots:
+        settings.warn(remote.warning(where, remote_bots, "--no-remote"))
     ladder = await _ensure_ladder(store, settings, rounds)
     bots = [await store.run(Store.get_bot, name) for name in ladder.bots]
-    executor = settings.run.make_executor(store, settings.name)
+    executor = settings.run.make_executor(
+        store,
+        settings.name,
+        refuse_remote=remote.refused_at_hello("") if settings.no_remote else None,
+    )
     bar = _progress_bar(ladder, settings.progress)
     runner = LadderRunner(
         store,

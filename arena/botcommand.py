@@ -44,6 +44,30 @@ class BotCommand:
 
 def read_manifest(directory: str | os.PathLike[str]) -> str:
     """The command of the bot in `directory`, from its arena-bot.toml (`command = "..."`)."""
+    manifest = _load_manifest(directory)
+    if _uploaded_form(manifest):
+        return _uploaded_manifest(manifest, directory).command_line()
+    command = manifest.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise BadManifest(
+            f"{Path(directory) / MANIFEST} has no command; add a line such as "
+            'command = "python3 bot.py"'
+        )
+    return command
+
+
+def directory_argv(directory: str | os.PathLike[str]) -> list[str]:
+    """The checked argv that runs the bot in `directory` from inside it. An uploaded bot's
+    manifest (`runtime = ...`) gives its arguments as written, never looked up on this machine
+    (arena.submissions.manifest); an organiser's `command = "..."` is made runnable as a
+    command line is (`runnable`)."""
+    manifest = _load_manifest(directory)
+    if _uploaded_form(manifest):
+        return _uploaded_manifest(manifest, directory).launch_command(directory)
+    return runnable(read_manifest(directory), directory)
+
+
+def _load_manifest(directory: str | os.PathLike[str]) -> dict:
     path = Path(directory) / MANIFEST
     if not Path(directory).is_dir():
         raise BadManifest(f"bot directory {directory} does not exist")
@@ -54,20 +78,22 @@ def read_manifest(directory: str | os.PathLike[str]) -> str:
         )
     try:
         with path.open("rb") as f:
-            manifest = tomllib.load(f)
+            return tomllib.load(f)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise BadManifest(f"{path} is not valid TOML ({exc}); fix it") from None
-    command = manifest.get("command")
-    if "runtime" in manifest or isinstance(command, list):  # an uploaded bot's form
-        from arena.submissions.manifest import SubmissionRefused, parse_manifest
 
-        try:
-            return parse_manifest(manifest, Path(directory)).command_line()
-        except SubmissionRefused as exc:
-            raise BadManifest(f"{directory}: {exc}") from None
-    if not isinstance(command, str) or not command.strip():
-        raise BadManifest(f'{path} has no command; add a line such as command = "python3 bot.py"')
-    return command
+
+def _uploaded_form(manifest: dict) -> bool:
+    return "runtime" in manifest or isinstance(manifest.get("command"), list)
+
+
+def _uploaded_manifest(manifest: dict, directory: str | os.PathLike[str]):
+    from arena.submissions.manifest import SubmissionRefused, parse_manifest
+
+    try:
+        return parse_manifest(manifest, Path(directory))
+    except SubmissionRefused as exc:
+        raise BadManifest(f"{directory}: {exc}") from None
 
 
 def check_command(command: str, cwd: str | os.PathLike[str]) -> list[str]:
@@ -148,9 +174,7 @@ def resolve(spec: str, base: str | os.PathLike[str] | None = None) -> BotCommand
     base = Path(base) if base is not None else Path.cwd()
     directory = Path(spec) if os.path.isabs(spec) else base / spec
     if directory.is_dir():
-        return BotCommand(
-            tuple(runnable(read_manifest(directory), directory)), directory.absolute()
-        )
+        return BotCommand(tuple(directory_argv(directory)), directory.absolute())
     return BotCommand(tuple(runnable(spec, base)), None)
 
 

@@ -3,6 +3,7 @@
 Format (JSON, documented in docs/replay.md): {"format": "arena-replay", "version": 1, match_id,
 config (Game.config()), engine_version, seed, seat_names, limits, status, reason, scores, ranks,
 faults [{seat, kind, move, elapsed_ms, detail}], moves [[seat, action, elapsed_ms, default]],
+bot_seeds (each seat's bot seed, by seat; absent from replays of older Arenas),
 views {seat: [observation before each of that seat's moves]}}. An action is the engine's encoding
 as JSON (an int, or a list of ints). A replay re-runs under the engine version it was played
 with, if this Arena still plays it (Game.at_engine_version), or is refused saying what to do.
@@ -52,6 +53,10 @@ def to_dict(result: MatchResult, with_views: bool = True) -> dict[str, Any]:
         "started_at": result.started_at,
         "finished_at": result.finished_at,
     }
+    if result.bot_seeds:
+        # The seeds the bots were given (HMAC outputs: they do not give away the store's key,
+        # nor any other match's seeds), so that seeded bots can be replayed exactly.
+        doc["bot_seeds"] = list(result.bot_seeds)
     if with_views:
         doc["views"] = seat_views(result.config, result.seed, result.moves, result.engine_version)
     return doc
@@ -118,6 +123,13 @@ def check(doc: Any, where: str = "the replay") -> dict[str, Any]:
     for key, kind in required.items():
         if not isinstance(doc.get(key), kind):
             raise ReplayError(f"{where} is damaged: {key!r} is missing or not a {kind.__name__}")
+    bot_seeds = doc.get("bot_seeds")
+    if bot_seeds is not None and not (
+        isinstance(bot_seeds, list)
+        and len(bot_seeds) == len(doc["seat_names"])
+        and all(isinstance(s, int) for s in bot_seeds)
+    ):
+        raise ReplayError(f"{where} is damaged: 'bot_seeds' is not one integer a seat")
     for i, move in enumerate(doc["moves"]):
         if not (isinstance(move, list) and len(move) == 4 and isinstance(move[0], int)):
             raise ReplayError(f"{where} is damaged: move {i} is not [seat, action, ms, default]")

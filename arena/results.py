@@ -109,6 +109,9 @@ class MatchResult:
     # owner only (the store keeps it in a private table; never in a replay or a public view).
     # Added by the executor that ran the match, which holds the bots' logs.
     log_excerpts: dict[int, str] = field(default_factory=dict)
+    # The seed each seat's bot was given (arena.seeds), by seat: a replay keeps them so that
+    # seeded bots replay exactly; () where unknown (a result built by hand).
+    bot_seeds: tuple[int, ...] = ()
 
     @property
     def faulted_seats(self) -> set[int]:

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Arena's benchmarks: `scripts/bench.py SUITE [--json] [--seconds S]`.
 
-Suites: engines, referee, reply, sandbox, ladder, ray, web, rating, compare. Each prints a
-human-readable table, or with --json one JSON object: {"suite": ..., "machine": ...,
+Suites: engines, referee, reply, sandbox, noisy, ladder, lanes, ray, web, rating, compare. Each
+prints a human-readable table, or with --json one JSON object: {"suite": ..., "machine": ...,
 "results": {...}, "goals": {...}}. Speed goals are ratios against a reference measured in the
 same run (this machine is shared and noisy); the figures and the commands that made them go in
 docs/benchmarks.md.
@@ -20,7 +20,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-SUITES = ("engines", "referee", "reply", "sandbox", "ladder", "ray", "web", "rating", "compare")
+SUITES = (
+    "engines",
+    "referee",
+    "reply",
+    "sandbox",
+    "noisy",
+    "ladder",
+    "lanes",
+    "ray",
+    "web",
+    "rating",
+    "compare",
+)
 # Suites with a quick form (fewer trials, for CI) and their own worker processes.
 QUICK_SUITES = ("rating", "compare")
 

@@ -4,6 +4,7 @@ Python, started in the repository's root unless told otherwise."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -85,3 +86,16 @@ def ladder_run_args(
     work = ["--run-dir", str(run_dir)] if run_dir is not None else []
     ladder = ["ladder", "run", name, "--game", "balloon", "-k", str(k), "--bots", bots]
     return [*ladder, "--db", str(db), *work, "--no-progress", *options]
+
+
+def free_ports(n: int) -> list[int]:
+    """n distinct free ports: the sockets stay bound until all are chosen, so that the kernel
+    cannot hand the same port out twice."""
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()

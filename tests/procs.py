@@ -25,6 +25,16 @@ def processes_in(directory: Path) -> list[int]:
     return found
 
 
+def bot_processes(bots: Path, name: str) -> list[int]:
+    """Pids of live processes in any lane of bot `name` (arena.referee.lanes): its work
+    directories under `bots` (a run directory's bots/), NAME and NAME+laneR."""
+    return [
+        pid
+        for lane in [Path(bots) / name, *sorted(Path(bots).glob(f"{name}+lane*"))]
+        for pid in processes_in(lane)
+    ]
+
+
 def descendants(pid: int) -> list[int]:
     """Pids of the live (not zombie) descendants of `pid`, children first."""
     children: dict[int, list[int]] = {}

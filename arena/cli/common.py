@@ -92,7 +92,66 @@ LIMIT_OPTIONS = (
 )
 
 
+# The launched bots' resources (ResourceLimits): option, field, type, help. Defaults are
+# ResourceLimits's; see docs/reliability.md, "Resources".
+BOT_RESOURCE_OPTIONS = (
+    (
+        "--bot-memory-mb",
+        "memory_mb",
+        click.IntRange(0),
+        "Memory of each launched bot, all its processes, shared memory and files together "
+        "(its control group; 0 = no limit). Without control groups: none (see "
+        "docs/reliability.md).",
+    ),
+    (
+        "--bot-cpus",
+        "cpus",
+        click.FloatRange(0),
+        "CPU time of each launched bot per second, all its processes together (1.0 = one "
+        "core; 0 = no quota; its control group).",
+    ),
+    (
+        "--bot-processes",
+        "max_processes",
+        click.IntRange(0),
+        "Processes and threads of each launched bot (its control group; RLIMIT_NPROC).",
+    ),
+    (
+        "--bot-disk-mb",
+        "disk_mb",
+        click.IntRange(1),
+        "Size of each launched bot's work directory (a tmpfs of its own, counted in its "
+        "memory, when Arena runs as root).",
+    ),
+)
+
+
 def sandbox_option(f):
+    """--no-sandbox, and the launched bots' resources (BOT_RESOURCE_OPTIONS), given to the
+    command as `no_sandbox` and `bot_limits` (a ResourceLimits)."""
+
+    @functools.wraps(f)
+    def command(*args, **kwargs):
+        from arena.referee.launcher import ResourceLimits
+
+        chosen = {field: kwargs.pop(field) for _, field, _, _ in BOT_RESOURCE_OPTIONS}
+        return f(*args, bot_limits=ResourceLimits(**chosen), **kwargs)
+
+    from arena.referee.launcher import ResourceLimits
+
+    for name, field, kind, text in reversed(BOT_RESOURCE_OPTIONS):
+        command = click.option(
+            name,
+            field,
+            type=kind,
+            default=getattr(ResourceLimits(), field),
+            show_default=True,
+            help=text,
+        )(command)
+    return _no_sandbox_option(command)
+
+
+def _no_sandbox_option(f):
     return click.option(
         "--no-sandbox",
         is_flag=True,
@@ -103,11 +162,16 @@ def sandbox_option(f):
     )(f)
 
 
-def launch_limits(no_sandbox: bool, check_now: bool = False):
-    """The ResourceLimits of launched bots. Without the sandbox, warn once; with it and
-    check_now, refuse at once (saying why and what to install) when bubblewrap cannot run."""
+def launch_limits(no_sandbox: bool, check_now: bool = False, bot_limits=None):
+    """The ResourceLimits of launched bots (bot_limits, from the command's options, or the
+    defaults). Without the sandbox, warn once; with it and check_now, refuse at once (saying
+    why and what to install) when bubblewrap cannot run."""
+    import dataclasses
+
     from arena.referee import sandbox
     from arena.referee.launcher import ResourceLimits
+
+    bot_limits = bot_limits or ResourceLimits()
 
     if no_sandbox:
         click.echo(
@@ -116,10 +180,10 @@ def launch_limits(no_sandbox: bool, check_now: bool = False):
             "Use it only for bots you trust.",
             err=True,
         )
-        return ResourceLimits(sandbox=False)
+        return dataclasses.replace(bot_limits, sandbox=False)
     if check_now and (reason := sandbox.unavailable_reason()) is not None:
         raise click.ClickException(f"cannot launch bots: {reason}")
-    return ResourceLimits()
+    return bot_limits
 
 
 def executor_options(f):
@@ -155,24 +219,38 @@ def run_options(
     check_sandbox: bool = False,
 ) -> Callable[[Any], Any]:
     """The options of how a command's matches are played: the limits (@limit_options),
-    --concurrency, --executor and --ray-address, --run-dir and --no-sandbox, given to the
-    command as `run`, one RunSettings. With check_sandbox, a local run refuses at once when the
-    sandbox cannot run here (launch_limits)."""
+    --concurrency, --executor and --ray-address, --run-dir, --idle-stop and --no-sandbox, given
+    to the command as `run`, one RunSettings. With check_sandbox, a local run refuses at once
+    when the sandbox cannot run here (launch_limits)."""
 
     def decorate(f):
         @functools.wraps(f)
-        def command(*args, concurrency, limits, executor, ray_address, run_dir, no_sandbox, **kw):
+        def command(
+            *args,
+            concurrency,
+            limits,
+            executor,
+            ray_address,
+            run_dir,
+            idle_stop,
+            no_sandbox,
+            bot_limits,
+            **kw,
+        ):
             from arena.ladder.executors import RunSettings
 
             run = RunSettings(
                 concurrency=concurrency,
                 limits=limits,
                 resource_limits=launch_limits(
-                    no_sandbox, check_now=check_sandbox and executor == "local"
+                    no_sandbox,
+                    check_now=check_sandbox and executor == "local",
+                    bot_limits=bot_limits,
                 ),
                 executor=executor,
                 ray_address=ray_address,
                 run_dir=run_dir,
+                idle_stop_s=idle_stop,
             )
             return f(*args, run=run, **kw)
 
@@ -181,6 +259,7 @@ def run_options(
             concurrency_option(concurrency_help),
             executor_options,
             run_dir_option(run_dir_default),
+            idle_stop_option,
             sandbox_option,
         )
         for option in reversed(options):  # --help lists them in this order
@@ -188,6 +267,20 @@ def run_options(
         return command
 
     return decorate
+
+
+def idle_stop_option(f):
+    from arena.referee.lanes import IDLE_STOP_S
+
+    return click.option(
+        "--idle-stop",
+        type=click.FloatRange(0),
+        default=IDLE_STOP_S,
+        show_default=True,
+        metavar="SECONDS",
+        help="End a launched bot's process (each of its lanes) once it has played nothing for "
+        "this long; it is launched again when a match seats it. 0: never.",
+    )(f)
 
 
 def concurrency_option(help: str = "Matches played at once.") -> Callable[[Any], Any]:

@@ -65,6 +65,13 @@ def ladder_group():
     help="With --until-settled: the most rounds the ladder may reach (required).",
 )
 @run_options()
+@click.option(
+    "--no-remote",
+    is_flag=True,
+    help="Refuse remote bots (registered with --remote): the run does not start if --bots "
+    "names one. A remote bot runs on its owner's machine and can see every hand of a set "
+    "over its rotations (docs/protocol.md); a ladder that seats one says so.",
+)
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @db_option
 def run_cmd(
@@ -78,6 +85,7 @@ def run_cmd(
     rating_mode,
     until_settled,
     max_rounds,
+    no_remote,
     no_progress,
     db,
     run,
@@ -116,6 +124,8 @@ def run_cmd(
         max_rounds=max_rounds,
         run=run,
         progress=not no_progress,
+        no_remote=no_remote,
+        warn=lambda message: click.echo(f"warning: {message}", err=True),
     )
     with resumable_run(ExecutorSetupError):
         summary, rankings = app.run_ladder(settings)

@@ -46,6 +46,7 @@ def match_cmd(
     as_json,
     run_dir,
     no_sandbox,
+    bot_limits,
 ):
     """Play one GAME match between BOTS (each a command or a bot directory), one per seat.
 
@@ -59,7 +60,7 @@ def match_cmd(
     if replay_path is not None and not replay_path.parent.exists():
         raise click.UsageError(f"cannot write the replay: {replay_path.parent} does not exist")
     names = app.seat_names_for(bots)
-    resource_limits = launch_limits(no_sandbox, check_now=True)
+    resource_limits = launch_limits(no_sandbox, check_now=True, bot_limits=bot_limits)
     settings = app.MatchSettings(
         game=the_game,
         bots=tuple(zip(names, commands)),

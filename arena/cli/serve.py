@@ -15,6 +15,8 @@ from arena.games import ConfigError, make_game
 from arena.ladder.ratings import DEFAULT_RATING_MODE
 from arena.ladder.runner import ExecutorSetupError
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
+from arena.startup import configure_logging
+from arena.store import DEFAULT_UPLOADS_PER_DAY
 
 from .common import (
     db_option,
@@ -162,6 +164,20 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
     show_default=True,
     help="Seconds matches in flight get to finish on SIGTERM.",
 )
+@click.option(
+    "--uploads-per-day",
+    type=click.IntRange(1),
+    help="Uploads (arena submit) each bot may have in 24 hours; kept in the database, so a "
+    f"later start without this flag keeps it [default: {DEFAULT_UPLOADS_PER_DAY}].",
+)
+@click.option(
+    "--allow-remote",
+    is_flag=True,
+    help="Seat remote bots (registered with --remote, connecting by themselves). Off by "
+    "default: a remote bot runs on its owner's machine and can see every hand of a set over "
+    "its rotations, so results are fair only among trusted remote bots (docs/protocol.md). "
+    "Without it a remote bot's connection is refused, saying why.",
+)
 @click.option("--max-matches", type=click.IntRange(1), help="Stop after this many matches.")
 @click.option("--seed", type=int, help="Seed of the table choices (random if omitted).")
 @rating_mode_option(
@@ -181,6 +197,8 @@ def serve_cmd(
     admin_key_file,
     admin_key_value,
     grace,
+    uploads_per_day,
+    allow_remote,
     max_matches,
     seed,
     rating_mode,
@@ -207,11 +225,13 @@ def serve_cmd(
         admin_key=admin_key,
         run=run,
         grace_s=grace,
+        uploads_per_day=uploads_per_day,
+        allow_remote=allow_remote,
         max_matches=max_matches,
         seed=seed,
         rating_mode=rating_mode,
     )
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    configure_logging(logging.INFO)
 
     try:
         with store_errors(ExecutorSetupError):

@@ -1,7 +1,8 @@
 """Ladders: the schedule (schedule.py: balanced round-robin of duplicate sets, all from the
 ladder's seed), the ratings (ratings.py: one explicit TrueSkill environment, free-for-all per
 match or per duplicate set), the runner (runner.py: plays the schedule through the referee),
-the lease that keeps it to one run per ladder (lease.py); and the rules the store asks for
+the lease that keeps it to one run per ladder (lease.py), what runs say of remote bots and
+their refusal (remote.py); and the rules the store asks for
 (rules.py: schedule, rotation, ratings, and rating finished matches in schedule order inside the
 store's transaction). Storage and the rankings query live in arena/store/."""
 

@@ -1,14 +1,18 @@
-"""The local executor: one referee on this machine, one long-lived process per bot.
+"""The local executor: one referee on this machine, a process per launched bot and lane.
 
-Bots registered with a command are launched once and play all their matches over one stream
-(a bot whose process died is launched again before its next match). Remote bots connect by
-themselves with their registered token.
+A bot registered with a command plays rotation r of a duplicate set only in its lane r, a
+process and sandbox of its own (arena.referee.lanes, docs/bots.md#lanes): lane 0 is launched
+when the bot is first started, other lanes when a seat first needs them; a lane whose process
+died is launched again before its next match, and a lane idle for `idle_stop_s` is ended and
+launched again when seated. Remote bots connect by themselves with their registered token, and
+have no lanes.
 
 A bot's access can be revoked while it plays, often by another process sharing the database
 (`arena bot rotate-token`, `suspend`, `remove`): every ACCESS_CHECK_S the executor checks its
 connected and launched bots against the store in one query, ends the streams whose token no
 longer belongs to their bot or whose bot is suspended or removed (their seats in running
-matches fault as disconnected), and stops such launched bots for good.
+matches fault as disconnected), and stops such launched bots (every lane) for good; a bot whose
+registered token was rotated has its lanes stopped, to be launched again with new tokens.
 """
 
 from __future__ import annotations
@@ -19,13 +23,14 @@ import hmac
 import logging
 import socket
 from pathlib import Path
-from typing import Awaitable, Callable, Mapping, Sequence
+from typing import Awaitable, Mapping, Sequence
 
 import grpc
 
 from arena import botcommand
 from arena.games import game_from_config
 from arena.referee.host import RefereeHost
+from arena.referee.lanes import IDLE_STOP_S, LanePool, bot_of, lane_key
 from arena.referee.launcher import BotCommandError, BotProcess, ResourceLimits, resolve_command
 from arena.referee.match import Limits
 from arena.referee.sandbox import SandboxUnavailable
@@ -37,9 +42,6 @@ from .runner import ExecutorSetupError, InfrastructureError
 
 log = logging.getLogger(__name__)
 
-# How many times a crashed bot is launched again during one run before its seats are left to
-# fault (each crash is already a fault of the matches it was in).
-MAX_RELAUNCHES = 20
 # How often the connected and launched bots' access is checked against the store (one query).
 ACCESS_CHECK_S = 0.25
 # A check whose query waits longer than this (the store's writer is busy) is given up; the next
@@ -47,23 +49,12 @@ ACCESS_CHECK_S = 0.25
 ACCESS_QUERY_TIMEOUT_S = 5.0
 
 
-async def relaunch_exited(
-    processes: Mapping[str, BotProcess],
-    names: Sequence[str],
-    relaunches: dict[str, int],
-    launch: Callable[[str], Awaitable[None]],
-) -> None:
-    """Launch again each of the bots `names` whose process has exited, each at most
-    MAX_RELAUNCHES times in a run (`relaunches` counts them). The caller holds its launch lock.
-    Shared by LocalExecutor and the Ray executor's node actors."""
-    for name in names:
-        proc = processes.get(name)
-        if proc is None or proc.exit_info() is None:
-            continue
-        count = relaunches.get(name, 0)
-        if count < MAX_RELAUNCHES:
-            relaunches[name] = count + 1
-            await launch(name)
+def retired(name: str) -> Refused:
+    return Refused(
+        grpc.StatusCode.PERMISSION_DENIED,
+        f"bot {name} can no longer be seated by any ladder here (a retired version, or one a "
+        "newer version replaces: see arena bot show); it plays no matches",
+    )
 
 
 def suspended(name: str, reason: str | None) -> Refused:
@@ -104,8 +95,12 @@ class LocalExecutor:
         host: str = "127.0.0.1",
         port: int = 0,
         resource_limits: ResourceLimits = ResourceLimits(),
+        refuse_remote: str | None = None,
+        idle_stop_s: float = IDLE_STOP_S,
+        one_process: bool = False,
     ):
         self.store = store
+        self.refuse_remote = refuse_remote  # why registered tokens are refused (None: not)
         self.run_dir = run_dir
         self.node = socket.gethostname()
         self.referee = RefereeHost(
@@ -116,8 +111,10 @@ class LocalExecutor:
             resource_limits=resource_limits,
         )
         self._bots: dict[str, Bot] = {}
-        self._relaunches: dict[str, int] = {}
-        self._launch_lock = asyncio.Lock()
+        self.lanes = LanePool(
+            self.referee, self._launch, self._launchable, idle_stop_s, one_process
+        )
+        self._launched: set[str] = set()  # bots whose lane 0 start() launched in this run
         self._started = False
         self._access_watch: asyncio.Task | None = None
         # A launched bot's registered token (its hash) as the first check after its launch saw
@@ -133,24 +130,40 @@ class LocalExecutor:
             return name
         # A remote bot with its registered token.
         bot = await self.store.run(Store.bot_for_token, token)
+        if bot is not None and self.refuse_remote is not None:
+            raise Refused(grpc.StatusCode.PERMISSION_DENIED, self.refuse_remote)
         if bot is not None and bot.suspended:
             raise suspended(bot.name, bot.suspended_reason)
+        if bot is not None and bot.name in self.lanes.retired:
+            raise retired(bot.name)
         return bot.name if bot is not None else None
 
     async def start(self, bots: Sequence[Bot]) -> None:
-        # Under the launch lock: two callers at once (the service's ladders and a verification
+        # Under the lanes' lock: two callers at once (the service's ladders and a verification
         # seat the same opponents) start the referee's server and its access watch once, and
         # launch a bot once, not twice with the second launch stopping the first process while
-        # its seat waits for it.
-        async with self._launch_lock:
+        # its seat waits for it. Lane 0 (every set's first rotation) is launched here once per
+        # run; later lanes, and lanes ended as idle, when a seat needs them (LanePool.acquire).
+        async with self.lanes.lock:
             if not self._started:
                 await self.referee.server.start()
                 self._started = True
                 self._access_watch = asyncio.ensure_future(self._watch_access())
+                self.lanes.start()
             for bot in bots:
                 self._bots[bot.name] = bot
-                if bot.command and not bot.suspended and bot.name not in self.referee.bots:
-                    await self._launch(bot)
+                if (
+                    bot.command
+                    and not bot.suspended
+                    and bot.name not in self._launched
+                    and bot.name not in self.referee.bots
+                ):
+                    await self._launch(bot.name, 0)
+                    self._launched.add(bot.name)
+
+    def _launchable(self, name: str) -> bool:
+        bot = self._bots.get(name)
+        return bot is not None and bool(bot.command) and not bot.suspended
 
     async def _watch_access(self) -> None:
         while True:
@@ -170,36 +183,44 @@ class LocalExecutor:
         this run: one store query for every connected or launched bot."""
         referee = self.referee
         conns = referee.server.directory.connections()
-        names = {c.bot_name for c in conns} | referee.bots.keys()
+        launched = {bot_of(key) for key in referee.bots}
+        names = {bot_of(c.bot_name) for c in conns} | launched
         if not names:
             return
+        # Taken before the query: a lane launched while it runs is of a bot not asked about.
+        keys = {c.bot_name for c in conns} | referee.bots.keys() | names
         access = await asyncio.wait_for(
             self.store.run(Store.bot_access, sorted(names)), ACCESS_QUERY_TIMEOUT_S
         )
-        for name in names:
-            bot = access.get(name)
+        for key in keys:
+            bot = access.get(bot_of(key))
             if bot is None or bot.suspended:  # its next seats fault at once, not after connect_ms
-                await referee.server.directory.bar(name)
+                await referee.server.directory.bar(key)
         # Launched bots first: their streams are then ended below with the tokens revoked here.
-        for name in list(referee.bots):
+        for name in launched:
             bot = access.get(name)
             if bot is None or bot.suspended:
                 referee.tokens.revoke(name)
                 self._launched_with.pop(name, None)
-                self._in_background(referee.bots.pop(name).stop())
+                self._launched.discard(name)  # start() launches it again once reinstated
+                self._bots.pop(name, None)  # no seat launches it meanwhile
+                self._in_background(self.lanes.stop_bot(name))
             elif bot.token_hash != self._launched_with.setdefault(name, bot.token_hash):
-                # The registered token was rotated: whoever may have taken the process's token
-                # loses it too; a new process with a new token takes over.
+                # The registered token was rotated: whoever may have taken a lane's token
+                # loses it too; new processes with new tokens take over when next seated.
                 referee.tokens.revoke(name)
                 self._launched_with[name] = bot.token_hash
-                self._in_background(self._replace(name, referee.bots.pop(name)))
+                self._in_background(self.lanes.stop_bot(name))
         for conn in conns:
+            issued = referee.tokens.issued(conn.token_hash, conn.bot_name)
             refused = refusal(
-                conn.bot_name,
-                access.get(conn.bot_name),
+                bot_of(conn.bot_name),  # the bot's name, not its lane's key
+                access.get(bot_of(conn.bot_name)),
                 conn.token_hash,
-                referee.tokens.issued(conn.token_hash, conn.bot_name),
+                issued,
             )
+            if refused is None and bot_of(conn.bot_name) in self.lanes.retired and not issued:
+                refused = retired(bot_of(conn.bot_name))  # its registered token, used remotely
             if refused is not None and not conn.closed.is_set():
                 log.warning("cut off bot %s (%s): %s", conn.bot_name, conn.peer, refused.detail)
                 conn.close(refused.detail, DISCONNECT, refused.code)
@@ -214,13 +235,9 @@ class LocalExecutor:
         if not task.cancelled() and task.exception() is not None:
             log.error("stopping or replacing a revoked bot failed: %s", task.exception())
 
-    async def _replace(self, name: str, old: BotProcess) -> None:
-        await old.stop()
-        async with self._launch_lock:
-            if name not in self.referee.bots:  # not launched meanwhile (arena serve's start)
-                await self._launch(self._bots[name])
-
-    async def _launch(self, bot: Bot) -> None:
+    async def _launch(self, name: str, lane: int) -> None:
+        """Launch bot `name`'s lane `lane` (the caller holds the lanes' lock)."""
+        bot = self._bots[name]
         spec = bot.directory if is_manifest_bot(bot) else bot.command
         if spec is None:
             raise InfrastructureError(
@@ -230,53 +247,69 @@ class LocalExecutor:
             command = resolve_command(spec, Path(bot.directory) if bot.directory else None)
         except BotCommandError as err:
             raise InfrastructureError(f"bot {bot.name} cannot be launched: {err}") from None
-        old = self.referee.bots.pop(bot.name, None)
-        if old is not None:
-            await old.stop()
-        self.referee.server.directory.unbar(bot.name)  # its seats wait for it to connect
+        key = lane_key(name, lane)
+        await self.referee.stop_lane(key)
+        self.referee.server.directory.unbar(key)  # its seats wait for it to connect
         try:
-            await self.referee.launch(bot.name, command)
+            await self.referee.launch(bot.name, command, lane=lane)
         except SandboxUnavailable as err:  # this machine cannot launch bots: no match can run
             raise ExecutorSetupError(f"cannot launch bot {bot.name}: {err}") from None
 
-    async def _ensure_running(self, names: Sequence[str]) -> None:
-        async with self._launch_lock:
-            await relaunch_exited(
-                self.referee.bots, names, self._relaunches, lambda n: self._launch(self._bots[n])
-            )
+    async def retire(self, names: Sequence[str]) -> None:
+        """These bots may no longer be seated (retired versions): their lanes and tokens end
+        as soon as they play no match (LanePool.retire); start() with one of them again seats
+        it anew."""
+        for name in names:
+            self._launched.discard(name)
+        self.lanes.retire(names)
+        await self.lanes.stop_idle()
 
     async def play(
-        self, ladder: Ladder, match: StoredMatch, limits: Limits, match_id: str
+        self, ladder: Ladder, match: StoredMatch, limits: Limits
     ) -> tuple[MatchResult, str]:
-        await self._ensure_running(match.seats)
+        lane = self.lanes.lane(match.rotation)
+        await self.lanes.acquire(match.seats, lane)
         game = game_from_config(ladder.config)
         try:
             result = await self.referee.run_match(
-                game, match.seed, match.seats, limits, match_id=match_id
+                game,
+                match.seed,
+                match.seats,
+                limits,
+                match_id=match.match_key,
+                bot_seeds=match.bot_seeds or None,
+                lane=lane,
             )
         except asyncio.CancelledError:
             raise
         except Exception as err:  # the referee itself failed: not a bot's fault
             raise InfrastructureError(f"the referee failed: {type(err).__name__}: {err}") from err
-        return with_log_excerpts(result, self.referee.bots), self.node
+        finally:
+            self.lanes.release(match.seats, lane)
+        return with_log_excerpts(result, self.referee.bots, lane), self.node
 
     async def close(self) -> None:
         if self._access_watch is not None:
             self._access_watch.cancel()
             await asyncio.gather(self._access_watch, return_exceptions=True)
         await asyncio.gather(*self._background, return_exceptions=True)
+        await self.lanes.close()
         if self._started:
             await self.referee.close()
 
 
-def with_log_excerpts(result: MatchResult, bots: Mapping[str, BotProcess]) -> MatchResult:
+def with_log_excerpts(
+    result: MatchResult, bots: Mapping[str, BotProcess], lane: int = 0
+) -> MatchResult:
     """The result with the end of the log of each faulted seat whose bot was launched here
-    (remote bots keep their logs on their owners' machines), read as the match ends: a crashed
-    bot's last words are in it. The store cleans and bounds it (arena.store.log_excerpt)."""
+    (remote bots keep their logs on their owners' machines), from the lane that played the
+    match, read as the match ends: a crashed bot's last words are in it. The store cleans and
+    bounds it (arena.store.log_excerpt)."""
+    keys = {name: lane_key(name, lane) for name in result.seat_names}
     excerpts = {
-        seat: bots[name].log_tail(2 * FAULT_LOG_BYTES)  # cleaning shortens it
+        seat: bots[keys[name]].log_tail(2 * FAULT_LOG_BYTES)  # cleaning shortens it
         for seat, name in enumerate(result.seat_names)
-        if seat in result.faulted_seats and name in bots
+        if seat in result.faulted_seats and keys[name] in bots
     }
     return dataclasses.replace(result, log_excerpts=excerpts) if excerpts else result
 

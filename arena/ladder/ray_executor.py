@@ -6,9 +6,10 @@ What runs where:
   there is still one writer and ratings are applied in schedule order, as with LocalExecutor.
 - On every node with CPUs, one `NodeReferee` actor, pinned to that node (node affinity,
   soft=False), owns a node-local RefereeHost (gRPC on the node's loopback) and the ladder's
-  command bots, launched on that node once, long-lived, each with its own token from the host's
-  TokenBook. A match goes to the least busy actor; its MatchResult (a plain dataclass) returns
-  to the driver.
+  command bots, launched on that node in lanes (arena.referee.lanes: rotation r of a set plays
+  in the bot's lane r, a process of its own with its own token from the host's TokenBook; lane
+  0 at the actor's start, the others when first seated, idle ones ended). A match goes to the
+  least busy actor; its MatchResult (a plain dataclass) returns to the driver.
 
 Shipping: the job's runtime_env carries the project (`working_dir`: the arena package and
 example_bots/), the SDK (`py_modules`), and every bot directory outside the project
@@ -39,6 +40,7 @@ import ray
 from ray.exceptions import RayError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from arena.referee.lanes import IDLE_STOP_S
 from arena.referee.launcher import ResourceLimits
 from arena.referee.match import Limits
 from arena.results import MatchResult
@@ -113,16 +115,28 @@ class NodeReferee:
     """One node's referee and bots. Created through `ray.remote` by RayExecutor, pinned to a
     node; methods are coroutines, so one actor plays many matches at once."""
 
-    def __init__(self, run_dir: str, resource_limits: ResourceLimits):
+    def __init__(
+        self,
+        run_dir: str,
+        resource_limits: ResourceLimits,
+        idle_stop_s: float = IDLE_STOP_S,
+        one_process: bool = False,
+    ):
         from arena.referee.host import RefereeHost
+        from arena.referee.lanes import LanePool
 
         self.node_id = ray.get_runtime_context().get_node_id()
         # Nodes on one machine share the file system: keep their logs and work dirs apart.
         self.run_dir = Path(run_dir) / f"node-{self.node_id[:12]}"
         self.host = RefereeHost(self.run_dir, resource_limits=resource_limits)
         self.specs: dict[str, BotSpec] = {}
-        self.relaunches: dict[str, int] = {}  # crashed bots launched again (local.relaunch_exited)
-        self.launch_lock = asyncio.Lock()
+        self.lanes = LanePool(
+            self.host,
+            self._launch,
+            lambda name: name in self.specs,
+            idle_stop_s,
+            one_process,
+        )
         self.started = False
         self.bot_pythonpath = _shipped_pythonpath()
         _end_with_the_node()
@@ -132,58 +146,75 @@ class NodeReferee:
         if not self.started:
             await self.host.server.start()
             self.started = True
-        async with self.launch_lock:
+            self.lanes.start()
+        async with self.lanes.lock:
             for spec in specs:
-                self.specs[spec.name] = spec
-                if spec.name not in self.host.bots:
-                    await self._launch(spec)
+                if spec.name not in self.specs:  # lane 0 once; the others when seated
+                    self.specs[spec.name] = spec
+                    await self._launch(spec.name, 0)
         return self.node_id
 
-    async def _launch(self, spec: BotSpec) -> None:
+    async def _launch(self, name: str, lane: int) -> None:
         from arena.referee.launcher import resolve_command
 
+        spec = self.specs[name]
         directory = _shipped_root(spec.root) / spec.directory
         command = resolve_command(str(directory) if spec.manifest else spec.command, directory)
-        old = self.host.bots.pop(spec.name, None)
-        if old is not None:
-            await old.stop()
         # PYTHONPATH: the bot (and the sandbox wrapper) must import the shipped arena and
         # arena_sdk, not whatever the node has installed.
-        await self.host.launch(spec.name, command, extra_env={"PYTHONPATH": self.bot_pythonpath})
-
-    async def _ensure_running(self, names: Sequence[str]) -> None:
-        from .local import relaunch_exited
-
-        async with self.launch_lock:
-            await relaunch_exited(
-                self.host.bots, names, self.relaunches, lambda n: self._launch(self.specs[n])
-            )
+        await self.host.launch(
+            name, command, extra_env={"PYTHONPATH": self.bot_pythonpath}, lane=lane
+        )
 
     async def play(
-        self, config: dict[str, Any], seed: int, seats: Sequence[str], limits: Limits, match_id: str
+        self,
+        config: dict[str, Any],
+        seed: int,
+        seats: Sequence[str],
+        limits: Limits,
+        match_id: str | None,
+        bot_seeds: Sequence[int] | None = None,
+        rotation: int = 0,
     ) -> MatchResult:
         from arena.games import game_from_config
 
         from .local import with_log_excerpts
 
-        await self._ensure_running(seats)
-        result = await self.host.run_match(
-            game_from_config(config), seed, seats, limits, match_id=match_id
-        )
+        lane = self.lanes.lane(rotation)
+        await self.lanes.acquire(seats, lane)
+        try:
+            result = await self.host.run_match(
+                game_from_config(config),
+                seed,
+                seats,
+                limits,
+                match_id=match_id,
+                bot_seeds=bot_seeds,
+                lane=lane,
+            )
+        finally:
+            self.lanes.release(seats, lane)
         # The excerpts travel to the driver inside the result: the logs stay on this node.
-        return with_log_excerpts(result, self.host.bots)
+        return with_log_excerpts(result, self.host.bots, lane)
+
+    async def retire(self, names: Sequence[str]) -> None:
+        """These bots may no longer be seated (LanePool.retire)."""
+        self.lanes.retire(names)
+        await self.lanes.stop_idle()
 
     async def bot_pids(self) -> dict[str, int]:
-        """The process group of each bot launched here (for tests and diagnosis)."""
-        return {name: proc.pgid for name, proc in self.host.bots.items() if proc.pgid is not None}
+        """The process group of each bot lane launched here, by lane key (for tests and
+        diagnosis)."""
+        return {key: proc.pgid for key, proc in self.host.bots.items() if proc.pgid is not None}
 
     async def bot_commands(self) -> dict[str, list[str]]:
-        """The command each bot here was launched with (for tests and diagnosis)."""
-        return {name: list(proc.command.argv) for name, proc in self.host.bots.items()}
+        """The command each bot lane here was launched with (for tests and diagnosis)."""
+        return {key: list(proc.command.argv) for key, proc in self.host.bots.items()}
 
     async def close(self) -> None:
         """End every bot process (group and all) and stop the referee."""
         if self.started:
+            await self.lanes.close()
             await self.host.close()
             self.started = False
 
@@ -250,6 +281,8 @@ class RayExecutor:
         run_dir: Path,
         *,
         resource_limits: ResourceLimits = ResourceLimits(),
+        idle_stop_s: float = IDLE_STOP_S,
+        one_process: bool = False,
         max_workers: int | None = None,
         project: Path | None = None,
         excludes: Sequence[str] = (),
@@ -259,6 +292,8 @@ class RayExecutor:
         self.address = address
         self.run_dir = Path(run_dir).resolve()
         self.resource_limits = resource_limits
+        self.idle_stop_s = idle_stop_s
+        self.one_process = one_process
         self.max_workers = max_workers
         self.project = Path(project).resolve() if project else project_root()
         self.excludes = list(excludes)
@@ -413,7 +448,7 @@ class RayExecutor:
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
             num_cpus=0,  # the bots, not the actor, use the node's CPUs
             max_restarts=0,  # restarted by _refresh, once its bots run (module docstring)
-        ).remote(str(self.run_dir), self.resource_limits)
+        ).remote(str(self.run_dir), self.resource_limits, self.idle_stop_s, self.one_process)
         worker = _Worker(node_id, label, actor)
         try:
             await self._start_worker(worker)
@@ -436,7 +471,7 @@ class RayExecutor:
         return candidates[self._turn % len(candidates)]
 
     async def play(
-        self, ladder: Ladder, match: StoredMatch, limits: Limits, match_id: str
+        self, ladder: Ladder, match: StoredMatch, limits: Limits
     ) -> tuple[MatchResult, str]:
         if not self.workers:
             await self._refresh()
@@ -449,7 +484,14 @@ class RayExecutor:
         worker = self._pick()
         worker.busy += 1
         ref = worker.actor.play.remote(
-            ladder.config, match.seed, tuple(match.seats), limits, match_id
+            ladder.config,
+            match.seed,
+            tuple(match.seats),
+            limits,
+            match.match_key,
+            # The seeds, not the store's key, travel to the node: it never holds the key.
+            match.bot_seeds or None,
+            match.rotation,
         )
         try:
             result = await ref
@@ -472,6 +514,17 @@ class RayExecutor:
             worker.busy -= 1
         worker.played += 1
         return result, worker.node
+
+    async def retire(self, names: Sequence[str]) -> None:
+        """These bots may no longer be seated: every node ends their lanes (LanePool.retire);
+        a node that does not answer ends them when idle."""
+        await asyncio.gather(
+            *(
+                asyncio.wait_for(w.actor.retire.remote(list(names)), CLOSE_TIMEOUT_S)
+                for w in list(self.workers)
+            ),
+            return_exceptions=True,
+        )
 
     def _lost(self, worker: _Worker) -> None:
         if worker not in self.workers:

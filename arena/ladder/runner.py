@@ -44,10 +44,15 @@ class MatchExecutor(Protocol):
         """Get ready to run matches among these bots (launch their processes, ...)."""
 
     async def play(
-        self, ladder: Ladder, match: StoredMatch, limits: Limits, match_id: str
+        self, ladder: Ladder, match: StoredMatch, limits: Limits
     ) -> tuple[MatchResult, str]:
-        """Play one match; return its result and the node that ran it. Raises
-        InfrastructureError for a failure that is not a bot's."""
+        """Play one match as Store.start_match returned it: its bots are told its opaque
+        `match_key` and given its `bot_seeds`. Returns its result and the node that ran it.
+        Raises InfrastructureError for a failure that is not a bot's."""
+
+    async def retire(self, names: Sequence[str]) -> None:
+        """These bots may no longer be seated: end their processes and tokens once they play
+        no match (seated again, they are launched again)."""
 
     async def close(self) -> None:
         """End everything started (bot processes, referees, workers)."""
@@ -130,9 +135,8 @@ class LadderRunner:
             except asyncio.CancelledError:
                 await asyncio.shield(self.store.run(Store.release_match, ladder.name, match.index))
                 raise
-            match_id = f"{ladder.name}.{match.index}.{running.attempts}"
             try:
-                result, node = await self.executor.play(ladder, running, self.limits, match_id)
+                result, node = await self.executor.play(ladder, running, self.limits)
             except asyncio.CancelledError:
                 # Stopped by the user: the match was not played; it goes back to pending.
                 await asyncio.shield(self.store.run(Store.release_match, ladder.name, match.index))

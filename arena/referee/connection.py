@@ -19,6 +19,7 @@ import grpc
 from arena.results import DISCONNECT, MALFORMED, UNKNOWN_REQUEST
 
 from . import wire
+from .lanes import bot_of
 from .reply import Reply
 from .transport import ConnectionClosed, Pending, Transport, Writer
 
@@ -169,7 +170,7 @@ class BotConnection(Transport):
             return
         detail = (
             f"no request {reply.request_id} is open in match {reply.match_id!r} for "
-            f"bot {self.bot_name}"
+            f"bot {bot_of(self.bot_name)}"
         )
         self.send(wire.rejected(UNKNOWN_REQUEST, detail, reply.match_id, reply.request_id))
         if seat is not None:

@@ -8,14 +8,15 @@ import asyncio
 import gc
 import hmac
 import os
-import uuid
 from pathlib import Path
-from typing import Sequence
+from typing import Awaitable, Sequence
 
+from arena import seeds
 from arena.games.base import Game
 from arena.results import MatchResult
 from arena.tokens import hash_token, new_token
 
+from .lanes import bot_of, lane_key
 from .launcher import BotCommand, BotProcess, ResourceLimits, bot_environment
 from .match import Limits, MatchContext, MatchObserver, play_match
 from .seat import RemoteSeat
@@ -59,12 +60,17 @@ class TokenBook:
         return self._by_hash.get(digest) == bot_name
 
     def revoke(self, bot_name: str) -> None:
-        """Every token issued to the bot stops working."""
-        self._by_hash = {h: n for h, n in self._by_hash.items() if n != bot_name}
+        """Every token issued to the bot (each of its lanes') stops working."""
+        self._by_hash = {h: n for h, n in self._by_hash.items() if bot_of(n) != bot_name}
+
+    def revoke_lane(self, key: str) -> None:
+        """The token issued to one lane's process (lanes.lane_key) stops working."""
+        self._by_hash = {h: n for h, n in self._by_hash.items() if n != key}
 
 
 class RefereeHost:
-    """Owns one RefereeServer and the bot processes it launched."""
+    """Owns one RefereeServer and the bot processes it launched: one per (bot, lane), in
+    `bots` by lane key (lanes.lane_key: the bot's name for lane 0, as `arena match` uses)."""
 
     def __init__(
         self,
@@ -82,6 +88,9 @@ class RefereeHost:
         self.server = RefereeServer(authenticate or self.tokens.authenticate, host, port, tls)
         self.resource_limits = resource_limits
         self.bots: dict[str, BotProcess] = {}
+        # The key of the bot seeds of matches run without seeds given (`arena match`, a
+        # verification match): drawn per host, never kept.
+        self._seed_key = seeds.new_key()
 
     async def __aenter__(self) -> "RefereeHost":
         await self.server.start()
@@ -105,31 +114,59 @@ class RefereeHost:
         command: BotCommand,
         token: str | None = None,
         extra_env: dict[str, str] | None = None,
+        lane: int = 0,
     ) -> BotProcess:
-        """Start a bot process that will connect with `token` (issued here when None), with
-        `extra_env` added to its environment (a Ray node's PYTHONPATH to the shipped SDK)."""
-        if name in self.bots:
-            raise ValueError(f"a bot named {name!r} is already running here")
-        if self.server.bot_socket is None:
+        """Start the process of bot `name`'s lane `lane` (docs/bots.md#lanes), which will
+        connect with `token` (issued here, for this lane only, when None), with `extra_env`
+        added to its environment (a Ray node's PYTHONPATH to the shipped SDK). Each lane has
+        a work directory (its HOME and /tmp) and a log of its own: bots/KEY and logs/KEY.log."""
+        key = lane_key(name, lane)
+        if key in self.bots:
+            raise ValueError(f"bot {name!r} is already running here in lane {lane}")
+        if not self.server.started:
             raise RuntimeError("the referee is not started: launch bots inside `async with host`")
-        token = token or self.tokens.issue(name)
-        workdir = self.run_dir / "bots" / name
+        socket = await self.server.open_bot_socket(key)  # the lane's own (its caps)
+        token = token or self.tokens.issue(key)
+        workdir = self.run_dir / "bots" / key
         proc = BotProcess(
-            name,
+            key,
             command,
             workdir,
-            self.run_dir / "logs" / f"{name}.log",
+            self.run_dir / "logs" / f"{key}.log",
             bot_environment(token, workdir, extra_env),
-            self.server.bot_socket,
+            socket,
             self.resource_limits,
         )
         await proc.start()
-        self.bots[name] = proc
+        self.bots[key] = proc
         return proc
 
-    def seat_for(self, name: str) -> RemoteSeat:
-        proc = self.bots.get(name)
-        return RemoteSeat(self.server.directory, name, proc)
+    async def stop_lane(self, key: str) -> None:
+        """End one lane's process, its token and its socket (a lane that is not running:
+        nothing)."""
+        await self.detach_lane(key)
+
+    def detach_lane(self, key: str) -> Awaitable[None]:
+        """Take one lane out of this host now: its token revoked, its process and socket no
+        longer this host's (a launch under the same key makes new ones); the returned awaitable
+        ends the process, then the socket."""
+        self.tokens.revoke_lane(key)
+        proc = self.bots.pop(key, None)
+        closing = self.server.detach_bot_socket(key)
+
+        async def end() -> None:
+            if proc is not None:
+                await proc.stop()
+            await closing
+
+        return end()
+
+    def seat_for(self, name: str, lane: int = 0) -> RemoteSeat:
+        """A seat of bot `name` played by its lane `lane` when launched here, else by the
+        bot's own (remote) connection, which has no lanes."""
+        key = lane_key(name, lane)
+        proc = self.bots.get(key)
+        return RemoteSeat(self.server.directory, key if proc is not None else name, proc)
 
     async def run_match(
         self,
@@ -139,14 +176,26 @@ class RefereeHost:
         limits: Limits = Limits(),
         match_id: str | None = None,
         observer: MatchObserver | None = None,
+        bot_seeds: Sequence[int] | None = None,
+        lane: int = 0,
     ) -> MatchResult:
+        """Play one match among launched or connected bots. `bot_seeds` (by seat) are the
+        seeds the bots get, made by the caller's key (a ladder's store); without them this
+        host's own key makes them (arena.seeds). `match_id` is what the bots are told: opaque
+        (arena.seeds.new_match_id, the default). Each launched bot plays it in its lane `lane`
+        (the rotation of a duplicate set; 0 for a match of no set). Results name the bots,
+        never their lanes."""
         if len(set(seat_names)) != len(seat_names):
             raise ValueError(
                 "a bot can hold only one seat of a match; launch it twice under "
                 "two names to make it play itself"
             )
-        match_id = match_id or uuid.uuid4().hex[:12]
-        ctx = MatchContext(match_id, game, seed, tuple(seat_names), limits)
+        if bot_seeds is None:
+            bot_seeds = seeds.bot_seeds(self._seed_key, seed, len(seat_names))
+        elif len(bot_seeds) != len(seat_names):
+            raise ValueError(f"{len(seat_names)} seats need as many bot seeds, got {bot_seeds}")
+        match_id = match_id or seeds.new_match_id()
+        ctx = MatchContext(match_id, game, seed, tuple(seat_names), limits, tuple(bot_seeds))
         if observer is None:
             observer = self.server.live.observer(match_id, game.name, ctx)
-        return await play_match(ctx, [self.seat_for(n) for n in seat_names], observer)
+        return await play_match(ctx, [self.seat_for(n, lane) for n in seat_names], observer)

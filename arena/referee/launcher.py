@@ -7,11 +7,17 @@ network namespaces, its own user, a file system with nothing of the platform's b
 needs to run), with an environment that holds the referee's address (a Unix socket bound into
 the sandbox) and that bot's token only (plus PATH, LANG, and HOME and TMPDIR inside its work
 directory), its stdout and stderr going to a per-bot log file, and resource limits and a umask
-of 077 applied by `arena.referee.rlimits` just before bubblewrap runs. That module is the bot's
-guard process: it stays bubblewrap's parent and ends the sandbox, whatever bubblewrap left
-behind included, when the bot ends, when it is stopped, or when the launching process dies (even
-by kill -9, even while the sandbox is being built). `stop()` ends the sandbox (the kernel ends
-every process in its PID namespace with it) and waits until none is left.
+of 077 applied by `arena.referee.rlimits` just before bubblewrap runs. Each launch gets a control
+group (arena.referee.cgroups: memory with shared memory and tmpfs pages, processes, CPU, for the
+whole sandbox) made before it starts and removed after it ends, and, when the platform is root,
+a work directory that is a tmpfs of its own (arena.referee.workdir: a size and a file count,
+unmounted at the end); the sandbox gets a seccomp filter (arena.referee.seccomp). Where control
+groups cannot be used, a warning says so once and the per-process rlimits remain. The guard
+module is the bot's guard process: it stays bubblewrap's parent and ends the sandbox, whatever
+bubblewrap left behind included, when the bot ends, when it is stopped, or when the launching
+process dies (even by kill -9, even while the sandbox is being built). `stop()` ends the sandbox
+(the kernel ends every process in its PID namespace with it, and its control group is killed)
+and waits until none is left.
 
 With `ResourceLimits(sandbox=False)` (`--no-sandbox`) the bot runs unconfined as the platform's
 user, in its own process group, which `stop()` ends as a whole: for bots the organiser trusts.
@@ -20,39 +26,78 @@ user, in its own process group, which `stop()` ends as a whole: for bots the org
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 import os
+import shutil
 import signal
 import sys
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena import botcommand
 from arena.botcommand import MANIFEST, BotCommand, BotCommandError  # noqa: F401 (re-exported)
 
-from . import sandbox
+from . import cgroups, sandbox, seccomp, workdir
+
+log = logging.getLogger(__name__)
 
 _SIGNALS = {int(s): s.name for s in signal.Signals}
 # How long a bot's guard may take to kill and reap its sandbox once told to stop.
 GUARD_EXIT_S = 10.0
+# Where the guard puts the seccomp program for bubblewrap (its child's first free descriptor).
+SECCOMP_FD = 3
 
 
 @dataclass(frozen=True, slots=True)
 class ResourceLimits:
-    """Per-process limits applied to a launched bot (0 = no limit).
+    """Limits applied to a launched bot (0 = no limit). See docs/reliability.md, "Resources".
 
-    memory_mb caps the address space (RLIMIT_AS); cpu_s caps CPU seconds (RLIMIT_CPU, over the
-    bot's whole life, so set it for the ladder's length); open_files caps descriptors
-    (RLIMIT_NOFILE); file_mb caps any file the bot writes, its log included (RLIMIT_FSIZE), and
-    the size of its private /tmp; max_processes caps its processes and threads together
-    (RLIMIT_NPROC of the sandbox's own user: applied when the platform runs as root). sandbox
-    False runs bots unconfined (`--no-sandbox`), for bots the organiser trusts."""
+    With a control group (arena.referee.cgroups), for the whole sandbox together: memory_mb
+    caps its memory, shared memory, memfds and its tmpfs files included, with no swap (a bot
+    over it is killed, and its fault says so); max_processes caps its processes and threads
+    (pids); cpus caps its CPU time per second (1.0 = one core; and every bot weighs the same).
+    Per process, always: address_space_mb (RLIMIT_AS; the only memory cap where there is no
+    control group), cpu_s CPU seconds (RLIMIT_CPU, over the process's whole life, so for the
+    ladder's length; none by default: the group's quota is what stops a spinner slowing others),
+    open_files descriptors (RLIMIT_NOFILE), file_mb any file the bot writes, its log included
+    (RLIMIT_FSIZE), and the size of its private /tmp. disk_mb and max_files size its work
+    directory (a tmpfs when the platform is root). max_processes is also RLIMIT_NPROC of the
+    sandbox's own user when the platform is root. sandbox False runs bots unconfined
+    (`--no-sandbox`), for bots the organiser trusts."""
 
-    memory_mb: int = 4096
+    memory_mb: int = 1024
     cpu_s: int = 0
     open_files: int = 256
     file_mb: int = 64
     max_processes: int = 64
     sandbox: bool = True
+    cpus: float = 1.0
+    address_space_mb: int = 4096
+    disk_mb: int = 256
+    max_files: int = workdir.MAX_FILES
+    control_group: bool = True  # False: the rlimits alone (a measurement's reference)
+
+    def group_limits(self) -> cgroups.GroupLimits:
+        return cgroups.GroupLimits(self.memory_mb, self.max_processes, self.cpus)
+
+
+@functools.cache  # said once per process
+def group_layout() -> cgroups.Layout | None:
+    """Where bot control groups go on this machine, or None (with one warning saying why and
+    what remains) where none can be used."""
+    found = cgroups.layout()
+    if isinstance(found, str):
+        log.warning(
+            "launched bots get no control group: %s; each bot process keeps its rlimits "
+            "(address space, descriptors, file size, processes) but its processes are not "
+            "capped together (memory, shared memory, CPU)",
+            found,
+        )
+        return None
+    return found
 
 
 def resolve_command(spec: str, base: Path | None = None) -> BotCommand:
@@ -73,8 +118,11 @@ class BotProcess:
         env: dict[str, str],
         referee_socket: Path,
         limits: ResourceLimits = ResourceLimits(),
+        key: str | None = None,
     ):
+        """key names the launch's control group (default: the name)."""
         self.name = name
+        self.key = key or name
         self.command = command
         self.workdir = Path(os.path.abspath(workdir))  # bound into the sandbox by its path
         self.log_path = log_path
@@ -86,25 +134,40 @@ class BotProcess:
         self.uid: int | None = None  # the sandbox's own user, when the platform is root
         self._pidns: str | None = None
         self._init_pid: int | None = None
+        self.group: cgroups.BotGroup | None = None
+        self._mounted = False  # the work directory is a tmpfs of this launch
+        self._oom_kills = 0  # counted when the group is removed
+        self.pending_decisions = 0
+        self.group_setup_s = 0.0  # what making the group and the work directory took
+        self.group_release_s = 0.0  # and removing them
 
     async def start(self) -> None:
         """Launch the bot. Raises sandbox.SandboxUnavailable when it should run in a sandbox
-        and bubblewrap cannot run here (an infrastructure error, not the bot's fault)."""
+        and bubblewrap cannot run here, cgroups.CgroupError when its control group cannot be
+        made (infrastructure errors, not the bot's fault); what was made for it is undone."""
+        try:
+            await self._launch()
+        except BaseException:
+            if self.proc is None:
+                self._release()
+            raise
+
+    async def _launch(self) -> None:
         lim = self.limits
         env = dict(self.env)
         cwd = self.command.cwd or self.workdir
         proto = sandbox.protocol_file()
-        # Private to the platform's user (mode 700), with the bot's own temporary directory.
-        self.workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        (self.workdir / "tmp").mkdir(mode=0o700, exist_ok=True)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         processes = 0
+        guard_options: list[str] = []
         if lim.sandbox:
             sandbox.require()
             if os.geteuid() == 0:
                 self.uid = sandbox.pick_uid()
-                _chown_tree(self.workdir, self.uid)
                 processes = lim.max_processes
+            began = time.perf_counter()
+            self._make_workdir()
+            self.group_setup_s = time.perf_counter() - began
             own = sandbox.bot_directory(self.command.argv, self.command.cwd)
             extra = [Path(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
             box = sandbox.Sandbox(
@@ -114,26 +177,48 @@ class BotProcess:
                 proto=proto,
                 read_only=(*sandbox.runtime_paths(), *extra, *([own] if own else [])),
                 tmp_mb=lim.file_mb or 64,
+                seccomp_fd=SECCOMP_FD if seccomp.native_arch() is not None else None,
             )
+            if box.seccomp_fd is not None:
+                guard_options += ["--seccomp-fd", str(box.seccomp_fd)]
+            if self._mounted:
+                guard_options += ["--workdir", str(self.workdir)]
             command = box.argv(self.command.argv, cwd)
             env["ARENA_ADDRESS"] = sandbox.ADDRESS_IN_SANDBOX
+            # Inside, the work directory is at one path for every bot and lane.
+            for var in ("HOME", "TMPDIR"):
+                if var in env and _under_dir(env[var], self.workdir):
+                    inside = Path(env[var]).relative_to(self.workdir)
+                    env[var] = str(Path(sandbox.WORKDIR_IN_SANDBOX) / inside)
             if proto is not None:
                 env["ARENA_PROTO"] = sandbox.PROTO_IN_SANDBOX
         else:
+            # Private to the platform's user (mode 700), with the bot's own temporary directory.
+            self.workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            (self.workdir / "tmp").mkdir(mode=0o700, exist_ok=True)
             command = list(self.command.argv)
             env["ARENA_ADDRESS"] = f"unix:{self.referee_socket}"
             if proto is not None:
                 env["ARENA_PROTO"] = str(proto)
+        where = group_layout() if lim.control_group else None
+        if where is not None:
+            began = time.perf_counter()
+            key = cgroups.key_for(self.key)
+            self.group = cgroups.BotGroup.create(where, os.getpid(), key, lim.group_limits())
+            self.group_setup_s += time.perf_counter() - began
+            for d in self.group.dirs:
+                guard_options += ["--cgroup", str(d)]
         argv = [
             sys.executable,
             "-m",
             "arena.referee.rlimits",
-            str(lim.memory_mb),
+            str(lim.address_space_mb),
             str(lim.cpu_s),
             str(lim.open_files),
             str(lim.file_mb),
             str(processes),
             str(os.getpid()),  # the guard ends the bot when this process dies
+            *guard_options,
             "--",
             *command,
         ]
@@ -149,6 +234,62 @@ class BotProcess:
             )
         self.pgid = self.proc.pid  # a new session: the guard's pid is the group id
 
+    def _make_workdir(self) -> None:
+        """The sandbox's work directory, empty: as root a tmpfs of this launch (size, file count,
+        owned by the bot's user; no file to walk), else a plain directory of the platform's
+        user. As root where no tmpfs can be mounted, a previous launch's directory is moved
+        aside and deleted off the event loop, and the new one given to the bot's user."""
+        lim = self.limits
+        if workdir.is_mounted(self.workdir):  # a launch of a platform killed -9
+            workdir.unmount(self.workdir)
+        if self.uid is None:
+            self.workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            (self.workdir / "tmp").mkdir(mode=0o700, exist_ok=True)
+            return
+        if self.workdir.exists():
+            aside = self.workdir.with_name(f".{self.workdir.name}.old-{os.urandom(4).hex()}")
+            os.rename(self.workdir, aside)
+            threading.Thread(target=shutil.rmtree, args=(aside, True), daemon=True).start()
+        self.workdir.mkdir(mode=0o700, parents=True)
+        try:
+            workdir.mount_tmpfs(self.workdir, lim.disk_mb, self.uid, lim.max_files)
+            self._mounted = True
+        except OSError as err:
+            _warn_no_tmpfs(str(err))
+            os.chown(self.workdir, self.uid, self.uid)
+        tmp = self.workdir / "tmp"
+        tmp.mkdir(mode=0o700)
+        os.chown(tmp, self.uid, self.uid)
+
+    def _release(self) -> None:
+        """After the guard: end and remove the control group (counting its memory kills), and
+        unmount the work directory (nothing of it stays but the log). Blocking, bounded: run
+        off the event loop."""
+        began = time.perf_counter()
+        if self.group is not None:
+            self._oom_kills = self.group.oom_kills()
+            self.group.kill()
+        if self._mounted:
+            workdir.unmount(self.workdir)
+            self._mounted = False
+            try:
+                self.workdir.rmdir()
+            except OSError:
+                pass
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
+        self.group_release_s = time.perf_counter() - began
+
+    def deciding(self) -> Deciding:
+        """A context for one decision the referee waits for: while any is pending, the bot's
+        control group has a deciding bot's CPU weight, else a low one (cgroups.WEIGHTS)."""
+        return Deciding(self)
+
+    def oom_kills(self) -> int:
+        """How many of the bot's processes the kernel killed for its memory limit."""
+        return self.group.oom_kills() if self.group is not None else self._oom_kills
+
     async def wait(self) -> int:
         if self.proc is None:
             raise RuntimeError(f"the bot {self.name} was never started: call start() first")
@@ -159,6 +300,11 @@ class BotProcess:
         if self.proc is None or self.proc.returncode is None:
             return None
         code = self.proc.returncode
+        if self.oom_kills():
+            return (
+                f"the bot was killed for using more than its {self.limits.memory_mb} MB of "
+                f"memory (its control group's limit; exit status {code})"
+            )
         if code < 0:
             return f"the bot process was killed by {signal.Signals(-code).name}"
         if self.limits.sandbox and code > 128 and code - 128 in _SIGNALS:
@@ -209,6 +355,10 @@ class BotProcess:
         killed."""
         if self.proc is None:
             return
+        if self.group is not None:
+            # A deciding bot's CPU weight: an idle one's could leave its processes too little
+            # time to end on a busy machine.
+            self.group.set_deciding(True)
         self._terminate()
         try:
             await asyncio.wait_for(self.proc.wait(), grace_s)
@@ -230,6 +380,8 @@ class BotProcess:
             if not self.sandbox_pids():  # the namespace, or the group when unconfined
                 break
             await asyncio.sleep(0.01)
+        if self.group is not None or self._mounted:
+            await asyncio.to_thread(self._release)
 
     def log_tail(self, limit: int = 2000) -> str:
         try:
@@ -240,6 +392,26 @@ class BotProcess:
                 return f.read().decode("utf-8", "replace")
         except OSError:
             return ""
+
+
+class Deciding:
+    """BotProcess.deciding(): counts the bot's pending decisions, and sets its group's weight
+    when the count leaves or reaches 0."""
+
+    __slots__ = ("proc",)
+
+    def __init__(self, proc: BotProcess):
+        self.proc = proc
+
+    def __enter__(self) -> None:
+        self.proc.pending_decisions += 1
+        if self.proc.pending_decisions == 1 and self.proc.group is not None:
+            self.proc.group.set_deciding(True)
+
+    def __exit__(self, *exc) -> None:
+        self.proc.pending_decisions -= 1
+        if self.proc.pending_decisions == 0 and self.proc.group is not None:
+            self.proc.group.set_deciding(False)
 
 
 def group_members(pgid: int) -> list[int]:
@@ -280,12 +452,17 @@ def _proc_stats():
         yield int(entry.name), stat[stat.rindex(")") + 2 :].split()
 
 
-def _chown_tree(root: Path, uid: int) -> None:
-    """Give the sandbox's user its work directory (files a previous launch left included)."""
-    os.chown(root, uid, uid)
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            os.chown(os.path.join(dirpath, name), uid, uid, follow_symlinks=False)
+@functools.cache  # said once per process
+def _warn_no_tmpfs(why: str) -> None:
+    log.warning(
+        "bots' work directories are plain directories on the host disk (%s): their size and "
+        "file count are not capped, only each file's size",
+        why,
+    )
+
+
+def _under_dir(path: str, directory: Path) -> bool:
+    return Path(path) == directory or directory in Path(path).parents
 
 
 def _signal(pid: int, sig: int) -> None:

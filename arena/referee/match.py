@@ -79,6 +79,9 @@ class MatchContext:
     seed: int
     seat_names: tuple[str, ...]
     limits: Limits
+    # Each seat's bot seed (arena.seeds: opaque, fixed by a secret key, the match seed and the
+    # seat), by seat.
+    bot_seeds: tuple[int, ...]
 
 
 class Seat(Protocol):
@@ -234,6 +237,7 @@ async def play_match(
         started_at=started_at,
         finished_at=clock(),
         limits=ctx.limits.to_dict(),
+        bot_seeds=ctx.bot_seeds,
     )
     for s in seats:  # each returns at once (see Seat.end): no tasks needed to run them
         await s.end(state, scores, ranks, "completed")

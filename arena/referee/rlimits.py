@@ -1,15 +1,21 @@
-"""The guard process of one launched bot: it applies the bot's resource limits and umask, starts
-the bot (or the sandbox that runs it), and ends every process the bot started when the bot ends,
-when it is told to stop, or when the platform process that launched it dies, even by kill -9.
+"""The guard process of one launched bot: it puts the bot into its control group, applies the
+bot's resource limits, umask and seccomp filter, starts the bot (or the sandbox that runs it),
+and ends every process the bot started when the bot ends, when it is told to stop, or when the
+platform process that launched it dies, even by kill -9.
 
-Run as `python -m arena.referee.rlimits MEMORY_MB CPU_S OPEN_FILES FILE_MB PROCESSES PARENT --
-ARGV...` by the launcher (0 = no limit; PARENT is the launching process's pid). It exits as the
-bot did (the same code, or killed by the same signal). Limits are set in the guard's child just
-before it execs the bot, rather than in a preexec_fn, which is unsafe in a process with threads
-(the referee has gRPC's). They are inherited through bubblewrap and the drop to the sandbox's
-user, so they bind the bot. PROCESSES is RLIMIT_NPROC, which counts the processes and threads of
-the bot's real user: the launcher passes it only when the bot runs as a user of its own (the
-sandbox as root), where it caps that bot alone.
+Run as `python -m arena.referee.rlimits MEMORY_MB CPU_S OPEN_FILES FILE_MB PROCESSES PARENT
+[--cgroup DIR]... [--seccomp-fd FD] [--workdir DIR] -- ARGV...` by the launcher (0 = no limit;
+PARENT is the launching process's pid). It exits as the bot did (the same code, or killed by
+the same signal). Limits are set in the guard's child just before it execs the bot, rather than
+in a preexec_fn, which is unsafe in a process with threads (the referee has gRPC's). They are
+inherited through bubblewrap and the drop to the sandbox's user, so they bind the bot.
+PROCESSES is RLIMIT_NPROC, which counts the processes and threads of the bot's real user: the
+launcher passes it only when the bot runs as a user of its own (the sandbox as root), where it
+caps that bot alone. Each --cgroup DIR is a control group (arena.referee.cgroups) the child joins
+before it execs, so bubblewrap and all under it are counted and capped together, and ending the
+bot ends the group. --seccomp-fd FD: the child puts the seccomp filter (arena.referee.seccomp)
+at that descriptor, where bubblewrap's `--seccomp FD` reads it. --workdir DIR: the bot's work
+directory tmpfs (arena.referee.workdir), which the guard unmounts if the platform dies first.
 
 Why a guard rather than exec'ing into bubblewrap: bubblewrap's own child (the sandbox's init)
 binds its life to bubblewrap's (`--die-with-parent`) only after it has built the sandbox, and
@@ -17,17 +23,27 @@ until bubblewrap has set up the namespaces it waits on an eventfd that never end
 dies. A kill of bubblewrap during those milliseconds (the platform killed while a bot starts)
 left the sandbox, and the bot in it, running with no parent. The guard is a child subreaper:
 what bubblewrap leaves behind becomes the guard's child, and the guard kills and reaps it.
-The guard gets SIGTERM when the launcher dies (PR_SET_PDEATHSIG) or when the launcher stops the
-bot, and then kills everything: bubblewrap, every child (a sandbox's init: its whole PID
-namespace dies with it) and every process left in the guard's process group (an unconfined bot's
-children), until it has no child left.
+The guard gets SIGTERM when the launcher stops the bot, and then kills everything: the control
+group, bubblewrap, every child (a sandbox's init: its whole PID namespace dies with it) and every
+process left in the guard's process group (an unconfined bot's children), until it has no child
+left. It learns of the launcher's death two ways: PR_SET_PDEATHSIG (SIGTERM), and, since that
+signal was once seen not to come (issue 29: a Ray node killed mid-ladder left a guard asleep in
+waitpid), a pidfd of the launcher that it polls beside the bot's; then it also removes the
+bot's control groups and unmounts its work directory, which the launcher would have done.
 """
+
+from __future__ import annotations
 
 import ctypes
 import os
 import resource
+import select
 import signal
 import sys
+from pathlib import Path
+
+from arena.referee import seccomp, workdir
+from arena.referee.cgroups import BotGroup
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -96,9 +112,12 @@ def _left_behind() -> list[int]:
     return found
 
 
-def _end_everything() -> None:
-    """Kill every child and group member, reap, and repeat until no child is left. Killing a
-    sandbox's init ends its whole PID namespace; orphans come to this subreaper."""
+def _end_everything(group: BotGroup | None) -> None:
+    """Kill the control group's processes, then every child and group member, reap, and repeat
+    until no child is left. Killing a sandbox's init ends its whole PID namespace; orphans come
+    to this subreaper."""
+    if group is not None:
+        group.kill()
     while True:
         # With no child, nothing is left: every live descendant of a subreaper whose parent died
         # is its child, and the members of its group are its descendants. (The usual case, and
@@ -143,8 +162,9 @@ def _on_stop(signum, frame) -> None:
     raise _Stop(signum)
 
 
-def _start(argv: list[str], limits: tuple[int, int, int, int, int]) -> int:
-    """Fork the bot's process: limits, umask 077, death with the guard, exec."""
+def _start(argv: list[str], limits: tuple[int, int, int, int, int], options: Options) -> int:
+    """Fork the bot's process: control group, limits, umask 077, seccomp filter, death with the
+    guard, exec."""
     guard = os.getpid()
     # Blocked across the fork: a stop signal must reach the guard's handler, never run it in
     # the child before the child has reset it.
@@ -157,6 +177,11 @@ def _start(argv: list[str], limits: tuple[int, int, int, int, int]) -> int:
         for sig in STOP_SIGNALS:
             signal.signal(sig, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        for procs in options.cgroup_procs:
+            with open(procs, "w") as f:
+                f.write(str(os.getpid()))
+        if options.seccomp_fd is not None:
+            _filter_at(options.seccomp_fd)
         memory_mb, cpu_s, open_files, file_mb, processes = limits
         _limit(resource.RLIMIT_AS, memory_mb * 1024 * 1024)
         _limit(resource.RLIMIT_CPU, cpu_s)
@@ -172,30 +197,144 @@ def _start(argv: list[str], limits: tuple[int, int, int, int, int]) -> int:
     os._exit(127)
 
 
+def _filter_at(fd: int) -> None:
+    """Put the seccomp program for this machine at descriptor `fd` (inherited by bubblewrap)."""
+    arch = seccomp.native_arch()
+    if arch is None:
+        raise OSError(f"no seccomp filter for this machine's architecture ({os.uname().machine})")
+    memfd = os.memfd_create("arena-seccomp", 0)
+    os.write(memfd, seccomp.program(arch))
+    os.lseek(memfd, 0, os.SEEK_SET)
+    if memfd != fd:
+        os.dup2(memfd, fd)
+        os.close(memfd)
+
+
+class Options:
+    """The guard's options between PARENT and `--`."""
+
+    def __init__(self, args: list[str]):
+        self.cgroups: list[Path] = []
+        self.seccomp_fd: int | None = None
+        self.workdir: Path | None = None
+        pairs = iter(args)
+        for flag in pairs:
+            value = next(pairs, None)
+            if value is None:
+                raise ValueError(f"{flag} needs a value")
+            if flag == "--cgroup":
+                self.cgroups.append(Path(value))
+            elif flag == "--seccomp-fd":
+                self.seccomp_fd = int(value)
+            elif flag == "--workdir":
+                self.workdir = Path(value)
+            else:
+                raise ValueError(f"unknown option {flag}")
+        self.group = (
+            BotGroup(2 if len(self.cgroups) == 1 else 1, tuple(self.cgroups))
+            if self.cgroups
+            else None
+        )
+
+    @property
+    def cgroup_procs(self) -> list[Path]:
+        return [d / "cgroup.procs" for d in self.cgroups]
+
+
 USAGE = (
     "usage: python -m arena.referee.rlimits MEMORY_MB CPU_S OPEN_FILES FILE_MB PROCESSES PARENT "
-    "-- ARGV..."
+    "[--cgroup DIR]... [--seccomp-fd FD] [--workdir DIR] -- ARGV..."
 )
 
 
+def _watch_parent(parent: int, options: Options) -> int | None:
+    """A pidfd of the launching process (None where pidfds are not available). If the parent
+    is already gone, or the pid now names another process (checked after opening), clean up
+    what the launcher made for the bot and exit."""
+    gone = False
+    fd = None
+    try:
+        fd = os.pidfd_open(parent)
+    except ProcessLookupError:
+        gone = True
+    except (AttributeError, OSError):
+        pass  # no pidfds here: the death signal alone, checked below
+    if gone or os.getppid() != parent:
+        _orphaned(options)
+        os._exit(1)
+    return fd
+
+
+def _wait_for(bot: int, parent_fd: int | None) -> int | None:
+    """Wait until the bot ends (its wait status) or the launcher dies (None)."""
+    if parent_fd is None:
+        return os.waitpid(bot, 0)[1]
+    bot_fd = os.pidfd_open(bot)
+    poller = select.poll()
+    poller.register(bot_fd, select.POLLIN)
+    poller.register(parent_fd, select.POLLIN)
+    while True:
+        ready = {fd for fd, _ in poller.poll()}
+        if bot_fd in ready:
+            return os.waitpid(bot, 0)[1]
+        if parent_fd in ready:
+            return None
+
+
+def _orphaned(options: Options) -> None:
+    """The launcher died: what it would have done after the bot, the guard does. The work
+    directory first (its pages are host memory); then the groups, which may take a moment
+    to be free of their last dying process (and are swept at the next start if not)."""
+    if options.workdir is not None:
+        workdir.unmount(options.workdir)
+        try:
+            options.workdir.rmdir()
+        except OSError:
+            pass
+    if options.group is not None:
+        options.group.remove()
+        for d in options.group.dirs:  # the launcher's directory of groups, once empty
+            try:
+                d.parent.rmdir()
+            except OSError:
+                pass
+
+
 def main(args: list[str]) -> None:
-    if len(args) < 8 or args[6] != "--":
+    try:
+        split = args.index("--")
+        options = Options(args[6:split])
+        memory_mb, cpu_s, open_files, file_mb, processes, parent = (int(a) for a in args[:6])
+    except ValueError as err:
+        sys.exit(f"{err}\n{USAGE}")
+    if len(args) <= split + 1:
         sys.exit(USAGE)
-    memory_mb, cpu_s, open_files, file_mb, processes, parent = (int(a) for a in args[:6])
     try:
         # The handlers come first: a stop that arrives while the bot starts is not lost.
         for sig in STOP_SIGNALS:
             signal.signal(sig, _on_stop)
         _prctl(PR_SET_CHILD_SUBREAPER, 1)
-        _die_with_parent(parent, signal.SIGTERM)
-        bot = _start(args[7:], (memory_mb, cpu_s, open_files, file_mb, processes))
-        _, status = os.waitpid(bot, 0)
+        # The launcher's death: SIGTERM from the kernel, and the pidfd (see the docstring).
+        _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        parent_fd = _watch_parent(parent, options)
+        limits = (memory_mb, cpu_s, open_files, file_mb, processes)
+        bot = _start(args[split + 1 :], limits, options)
+        status = _wait_for(bot, parent_fd)
         _ignore_stops()
     except _Stop as stop:
-        _end_everything()
+        _end_everything(options.group)
+        if os.getppid() != parent:
+            _orphaned(options)
         _exit_by(stop.signum)  # as if the signal had ended the bot, as it did before the guard
-    _end_everything()
-    _exit_as(status)
+    _end_everything(options.group)
+    # The launcher is gone (or went while the bot ended: its death may have ended the bot, as
+    # a held sandbox reading from it): what it would have cleaned up is the guard's to do.
+    if status is None or os.getppid() != parent:
+        _orphaned(options)
+    if status is None:
+        _exit_by(signal.SIGTERM)
+    else:
+        _exit_as(status)
 
 
 if __name__ == "__main__":

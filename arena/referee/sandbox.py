@@ -15,7 +15,9 @@ A sandboxed bot gets (see docs/reliability.md for what this guarantees and what 
   directory (its HOME, writable, kept in the run directory), a private `/tmp`, and the referee's
   Unix socket at `/run/arena/referee.sock`; nothing else: no database, no other bot's directory
   or work directory, no home directory of the platform's user, no other process in `/proc`;
-- no network but its own empty loopback: it reaches the referee through the socket.
+- no network but its own empty loopback: it reaches the referee through the socket;
+- a seccomp filter (arena.referee.seccomp) denying the system calls a bot never needs, new
+  namespaces of any kind (a user namespace included) among them.
 
 `Sandbox.argv` is a pure function of its fields (tested as such); `unavailable_reason` runs
 bubblewrap once to tell whether it works on this machine.
@@ -36,6 +38,9 @@ from pathlib import Path
 SOCKET_IN_SANDBOX = "/run/arena/referee.sock"
 PROTO_IN_SANDBOX = "/run/arena/arena.proto"
 ADDRESS_IN_SANDBOX = f"unix:{SOCKET_IN_SANDBOX}"
+# Where the bot's work directory appears inside: the same path for every bot and lane, so that
+# the path says nothing of the run, the bot's name or its lane (its rotation: issue 28).
+WORKDIR_IN_SANDBOX = "/home/bot"
 
 # The system's read-only directories an interpreter needs. On merged-/usr systems the top-level
 # ones are links into /usr and are made links again inside.
@@ -73,12 +78,16 @@ def pick_uid() -> int:
 class Sandbox:
     """What one launched bot sees. Paths are the host's; inside they keep the same names."""
 
-    workdir: Path  # writable: the bot's HOME (and cwd, unless its manifest directory is)
+    workdir: Path  # writable: the bot's HOME (and cwd, unless its manifest directory is),
+    # bound at WORKDIR_IN_SANDBOX
     referee_socket: Path  # the referee's Unix socket, bound at SOCKET_IN_SANDBOX
     read_only: tuple[Path, ...] = ()  # the bot's own directory, the Python environment, ...
     proto: Path | None = None  # the protocol file, bound at PROTO_IN_SANDBOX
     uid: int | None = None  # None: keep the platform's user (in a user namespace when not root)
     tmp_mb: int = 64  # size of the private /tmp (memory-backed)
+    # A descriptor the bubblewrap process inherits holding the seccomp program
+    # (arena.referee.seccomp; the guard puts it there), or None for no filter.
+    seccomp_fd: int | None = None
     system_dirs: tuple[str, ...] = SYSTEM_DIRS
     etc_secrets: tuple[str, ...] = ETC_SECRETS
 
@@ -96,6 +105,8 @@ class Sandbox:
             "--hostname",
             "arena-bot",
         ]
+        if self.seccomp_fd is not None:
+            args += ["--seccomp", str(self.seccomp_fd)]
         if self.uid is not None:
             # As root: keep just what setpriv needs to drop to the bot's own user.
             args += [
@@ -134,20 +145,20 @@ class Sandbox:
         # Every bound path's parents are made first, mode 0755: bubblewrap would make them 0700
         # when it runs as root, and the bot's user could not walk through them.
         binds = [
-            (str(p), "--ro-bind")
+            (str(p), "--ro-bind", str(p))  # (the host's path, how, the path inside)
             for p in _outermost(self.read_only)
             if not _under(p, self.system_dirs)
         ]
-        binds.append((str(self.workdir), "--bind"))
+        binds.append((str(self.workdir), "--bind", WORKDIR_IN_SANDBOX))
         made: set[str] = set(self.system_dirs) | {"/", "/etc", "/proc", "/dev", "/tmp"}
-        for path, _ in binds:
-            for parent in reversed(Path(path).parents):
+        for _, _, inside in binds:
+            for parent in reversed(Path(inside).parents):
                 if str(parent) not in made:
                     made.add(str(parent))
                     args += ["--perms", "0755", "--dir", str(parent)]
-        for path, how in binds:
-            args += [how, path, path]
-            made.add(path)
+        for path, how, inside in binds:
+            args += [how, path, inside]
+            made.add(inside)
         args += [
             "--perms",
             "0755",
@@ -163,7 +174,8 @@ class Sandbox:
         ]
         if self.proto is not None:
             args += ["--ro-bind", str(self.proto), PROTO_IN_SANDBOX]
-        args += ["--chdir", str(cwd), "--"]
+        inside_cwd = WORKDIR_IN_SANDBOX if Path(cwd) == self.workdir else str(cwd)
+        args += ["--chdir", inside_cwd, "--"]
         if self.uid is not None:
             args += [
                 SETPRIV,

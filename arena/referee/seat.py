@@ -7,6 +7,7 @@ to protocol messages through wire.py.
 from __future__ import annotations
 
 import asyncio
+from contextlib import AbstractContextManager, nullcontext
 from typing import Protocol
 
 import grpc
@@ -28,6 +29,7 @@ class BotProcessView(Protocol):
 
     def exit_info(self) -> str | None: ...
     async def wait(self) -> int: ...
+    def deciding(self) -> AbstractContextManager[None]: ...
 
 
 class RemoteSeat:
@@ -56,7 +58,7 @@ class RemoteSeat:
         await self._deliver(
             self.conn,
             wire.match_start(
-                ctx.match_id, ctx.game, seat, ctx.seat_names, ctx.limits, bot_seed(ctx.seed, seat)
+                ctx.match_id, ctx.game, seat, ctx.seat_names, ctx.limits, ctx.bot_seeds[seat]
             ),
         )
         return None
@@ -109,8 +111,11 @@ class RemoteSeat:
         allowed_s = (limits.move_ms + clock.bank_ms) / 1000
         # A slot is held by this bot's other moves, each bounded by its own deadline.
         slot_wait_s = allowed_s * (conn.max_concurrent + 1) + 5
+        # A launched bot's CPU weight is a deciding bot's while it is asked (launcher.py).
+        deciding = self.process.deciding() if self.process is not None else nullcontext()
         try:
-            reply, elapsed_s = await conn.request(ctx.match_id, request, allowed_s, slot_wait_s)
+            with deciding:
+                reply, elapsed_s = await conn.request(ctx.match_id, request, allowed_s, slot_wait_s)
         except TimeoutError:
             clock.bank_ms = 0
             return Decision(
@@ -192,9 +197,3 @@ class RemoteSeat:
             )
         finally:
             conn.detach(ctx.match_id)
-
-
-def bot_seed(match_seed: int, seat: int) -> int:
-    """The seed a seat's bot gets for its own randomness: fixed by the match seed and the seat,
-    so a replayed match gives a seeded bot the same seed again."""
-    return (match_seed * 1_000_003 + seat * 7919 + 12345) % (1 << 63)

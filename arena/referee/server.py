@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import resource
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -25,7 +26,9 @@ from arena.results import MALFORMED, MatchResult
 from arena.tokens import hash_token
 
 from . import wire
+from .admission import BOT_SOCKET_CAPS, TCP_CAPS, Admission
 from .connection import BotConnection, BotDirectory
+from .lanes import bot_of
 from .match import MatchObserver
 
 log = logging.getLogger(__name__)
@@ -33,11 +36,11 @@ log = logging.getLogger(__name__)
 PROTOCOL_VERSIONS = (1,)
 # The referee caps how many requests a bot may have outstanding, whatever it declares.
 MAX_CONCURRENT_CAP = 64
-HELLO_TIMEOUT_S = 10.0
-# Streams that are open but have not said Hello yet cost a handler each and cannot be charged
-# to a bot: beyond this many at once, new streams are refused with RESOURCE_EXHAUSTED (a
-# bot's own streams are one per bot: a newer one replaces the older).
-MAX_AWAITING_HELLO = 512
+# A stream must say Hello this soon after it opens (the SDK writes it at once). Streams that
+# have not said it cost a handler each and cannot be charged to a bot: how many each peer may
+# hold at once is capped by admission.AdmissionCaps, and beyond, new streams are refused with
+# RESOURCE_EXHAUSTED (a bot's own streams are one per bot: a newer one replaces the older).
+HELLO_TIMEOUT_S = 5.0
 # Spectator streams at once; beyond, Watch answers RESOURCE_EXHAUSTED.
 MAX_WATCHERS = 1024
 # Bot messages are small (an action reply is tens of bytes); anything larger is refused by gRPC
@@ -47,7 +50,7 @@ MAX_SEND_BYTES = 4 * 1024 * 1024
 
 # Documented keepalive: the server pings an idle stream every 20 s and drops a peer that does not
 # answer within 10 s; clients may ping every 10 s at most (the SDK does so).
-SERVER_OPTIONS = (
+SERVER_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.keepalive_time_ms", 20_000),
     ("grpc.keepalive_timeout_ms", 10_000),
     ("grpc.keepalive_permit_without_calls", 1),
@@ -56,6 +59,36 @@ SERVER_OPTIONS = (
     ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
     ("grpc.max_send_message_length", MAX_SEND_BYTES),
     ("grpc.so_reuseport", 0),
+    # A connection that has not spoken HTTP/2 (sent its settings) within 5 s is closed: a
+    # plain connect() that says nothing holds a descriptor for that long at most.
+    ("grpc.server_handshake_timeout_ms", 5_000),
+)
+# The TCP port (remote bots, spectators). Connections at once, whoever they are from: at most
+# TCP_MAX_CONNECTIONS and a quarter of the process's descriptor limit (tcp_options); beyond,
+# grpc closes a new connection as soon as it is accepted, so the platform's descriptors stay
+# bounded. Streams per connection (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS: a client's extra
+# streams wait on its side). A connection that holds no stream for 60 s is closed.
+TCP_MAX_CONNECTIONS = 1024
+TCP_STREAMS_PER_CONNECTION = 16
+
+
+def tcp_options() -> tuple[tuple[str, int], ...]:
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    connections = TCP_MAX_CONNECTIONS
+    if soft != resource.RLIM_INFINITY:
+        connections = max(16, min(connections, soft // 4))
+    return SERVER_OPTIONS + (
+        ("grpc.max_allowed_incoming_connections", connections),
+        ("grpc.max_concurrent_streams", TCP_STREAMS_PER_CONNECTION),
+        ("grpc.max_connection_idle_ms", 60_000),
+    )
+
+
+# A launched bot's own Unix socket: a few connections and streams, all its own.
+BOT_SOCKET_OPTIONS = SERVER_OPTIONS + (
+    ("grpc.max_allowed_incoming_connections", 4),
+    ("grpc.max_concurrent_streams", 4),
+    ("grpc.max_connection_idle_ms", 60_000),
 )
 
 # token -> bot name, or None for an unknown token; raises Refused for a known bot that may
@@ -164,22 +197,43 @@ async def _abort(context: grpc.aio.ServicerContext, code: grpc.StatusCode, detai
 class RefereeServicer:
     """The Referee service (arena.v1.Referee): its messages are read and built by wire.py."""
 
-    def __init__(self, authenticate: Authenticator, directory: BotDirectory, live: LiveMatches):
+    def __init__(
+        self,
+        authenticate: Authenticator,
+        directory: BotDirectory,
+        live: LiveMatches,
+        admission: Admission | None = None,
+    ):
         self.authenticate = authenticate
         self.directory = directory
         self.live = live
-        self.awaiting_hello = 0  # streams open without a Hello yet
+        # This socket's streams, by peer (the TCP port's caps unless told).
+        self.admission = admission or Admission(TCP_CAPS)
         self.watchers = 0
 
-    async def Play(self, request_iterator, context: grpc.aio.ServicerContext):
-        if self.awaiting_hello >= MAX_AWAITING_HELLO:
+    async def _admit(self, context: grpc.aio.ServicerContext, hello: bool) -> str:
+        """Count the new stream against its peer's caps (its peer string), or refuse it."""
+        peer = context.peer()
+        refusal = self.admission.refusal(peer, hello)
+        if refusal is not None:
             await _abort(
                 context,
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"{MAX_AWAITING_HELLO} streams are already waiting to say Hello; "
-                "send Hello as soon as the stream opens, and retry later",
+                f"{refusal}; this stream is refused for capacity, not for anything it did: "
+                "retry in a second or two"
+                + (", and send Hello as soon as the stream opens" if hello else ""),
             )
-        self.awaiting_hello += 1
+        self.admission.open(peer, hello)
+        return peer
+
+    async def Play(self, request_iterator, context: grpc.aio.ServicerContext):
+        peer = await self._admit(context, hello=True)
+        try:
+            await self._play(peer, context)
+        finally:
+            self.admission.close(peer)
+
+    async def _play(self, peer: str, context: grpc.aio.ServicerContext) -> None:
         try:
             first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
         except TimeoutError:
@@ -197,7 +251,7 @@ class RefereeServicer:
                 f"the first message is not a BotMessage Hello: {err}",
             )
         finally:
-            self.awaiting_hello -= 1
+            self.admission.said_hello(peer)
         if first is grpc.aio.EOF or first.__class__ is not wire.Hello:
             await _abort(
                 context,
@@ -231,7 +285,8 @@ class RefereeServicer:
             batches=hello.batches,
             token_hash=hash_token(hello.token),
         )
-        await context.write(wire.welcome(name, hello.protocol_version, max_concurrent))
+        # The bot's public name: a launched bot's lane (its key, lanes.py) is not the bot's to know.
+        await context.write(wire.welcome(bot_of(name), hello.protocol_version, max_concurrent))
         # When the referee closes the connection (a flood, a stalled stream), end the RPC by
         # cancelling this handler, which is blocked reading; not when the handler is the one
         # closing it, itself or through a match it runs on from on_message (deliver_now): it
@@ -304,12 +359,14 @@ class RefereeServicer:
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"{MAX_WATCHERS} spectator streams are open; try again later",
             )
+        peer = await self._admit(context, hello=False)
         self.watchers += 1
         try:
             async for event in self._watch(match_id, live):
                 yield event
         finally:
             self.watchers -= 1
+            self.admission.close(peer)
 
     async def _watch(self, match_id: str, live):
         sent = 0
@@ -341,12 +398,17 @@ class TlsFiles:
 
 
 class RefereeServer:
-    """Owns the grpc.aio server: start on a port, stop gracefully.
+    """Owns the referee's grpc.aio servers: start on a port, open a socket per launched bot,
+    stop gracefully.
 
-    Besides its TCP port (for remote bots and spectators) it listens on a Unix domain socket in
-    a private temporary directory (`bot_socket`), which the launcher binds into each launched
-    bot's sandbox: sandboxed bots have no network. The socket is plain text, like loopback TCP
-    without TLS: only processes that can reach the file can connect."""
+    Its TCP port is for remote bots and spectators. Each launched bot gets a Unix domain socket
+    of its own (`open_bot_socket`), in a private temporary directory, which the launcher binds
+    into that bot's sandbox: sandboxed bots have no network. Each such socket is a small grpc.aio
+    server of its own (grpc cannot add a port to a started server), sharing this one's bot
+    directory, live matches and authentication, with its own caps on connections and streams
+    (BOT_SOCKET_OPTIONS, admission.BOT_SOCKET_CAPS): what one bot opens on it never takes a
+    slot another bot needs. A socket is plain text, like loopback TCP without TLS: only
+    processes that can reach the file can connect."""
 
     def __init__(
         self,
@@ -360,35 +422,26 @@ class RefereeServer:
         self.host = host
         self._requested_port = port
         self._tls = tls
+        self._authenticate = authenticate
         self.port = 0
-        self.bot_socket: Path | None = None
-        self._server = grpc.aio.server(options=SERVER_OPTIONS)
-        servicer = RefereeServicer(authenticate, self.directory, self.live)
-        # As the generated add_RefereeServicer_to_server, but the messages are read and written
-        # by wire.py (Play's serializer also takes the action requests it encodes directly).
-        handlers = {
-            "Play": grpc.stream_stream_rpc_method_handler(
-                servicer.Play,
-                request_deserializer=wire.read_bot_message,
-                response_serializer=wire.serialize_referee_message,
-            ),
-            "Watch": grpc.unary_stream_rpc_method_handler(
-                servicer.Watch,
-                request_deserializer=wire.read_watch_request,
-                response_serializer=wire.serialize_match_event,
-            ),
-        }
-        self._server.add_generic_rpc_handlers(
-            (grpc.method_handlers_generic_handler("arena.v1.Referee", handlers),)
+        self.socket_dir: Path | None = None  # the bot sockets' directory, once started
+        self._bot_sockets: dict[str, tuple[Path, grpc.aio.Server]] = {}
+        self._socket_serial = 0
+        self.servicer = RefereeServicer(
+            authenticate, self.directory, self.live, Admission(TCP_CAPS)
         )
-        if hasattr(self._server, "add_registered_method_handlers"):  # grpcio >= 1.63
-            self._server.add_registered_method_handlers("arena.v1.Referee", handlers)
+        self._server = grpc.aio.server(options=tcp_options())
+        _add_referee_service(self._server, self.servicer, watch=True)
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, self._server)
 
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
+
+    @property
+    def started(self) -> bool:
+        return self.socket_dir is not None
 
     async def start(self) -> None:
         target = f"{self.host}:{self._requested_port}"
@@ -402,24 +455,91 @@ class RefereeServer:
                 f"cannot listen on {target}: the port is taken or the address is "
                 "not local; choose another with --port"
             )
-        # A short path (a Unix socket's path is limited to 107 bytes), private to this user.
-        socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-"))
-        socket = socket_dir / "referee.sock"
-        if self._server.add_insecure_port(f"unix:{socket}") == 0:
-            shutil.rmtree(socket_dir, ignore_errors=True)
-            raise OSError(f"cannot listen on the Unix socket {socket}")
-        self.bot_socket = socket
         await self._server.start()
+        # A short path (a Unix socket's path is limited to 107 bytes), private to this user.
+        self.socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-"))
+        await _set_health(self._health, health_pb2.HealthCheckResponse.SERVING)
+
+    async def open_bot_socket(self, key: str) -> Path:
+        """The Unix socket of the launched bot process `key` (a bot's name, or its lane's),
+        listening from now on; the same socket while it stays open (a relaunch under the same
+        key reuses it)."""
+        if self.socket_dir is None:
+            raise RuntimeError("the referee is not started: open bot sockets after start()")
+        if key in self._bot_sockets:
+            return self._bot_sockets[key][0]
+        self._socket_serial += 1
+        # Named by a serial, not by the key: a key is any string, a socket's path is short.
+        socket = self.socket_dir / f"bot-{self._socket_serial}.sock"
+        server = grpc.aio.server(options=BOT_SOCKET_OPTIONS)
+        servicer = RefereeServicer(
+            self._authenticate, self.directory, self.live, Admission(BOT_SOCKET_CAPS)
+        )
+        _add_referee_service(server, servicer, watch=False)
+        if server.add_insecure_port(f"unix:{socket}") == 0:
+            raise OSError(f"cannot listen on the Unix socket {socket}")
+        await server.start()
         # Inside a sandbox the bot runs as a user of its own, and connecting to a Unix socket
         # needs write permission on it; its directory keeps everyone else out.
         os.chmod(socket, 0o666)
-        await _set_health(self._health, health_pb2.HealthCheckResponse.SERVING)
+        self._bot_sockets[key] = (socket, server)
+        return socket
+
+    async def close_bot_socket(self, key: str, grace_s: float = 1.0) -> None:
+        """Stop listening on the socket of `key` and end its streams (after `grace_s`); nothing
+        if it is not open."""
+        await self.detach_bot_socket(key, grace_s)
+
+    def detach_bot_socket(self, key: str, grace_s: float = 1.0) -> Awaitable[None]:
+        """Take the socket of `key` out now (a later open_bot_socket(key) makes a new one); the
+        returned awaitable stops listening on it and ends its streams (after `grace_s`)."""
+        entry = self._bot_sockets.pop(key, None)
+
+        async def close() -> None:
+            if entry is not None:
+                socket, server = entry
+                await server.stop(grace_s)
+                socket.unlink(missing_ok=True)
+
+        return close()
+
+    def bot_sockets(self) -> dict[str, Path]:
+        """The open bot sockets, by key."""
+        return {key: socket for key, (socket, _) in self._bot_sockets.items()}
 
     async def stop(self, grace_s: float = 5.0) -> None:
         await _set_health(self._health, health_pb2.HealthCheckResponse.NOT_SERVING)
-        await self._server.stop(grace_s)
-        if self.bot_socket is not None:
-            shutil.rmtree(self.bot_socket.parent, ignore_errors=True)
+        await asyncio.gather(
+            self._server.stop(grace_s),
+            *(self.close_bot_socket(key, grace_s) for key in list(self._bot_sockets)),
+        )
+        if self.socket_dir is not None:
+            shutil.rmtree(self.socket_dir, ignore_errors=True)
+            self.socket_dir = None
+
+
+def _add_referee_service(server: grpc.aio.Server, servicer: RefereeServicer, watch: bool) -> None:
+    """The Referee service on `server`, as the generated add_RefereeServicer_to_server, but the
+    messages are read and written by wire.py (Play's serializer also takes the action requests
+    it encodes directly). Without `watch`, Play only (a bot's own socket)."""
+    handlers = {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            servicer.Play,
+            request_deserializer=wire.read_bot_message,
+            response_serializer=wire.serialize_referee_message,
+        ),
+    }
+    if watch:
+        handlers["Watch"] = grpc.unary_stream_rpc_method_handler(
+            servicer.Watch,
+            request_deserializer=wire.read_watch_request,
+            response_serializer=wire.serialize_match_event,
+        )
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler("arena.v1.Referee", handlers),)
+    )
+    if hasattr(server, "add_registered_method_handlers"):  # grpcio >= 1.63
+        server.add_registered_method_handlers("arena.v1.Referee", handlers)
 
 
 async def _set_health(servicer, status) -> None:

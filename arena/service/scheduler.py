@@ -48,6 +48,7 @@ class SchedulerSettings:
     fault_policy: FaultPolicy = FaultPolicy()
     max_matches: int | None = None  # matches started before the service stops; None: never
     seed: int | None = None
+    allow_remote: bool = False  # whether remote bots are seated (arena/ladder/remote.py)
 
 
 class Scheduler:
@@ -85,12 +86,15 @@ class Scheduler:
     ) -> list[Bot]:
         """The bots that may take a seat in `ladder` now: the versions its members name (NAME:
         the latest, NAME@N: that one; no members: every bot's latest version) that are not
-        suspended, and remote ones only while `connected` says so (None: no referee here to
-        connect to, as on Ray, so no remote bot plays)."""
+        suspended, and remote ones only if the service seats them (`allow_remote`) and while
+        `connected` says so (None: no referee here to connect to, as on Ray, so no remote bot
+        plays)."""
+        remote_ok = self.settings.allow_remote and connected is not None
         return [
             b
             for b in playing_versions(bots, self._members[ladder])
-            if not b.suspended and (not b.remote or (connected is not None and connected(b.name)))
+            if not b.suspended
+            and (not b.remote or (remote_ok and connected is not None and connected(b.name)))
         ]
 
     def newcomers(self, ladder: str, names: Iterable[str]) -> list[str]:

@@ -21,13 +21,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.ladder import lease
+from arena.ladder import lease, remote
 from arena.ladder.executors import RunSettings
 from arena.ladder.ratings import DEFAULT_RATING_MODE
 from arena.ladder.rules import STANDARD_RULES
 from arena.ladder.runner import InfrastructureError, MatchExecutor
 from arena.stopsignals import on_stop_signals
-from arena.store import RUNNABLE, AsyncStore, Bot, Ladder, Store, StoredMatch, parse_bot_spec
+from arena.store import (
+    DEFAULT_UPLOADS_PER_DAY,
+    RUNNABLE,
+    AsyncStore,
+    Bot,
+    Ladder,
+    Store,
+    StoredMatch,
+    parse_bot_spec,
+    playing_versions,
+)
+from arena.store.registry import VERIFYING
 
 from .scheduler import Scheduler, SchedulerSettings, Step
 from .tables import FaultPolicy
@@ -37,6 +48,8 @@ if TYPE_CHECKING:
     from arena.submissions.archive import Limits as UploadLimits
 
 log = logging.getLogger(__name__)
+
+ALLOW_REMOTE = "--allow-remote"  # the option of `arena serve` that seats remote bots
 
 
 @dataclass(frozen=True)
@@ -67,7 +80,13 @@ class ServiceSettings:
     seed: int | None = None
     rating_mode: str = DEFAULT_RATING_MODE  # of a new ladder; an existing one keeps its own
     upload_limits: "UploadLimits | None" = None  # of submitted archives (None: the defaults)
+    # Uploads a bot may have in 24 hours; None: the store's setting (the last one given), else
+    # arena.store.DEFAULT_UPLOADS_PER_DAY. A value given is stored for later starts.
+    uploads_per_day: int | None = None
     verification: VerificationSettings = VerificationSettings()
+    # Seat remote bots (they run on their owners' machines, where lanes cannot be enforced:
+    # arena/ladder/remote.py). Off by default: a public server seats only bots it launches.
+    allow_remote: bool = False
 
 
 class ArenaService:
@@ -83,6 +102,7 @@ class ArenaService:
                 fault_policy=settings.fault_policy,
                 max_matches=settings.max_matches,
                 seed=settings.seed,
+                allow_remote=settings.allow_remote,
             )
         )
         self.store: AsyncStore | None = None
@@ -96,6 +116,8 @@ class ArenaService:
         self._lost: Exception | None = None  # a ladder's lease, taken over by another run
         self._ladders: dict[str, Ladder] = {}
         self.verifier: Verifier | None = None  # submitted versions' verification
+        # The upload limit in force: settings.uploads_per_day, or the store's once it is open.
+        self.uploads_per_day = settings.uploads_per_day or DEFAULT_UPLOADS_PER_DAY
 
     # ------------------------------------------------------------ lifecycle
 
@@ -109,12 +131,17 @@ class ArenaService:
         self.store = await AsyncStore.open(s.db)
         leases = contextlib.AsyncExitStack()  # one run per ladder: see arena/ladder/lease.py
         try:
+            self.uploads_per_day = await self.store.run(Store.uploads_per_day, s.uploads_per_day)
             await leases.enter_async_context(
                 lease.held(self.store, [ladder.name for ladder in s.ladders], self._lease_lost)
             )
             self.executor = s.run.make_executor(
-                self.store, host=s.referee_host, port=s.referee_port
+                self.store,
+                host=s.referee_host,
+                port=s.referee_port,
+                refuse_remote=None if s.allow_remote else remote.refused_at_hello(ALLOW_REMOTE),
             )
+            await self._say_remote()
             ladders = [
                 await self.store.run(
                     Store.ensure_open_ladder,
@@ -139,7 +166,11 @@ class ArenaService:
             self.web = await self._start_web()
             self.ready.set()
             log.info(
-                "arena serving: %s, web on http://%s:%d/", self._where(), s.web_host, s.web_port
+                "arena serving: %s, web on http://%s:%d/; uploads: %d per bot per 24 h",
+                self._where(),
+                s.web_host,
+                s.web_port,
+                self.uploads_per_day,
             )
             loops = [asyncio.ensure_future(self._ladder_loop(ladder)) for ladder in ladders]
             for name in await self.store.run(Store.versions_verifying):  # left by a stop
@@ -259,7 +290,9 @@ class ArenaService:
         name = ladder.name
         directory = self._directory()
         connected = None if directory is None else lambda bot: directory.get(bot) is not None
-        bots = self.scheduler.available(name, await self._db.run(Store.list_bots), connected)
+        registered = await self._db.run(Store.list_bots)
+        await self._stop_unseatable(registered)
+        bots = self.scheduler.available(name, registered, connected)
         if len(bots) < ladder.table_size:
             return None
         await self._executor.start(bots)  # launches command bots not running yet
@@ -314,12 +347,10 @@ class ArenaService:
             )
             return
         running = await self._db.run(Store.start_match, ladder.name, match.index)
-        match_id = f"{ladder.name}.{match.index}.{running.attempts}"
-        self._running[(ladder.name, match.index)] = match_id
+        assert running.match_key is not None  # start_match gives every attempt its id
+        self._running[(ladder.name, match.index)] = running.match_key
         try:
-            result, node = await self._executor.play(
-                ladder, running, self.settings.run.limits, match_id
-            )
+            result, node = await self._executor.play(ladder, running, self.settings.run.limits)
         except InfrastructureError as err:
             self._running.pop((ladder.name, match.index), None)
             await self._db.run(
@@ -333,6 +364,48 @@ class ArenaService:
         for bot, reason in self.scheduler.match_played(result.seat_names, result.faulted_seats):
             await self._db.run(Store.suspend_bot, bot, reason)
             log.warning("suspended %s: %s", bot, reason)
+
+    async def _say_remote(self) -> None:
+        """Whether this server seats remote bots, said once at start (its log: stderr)."""
+        names = remote.remote_names(await self._db.run(Store.list_bots))
+        if self.settings.allow_remote:
+            log.warning(
+                "%s",
+                remote.warning(
+                    "arena serve (--allow-remote)",
+                    names or ["none registered yet"],
+                    f"restart without {ALLOW_REMOTE}",
+                ),
+            )
+        elif names:
+            log.warning(
+                "remote bots are not seated (%s): they cannot connect; pass %s to seat them (%s)",
+                ", ".join(names),
+                ALLOW_REMOTE,
+                remote.UNFAIR,
+            )
+
+    async def _stop_unseatable(self, registered: list[Bot]) -> None:
+        """Stop the processes and tokens of launched versions no ladder here can seat any
+        more (retired by a newer version or a rollback, an older active version), and refuse
+        their registered tokens (LocalExecutor._authenticate); remote bots are not launched
+        here and are left as they are. A version plays where its ladder's members name it
+        (NAME: the newest active, NAME@N: that one, retired or not; store.playing_versions).
+        A version being verified is the verifier's. Its lanes end once their matches in
+        flight are over; seated again, it is launched again. (Processes merely unused end
+        after the idle time: RunSettings.idle_stop_s.)"""
+        seatable = {
+            b.name
+            for spec in self.settings.ladders
+            for b in playing_versions(registered, spec.members)
+        }
+        unseatable = [
+            b.name
+            for b in registered
+            if not b.remote and b.status != VERIFYING and b.name not in seatable
+        ]
+        if unseatable:
+            await self._executor.retire(unseatable)
 
     async def _barred(self, seats) -> str | None:
         """Why one of these bots may not play now (suspended or removed), or None."""

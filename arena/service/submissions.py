@@ -8,7 +8,9 @@ excerpt, and rolls back to an earlier version that passed. Every route checks th
 
 Two uploads for one bot at once are serialised by the store's writer: each becomes a version of
 its own (N and N+1), each verified on its own; an upload identical to a version the bot has
-(same digest) is refused with 409."""
+(same digest) is refused with 409. A bot takes at most `arena serve --uploads-per-day`
+uploads in 24 hours (arena.store.quotas); past that, 429 with Retry-After, its body read and
+dropped unwritten, and nothing is kept."""
 
 from __future__ import annotations
 
@@ -21,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Header, HTTPException, Query, Request
 from pydantic import BaseModel, Field
 
-from arena.store import DuplicateBot, Store, StoreError, UnknownBot, parse_bot_spec
+from arena.store import (
+    DuplicateBot,
+    Store,
+    StoreError,
+    UnknownBot,
+    UploadLimitReached,
+    parse_bot_spec,
+)
 from arena.store.browse import Queries
 from arena.store.registry import VERIFYING
 from arena.store.snapshots import snapshot_root
@@ -64,6 +73,22 @@ async def receive_body(request: Request, out: Path, limit: int) -> int:
             400, "the request has no body: send the bot's archive (.tar.gz or .zip) as the body"
         )
     return size
+
+
+async def discard_body(request: Request, limit: int) -> None:
+    """Read the request's body (up to `limit` bytes) and drop it: a client that sends its whole
+    body before reading the answer (urllib, so `arena submit`) then reads the answer, where an
+    answer sent mid-body would reach it as a reset connection."""
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            break
+
+
+def too_many(err: UploadLimitReached) -> HTTPException:
+    """429 for an upload past the bot's limit: when the next may be, in words and Retry-After."""
+    return HTTPException(429, str(err), headers={"Retry-After": str(err.retry_after_s())})
 
 
 def _too_big(size: int, limit: int, at_least: bool = False) -> str:
@@ -115,7 +140,13 @@ def submissions_router(service: "ArenaService") -> APIRouter:
                 400, f"submit to the bot, {name.partition('@')[0]!r}, not to a version"
             )
         family = await owner(name, x_owner_key)
+        per_day = service.uploads_per_day
         limits = service.settings.upload_limits or Limits()
+        try:  # before anything is written
+            await store().run(Store.check_upload_allowed, family, per_day)
+        except UploadLimitReached as err:
+            await discard_body(request, limits.archive_bytes)
+            raise too_many(err) from None
         root = snapshot_root(service.settings.db) / family
         root.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=".upload-", dir=root))
@@ -134,7 +165,10 @@ def submissions_router(service: "ArenaService") -> APIRouter:
                     note=note,
                     status=VERIFYING,
                     digest=digest,
+                    uploads_per_day=per_day,  # checked again: two uploads at once
                 )
+            except UploadLimitReached as err:
+                raise too_many(err) from None
             except DuplicateBot as err:
                 raise HTTPException(409, str(err)) from None
             except UnknownBot as err:

@@ -18,6 +18,7 @@ from arena import replay
 from arena.ladder.runner import InfrastructureError, MatchExecutor
 from arena.referee.match import Limits
 from arena.results import MatchResult
+from arena.seeds import new_match_id
 from arena.store import AsyncStore, Bot, Ladder, Store, StoredMatch
 
 log = logging.getLogger(__name__)
@@ -170,8 +171,9 @@ class Verifier:
             finished=None,
             rated=False,
             rating_note=None,
+            match_key=new_match_id(),  # opaque, as a ladder's (arena.seeds)
         )
-        result, _ = await self.executor.play(ladder, match, self.settings.limits, f"verify.{name}")
+        result, _ = await self.executor.play(ladder, match, self.settings.limits)
         return judge(result, name, self._log_tail(name))
 
     def _log_tail(self, name: str) -> str | None:
@@ -181,7 +183,6 @@ class Verifier:
 
     async def _stop(self, name: str) -> None:
         """A failed version's process ends with its verification (a passed one plays on)."""
-        referee = getattr(self.executor, "referee", None)
-        if referee is not None and name in referee.bots:
-            referee.tokens.revoke(name)
-            await referee.bots.pop(name).stop()
+        lanes = getattr(self.executor, "lanes", None)  # on Ray the bot ran on a node
+        if lanes is not None:
+            await lanes.stop_bot(name)

@@ -7,6 +7,7 @@ SQLite through sqlite-utils 4. Schema and decisions: docs/store.md. Each concern
     registry.py   the bot registry: versions (resolve_bot), tokens kept only as hashes,
                   suspension, removal
     submissions.py  owner keys, uploaded versions' verdicts, rollback
+    quotas.py     uploads per bot per day: arena serve's setting, and the count
     snapshots.py  the copies of bot directories that versions run from
     leases.py     ladder leases as stored (one run per ladder; arena.ladder.lease decides)
     ladders.py    ladder creation (the schedule written as pending matches), continuous
@@ -68,6 +69,7 @@ from .ladders import LadderRules, check_ladder_name, standard_rules
 from .leases import Lease, Leases
 from .matches import FAULT_LOG_BYTES, Matches, encode_replay, log_excerpt
 from .queries import RankingQueries
+from .quotas import DEFAULT_UPLOADS_PER_DAY, Quotas, UploadLimitReached
 from .records import (
     Bot,
     BotAccess,
@@ -104,7 +106,7 @@ from .schema import (
 from .submissions import Submissions
 
 
-class Store(Registry, Submissions, Leases, RankingQueries, Matches, StoreFile):
+class Store(Registry, Submissions, Quotas, Leases, RankingQueries, Matches, StoreFile):
     """The SQLite store. Owns one connection; use it from one thread (see AsyncStore).
 
     `path` defaults to arena.db in the working directory. `timeout` is how long a write waits for
@@ -183,6 +185,8 @@ __all__ = [
     "StoredMatch",
     "UnknownBot",
     "UnknownLadder",
+    "UploadLimitReached",
+    "DEFAULT_UPLOADS_PER_DAY",
     "check_bot_name",
     "check_ladder_name",
     "describe_error",

@@ -81,6 +81,8 @@ class LadderRow:
     created: float
     leader: str | None
     comparison: bool = False  # the matches of an `arena compare` (its own page: /comparisons/)
+    # Its remote bots (arena/ladder/remote.py): its page says what they mean for fair play.
+    remote_bots: int = 0
 
 
 @dataclass(slots=True)
@@ -259,13 +261,15 @@ class Queries:
             "CASE WHEN l.rated_through THEN (SELECT b.name FROM ratings r "
             " JOIN bots b ON b.id = r.bot_id WHERE r.ladder_id = l.id "
             " ORDER BY r.conservative DESC, r.mu DESC, b.name LIMIT 1) END,"
-            " json_extract(l.settings, '$.comparison') IS NOT NULL"
+            " json_extract(l.settings, '$.comparison') IS NOT NULL,"
+            " (SELECT count(*) FROM ladder_bots lb JOIN bots b ON b.id = lb.bot_id"
+            "  WHERE lb.ladder_id = l.id AND (b.remote OR b.command IS NULL))"
             " FROM ladders l ORDER BY l.created DESC, l.id DESC"
         ).fetchall()
         return [
             from_row(
                 LadderRow,
-                f"name {LADDER_HEAD} created bots leader comparison",
+                f"name {LADDER_HEAD} created bots leader comparison remote_bots",
                 r,
                 {"options": json.loads, "comparison": bool},
             )

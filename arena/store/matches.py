@@ -5,6 +5,7 @@ same transaction, by the ladder rules (Ladders.rules.apply_ratings)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sqlite3
@@ -12,10 +13,10 @@ from typing import Any, Sequence
 
 from arena.results import ABANDONED, COMPLETED, FINISHED, INFRA_FAILED, MatchResult
 
-from .errors import MatchStateError, sqlite_errors
+from .errors import MatchStateError, StoreError, sqlite_errors
 from .ladders import Ladders
 from .records import LadderInfo, RecordOutcome, StoredMatch, from_row
-from .schema import now, one_row
+from .schema import BOT_SEED_KEY, now, one_row
 
 # A match taken back from a stopped or killed run: its attempt did not fail, so it does not count
 # against the runner's max_attempts (resumes would otherwise use up a match's retries).
@@ -23,12 +24,12 @@ _UNCOUNT = "status = 'pending', attempts = max(attempts - 1, 0)"
 
 _MATCH_COLUMNS = (
     "idx, set_index, round, rotation, seed, seats, status, attempts, node, "
-    "started, finished, rated, rating_note"
+    "started, finished, rated, rating_note, match_key"
 )
 # StoredMatch's fields, as _MATCH_COLUMNS holds them.
 _MATCH_FIELDS = (
     "index set_index round rotation seed seats status attempts node started finished rated "
-    "rating_note"
+    "rating_note match_key"
 )
 
 
@@ -66,6 +67,8 @@ def encode_replay(result: MatchResult) -> str:
 
 class Matches(Ladders):
     """The match lifecycle's part of the Store (it reads the ladders' cached LadderInfo)."""
+
+    _seed_key: bytes | None = None  # read once, when a match first starts
 
     @sqlite_errors
     def matches(
@@ -117,21 +120,42 @@ class Matches(Ladders):
 
     @sqlite_errors
     def start_match(self, ladder: str, index: int, node: str | None = None) -> StoredMatch:
-        """Mark a runnable match running on `node` and count the attempt."""
+        """Mark a runnable match running on `node` and count the attempt. The match returned
+        holds what its bots are given: the attempt's opaque id (`match_key`, new each attempt)
+        and each seat's bot seed (arena.seeds, from the store's private key)."""
+        from arena import seeds
+
         info = self._info(ladder)
         with self._write() as conn:
             cur = conn.execute(
                 "UPDATE matches SET status = 'running', attempts = attempts + 1, node = ?, "
-                "started = ? WHERE ladder_id = ? AND idx = ? AND status IN ('pending', "
-                "'infra_failed')",
-                (node, now(), info.id, index),
+                "started = ?, match_key = ? WHERE ladder_id = ? AND idx = ? AND status IN "
+                "('pending', 'infra_failed')",
+                (node, now(), seeds.new_match_id(), info.id, index),
             )
             if cur.rowcount == 0:
                 match = self.get_match(ladder, index)
                 raise MatchStateError(
                     f"match {index} of ladder {ladder!r} is {match.status}, so it cannot start"
                 )
-        return self.get_match(ladder, index)
+        match = self.get_match(ladder, index)
+        key = self._bot_seed_key()
+        return dataclasses.replace(
+            match, bot_seeds=seeds.bot_seeds(key, match.seed, len(match.seats))
+        )
+
+    def _bot_seed_key(self) -> bytes:
+        """The store's private key of bot seeds (made by the 0006 migration). Read by nothing
+        else: never shown, logged or handed to a bot."""
+        if self._seed_key is None:
+            row = one_row(
+                self.db,
+                "SELECT value FROM secrets WHERE name = ?",
+                (BOT_SEED_KEY,),
+                StoreError(f"database {self.path} has no bot-seed key; it is damaged"),
+            )
+            self._seed_key = bytes(row[0])
+        return self._seed_key
 
     @sqlite_errors
     def release_match(self, ladder: str, index: int) -> None:

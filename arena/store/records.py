@@ -154,6 +154,12 @@ class StoredMatch:
     finished: float | None
     rated: bool
     rating_note: str | None
+    # The opaque id its bots are told for its latest attempt (arena.seeds.new_match_id): made by
+    # Store.start_match, which also gives the seeds its seats' bots get (from the store's
+    # private key). Never shown publicly: a running match's id beside its ladder and index
+    # would let a bot group the matches of a set.
+    match_key: str | None = None
+    bot_seeds: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from .errors import (
     UnknownBot,
     sqlite_errors,
 )
+from .quotas import refuse_over_limit
 from .records import Bot, BotAccess, from_row
 from .schema import StoreFile, check_name, now, one_row
 
@@ -244,13 +245,15 @@ class Registry(StoreFile):
         cwd: str | os.PathLike[str] | None = None,
         status: str = ACTIVE,
         digest: str | None = None,
+        uploads_per_day: int | None = None,
     ) -> tuple[Bot, str]:
         """Register a new version of the bot `name`, numbered after its last one, and return it
         with its token (shown once). Exactly one of: `command` (run from `cwd`, default the
         working directory), or `directory`, a bot directory that is copied beside the
         database (snapshots.py), so that later edits of it leave this version as it was; the
         copy's arena-bot.toml gives the command. A remote bot, and a removed one, get no new
-        versions."""
+        versions. An upload (`digest` given) may be limited to `uploads_per_day` in 24 hours
+        (quotas.py): past it, UploadLimitReached, and nothing is kept."""
         from . import snapshots
 
         if "@" in name:
@@ -303,6 +306,8 @@ class Registry(StoreFile):
         placed: Path | None = None
         try:
             with self._write(immediate=True) as conn:  # the number, then the row: one writer
+                if digest is not None and uploads_per_day is not None:
+                    refuse_over_limit(conn, name, uploads_per_day)
                 if digest is not None:
                     _refuse_duplicate_upload(conn, name, digest)
                 last = conn.execute(

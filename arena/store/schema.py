@@ -220,6 +220,35 @@ def _m0005_fault_logs(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m0006_secrets(db: sqlite_utils.Database) -> None:
+    # The store's private secrets: the key of the bot seeds (arena.seeds), made here, with the
+    # database or at the first writing open of an older one. No query other than
+    # Store.bot_seed_key reads this table: no browse query, page, API, replay, report or log.
+    import os
+
+    db.execute("CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL)")
+    db.execute("INSERT INTO secrets (name, value) VALUES (?, ?)", (BOT_SEED_KEY, os.urandom(32)))
+    db.execute("PRAGMA user_version = 6")
+
+
+# The secrets table's row of the bot seeds' key.
+BOT_SEED_KEY = "bot_seed_key"
+
+
+def _m0007_service_settings(db: sqlite_utils.Database) -> None:
+    # Settings of `arena serve` that hold across its restarts, by name (uploads per day:
+    # quotas.py). A value is JSON.
+    db.executescript("""
+    CREATE TABLE service_settings (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated REAL NOT NULL
+    );
+    CREATE INDEX submissions_by_time ON submissions (family, submitted);
+    PRAGMA user_version = 7;
+    """)
+
+
 # A reader of a database from before versions or submissions (which it cannot migrate) sees
 # its bots as the migrations would make them: each its own version 1, active. A TEMP view is the
 # connection's own (it writes nothing to the file) and is found before the file's table of the
@@ -233,7 +262,7 @@ _BOTS_COLUMNS_ADDED = {
 
 
 # Each migration ends by setting PRAGMA user_version to its number; add one, bump this.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 7
 # The oldest schema the reading queries work on: a read-only open (which cannot migrate, say in
 # a read-only folder) accepts it. Raise it when a migration changes what they read.
 READABLE_FROM = 1
@@ -243,6 +272,8 @@ _MIGRATION_STEPS = (
     ("0003_bot_versions", _m0003_bot_versions),
     ("0004_submissions", _m0004_submissions),
     ("0005_fault_logs", _m0005_fault_logs),
+    ("0006_secrets", _m0006_secrets),
+    ("0007_service_settings", _m0007_service_settings),
 )
 _MIGRATION_NAMES = tuple(name for name, _ in _MIGRATION_STEPS)
 # The tables of the first migration: with it recorded as applied, an Arena database from before

@@ -11,6 +11,7 @@ nothing behind. The same checks, with the same messages, refuse a directory befo
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import os
@@ -31,6 +32,7 @@ ACCEPTED = "a .tar.gz (or .tgz), a .tar or a .zip"
 SKIPPED_WHEN_PACKING = frozenset({"__pycache__", ".git", ".venv"})
 MAC_METADATA = "__MACOSX"  # left out when unpacking
 _CHUNK = 1 << 16
+NAME_MAX = 255  # bytes of one file or folder name (Linux's file systems)
 
 
 class SubmissionRefused(Exception):
@@ -109,6 +111,7 @@ def check_path(name: str, limits: Limits) -> PurePosixPath | None:
         )
     if not parts:
         return None
+    _check_name_bytes(name, parts)
     rel = PurePosixPath(*parts)
     if len(parts) > limits.depth:
         raise SubmissionRefused(
@@ -123,6 +126,38 @@ def check_path(name: str, limits: Limits) -> PurePosixPath | None:
             f"{limits.path_chars}: use shorter names"
         )
     return rel
+
+
+def _check_name_bytes(name: str, parts: list[str]) -> None:
+    """Names the file system can hold: UTF-8 (a tar may carry other bytes, which would reach the
+    disk as they are and name nothing a bot's author can see), each folder or file name at most
+    NAME_MAX bytes (counted in bytes: a character outside ASCII takes 2 to 4)."""
+    shown = _shortened(name)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SubmissionRefused(
+            f"{shown} is not a UTF-8 name; a bot's file names are UTF-8: rename the file, or "
+            "make the archive on a system that writes UTF-8 names"
+        ) from None
+    for part in parts:
+        size = len(part.encode("utf-8"))
+        if size > NAME_MAX:
+            raise SubmissionRefused(
+                f"{shown} has a name of {size} bytes ({_shortened(part)}); a file or folder "
+                f"name is at most {NAME_MAX} bytes in UTF-8 (a character outside ASCII takes 2 "
+                "to 4): use a shorter name"
+            )
+
+
+def _shortened(text: str, limit: int = 60) -> str:
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text)} characters)"
+
+
+def _name_too_long(rel: PurePosixPath) -> SubmissionRefused:
+    return SubmissionRefused(
+        f"{_shortened(str(rel))} is a name too long for the server's file system; use shorter names"
+    )
 
 
 def refuse_link(rel: object, target: str | None = None) -> SubmissionRefused:
@@ -404,14 +439,24 @@ def _inside(dest: Path, rel: PurePosixPath) -> Path:
 
 def _make_folder(dest: Path, rel: PurePosixPath) -> None:
     path = _inside(dest, rel)
-    path.mkdir(mode=0o755, parents=True, exist_ok=True)
+    try:
+        path.mkdir(mode=0o755, parents=True, exist_ok=True)
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:  # a file system whose NAME_MAX is below 255
+            raise _name_too_long(rel) from None
+        raise
 
 
 def _write_file(dest: Path, rel: PurePosixPath, data: IO[bytes], mode: int, budget: Budget) -> None:
     path = _inside(dest, rel)
-    path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
     written = 0
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:  # a file system whose NAME_MAX is below 255
+            raise _name_too_long(rel) from None
+        raise
     with os.fdopen(fd, "wb") as out:
         while chunk := data.read(_CHUNK):
             written += len(chunk)

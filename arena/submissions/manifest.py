@@ -6,6 +6,14 @@ it and with what command, read and checked in full, and turned into the command 
     runtime = "python"        # required: "python" (the server's Python with arena_sdk) or "node"
     command = ["bot.py"]      # required: the program and its arguments, relative to the bot dir
 
+The program is a file inside the bot's folder; the arguments after it reach the bot exactly as
+written. Nothing of the command is looked up on the server beyond the bot's own folder: a bot
+runs in its folder (its working directory), so `data/weights.bin` names its own file, and an
+argument such as `/etc/passwd` or `../arena.db` is passed on as that text, whether or not such a
+path exists here (the sandbox shows the bot nothing of the server's files anyway). Were
+arguments resolved on the server, what a failed verification's log prints would tell the
+uploader which of the server's paths exist.
+
 A directory registered with `arena bot add --dir` may use this form too (arena.botcommand reads
 it through `command_line`), or the older `command = "python3 bot.py"`, which an upload refuses.
 """
@@ -15,12 +23,12 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from arena import botcommand
 from arena.botcommand import MANIFEST
 
 from .archive import SubmissionRefused
@@ -43,12 +51,12 @@ class Manifest:
         return shlex.join([RUNTIMES[self.runtime], *self.command])
 
     def launch_command(self, bot_dir: str | os.PathLike[str]) -> list[str]:
-        """The argv the sandbox runs, from inside `bot_dir`: as the launcher runs a directory
-        bot (arena.botcommand: `python` is the interpreter that runs Arena, with the SDK)."""
-        try:
-            return botcommand.runnable(self.command_line(), bot_dir)
-        except botcommand.BotCommandError as exc:
-            raise SubmissionRefused(f"{Path(bot_dir) / MANIFEST}: {exc}") from None
+        """The argv the sandbox runs, from inside `bot_dir`: the runtime (`python` is the
+        interpreter that runs Arena, with the SDK), the program's path inside `bot_dir` (checked
+        there by parse_manifest), then the arguments as written, untouched."""
+        runtime = sys.executable if self.runtime == "python" else RUNTIMES[self.runtime]
+        program = os.path.normpath(os.path.join(os.path.abspath(bot_dir), self.command[0]))
+        return [runtime, program, *self.command[1:]]
 
 
 def read_manifest(bot_dir: str | os.PathLike[str]) -> Manifest:
@@ -113,6 +121,11 @@ def _command(command: object, bot_dir: Path) -> tuple[str, ...]:
             f"{MANIFEST}: command is a list of non-empty strings, the program (a file in the "
             f'bot\'s folder) then its arguments, such as command = ["bot.py", "--fast"]'
         )
+    if any("\x00" in a for a in command):
+        raise SubmissionRefused(
+            f"{MANIFEST}: the command holds a NUL character (\\u0000), which no program's "
+            "arguments can; remove it"
+        )
     program = command[0]
     parts = PurePosixPath(program).parts
     inside = bot_dir.resolve()
@@ -124,12 +137,19 @@ def _command(command: object, bot_dir: Path) -> tuple[str, ...]:
     target = (bot_dir / program).resolve()
     if not target.is_relative_to(inside):
         raise SubmissionRefused(f"{MANIFEST}: the program {program!r} leaves the bot's folder")
-    if not target.is_file():
+    if not _is_file(target):
         raise SubmissionRefused(
             f"{MANIFEST}: the program {program!r} is not in the bot's folder; check its name "
             "and path, which are relative to the folder that holds arena-bot.toml"
         )
     return tuple(command)
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a name too long for the file system: no file of the bot has it
+        return False
 
 
 def _games(game: object) -> tuple[str, ...]:

@@ -170,7 +170,9 @@ def create_app(
             if exc.status_code == 404 and exc.detail == HTTPStatus.NOT_FOUND.phrase
             else str(exc.detail)
         )
-        return error_page(request, exc.status_code, message)
+        page = error_page(request, exc.status_code, message)
+        page.headers.update(exc.headers or {})  # a 429's Retry-After, a 401's WWW-Authenticate
+        return page
 
     @app.exception_handler(RequestValidationError)
     async def bad_input(request: Request, exc: RequestValidationError) -> Response:
@@ -530,14 +532,13 @@ def create_app(
         request: Request,
         ladder: str = LADDER,
         index: int = INDEX,
-        since: int = Query(0, ge=0, le=10**7),
+        since: int = Query(0, ge=0, le=MAX_FRAMES),
     ) -> StreamingResponse:
         """Server-sent events: `frames` events ({status, done, since, frames}) with the public
         frames from `since` on, then new ones as the match is played (docs/web.md)."""
         # An unknown ladder or match is a 404 now (on a worker thread: its own connection).
         await anyio.to_thread.run_sync(lambda: queries().match_status(ladder, index))
-        resume = request.headers.get("last-event-id", "")
-        have = max(since, int(resume)) if resume.isdigit() else since
+        have = max(since, resumed_from(request.headers.get("last-event-id")))
         return event_stream(
             feeds.stream(("match", ladder, index), read_match(ladder, index), match_frames, have)
         )
@@ -582,6 +583,31 @@ def match_out(view: MatchView) -> dict[str, Any]:
         ),
     )
     return out
+
+
+MAX_FRAMES = 10**7  # the most frames a stream resumes from (`since`, Last-Event-ID)
+
+
+def resumed_from(last_event_id: str | None) -> int:
+    """The frame a reconnecting match stream resumes from: its Last-Event-ID, which the browser
+    sends back as the id this server gave its last event (a count of frames, ASCII digits).
+    Absent or empty: 0. Anything else is no id this server sent: refused with a 400 (HTTPException)
+    rather than guessed at."""
+    if not last_event_id:
+        return 0
+    if (
+        len(last_event_id) > len(str(MAX_FRAMES))
+        or not last_event_id.isascii()
+        or not last_event_id.isdigit()
+        or int(last_event_id) > MAX_FRAMES
+    ):
+        raise HTTPException(
+            400,
+            f"the Last-Event-ID header is {_shortened(last_event_id, 40)!r}; it is the id of "
+            f"the last event this server sent, a count of frames (0 to {MAX_FRAMES}): send it "
+            "back as received, or leave it out to start from `since`",
+        )
+    return int(last_event_id)
 
 
 def _shortened(text: str, limit: int = 200) -> str:

@@ -48,6 +48,11 @@ class LadderOut(BaseModel):
     rated: int = Field(description="matches rated so far (schedule order)")
     created: float = Field(description="Unix time")
     leader: str | None = Field(description="the bot ranked first, once a match is rated")
+    remote_bots: int = Field(
+        description="its remote bots (run on their owners' machines): a remote bot can see "
+        "every hand of a set over its rotations, so results are fair only among trusted "
+        "remote bots"
+    )
 
 
 # A bot's standing in a ladder: the store's record (arena.store.Standing), in two views.

@@ -39,9 +39,9 @@ class _Timed:
     async def start(self, bots) -> None:
         await self.inner.start(bots)
 
-    async def play(self, ladder, match, limits, match_id):
+    async def play(self, ladder, match, limits):
         start = time.perf_counter()
-        result, node = await self.inner.play(ladder, match, limits, match_id)
+        result, node = await self.inner.play(ladder, match, limits)
         elapsed = time.perf_counter() - start
         self.extra_s.append(elapsed - (result.finished_at - result.started_at))
         return result, node

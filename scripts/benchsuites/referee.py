@@ -5,13 +5,16 @@ sandbox suite compares the two); (c) decisions per second
 with 64 concurrent matches among 4 bot processes, against a raw pipelined grpc.aio stream with
 the same messages in flight (goal: at least 0.6 x); the bots ask for batches, as the SDK does,
 and the same run also measures bots that do not; (d) referee memory per concurrent match
-with 1,000 matches open."""
+with 1,000 matches open; (e) what a launched bot's own socket costs (a grpc.aio server each,
+since 2026-12-02): the time to open and to close one, and the descriptors and memory it holds,
+over 50 sockets."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
 import itertools
+import os
 import statistics
 import sys
 import tempfile
@@ -25,6 +28,7 @@ from arena.referee import wire
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits
+from arena.referee.server import RefereeServer
 from arena_sdk.proto import arena_pb2 as pb
 
 from .common import HERE, rss_bytes, start_process, stop_process
@@ -236,14 +240,25 @@ async def roundtrips(
     return a_windows, b_windows, a2_windows, decisions
 
 
-async def referee_concurrent(seconds: float, matches: int = 64, batches: bool = True) -> float:
+async def referee_concurrent(
+    seconds: float, matches: int = 64, batches: bool = True, shared_socket: bool = False
+) -> float:
     """Decisions per second with `matches` balloon 4-player matches at once among 4 bots. With
     `batches` the bots say so in their Hello (as the SDK does) and answer ActionRequests with
-    ActionReplies; without, every request and reply is a message of its own."""
+    ActionReplies; without, every request and reply is a message of its own. With
+    `shared_socket` the 4 bots reach the referee through one Unix socket, as every launched bot
+    did before 2026-12-02, instead of a socket each."""
     game = make_game("balloon", 4)
     names = ["a", "b", "c", "d"]
     with tempfile.TemporaryDirectory() as tmp:
         async with RefereeHost(Path(tmp)) as host:
+            if shared_socket:
+                own_socket = host.server.open_bot_socket
+
+                async def one_socket(key: str) -> Path:
+                    return await own_socket("shared")
+
+                host.server.open_bot_socket = one_socket  # type: ignore[method-assign]
             for name in names:
                 await host.launch(name, raw_bot(matches, batches=batches))
             await host.run_match(game, 0, names, LIMITS)
@@ -300,6 +315,42 @@ async def referee_memory(matches: int = 1000) -> float:
             return (after - before) / matches
 
 
+async def bot_socket_cost(sockets: int = 50) -> dict:
+    """Open `sockets` bot sockets on a started referee, then close them: per socket, the time
+    of each, and the descriptors and memory (RSS) held while open."""
+
+    async def nobody(token: str) -> None:
+        return None
+
+    server = RefereeServer(nobody)
+    await server.start()
+    try:
+        gc.collect()
+        fds, rss, threads = (
+            len(os.listdir("/proc/self/fd")),
+            rss_bytes(),
+            len(os.listdir("/proc/self/task")),
+        )
+        started = time.perf_counter()
+        for n in range(sockets):
+            await server.open_bot_socket(f"bot-{n}")
+        opened = time.perf_counter()
+        fds_open, rss_open = len(os.listdir("/proc/self/fd")), rss_bytes()
+        threads_open = len(os.listdir("/proc/self/task"))
+        for n in range(sockets):
+            await server.close_bot_socket(f"bot-{n}", grace_s=0)
+        closed = time.perf_counter()
+    finally:
+        await server.stop(0)
+    return {
+        "open_ms": (opened - started) * 1000 / sockets,
+        "close_ms": (closed - opened) * 1000 / sockets,
+        "descriptors": (fds_open - fds) / sockets,
+        "rss_kib": (rss_open - rss) / 1024 / sockets,
+        "threads": (threads_open - threads) / sockets,
+    }
+
+
 def run(seconds: float, log) -> dict:
     payload = sample_request()
     a_windows, b_windows, a2_windows, decisions = asyncio.run(roundtrips(payload, seconds))
@@ -334,8 +385,24 @@ def run(seconds: float, log) -> dict:
         f"    the same, one message per request/reply: {c_single:8.0f} decisions/s  (bots "
         "that do not ask for batches)"
     )
+    # The 4 bots on one shared socket against a socket each, in turns.
+    own, shared = [], []
+    for _ in range(2):
+        own.append(asyncio.run(referee_concurrent(seconds)))
+        shared.append(asyncio.run(referee_concurrent(seconds, shared_socket=True)))
+    c_own, c_shared = statistics.median(own), statistics.median(shared)
+    log(
+        f"    (c) in turns, a socket per bot: {c_own:8.0f} decisions/s; the 4 bots on one "
+        f"socket (before): {c_shared:8.0f} ({c_own / c_shared:.2f} x)"
+    )
     d = asyncio.run(referee_memory())
     log(f"(d) referee memory per open match (1,000):   {d / 1024:8.1f} KiB")
+    e = asyncio.run(bot_socket_cost())
+    log(
+        f"(e) a bot's own socket: open {e['open_ms']:.2f} ms, close {e['close_ms']:.2f} ms, "
+        f"{e['descriptors']:.1f} descriptors, {e['rss_kib']:.0f} KiB, {e['threads']:.1f} "
+        "threads each while open (50 sockets)"
+    )
     results = {
         "raw_pingpong_us": round(a * 1e6, 1),
         "referee_roundtrip_us": round(b * 1e6, 1),
@@ -353,6 +420,10 @@ def run(seconds: float, log) -> dict:
         "referee_concurrent_unbatched_decisions_per_s": round(c_single),
         "referee_concurrent_unbatched_vs_raw_pipelined": round(c_single / raw_rate, 3),
         "referee_memory_per_match_kib": round(d / 1024, 1),
+        "bot_socket": {k: round(v, 2) for k, v in e.items()},
+        "concurrent_own_sockets_decisions_per_s": round(c_own),
+        "concurrent_shared_socket_decisions_per_s": round(c_shared),
+        "concurrent_own_vs_shared": round(c_own / c_shared, 3),
     }
     goals = {
         "(b) / (a)": {"value": round(b / a, 3), "goal": "<= 1.5", "met": b / a <= 1.5},

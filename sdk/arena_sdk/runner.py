@@ -64,6 +64,12 @@ FATAL_CODES = frozenset(
 
 WELCOME_TIMEOUT_S = 30.0
 
+# A stream the referee refused for capacity (RESOURCE_EXHAUSTED, "refused for capacity": too
+# many streams of its peer or its socket were open or waiting for Hello) says nothing about
+# this bot: it retries within this many seconds, however many attempts failed before, so that a
+# slot freed is taken in time for the match that waits for it.
+CAPACITY_RETRY_S = 2.0
+
 
 class RefusedError(Exception):
     """The referee refused this bot for good (unknown token, unsupported protocol version...)."""
@@ -140,6 +146,7 @@ async def serve(
                 playing.cancel()
                 await asyncio.wait([playing])
                 break
+            at_capacity = False
             try:
                 welcomed = playing.result()
                 if welcomed:
@@ -147,6 +154,7 @@ async def serve(
             except grpc.aio.AioRpcError as e:
                 if e.code() in FATAL_CODES:
                     raise RefusedError(_refusal_message(address, e), e.code()) from None
+                at_capacity = _refused_for_capacity(e)
                 log.warning("connection to %s failed: %s: %s", address, e.code().name, e.details())
             except RefusedError:
                 raise
@@ -155,6 +163,8 @@ async def serve(
             if welcomed:
                 attempt = 0
             delay = backoff.delay(attempt, rng)
+            if at_capacity:
+                delay = min(delay, rng.uniform(CAPACITY_RETRY_S / 2, CAPACITY_RETRY_S))
             attempt += 1
             log.info("reconnecting in %.2f s", delay)
             try:
@@ -436,6 +446,12 @@ def _check_bot(bot: Bot) -> int:
             f"{type(bot).__name__}.max_concurrent must be a whole number >= 1, not {n!r}"
         )
     return n
+
+
+def _refused_for_capacity(e: grpc.aio.AioRpcError) -> bool:
+    return e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "refused for capacity" in (
+        e.details() or ""
+    )
 
 
 def _refusal_message(address: str, e: grpc.aio.AioRpcError) -> str:

@@ -4,10 +4,13 @@ Usage: GATE_DIR=DIR python gated_bot.py --address HOST:PORT --token TOKEN  (a re
 by the test itself), or launched by a ladder: DIR is then its own work directory (its working
 directory), which the test can reach whatever the launcher's sandbox hides.
 
-The referee's match ids are LADDER.INDEX.ATTEMPT. In a match whose INDEX has no file DIR/open-INDEX
-(and while there is no DIR/open-all), the bot plays HOLD moves, then before its next move writes
-DIR/waiting-INDEX and waits for the file: the test keeps the match running, frozen, while it looks
-at it, and lets it finish by creating the file. The move deadline must outlast the wait.
+A match id says nothing of the ladder (arena.seeds: opaque), so the test tells the bot which
+match of the ladder each id is: its index in the file DIR/match-ID (tests/web/support.py,
+MatchIndexes), which the bot waits for before its first move. In a match whose INDEX has no
+file DIR/open-INDEX (and while there is no DIR/open-all), the bot plays HOLD moves, then before
+its next move writes DIR/waiting-INDEX and waits for the file: the test keeps the match running,
+frozen, while it looks at it, and lets it finish by creating the file. The move deadline must
+outlast the wait.
 
 A seat's own view, for the test: every observation the bot acts on is appended to
 DIR/seen-INDEX-SEAT.jsonl as the hand's card ids. In match 0, seat 0 first plays a card it does
@@ -32,10 +35,22 @@ class GatedBot(Bot):
 
     def __init__(self) -> None:
         self._moves: dict[str, int] = {}
+        self._indexes: dict[str, str] = {}
         self._lock = threading.Lock()
 
+    def _index(self, match) -> str:
+        """The ladder's index of this match, as the test wrote it for the match's id."""
+        known = self._indexes.get(match.match_id)
+        if known is None:
+            told = GATE / f"match-{match.match_id}"
+            # Bounded by the move's deadline: past it the read fails, and so does the test.
+            while not told.exists() and match.clock.remaining() > 2:
+                time.sleep(0.01)
+            known = self._indexes[match.match_id] = told.read_text()
+        return known
+
     def act(self, observation, legal_actions, match):
-        index = match.match_id.rsplit(".", 2)[1]
+        index = self._index(match)
         with open(GATE / f"seen-{index}-{match.seat}.jsonl", "a") as seen:
             seen.write(json.dumps([c.id for c in observation.hand]) + "\n")
         with self._lock:

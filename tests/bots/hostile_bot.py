@@ -3,7 +3,8 @@
 Usage: python hostile_bot.py MODE [ARG]   (address and token from ARENA_ADDRESS / ARENA_TOKEN)
 
 Every mode plays well (the first legal action) except where it misbehaves, and writes what it
-observed to ./report.json (its working directory) when it has something to tell the test.
+observed to ./report.json (its working directory) when it has something to tell the test, and
+the same as a line "REPORT {json}" to its stderr (its log, kept after the bot ends).
 
   flood         after its first reply, sends that reply again 20,000 times, as fast as it can
   ping_flood    sends 20,000 pings without reading the pongs
@@ -26,8 +27,31 @@ observed to ./report.json (its working directory) when it has something to tell 
                 sleeping, reports what each attempt did, then plays well
   fork_bomb     at its first request forks sleeping children until a fork fails, reports how
                 many it made and why it stopped, then plays on
-  ends          plays well and appends the id of every MatchEnd it reads to ./ends.txt; on
+  memfd         at its first request fills ARG (default 3) memfds of 64 MB each, reporting the
+                count after each, then plays on (a control group kills it for memory)
+  shm           at its first request makes a SysV shared memory segment of ARG MB (default
+                300), touches every page, detaches it and keeps it; reports, plays on
+  children      at its first request starts 10 children that each allocate and touch ARG MB
+                (default 100) and sleep; reports how many are alive, plays on
+  spinners      at its first request starts ARG (default 8) children that spin the CPU
+                forever; reports, plays on
+  disk_fill     at its first request writes 1 MB at a time into files of 32 MB in its work
+                directory until a write fails; reports what it wrote and why it stopped, plays on
+  file_bomb     before it connects, creates empty files in its work directory until that fails
+                or ARG (default 200,000) exist; reports how many and why it stopped, then exits
+  syscalls      before it connects, tries each system call the sandbox's seccomp filter denies
+                (and unshare of a user namespace, clone with namespace flags, clone3); reports
+                what each returned and its seccomp mode, then plays well
+  ends          plays well and writes the id of every MatchEnd it reads to its stderr (its log,
+                which outlives its work directory) as "match_end ID"; on
                 SIGTERM it reads on for 1 s (what is already on its stream), then exits
+  fd_hog        forks P processes, each holding C plain connections (nothing written) to its
+                referee address (ARG "P,C", default "8,200") and opening a new one for each the
+                referee closes, each writing ./fd_hog-N.json with its counts; plays well
+  hello_hog     never says Hello: holds ARG (default 1000) Play streams on channels of 16
+                streams, opening a new one for each that ends; reports how they ended and how
+                many were open at most (the token may be empty: a tokenless client)
+  late          sleeps ARG seconds (a slow start) before it connects, then plays well
 """
 
 import asyncio
@@ -48,7 +72,12 @@ ARG = sys.argv[2] if len(sys.argv) > 2 else ""
 
 
 def report(data: dict) -> None:
-    # Written to a temporary name then renamed, so the test never reads half a report.
+    # Written to a temporary name then renamed, so the test never reads half a report; and to
+    # stderr (the bot's log), which outlives the work directory (unmounted when the bot ends).
+    try:
+        print(f"REPORT {json.dumps(data)}", file=sys.stderr, flush=True)
+    except OSError:  # its log is full (spam_stderr): the file alone must do
+        pass
     with open("report.json.tmp", "w") as f:
         json.dump(data, f)
     os.replace("report.json.tmp", "report.json")
@@ -86,9 +115,20 @@ async def main() -> None:
         snoop(token)
     if MODE == "escape":
         escape(json.loads(ARG))
+    if MODE == "file_bomb":
+        file_bomb(int(ARG or 200_000))
+        return
+    if MODE == "syscalls":
+        probe_syscalls()
     if MODE == "many_conns":
         await many_conns(address, token, int(ARG or 300))
         return
+    if MODE == "fd_hog":
+        fd_hog(address, *(int(n) for n in (ARG or "8,200").split(",")))
+    if MODE == "hello_hog":
+        await hello_hog(address, int(ARG or 1000))
+    if MODE == "late":
+        await asyncio.sleep(float(ARG))
     max_concurrent = 2 if MODE == "other_match" else 1
     async with grpc.aio.insecure_channel(address) as channel:
         call = await open_play(channel, token, max_concurrent)
@@ -106,8 +146,7 @@ async def main() -> None:
             async for msg in call:
                 kind = msg.WhichOneof("kind")
                 if MODE == "ends" and kind == "match_end":
-                    with open("ends.txt", "a") as f:
-                        f.write(msg.match_end.match_id + "\n")
+                    print(f"match_end {msg.match_end.match_id}", file=sys.stderr, flush=True)
                 if kind == "match_start":
                     matches.append(msg.match_start.match_id)
                 if kind == "match_end" and msg.match_end.match_id in matches:
@@ -147,6 +186,8 @@ async def main() -> None:
                     spam_stderr()
                 if MODE == "fork_bomb" and requests == 1:
                     fork_bomb()
+                if requests == 1 and MODE in ATTACKS:
+                    ATTACKS[MODE]()
                 if MODE == "reconnect" and requests == 3:
                     call.cancel()
                     call = await open_play(channel, token)
@@ -324,7 +365,240 @@ async def many_conns(address: str, token: str, n: int) -> None:
     report(out)
 
 
+def memfd() -> None:
+    fds = []
+    for _ in range(int(ARG or 3)):
+        fd = os.memfd_create("hog")
+        for _ in range(64):
+            os.write(fd, b"m" * (1 << 20))
+        fds.append(fd)
+        report({"memfds": len(fds)})
+    HELD.append(fds)
+
+
+def shm() -> None:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmat.restype = ctypes.c_void_p
+    size = int(ARG or 300) << 20
+    shmid = libc.shmget(0, ctypes.c_size_t(size), 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
+    if shmid < 0:
+        report({"error": os.strerror(ctypes.get_errno())})
+        return
+    addr = libc.shmat(shmid, None, 0)
+    ctypes.memset(addr, 1, size)
+    libc.shmdt(ctypes.c_void_p(addr))
+    report({"shm_mb": size >> 20, "detached": True})
+
+
+def helper(mode: str) -> None:
+    """Run a mode that forks in a process of its own (see fork_bomb)."""
+    import subprocess
+
+    subprocess.run([sys.executable, __file__, mode, ARG], check=False)
+
+
+def children_child() -> None:
+    size = int(ARG or 100) << 20
+    for _ in range(10):
+        if os.fork() == 0:
+            hog = bytearray(size)
+            for i in range(0, size, 4096):
+                hog[i] = 1
+            sleep_forever()
+    time.sleep(1)  # what the children did: whichever the kernel killed is gone by now
+    alive = len([e for e in os.listdir("/proc") if e.isdigit()])
+    report({"children": 10, "processes_seen": alive})
+
+
+def spinners_child() -> None:
+    for _ in range(int(ARG or 8)):
+        if os.fork() == 0:
+            os.closerange(3, 1024)
+            while True:
+                pass
+    report({"spinners": int(ARG or 8)})
+
+
+def disk_fill() -> None:
+    written, error, chunk = 0, "", b"d" * (1 << 20)
+    try:
+        while written < 8 * 1024**3:
+            with open(f"fill-{written >> 25}", "ab") as f:
+                f.write(chunk)
+            written += len(chunk)
+    except OSError as err:
+        error = err.strerror or str(err)
+    os.remove(f"fill-{written >> 25}")  # room for the report
+    report({"written_mb": written >> 20, "error": error})
+
+
+def file_bomb(limit: int) -> None:
+    made, error = 0, ""
+    os.makedirs("bomb", exist_ok=True)
+    try:
+        while made < limit:
+            os.close(os.open(f"bomb/{made}", os.O_CREAT | os.O_WRONLY, 0o600))
+            made += 1
+    except OSError as err:
+        error = err.strerror or str(err)
+    if made:
+        os.remove(f"bomb/{made - 1}")  # an inode for the report (and its temporary name)
+        os.remove(f"bomb/{made - 2}")
+    report({"files": made, "error": error})
+
+
+def probe_syscalls() -> None:
+    """Each call with arguments under which it would succeed (or fail with another error than
+    EPERM) were it allowed; what each returned."""
+    import ctypes
+
+    from arena.referee import seccomp
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    numbers = seccomp.SYSCALLS[seccomp.native_arch()]
+    params = ctypes.create_string_buffer(120)
+
+    def call(name: str, *args) -> str:
+        ctypes.set_errno(0)
+        argv = [
+            a if isinstance(a, ctypes.c_char_p | ctypes.Array) else ctypes.c_long(a) for a in args
+        ]
+        result = libc.syscall(ctypes.c_long(numbers[name]), *argv)
+        if result == 0 and name == "clone":
+            os._exit(0)  # the child of an allowed clone
+        return f"ok {result}" if result >= 0 else os.strerror(ctypes.get_errno())
+
+    found = {name: call(name, 0, 0, 0, 0, 0, 0) for name in seccomp.DENIED if name in numbers}
+    found["io_uring_setup"] = call("io_uring_setup", 1, params)
+    found["keyctl"] = call("keyctl", 0, -3, 0)  # KEYCTL_GET_KEYRING_ID of the session keyring
+    found["add_key"] = call(
+        "add_key", ctypes.c_char_p(b"user"), ctypes.c_char_p(b"k"), ctypes.c_char_p(b"v"), 1, -2
+    )
+    found["ptrace"] = call("ptrace", 0, 0, 0, 0)  # PTRACE_TRACEME
+    found["userfaultfd"] = call("userfaultfd", 1)  # UFFD_USER_MODE_ONLY
+    found["process_vm_readv"] = call("process_vm_readv", os.getpid(), 0, 0, 0, 0, 0)
+    found["setns"] = call("setns", -1, 0)
+    found["unshare"] = call("unshare", 0x10000000)  # CLONE_NEWUSER
+    found["clone_newuser"] = call("clone", 0x10000000 | 17, 0, 0, 0, 0)  # | SIGCHLD
+    found["clone3"] = call("clone3", 0, 0)
+    status = open("/proc/self/status").read()
+    mode = [line.split()[1] for line in status.splitlines() if line.startswith("Seccomp:")]
+    report({"calls": found, "seccomp": mode[0] if mode else "?"})
+
+
+HELD: list = []  # what an attack keeps alive
+ATTACKS = {
+    "memfd": memfd,
+    "shm": shm,
+    "children": lambda: helper("children_child"),
+    "spinners": lambda: helper("spinners_child"),
+    "disk_fill": disk_fill,
+}
+
+
+def plain_connect(address: str) -> socket.socket:
+    """A plain connection to the referee's address (unix:PATH or HOST:PORT), nothing sent."""
+    if address.startswith("unix:"):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        target: object = address[len("unix:") :]
+    else:
+        host, port = address.rsplit(":", 1)
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        target = (host, int(port))
+    sock.settimeout(1.0)
+    try:
+        sock.connect(target)
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
+
+
+def fd_hog(address: str, processes: int, conns: int) -> None:
+    for n in range(processes):
+        if os.fork() == 0:
+            try:
+                fd_hog_process(address, n, conns)
+            finally:
+                os._exit(0)
+
+
+def fd_hog_process(address: str, n: int, conns: int) -> None:
+    held: list[socket.socket] = []
+    counts = {"connected": 0, "closed_by_referee": 0, "failed": 0, "most_held": 0}
+    errors: dict[str, int] = {}
+    last_report = 0.0
+    while True:
+        while len(held) < conns:
+            try:
+                held.append(plain_connect(address))
+                counts["connected"] += 1
+            except OSError as err:
+                counts["failed"] += 1
+                name = type(err).__name__
+                errors[name] = errors.get(name, 0) + 1
+                break
+        counts["most_held"] = max(counts["most_held"], len(held))
+        for sock in list(held):
+            try:
+                closed = sock.recv(65536) == b""
+            except BlockingIOError:
+                closed = False
+            except OSError:
+                closed = True
+            if closed:
+                counts["closed_by_referee"] += 1
+                held.remove(sock)
+                sock.close()
+        if time.monotonic() - last_report > 0.5:
+            last_report = time.monotonic()
+            with open(f"fd_hog-{n}.json.tmp", "w") as f:
+                json.dump({**counts, "held": len(held), "errors": errors}, f)
+            os.replace(f"fd_hog-{n}.json.tmp", f"fd_hog-{n}.json")
+        time.sleep(0.05)
+
+
+async def hello_hog(address: str, streams: int) -> None:
+    ended: dict[str, int] = {}
+    state = {"open": 0, "most_open": 0, "opened": 0}
+
+    async def hold(channel) -> None:
+        while True:
+            call = pb_grpc.RefereeStub(channel).Play()
+            state["open"] += 1
+            state["opened"] += 1
+            state["most_open"] = max(state["most_open"], state["open"])
+            try:
+                code = (await call.code()).name
+            except grpc.aio.AioRpcError as err:
+                code = err.code().name
+            finally:
+                state["open"] -= 1
+            ended[code] = ended.get(code, 0) + 1
+            await asyncio.sleep(0.1)  # then at it again
+
+    async def reports() -> None:
+        while True:
+            report({"ended": ended, **state})
+            await asyncio.sleep(0.5)
+
+    per_channel = 16
+    channels = [grpc.aio.insecure_channel(address) for _ in range(-(-streams // per_channel))]
+    await asyncio.gather(
+        reports(),
+        *(hold(channels[i // per_channel]) for i in range(streams)),
+    )
+
+
 if __name__ == "__main__" and MODE == "fork_bomb_child":
     fork_bomb_child()
+elif __name__ == "__main__" and MODE == "children_child":
+    children_child()
+elif __name__ == "__main__" and MODE == "spinners_child":
+    spinners_child()
 elif __name__ == "__main__":
     asyncio.run(main())

@@ -14,6 +14,7 @@ from tests.cli import start_arena
 from tests.ladder.test_run_ladder import ROOT, arena
 from tests.procs import processes_in
 from tests.reliability.test_crash_recovery import count, kill_when
+from tests.store.helpers import use_seed_key
 
 HEURISTIC = "python example_bots/balloon_heuristic.py"
 RANDOM = "python example_bots/random_bot.py"
@@ -29,6 +30,7 @@ def setup_db(db: Path) -> None:
         ("o2", RANDOM),
     ):
         arena("bot", "add", name, "--command", command, "--db", str(db))
+    use_seed_key(db)  # the same in every database: their runs can be compared
 
 
 def compare_args(db: Path, tmp: Path, new: str, base: str, *extra: str) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from tests.cli import ladder_run_args
+from tests.store.helpers import use_seed_key
 
 from .test_run_ladder import arena
 
@@ -17,6 +18,7 @@ def test_ladder_ranks_strong_above_heuristic_above_random(tmp_path):
         ("strong", "balloon_strong.py"),
     ):
         arena("bot", "add", name, "--command", f"python example_bots/{script}", "--db", str(db))
+    use_seed_key(db)  # the bots' seeds, and so the ladder, the same in every run
     # Generous move time: the strong bot's search is a fixed number of simulations, so with
     # its time cut-off out of reach the ladder is deterministic from its seed.
     arena(

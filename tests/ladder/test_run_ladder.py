@@ -15,6 +15,7 @@ import pytest
 from arena.ladder.ratings import SkillRating, p_better
 from tests.cli import ROOT, arena_command, ladder_run_args, start_arena
 from tests.procs import descendants, processes_in
+from tests.store.helpers import use_seed_key
 from tests.timing import scaled
 
 RANDOM = "python example_bots/random_bot.py"
@@ -58,8 +59,11 @@ def _cmdline(pid: int) -> str:
 
 
 def register(db: Path, names: list[str]) -> None:
+    """Register launched random bots; every database made here has the same bot-seed key, so
+    that runs in two of them can be compared (tests/store/helpers.py, use_seed_key)."""
     for name in names:
         arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
+    use_seed_key(db)
 
 
 def ladder_args(db: Path, tmp: Path, name: str = "l1") -> list[str]:

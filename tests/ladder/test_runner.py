@@ -20,7 +20,7 @@ class FailsOnce:
     async def start(self, bots):
         pass
 
-    async def play(self, ladder, match, limits, match_id):
+    async def play(self, ladder, match, limits):
         if match.index == self.index and not self.failed:
             self.failed = True
             raise InfrastructureError("the referee failed: test")
@@ -65,7 +65,7 @@ class BreaksOnMatchZero:
     async def start(self, bots):
         pass
 
-    async def play(self, ladder, match, limits, match_id):
+    async def play(self, ladder, match, limits):
         if match.index == 0:
             await self.others_playing.wait()
             raise RuntimeError("the store refused a write")

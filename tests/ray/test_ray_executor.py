@@ -22,11 +22,13 @@ ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.
 from arena.ladder.local import LocalExecutor  # noqa: E402
 from arena.ladder.ray_executor import RayExecutor  # noqa: E402
 from arena.ladder.runner import LadderRunner  # noqa: E402
+from arena.referee.lanes import bot_of, lane_key  # noqa: E402
 from arena.referee.launcher import group_members  # noqa: E402
 from arena.referee.match import Limits  # noqa: E402
 from arena.store import AsyncStore, Store  # noqa: E402
 from arena.store.browse import Queries  # noqa: E402
 from tests.procs import descendants  # noqa: E402
+from tests.store.helpers import use_seed_key  # noqa: E402
 from tests.timing import scaled  # noqa: E402
 from tests.web.test_fault_logs import LAST_WORDS, crashing_bot  # noqa: E402
 
@@ -44,6 +46,7 @@ def make_db(path: Path) -> Path:
     with Store(path) as store:
         for name in BOTS:
             store.add_bot(name, RANDOM, cwd=ROOT)
+    use_seed_key(path)  # the same in every database: the runs on each can be compared
     return path
 
 
@@ -156,10 +159,16 @@ def test_ladder_on_the_cluster_equals_the_local_run(ray_cluster, local_run, tmp_
     nodes = {n for (n,) in query(db, "SELECT node FROM matches")}
     assert {n.split("/")[-1] for n in nodes} == set(seen)
     for bots in seen.values():
-        assert sorted(bots) == BOTS
+        # Every bot's lane 0 runs from the start; other lanes as their rotations are seated.
+        assert sorted(k for k in bots if bot_of(k) == k) == BOTS
+        assert {bot_of(k) for k in bots} == set(BOTS)
         for _, argv in bots.values():
             script = next(a for a in argv if a.endswith("random_bot.py"))
             assert "_ray_pkg_" in script and not script.startswith(str(ROOT)), argv
+    # Lanes: on each node a bot played rotation r only in its lane r (tables of 3: lanes 0-2),
+    # one log each; over both nodes every lane of every bot played.
+    logs = {p.stem for p in (tmp_path / "runs").glob("node-*/logs/*.log")}
+    assert logs == {lane_key(b, r) for b in BOTS for r in range(3)}, logs
     # close() ended every bot process, group and all, and disconnected from the cluster.
     assert all(group_members(pgid) == [] for bots in seen.values() for pgid, _ in bots.values())
     assert not ray.is_initialized()

@@ -41,5 +41,6 @@ def test_every_match_end_reaches_the_bot_before_it_is_stopped(tmp_path, sandboxe
 
     ids = asyncio.run(main())
     for name in ("a", "b"):
-        seen = (tmp_path / "bots" / name / "ends.txt").read_text().split()
+        log = (tmp_path / "logs" / f"{name}.log").read_text().splitlines()
+        seen = [line.split()[1] for line in log if line.startswith("match_end ")]
         assert seen == ids, (name, seen)

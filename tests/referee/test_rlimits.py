@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 
 def wrapper(parent: int, *argv: str) -> subprocess.CompletedProcess:
     return subprocess.run(
@@ -85,3 +87,89 @@ def test_bad_arguments_print_the_usage():
         timeout=60,
     )
     assert done.returncode != 0 and "usage:" in done.stderr
+
+
+def test_the_guard_learns_of_its_launchers_death_by_pidfd_whatever_the_signal_did():
+    # The launcher's death signal once did not come (issue 29): the guard also polls a pidfd of
+    # its launcher beside the bot's. Here a stand-in launcher and bot: the "launcher" dies, the
+    # bot does not, and the wait must end saying so (None), not wait for the bot.
+    from arena.referee.rlimits import _wait_for
+
+    launcher = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    bot = os.fork()
+    if bot == 0:
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        launcher_fd = os.pidfd_open(launcher.pid)
+        launcher.kill()
+        assert _wait_for(bot, launcher_fd) is None
+        assert os.waitpid(bot, os.WNOHANG) == (0, 0), "the bot ended: the wait proved nothing"
+    finally:
+        os.kill(bot, signal.SIGKILL)
+        os.waitpid(bot, 0)
+        launcher.wait()
+
+
+def test_the_guards_wait_returns_the_bots_status_while_its_launcher_lives():
+    from arena.referee.rlimits import _wait_for
+
+    bot = os.fork()
+    if bot == 0:
+        os._exit(7)
+    status = _wait_for(bot, os.pidfd_open(os.getpid()))
+    assert status is not None and os.waitstatus_to_exitcode(status) == 7
+
+
+def test_bad_options_print_what_is_wrong_and_the_usage():
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.referee.rlimits", *"0 0 0 0 0 1 --bogus x -- true".split()],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0 and "unknown option --bogus" in done.stderr
+    assert "usage:" in done.stderr
+
+
+def test_the_bot_runs_in_the_control_groups_the_guard_is_given():
+    # Everything the guard starts is in the groups: its child joins them before it execs.
+    from arena.referee import cgroups
+
+    where = cgroups.detect()
+    if not isinstance(where, cgroups.Layout):
+        pytest.skip(f"no control groups here: {where}")
+    dirs = where.owner_dirs(os.getpid())
+    for d in dirs:
+        d.mkdir(exist_ok=True)
+    group = cgroups.BotGroup.create(
+        where, os.getpid(), cgroups.key_for("guarded"), cgroups.GroupLimits()
+    )
+    try:
+        options = [a for d in group.dirs for a in ("--cgroup", str(d))]
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "arena.referee.rlimits",
+                *"0 0 0 0 0".split(),
+                str(os.getpid()),
+                *options,
+                "--",
+                "cat",
+                "/proc/self/cgroup",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        # One line per controller (memory, pids, cpu on v1; one on v2) names the bot's group.
+        assert done.stdout.count(f"/{group.dirs[0].name}\n") == len(group.dirs), done.stdout
+    finally:
+        group.kill()
+        group.remove()
+        for d in dirs:
+            try:
+                d.rmdir()
+            except OSError:
+                pass

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -31,8 +32,17 @@ def good() -> BotCommand:
 
 
 def report_of(run_dir: Path, name: str) -> dict | None:
+    """A hostile bot's last report: its report.json while it runs, else the last REPORT line of
+    its log (its work directory is gone once it has ended: a tmpfs, unmounted)."""
     path = run_dir / "bots" / name / "report.json"
-    return json.loads(path.read_text()) if path.exists() else None
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        pass
+    log = run_dir / "logs" / f"{name}.log"
+    lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+    reports = [line[len("REPORT ") :] for line in lines if line.startswith("REPORT {")]
+    return json.loads(reports[-1]) if reports else None
 
 
 async def reported(run_dir: Path, name: str, timeout_s: float = 30.0) -> dict:
@@ -70,3 +80,29 @@ def first_legal_policy_holds(result, seat: int) -> bool:
                 return False
         state.apply_action(move.seat, action_from_json(move.action))
     return True
+
+
+def open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+class DescriptorSampler:
+    """The most descriptors this process (the referee's) held, sampled every 20 ms."""
+
+    def __init__(self) -> None:
+        self.base = open_descriptors()
+        self.most = self.base
+        self._task: asyncio.Task | None = None
+
+    async def _sample(self) -> None:
+        while True:
+            self.most = max(self.most, open_descriptors())
+            await asyncio.sleep(0.02)  # a sampling period, not a synchronisation
+
+    def __enter__(self) -> "DescriptorSampler":
+        self._task = asyncio.ensure_future(self._sample())
+        return self
+
+    def __exit__(self, *exc) -> None:
+        assert self._task is not None
+        self._task.cancel()

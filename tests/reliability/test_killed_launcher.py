@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from arena.referee import sandbox
+from arena.referee.launcher import group_layout
 from tests.timing import scaled, wait_until
 
 HERE = Path(__file__).resolve().parent
@@ -106,6 +107,13 @@ def test_a_launcher_killed_during_a_bots_start_up_leaves_no_process(tmp_path, po
         while (left := carrying(token)) and time.monotonic() < deadline:
             time.sleep(0.01)
         assert left == [], f"left running after the launcher was killed {point}: {left}"
+        # The guard also removed what the launcher would have: the control groups of the bot
+        # (and the launcher's directory of groups) and the work directory's tmpfs.
+        layout = group_layout()
+        if layout is not None:
+            owner_dirs = layout.owner_dirs(launcher.pid)
+            wait_for(lambda: not any(d.exists() for d in owner_dirs), f"{owner_dirs} removed")
+        assert not os.path.ismount(tmp_path / "bot"), "the work directory is still mounted"
     finally:
         launcher.kill()
         launcher.wait()

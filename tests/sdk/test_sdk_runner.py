@@ -51,6 +51,7 @@ from arena_sdk import (
     serve,
     wire,
 )
+from arena_sdk.runner import CAPACITY_RETRY_S
 from tests.tls import self_signed_loopback_certificate
 
 FAST = Backoff(initial=0.01, factor=2.0, maximum=0.05)
@@ -429,6 +430,39 @@ def test_backs_off_while_no_referee_listens_and_stops_when_asked() -> None:
             stop.set()
             await asyncio.wait_for(task, TIMEOUT)
         assert backoff.attempts[:3] == [0, 1, 2]
+
+    run_async(main())
+
+
+def test_a_refusal_for_capacity_is_retried_soon_whatever_the_backoff() -> None:
+    # The referee refuses the first two streams for capacity (as server.py says it); the bot's
+    # backoff would wait 15 to 30 s, then 30 s: it retries within CAPACITY_RETRY_S instead.
+    async def main() -> None:
+        async def script(r: Referee, s: Session) -> None:
+            if s.number <= 2:
+                await s.context.abort(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    "8 streams from ipv4:127.0.0.1 are already waiting to say Hello; this "
+                    "stream is refused for capacity, not for anything it did: retry in a "
+                    "second or two",
+                )
+            await s.send(welcome=pb.Welcome(bot_name="b", protocol_version=1, max_concurrent=1))
+            welcomed.set()
+
+        welcomed = asyncio.Event()
+        backoff = CountingBackoff(initial=30.0, maximum=30.0)
+        async with serving(Referee(script)) as address:
+            stop = asyncio.Event()
+            task = asyncio.create_task(
+                serve(RecordingBot(), address, TOKEN, backoff=backoff, stop=stop)
+            )
+            started = asyncio.get_running_loop().time()
+            await asyncio.wait_for(welcomed.wait(), 3 * CAPACITY_RETRY_S + 2)
+            took = asyncio.get_running_loop().time() - started
+            stop.set()
+            await asyncio.wait_for(task, TIMEOUT)
+        assert backoff.attempts == [0, 1]
+        assert took < 2 * CAPACITY_RETRY_S + 1
 
     run_async(main())
 

@@ -21,46 +21,18 @@ import httpx
 import pytest
 
 from arena.ladder.local import refusal
+from arena.referee.lanes import lane_key
 from arena.store import BotAccess
 from arena.tokens import hash_token
-from arena_sdk.proto import arena_pb2 as pb
-from tests.procs import processes_in
+from tests.procs import bot_processes, processes_in
 from tests.timing import scaled
 
+from .probe import hello
 from .test_serve import ADMIN, RANDOM, ROOT, Server, arena, wait_until
 
 SLOW_BOT = ROOT / "tests" / "bots" / "slow_sdk_bot.py"
 # The goal: the stream ends within a second of the command's exit (or of the admin API's answer).
 CUT_OFF_S = 1.0
-
-
-def hello(address: str, token: str) -> tuple[grpc.StatusCode, str]:
-    """Say Hello on a new Play stream with `token`: (OK, the bot's name) when welcomed, else the
-    status and message the referee refused it with."""
-    with grpc.insecure_channel(address) as channel:
-        play = channel.stream_stream(
-            "/arena.v1.Referee/Play",
-            request_serializer=pb.BotMessage.SerializeToString,
-            response_deserializer=pb.RefereeMessage.FromString,
-        )
-        replies = play(
-            iter(
-                [
-                    pb.BotMessage(
-                        hello=pb.Hello(
-                            token=token, name="probe", protocol_version=1, max_concurrent=1
-                        )
-                    )
-                ]
-            ),
-            timeout=10,
-        )
-        try:
-            first = next(replies)
-        except grpc.RpcError as err:
-            return err.code(), err.details()
-        replies.cancel()
-        return grpc.StatusCode.OK, first.welcome.bot_name
 
 
 class RemoteBot:
@@ -259,7 +231,7 @@ def revokers(via: str, db: Path, server: Server):
 @pytest.mark.parametrize("via", ["cli", "admin"])
 def test_rotate_suspend_and_remove_cut_a_connected_bot_off_at_once(tmp_path, via):
     db, token = ladder_db(tmp_path)
-    server = Server(tmp_path, db, ["--move-ms", "5000"])
+    server = Server(tmp_path, db, ["--move-ms", "5000", "--allow-remote"])
     address = f"127.0.0.1:{server.port}"
     times = {}
     try:
@@ -329,15 +301,15 @@ def test_a_suspended_launched_bot_is_stopped_and_not_launched_again_until_reinst
     for name in ("r1", "r2", "r3"):
         arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
     server = Server(tmp_path, db, ["--move-ms", "5000"])
-    workdir = tmp_path / "runs" / "bots" / "slow"
+    bots = tmp_path / "runs" / "bots"  # its lanes' work directories (docs/bots.md#lanes)
     try:
         wait_until(server.up, "the web server", server=server)
         index = mid_match(server, db, "slow")
-        assert processes_in(workdir), "the launched bot has no process"
+        assert bot_processes(bots, "slow"), "the launched bot has no process"
         arena("bot", "suspend", "slow", "--reason", "cheating", "--db", str(db))
         suspended_at = time.monotonic()
         wait_until(
-            lambda: processes_in(workdir) == [],
+            lambda: bot_processes(bots, "slow") == [],
             "the bot's process to end",
             timeout=10,
             server=server,
@@ -357,18 +329,18 @@ def test_a_suspended_launched_bot_is_stopped_and_not_launched_again_until_reinst
 
         later = wait_until(matches_without_slow, "matches after the suspension", server=server)
         assert all("slow" not in [s["bot"] for s in m["seats"]] for m in later), later
-        assert processes_in(workdir) == []
+        assert bot_processes(bots, "slow") == []
 
         # Reinstated, it is launched again and plays.
         arena("bot", "reinstate", "slow", "--db", str(db))
         index = mid_match(server, db, "slow", after=index)
-        old = set(processes_in(workdir))
+        old = set(bot_processes(bots, "slow"))
         assert old
 
         # Its token rotated, its stream ends and its process is replaced.
         arena("bot", "rotate-token", "slow", "--db", str(db))
         wait_until(
-            lambda: not old & set(processes_in(workdir)),
+            lambda: not old & set(bot_processes(bots, "slow")),
             "the old process to end",
             timeout=10,
             server=server,
@@ -377,7 +349,7 @@ def test_a_suspended_launched_bot_is_stopped_and_not_launched_again_until_reinst
         assert [kind for kind, _ in faults] == ["disconnect"], faults
         assert "rotated" in faults[0][1], faults
         mid_match(server, db, "slow", after=index)
-        assert processes_in(workdir) and not old & set(processes_in(workdir))
+        assert bot_processes(bots, "slow") and not old & set(bot_processes(bots, "slow"))
     finally:
         assert server.stop() == 0
     assert processes_in(tmp_path) == []
@@ -445,23 +417,28 @@ def test_arena_ladder_run_cuts_off_a_bot_suspended_by_another_process(tmp_path):
             text=True,
             start_new_session=True,
         )
-    workdir = tmp_path / "runs" / "lad" / "bots" / "slow"
+    bots = tmp_path / "runs" / "lad" / "bots"  # its lanes' work directories
     try:
 
         def slow_playing():
             if ladder.poll() is not None:
                 raise AssertionError(f"the ladder ended first:\n{log.read_text()[-3000:]}")
-            found = running_with(db, "slow")
             # Connected and playing (not still starting: its seats would then fault as "not
-            # connected", the suspension cutting off no stream): it has acted in a match.
-            return (
-                found and processes_in(workdir) and (workdir / "playing").exists() and found[0] + 1
-            )
+            # connected", the suspension cutting off no stream): it has acted in a match, in
+            # the lane (its rotation's) that plays this one.
+            for index in running_with(db, "slow"):
+                ((rotation,),) = query(db, "SELECT rotation FROM matches WHERE idx = ?", index)
+                workdir = bots / lane_key("slow", rotation)
+                if processes_in(workdir) and (workdir / "playing").exists():
+                    return index + 1
+            return None
 
         index = wait_until(slow_playing, "the slow bot in a match", timeout=60) - 1
         arena("bot", "suspend", "slow", "--reason", "cheating", "--db", str(db))
         suspended_at = time.monotonic()
-        wait_until(lambda: processes_in(workdir) == [], "the bot's process to end", timeout=10)
+        wait_until(
+            lambda: bot_processes(bots, "slow") == [], "the bot's processes to end", timeout=10
+        )
         stopped_s = time.monotonic() - suspended_at
         assert ladder.wait(scaled(60)) == 0, log.read_text()[-3000:]
         rest_s = time.monotonic() - suspended_at
@@ -489,7 +466,7 @@ def test_the_node_bot_stops_when_suspended(tmp_path):
     """Bots in other languages see the same statuses: the example Node bot stops at
     PERMISSION_DENIED instead of reconnecting."""
     db, token = ladder_db(tmp_path)
-    server = Server(tmp_path, db)
+    server = Server(tmp_path, db, ["--allow-remote"])
     try:
         wait_until(server.up, "the web server", server=server)
         bot = RemoteBot(

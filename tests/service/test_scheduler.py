@@ -57,7 +57,7 @@ def test_the_quota_waits_for_sets_in_flight_then_stops():
 
 
 def test_available_bots_are_unsuspended_members_and_connected_remote_ones():
-    s = Scheduler()
+    s = Scheduler(SchedulerSettings(allow_remote=True))
     s.open_ladder("lad", Rater(), members=frozenset({"a", "b", "r1", "r2", "x"}))
     bots = [
         bot("a"),
@@ -71,6 +71,13 @@ def test_available_bots_are_unsuspended_members_and_connected_remote_ones():
     assert names == ["a", "b", "r1"]
     # No referee here (Ray): no remote bot can play.
     assert [b.name for b in s.available("lad", bots, connected=None)] == ["a", "b"]
+
+
+def test_a_service_that_does_not_allow_remote_bots_seats_none_even_connected():
+    s = Scheduler()  # the default: arena serve without --allow-remote
+    s.open_ladder("lad", Rater())
+    bots = [bot("a"), bot("b"), bot("r1", remote=True)]
+    assert [b.name for b in s.available("lad", bots, connected=lambda n: True)] == ["a", "b"]
 
 
 def test_newcomers_are_joined_once():

@@ -3,8 +3,6 @@ API, suspension of a faulting bot, a graceful SIGTERM and a restart that carries
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
 import sqlite3
 import subprocess
@@ -15,35 +13,18 @@ import httpx
 import pytest
 
 from tests import timing
-from tests.cli import ROOT, run_arena, serve_args, start_arena
+from tests.cli import ROOT, serve_args
+from tests.service.serving import (  # noqa: F401 (other tests' helpers, from here before)
+    ADMIN,
+    RANDOM,
+    Server,
+    arena,
+    free_port,
+    free_ports,
+    wait_until,
+)
 
-RANDOM = "python example_bots/random_bot.py"
 CRASHER = f"python {ROOT / 'tests' / 'bots' / 'fault_bot.py'} crash_start"
-ADMIN = "s3cret-admin-key"
-
-
-def free_ports(n: int) -> list[int]:
-    """n distinct free ports: the sockets stay bound until all are chosen, so that the kernel
-    cannot hand the same port out twice."""
-    sockets = [socket.socket() for _ in range(n)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
-
-
-def free_port() -> int:
-    return free_ports(1)[0]
-
-
-def arena(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = run_arena(*args)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"arena {args} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
 
 
 def completed(db: Path) -> int:
@@ -52,87 +33,6 @@ def completed(db: Path) -> int:
         return con.execute("SELECT count(*) FROM matches WHERE status = 'completed'").fetchone()[0]
     finally:
         con.close()
-
-
-def wait_until(condition, what: str, timeout: float = 90.0, server: "Server | None" = None):
-    """Poll `condition()` until it holds, for `timeout` seconds on a quiet machine (scaled by
-    its load: tests/timing.py); fail at once if the server exits, with its log."""
-
-    def exited() -> str | None:
-        if server is None or server.proc.poll() is None:
-            return None
-        return f"the server exited ({server.proc.returncode}); its log:\n{server.log_tail()}"
-
-    try:
-        return timing.wait_until(condition, what, timeout, gave_up=exited, poll_s=0.05)
-    except AssertionError as e:
-        if server is None or server.proc.poll() is not None:
-            raise
-        raise AssertionError(f"{e}; the server's log:\n{server.log_tail()}") from None
-
-
-class Server:
-    """`arena serve` in its own session; the admin key comes from the environment unless
-    `admin_env` says otherwise (variables to set, None to unset)."""
-
-    def __init__(
-        self,
-        tmp: Path,
-        db: Path,
-        extra: list[str] = (),
-        admin_env: dict[str, str | None] | None = None,
-    ):
-        env = dict(os.environ)
-        for key, value in (admin_env or {"ARENA_ADMIN_KEY": ADMIN}).items():
-            env.pop(key, None)
-            if value is not None:
-                env[key] = value
-        self.port, self.web_port = free_ports(2)
-        # The server's log goes to a file, not a pipe: nobody reads a pipe while the server
-        # runs, and a full one would stop it mid-write. A failure shows the file's tail.
-        self.log = tmp / f"serve-{len(list(tmp.glob('serve-*.log')))}.log"
-        options = [
-            "--run-dir",
-            str(tmp / "runs"),
-            "--seed",
-            "1",
-            "--move-ms",
-            "3000",
-            "--grace",
-            "20",
-        ]
-        command = serve_args(
-            "bal=balloon:3", *options, *extra, db=db, port=self.port, web_port=self.web_port
-        )
-        with open(self.log, "w") as log:  # the child keeps its own descriptor
-            self.proc = start_arena(
-                *command,
-                stdout=subprocess.DEVNULL,
-                stderr=log,
-                text=True,
-                start_new_session=True,
-                env=env,
-            )
-        self.web = f"http://127.0.0.1:{self.web_port}"
-
-    def log_tail(self, lines: int = 40) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-
-    def up(self) -> bool:
-        try:
-            return httpx.get(f"{self.web}/api/ladders", timeout=timing.scaled(2)).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timing.scaled(60))  # a graceful stop: matches, bots, store
-        finally:
-            if self.proc.poll() is None:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
 
 
 @pytest.fixture
@@ -145,7 +45,7 @@ def db(tmp_path):
 
 def test_serve_runs_matches_shows_them_and_stops_gracefully(tmp_path, db):
     remote_token = arena("bot", "add", "owner", "--remote", "--db", str(db)).stdout.split()[-1]
-    server = Server(tmp_path, db)
+    server = Server(tmp_path, db, ["--allow-remote"])
     remote = None
     try:
         wait_until(server.up, "the web server", server=server)

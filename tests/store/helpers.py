@@ -12,6 +12,26 @@ from typing import Any, NamedTuple
 from arena.results import CRASH, TIMEOUT, Fault, MatchResult, MoveRecord, demote_faulted
 from arena.store import Ladder, Store, StoredMatch
 
+# The bot-seed key tests give databases whose runs they compare (use_seed_key).
+TEST_SEED_KEY = bytes(range(32))
+
+
+def use_seed_key(db: Path, key: bytes = TEST_SEED_KEY) -> None:
+    """Give the database `db` (made already) this bot-seed key. Each database makes a secret key
+    of its own (arena.seeds), so bots seeded from their bot seeds play differently in two
+    databases; tests that compare a run in one with a run in another (a killed and resumed
+    ladder against an uninterrupted one) give both the same key, as a copy of one database
+    would have."""
+    con = sqlite3.connect(db)
+    try:
+        with con:
+            updated = con.execute(
+                "UPDATE secrets SET value = ? WHERE name = 'bot_seed_key'", (key,)
+            ).rowcount
+    finally:
+        con.close()
+    assert updated == 1, f"{db} has no bot-seed key to replace"
+
 
 def new_store(tmp_path: Path, name: str = "arena.db") -> Store:
     return Store(tmp_path / name)

@@ -85,16 +85,22 @@ def test_a_database_of_the_previous_schema_gets_the_table_and_keeps_its_matches(
     store = new_store(tmp_path)
     _ladder(store)
     store.close()
-    # The file as the previous Arena left it: its ladder and bots, no fault_logs table.
+    # The file as the Arena before fault logs left it: its ladder and bots, no fault_logs table
+    # (nor what later migrations made).
     con = sqlite3.connect(store.path)
-    con.execute("DROP TABLE fault_logs")
-    con.execute("DELETE FROM _sqlite_migrations WHERE name = ?", (_MIGRATION_STEPS[-1][0],))
-    con.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    con.executescript(
+        "DROP TABLE fault_logs; DROP TABLE secrets; DROP TABLE service_settings; "
+        "DROP INDEX submissions_by_time;"
+    )
+    before = [name for name, _ in _MIGRATION_STEPS].index("0005_fault_logs")
+    for name, _ in _MIGRATION_STEPS[before:]:
+        con.execute("DELETE FROM _sqlite_migrations WHERE name = ?", (name,))
+    con.execute(f"PRAGMA user_version = {before}")
     con.commit()
     con.close()
     # A reader (which cannot migrate) finds no excerpts, and no error.
     with Store(store.path, readonly=True) as reader:
-        assert reader.schema_version() == SCHEMA_VERSION - 1
+        assert reader.schema_version() == before
         assert Queries(reader).bot_fault_logs("a") == {}
     with Store(store.path) as writer:
         assert writer.schema_version() == SCHEMA_VERSION

@@ -310,6 +310,31 @@ def test_size_count_and_path_limits(tmp_path):
     refused(deep, tmp_path, "is a path of 10 characters; the limit is 8", Limits(path_chars=8))
 
 
+def test_names_longer_than_the_file_system_takes_in_bytes_are_refused(tmp_path, monkeypatch):
+    # 200 characters pass the path limit (255 characters), but take 400 bytes in UTF-8.
+    for i, name in enumerate(["é" * 200, f"lib/{'名' * 86}/x.py", f"{'é' * 128}.py"]):
+        members = [tar_member("bot.py", BOT), tar_member(name)]
+        archive = write_tar(tmp_path / f"long-{i}.tgz", members)
+        refused(archive, tmp_path, r"has a name of \d+ bytes .*; a file or folder name is at "
+                r"most 255 bytes in UTF-8 .*: use a shorter name")  # fmt: skip
+    fits = write_tar(tmp_path / "fits.tgz", [tar_member("é" * 127 + "x", BOT)])  # 255 bytes
+    assert unpack(fits, tmp_path / "fits").files == 1
+    # A file system whose own limit is lower: its ENAMETOOLONG is a refusal too, not an error.
+    monkeypatch.setattr("arena.submissions.archive.NAME_MAX", 1000)
+    long_one = write_tar(tmp_path / "long.tgz", [tar_member("é" * 200, BOT)])
+    refused(long_one, tmp_path, "is a name too long for the server's file system")
+    folder = write_tar(tmp_path / "long-dir.tgz", [tar_member("é" * 200, kind=tarfile.DIRTYPE)])
+    refused(folder, tmp_path, "is a name too long for the server's file system")
+
+
+def test_a_name_that_is_not_utf8_is_refused(tmp_path):
+    archive = tmp_path / "latin1.tar"
+    with tarfile.open(archive, "w", format=tarfile.GNU_FORMAT, encoding="latin-1") as tf:
+        info = tarfile.TarInfo("caf\xe9.py")
+        tf.addfile(info)
+    refused(archive, tmp_path, r"is not a UTF-8 name; a bot's file names are UTF-8")
+
+
 # ----------------------------------------------------------------------- packing refuses alike
 
 

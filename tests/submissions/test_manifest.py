@@ -110,3 +110,36 @@ def test_the_registry_reads_an_uploaded_bots_mistakes_as_a_bad_manifest(tmp_path
     directory = bot(tmp_path, 'runtime = "java"\ncommand = ["bot.py"]\n')
     with pytest.raises(botcommand.BadManifest, match="runtime = 'java', which Arena does not"):
         botcommand.read_manifest(directory)
+
+
+def test_arguments_reach_the_bot_as_written_whatever_exists_on_the_server(tmp_path):
+    directory = bot(tmp_path, None, files=("bot.py", "data/w.bin"))
+    (tmp_path / "server.db").write_text("")  # beside the bot's folder, as the database is
+    for probe in ("../server.db", "../no-such.db", "/etc/passwd", "/etc/no-such", "data/w.bin"):
+        manifest = f'runtime = "python"\ncommand = ["bot.py", "{probe}", "--x={probe}"]\n'
+        (directory / "arena-bot.toml").write_text(manifest)
+        argv = read_manifest(directory).launch_command(directory)
+        assert argv == [sys.executable, str(directory / "bot.py"), probe, f"--x={probe}"]
+        # The launcher runs it so, in the bot's folder.
+        resolved = botcommand.resolve(str(directory))
+        assert resolved == botcommand.BotCommand(tuple(argv), directory)
+    (directory / "bot").write_text("print('hi')\n")  # a script without a suffix
+    (directory / "arena-bot.toml").write_text('runtime = "python"\ncommand = ["./bot"]\n')
+    assert read_manifest(directory).launch_command(directory) == [
+        sys.executable,
+        str(directory / "bot"),
+    ]
+
+
+def test_a_program_name_too_long_or_an_argument_with_nul_is_refused(tmp_path):
+    directory = bot(tmp_path, None)
+    (directory / "arena-bot.toml").write_text(
+        f'runtime = "python"\ncommand = ["{"é" * 200}.py"]\n'  # 403 bytes: no file can have it
+    )
+    with pytest.raises(SubmissionRefused, match="is not in the bot's folder"):
+        read_manifest(directory)
+    (directory / "arena-bot.toml").write_text(
+        'runtime = "python"\ncommand = ["bot.py", "a\\u0000b"]\n'
+    )
+    with pytest.raises(SubmissionRefused, match="holds a NUL character"):
+        read_manifest(directory)

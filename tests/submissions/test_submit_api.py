@@ -7,6 +7,7 @@ test_submit_serve.py runs it for real): the versions it would verify are collect
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import tarfile
 import uuid
 from pathlib import Path
@@ -274,5 +275,32 @@ def test_log_excerpts_are_shown_to_the_owner_only(tmp_path):
             version = mine.json()
             assert (version["status"], version["verdict"]) == ("failed", "failed: crash")
             assert version["verification_match"] is None  # no match played: no replay offered
+
+    run(main())
+
+
+def test_two_uploads_at_once_for_the_last_allowed_one_take_it_once(tmp_path):
+    async def main():
+        async with App(tmp_path) as app:
+            app.service.uploads_per_day = 2
+            assert (await app.upload(packed(tmp_path, "a"))).status_code == 202
+            both = await asyncio.gather(
+                app.upload(packed(tmp_path, "b")), app.upload(packed(tmp_path, "c"))
+            )
+            assert sorted(a.status_code for a in both) == [202, 429]
+            late = next(a for a in both if a.status_code == 429)
+            assert "has had 2 uploads in the last 24 hours" in message(late)
+            assert 0 < int(late.headers["Retry-After"]) <= 24 * 3600
+            with Store(app.db, readonly=True) as store:
+                assert [v.version for v in store.versions("mine")] == [1, 2]
+            assert app.leftovers() == []
+            # Uploads older than 24 hours no longer count: the oldest leaves the window.
+            con = sqlite3.connect(app.db)
+            with con:  # version 1 made a day and a second ago
+                con.execute("UPDATE submissions SET submitted = submitted - 86401 WHERE version=1")
+            con.close()
+            assert (await app.upload(packed(tmp_path, "d"))).status_code == 202
+            refused = await app.upload(packed(tmp_path, "e"))
+            assert refused.status_code == 429 and "has had 2 uploads" in message(refused)
 
     run(main())

@@ -4,8 +4,10 @@ that hold each match until the test lets it go."""
 
 from __future__ import annotations
 
+import os
 import random
 import socket
+import sqlite3
 import subprocess
 import threading
 from collections.abc import Sequence
@@ -14,6 +16,7 @@ from typing import IO, Any
 
 import uvicorn
 
+from arena.referee.lanes import lane_key
 from arena.results import MoveRecord
 from arena.store import Store
 from arena.web.sample import build_demo, random_result
@@ -33,6 +36,52 @@ CHROMIUM_ARGS = [
 
 
 GATED = ROOT / "tests" / "bots" / "gated_bot.py"
+
+
+class MatchIndexes:
+    """Tells the gated bots (tests/bots/gated_bot.py) which ladder match each of their matches
+    is: a bot sees only an opaque match id, which the store maps to its match (the matches'
+    match_key). A thread writes DIR/match-ID holding the index of each running match, in each
+    gate folder that exists, as soon as the store has started the match."""
+
+    def __init__(self, db: Path, gates: Sequence[Path]):
+        self.db, self.gates = db, list(gates)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="match-indexes")
+
+    def start(self) -> "MatchIndexes":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.01):  # a poll period, not a synchronisation
+            for key, index in self._running():
+                for gate in self.gates:
+                    told = gate / f"match-{key}"
+                    if gate.is_dir() and not told.exists():
+                        part = gate / f".match-{key}.part"
+                        part.write_text(str(index))
+                        os.replace(part, told)  # whole or absent: the bot never reads half
+
+    def _running(self) -> list[tuple[str, int]]:
+        if not self.db.exists():
+            return []
+        try:
+            con = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=5)
+            try:
+                return con.execute(
+                    "SELECT match_key, idx FROM matches WHERE status = 'running' "
+                    "AND match_key IS NOT NULL"
+                ).fetchall()
+            finally:
+                con.close()
+        except sqlite3.OperationalError:  # no schema yet: the run is creating it
+            return []
+
 
 # The admin key of the test app (`client`): it opens every bot's log excerpts.
 ADMIN_KEY = "the-web-tests-admin-key"
@@ -136,16 +185,27 @@ class FakeLive:
         return {**self._doc, "moves": moves}
 
 
+def gate_dirs(runs: Path, ladder: str, bots: Sequence[str]) -> list[Path]:
+    """The work directories of every lane of the gated bots of start_gated_ladder (tables of
+    3: lanes 0-2, arena.referee.lanes), where each looks for its gates: a match's bot is the
+    lane of its rotation."""
+    return [runs / ladder / "bots" / lane_key(b, r) for b in bots for r in range(3)]
+
+
 def start_gated_ladder(
     db: Path, runs: Path, ladder: str, bots: Sequence[str], seed: int, workers: int, log: IO
 ) -> subprocess.Popen:
     """`arena ladder run LADDER` on `db` in its own session, its output to `log`: Balloon for 3
     among `bots`, added as launched tests/bots/gated_bot.py (each holds its matches until the
-    test opens its gate, in its work directory RUNS/LADDER/bots/NAME), two rounds, `workers`
+    test opens its gate, in its lanes' work directories: gate_dirs), two rounds, `workers`
     matches at once."""
     with Store(db) as store:
         for b in bots:
             store.add_bot(b, f"python {GATED}", cwd=ROOT)
+    # Made now (private, as the launcher makes them), so that a gate opened for every lane
+    # reaches a lane launched later too.
+    for gate in gate_dirs(runs, ladder, bots):
+        gate.mkdir(mode=0o700, parents=True, exist_ok=True)
     return start_arena(
         *ladder_run_args(
             ladder,

@@ -21,10 +21,12 @@ own views (what the bots were sent) hold their hands all along.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -35,6 +37,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
+from arena import seeds
 from arena.cli import main
 from arena.games import game_from_config
 from arena.ladder.schedule import rotate
@@ -43,7 +46,7 @@ from arena.web.disclosure import WITHHELD_DETAIL
 from arena.web.frames import build_frames
 from tests.service.test_serve import ADMIN, ROOT, Server, free_port, wait_until
 from tests.timing import scaled
-from tests.web.support import GATED, start_gated_ladder
+from tests.web.support import GATED, MatchIndexes, gate_dirs, start_gated_ladder
 
 BOTS = ("g1", "g2", "g3")
 LADDER = "bal"
@@ -270,8 +273,9 @@ def serve_run(tmp_path_factory) -> Run:
     with Store(db) as store:
         tokens = {b: store.add_bot(b, remote=True) for b in BOTS}
     # A move may wait for the test for a minute.
-    server = Server(tmp, db, ["--move-ms", "60000", "--grace", "30"])
+    server = Server(tmp, db, ["--move-ms", "60000", "--grace", "30", "--allow-remote"])
     bots: list[subprocess.Popen] = []
+    indexes = MatchIndexes(db, [gate]).start()
 
     def alive() -> None:
         if server.proc.poll() is not None:
@@ -307,6 +311,7 @@ def serve_run(tmp_path_factory) -> Run:
             bot.terminate()
         for bot in bots:
             bot.wait(scaled(20))
+        indexes.stop()
     assert code == 0, server.log_tail()
 
 
@@ -314,7 +319,7 @@ def serve_run(tmp_path_factory) -> Run:
 def ladder_run(tmp_path_factory) -> Run:
     tmp = tmp_path_factory.mktemp("ladder")
     db, runs = tmp / "arena.db", tmp / "runs"
-    gates = [runs / LADDER / "bots" / b for b in BOTS]  # each launched bot's own work dir
+    gates = gate_dirs(runs, LADDER, BOTS)  # each launched bot lane's own work dir
     port = free_port()
     web = f"http://127.0.0.1:{port}"
     logs = open(tmp / "processes.log", "w")
@@ -328,6 +333,7 @@ def ladder_run(tmp_path_factory) -> Run:
         ),
         "arena ladder run": start_gated_ladder(db, runs, LADDER, BOTS, 5, 2, logs),
     }
+    indexes = MatchIndexes(db, gates).start()
 
     def alive() -> None:
         for what, proc in procs.items():
@@ -363,6 +369,7 @@ def ladder_run(tmp_path_factory) -> Run:
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+        indexes.stop()
         logs.close()
 
 
@@ -462,6 +469,38 @@ def test_nothing_public_shows_a_match_of_an_unfinished_set(request, kind, moment
     if m.rows[0]["status"] == "completed" and 0 in hidden:
         assert "your hand is" in m.full[0]["faults"][0]
         assert not any("your hand is" in t for t in everything.values())
+
+
+@pytest.mark.parametrize("kind", ["serve", "ladder"])
+def test_no_public_view_shows_the_seed_key_nor_a_running_sets_match_ids_or_bot_seeds(request, kind):
+    """The store's bot-seed key (arena.seeds) is shown nowhere, ever; the opaque ids the bots
+    were told and the seeds they were given are not shown while their set is unfinished (a
+    running match's id beside its index would let a bot group the matches of a set)."""
+    run: Run = request.getfixturevalue(f"{kind}_run")
+    con = sqlite3.connect(run.db)
+    try:
+        (key,) = con.execute("SELECT value FROM secrets WHERE name = 'bot_seed_key'").fetchone()
+        match_keys = dict(con.execute("SELECT idx, match_key FROM matches"))
+    finally:
+        con.close()
+    key = bytes(key)
+    spellings = {key.hex(), key.hex().upper(), base64.b64encode(key).decode()}
+    spellings |= {base64.urlsafe_b64encode(key).decode().rstrip("="), str(list(key))[1:-1]}
+    for name, m in run.moments.items():
+        everything = {**m.texts, **{f"report/{k}": v for k, v in m.report.items()}}
+        hidden = [
+            i
+            for ms in _sets(m).values()
+            if any(m.rows[j]["status"] != "completed" for j in ms)
+            for i in ms
+        ]
+        told = {match_keys[i] for i in hidden if match_keys.get(i)}
+        assert told, f"moment {name}: some match of an unfinished set has started"
+        given = {str(s) for i in hidden for s in seeds.bot_seeds(key, m.rows[i]["seed"], 3)}
+        for where, text in everything.items():
+            assert not any(s in text for s in spellings), f"{where} shows the bot-seed key"
+            assert not any(k in text for k in told), f"{where} shows a running set's match id"
+            assert not any(s in text for s in given), f"{where} shows a running set's bot seed"
 
 
 @pytest.mark.parametrize("kind", ["serve", "ladder"])

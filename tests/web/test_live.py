@@ -23,7 +23,7 @@ from arena.store import Store, UnknownLadder
 from arena.web.app import create_app
 from tests.service.test_serve import wait_until
 from tests.timing import scaled
-from tests.web.support import ServerThread, start_gated_ladder
+from tests.web.support import MatchIndexes, ServerThread, gate_dirs, start_gated_ladder
 
 BOTS = ("h1", "h2", "h3")
 LADDER = "held"
@@ -32,10 +32,11 @@ LADDER = "held"
 class Ladder:
     def __init__(self, tmp: Path):
         self.db, self.runs = tmp / "arena.db", tmp / "runs"
-        self.gates = [self.runs / LADDER / "bots" / b for b in BOTS]
+        self.gates = gate_dirs(self.runs, LADDER, BOTS)
         self.log = tmp / "ladder.log"
         with open(self.log, "w") as log:  # the child keeps its own descriptor
             self.proc = start_gated_ladder(self.db, self.runs, LADDER, BOTS, 9, 1, log)
+        self.indexes = MatchIndexes(self.db, self.gates).start()
 
     def alive(self) -> None:
         if self.proc.poll() is not None:
@@ -69,6 +70,8 @@ class Ladder:
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
+        finally:
+            self.indexes.stop()
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,98 @@
+"""A socket of its own per launched bot, and the TCP port's caps per peer, over real gRPC."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import stat
+
+import grpc
+
+from arena.referee.server import RefereeServer
+from arena_sdk.proto import arena_pb2 as pb
+from arena_sdk.proto import arena_pb2_grpc as pb_grpc
+
+TOKENS = {"tok-a": "a", "tok-b": "b"}
+
+
+async def authenticate(token: str) -> str | None:
+    return TOKENS.get(token)
+
+
+def hello(token: str) -> pb.BotMessage:
+    return pb.BotMessage(hello=pb.Hello(token=token, name="t", protocol_version=1))
+
+
+async def welcomed(address: str, token: str) -> str:
+    """The bot name the referee at `address` welcomes `token` as."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = pb_grpc.RefereeStub(channel).Play()
+        await call.write(hello(token))
+        first = await asyncio.wait_for(call.read(), 10)
+        call.cancel()
+        return first.welcome.bot_name
+
+
+def test_each_bot_socket_is_its_own_and_closes_alone(run):
+    async def main():
+        server = RefereeServer(authenticate)
+        await server.start()
+        try:
+            a = await server.open_bot_socket("a")
+            b = await server.open_bot_socket("b")
+            assert a != b and a.parent == b.parent == server.socket_dir
+            assert await server.open_bot_socket("a") == a  # the same while open
+            assert stat.S_IMODE(a.stat().st_mode) == 0o666
+            assert await welcomed(f"unix:{a}", "tok-a") == "a"
+            assert await welcomed(f"unix:{b}", "tok-b") == "b"
+            # Filling a's connections (4) leaves b's alone: grpc closes a fifth as it accepts it.
+            held = []
+            for _ in range(5):
+                sock = socket.socket(socket.AF_UNIX)
+                sock.connect(str(a))
+                held.append(sock)
+            loop = asyncio.get_running_loop()
+            fifth = held[-1]
+            fifth.setblocking(False)
+            assert await asyncio.wait_for(loop.sock_recv(fifth, 64), 10) == b""
+            assert await welcomed(f"unix:{b}", "tok-b") == "b"
+            for sock in held:
+                sock.close()
+            await server.close_bot_socket("a")
+            assert not a.exists() and b.exists()
+            assert "a" not in server.bot_sockets() and "b" in server.bot_sockets()
+            await server.close_bot_socket("a")  # nothing left to close: no error
+        finally:
+            await server.stop(0)
+        assert server.socket_dir is None and not b.exists()
+
+    run(main())
+
+
+def test_silent_streams_of_one_peer_are_refused_for_capacity_not_another_peers(run):
+    async def main():
+        server = RefereeServer(authenticate, host="[::]")
+        await server.start()
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+                stub = pb_grpc.RefereeStub(channel)
+                silent = [stub.Play() for _ in range(8)]
+                # The 8 reach the referee and wait for their Hello; a ninth is refused at once.
+                loop = asyncio.get_running_loop()
+                deadline = loop.time() + 10
+                while server.servicer.admission.awaiting_total < 8:
+                    assert loop.time() < deadline, "the 8 silent streams did not arrive"
+                    await asyncio.sleep(0.01)  # polling under a deadline
+                ninth = stub.Play()
+                assert await asyncio.wait_for(ninth.code(), 10) == (
+                    grpc.StatusCode.RESOURCE_EXHAUSTED
+                )
+                assert "refused for capacity" in await ninth.details()
+                # Another peer (::1) is welcomed meanwhile.
+                assert await welcomed(f"[::1]:{server.port}", "tok-a") == "a"
+                for call in silent:
+                    call.cancel()
+        finally:
+            await server.stop(0)
+
+    run(main())
