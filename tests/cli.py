@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tests.timing import scaled
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -22,9 +24,15 @@ def arena_command(*args: str) -> list[str]:
 def run_arena(
     *args: str, cwd: Path = ROOT, timeout: float = 120, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess:
-    """Run `arena ARGS` to its end; its exit code and output (as text)."""
+    """Run `arena ARGS` to its end; its exit code and output (as text). `timeout`: seconds on
+    a quiet machine, scaled by its load (tests/timing.py)."""
     return subprocess.run(
-        arena_command(*args), cwd=cwd, text=True, capture_output=True, timeout=timeout, env=env
+        arena_command(*args),
+        cwd=cwd,
+        text=True,
+        capture_output=True,
+        timeout=scaled(timeout),
+        env=env,
     )
 
 

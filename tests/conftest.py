@@ -11,6 +11,23 @@ for path in (_ROOT, _ROOT / "sdk"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+from tests.timing import ENV, load_factor  # noqa: E402  (importable once the root is on the path)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"load factor {load_factor():.1f} (tests/timing.py; {ENV} sets it)"
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """pytest-timeout's limit (pyproject's `timeout`, or --timeout) guards against a hung
+    test, not a slow machine: scale it by the load factor when the test starts, as
+    tests/timing.py scales the tests' own deadlines. A test's own timeout marker is kept."""
+    base = item.config.getoption("timeout", None) or item.config.getini("timeout")
+    if base and float(base) > 0 and item.get_closest_marker("timeout") is None:
+        item.add_marker(pytest.mark.timeout(float(base) * load_factor()))
+    yield
+
 
 @pytest.fixture(scope="session")
 def clean_ladder(tmp_path_factory):

@@ -20,6 +20,7 @@ from arena.ladder.lease import STALE_AFTER_S, Holder
 from arena.store import AsyncStore, LadderBusy, LeaseLost, Store
 from tests.cli import start_arena
 from tests.ladder.test_run_ladder import arena, ladder_args, register, wait_for_completed
+from tests.timing import scaled
 
 
 def other_run(**changes) -> Holder:
@@ -138,7 +139,7 @@ def test_a_second_run_of_a_running_ladder_refuses_at_once_and_takes_nothing(tmp_
         assert wait_for_completed(db, 1, first) >= 1
         assert first.poll() is None, "the ladder finished before the second run"
         second = arena(*args, check=False, timeout=60)
-        out, err = first.communicate(timeout=240)
+        out, err = first.communicate(timeout=scaled(240))
     finally:
         if first.poll() is None:
             first.kill()

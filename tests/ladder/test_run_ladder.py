@@ -16,14 +16,17 @@ from arena.ladder.ratings import SkillRating, p_better
 from tests.cli import ROOT, arena_command, ladder_run_args, start_arena
 from tests.procs import descendants, processes_in
 from tests.store.helpers import use_seed_key
+from tests.timing import scaled
 
 RANDOM = "python example_bots/random_bot.py"
 
 
 def arena(*args: str, cwd: Path = ROOT, check: bool = True, timeout: float = 100):
-    """Run `arena ARGS` to its end. One that has not ended within `timeout` seconds (below
-    pytest's 120 s, so that this says what hung) is killed, and the error shows its output so
-    far and the processes it had left running."""
+    """Run `arena ARGS` to its end. One that has not ended within `timeout` seconds on a quiet
+    machine, scaled by its load (tests/timing.py; below pytest's 120 s, scaled alike, so that
+    this says what hung) is killed, and the error shows its output so far and the processes it
+    had left running."""
+    limit = scaled(timeout)
     proc = subprocess.Popen(
         arena_command(*args),
         cwd=cwd,
@@ -32,13 +35,13 @@ def arena(*args: str, cwd: Path = ROOT, check: bool = True, timeout: float = 100
         stderr=subprocess.PIPE,
     )
     try:
-        stdout, stderr = proc.communicate(timeout=timeout)
+        stdout, stderr = proc.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
         running = [_cmdline(pid) for pid in descendants(proc.pid)]
         proc.kill()
         stdout, stderr = proc.communicate()
         raise AssertionError(
-            f"arena {' '.join(args)} did not end within {timeout} s (killed); it ran "
+            f"arena {' '.join(args)} did not end within {limit:.0f} s (killed); it ran "
             f"{running}; its output:\n{stdout}\n{stderr}"
         ) from None
     if check and proc.returncode != 0:
@@ -87,8 +90,9 @@ def results(db: Path) -> dict:
 
 def wait_for_completed(db: Path, n: int, proc: subprocess.Popen, timeout_s: float = 120) -> int:
     """Wait on the condition itself (n matches stored), not on time; stop early if the
-    ladder's process ends. Returns how many were completed."""
-    deadline = time.monotonic() + timeout_s
+    ladder's process ends. Returns how many were completed. `timeout_s` is for a quiet
+    machine, scaled by its load."""
+    deadline = time.monotonic() + scaled(timeout_s)
     done = 0
     while time.monotonic() < deadline and proc.poll() is None:
         try:
@@ -338,7 +342,7 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
     wait_for_completed(db, 3, proc)
     assert proc.poll() is None, "the ladder finished before Ctrl-C"
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=scaled(60))
     assert proc.returncode == 130, err
     assert "run the same command again to resume" in err and "Traceback" not in err
     con = sqlite3.connect(db)

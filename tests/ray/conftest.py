@@ -7,15 +7,18 @@ from __future__ import annotations
 import pytest
 
 from arena.ladder.ray_loopback import NODE_ARGS, loopback_cluster
+from tests.timing import scaled
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[ray]')")
 
-# Notice a dead node within about a second instead of the default ~30 s.
+# Notice a dead node within about a second instead of the default ~30 s; a live node's answer
+# to a health check needs the CPU, so on a loaded machine the period and the timeout scale with
+# its load (tests/timing.py): a slow node must not be taken for a dead one.
 FAST_FAILURE_DETECTION = {
-    "health_check_period_ms": 300,
+    "health_check_period_ms": round(scaled(300)),
     "health_check_failure_threshold": 3,
     "health_check_initial_delay_ms": 0,
-    "health_check_timeout_ms": 1000,
+    "health_check_timeout_ms": round(scaled(1000)),
 }
 
 

@@ -29,6 +29,7 @@ from arena.store import AsyncStore, Store  # noqa: E402
 from arena.store.browse import Queries  # noqa: E402
 from tests.procs import descendants  # noqa: E402
 from tests.store.helpers import use_seed_key  # noqa: E402
+from tests.timing import scaled  # noqa: E402
 from tests.web.test_fault_logs import LAST_WORDS, crashing_bot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -254,12 +255,15 @@ def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(
     # The bots on the dead node died with it: its referee's process learns of the node's death
     # (its raylet's socket closing) and exits at some point after it, and the bots' guards are
     # told by the kernel when it does. Wait for that, bounded.
-    deadline = time.monotonic() + NODE_EXIT_S
+    deadline = time.monotonic() + scaled(NODE_EXIT_S)
     while (left := [g for g in killed["bots"] if group_members(g) + descendants(g)]) and (
         time.monotonic() < deadline
     ):
         time.sleep(0.05)  # polling /proc under a deadline: no event tells of a stranger's exit
-    assert killed["bots"] and left == []
+    assert killed["bots"] and left == [], (
+        f"{len(left)} of the dead node's bots still alive {scaled(NODE_EXIT_S):.0f} s after "
+        f"the node was removed: {left}"
+    )
 
 
 def test_arena_serve_runs_its_matches_on_the_cluster(ray_cluster, tmp_path):

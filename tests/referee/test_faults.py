@@ -12,6 +12,7 @@ from arena.referee.host import RefereeHost
 from arena.referee.launcher import ResourceLimits
 from arena.referee.match import Limits
 from arena.results import CRASH, DISCONNECT, ILLEGAL_ACTION, MALFORMED, TIMEOUT, UNKNOWN_REQUEST
+from tests.timing import scaled
 
 from .conftest import FAST, fault_bot, pid_alive, play
 
@@ -74,7 +75,7 @@ def test_a_bot_that_never_connects_is_a_disconnect(tmp_path, run):
                 await host.launch("good", fault_bot("good")),
             ]
             # The good bot is connected first, so only the other one waits the connect time.
-            assert await host.server.directory.wait_for("good", 30) is not None
+            assert await host.server.directory.wait_for("good", scaled(30)) is not None
             limits = dataclasses.replace(FAST, connect_ms=1500)
             result = await host.run_match(
                 make_game("balloon", 2), 7, ["no_connect", "good"], limits

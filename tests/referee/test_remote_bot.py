@@ -9,6 +9,7 @@ from pathlib import Path
 
 from arena.games import make_game
 from arena.referee.host import RefereeHost
+from tests.timing import scaled
 
 from .conftest import FAST, fault_bot
 
@@ -38,7 +39,7 @@ def test_remote_bot_with_its_token_plays_a_match(tmp_path, run):
                 # failed now and then until tokens got their "arena_" prefix: a token starting
                 # with "-" made `--token TOKEN` a usage error. The bot's stderr is in the
                 # message if it ever fails again.)
-                connected = await host.server.directory.wait_for("owner-run", 60)
+                connected = await host.server.directory.wait_for("owner-run", scaled(60))
                 result = (
                     await host.run_match(make_game("boom", 2), 3, ["owner-run", "launched"], FAST)
                     if connected is not None

@@ -11,12 +11,14 @@ from pathlib import Path
 
 from arena.referee.launcher import BotCommand
 from arena.referee.match import Limits
+from tests.timing import scaled
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 ROOT = Path(__file__).resolve().parents[2]
 
-# Short deadlines keep the suite fast; the connect allowance covers a loaded CI machine.
-FAST = Limits(move_ms=400, time_bank_ms=300, max_strikes=2, connect_ms=15_000)
+# Short deadlines keep the suite fast; the connect allowance (a bot process starting: CPU-bound)
+# covers a loaded CI machine, scaled by its load (tests/timing.py).
+FAST = Limits(move_ms=400, time_bank_ms=300, max_strikes=2, connect_ms=round(scaled(15_000)))
 
 
 def hostile(mode: str, arg: str = "") -> BotCommand:
@@ -47,17 +49,18 @@ async def reported(run_dir: Path, name: str, timeout_s: float = 30.0) -> dict:
     """Wait (bounded) until a hostile bot has written its report; the report. A bot that acts
     at its first request may still be at it when its match ends on a loaded machine: the test
     must not end the bot before it could report."""
-    deadline = asyncio.get_running_loop().time() + timeout_s
+    limit = scaled(timeout_s)
+    deadline = asyncio.get_running_loop().time() + limit
     while (found := report_of(run_dir, name)) is None:
         if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"{name} wrote no report within {timeout_s} s")
+            raise AssertionError(f"{name} wrote no report within {limit:.0f} s")
         await asyncio.sleep(0.01)  # polling the file under a deadline
     return found
 
 
 async def exited(proc, timeout_s: float = 30.0) -> int:
     """Wait for a launched bot's process to end by itself."""
-    return await asyncio.wait_for(proc.wait(), timeout_s)
+    return await asyncio.wait_for(proc.wait(), scaled(timeout_s))
 
 
 def kinds(result, seat: int) -> list[str]:

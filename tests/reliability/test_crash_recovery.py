@@ -23,6 +23,7 @@ import pytest
 from tests.cli import serve_args, start_arena
 from tests.ladder.test_run_ladder import arena, ladder_args, rankings, register, results
 from tests.procs import processes_in
+from tests.timing import scaled
 
 TOTAL = 24  # matches of the ladder ladder_args describes
 
@@ -56,17 +57,22 @@ def start_ladder(db: Path, tmp: Path) -> subprocess.Popen:
 
 
 def kill_when(proc: subprocess.Popen, condition, timeout_s: float = 120) -> None:
-    """kill -9 the runner as soon as `condition()` holds (checked on the database itself)."""
-    deadline = time.monotonic() + timeout_s
+    """kill -9 the runner as soon as `condition()` holds (checked on the database itself);
+    `timeout_s` is for a quiet machine, scaled by its load."""
+    deadline = time.monotonic() + scaled(timeout_s)
     while time.monotonic() < deadline and proc.poll() is None:
         if condition():
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
             return
         time.sleep(0.005)  # polling the database: the condition has no event to wait on
+    ended = proc.poll()
     proc.kill()
     proc.wait()
-    raise AssertionError("the ladder finished (or hung) before the kill condition held")
+    raise AssertionError(
+        "the kill condition never held: the ladder "
+        + (f"ended first (exit {ended})" if ended is not None else "was still running (hung?)")
+    )
 
 
 def leftover_bots(tmp: Path) -> list[int]:
@@ -216,7 +222,7 @@ def test_serve_killed_mid_ladder_then_restarted_loses_and_doubles_nothing(tmp_pa
     before, _ = stored(db)
     assert len(before) >= 6
     restarted = serve(db, tmp_path, 12)
-    assert restarted.wait(120) == 0
+    assert restarted.wait(scaled(120)) == 0
     after, statuses = stored(db)
     completed = {m for m, s in statuses.items() if s == "completed"}
     # Nothing lost: every result from before the kill is still there, unchanged; the restart

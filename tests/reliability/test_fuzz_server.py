@@ -27,6 +27,7 @@ from arena.referee.host import RefereeHost
 from arena.referee.match import Limits
 from arena_sdk.proto import arena_pb2 as pb
 from tests.bots.swarm_bot import play
+from tests.timing import scaled
 
 from .test_fuzz_wire import actions, mutate
 
@@ -69,7 +70,7 @@ class Referee:
             for n in ("good-a", "good-b")
         ]
         for name in ("good-a", "good-b"):
-            assert await self.host.server.directory.wait_for(name, 15) is not None
+            assert await self.host.server.directory.wait_for(name, scaled(15)) is not None
         self.stopping = False
         self.matches = asyncio.ensure_future(self._match_loop())
 

@@ -9,6 +9,7 @@ running beside the hostile one finishes without a fault.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import statistics
 import sys
 
@@ -21,6 +22,7 @@ from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits, MatchObserver
 from arena.referee.sandbox import WORKDIR_IN_SANDBOX
 from arena.results import CRASH, DISCONNECT, MALFORMED, TIMEOUT, UNKNOWN_REQUEST
+from tests.timing import load_factor, scaled
 
 from .conftest import (
     BOTS,
@@ -215,8 +217,8 @@ def test_hundreds_of_connections_are_bounded_and_others_are_served(tmp_path, mon
         async with RefereeHost(tmp_path) as host:
             await host.launch("good-a", good())
             await host.launch("good-b", good())
-            await host.server.directory.wait_for("good-a", 15)
-            await host.server.directory.wait_for("good-b", 15)
+            await host.server.directory.wait_for("good-a", scaled(15))
+            await host.server.directory.wait_for("good-b", scaled(15))
             with DescriptorSampler() as fds:
                 proc = await host.launch("swarm", hostile("many_conns", "120"))
                 results = []
@@ -268,16 +270,27 @@ def test_a_cpu_spinning_bot_is_killed_and_the_referee_stays_responsive(tmp_path)
     async def main():
         async with RefereeHost(tmp_path, resource_limits=ResourceLimits(cpu_s=2)) as host:
             proc = await host.launch("spinner", hostile("spin"))
+            # The good bots get no CPU limit: they play on until the spinner has used its 2 s,
+            # which on a loaded machine takes many times that long, and so may they.
+            host.resource_limits = dataclasses.replace(host.resource_limits, cpu_s=0)
             for name in ("g1", "g2", "g3"):
                 await host.launch(name, good())
-            patient = Limits(move_ms=400, time_bank_ms=300, max_strikes=100, connect_ms=15_000)
+            patient = dataclasses.replace(responsive, max_strikes=100)  # g1 must not time out
             spin = asyncio.ensure_future(host.run_match(BALLOON2, 3, ["spinner", "g1"], patient))
             others = []
             # Other matches, move by move, while it spins and until the kernel kills it.
             while not spin.done() or proc.exit_info() is None:
-                others.append(await host.run_match(BALLOON2, 10 + len(others), ["g2", "g3"], FAST))
+                seed = 10 + len(others)
+                others.append(await host.run_match(BALLOON2, seed, ["g2", "g3"], responsive))
             return await spin, others, proc.exit_info()
 
+    # The good bots' moves and the referee's answers need the CPU the spinner competes for;
+    # on a machine already loaded by others, each takes longer: their bounds scale with that
+    # load (tests/timing.py). The spinner is ended by its CPU time, which does not scale.
+    factor = load_factor()
+    responsive = dataclasses.replace(
+        FAST, move_ms=round(FAST.move_ms * factor), time_bank_ms=round(FAST.time_bank_ms * factor)
+    )
     result, others, exit_info = run(main())
     # It times out move after move; RLIMIT_CPU kills it (a crash, if its match is still on).
     assert "SIGXCPU" in exit_info
@@ -286,15 +299,16 @@ def test_a_cpu_spinning_bot_is_killed_and_the_referee_stays_responsive(tmp_path)
         assert "SIGXCPU" in result.faults[-1].detail
     assert kinds(result, 1) == []
     elapsed = [m.elapsed_ms for o in others for m in o.moves]
-    assert others and all(o.faults == () for o in others)
+    assert others and all(o.faults == () for o in others), [o.faults for o in others if o.faults]
     p50 = statistics.median(elapsed)
     p99 = statistics.quantiles(elapsed, n=100)[98]
-    # Generous bounds (a shared 2-core CI machine); the figures go to docs/reliability.md.
-    assert p50 < 50 and p99 < FAST.move_ms
-    print(
+    figure = (
         f"FIGURE cpu_spin: {len(elapsed)} moves of other matches meanwhile, "
-        f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {max(elapsed):.1f} ms"
+        f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {max(elapsed):.1f} ms (load factor {factor:.1f})"
     )
+    # Generous bounds (a shared 2-core CI machine); the figures go to docs/reliability.md.
+    assert p50 < 50 * factor and p99 < responsive.move_ms, figure
+    print(figure)
 
 
 def test_gigabytes_to_stderr_are_capped_at_the_log_limit(tmp_path):

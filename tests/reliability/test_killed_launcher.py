@@ -24,6 +24,7 @@ import pytest
 
 from arena.referee import sandbox
 from arena.referee.launcher import group_layout
+from tests.timing import scaled, wait_until
 
 HERE = Path(__file__).resolve().parent
 DEADLINE_S = 20.0
@@ -60,12 +61,7 @@ def in_a_new_pid_namespace(pid: int) -> bool:
 
 
 def wait_for(condition, what: str):
-    deadline = time.monotonic() + DEADLINE_S
-    while not (found := condition()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not seen within {DEADLINE_S} s: {what}")
-        time.sleep(0.005)
-    return found
+    return wait_until(condition, what, DEADLINE_S, poll_s=0.005)
 
 
 def kill_survivors(token: str) -> None:
@@ -105,9 +101,9 @@ def test_a_launcher_killed_during_a_bots_start_up_leaves_no_process(tmp_path, po
         wait_for(lambda: reached(launcher, token) or launcher.poll() is not None, point)
         assert launcher.poll() is None, "the launcher ended before it was killed"
         launcher.kill()
-        launcher.wait(timeout=DEADLINE_S)
+        launcher.wait(timeout=scaled(DEADLINE_S))
         left = []
-        deadline = time.monotonic() + DEADLINE_S
+        deadline = time.monotonic() + scaled(DEADLINE_S)
         while (left := carrying(token)) and time.monotonic() < deadline:
             time.sleep(0.01)
         assert left == [], f"left running after the launcher was killed {point}: {left}"

@@ -16,6 +16,7 @@ from arena.games import make_game
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits
+from tests.timing import scaled
 
 from .conftest import BOTS
 
@@ -60,7 +61,7 @@ def test_200_bot_connections_at_once_all_play(tmp_path):
             start = time.perf_counter()
             await host.launch("swarm", swarm(4), token=",".join(tokens))
             for n in names:
-                assert await host.server.directory.wait_for(n, 60) is not None
+                assert await host.server.directory.wait_for(n, scaled(60)) is not None
             connected_s = time.perf_counter() - start
             connected = len(host.server.directory.connected())
             # Every bot in a match at once: 100 matches of two.
@@ -99,7 +100,7 @@ def test_1000_concurrent_matches_complete_and_memory_stays_bounded(tmp_path):
             tokens = [host.tokens.issue(n) for n in names]
             await host.launch("swarm", swarm(64), token=",".join(tokens))
             for n in names:
-                assert await host.server.directory.wait_for(n, 60) is not None
+                assert await host.server.directory.wait_for(n, scaled(60)) is not None
             await asyncio.gather(
                 *(
                     host.run_match(BALLOON2, i, [names[i], names[i + 1]], PATIENT)

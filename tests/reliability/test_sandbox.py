@@ -25,6 +25,7 @@ from arena.referee import sandbox
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits, namespace_members
 from arena.store import Store
+from tests.timing import scaled
 
 from .conftest import BOTS, FAST, ROOT, hostile, kinds, report_of, reported
 
@@ -252,7 +253,7 @@ def _manifest_command(directory: Path) -> BotCommand:
 
 async def _until_running(host: RefereeHost, name: str) -> list[int]:
     """The pids of a launched bot's sandbox once it has connected."""
-    conn = await host.server.directory.wait_for(name, 20)
+    conn = await host.server.directory.wait_for(name, scaled(20))
     assert conn is not None, f"{name} did not connect"
     return host.bots[name].sandbox_pids()
 
@@ -294,7 +295,7 @@ def test_kill_9_of_the_platform_ends_every_process_in_its_sandboxes(tmp_path):
     )
     try:
         report = run_dir / "bots" / "hostile_bot" / "report.json"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + scaled(60)
         while not report.exists() and platform.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)  # polling for the bot's report: there is no event to wait on
         assert report.exists(), "the escaping bot never reported"
@@ -304,7 +305,7 @@ def test_kill_9_of_the_platform_ends_every_process_in_its_sandboxes(tmp_path):
     finally:
         os.kill(platform.pid, signal.SIGKILL)
         platform.wait()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + scaled(10)
     while [p for p in bots if alive(p)] and time.monotonic() < deadline:
         time.sleep(0.02)  # the kernel ends them asynchronously; bounded
     assert [p for p in bots if alive(p)] == []

@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import httpx
 
+from tests import timing
 from tests.cli import free_ports, run_arena, serve_args, start_arena
 
 RANDOM = "python example_bots/random_bot.py"
@@ -29,19 +29,20 @@ def arena(*args: str, check: bool = True) -> subprocess.CompletedProcess:
 
 
 def wait_until(condition, what: str, timeout: float = 90.0, server: "Server | None" = None):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        if server is not None and server.proc.poll() is not None:
-            raise AssertionError(
-                f"the server exited ({server.proc.returncode}) while waiting "
-                f"for {what}; its log:\n{server.log_tail()}"
-            )
-        time.sleep(0.05)
-    log = f"; the server's log:\n{server.log_tail()}" if server is not None else ""
-    raise AssertionError(f"timed out waiting for {what}{log}")
+    """Poll `condition()` until it holds, for `timeout` seconds on a quiet machine (scaled by
+    its load: tests/timing.py); fail at once if the server exits, with its log."""
+
+    def exited() -> str | None:
+        if server is None or server.proc.poll() is None:
+            return None
+        return f"the server exited ({server.proc.returncode}); its log:\n{server.log_tail()}"
+
+    try:
+        return timing.wait_until(condition, what, timeout, gave_up=exited, poll_s=0.05)
+    except AssertionError as e:
+        if server is None or server.proc.poll() is not None:
+            raise
+        raise AssertionError(f"{e}; the server's log:\n{server.log_tail()}") from None
 
 
 class Server:
@@ -93,7 +94,7 @@ class Server:
 
     def up(self) -> bool:
         try:
-            return httpx.get(f"{self.web}/api/ladders", timeout=2).status_code == 200
+            return httpx.get(f"{self.web}/api/ladders", timeout=timing.scaled(2)).status_code == 200
         except httpx.HTTPError:
             return False
 
@@ -101,7 +102,7 @@ class Server:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         try:
-            return self.proc.wait(60)
+            return self.proc.wait(timing.scaled(60))  # a graceful stop: matches, bots, store
         finally:
             if self.proc.poll() is None:
                 os.killpg(self.proc.pid, signal.SIGKILL)

@@ -25,6 +25,7 @@ from arena.referee.lanes import lane_key
 from arena.store import BotAccess
 from arena.tokens import hash_token
 from tests.procs import bot_processes, processes_in
+from tests.timing import scaled
 
 from .probe import hello
 from .test_serve import ADMIN, RANDOM, ROOT, Server, arena, wait_until
@@ -66,7 +67,7 @@ class RemoteBot:
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
-        self.proc.wait(10)
+        self.proc.wait(scaled(10))
 
 
 def ladder_db(tmp_path: Path) -> tuple[Path, str]:
@@ -454,7 +455,7 @@ def test_arena_ladder_run_cuts_off_a_bot_suspended_by_another_process(tmp_path):
             lambda: bot_processes(bots, "slow") == [], "the bot's processes to end", timeout=10
         )
         stopped_s = time.monotonic() - suspended_at
-        assert ladder.wait(60) == 0, log.read_text()[-3000:]
+        assert ladder.wait(scaled(60)) == 0, log.read_text()[-3000:]
         rest_s = time.monotonic() - suspended_at
     finally:
         if ladder.poll() is None:

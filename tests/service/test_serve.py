@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests import timing
 from tests.cli import ROOT, serve_args
 from tests.service.serving import (  # noqa: F401 (other tests' helpers, from here before)
     ADMIN,
@@ -102,7 +103,7 @@ def test_serve_runs_matches_shows_them_and_stops_gracefully(tmp_path, db):
         code = server.stop()
         if remote is not None:
             remote.terminate()
-            remote.wait(10)
+            remote.wait(timing.scaled(10))
     assert code == 0
     con = sqlite3.connect(db)
     statuses = dict(con.execute("SELECT status, count(*) FROM matches GROUP BY status"))
@@ -117,7 +118,7 @@ def test_serve_runs_matches_shows_them_and_stops_gracefully(tmp_path, db):
     # A restart carries on from where it stopped.
     again = Server(tmp_path, db, ["--max-matches", "3"])
     try:
-        assert again.proc.wait(120) == 0
+        assert again.proc.wait(timing.scaled(120)) == 0
     finally:
         again.stop()
     assert completed(db) >= before + 3
@@ -251,7 +252,7 @@ def test_the_admin_api_says_what_was_wrong(tmp_path):
             f"{server.web}/api/admin/bots/r1/suspend",
             headers=key,
             json={"reason": "x" * 3_000_000},
-            timeout=30,
+            timeout=timing.scaled(30),
         )
         assert huge.status_code == 400
         message = huge.json()["error"]["message"]
@@ -277,7 +278,7 @@ def test_a_second_server_of_the_same_ladder_refuses_and_names_the_first(tmp_path
         wait_until(first.up, "the web server", server=first)
         second = Server(tmp_path, db)
         try:
-            code = second.proc.wait(60)
+            code = second.proc.wait(timing.scaled(60))
         finally:
             second.stop()
         assert code == 1, second.log_tail()

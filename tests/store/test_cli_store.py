@@ -8,7 +8,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -18,6 +17,7 @@ from arena.web.sample import build_demo
 from tests.ladder.test_run_ladder import ROOT, arena
 from tests.service.test_serve import free_ports
 from tests.store.helpers import damage, digest, foreign_db, schema
+from tests.timing import scaled, wait_until
 
 NOBODY = 65534
 
@@ -129,7 +129,7 @@ def unprivileged(args: list[str]) -> list[str]:
 
 def run_unprivileged(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        unprivileged(list(args)), cwd=ROOT, text=True, capture_output=True, timeout=120
+        unprivileged(list(args)), cwd=ROOT, text=True, capture_output=True, timeout=scaled(120)
     )
 
 
@@ -163,23 +163,29 @@ def test_the_web_pages_serve_a_read_only_database_in_a_read_only_folder(readonly
         stderr=subprocess.PIPE,
         text=True,
     )
+
+    # A fresh interpreter importing the web stack, then its first page: CPU-bound, so every
+    # wait here scales with the machine's load (tests/timing.py).
+    def answer() -> httpx.Response | None:
+        try:
+            return httpx.get(f"http://127.0.0.1:{port}/api/ladders", timeout=scaled(2))
+        except httpx.HTTPError:
+            return None
+
+    def exited() -> str | None:
+        if proc.poll() is None:
+            return None
+        return f"`arena web` exited ({proc.returncode}):\n{proc.stderr.read()}"
+
     try:
-        deadline = time.monotonic() + 60
-        ladders = None
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                ladders = httpx.get(f"http://127.0.0.1:{port}/api/ladders", timeout=2)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.05)  # polling for the server to listen, with a deadline
-        assert ladders is not None, proc.stderr.read() if proc.poll() is not None else "no answer"
+        ladders = wait_until(answer, "`arena web` to answer /api/ladders", 60, gave_up=exited)
         assert ladders.status_code == 200
         assert {lad["name"] for lad in ladders.json()} == {"balloon3", "boom4"}
-        page = httpx.get(f"http://127.0.0.1:{port}/ladders/boom4", timeout=10)
+        page = httpx.get(f"http://127.0.0.1:{port}/ladders/boom4", timeout=scaled(10))
         assert page.status_code == 200
     finally:
         proc.terminate()
-        proc.wait(30)
+        proc.wait(scaled(30))
 
 
 # ------------------------------------------------------------------ commands and names

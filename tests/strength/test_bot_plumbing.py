@@ -20,6 +20,7 @@ from arena.games import make_game
 from arena.referee import wire as referee_wire
 from arena_sdk import Limits, Match
 from arena_sdk import wire as sdk_wire
+from tests.timing import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 STRONG_BOTS = {"balloon": balloon_strong.BOT, "boom": boom_strong.BOT}
@@ -135,7 +136,7 @@ def _arena_match(game_name: str, bots: list[str], tmp_path: Path) -> dict:
         cwd=ROOT,
         text=True,
         capture_output=True,
-        timeout=180,
+        timeout=scaled(180),
     )
     assert proc.returncode == 0, f"arena match failed:\n{proc.stdout}\n{proc.stderr}"
     return json.loads(proc.stdout)

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from tests.service.test_serve import RANDOM, ROOT, Server, arena, wait_until
+from tests.timing import scaled
 
 MARKER = "BROKEN-BOT-MARKER"
 
@@ -28,7 +29,7 @@ def submit(server: Server, key_file: Path, folder: Path) -> subprocess.Completed
     return subprocess.run(
         [sys.executable, "-m", "arena", "submit", "--server", server.web, "--key-file",
          str(key_file), "--timeout", "120", str(folder)],
-        cwd=ROOT, text=True, capture_output=True, timeout=180,
+        cwd=ROOT, text=True, capture_output=True, timeout=scaled(180),
     )  # fmt: skip
 
 

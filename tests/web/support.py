@@ -21,6 +21,7 @@ from arena.results import MoveRecord
 from arena.store import Store
 from arena.web.sample import build_demo, random_result
 from tests.cli import ROOT, ladder_run_args, start_arena
+from tests.timing import scaled
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -136,7 +137,7 @@ class ServerThread:
 
     def start(self) -> "ServerThread":
         self.thread.start()
-        if not self._ready.wait(20):
+        if not self._ready.wait(scaled(20)):
             self.stop()
             raise RuntimeError("the test web server did not start within 20 s")
         return self

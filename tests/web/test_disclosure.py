@@ -45,6 +45,7 @@ from arena.store import Store, UnknownLadder
 from arena.web.disclosure import WITHHELD_DETAIL
 from arena.web.frames import build_frames
 from tests.service.test_serve import ADMIN, ROOT, Server, free_port, wait_until
+from tests.timing import scaled
 from tests.web.support import GATED, MatchIndexes, gate_dirs, start_gated_ladder
 
 BOTS = ("g1", "g2", "g3")
@@ -113,7 +114,7 @@ def _admin_view(web: str) -> Callable[[int, dict], dict]:
         r = httpx.get(
             f"{web}/api/admin/ladders/{LADDER}/matches/{index}?frames=true",
             headers={"X-Admin-Key": ADMIN},
-            timeout=30,
+            timeout=scaled(30),
         )
         assert r.status_code == 200, r.text
         doc = r.json()
@@ -196,7 +197,7 @@ def _look(
         ),
     ]
     texts: dict[str, str] = {}
-    with httpx.Client(base_url=web, timeout=30) as client:
+    with httpx.Client(base_url=web, timeout=scaled(30)) as client:
         for url in pages + api:
             r = client.get(url)
             assert r.status_code == 200, (url, r.status_code, r.text[:300])
@@ -309,7 +310,7 @@ def serve_run(tmp_path_factory) -> Run:
         for bot in bots:
             bot.terminate()
         for bot in bots:
-            bot.wait(20)
+            bot.wait(scaled(20))
         indexes.stop()
     assert code == 0, server.log_tail()
 
@@ -347,13 +348,13 @@ def ladder_run(tmp_path_factory) -> Run:
         def web_up() -> bool:
             alive()
             try:
-                return httpx.get(f"{web}/api/ladders", timeout=2).status_code == 200
+                return httpx.get(f"{web}/api/ladders", timeout=scaled(2)).status_code == 200
             except httpx.HTTPError:
                 return False
 
         wait_until(web_up, "arena web")
         moments = _moments(tmp, db, web, gates, _engine_view(db), alive)
-        assert procs["arena ladder run"].wait(120) == 0
+        assert procs["arena ladder run"].wait(scaled(120)) == 0
         yield Run(kind="ladder", db=db, gates=gates, web=web, moments=moments)
     finally:
         for g in gates:
@@ -364,7 +365,7 @@ def ladder_run(tmp_path_factory) -> Run:
                 proc.send_signal(signal.SIGTERM)
         for proc in procs.values():
             try:
-                proc.wait(60)
+                proc.wait(scaled(60))
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()

@@ -20,6 +20,7 @@ from arena.store import Store
 from arena.web.app import create_app
 from arena.web.report import write_report
 from arena.web.sample import random_result
+from tests.timing import scaled
 from tests.web.support import ServerThread
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -261,7 +262,7 @@ def test_a_launched_bot_that_crashes_leaves_its_last_words_for_its_owner(tmp_pat
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=scaled(240),
     )
     assert done.returncode == 0, done.stdout + done.stderr
     from fastapi.testclient import TestClient

@@ -22,6 +22,7 @@ from playwright.sync_api import expect
 from arena.store import Store, UnknownLadder
 from arena.web.app import create_app
 from tests.service.test_serve import wait_until
+from tests.timing import scaled
 from tests.web.support import MatchIndexes, ServerThread, gate_dirs, start_gated_ladder
 
 BOTS = ("h1", "h2", "h3")
@@ -65,7 +66,7 @@ class Ladder:
     def stop(self) -> None:
         self.release("all")
         try:
-            self.proc.wait(60)
+            self.proc.wait(scaled(60))
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
@@ -89,7 +90,7 @@ def held_ladder(tmp_path_factory):
 
 def _first_event(url: str, name: str) -> dict:
     """The first `name` event of the stream at `url`, parsed."""
-    with httpx.stream("GET", url, timeout=30) as r:
+    with httpx.stream("GET", url, timeout=scaled(30)) as r:
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
         event = None
         for line in r.iter_lines():
@@ -118,8 +119,8 @@ def test_the_ladder_page_follows_the_ladder_without_reloading(held_ladder, brows
 
     ladder.release("0")
     wait_until(lambda: ladder.held(1), "match 0 completed, match 1 held")
-    expect(facts).to_contain_text(f"1 of {total} matches completed", timeout=15000)
-    expect(page.locator(".running li a")).to_have_text(["match 1"], timeout=15000)
+    expect(facts).to_contain_text(f"1 of {total} matches completed", timeout=scaled(15000))
+    expect(page.locator(".running li a")).to_have_text(["match 1"], timeout=scaled(15000))
     # Match 0 completed, its set not: head to head counts nothing yet.
     expect(page.locator("#matrix")).to_have_count(0)
     assert page.evaluate("window.openedOnce") is True
@@ -128,8 +129,8 @@ def test_the_ladder_page_follows_the_ladder_without_reloading(held_ladder, brows
     wait_until(lambda: ladder.held(2), "match 1 completed, match 2 held")
     ladder.release("2")
     wait_until(lambda: ladder.held(3), "the first set finished, match 3 held")
-    expect(facts).to_contain_text(f"3 of {total} matches completed", timeout=15000)
-    expect(page.locator("#matrix")).to_have_count(1, timeout=15000)
+    expect(facts).to_contain_text(f"3 of {total} matches completed", timeout=scaled(15000))
+    expect(page.locator("#matrix")).to_have_count(1, timeout=scaled(15000))
     h2h = httpx.get(f"{server.url}/api/ladders/{LADDER}/head-to-head").json()
     assert sum(h["matches"] for h in h2h) == 3 * 6  # three matches, six ordered pairs each
     for h in h2h:

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from tests.service.test_serve import free_port, wait_until
+from tests.timing import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 DEADLINE_S = 10.0  # without closing the feeds, the streams held the server up to 30 s
@@ -39,13 +40,15 @@ def _stops_at_once_with_a_stream_open(
         if proc.poll() is not None:
             raise AssertionError(f"the server exited ({proc.returncode}):\n{log.read_text()}")
         try:
-            return httpx.get(f"{url}/api/ladders", timeout=2).status_code == 200
+            return httpx.get(f"{url}/api/ladders", timeout=scaled(2)).status_code == 200
         except httpx.HTTPError:
             return False
 
     try:
         wait_until(up, "the web server to answer")
-        with httpx.Client(timeout=httpx.Timeout(DEADLINE_S)) as client:
+        # The stream's first line needs the server's CPU: its wait scales with the machine's
+        # load; the stop's deadline is the behaviour under test and does not.
+        with httpx.Client(timeout=httpx.Timeout(scaled(DEADLINE_S))) as client:
             with client.stream("GET", f"{url}/api/ladders/{ladder}/events") as stream:
                 assert stream.status_code == 200
                 lines = stream.iter_lines()
