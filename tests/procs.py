@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from arena.referee.launcher import children_by_parent
+
 
 def processes_in(directory: Path) -> list[int]:
     """Pids of live (not zombie) processes whose working directory is inside `directory`:
@@ -37,17 +39,7 @@ def bot_processes(bots: Path, name: str) -> list[int]:
 
 def descendants(pid: int) -> list[int]:
     """Pids of the live (not zombie) descendants of `pid`, children first."""
-    children: dict[int, list[int]] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] != "Z":
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    children = children_by_parent()
     found, todo = [], [pid]
     while todo:
         kids = children.get(todo.pop(0), [])

@@ -424,6 +424,15 @@ def children_of(pid: int) -> list[int]:
     return [p for p, fields in _proc_stats() if int(fields[1]) == pid and fields[0] != "Z"]
 
 
+def children_by_parent() -> dict[int, list[int]]:
+    """Parent pid -> pids of its live (not zombie) children, from one pass over /proc."""
+    children: dict[int, list[int]] = {}
+    for pid, fields in _proc_stats():
+        if fields[0] != "Z":
+            children.setdefault(int(fields[1]), []).append(pid)
+    return children
+
+
 def namespace_members(namespace: str) -> list[int]:
     """Pids of the live processes in a PID namespace (its `/proc/PID/ns/pid` link text)."""
     members = []

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sqlite3
 import statistics
 import sys
@@ -27,6 +26,7 @@ from pathlib import Path
 from arena.ladder.local import LocalExecutor
 from arena.ladder.runner import LadderRunner
 from arena.referee.lanes import bot_of
+from arena.referee.launcher import children_by_parent
 from arena.referee.match import Limits
 from arena.store import AsyncStore, Store
 
@@ -48,22 +48,6 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
-def children_map() -> dict[int, list[int]]:
-    """Parent pid -> live child pids, from one pass over /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] != "Z":
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-    return children
-
-
 def tree(pid: int, children: dict[int, list[int]]) -> list[int]:
     out, todo = [], [pid]
     while todo:
@@ -83,7 +67,7 @@ class Sampler:
         self.rss_kb: dict[str, int] = {}
 
     def sample(self, guards: list[tuple[str, int]]) -> None:
-        children = children_map()
+        children = children_by_parent()
         lanes: dict[str, int] = {}
         memory: dict[str, int] = {}
         for bot, guard in guards:  # a lane's guard: every process of its sandbox is under it
