@@ -13,6 +13,8 @@ import time
 import pytest
 
 from arena.games import make_game
+from arena.referee import server
+from arena.referee.admission import AdmissionCaps
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits
@@ -24,6 +26,29 @@ pytestmark = pytest.mark.load
 
 PATIENT = Limits(move_ms=30_000, time_bank_ms=0, max_strikes=3, connect_ms=30_000)
 BALLOON2 = make_game("balloon", 2)
+
+
+@pytest.fixture(autouse=True)
+def swarm_sized_bot_socket(monkeypatch):
+    """The swarm is one launched process that plays as up to 200 bots, a connection each: its
+    socket gets the caps of that many bots (a launched bot's own are a handful, which a swarm
+    would meet at once: docs/reliability.md, "Connections and descriptors")."""
+    many = 400
+    monkeypatch.setattr(
+        server,
+        "BOT_SOCKET_OPTIONS",
+        server.SERVER_OPTIONS + (("grpc.max_allowed_incoming_connections", many),),
+    )
+    monkeypatch.setattr(
+        server,
+        "BOT_SOCKET_CAPS",
+        AdmissionCaps(
+            streams_per_peer=many,
+            connections_per_peer=many,
+            awaiting_hello_per_peer=many,
+            awaiting_hello=many,
+        ),
+    )
 
 
 def swarm(max_concurrent: int, policy: str = "last") -> BotCommand:

@@ -201,7 +201,7 @@ async def loop_stall_during(coro) -> tuple[object, float]:
 def test_a_file_count_bomb_is_capped_and_its_relaunch_does_not_stall_the_loop(tmp_path):
     async def main():
         async with RefereeHost(tmp_path, resource_limits=LIMITS) as host:
-            sock = host.server.bot_socket
+            sock = await host.server.open_bot_socket("bomber")
             workdir = tmp_path / "bots" / "bomber"
 
             def launch():
