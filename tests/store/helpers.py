@@ -33,6 +33,25 @@ def use_seed_key(db: Path, key: bytes = TEST_SEED_KEY) -> None:
     assert updated == 1, f"{db} has no bot-seed key to replace"
 
 
+def as_before(path: Path, migration: str, drop: str) -> int:
+    """Make the database file as Arena left it before `migration` (a name of
+    arena.store.schema's migrations): run `drop` (the SQL that removes what that migration and
+    the later ones made), forget those migrations, and set user_version back. Its version."""
+    from arena.store.schema import _MIGRATION_STEPS
+
+    before = [name for name, _ in _MIGRATION_STEPS].index(migration)
+    con = sqlite3.connect(path)
+    try:
+        con.executescript(drop)
+        for name, _ in _MIGRATION_STEPS[before:]:
+            con.execute("DELETE FROM _sqlite_migrations WHERE name = ?", (name,))
+        con.execute(f"PRAGMA user_version = {before}")
+        con.commit()
+    finally:
+        con.close()
+    return before
+
+
 def new_store(tmp_path: Path, name: str = "arena.db") -> Store:
     return Store(tmp_path / name)
 

@@ -14,8 +14,7 @@ import pytest
 from arena import replay, seeds
 from arena.compare import plan
 from arena.store import SCHEMA_VERSION, Store
-from arena.store.schema import _MIGRATION_STEPS
-from tests.store.helpers import add_remote_bots, make_result, new_store
+from tests.store.helpers import add_remote_bots, as_before, make_result, new_store
 
 
 def _stored_key(path) -> bytes:
@@ -98,18 +97,12 @@ def test_an_older_database_gets_a_key_at_its_first_writing_open(tmp_path):
     bots = add_remote_bots(store, 2)
     store.create_ladder("l", "balloon", 2, bots, seed=3)
     store.close()
-    # The file as the Arena before secrets left it.
-    con = sqlite3.connect(store.path)
-    # (nor what later migrations made).
-    con.executescript(
-        "DROP TABLE secrets; DROP TABLE service_settings; DROP INDEX submissions_by_time;"
+    # The file as the Arena before secrets left it (nor what later migrations made).
+    before = as_before(
+        store.path,
+        "0006_secrets",
+        "DROP TABLE secrets; DROP TABLE service_settings; DROP INDEX submissions_by_time;",
     )
-    before = [name for name, _ in _MIGRATION_STEPS].index("0006_secrets")
-    for name, _ in _MIGRATION_STEPS[before:]:
-        con.execute("DELETE FROM _sqlite_migrations WHERE name = ?", (name,))
-    con.execute(f"PRAGMA user_version = {before}")
-    con.commit()
-    con.close()
     with Store(store.path, readonly=True) as reader:  # a reader cannot migrate, and need not
         assert reader.schema_version() == before
         assert [m.index for m in reader.matches("l")] == [0, 1]

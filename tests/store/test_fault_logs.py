@@ -11,8 +11,7 @@ from pathlib import Path
 from arena.results import CRASH, TIMEOUT, Fault
 from arena.store import FAULT_LOG_BYTES, SCHEMA_VERSION, Store, log_excerpt
 from arena.store.browse import Queries
-from arena.store.schema import _MIGRATION_STEPS
-from tests.store.helpers import make_result, new_store
+from tests.store.helpers import as_before, make_result, new_store
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python example_bots/random_bot.py"
@@ -87,17 +86,12 @@ def test_a_database_of_the_previous_schema_gets_the_table_and_keeps_its_matches(
     store.close()
     # The file as the Arena before fault logs left it: its ladder and bots, no fault_logs table
     # (nor what later migrations made).
-    con = sqlite3.connect(store.path)
-    con.executescript(
+    before = as_before(
+        store.path,
+        "0005_fault_logs",
         "DROP TABLE fault_logs; DROP TABLE secrets; DROP TABLE service_settings; "
-        "DROP INDEX submissions_by_time;"
+        "DROP INDEX submissions_by_time;",
     )
-    before = [name for name, _ in _MIGRATION_STEPS].index("0005_fault_logs")
-    for name, _ in _MIGRATION_STEPS[before:]:
-        con.execute("DELETE FROM _sqlite_migrations WHERE name = ?", (name,))
-    con.execute(f"PRAGMA user_version = {before}")
-    con.commit()
-    con.close()
     # A reader (which cannot migrate) finds no excerpts, and no error.
     with Store(store.path, readonly=True) as reader:
         assert reader.schema_version() == before
