@@ -1,5 +1,5 @@
 """What the platform's own process sets up for itself at start, before it serves anything: its
-descriptor limit, and logging that a repeated error cannot flood.
+descriptor limit, logging that a repeated error cannot flood, and a stack dump on SIGUSR1.
 
 Called by the command line's entry (arena.cli.main) and the `serve` command; library code
 never changes the process's limits or logging by itself.
@@ -7,8 +7,13 @@ never changes the process's limits or logging by itself.
 
 from __future__ import annotations
 
+import asyncio
+import faulthandler
+import inspect
 import logging
 import resource
+import signal
+import sys
 import threading
 import time
 
@@ -87,3 +92,33 @@ def configure_logging(level: int = logging.INFO, interval_s: float = 10.0) -> Re
     once per `interval_s` (RepeatLimiter). Returns the limiter."""
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(message)s")
     return limit_repeats(interval_s)
+
+
+DUMP_SIGNAL = signal.SIGUSR1
+
+
+def dump_stacks_on_signal(sig: signal.Signals = DUMP_SIGNAL) -> None:
+    """On `sig` (`kill -USR1 PID`), write to stderr where the process is: every thread's
+    Python stack (faulthandler, from the signal handler itself, so even a thread stuck in C
+    answers), then the stack of every task of the event loop running in the main thread (what
+    each await waits for, which a thread's stack does not show). For a process that hangs: the
+    tests send it before they kill one (tests/cli.py). Main thread only."""
+
+    def dump_tasks(signum, frame) -> None:
+        loop = asyncio._get_running_loop()  # the main thread's, if one runs there
+        if loop is None:
+            return
+        tasks = asyncio.all_tasks(loop)
+        print(f"--- {len(tasks)} asyncio tasks ---", file=sys.stderr)
+        for task in tasks:
+            print(repr(task), file=sys.stderr)
+            # Only a Python coroutine's frames: asking gRPC's compiled (Cython) ones for theirs
+            # crashes the process; their repr above says where they are.
+            if inspect.iscoroutine(task.get_coro()):
+                task.print_stack(limit=30, file=sys.stderr)
+        sys.stderr.flush()
+
+    signal.signal(sig, dump_tasks)
+    # Chained: faulthandler dumps the threads at once, then Python's own handler runs the task
+    # dump above between two bytecodes of the main thread.
+    faulthandler.register(sig, file=sys.stderr, all_threads=True, chain=True)

@@ -4,6 +4,7 @@ Python, started in the repository's root unless told otherwise."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -45,6 +46,19 @@ def start_arena(*args: str, tmp: Path | None = None, **popen: Any) -> subprocess
     if tmp is not None:
         popen["env"] = {**popen.get("env", os.environ), "TMPDIR": str(tmp)}
     return subprocess.Popen(arena_command(*args), **popen)
+
+
+def dump_stacks_and_kill(proc: subprocess.Popen, wait_s: float = 5.0) -> tuple[str, str]:
+    """End an `arena` process that hung, after asking it where it is (SIGUSR1: its threads'
+    and asyncio tasks' stacks on its stderr, arena.startup.dump_stacks_on_signal): its whole
+    output, the dump included, for the failure message. `proc` was started with its output
+    piped as text."""
+    proc.send_signal(signal.SIGUSR1)
+    try:
+        return proc.communicate(timeout=wait_s)  # it may have ended meanwhile
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.communicate()
 
 
 def serve_args(

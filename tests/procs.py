@@ -46,3 +46,20 @@ def descendants(pid: int) -> list[int]:
         found += kids
         todo += kids
     return found
+
+
+def mounted_under(directory: Path) -> list[str]:
+    """Mount points at or under `directory` in this process's mount namespace (from
+    /proc/self/mountinfo): a bot's work directory (a tmpfs of its own) left mounted, say."""
+    root = os.path.realpath(directory)
+    found = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            # The fifth field is the mount point, with space, tab, newline, backslash escaped.
+            point = line.split()[4]
+            for escaped, char in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n")):
+                point = point.replace(escaped, char)
+            point = point.replace("\\134", "\\")
+            if point == root or point.startswith(root + os.sep):
+                found.append(point)
+    return found

@@ -76,9 +76,11 @@ def _missing(name: str, package: str) -> click.Command:
 @click.version_option(package_name="arena")
 def main() -> None:
     """Arena: bots play Balloon Challenge and Boom: Runaway; ladders rate them with TrueSkill."""
-    from arena.startup import limit_repeats, raise_descriptor_limit
+    from arena.startup import dump_stacks_on_signal, limit_repeats, raise_descriptor_limit
 
     # Every command may hold many connections (bots, spectators, web clients), and a failing
     # accept() must not fill its log.
     raise_descriptor_limit()
     limit_repeats()
+    # `kill -USR1 PID` shows where a process that seems stuck is (its threads and tasks).
+    dump_stacks_on_signal()

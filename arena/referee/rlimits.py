@@ -30,11 +30,25 @@ left. It learns of the launcher's death two ways: PR_SET_PDEATHSIG (SIGTERM), an
 signal was once seen not to come (issue 29: a Ray node killed mid-ladder left a guard asleep in
 waitpid), a pidfd of the launcher that it polls beside the bot's; then it also removes the
 bot's control groups and unmounts its work directory, which the launcher would have done.
+
+The keeper: the guard itself may be killed with SIGKILL together with its launcher. A Ray
+worker that exits kills its direct children so (Ray's kill_child_processes_on_worker_exit,
+on by default), and the guards of a Ray node's bots are such children: the sandboxes died
+with them (bubblewrap's death signal) but their work directories stayed mounted and their
+control groups stayed on the host. So when there is a work directory or a control group to
+remove, the guard first forks a keeper, a process that is nobody's child here (forked through
+an intermediate that exits at once, before the guard becomes a subreaper) and so outlives a
+kill of the guard's parent's children: it sleeps on pidfds of the guard and of the launcher,
+and once both are dead it ends what is left in the control group, unmounts and removes the
+work directory and removes the groups (as `_orphaned`; whoever comes second finds nothing to
+do). It stays in the guard's process group, which the launcher kills when it stops the bot:
+while the launcher lives, the launcher cleans up, and the keeper ends with the group.
 """
 
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
 import resource
 import select
@@ -96,15 +110,16 @@ def _proc_stat(pid: str) -> list[str] | None:
     return stat[stat.rindex(")") + 2 :].split()
 
 
-def _left_behind() -> list[int]:
+def _left_behind(spare: int | None = None) -> list[int]:
     """Live processes the guard must end: its children (what bubblewrap or the bot left to this
     subreaper included) and, when it leads its process group (the launcher starts it in a
-    session of its own), the other members of that group (an unconfined bot's)."""
+    session of its own), the other members of that group (an unconfined bot's), but `spare`
+    (the keeper)."""
     me = os.getpid()
     group = me if os.getpgrp() == me else -1
     found = []
     for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == me:
+        if not entry.name.isdigit() or int(entry.name) in (me, spare):
             continue
         fields = _proc_stat(entry.name)
         if fields and fields[0] != "Z" and (int(fields[1]) == me or int(fields[2]) == group):
@@ -112,10 +127,10 @@ def _left_behind() -> list[int]:
     return found
 
 
-def _end_everything(group: BotGroup | None) -> None:
-    """Kill the control group's processes, then every child and group member, reap, and repeat
-    until no child is left. Killing a sandbox's init ends its whole PID namespace; orphans come
-    to this subreaper."""
+def _end_everything(group: BotGroup | None, keeper: int | None = None) -> None:
+    """Kill the control group's processes, then every child and group member but the keeper,
+    reap, and repeat until no child is left. Killing a sandbox's init ends its whole PID
+    namespace; orphans come to this subreaper."""
     if group is not None:
         group.kill()
     while True:
@@ -126,7 +141,7 @@ def _end_everything(group: BotGroup | None) -> None:
             os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return
-        for pid in _left_behind():
+        for pid in _left_behind(keeper):
             try:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -281,6 +296,72 @@ def _wait_for(bot: int, parent_fd: int | None) -> int | None:
             return None
 
 
+def _start_keeper(parent_fd: int | None, options: Options) -> int | None:
+    """Fork the keeper (module docstring); its pid, or None when there is nothing for it to
+    remove or no pidfd to wait on. Call before the guard becomes a subreaper: the keeper's
+    parent, an intermediate process, exits at once, and the keeper must not come back to the
+    guard as an orphan (it is then nobody's child here, and no kill of a process's children
+    reaches it)."""
+    if parent_fd is None or (options.workdir is None and options.group is None):
+        return None
+    guard_fd = os.pidfd_open(os.getpid())
+    read, write = os.pipe()
+    # Blocked across the forks, as in _start: a stop must reach the guard's handler only.
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        middle = os.fork()
+        if middle == 0:
+            try:
+                keeper = os.fork()
+                if keeper == 0:
+                    os.close(read)
+                    os.close(write)
+                    _keep(guard_fd, parent_fd, options)
+                os.write(write, str(keeper).encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        os.waitpid(middle, 0)
+        told = os.read(read, 32)
+    finally:
+        os.close(read)
+        os.close(guard_fd)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    return int(told) if told else None
+
+
+def _keep(guard_fd: int, parent_fd: int, options: Options) -> None:
+    """The keeper's life: wait until the guard and the launcher are both dead, then remove what
+    the launcher made for the bot. Never returns."""
+    try:
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        os.chdir("/")  # not in the work directory: nothing of it may stay held by this process
+        # Nor the guard's output (a pipe someone may read to its end) or any other descriptor.
+        guard_fd, parent_fd = (fcntl.fcntl(fd, fcntl.F_DUPFD, 3) for fd in (guard_fd, parent_fd))
+        quiet = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(quiet, fd)
+        keep = sorted({guard_fd, parent_fd})
+        os.closerange(3, keep[0])
+        os.closerange(keep[0] + 1, keep[-1])
+        os.closerange(keep[-1] + 1, os.sysconf("SC_OPEN_MAX"))
+        poller = select.poll()
+        waiting = {guard_fd, parent_fd}
+        for fd in waiting:
+            poller.register(fd, select.POLLIN)
+        while waiting:
+            for fd, _ in poller.poll():
+                poller.unregister(fd)
+                waiting.discard(fd)
+        if options.group is not None:
+            options.group.kill()  # what the guard's death left running (none, as a rule)
+        _orphaned(options)
+    finally:
+        os._exit(0)
+
+
 def _orphaned(options: Options) -> None:
     """The launcher died: what it would have done after the bot, the guard does. The work
     directory first (its pages are host memory); then the groups, which may take a moment
@@ -309,24 +390,26 @@ def main(args: list[str]) -> None:
         sys.exit(f"{err}\n{USAGE}")
     if len(args) <= split + 1:
         sys.exit(USAGE)
+    keeper = None
     try:
         # The handlers come first: a stop that arrives while the bot starts is not lost.
         for sig in STOP_SIGNALS:
             signal.signal(sig, _on_stop)
-        _prctl(PR_SET_CHILD_SUBREAPER, 1)
         # The launcher's death: SIGTERM from the kernel, and the pidfd (see the docstring).
         _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
         parent_fd = _watch_parent(parent, options)
+        keeper = _start_keeper(parent_fd, options)  # before the guard is a subreaper
+        _prctl(PR_SET_CHILD_SUBREAPER, 1)
         limits = (memory_mb, cpu_s, open_files, file_mb, processes)
         bot = _start(args[split + 1 :], limits, options)
         status = _wait_for(bot, parent_fd)
         _ignore_stops()
     except _Stop as stop:
-        _end_everything(options.group)
+        _end_everything(options.group, keeper)
         if os.getppid() != parent:
             _orphaned(options)
         _exit_by(stop.signum)  # as if the signal had ended the bot, as it did before the guard
-    _end_everything(options.group)
+    _end_everything(options.group, keeper)
     # The launcher is gone (or went while the bot ended: its death may have ended the bot, as
     # a held sandbox reading from it): what it would have cleaned up is the guard's to do.
     if status is None or os.getppid() != parent:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.ladder.ratings import SkillRating, p_better
-from tests.cli import ROOT, arena_command, ladder_run_args, start_arena
+from tests.cli import ROOT, arena_command, dump_stacks_and_kill, ladder_run_args, start_arena
 from tests.procs import descendants, processes_in
 from tests.store.helpers import use_seed_key
 from tests.timing import scaled
@@ -24,8 +24,8 @@ RANDOM = "python example_bots/random_bot.py"
 def arena(*args: str, cwd: Path = ROOT, check: bool = True, timeout: float = 100):
     """Run `arena ARGS` to its end. One that has not ended within `timeout` seconds on a quiet
     machine, scaled by its load (tests/timing.py; below pytest's 120 s, scaled alike, so that
-    this says what hung) is killed, and the error shows its output so far and the processes it
-    had left running."""
+    this says what hung) is killed, and the error shows its output so far, the processes it
+    had left running, and where its threads and tasks were (tests/cli.dump_stacks_and_kill)."""
     limit = scaled(timeout)
     proc = subprocess.Popen(
         arena_command(*args),
@@ -38,8 +38,7 @@ def arena(*args: str, cwd: Path = ROOT, check: bool = True, timeout: float = 100
         stdout, stderr = proc.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
         running = [_cmdline(pid) for pid in descendants(proc.pid)]
-        proc.kill()
-        stdout, stderr = proc.communicate()
+        stdout, stderr = dump_stacks_and_kill(proc)
         raise AssertionError(
             f"arena {' '.join(args)} did not end within {limit:.0f} s (killed); it ran "
             f"{running}; its output:\n{stdout}\n{stderr}"

@@ -27,7 +27,7 @@ from arena.referee.launcher import group_members  # noqa: E402
 from arena.referee.match import Limits  # noqa: E402
 from arena.store import AsyncStore, Store  # noqa: E402
 from arena.store.browse import Queries  # noqa: E402
-from tests.procs import descendants  # noqa: E402
+from tests.procs import descendants, mounted_under  # noqa: E402
 from tests.store.helpers import use_seed_key  # noqa: E402
 from tests.timing import scaled  # noqa: E402
 from tests.web.test_fault_logs import LAST_WORDS, crashing_bot  # noqa: E402
@@ -264,6 +264,12 @@ def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(
         f"{len(left)} of the dead node's bots still alive {scaled(NODE_EXIT_S):.0f} s after "
         f"the node was removed: {left}"
     )
+    # Nor is anything of them left on the host: their work directories (each a tmpfs of its
+    # own) were unmounted by their guards' keepers (arena/referee/rlimits.py), for the worker
+    # that launched them killed the guards (its direct children) as it exited. Every other
+    # node ended its bots as the executor closed.
+    mounts = mounted_under(tmp_path / "runs")
+    assert mounts == [], f"bots' work directories left mounted after the run: {mounts}"
 
 
 def test_arena_serve_runs_its_matches_on_the_cluster(ray_cluster, tmp_path):

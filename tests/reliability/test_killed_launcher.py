@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from arena.referee import sandbox
-from arena.referee.launcher import group_layout
+from arena.referee.launcher import children_of, group_layout
+from tests.procs import mounted_under
 from tests.timing import scaled, wait_until
 
 HERE = Path(__file__).resolve().parent
@@ -114,6 +115,40 @@ def test_a_launcher_killed_during_a_bots_start_up_leaves_no_process(tmp_path, po
             owner_dirs = layout.owner_dirs(launcher.pid)
             wait_for(lambda: not any(d.exists() for d in owner_dirs), f"{owner_dirs} removed")
         assert not os.path.ismount(tmp_path / "bot"), "the work directory is still mounted"
+    finally:
+        launcher.kill()
+        launcher.wait()
+        kill_survivors(token)
+
+
+def test_a_launcher_killed_with_its_bots_guard_leaves_no_mount_and_no_group(tmp_path):
+    """As a Ray node's bots die with it: the worker that launched them exits and kills its
+    direct children with SIGKILL first (Ray's kill_child_processes_on_worker_exit), the guards
+    among them. The guard's keeper (arena/referee/rlimits.py) then removes what neither the
+    launcher nor the guard can any more: the work directory's tmpfs and the control groups."""
+    launcher, token = start(tmp_path, "run")
+    try:
+        wait_for(
+            lambda: (
+                any(in_a_new_pid_namespace(p) for p, _ in carrying(token))
+                or launcher.poll() is not None
+            ),
+            "the bot's sandbox",
+        )
+        assert launcher.poll() is None, "the launcher ended before it was killed"
+        workdir = tmp_path / "bot"
+        assert os.path.ismount(workdir), "the bot got no tmpfs work directory"
+        (guard,) = children_of(launcher.pid)
+        os.kill(guard, signal.SIGKILL)
+        launcher.kill()
+        launcher.wait(timeout=scaled(DEADLINE_S))
+        wait_for(lambda: not carrying(token), "every process of the bot (its keeper too) ended")
+        assert not mounted_under(tmp_path), "the work directory is still mounted"
+        assert not workdir.exists()
+        layout = group_layout()
+        if layout is not None:
+            owner_dirs = layout.owner_dirs(launcher.pid)
+            assert not any(d.exists() for d in owner_dirs), f"{owner_dirs} left"
     finally:
         launcher.kill()
         launcher.wait()
