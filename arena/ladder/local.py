@@ -28,6 +28,7 @@ from typing import Awaitable, Mapping, Sequence
 import grpc
 
 from arena import botcommand
+from arena.deadlines import within
 from arena.games import game_from_config
 from arena.referee.host import RefereeHost
 from arena.referee.lanes import IDLE_STOP_S, LanePool, bot_of, lane_key
@@ -116,6 +117,7 @@ class LocalExecutor:
         )
         self._launched: set[str] = set()  # bots whose lane 0 start() launched in this run
         self._started = False
+        self._closing = False  # close() began: the access watch ends
         self._access_watch: asyncio.Task | None = None
         # A launched bot's registered token (its hash) as the first check after its launch saw
         # it: once the token is rotated, the process is replaced by one with a new token of the
@@ -166,9 +168,11 @@ class LocalExecutor:
         return bot is not None and bool(bot.command) and not bot.suspended
 
     async def _watch_access(self) -> None:
-        while True:
+        # Ended by close(): cancelled, and told by the flag too, so that a cancellation lost
+        # deeper down (arena.deadlines) cannot keep close() waiting for ever.
+        while not self._closing:
             await asyncio.sleep(ACCESS_CHECK_S)  # a period, not a synchronisation
-            if self.store.closed:  # nothing left to check against (its owner closed it first)
+            if self.store.closed or self._closing:  # nothing left to check, or closing
                 return
             try:
                 await self.check_access()
@@ -189,7 +193,7 @@ class LocalExecutor:
             return
         # Taken before the query: a lane launched while it runs is of a bot not asked about.
         keys = {c.bot_name for c in conns} | referee.bots.keys() | names
-        access = await asyncio.wait_for(
+        access = await within(
             self.store.run(Store.bot_access, sorted(names)), ACCESS_QUERY_TIMEOUT_S
         )
         for key in keys:
@@ -289,6 +293,7 @@ class LocalExecutor:
         return with_log_excerpts(result, self.referee.bots, lane), self.node
 
     async def close(self) -> None:
+        self._closing = True
         if self._access_watch is not None:
             self._access_watch.cancel()
             await asyncio.gather(self._access_watch, return_exceptions=True)

@@ -40,6 +40,7 @@ import ray
 from ray.exceptions import RayError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from arena.deadlines import within
 from arena.referee.lanes import IDLE_STOP_S
 from arena.referee.launcher import ResourceLimits
 from arena.referee.match import Limits
@@ -460,7 +461,7 @@ class RayExecutor:
         return worker
 
     async def _start_worker(self, worker: _Worker) -> None:
-        await asyncio.wait_for(worker.actor.start.remote(self._specs), START_TIMEOUT_S)
+        await within(worker.actor.start.remote(self._specs), START_TIMEOUT_S)
 
     # -- play
 
@@ -520,7 +521,7 @@ class RayExecutor:
         a node that does not answer ends them when idle."""
         await asyncio.gather(
             *(
-                asyncio.wait_for(w.actor.retire.remote(list(names)), CLOSE_TIMEOUT_S)
+                within(w.actor.retire.remote(list(names)), CLOSE_TIMEOUT_S)
                 for w in list(self.workers)
             ),
             return_exceptions=True,
@@ -544,7 +545,7 @@ class RayExecutor:
         await asyncio.gather(*self._background, return_exceptions=True)
         workers, self.workers = self.workers, []
         if workers:
-            closing = [asyncio.wait_for(w.actor.close.remote(), CLOSE_TIMEOUT_S) for w in workers]
+            closing = [within(w.actor.close.remote(), CLOSE_TIMEOUT_S) for w in workers]
             for worker, outcome in zip(
                 workers, await asyncio.gather(*closing, return_exceptions=True)
             ):

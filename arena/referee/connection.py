@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import grpc
 
+from arena.deadlines import within
 from arena.results import DISCONNECT, MALFORMED, UNKNOWN_REQUEST
 
 from . import wire
@@ -124,7 +125,7 @@ class BotConnection(Transport):
             raise ConnectionClosed(self.close_reason)
         slots = self._slots
         if slots.locked():
-            await asyncio.wait_for(slots.acquire(), slot_wait_s)
+            await within(slots.acquire(), slot_wait_s)
         else:
             await slots.acquire()
         rid = next(self._ids)
@@ -262,6 +263,6 @@ class BotDirectory:
                 return self.get(name)
 
         try:
-            return await asyncio.wait_for(wait(), timeout_s)
+            return await within(wait(), timeout_s)
         except TimeoutError:
             return None

@@ -88,6 +88,7 @@ class LanePool:
         self._ended: set[str] = set()  # lane keys ended by the pool (idle, retired)
         self.retired: set[str] = set()  # bots that may no longer be seated here
         self._watch: asyncio.Task | None = None
+        self._closing = False  # close() began: the idle watch ends
         self._background: set[asyncio.Task] = set()
 
     def lane(self, rotation: int) -> int:
@@ -100,6 +101,7 @@ class LanePool:
             self._watch = asyncio.ensure_future(self._watch_idle())
 
     async def close(self) -> None:
+        self._closing = True
         tasks = [t for t in (self._watch, *self._background) if t is not None]
         for task in tasks:
             task.cancel()
@@ -207,8 +209,12 @@ class LanePool:
 
     async def _watch_idle(self) -> None:
         period = max(0.05, min(1.0, self.idle_stop_s / 4))
-        while True:
+        # Ended by close(): cancelled, and told by the flag too (a cancellation lost deeper
+        # down, arena.deadlines, must not keep close() waiting for ever).
+        while not self._closing:
             await asyncio.sleep(period)  # a period, not a synchronisation
+            if self._closing:
+                return
             try:
                 await self.stop_idle()
             except Exception:  # the watch must go on: idle lanes would hold memory forever

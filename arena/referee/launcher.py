@@ -39,6 +39,7 @@ from pathlib import Path
 
 from arena import botcommand
 from arena.botcommand import MANIFEST, BotCommand, BotCommandError  # noqa: F401 (re-exported)
+from arena.deadlines import within
 
 from . import cgroups, sandbox, seccomp, workdir
 
@@ -361,14 +362,14 @@ class BotProcess:
             self.group.set_deciding(True)
         self._terminate()
         try:
-            await asyncio.wait_for(self.proc.wait(), grace_s)
+            await within(self.proc.wait(), grace_s)
         except TimeoutError:
             # The guard kills the sandbox (or the group) and reaps all of it before it exits: a
             # SIGKILL of bubblewrap while it builds the sandbox would leave the sandbox running.
             if self.proc.returncode is None:
                 _signal(self.proc.pid, signal.SIGTERM)
             try:
-                await asyncio.wait_for(self.proc.wait(), GUARD_EXIT_S)
+                await within(self.proc.wait(), GUARD_EXIT_S)
             except TimeoutError:
                 pass
         # Kill the group even if the guard is gone (or stuck): its children may still be in it.

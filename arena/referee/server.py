@@ -21,6 +21,7 @@ from typing import Any, Awaitable, Callable, NoReturn, Sequence
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from arena.deadlines import within
 from arena.games.base import Event, State
 from arena.results import MALFORMED, MatchResult
 from arena.tokens import hash_token
@@ -235,7 +236,7 @@ class RefereeServicer:
 
     async def _play(self, peer: str, context: grpc.aio.ServicerContext) -> None:
         try:
-            first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
+            first = await within(context.read(), HELLO_TIMEOUT_S)
         except TimeoutError:
             await _abort(
                 context,
