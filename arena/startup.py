@@ -97,12 +97,22 @@ def configure_logging(level: int = logging.INFO, interval_s: float = 10.0) -> Re
 DUMP_SIGNAL = signal.SIGUSR1
 
 
-def dump_stacks_on_signal(sig: signal.Signals = DUMP_SIGNAL) -> None:
+def dump_stacks_on_signal(sig: signal.Signals = DUMP_SIGNAL) -> bool:
     """On `sig` (`kill -USR1 PID`), write to stderr where the process is: every thread's
     Python stack (faulthandler, from the signal handler itself, so even a thread stuck in C
     answers), then the stack of every task of the event loop running in the main thread (what
     each await waits for, which a thread's stack does not show). For a process that hangs: the
-    tests send it before they kill one (tests/cli.py). Main thread only."""
+    tests send it before they kill one (tests/cli.py). Whether it was set: only from the main
+    thread, with a stderr that is a real file (not a test runner's capture), and not over a
+    handler someone else set."""
+    try:
+        stderr_fd = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        return False
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    if signal.getsignal(sig) not in (signal.SIG_DFL, None):
+        return False
 
     def dump_tasks(signum, frame) -> None:
         loop = asyncio._get_running_loop()  # the main thread's, if one runs there
@@ -121,4 +131,5 @@ def dump_stacks_on_signal(sig: signal.Signals = DUMP_SIGNAL) -> None:
     signal.signal(sig, dump_tasks)
     # Chained: faulthandler dumps the threads at once, then Python's own handler runs the task
     # dump above between two bytecodes of the main thread.
-    faulthandler.register(sig, file=sys.stderr, all_threads=True, chain=True)
+    faulthandler.register(sig, file=stderr_fd, all_threads=True, chain=True)
+    return True

@@ -1,10 +1,13 @@
-"""Unit tests of arena.startup: the descriptor limit and the repeat-limited logging."""
+"""Unit tests of arena.startup: the descriptor limit, the repeat-limited logging and the stack
+dump on SIGUSR1."""
 
 import logging
 import subprocess
 import sys
 
 from arena.startup import RepeatLimiter, limit_repeats
+from tests.cli import ROOT, dump_stacks_and_kill
+from tests.timing import scaled
 
 
 class Clock:
@@ -108,3 +111,39 @@ def test_the_limiter_goes_on_the_last_resort_once(monkeypatch):
     limit_repeats()
     limit_repeats()
     assert [type(f) for f in last_resort.filters] == [RepeatLimiter]
+
+
+def test_sigusr1_writes_every_threads_and_tasks_stack_to_stderr(tmp_path):
+    """A process that seems stuck says where it is (arena.startup.dump_stacks_on_signal, set
+    by the CLI's entry): its threads' stacks and its asyncio tasks', named, on stderr."""
+    script = tmp_path / "stuck.py"
+    script.write_text(
+        "import asyncio\n"
+        "from arena.startup import dump_stacks_on_signal\n"
+        "assert dump_stacks_on_signal()\n"
+        "async def waiting_for_godot():\n"
+        "    await asyncio.Event().wait()\n"
+        "async def main():\n"
+        "    task = asyncio.ensure_future(waiting_for_godot())\n"
+        "    await asyncio.sleep(0)\n"
+        "    print('ready', flush=True)\n"
+        "    await task\n"
+        "asyncio.run(main())\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, str(script)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "ready\n"
+        _, stderr = dump_stacks_and_kill(proc, wait_s=scaled(1))
+    finally:
+        proc.kill()
+        proc.wait()
+    assert "most recent call first" in stderr  # faulthandler's thread dump
+    assert "asyncio tasks ---" in stderr
+    assert "waiting_for_godot" in stderr and "asyncio.Event().wait()" in stderr, stderr
