@@ -98,6 +98,7 @@ class LanePool:
     def start(self) -> None:
         """Begin ending idle lanes (idle_stop_s 0: never)."""
         if self._watch is None and self.idle_stop_s > 0:
+            self._closing = False
             self._watch = asyncio.ensure_future(self._watch_idle())
 
     async def close(self) -> None:
