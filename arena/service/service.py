@@ -4,7 +4,7 @@ the web server and the loops that carry out what the scheduler (scheduler.py) de
 For each configured open ladder it keeps up to `concurrency` duplicate sets in flight among the
 ladder's available bots (registered, not suspended, and for remote bots connected), at tables
 the scheduler chooses, each set one seed with the seats rotated. Results are stored and rated as
-in ladders (by default each set as one result: see arena/ladder/ratings.py). A bot the fault
+in ladders (by default each set as one result: see arena/ratings.py). A bot the fault
 policy condemns is suspended with a reason its owner can read (and an organiser can reinstate
 it). SIGTERM or Ctrl-C stops it gracefully: no new matches, matches in flight get `grace_s` to
 finish, the rest are recorded as abandoned (never rated), then bots, referee and web server are
@@ -23,9 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from arena.ladder import lease, remote
 from arena.ladder.executors import RunSettings
-from arena.ladder.ratings import DEFAULT_RATING_MODE
-from arena.ladder.rules import STANDARD_RULES
 from arena.ladder.runner import InfrastructureError, MatchExecutor
+from arena.ratings import DEFAULT_RATING_MODE, Rater
 from arena.stopsignals import on_stop_signals
 from arena.store import (
     DEFAULT_UPLOADS_PER_DAY,
@@ -249,9 +248,7 @@ class ArenaService:
     async def _ladder_loop(self, ladder: Ladder) -> None:
         name = ladder.name
         self._in_flight[name] = set()
-        self.scheduler.open_ladder(
-            name, STANDARD_RULES.rater(ladder.settings), self._specs[name].members
-        )
+        self.scheduler.open_ladder(name, Rater(ladder.rating_params), self._specs[name].members)
         await self._resume(ladder)
         while not self._stopping.is_set():
             step = self.scheduler.next_step(len(self._in_flight[name]))
