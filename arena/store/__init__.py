@@ -47,10 +47,9 @@ from arena.results import (
 
 from .aio import AsyncStore
 from .errors import (
-    BadManifest,
-    CommandNotFound,
     DatabaseDamaged,
     DuplicateBot,
+    InvalidBotCommand,
     InvalidBotName,
     InvalidLadderName,
     LadderBusy,
@@ -92,8 +91,6 @@ from .registry import (
     parse_bot_spec,
     pick_version,
     playing_versions,
-    read_manifest,
-    resolve_command,
     version_name,
 )
 from .schema import (
@@ -141,16 +138,15 @@ __all__ = [
     "playing_versions",
     "version_name",
     "AsyncStore",
-    "BadManifest",
     "Bot",
     "BotAccess",
     "COMPLETED",
-    "CommandNotFound",
     "DEFAULT_PATH",
     "DatabaseDamaged",
     "DuplicateBot",
     "FINISHED",
     "INFRA_FAILED",
+    "InvalidBotCommand",
     "InvalidBotName",
     "InvalidLadderName",
     "Ladder",
@@ -192,6 +188,4 @@ __all__ = [
     "encode_replay",
     "log_excerpt",
     "FAULT_LOG_BYTES",
-    "read_manifest",
-    "resolve_command",
 ]
