@@ -19,7 +19,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.ladder import lease, remote
 from arena.ladder.executors import RunSettings
@@ -38,13 +38,11 @@ from arena.store import (
     playing_versions,
 )
 from arena.store.registry import VERIFYING
+from arena.submissions.archive import Limits as UploadLimits
 
 from .scheduler import Scheduler, SchedulerSettings, Step
 from .tables import FaultPolicy
 from .verification import VerificationSettings, Verifier
-
-if TYPE_CHECKING:
-    from arena.submissions.archive import Limits as UploadLimits
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +76,7 @@ class ServiceSettings:
     max_matches: int | None = None  # stop after this many (tests, demos); None = until stopped
     seed: int | None = None
     rating_mode: str = DEFAULT_RATING_MODE  # of a new ladder; an existing one keeps its own
-    upload_limits: "UploadLimits | None" = None  # of submitted archives (None: the defaults)
+    upload_limits: UploadLimits | None = None  # of submitted archives (None: the defaults)
     # Uploads a bot may have in 24 hours; None: the store's setting (the last one given), else
     # arena.store.DEFAULT_UPLOADS_PER_DAY. A value given is stored for later starts.
     uploads_per_day: int | None = None
@@ -439,6 +437,19 @@ class ArenaService:
         return self.scheduler.available(ladder.name, await self._db.run(Store.list_bots), connected)
 
     # ------------------------------------------------------------ for the web server
+    # (the admin and owners' APIs ask for these: backends.py)
+
+    @property
+    def admin_key(self) -> str | None:
+        return self.settings.admin_key
+
+    @property
+    def db(self) -> Path:
+        return self.settings.db
+
+    @property
+    def upload_limits(self) -> UploadLimits:
+        return self.settings.upload_limits or UploadLimits()
 
     async def check_access(self) -> None:
         """End the streams of bots revoked just now (the admin API calls it after a change,

@@ -18,7 +18,7 @@ import asyncio
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request
 from pydantic import BaseModel, Field
@@ -38,10 +38,8 @@ from arena.store.registry import VERIFYING
 from arena.store.snapshots import snapshot_root
 from arena.submissions.archive import Limits, SubmissionRefused, size_text, unpack
 
+from .backends import UploadBackend
 from .owners import require_owner
-
-if TYPE_CHECKING:
-    from .service import ArenaService
 
 
 class UploadedVersion(BaseModel):
@@ -110,7 +108,7 @@ def unpack_upload(archive: Path, dest: Path, limits: Limits) -> str:
     return unpacked.digest
 
 
-def submissions_router(service: "ArenaService") -> APIRouter:
+def submissions_router(service: UploadBackend) -> APIRouter:
     router = APIRouter(prefix="/api/bots", tags=["owners"])
 
     def store():
@@ -139,13 +137,13 @@ def submissions_router(service: "ArenaService") -> APIRouter:
             )
         family = await owner(name, x_owner_key)
         per_day = service.uploads_per_day
-        limits = service.settings.upload_limits or Limits()
+        limits = service.upload_limits
         try:  # before anything is written
             await store().run(Store.check_upload_allowed, family, per_day)
         except UploadLimitReached as err:
             await discard_body(request, limits.archive_bytes)
             raise too_many(err) from None
-        root = snapshot_root(service.settings.db) / family
+        root = snapshot_root(service.db) / family
         root.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=".upload-", dir=root))
         try:

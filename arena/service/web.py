@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from arena.store import Store, StoreError, UnknownBot
 
+from .backends import AdminBackend
 from .submissions import submissions_router
 
 if TYPE_CHECKING:
@@ -51,11 +52,11 @@ class BotStatus(BaseModel):
     reason: str | None = None
 
 
-def admin_router(service: "ArenaService") -> APIRouter:
+def admin_router(service: AdminBackend) -> APIRouter:
     router = APIRouter(prefix="/api/admin", tags=["admin"])
 
     def check_key(x_admin_key: str | None = Header(None)) -> None:
-        expected = service.settings.admin_key
+        expected = service.admin_key
         if not expected:
             raise HTTPException(
                 403,
