@@ -1,11 +1,12 @@
-"""What the service's routers ask of it: each router (the admin API in web.py, the owners' API
-in submissions.py) is given an object with just these members, not the whole ArenaService.
-ArenaService has them all; a test gives a router a small object of its own."""
+"""What the service's web side asks of it: each router (the admin API in web.py, the owners' API
+in submissions.py) and the web server (web.py) is given an object with just these members, not
+the whole ArenaService. ArenaService has them all; a test gives a router a small object of its
+own. (So web.py needs nothing of service.py, which starts it.)"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from arena.store import AsyncStore
 from arena.submissions.archive import Limits
@@ -45,3 +46,10 @@ class UploadBackend(StoreBackend, Protocol):
 
     def verify_later(self, name: str) -> None:
         """Verify the submitted version `name` in the background."""
+
+
+class WebBackend(AdminBackend, UploadBackend, Protocol):
+    """What the service's web server asks of it: both APIs' members, and the replay so far of
+    a match it is playing (the web app's LiveSource, arena/web/site.py)."""
+
+    def live_replay(self, ladder: str, index: int) -> dict[str, Any] | None: ...

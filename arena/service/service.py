@@ -237,7 +237,7 @@ class ArenaService:
     async def _start_web(self):
         from .web import WebServer
 
-        web = WebServer(self)
+        web = WebServer(self, self.settings.web_host, self.settings.web_port)
         await web.start()
         return web
 
