@@ -13,7 +13,6 @@ import json
 import sqlite3
 from typing import Any, Callable, Mapping, Sequence
 
-from arena.games import ConfigError, make_game
 from arena.ratings import DEFAULT_RATING_MODE, RATING_MODES, Rater, RatingParams
 from arena.schedule import (
     DEFAULT_MAX_FULL_TABLES,
@@ -66,6 +65,9 @@ def _differences(wanted: Mapping[str, Any], have: Mapping[str, Any]) -> list[str
 
 def _resolve_game(game: str, table_size: int, options: Mapping[str, Any]) -> dict[str, Any]:
     """The game's full option set (defaults filled in), or LadderError saying what is wrong."""
+    # Here: the engines are a few ms of `arena rankings`, which never writes a ladder.
+    from arena.games import ConfigError, make_game
+
     try:
         return dict(make_game(game, table_size, **dict(options)).config()["options"])
     except ConfigError as exc:

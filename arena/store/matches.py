@@ -61,7 +61,7 @@ def log_excerpt(text: str) -> str:
 def encode_replay(result: MatchResult) -> str:
     """The compact JSON replay stored with a match: arena.replay's format without the per-seat
     views (they are recomputed from config, seed and moves)."""
-    from arena import replay
+    from arena import replay  # here: with the engines, a few ms of `arena rankings`, which reads
 
     return json.dumps(replay.to_dict(result, with_views=False), separators=(",", ":"))
 
@@ -124,7 +124,7 @@ class Matches(Ladders):
         """Mark a runnable match running on `node` and count the attempt. The match returned
         holds what its bots are given: the attempt's opaque id (`match_key`, new each attempt)
         and each seat's bot seed (arena.seeds, from the store's private key)."""
-        from arena import seeds
+        from arena import seeds  # here: hmac and hashlib (OpenSSL) are ms of a reading command
 
         info = self._info(ladder)
         with self._write() as conn:
