@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 from arena.botcommand import SCRIPT_SUFFIXES
 from arena.games.base import Game
 from arena.ladder.executors import RunSettings
-from arena.ladder.ratings import SETTLED_CONFIDENCE
+from arena.ratings import SETTLED_CONFIDENCE
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits

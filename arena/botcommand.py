@@ -1,11 +1,28 @@
-"""A bot's command: parsing and checking a command line or a bot directory's manifest.
+"""A bot's command and its manifest, `arena-bot.toml`: parsed and checked in one place.
 
-One place for the rules, used by the registry (which checks a bot when it is added) and by the
-launcher (which runs it). A bot is either a command line (`python example_bots/random_bot.py`,
-paths relative to the directory it was given in) or a directory holding `arena-bot.toml` with
-`command = "..."`, or an uploaded bot's `runtime = ...` and `command = [...]`
-(arena.submissions.manifest), run inside that directory. `python` and `python3` mean the
+Used by the registry (which checks a bot when it is added), by the owners' API (which checks an
+upload) and by the launcher (which runs a bot). A bot is either a command line
+(`python example_bots/random_bot.py`, paths relative to the directory it was given in) or a
+directory holding `arena-bot.toml`, run inside that directory. `python` and `python3` mean the
 interpreter that runs Arena, whose environment has the SDK, whatever is on PATH.
+
+The manifest has two forms. An upload's (docs/submit.md), read and checked in full:
+
+    name = "mybot"            # optional, informative
+    game = "balloon"          # optional: the game (or a list of games) the bot plays
+    runtime = "python"        # required: "python" (the server's Python with arena_sdk) or "node"
+    command = ["bot.py"]      # required: the program and its arguments, relative to the bot dir
+
+The program is a file inside the bot's folder; the arguments after it reach the bot exactly as
+written. Nothing of the command is looked up on the server beyond the bot's own folder: a bot
+runs in its folder (its working directory), so `data/weights.bin` names its own file, and an
+argument such as `/etc/passwd` or `../arena.db` is passed on as that text, whether or not such a
+path exists here (the sandbox shows the bot nothing of the server's files anyway). Were
+arguments resolved on the server, what a failed verification's log prints would tell the
+uploader which of the server's paths exist.
+
+A directory the organiser registers (`arena bot add --dir`) may use that form too, or the older
+`command = "python3 bot.py"` (a command line, checked as one), which an upload refuses.
 """
 
 from __future__ import annotations
@@ -17,11 +34,17 @@ import shutil
 import sys
 import tomllib
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from arena.games import game_names
 
 MANIFEST = "arena-bot.toml"
 PYTHON_NAMES = ("python", "python3")
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh", ".jar", ".pl", ".lua")
+RUNTIMES = {"python": "python", "node": "node"}  # an upload's runtime -> the program it runs
+KEYS = ("name", "game", "runtime", "command")  # an upload's manifest's keys
+EXAMPLE = 'runtime = "python"\ncommand = ["bot.py"]'
 
 
 class BotCommandError(ValueError):
@@ -42,58 +65,179 @@ class BotCommand:
     cwd: Path | None  # a manifest bot runs in its own directory; None = a fresh work directory
 
 
-def read_manifest(directory: str | os.PathLike[str]) -> str:
-    """The command of the bot in `directory`, from its arena-bot.toml (`command = "..."`)."""
-    manifest = _load_manifest(directory)
-    if _uploaded_form(manifest):
-        return _uploaded_manifest(manifest, directory).command_line()
+@dataclass(frozen=True)
+class Manifest:
+    """A bot directory's arena-bot.toml, read and checked. An upload's form has a `runtime` and
+    `command`, the program and its arguments; the organiser's older form has only `line`, its
+    command line."""
+
+    runtime: str | None  # None: the organiser's `command = "..."` (in `line`)
+    command: tuple[str, ...] = ()  # the program (a file in the bot's folder) and its arguments
+    name: str | None = None
+    games: tuple[str, ...] = ()  # empty: not said
+    line: str = ""  # the organiser's form: the command line as written
+
+    def command_line(self) -> str:
+        """The bot's command as a command line (`python bot.py --fast`): what the registry
+        stores, and checks that it runs inside the bot's folder."""
+        if self.runtime is None:
+            return self.line
+        return shlex.join([RUNTIMES[self.runtime], *self.command])
+
+    def launch_command(self, bot_dir: str | os.PathLike[str]) -> list[str]:
+        """The argv that runs the bot from inside `bot_dir`. An upload's form: the runtime
+        (`python` is the interpreter that runs Arena, with the SDK), the program's path inside
+        `bot_dir` (checked there by read_manifest), then the arguments as written, untouched,
+        never looked up on this machine. The organiser's: its command line made runnable as
+        any command line is (`runnable`)."""
+        if self.runtime is None:
+            return runnable(self.line, bot_dir)
+        runtime = sys.executable if self.runtime == "python" else RUNTIMES[self.runtime]
+        program = os.path.normpath(os.path.join(os.path.abspath(bot_dir), self.command[0]))
+        return [runtime, program, *self.command[1:]]
+
+
+def read_manifest(directory: str | os.PathLike[str], *, upload: bool = False) -> Manifest:
+    """Read and check `arena-bot.toml` in `directory`; BadManifest says what is wrong. An upload
+    (`upload`) must use the upload's form, and its messages name no path of this machine; a
+    directory the organiser registers may use either form."""
+    if upload:
+        return _upload_manifest(_load_manifest(directory, upload=True), Path(directory))
+    manifest = _load_manifest(directory, upload=False)
+    if "runtime" in manifest or isinstance(manifest.get("command"), list):
+        try:
+            return _upload_manifest(manifest, Path(directory))
+        except BadManifest as exc:
+            raise BadManifest(f"{directory}: {exc}") from None
     command = manifest.get("command")
     if not isinstance(command, str) or not command.strip():
         raise BadManifest(
             f"{Path(directory) / MANIFEST} has no command; add a line such as "
             'command = "python3 bot.py"'
         )
-    return command
+    return Manifest(None, line=command)
 
 
 def directory_argv(directory: str | os.PathLike[str]) -> list[str]:
-    """The checked argv that runs the bot in `directory` from inside it. An uploaded bot's
-    manifest (`runtime = ...`) gives its arguments as written, never looked up on this machine
-    (arena.submissions.manifest); an organiser's `command = "..."` is made runnable as a
-    command line is (`runnable`)."""
-    manifest = _load_manifest(directory)
-    if _uploaded_form(manifest):
-        return _uploaded_manifest(manifest, directory).launch_command(directory)
-    return runnable(read_manifest(directory), directory)
+    """The checked argv that runs the bot in `directory` from inside it."""
+    return read_manifest(directory).launch_command(directory)
 
 
-def _load_manifest(directory: str | os.PathLike[str]) -> dict:
+def _load_manifest(directory: str | os.PathLike[str], upload: bool) -> dict[str, Any]:
     path = Path(directory) / MANIFEST
-    if not Path(directory).is_dir():
+    if upload:
+        if not path.is_file():
+            raise BadManifest(
+                f"the bot has no {MANIFEST} at the top of its folder; create one, for "
+                f"example:\n{EXAMPLE}"
+            )
+    elif not Path(directory).is_dir():
         raise BadManifest(f"bot directory {directory} does not exist")
-    if not path.is_file():
+    elif not path.is_file():
         raise BadManifest(
             f"{directory} has no {MANIFEST}; create one with a line such as "
             'command = "python3 bot.py"'
         )
+    where = MANIFEST if upload else str(path)
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise BadManifest(f"{path} is not valid TOML ({exc}); fix it") from None
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise BadManifest(f"{where} is not UTF-8 text; save it as UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:  # its message says the line and column
+        raise BadManifest(f"{where} is not valid TOML: {exc}; fix it") from None
 
 
-def _uploaded_form(manifest: dict) -> bool:
-    return "runtime" in manifest or isinstance(manifest.get("command"), list)
+def _upload_manifest(data: dict[str, Any], bot_dir: Path) -> Manifest:
+    """A manifest's TOML table in the upload's form, checked against the bot's folder."""
+    unknown = sorted(set(data) - set(KEYS))
+    if unknown:
+        raise BadManifest(
+            f"{MANIFEST} has unknown keys: {', '.join(unknown)}; the keys are {', '.join(KEYS)}"
+        )
+    runtime = data.get("runtime")
+    if runtime is None:
+        raise BadManifest(
+            f'{MANIFEST} says no runtime; add one: runtime = "python" or runtime = "node"'
+        )
+    if runtime not in RUNTIMES:
+        raise BadManifest(
+            f"{MANIFEST} has runtime = {runtime!r}, which Arena does not know; the runtimes are "
+            f"{', '.join(RUNTIMES)}"
+        )
+    if runtime == "node" and shutil.which("node") is None:
+        raise BadManifest(
+            'this server has no Node.js runtime; submit a Python bot (runtime = "python"), or '
+            "ask the organiser to install Node.js"
+        )
+    command = _upload_command(data.get("command"), bot_dir)
+    name = data.get("name")
+    if name is not None and not isinstance(name, str):
+        raise BadManifest(f'{MANIFEST}: name is text, such as name = "mybot"')
+    return Manifest(runtime, command, name, _games(data.get("game")))
 
 
-def _uploaded_manifest(manifest: dict, directory: str | os.PathLike[str]):
-    from arena.submissions.manifest import SubmissionRefused, parse_manifest
+def _upload_command(command: object, bot_dir: Path) -> tuple[str, ...]:
+    if isinstance(command, str):
+        raise BadManifest(
+            f"{MANIFEST}: command is a list, the program and its arguments, with the runtime "
+            f'beside it, for example:\n{EXAMPLE}\n(command = "python3 bot.py" is the form of '
+            "bots the organiser registers, not of uploads)"
+        )
+    if (
+        not isinstance(command, list)
+        or not command
+        or not all(isinstance(a, str) and a for a in command)
+    ):
+        raise BadManifest(
+            f"{MANIFEST}: command is a list of non-empty strings, the program (a file in the "
+            f'bot\'s folder) then its arguments, such as command = ["bot.py", "--fast"]'
+        )
+    if any("\x00" in a for a in command):
+        raise BadManifest(
+            f"{MANIFEST}: the command holds a NUL character (\\u0000), which no program's "
+            "arguments can; remove it"
+        )
+    program = command[0]
+    parts = PurePosixPath(program).parts
+    inside = bot_dir.resolve()
+    if PurePosixPath(program).is_absolute() or ".." in parts:
+        raise BadManifest(
+            f"{MANIFEST}: the program {program!r} leaves the bot's folder; give its path inside "
+            'the folder, such as command = ["bot.py"]'
+        )
+    target = (bot_dir / program).resolve()
+    if not target.is_relative_to(inside):
+        raise BadManifest(f"{MANIFEST}: the program {program!r} leaves the bot's folder")
+    if not _is_file(target):
+        raise BadManifest(
+            f"{MANIFEST}: the program {program!r} is not in the bot's folder; check its name "
+            "and path, which are relative to the folder that holds arena-bot.toml"
+        )
+    return tuple(command)
 
+
+def _is_file(path: Path) -> bool:
     try:
-        return parse_manifest(manifest, Path(directory))
-    except SubmissionRefused as exc:
-        raise BadManifest(f"{directory}: {exc}") from None
+        return path.is_file()
+    except OSError:  # a name too long for the file system: no file of the bot has it
+        return False
+
+
+def _games(game: object) -> tuple[str, ...]:
+    if game is None:
+        return ()
+    games = [game] if isinstance(game, str) else game
+    if not isinstance(games, list) or not all(isinstance(g, str) for g in games):
+        raise BadManifest(
+            f'{MANIFEST}: game is a game\'s name or a list of them, such as game = "balloon"'
+        )
+    known = game_names()
+    for g in games:
+        if g not in known:
+            raise BadManifest(
+                f"{MANIFEST}: there is no game {g!r} here; the games are {', '.join(known)}"
+            )
+    return tuple(games)
 
 
 def check_command(command: str, cwd: str | os.PathLike[str]) -> list[str]:

@@ -296,7 +296,7 @@ def concurrency_option(help: str = "Matches played at once.") -> Callable[[Any],
 
 def rating_mode_option(help: str, default: str | None = None) -> Callable[[Any], Any]:
     """--rating-mode: how a new ladder is rated (an existing one keeps its own)."""
-    from arena.ladder.ratings import RATING_MODES
+    from arena.ratings import RATING_MODES
 
     return click.option(
         "--rating-mode",

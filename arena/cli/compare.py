@@ -119,6 +119,7 @@ def compare_cmd(
     asked for (docs/compare.md)."""
     from arena.compare.runner import CompareSettings, outcome_json, run_comparison
     from arena.ladder.runner import ExecutorSetupError
+    from arena.schedule import random_seed
     from arena.store import UnknownLadder
 
     the_game = build_game(game, table_size, variant)
@@ -138,7 +139,7 @@ def compare_cmd(
             try:
                 seed = store.get_ladder(name).seed
             except UnknownLadder:
-                seed = store.rules.random_seed()
+                seed = random_seed()
     if new_bot == base_bot:
         raise click.UsageError(
             f"NEW and BASE are the same bot ({new_bot}); compare two bots or "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from arena.ladder.ratings import DEFAULT_RATING_MODE
+from arena.ratings import DEFAULT_RATING_MODE
 
 from .common import (
     build_game,

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from arena.ladder.ratings import SETTLED_CONFIDENCE
+from arena.ratings import SETTLED_CONFIDENCE
 
 from .common import db_option, open_store
 

@@ -12,8 +12,8 @@ from typing import Mapping
 import click
 
 from arena.games import ConfigError, make_game
-from arena.ladder.ratings import DEFAULT_RATING_MODE
 from arena.ladder.runner import ExecutorSetupError
+from arena.ratings import DEFAULT_RATING_MODE
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
 from arena.startup import configure_logging
 from arena.store import DEFAULT_UPLOADS_PER_DAY

@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass
 from typing import Generic, Iterator, Sequence, TypeVar, cast
 
-from arena.ladder.schedule import SEED_BOUND, rotate
+from arena.schedule import SEED_BOUND, rotate
 
 B = TypeVar("B")
 NEW = "new"

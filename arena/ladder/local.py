@@ -326,6 +326,6 @@ def is_manifest_bot(bot: Bot) -> bool:
     if not bot.directory or not bot.command:
         return False
     try:
-        return botcommand.read_manifest(bot.directory) == bot.command
+        return botcommand.read_manifest(bot.directory).command_line() == bot.command
     except botcommand.BotCommandError:
         return False

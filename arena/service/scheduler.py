@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Callable, Iterable, Protocol, Sequence
 
-from arena.ladder.ratings import Rater
-from arena.ladder.schedule import SEED_BOUND
+from arena.ratings import Rater
+from arena.schedule import SEED_BOUND
 from arena.store import Bot, playing_versions
 
 from .tables import Candidate, FaultPolicy, choose_table

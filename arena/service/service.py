@@ -4,7 +4,7 @@ the web server and the loops that carry out what the scheduler (scheduler.py) de
 For each configured open ladder it keeps up to `concurrency` duplicate sets in flight among the
 ladder's available bots (registered, not suspended, and for remote bots connected), at tables
 the scheduler chooses, each set one seed with the seats rotated. Results are stored and rated as
-in ladders (by default each set as one result: see arena/ladder/ratings.py). A bot the fault
+in ladders (by default each set as one result: see arena/ratings.py). A bot the fault
 policy condemns is suspended with a reason its owner can read (and an organiser can reinstate
 it). SIGTERM or Ctrl-C stops it gracefully: no new matches, matches in flight get `grace_s` to
 finish, the rest are recorded as abandoned (never rated), then bots, referee and web server are
@@ -19,13 +19,12 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.ladder import lease, remote
 from arena.ladder.executors import RunSettings
-from arena.ladder.ratings import DEFAULT_RATING_MODE
-from arena.ladder.rules import STANDARD_RULES
 from arena.ladder.runner import InfrastructureError, MatchExecutor
+from arena.ratings import DEFAULT_RATING_MODE, Rater
 from arena.stopsignals import on_stop_signals
 from arena.store import (
     DEFAULT_UPLOADS_PER_DAY,
@@ -39,13 +38,11 @@ from arena.store import (
     playing_versions,
 )
 from arena.store.registry import VERIFYING
+from arena.submissions.archive import Limits as UploadLimits
 
 from .scheduler import Scheduler, SchedulerSettings, Step
 from .tables import FaultPolicy
 from .verification import VerificationSettings, Verifier
-
-if TYPE_CHECKING:
-    from arena.submissions.archive import Limits as UploadLimits
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +76,7 @@ class ServiceSettings:
     max_matches: int | None = None  # stop after this many (tests, demos); None = until stopped
     seed: int | None = None
     rating_mode: str = DEFAULT_RATING_MODE  # of a new ladder; an existing one keeps its own
-    upload_limits: "UploadLimits | None" = None  # of submitted archives (None: the defaults)
+    upload_limits: UploadLimits | None = None  # of submitted archives (None: the defaults)
     # Uploads a bot may have in 24 hours; None: the store's setting (the last one given), else
     # arena.store.DEFAULT_UPLOADS_PER_DAY. A value given is stored for later starts.
     uploads_per_day: int | None = None
@@ -240,7 +237,7 @@ class ArenaService:
     async def _start_web(self):
         from .web import WebServer
 
-        web = WebServer(self)
+        web = WebServer(self, self.settings.web_host, self.settings.web_port)
         await web.start()
         return web
 
@@ -249,9 +246,7 @@ class ArenaService:
     async def _ladder_loop(self, ladder: Ladder) -> None:
         name = ladder.name
         self._in_flight[name] = set()
-        self.scheduler.open_ladder(
-            name, STANDARD_RULES.rater(ladder.settings), self._specs[name].members
-        )
+        self.scheduler.open_ladder(name, Rater(ladder.rating_params), self._specs[name].members)
         await self._resume(ladder)
         while not self._stopping.is_set():
             step = self.scheduler.next_step(len(self._in_flight[name]))
@@ -442,6 +437,19 @@ class ArenaService:
         return self.scheduler.available(ladder.name, await self._db.run(Store.list_bots), connected)
 
     # ------------------------------------------------------------ for the web server
+    # (the admin and owners' APIs ask for these: backends.py)
+
+    @property
+    def admin_key(self) -> str | None:
+        return self.settings.admin_key
+
+    @property
+    def db(self) -> Path:
+        return self.settings.db
+
+    @property
+    def upload_limits(self) -> UploadLimits:
+        return self.settings.upload_limits or UploadLimits()
 
     async def check_access(self) -> None:
         """End the streams of bots revoked just now (the admin API calls it after a change,

@@ -18,11 +18,12 @@ import asyncio
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request
 from pydantic import BaseModel, Field
 
+from arena.botcommand import BadManifest, read_manifest
 from arena.store import (
     DuplicateBot,
     Store,
@@ -30,17 +31,15 @@ from arena.store import (
     UnknownBot,
     UploadLimitReached,
     parse_bot_spec,
+    version_name,
 )
 from arena.store.browse import Queries
 from arena.store.registry import VERIFYING
 from arena.store.snapshots import snapshot_root
+from arena.submissions.archive import Limits, SubmissionRefused, size_text, unpack
 
+from .backends import UploadBackend
 from .owners import require_owner
-
-if TYPE_CHECKING:
-    from arena.submissions.archive import Limits
-
-    from .service import ArenaService
 
 
 class UploadedVersion(BaseModel):
@@ -92,25 +91,24 @@ def too_many(err: UploadLimitReached) -> HTTPException:
 
 
 def _too_big(size: int, limit: int, at_least: bool = False) -> str:
-    from arena.submissions.archive import size_text
-
     return (
         f"the upload is {'over ' if at_least else ''}{size_text(size)}; an archive is at most "
         f"{size_text(limit)}: leave build outputs, data sets and virtual environments out"
     )
 
 
-def unpack_upload(archive: Path, dest: Path, limits: "Limits") -> str:
-    """Unpack and check an upload (in a worker thread): its digest, or SubmissionRefused."""
-    from arena.submissions.archive import unpack
-    from arena.submissions.manifest import read_manifest
-
+def unpack_upload(archive: Path, dest: Path, limits: Limits) -> str:
+    """Unpack and check an upload (in a worker thread): its digest, or SubmissionRefused saying
+    what is wrong with the archive or its arena-bot.toml."""
     unpacked = unpack(archive, dest, limits)
-    read_manifest(dest)  # refused now, with its message, rather than by the registry's copy
+    try:  # refused now, with its message, rather than by the registry's copy
+        read_manifest(dest, upload=True)
+    except BadManifest as exc:
+        raise SubmissionRefused(str(exc)) from exc
     return unpacked.digest
 
 
-def submissions_router(service: "ArenaService") -> APIRouter:
+def submissions_router(service: UploadBackend) -> APIRouter:
     router = APIRouter(prefix="/api/bots", tags=["owners"])
 
     def store():
@@ -133,21 +131,19 @@ def submissions_router(service: "ArenaService") -> APIRouter:
         """Submit a new version of the bot: its archive (.tar.gz, .tar or .zip with an
         arena-bot.toml) as the body, the owner key in X-Owner-Key. It is verified before it
         plays: poll GET /api/bots/{name}/versions/{version} for the verdict."""
-        from arena.submissions.archive import Limits, SubmissionRefused
-
         if "@" in name:
             raise HTTPException(
                 400, f"submit to the bot, {name.partition('@')[0]!r}, not to a version"
             )
         family = await owner(name, x_owner_key)
         per_day = service.uploads_per_day
-        limits = service.settings.upload_limits or Limits()
+        limits = service.upload_limits
         try:  # before anything is written
             await store().run(Store.check_upload_allowed, family, per_day)
         except UploadLimitReached as err:
             await discard_body(request, limits.archive_bytes)
             raise too_many(err) from None
-        root = snapshot_root(service.settings.db) / family
+        root = snapshot_root(service.db) / family
         root.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=".upload-", dir=root))
         try:
@@ -205,8 +201,6 @@ def submissions_router(service: "ArenaService") -> APIRouter:
         name: str, version: int, x_owner_key: str | None = Header(None)
     ) -> dict[str, Any]:
         """The replay of the version's verification match. Owner key only."""
-        from arena.store import version_name
-
         family = await owner(name, x_owner_key)
         replay = await store().run(Store.verification_replay, version_name(family, version))
         if replay is None:

@@ -6,17 +6,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
 from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
 from arena.store import Store, StoreError, UnknownBot
 
+from .backends import AdminBackend, WebBackend
 from .submissions import submissions_router
-
-if TYPE_CHECKING:
-    from .service import ArenaService
 
 
 class NewBot(BaseModel):
@@ -51,11 +49,11 @@ class BotStatus(BaseModel):
     reason: str | None = None
 
 
-def admin_router(service: "ArenaService") -> APIRouter:
+def admin_router(service: AdminBackend) -> APIRouter:
     router = APIRouter(prefix="/api/admin", tags=["admin"])
 
     def check_key(x_admin_key: str | None = Header(None)) -> None:
-        expected = service.settings.admin_key
+        expected = service.admin_key
         if not expected:
             raise HTTPException(
                 403,
@@ -161,20 +159,19 @@ def admin_router(service: "ArenaService") -> APIRouter:
 class WebServer:
     """uvicorn serving the app inside the service's event loop; stopped gracefully."""
 
-    def __init__(self, service: "ArenaService"):
+    def __init__(self, service: WebBackend, host: str = "127.0.0.1", port: int = 8000):
         import uvicorn
 
         from arena.web.app import create_app
 
-        s = service.settings
         # service.live_replay; the admin key opens every bot's log excerpts too
-        self.app: FastAPI = create_app(s.db, live=service, admin_key=s.admin_key or None)
+        self.app: FastAPI = create_app(
+            service.db, live=service, admin_key=service.admin_key or None
+        )
         self.app.include_router(admin_router(service))
         self.app.include_router(submissions_router(service))
         self.app.state.owners_api = True
-        config = uvicorn.Config(
-            self.app, host=s.web_host, port=s.web_port, log_level="warning", lifespan="off"
-        )
+        config = uvicorn.Config(self.app, host=host, port=port, log_level="warning", lifespan="off")
 
         class Server(uvicorn.Server):
             # The service owns the signals (arena.stopsignals). uvicorn (0.29 on) would take

@@ -11,8 +11,9 @@ SQLite through sqlite-utils 4. Schema and decisions: docs/store.md. Each concern
     snapshots.py  the copies of bot directories that versions run from
     leases.py     ladder leases as stored (one run per ladder; arena.ladder.lease decides)
     ladders.py    ladder creation (the schedule written as pending matches), continuous
-                  ladders, and LadderRules: what the store asks of arena.ladder
+                  ladders, comparisons' ladders
     matches.py    the match lifecycle: start, take back, result, infrastructure failure
+    rating.py     rating application: finished matches rated in schedule order
     queries.py    the read queries on a ladder: rankings, progress, rating history
     browse.py     the browsing queries of the web's pages and API (Queries)
     records.py    the dataclasses the store returns;  errors.py  what it raises
@@ -24,8 +25,9 @@ One writer: a `Store` owns one write connection and is used from one thread. `As
 Reads may use their own connection: `Store(path, readonly=True)`.
 
 A match's result, its faults, its replay and the rating updates it unblocks are written in one
-transaction: the rating application is the ladder's (arena.ladder.rules), called by the store
-inside that transaction. The store imports nothing of arena.ladder when it is imported.
+transaction (rating.py). The store owns its SQL; the maths it calls is pure and below it
+(arena/schedule.py, arena/ratings.py). It imports nothing of arena.ladder, which is above it
+(docs/architecture.md, "Layers").
 """
 
 from __future__ import annotations
@@ -45,10 +47,9 @@ from arena.results import (
 
 from .aio import AsyncStore
 from .errors import (
-    BadManifest,
-    CommandNotFound,
     DatabaseDamaged,
     DuplicateBot,
+    InvalidBotCommand,
     InvalidBotName,
     InvalidLadderName,
     LadderBusy,
@@ -65,7 +66,7 @@ from .errors import (
     UnknownLadder,
     describe_error,
 )
-from .ladders import LadderRules, check_ladder_name, standard_rules
+from .ladders import check_ladder_name
 from .leases import Lease, Leases
 from .matches import FAULT_LOG_BYTES, Matches, encode_replay, log_excerpt
 from .queries import RankingQueries
@@ -90,8 +91,6 @@ from .registry import (
     parse_bot_spec,
     pick_version,
     playing_versions,
-    read_manifest,
-    resolve_command,
     version_name,
 )
 from .schema import (
@@ -112,8 +111,7 @@ class Store(Registry, Submissions, Quotas, Leases, RankingQueries, Matches, Stor
     `path` defaults to arena.db in the working directory. `timeout` is how long a write waits for
     another process's lock before StoreLocked. `readonly` opens without writing anything (no
     migration, no WAL switch): for queries alongside a running writer, and for a database in a
-    folder this user may not write to (opened immutable there). `rules` are the ladder rules
-    (None: arena.ladder's, loaded when a ladder is first written or ranked).
+    folder this user may not write to (opened immutable there).
 
     Opening refuses a SQLite file of another application (NotArenaDatabase) before writing
     anything, and a damaged one (DatabaseDamaged, from PRAGMA quick_check on files small enough
@@ -126,9 +124,8 @@ class Store(Registry, Submissions, Quotas, Leases, RankingQueries, Matches, Stor
         *,
         timeout: float = 5.0,
         readonly: bool = False,
-        rules: LadderRules | None = None,
     ):
-        Matches.__init__(self, rules)
+        Matches.__init__(self)
         StoreFile.__init__(self, path, timeout=timeout, readonly=readonly)
 
 
@@ -141,16 +138,15 @@ __all__ = [
     "playing_versions",
     "version_name",
     "AsyncStore",
-    "BadManifest",
     "Bot",
     "BotAccess",
     "COMPLETED",
-    "CommandNotFound",
     "DEFAULT_PATH",
     "DatabaseDamaged",
     "DuplicateBot",
     "FINISHED",
     "INFRA_FAILED",
+    "InvalidBotCommand",
     "InvalidBotName",
     "InvalidLadderName",
     "Ladder",
@@ -159,7 +155,6 @@ __all__ = [
     "LadderInfo",
     "MatchScores",
     "LadderMismatch",
-    "LadderRules",
     "Lease",
     "LeaseLost",
     "MATCH_STATUSES",
@@ -193,7 +188,4 @@ __all__ = [
     "encode_replay",
     "log_excerpt",
     "FAULT_LOG_BYTES",
-    "read_manifest",
-    "resolve_command",
-    "standard_rules",
 ]

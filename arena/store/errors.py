@@ -68,12 +68,9 @@ class UnknownBot(RegistryError):
     pass
 
 
-class CommandNotFound(RegistryError):
-    pass
-
-
-class BadManifest(RegistryError):
-    pass
+class InvalidBotCommand(RegistryError):
+    """A bot whose command or arena-bot.toml cannot run: arena.botcommand's CommandNotFound or
+    BadManifest (its `__cause__`), refused by the registry with its message."""
 
 
 class LadderError(StoreError):

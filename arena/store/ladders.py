@@ -2,16 +2,26 @@
 transaction), resuming or extending it, continuous ladders that bots join and sets are appended
 to, and reading them back.
 
-What a ladder *is* (its schedule, seat rotation, rating system, and the rating of finished
-matches in schedule order) belongs to arena.ladder: the store asks it through `LadderRules`,
-given to the Store or, by default, arena.ladder.rules' (see `standard_rules`).
+The schedule, the seat rotation and the rating system are pure maths the store calls
+(arena/schedule.py, arena/ratings.py); the rating of finished matches in schedule order is the
+store's own (rating.py), inside the transaction that recorded them.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Sequence
+
+from arena.ratings import DEFAULT_RATING_MODE, RATING_MODES, Rater, RatingParams
+from arena.schedule import (
+    DEFAULT_MAX_FULL_TABLES,
+    ScheduledMatch,
+    check_ladder_shape,
+    make_schedule,
+    random_seed,
+    rotate,
+)
 
 from .errors import (
     InvalidLadderName,
@@ -35,67 +45,6 @@ def no_ladder(name: str) -> UnknownLadder:
     return UnknownLadder(f"there is no ladder called {name!r}; see arena ladder list")
 
 
-class ScheduledMatch(Protocol):
-    index: int
-    set_index: int
-    round: int
-    rotation: int
-    seed: int
-    seats: Sequence[int]
-
-
-class Rater(Protocol):
-    def initial(self) -> Any: ...
-
-    def conservative(self, rating: Any) -> float: ...
-
-
-class LadderRules(Protocol):
-    """What the store asks of the ladder (arena.ladder.rules.StandardRules implements it)."""
-
-    rating_modes: tuple[str, ...]
-    default_rating_mode: str
-    default_max_full_tables: int
-    settled_confidence: float  # the default confidence at which a rank is settled
-
-    def check_shape(self, num_bots: int, table_size: int, rounds: int) -> None:
-        """ValueError saying what is wrong with a ladder of this shape."""
-
-    def random_seed(self) -> int: ...
-
-    def schedule(
-        self, bot_ids: list[int], table_size: int, rounds: int, seed: int, max_full_tables: int
-    ) -> Sequence[ScheduledMatch]: ...
-
-    def rotate(self, table: Sequence[str], rotation: int) -> tuple[str, ...]: ...
-
-    def rating_settings(self, params: Any | None) -> dict[str, Any]:
-        """Rating parameters as stored in a ladder's settings (None: the defaults)."""
-
-    def rating_params(self, settings: Mapping[str, Any]) -> Any:
-        """The rating parameters of a ladder with these settings."""
-
-    def rater(self, settings: Mapping[str, Any]) -> Rater: ...
-
-    def apply_ratings(self, conn: sqlite3.Connection, info: LadderInfo) -> tuple[int, ...]:
-        """Rate what is next in schedule order and finished, inside the caller's transaction;
-        the indexes of the matches rated."""
-
-    def compare(
-        self, skills: Sequence[tuple[float, float]], confidence: float
-    ) -> tuple[list[float], list[bool]]:
-        """For a leaderboard's (mu, sigma), best first: P(each is better than the next), and
-        whether each rank is settled at `confidence`."""
-
-
-def standard_rules() -> LadderRules:
-    """arena.ladder's rules, for a Store given none. Imported on first use, not with the store:
-    the ladder imports the store, and a store that only reads bots never needs them."""
-    from importlib import import_module
-
-    return import_module("arena.ladder.rules").STANDARD_RULES
-
-
 def check_ladder_name(name: str) -> None:
     check_name("ladder", name, InvalidLadderName)
 
@@ -116,6 +65,7 @@ def _differences(wanted: Mapping[str, Any], have: Mapping[str, Any]) -> list[str
 
 def _resolve_game(game: str, table_size: int, options: Mapping[str, Any]) -> dict[str, Any]:
     """The game's full option set (defaults filled in), or LadderError saying what is wrong."""
+    # Here: the engines are a few ms of `arena rankings`, which never writes a ladder.
     from arena.games import ConfigError, make_game
 
     try:
@@ -130,22 +80,15 @@ class Ladders(StoreFile):
     # Matches (matches.py), the class built on this one, reads a ladder's matches back.
     get_match: Callable[[str, int], StoredMatch]
 
-    def __init__(self, rules: LadderRules | None = None):
-        self._rules = rules
+    def __init__(self) -> None:
         self._ladders: dict[str, LadderInfo] = {}
 
-    @property
-    def rules(self) -> LadderRules:
-        if self._rules is None:
-            self._rules = standard_rules()
-        return self._rules
-
-    def _check_rating_mode(self, rating_mode: str | None) -> str:
+    @staticmethod
+    def _check_rating_mode(rating_mode: str | None) -> str:
         if rating_mode is None:
-            return self.rules.default_rating_mode
-        modes = self.rules.rating_modes
-        if rating_mode not in modes:
-            raise LadderError(f"rating mode {rating_mode!r} is not one of {list(modes)}")
+            return DEFAULT_RATING_MODE
+        if rating_mode not in RATING_MODES:
+            raise LadderError(f"rating mode {rating_mode!r} is not one of {list(RATING_MODES)}")
         return rating_mode
 
     @sqlite_errors
@@ -160,7 +103,7 @@ class Ladders(StoreFile):
         rounds: int = 1,
         seed: int | None = None,
         rating_mode: str | None = None,
-        rating_params: Any = None,
+        rating_params: RatingParams | None = None,
         max_full_tables: int | None = None,
         settings: Mapping[str, Any] | None = None,
     ) -> Ladder:
@@ -168,26 +111,25 @@ class Ladders(StoreFile):
 
         Validates the game and its options for `table_size` players (arena.games), the bots
         (registered, not removed, distinct), the shape (2 <= k <= 5, k <= number of bots) and
-        the rating mode (None: the rules' default); any error leaves the database unchanged.
-        `rating_params` None: the rules' defaults; `max_full_tables` None: the rules' default.
+        the rating mode (None: arena.ratings' default); any error leaves the database unchanged.
+        `rating_params` None: the defaults; `max_full_tables` None: arena.schedule's default.
         `seed` None draws one.
         `settings` holds the runner's own settings (limits, concurrency...), stored as JSON."""
         check_ladder_name(name)
         resolved_options = _resolve_game(game, table_size, options or {})
-        rules = self.rules
         rating_mode = self._check_rating_mode(rating_mode)
         if len(set(bots)) != len(bots):
             raise LadderError("a ladder's bots must be distinct; a bot is listed twice")
         try:
-            rules.check_shape(len(bots), table_size, rounds)
-        except ValueError as exc:
+            check_ladder_shape(len(bots), table_size, rounds)
+        except ValueError as exc:  # ScheduleError
             raise LadderError(str(exc)) from None
         if seed is None:
-            seed = rules.random_seed()
+            seed = random_seed()
         if max_full_tables is None:
-            max_full_tables = rules.default_max_full_tables
+            max_full_tables = DEFAULT_MAX_FULL_TABLES
         all_settings = dict(settings or {})
-        all_settings["rating_params"] = rules.rating_settings(rating_params)
+        all_settings["rating_params"] = (rating_params or RatingParams()).to_dict()
         all_settings["max_full_tables"] = max_full_tables
         with self._write() as conn:
             if conn.execute("SELECT 1 FROM ladders WHERE name = ?", (name,)).fetchone():
@@ -231,7 +173,7 @@ class Ladders(StoreFile):
             ),
         )
         ladder_id = int(cur.lastrowid)  # type: ignore[arg-type]
-        rater = self.rules.rater(settings)
+        rater = Rater(RatingParams.from_dict(settings.get("rating_params", {})))
         start = rater.initial()
         conn.executemany(
             "INSERT INTO ladder_bots (ladder_id, position, bot_id) VALUES (?, ?, ?)",
@@ -255,7 +197,7 @@ class Ladders(StoreFile):
         seed: int,
         max_full_tables: int,
     ) -> None:
-        schedule = self.rules.schedule(bot_ids, k, rounds, seed, max_full_tables)
+        schedule = make_schedule(bot_ids, k, rounds, seed, max_full_tables=max_full_tables)
         conn.executemany(
             "INSERT INTO matches (ladder_id, idx, set_index, round, rotation, seed, seats) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -280,7 +222,7 @@ class Ladders(StoreFile):
         table_size: int,
         *,
         options: Mapping[str, Any] | None = None,
-        rating_params: Any = None,
+        rating_params: RatingParams | None = None,
         rating_mode: str | None = None,
     ) -> Ladder:
         """A continuous ladder for `arena serve`: no schedule drawn in advance; bots join it
@@ -308,11 +250,11 @@ class Ladders(StoreFile):
             return ladder
         settings = {
             "open": True,
-            "rating_params": self.rules.rating_settings(rating_params),
-            "max_full_tables": self.rules.default_max_full_tables,
+            "rating_params": (rating_params or RatingParams()).to_dict(),
+            "max_full_tables": DEFAULT_MAX_FULL_TABLES,
         }
         with self._write() as conn:
-            row = (name, game, resolved, table_size, self.rules.random_seed(), 0, rating_mode)
+            row = (name, game, resolved, table_size, random_seed(), 0, rating_mode)
             self._insert_ladder(conn, row, settings, ())
         return self.get_ladder(name)
 
@@ -320,8 +262,7 @@ class Ladders(StoreFile):
     def join_ladder(self, ladder: str, bot: str) -> bool:
         """Add a bot to a ladder with a fresh rating; False if it was already in it."""
         info = self._info(ladder)
-        full = self.get_ladder(ladder)
-        rater = self.rules.rater(full.settings)
+        rater = info.rater
         with self._write() as conn:
             bot_id = self._bot_id(conn, bot)
             if bot_id in info.bot_names:
@@ -346,8 +287,9 @@ class Ladders(StoreFile):
     @sqlite_errors
     def add_set(self, ladder: str, table: Sequence[str], seed: int) -> list[StoredMatch]:
         """Append a duplicate set to an open ladder: `table`'s bots (they must have joined) play
-        one deal (`seed`) k times, the seats rotated as in a scheduled ladder
-        (the rules' rotate), as consecutive matches sharing a new set index, rotations 0..k-1."""
+        one deal (`seed`) k times, the seats rotated as in a scheduled ladder (by
+        arena.schedule.rotate), as consecutive matches sharing a new set index, rotations
+        0..k-1."""
         info = self._info(ladder)
         ids = {name: i for i, name in info.bot_names.items()}
         missing = [s for s in table if s not in ids]
@@ -373,7 +315,7 @@ class Ladders(StoreFile):
                         set_index,
                         r,
                         seed,
-                        json.dumps([ids[s] for s in self.rules.rotate(table, r)]),
+                        json.dumps([ids[s] for s in rotate(table, r)]),
                     )
                     for r in range(k)
                 ],
@@ -429,8 +371,8 @@ class Ladders(StoreFile):
         settings = {
             "comparison": dict(comparison),
             "set_size": 2 * table_size,
-            "rating_params": self.rules.rating_settings(None),
-            "max_full_tables": self.rules.default_max_full_tables,
+            "rating_params": RatingParams().to_dict(),
+            "max_full_tables": DEFAULT_MAX_FULL_TABLES,
         }
         with self._write() as conn:
             row = (name, game, resolved, table_size, seed, 0, "match")
@@ -439,7 +381,7 @@ class Ladders(StoreFile):
 
     @sqlite_errors
     def append_matches(
-        self, ladder: str, matches: Sequence[ScheduledMatch], seats: Sequence[Sequence[str]]
+        self, ladder: str, matches: Sequence[ScheduledMatch[Any]], seats: Sequence[Sequence[str]]
     ) -> int:
         """Append scheduled matches (their index must continue the ladder's: the next is
         `num_matches`) with these bots' seats; returns the new number of matches."""
@@ -498,7 +440,7 @@ class Ladders(StoreFile):
             wanted["seed"], have["seed"] = kwargs["seed"], ladder.seed
         if kwargs.get("rating_params") is not None:
             wanted["rating parameters"] = kwargs["rating_params"]
-            have["rating parameters"] = self.rules.rating_params(ladder.settings)
+            have["rating parameters"] = ladder.rating_params
         diff = _differences(wanted, have)
         rounds = kwargs.get("rounds", ladder.rounds)
         if rounds < ladder.rounds:
@@ -582,7 +524,7 @@ class Ladders(StoreFile):
                 full.name,
                 full.table_size,
                 full.rating_mode,
-                self.rules.rater(full.settings),
+                Rater(full.rating_params),
                 {i: n for i, n in ids},
             )
             self._ladders[ladder] = info

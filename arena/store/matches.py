@@ -1,7 +1,7 @@
 """The match lifecycle: a ladder's matches as stored, starting one (an attempt counted),
 taking one back from a stopped run, and recording how it ended: a result (with its faults and
 replay) or an infrastructure failure. The rating updates a record unblocks are applied in the
-same transaction, by the ladder rules (Ladders.rules.apply_ratings)."""
+same transaction (rating.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from arena.results import ABANDONED, COMPLETED, FINISHED, INFRA_FAILED, MatchRes
 
 from .errors import MatchStateError, StoreError, sqlite_errors
 from .ladders import Ladders
+from .rating import apply_ratings
 from .records import LadderInfo, RecordOutcome, StoredMatch, from_row
 from .schema import BOT_SEED_KEY, now, one_row
 
@@ -60,7 +61,7 @@ def log_excerpt(text: str) -> str:
 def encode_replay(result: MatchResult) -> str:
     """The compact JSON replay stored with a match: arena.replay's format without the per-seat
     views (they are recomputed from config, seed and moves)."""
-    from arena import replay
+    from arena import replay  # here: with the engines, a few ms of `arena rankings`, which reads
 
     return json.dumps(replay.to_dict(result, with_views=False), separators=(",", ":"))
 
@@ -123,7 +124,7 @@ class Matches(Ladders):
         """Mark a runnable match running on `node` and count the attempt. The match returned
         holds what its bots are given: the attempt's opaque id (`match_key`, new each attempt)
         and each seat's bot seed (arena.seeds, from the store's private key)."""
-        from arena import seeds
+        from arena import seeds  # here: hmac and hashlib (OpenSSL) are ms of a reading command
 
         info = self._info(ladder)
         with self._write() as conn:
@@ -199,7 +200,7 @@ class Matches(Ladders):
         info = self._info(ladder)
         with self._write() as conn:
             recorded = self._record(conn, info, index, result, node)
-            rated = self.rules.apply_ratings(conn, info) if recorded else ()
+            rated = apply_ratings(conn, info) if recorded else ()
         return RecordOutcome(recorded=recorded, rated=rated)
 
     @sqlite_errors
@@ -218,7 +219,7 @@ class Matches(Ladders):
                         f"match {index} was abandoned; record it with record_infra_failure"
                     )
                 recorded |= self._record(conn, info, index, result, node)
-            rated = self.rules.apply_ratings(conn, info) if recorded else ()
+            rated = apply_ratings(conn, info) if recorded else ()
         return RecordOutcome(recorded=recorded, rated=rated)
 
     @staticmethod
@@ -352,5 +353,5 @@ class Matches(Ladders):
                     match_id,
                 ),
             )
-            rated = self.rules.apply_ratings(conn, info) if give_up else ()
+            rated = apply_ratings(conn, info) if give_up else ()
         return RecordOutcome(recorded=True, rated=rated)

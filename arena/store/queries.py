@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
+from arena.ratings import SETTLED_CONFIDENCE, SkillRating, adjacent_settled, p_better
 from arena.results import MATCH_STATUSES
 
 from .errors import UnknownLadder, sqlite_errors
@@ -55,8 +56,8 @@ class RankingQueries(Ladders):
     def rankings(self, ladder: str | None = None, confidence: float | None = None) -> Rankings:
         """The standings of a ladder (default: the most recently created), best first by the
         conservative rating mu - 3 sigma, each with the probability that it is better than the
-        next and whether its rank is settled at `confidence` (None: the rules' default), as the
-        ladder rules work them out (LadderRules.compare). Reads only the ladder's per-bot
+        next and whether its rank is settled at `confidence` (None: arena.ratings'
+        SETTLED_CONFIDENCE), by arena.ratings' p_better. Reads only the ladder's per-bot
         standings rows, so it costs the same with 100 or 100,000 stored matches."""
         if ladder is None:
             row = self.db.execute(
@@ -78,8 +79,10 @@ class RankingQueries(Ladders):
             (head[0],),
         ).fetchall()
         if confidence is None:
-            confidence = self.rules.settled_confidence
-        p_next, settled = self.rules.compare([(r[2], r[3]) for r in rows], confidence)
+            confidence = SETTLED_CONFIDENCE
+        skills = [SkillRating(r[2], r[3]) for r in rows]
+        p_next = [p_better(a, b) for a, b in zip(skills, skills[1:])]
+        settled = adjacent_settled(p_next, confidence)
         standings = tuple(
             standing_of(
                 head[1],

@@ -8,6 +8,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
+from arena.ratings import Rater, RatingParams
+
 R = TypeVar("R")
 
 
@@ -122,17 +124,22 @@ class Ladder:
         """The Game.config() of the ladder's matches."""
         return {"game": self.game, "num_players": self.table_size, "options": dict(self.options)}
 
+    @property
+    def rating_params(self) -> RatingParams:
+        """The parameters the ladder is rated with (stored in its settings)."""
+        return RatingParams.from_dict(self.settings.get("rating_params", {}))
+
 
 @dataclass(slots=True)
 class LadderInfo:
     """What recording and rating need of a ladder and never changes once it exists: kept by the
-    store per ladder, handed to the ladder rules' rating application."""
+    store per ladder, for its rating application (rating.py)."""
 
     id: int
     name: str
     table_size: int
     rating_mode: str
-    rater: Any  # the ladder rules' rater for this ladder's rating parameters
+    rater: Rater  # for this ladder's rating parameters
     bot_names: dict[int, str]
 
 

@@ -12,9 +12,8 @@ from typing import Any, Iterable, Sequence
 from arena.tokens import hash_token, new_token
 
 from .errors import (
-    BadManifest,
-    CommandNotFound,
     DuplicateBot,
+    InvalidBotCommand,
     InvalidBotName,
     RegistryError,
     UnknownBot,
@@ -50,24 +49,14 @@ def check_bot_name(name: str) -> None:
     check_name("bot", name, InvalidBotName)
 
 
-def resolve_command(command: str, cwd: str | os.PathLike[str]) -> list[str]:
-    """Check a bot command as arena.botcommand does, raising the registry's CommandNotFound."""
+def _checked_command(command: str, cwd: str | os.PathLike[str]) -> None:
+    """Check that a bot command runs from `cwd` (arena.botcommand), as the registry refuses."""
     from arena import botcommand
 
     try:
-        return botcommand.check_command(command, cwd)
+        botcommand.check_command(command, cwd)
     except botcommand.BotCommandError as exc:
-        raise CommandNotFound(str(exc)) from None
-
-
-def read_manifest(directory: str | os.PathLike[str]) -> str:
-    """A bot directory's command, raising the registry's BadManifest."""
-    from arena import botcommand
-
-    try:
-        return botcommand.read_manifest(directory)
-    except botcommand.BotCommandError as exc:
-        raise BadManifest(str(exc)) from None
+        raise InvalidBotCommand(str(exc)) from exc
 
 
 def _bot(row: Sequence[Any]) -> Bot:
@@ -143,19 +132,21 @@ def _command_dir(command: str, cwd: str | os.PathLike[str] | None) -> str:
     """The directory a bot command runs from (`cwd`, default the working directory), once the
     command is checked to run there."""
     run_dir = str(Path(cwd or os.getcwd()).resolve())
-    resolve_command(command, run_dir)
+    _checked_command(command, run_dir)
     return run_dir
 
 
 def _directory_command(run_dir: str) -> str:
-    """A bot directory's command, checked to run there."""
-    command = read_manifest(run_dir)
-    try:
-        resolve_command(command, run_dir)
-    except CommandNotFound as exc:
-        from arena.botcommand import MANIFEST
+    """A bot directory's command line (its arena-bot.toml's), checked to run there."""
+    from arena import botcommand
 
-        raise BadManifest(f"{Path(run_dir) / MANIFEST}: {exc}") from None
+    try:
+        command = botcommand.read_manifest(run_dir).command_line()
+        botcommand.check_command(command, run_dir)
+    except botcommand.CommandNotFound as exc:
+        raise InvalidBotCommand(f"{Path(run_dir) / botcommand.MANIFEST}: {exc}") from exc
+    except botcommand.BotCommandError as exc:
+        raise InvalidBotCommand(str(exc)) from exc
     return command
 
 

@@ -65,8 +65,8 @@ from typing import Callable, Iterator, Sequence
 
 from arena.games import make_game
 from arena.games.base import ranks_from_scores
-from arena.ladder.ratings import DEFAULT_RATING_MODE, Rater, set_ranks
-from arena.ladder.schedule import make_schedule
+from arena.ratings import DEFAULT_RATING_MODE, Rater, set_ranks
+from arena.schedule import make_schedule
 from arena.service.tables import Candidate, choose_table
 
 from .common import ROOT

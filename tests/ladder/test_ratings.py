@@ -8,7 +8,7 @@ import random
 import pytest
 import trueskill
 
-from arena.ladder.ratings import (
+from arena.ratings import (
     Rater,
     RatingParams,
     SkillRating,

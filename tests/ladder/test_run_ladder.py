@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder.ratings import SkillRating, p_better
+from arena.ratings import SkillRating, p_better
 from tests.cli import ROOT, arena_command, dump_stacks_and_kill, ladder_run_args, start_arena
 from tests.procs import descendants, processes_in
 from tests.store.helpers import use_seed_key

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from arena.ladder.schedule import (
+from arena.schedule import (
     ScheduleError,
     make_schedule,
     rotate,

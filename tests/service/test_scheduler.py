@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.ladder.ratings import Rater
+from arena.ratings import Rater
 from arena.service.scheduler import Scheduler, SchedulerSettings, Step
 from arena.service.tables import FaultPolicy
 from arena.store import Bot

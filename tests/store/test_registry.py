@@ -7,11 +7,11 @@ import stat
 
 import pytest
 
+from arena import botcommand
 from arena.referee.host import TokenBook
 from arena.store import (
-    BadManifest,
-    CommandNotFound,
     DuplicateBot,
+    InvalidBotCommand,
     InvalidBotName,
     RegistryError,
     UnknownBot,
@@ -96,15 +96,16 @@ def test_commands_are_checked_before_registering(tmp_path):
     (tmp_path / "bot.py").write_text("print('hi')\n")
     script = tmp_path / "run.sh"
     script.write_text("#!/bin/sh\n")
-    with pytest.raises(CommandNotFound, match="not found on PATH"):
+    with pytest.raises(InvalidBotCommand, match="not found on PATH") as err:
         store.add_bot("a", command="no-such-program-xyz --fast", cwd=tmp_path)
-    with pytest.raises(CommandNotFound, match="does not exist"):
+    assert isinstance(err.value.__cause__, botcommand.CommandNotFound)  # arena.botcommand's
+    with pytest.raises(InvalidBotCommand, match="does not exist"):
         store.add_bot("a", command="./missing.sh", cwd=tmp_path)
-    with pytest.raises(CommandNotFound, match="not executable"):
+    with pytest.raises(InvalidBotCommand, match="not executable"):
         store.add_bot("a", command="./run.sh", cwd=tmp_path)
-    with pytest.raises(CommandNotFound, match="script 'nobot.py' does not exist"):
+    with pytest.raises(InvalidBotCommand, match="script 'nobot.py' does not exist"):
         store.add_bot("a", command="python3 -u nobot.py", cwd=tmp_path)
-    with pytest.raises(CommandNotFound, match="quoting"):
+    with pytest.raises(InvalidBotCommand, match="quoting"):
         store.add_bot("a", command="python3 'bot.py", cwd=tmp_path)
     assert store.list_bots() == []
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
@@ -129,7 +130,7 @@ def test_commands_are_checked_before_registering(tmp_path):
 def test_shell_syntax_is_refused_since_no_shell_runs_the_command(tmp_path, command, operator):
     store = new_store(tmp_path)
     (tmp_path / "bot.py").write_text("print('hi')\n")
-    with pytest.raises(CommandNotFound, match="runs without a shell") as err:
+    with pytest.raises(InvalidBotCommand, match="runs without a shell") as err:
         store.add_bot("a", command=command, cwd=tmp_path)
     assert f"shell syntax ({operator})" in str(err.value)
     # Quoted, the same characters are one argument of the bot's, as without a shell.
@@ -141,20 +142,21 @@ def test_shell_syntax_is_refused_since_no_shell_runs_the_command(tmp_path, comma
 def test_bot_directories_need_a_good_manifest(tmp_path, monkeypatch):
     store = new_store(tmp_path)
     bot_dir = tmp_path / "mybot"
-    with pytest.raises(BadManifest, match="does not exist"):
+    with pytest.raises(InvalidBotCommand, match="does not exist") as err:
         store.add_bot("m", directory=str(bot_dir))
+    assert isinstance(err.value.__cause__, botcommand.BadManifest)  # arena.botcommand's
     bot_dir.mkdir()
-    with pytest.raises(BadManifest, match="no arena-bot.toml"):
+    with pytest.raises(InvalidBotCommand, match="no arena-bot.toml"):
         store.add_bot("m", directory=str(bot_dir))
     manifest = bot_dir / "arena-bot.toml"
     manifest.write_text("command = 'python3 bot.py\n")
-    with pytest.raises(BadManifest, match="not valid TOML"):
+    with pytest.raises(InvalidBotCommand, match="not valid TOML"):
         store.add_bot("m", directory=str(bot_dir))
     manifest.write_text("name = 'm'\n")
-    with pytest.raises(BadManifest, match="has no command"):
+    with pytest.raises(InvalidBotCommand, match="has no command"):
         store.add_bot("m", directory=str(bot_dir))
     manifest.write_text("command = 'python3 bot.py'\n")
-    with pytest.raises(BadManifest, match="bot.py' does not exist"):
+    with pytest.raises(InvalidBotCommand, match="bot.py' does not exist"):
         store.add_bot("m", directory=str(bot_dir))
     assert store.list_bots() == []
     (bot_dir / "bot.py").write_text("pass\n")

@@ -13,7 +13,7 @@ import sqlite3
 import pytest
 import trueskill
 
-from arena.ladder.ratings import Rater
+from arena.ratings import Rater
 from arena.results import ABANDONED, TIMEOUT, Fault
 from arena.store import (
     RUNNABLE,
@@ -438,8 +438,8 @@ def test_a_floating_point_error_is_recorded_and_leaves_ratings(tmp_path, monkeyp
 
 
 def test_importing_the_store_imports_nothing_of_the_ladder():
-    # The ladder imports the store; the store gets the ladder's rules given (or loads them when
-    # a ladder is first written or ranked), so that there is no import cycle between them.
+    # The ladder is above the store (docs/architecture.md, "Layers"): the store imports the pure
+    # maths below it (arena.schedule, arena.ratings), never arena.ladder.
     import subprocess
     import sys
 
@@ -453,27 +453,24 @@ def test_importing_the_store_imports_nothing_of_the_ladder():
     assert out.strip() == "[]"
 
 
-def test_the_ladder_rules_given_rate_inside_the_recording_transaction(tmp_path):
-    from arena.ladder.rules import StandardRules
+def test_ratings_are_applied_inside_the_recording_transaction(tmp_path, monkeypatch):
+    from arena.store import matches, rating
 
-    class Watched(StandardRules):
-        def __init__(self):
-            self.seen: list[tuple[bool, int]] = []  # (in a transaction, matches rated)
+    seen: list[tuple[bool, int]] = []  # (in a transaction, matches rated)
 
-        def apply_ratings(self, conn, info):
-            rated = super().apply_ratings(conn, info)
-            self.seen.append((conn.in_transaction, len(rated)))
-            return rated
+    def watched(conn, info):
+        rated = rating.apply_ratings(conn, info)
+        seen.append((conn.in_transaction, len(rated)))
+        return rated
 
-    rules = Watched()
-    with Store(tmp_path / "arena.db", rules=rules) as store:
+    monkeypatch.setattr(matches, "apply_ratings", watched)
+    with Store(tmp_path / "arena.db") as store:
         bots = add_remote_bots(store, 2)
         ladder = store.create_ladder("l", "balloon", 2, bots, seed=3, rating_mode="match")
         m = store.matches("l")[0]
         outcome = store.record_result("l", 0, make_result(m, ladder.config, (9, 1)))
         assert outcome.rated == (0,)
-        assert store.rules is rules
-    assert rules.seen == [(True, 1)]
+    assert seen == [(True, 1)]
 
 
 def test_async_store_runs_on_one_writer_thread(tmp_path):

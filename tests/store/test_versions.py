@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.store import (
     APPLICATION_ID,
-    BadManifest,
+    InvalidBotCommand,
     RegistryError,
     Store,
     UnknownBot,
@@ -220,11 +220,11 @@ def test_what_cannot_be_updated_is_refused_saying_why(tmp_path):
         store.update_bot("heur@2", RANDOM)
     with pytest.raises(RegistryError, match="note is at most 500 characters, not 501"):
         store.update_bot("heur", RANDOM, note="x" * 501)
-    with pytest.raises(BadManifest, match="does not exist"):
+    with pytest.raises(InvalidBotCommand, match="does not exist"):
         store.update_bot("heur", directory=tmp_path / "missing")
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(BadManifest, match="has no arena-bot.toml"):
+    with pytest.raises(InvalidBotCommand, match="has no arena-bot.toml"):
         store.update_bot("heur", directory=empty)
     outside = tmp_path / "secret.txt"
     outside.write_text("secret")

@@ -1,4 +1,4 @@
-"""arena.submissions.manifest: arena-bot.toml of an uploaded bot, each mistake refused with what
+"""arena.botcommand's manifest: arena-bot.toml of an uploaded bot, each mistake refused with what
 to do, and the command the sandbox runs (the launcher's, through arena.botcommand)."""
 
 from __future__ import annotations
@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 from arena import botcommand
-from arena.submissions.manifest import Manifest, SubmissionRefused, read_manifest
+from arena.botcommand import BadManifest, Manifest
+
+
+def read_manifest(directory: Path) -> Manifest:
+    """An upload's manifest, as the owners' API reads it."""
+    return botcommand.read_manifest(directory, upload=True)
 
 
 def bot(tmp_path: Path, manifest: str | None, files=("bot.py",)) -> Path:
@@ -39,7 +44,7 @@ def test_a_full_manifest_is_read_and_runs_as_the_launcher_runs_python_bots(tmp_p
     # A directory registered by the organiser (arena bot add --dir) with this manifest runs the
     # same command, in its own directory.
     assert botcommand.resolve(str(directory)) == botcommand.BotCommand(tuple(argv), directory)
-    assert botcommand.read_manifest(directory) == manifest.command_line()
+    assert botcommand.read_manifest(directory) == manifest  # either form may be registered
 
 
 def test_games_may_be_a_list_and_every_optional_key_may_be_left_out(tmp_path):
@@ -57,7 +62,7 @@ def test_a_node_bot_runs_node_from_path_and_is_refused_where_there_is_none(tmp_p
         argv = read_manifest(directory).launch_command(directory)
         assert argv == ["node", str(directory / "bot.js")]
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
-    with pytest.raises(SubmissionRefused, match="this server has no Node.js runtime"):
+    with pytest.raises(BadManifest, match="this server has no Node.js runtime"):
         read_manifest(directory)
 
 
@@ -94,7 +99,7 @@ def test_a_node_bot_runs_node_from_path_and_is_refused_where_there_is_none(tmp_p
 )
 def test_each_mistake_is_refused_saying_what_to_do(tmp_path, text, said):
     directory = bot(tmp_path, text, files=("bot.py", "lib/x.py"))
-    with pytest.raises(SubmissionRefused, match=said):
+    with pytest.raises(BadManifest, match=said):
         read_manifest(directory)
 
 
@@ -102,7 +107,7 @@ def test_a_program_that_links_out_of_the_folder_is_refused(tmp_path):
     directory = bot(tmp_path, 'runtime = "python"\ncommand = ["bot.py"]\n', files=())
     (directory / "bot.py").symlink_to(tmp_path / "elsewhere.py")
     (tmp_path / "elsewhere.py").write_text("")
-    with pytest.raises(SubmissionRefused, match="'bot.py' leaves the bot's folder"):
+    with pytest.raises(BadManifest, match="'bot.py' leaves the bot's folder"):
         read_manifest(directory)
 
 
@@ -136,10 +141,24 @@ def test_a_program_name_too_long_or_an_argument_with_nul_is_refused(tmp_path):
     (directory / "arena-bot.toml").write_text(
         f'runtime = "python"\ncommand = ["{"é" * 200}.py"]\n'  # 403 bytes: no file can have it
     )
-    with pytest.raises(SubmissionRefused, match="is not in the bot's folder"):
+    with pytest.raises(BadManifest, match="is not in the bot's folder"):
         read_manifest(directory)
     (directory / "arena-bot.toml").write_text(
         'runtime = "python"\ncommand = ["bot.py", "a\\u0000b"]\n'
     )
-    with pytest.raises(SubmissionRefused, match="holds a NUL character"):
+    with pytest.raises(BadManifest, match="holds a NUL character"):
+        read_manifest(directory)
+
+
+def test_the_organisers_command_line_form_registers_but_is_no_upload(tmp_path):
+    directory = bot(tmp_path, 'command = "python3 bot.py --fast"\n')
+    manifest = botcommand.read_manifest(directory)
+    assert manifest == Manifest(None, line="python3 bot.py --fast")
+    assert manifest.command_line() == "python3 bot.py --fast"
+    assert manifest.launch_command(directory) == [
+        sys.executable,
+        str(directory / "bot.py"),
+        "--fast",
+    ]
+    with pytest.raises(BadManifest, match='says no runtime; add one: runtime = "python"'):
         read_manifest(directory)

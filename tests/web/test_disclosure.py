@@ -40,7 +40,7 @@ from click.testing import CliRunner
 from arena import seeds
 from arena.cli import main
 from arena.games import game_from_config
-from arena.ladder.schedule import rotate
+from arena.schedule import rotate
 from arena.store import Store, UnknownLadder
 from arena.web.disclosure import WITHHELD_DETAIL
 from arena.web.frames import build_frames

@@ -63,6 +63,12 @@ class ScheduledMatch(Generic[B]):
     seats: tuple[B, ...]
 
 
+def random_seed() -> int:
+    """A fresh seed for a ladder (or a comparison) given none, from the system's randomness (as
+    `secrets` draws; the schedule is then a function of it)."""
+    return random.SystemRandom().randrange(SEED_BOUND)
+
+
 def rotate(table: Sequence[B], rotation: int) -> tuple[B, ...]:
     """The seating of a set's match `rotation`: seat s gets the table's bot (s + rotation) mod k,
     so over the k rotations every bot sits in every seat once."""

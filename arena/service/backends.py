@@ -1,0 +1,55 @@
+"""What the service's web side asks of it: each router (the admin API in web.py, the owners' API
+in submissions.py) and the web server (web.py) is given an object with just these members, not
+the whole ArenaService. ArenaService has them all; a test gives a router a small object of its
+own. (So web.py needs nothing of service.py, which starts it.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+from arena.store import AsyncStore
+from arena.submissions.archive import Limits
+
+
+class StoreBackend(Protocol):
+    @property
+    def store(self) -> AsyncStore | None:
+        """The service's store while it runs (None while it starts or stops)."""
+
+
+class AdminBackend(StoreBackend, Protocol):
+    """What the admin API asks of the service."""
+
+    @property
+    def admin_key(self) -> str | None:
+        """The admin key (None or empty: the admin API is off)."""
+
+    async def check_access(self) -> None:
+        """End the streams of bots revoked just now."""
+
+
+class UploadBackend(StoreBackend, Protocol):
+    """What the owners' API asks of the service."""
+
+    @property
+    def db(self) -> Path:
+        """The database's path (uploads are unpacked in the bot store beside it)."""
+
+    @property
+    def uploads_per_day(self) -> int:
+        """The uploads a bot may have in 24 hours."""
+
+    @property
+    def upload_limits(self) -> Limits:
+        """What an uploaded archive may hold."""
+
+    def verify_later(self, name: str) -> None:
+        """Verify the submitted version `name` in the background."""
+
+
+class WebBackend(AdminBackend, UploadBackend, Protocol):
+    """What the service's web server asks of it: both APIs' members, and the replay so far of
+    a match it is playing (the web app's LiveSource, arena/web/site.py)."""
+
+    def live_replay(self, ladder: str, index: int) -> dict[str, Any] | None: ...

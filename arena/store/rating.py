@@ -1,0 +1,98 @@
+"""Rating application: a ladder's finished matches rated strictly in schedule order, inside the
+transaction that recorded what unblocked them (Matches calls `apply_ratings`). The maths is
+arena.ratings' (the ladder's Rater, set_ranks); the rows read and written are the store's.
+
+Ratings in schedule order: a match that finishes before its predecessors waits (rated = 0)
+until they are done, so ratings never depend on which match finished first, and a resumed
+ladder ends with the same ratings as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from arena.ratings import SET_MODE, SkillRating, set_ranks
+from arena.results import COMPLETED, FINISHED
+
+from .records import LadderInfo
+
+
+def apply_ratings(conn: sqlite3.Connection, info: LadderInfo) -> tuple[int, ...]:
+    """Rate every match (or set) that is next in schedule order and finished; stop at the first
+    one that is not. Runs inside the store's transaction that recorded what unblocked it;
+    returns the indexes of the matches rated."""
+    cursor = conn.execute("SELECT rated_through FROM ladders WHERE id = ?", (info.id,)).fetchone()[
+        0
+    ]
+    step = info.table_size if info.rating_mode == SET_MODE else 1
+    rated: list[int] = []
+    while True:
+        rows = conn.execute(
+            "SELECT id, idx, status FROM matches WHERE ladder_id = ? AND idx >= ? AND "
+            "idx < ? ORDER BY idx",
+            (info.id, cursor, cursor + step),
+        ).fetchall()
+        if not rows or any(r[2] not in FINISHED for r in rows):
+            break
+        done = [r for r in rows if r[2] == COMPLETED]
+        if done:
+            _rate(conn, info, [r[0] for r in done])
+            rated.extend(r[1] for r in done)
+        cursor += len(rows)
+    conn.execute("UPDATE ladders SET rated_through = ? WHERE id = ?", (cursor, info.id))
+    return tuple(rated)
+
+
+def _rate(conn: sqlite3.Connection, info: LadderInfo, match_ids: list[int]) -> None:
+    """Apply one rating update from these completed matches: one match, or the completed
+    matches of one duplicate set (set mode). Also adds their results to the standings."""
+    per_match = []
+    for match_id in match_ids:
+        rows = conn.execute(
+            "SELECT seat, bot_id, score, rank, faults FROM results "
+            "WHERE match_id = ? ORDER BY seat",
+            (match_id,),
+        ).fetchall()
+        per_match.append(rows)
+    bots = [r[1] for r in per_match[0]]
+    found = conn.execute(
+        f"SELECT bot_id, mu, sigma FROM ratings WHERE ladder_id = ? AND bot_id IN "
+        f"({', '.join('?' for _ in bots)})",
+        (info.id, *bots),
+    ).fetchall()
+    before = {b: SkillRating(mu, sigma) for b, mu, sigma in found}
+    if len(per_match) == 1:
+        ranks = {r[1]: r[3] for r in per_match[0]}
+    else:
+        ranks = set_ranks(
+            ([r[1] for r in rows], [r[2] for r in rows], [r[0] for r in rows if r[4]])
+            for rows in per_match
+        )
+    update = info.rater.rate(before, ranks)
+    stats: dict[int, list[int]] = {b: [0, 0, 0, 0] for b in bots}  # matches wins score faults
+    for rows in per_match:
+        for _seat, bot, score, rank, faults in rows:
+            s = stats[bot]
+            s[0] += 1
+            s[1] += rank == 0
+            s[2] += score
+            s[3] += faults
+    conn.executemany(
+        "UPDATE ratings SET mu = ?, sigma = ?, conservative = ?, matches = matches + ?, "
+        "wins = wins + ?, score_sum = score_sum + ?, faults = faults + ? "
+        "WHERE ladder_id = ? AND bot_id = ?",
+        [
+            (r.mu, r.sigma, info.rater.conservative(r), *stats[b], info.id, b)
+            for b, r in update.ratings.items()
+        ],
+    )
+    last = match_ids[-1]  # in set mode the history hangs on the set's last rated match
+    if not update.skipped:
+        conn.executemany(
+            "INSERT INTO rating_history (match_id, bot_id, mu, sigma) VALUES (?, ?, ?, ?)",
+            [(last, b, r.mu, r.sigma) for b, r in update.ratings.items()],
+        )
+    conn.executemany(
+        "UPDATE matches SET rated = 1, rating_note = ? WHERE id = ?",
+        [(update.note or None, m) for m in match_ids],
+    )
