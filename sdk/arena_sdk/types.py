@@ -1,7 +1,7 @@
 """What a bot sees and says: cards, observations, actions, matches, results and rejections.
 
 Plain frozen dataclasses, no protobuf (arena_sdk.wire translates). The observation classes
-mirror the rules engines' own (arena/games/balloon.py and boom.py): the same field names, in the
+mirror the rules engines' own (arena.games.balloon, arena.games.boom): the same field names, in the
 same order, but with `Card` objects where the engines hold card ids, so a bot can read colours and
 values without a lookup table. Every `Card` keeps its `id`, which is the engine's card id, so a bot
 that simulates with the engines can go back with `card.id`.
