@@ -59,7 +59,7 @@ def mask_function(game: str) -> Callable[[Sequence[Any]], np.ndarray]:
     # start[a] + b - a - 1, one run per first card a (features' numbering)
     ids = features.BOOM_RUSE + 1
     # each first card a's run: where it starts and ends, and the first card b after a
-    runs = [(at, at + ids - 1 - a, a + 1) for a, at in enumerate(features._PAIR_START)]
+    runs = [(at, at + ids - 1 - a, a + 1) for a, at in enumerate(features.PAIR_START)]
 
     def boom_mask(legal: Sequence[tuple[int, ...]]) -> np.ndarray:
         ones = bytearray(count)  # set in a bytearray and wrapped: one numpy call
