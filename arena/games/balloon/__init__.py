@@ -900,6 +900,7 @@ KIT = GameKit(
     game=BalloonGame,
     sample_state=sample_state,
     codec="arena.games.balloon.wire",
+    arrays="arena.games.balloon.arrays",
     frames="arena.games.balloon.frames",
     example_bots={
         "example-random": "random_bot.py",

@@ -1535,6 +1535,7 @@ KIT = GameKit(
     game=BoomGame,
     sample_state=sample_state,
     codec="arena.games.boom.wire",
+    arrays="arena.games.boom.arrays",
     frames="arena.games.boom.frames",
     example_bots={
         "example-random": "random_bot.py",
