@@ -38,6 +38,7 @@ GAME_PACKAGES = (
 GAMES_VARIABLE = "ARENA_GAMES"
 
 _kits: dict[str, GameKit] = {}
+_builtin_loaded: list[bool] = []  # the shipped games and ARENA_GAMES's are in _kits
 
 
 def register(package: str) -> GameKit:
@@ -59,7 +60,8 @@ def register(package: str) -> GameKit:
 
 
 def _registry() -> dict[str, GameKit]:
-    if not _kits:
+    if not _builtin_loaded:
+        _builtin_loaded.append(True)
         extra = os.environ.get(GAMES_VARIABLE, "")
         for package in (*GAME_PACKAGES, *(p.strip() for p in extra.split(",") if p.strip())):
             register(package)

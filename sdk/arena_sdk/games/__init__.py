@@ -28,6 +28,7 @@ from types import ModuleType
 BUILTIN = ("arena_sdk.games.balloon", "arena_sdk.games.boom")
 
 _games: dict[str, ModuleType] = {}
+_builtin_loaded: list[bool] = []  # the shipped games are in _games
 
 
 def register(module_name: str) -> ModuleType:
@@ -44,7 +45,8 @@ def register(module_name: str) -> ModuleType:
 
 
 def _registry() -> dict[str, ModuleType]:
-    if not _games:
+    if not _builtin_loaded:
+        _builtin_loaded.append(True)
         for module_name in BUILTIN:
             register(module_name)
     return _games
