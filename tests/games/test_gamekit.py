@@ -48,3 +48,18 @@ def test_a_package_that_is_not_a_game_is_refused_with_what_to_do():
         register("arena.results")
     with pytest.raises(ConfigError, match="cannot load the game package"):
         register("arena.no_such_game")
+
+
+def test_compare_takes_its_default_opponents_from_the_games_kit(tmp_path):
+    import click
+
+    from arena.cli.compare import _example_opponents
+    from arena.games import game_kit
+    from arena.store import Store
+
+    with Store(tmp_path / "arena.db") as store:
+        names = _example_opponents(store, "boom")
+        assert names == tuple(game_kit("boom").example_bots)
+        assert store.get_bot("example-boom-strong") is not None
+        with pytest.raises(click.UsageError, match="no example bots"):
+            _example_opponents(store, "highcard")
