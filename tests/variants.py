@@ -1,22 +1,33 @@
 """The variants a test covers when it must cover them all but cannot afford every combination
-(tests/games/test_conformance.py plays every one): every player count of each game, and each of
-Boom's options alone, together and at more than one player count."""
+(tests/games/test_conformance.py plays every one), for each game Arena ships (the registry's
+GAME_PACKAGES; the tests' own game has its own tests): every player count with the default
+options, each option alone at two player counts, and all of a game's options together."""
 
 from __future__ import annotations
 
-from arena.games import make_game
+import importlib
 
-VARIANTS: list[tuple[str, int, dict]] = (
-    [("balloon", n, {}) for n in range(2, 6)]
-    + [("boom", n, {}) for n in range(2, 6)]
-    + [("boom", n, {"advanced": True}) for n in (2, 4)]
-    + [("boom", n, {"ruse": True}) for n in (3, 5)]
-    + [
-        ("boom", 3, {"advanced": True, "ruse": True}),
-        ("boom", 2, {"series": True}),
-        ("boom", 3, {"advanced": True, "ruse": True, "series": True}),
-    ]
-)
+from arena.games import GAME_PACKAGES, GameKit, make_game
+
+
+def _variants(kit: GameKit) -> list[tuple[str, int, dict]]:
+    game = kit.game
+    counts = list(range(game.min_players, game.max_players + 1))
+    out: list[tuple[str, int, dict]] = [(kit.name, n, {}) for n in counts]
+    flags = [o.name for o in kit.options if o.values == (False, True)]
+    for i, name in enumerate(flags):
+        for n in sorted({counts[i % len(counts)], counts[(i + 2) % len(counts)]}):
+            out.append((kit.name, n, {name: True}))
+    if len(flags) > 1:
+        out.append((kit.name, counts[min(1, len(counts) - 1)], dict.fromkeys(flags, True)))
+    return out
+
+
+VARIANTS: list[tuple[str, int, dict]] = [
+    variant
+    for package in GAME_PACKAGES
+    for variant in _variants(importlib.import_module(package).KIT)
+]
 
 
 def variant_id(variant: tuple[str, int, dict]) -> str:

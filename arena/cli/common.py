@@ -22,21 +22,30 @@ if TYPE_CHECKING:
 
 
 def game_options(f):
-    """The variant options of both games (each game refuses those it does not have), given to
-    the command as `variant`: the names of those that are on, mapped to True."""
+    """A flag (--NAME) for each variant option of every registered game (GameOption: declared
+    once by the game; each game refuses those it does not have), given to the command as
+    `variant`: the names of those that are on, mapped to True."""
+    from arena.games import game_kits
+
+    titles: dict[str, list[str]] = {}
+    helps: dict[str, str] = {}
+    for kit in game_kits():
+        for option in kit.options:
+            titles.setdefault(option.name, []).append(kit.title)
+            helps.setdefault(option.name, option.help)
+    names = list(titles)
 
     @functools.wraps(f)
-    def command(*args, advanced: bool, ruse: bool, series: bool, **kwargs):
-        flags = {"advanced": advanced, "ruse": ruse, "series": series}
+    def command(*args, **kwargs):
+        flags = {name: kwargs.pop(name) for name in names}
         return f(*args, variant={k: True for k, on in flags.items() if on}, **kwargs)
 
-    command = click.option(
-        "--series", is_flag=True, help="Boom: longer play, games to 200 points."
-    )(command)
-    command = click.option("--ruse", is_flag=True, help="Boom: deal each player a ruse card.")(
-        command
-    )
-    return click.option("--advanced", is_flag=True, help="Boom: the advanced game.")(command)
+    for name in reversed(names):
+        help = f"{', '.join(titles[name])}: {helps[name]}."
+        command = click.option(f"--{name.replace('_', '-')}", name, is_flag=True, help=help)(
+            command
+        )
+    return command
 
 
 def build_game(name: str, players: int, variant: Mapping[str, bool]) -> Game:

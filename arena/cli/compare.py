@@ -21,22 +21,6 @@ from .common import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-# The opponents a comparison plays against when none are named: the example bots of the game,
-# registered under these names the first time they are needed.
-EXAMPLE_OPPONENTS = {
-    "balloon": {
-        "example-random": "random_bot.py",
-        "example-random-2": "random_bot.py",
-        "example-balloon-heuristic": "balloon_heuristic.py",
-        "example-balloon-strong": "balloon_strong.py",
-    },
-    "boom": {
-        "example-random": "random_bot.py",
-        "example-random-2": "random_bot.py",
-        "example-boom-heuristic": "boom_heuristic.py",
-        "example-boom-strong": "boom_strong.py",
-    },
-}
 
 
 def error_rate_option(name: str, help: str):
@@ -188,10 +172,17 @@ def compare_cmd(
 
 
 def _example_opponents(store, game: str) -> tuple[str, ...]:
+    """The opponents a comparison plays against when none are named: the example bots of the
+    game (its GameKit.example_bots), registered under their names the first time they are
+    needed."""
+    from arena.games import game_kit
     from arena.store import UnknownBot
 
+    examples = game_kit(game).example_bots
+    if not examples:
+        raise click.UsageError(f"{game} has no example bots: name the opponents with --opponents")
     names = []
-    for bot, script in EXAMPLE_OPPONENTS[game].items():
+    for bot, script in examples.items():
         try:
             store.get_bot(bot)
         except UnknownBot:

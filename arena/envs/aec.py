@@ -1,10 +1,11 @@
 """ArenaEnv: a PettingZoo AEC environment over Arena's own rules engines (docs/rl.md).
 
-One match of Balloon Challenge or Boom: Runaway per episode, dealt by `Game.new_match(seed)`
-exactly as the referee deals `arena match --seed`. Agents are "seat_0".."seat_{n-1}". A seat's
-observation is a dict: "observation", `arena_sdk.features.encode` of what the seat may see (the
-engine's `observation(seat)`, the content the referee sends it; built by the engine's fast
-path, arena.envs.arrays), and "action_mask", the legal actions in `features`' numbering.
+One match of a registered game (arena.games: Balloon Challenge, Boom: Runaway, ...) per
+episode, dealt by `Game.new_match(seed)` exactly as the referee deals `arena match --seed`.
+Agents are "seat_0".."seat_{n-1}". A seat's observation is a dict: "observation",
+`arena_sdk.features.encode` of what the seat may see (the engine's `observation(seat)`, the
+content the referee sends it; built by the game's fast path where it has one,
+arena.envs.arrays), and "action_mask", the legal actions in `features`' numbering.
 `bot_observation(agent)` gives the same thing as a bot receives it in a match (arena_sdk.types),
 through the referee's own wire encoding.
 
@@ -26,7 +27,7 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
-from arena.games import IllegalActionError, make_game
+from arena.games import IllegalActionError, game_kit, make_game
 from arena.referee import wire as referee_wire
 from arena_sdk import features
 from arena_sdk import wire as sdk_wire
@@ -65,7 +66,7 @@ class ArenaEnv(AECEnv):
         self.reward_kind = reward
         self.render_mode = render_mode
         self.metadata = dict(
-            self.metadata, name=f"arena_{game}_v0", is_parallelizable=game == "boom"
+            self.metadata, name=f"arena_{game}_v0", is_parallelizable=game_kit(game).simultaneous
         )
         self.possible_agents = [agent_name(s) for s in range(num_players)]
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}

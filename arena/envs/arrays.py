@@ -1,261 +1,67 @@
-"""A seat's observation array and action mask as the environments build them, by the engines'
-fast paths instead of `features.encode(observation)`: Balloon's from the engine's
-`feature_values(seat)`, Boom's from one vector of every seat's values that the engine writes
-(`write_feature_values`); both kept up to date by the actions the environment plays. Masks are
-numbered by table (a Boom pair step from its pool of cards, `LegalPairs.pool`) instead of
-action by action. `features.encode` and `features.legal_mask` are the plain versions, which say
-the layout; tests/envs/test_env_features.py holds these equal to them."""
+"""A seat's observation array and action mask as the environments build them: by a game's fast
+path where its package has one (GameKit.arrays: arena/games/balloon/arrays.py from the engine's
+`feature_values(seat)`, arena/games/boom/arrays.py from one vector of every seat's values that
+the engine writes), kept up to date by the actions the environment plays; else plainly, by
+`features.encode(observation)` and `features.legal_mask` (which say the layout;
+tests/envs/test_env_features.py holds the fast ones equal to them)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence, cast
+from typing import Any, Callable, Protocol, Sequence, cast
 
 import numpy as np
 
-from arena.games import RulesError
+from arena.games import game_kit
 from arena_sdk import features
 
 
-def arrays_function(game: str, num_players: int) -> BalloonArrays | BoomArrays:
+class Arrays(Protocol):
+    """A game's arrays (arrays_function's)."""
+
+    def __call__(self, state: Any, seat: int) -> tuple[np.ndarray, np.ndarray | None]: ...
+
+    def observation(self, state: Any, seat: int) -> np.ndarray: ...
+
+    def played(self, state: Any, actions: Sequence[tuple[int, Any]]) -> None: ...
+
+
+def arrays_function(game: str, num_players: int) -> Arrays:
     """For `game` at `num_players`, a function of (state, seat) that gives the seat's
     observation array, features.encode(state.observation(seat)), and its action mask,
     features.legal_mask of its legal actions (None if it has none). Each call gives new arrays;
     its `observation(state, seat)` gives the observation array alone.
 
-    Balloon: a BalloonArrays, which keeps the ones that only a card played changes; Boom: a
-    BoomArrays, which keeps every seat's values in one vector through a round. The
-    environment tells them of the actions it applies (`played(state, actions)`); a state they
-    were not told about is worked out anew. The masks are built per call (mask_function)."""
-    if game == "balloon":
-        return BalloonArrays(num_players)
-    return BoomArrays(num_players)
-
-
-def _values_of(array: np.ndarray) -> "memoryview[float]":
-    """A float32 array's values, to be set one by one (a handful of them costs less so than
-    by a numpy call, which costs as much as dozens)."""
-    return cast("memoryview[float]", array.reshape(-1).data)
+    The game's own (its package's arrays module's `Arrays`) keep what they can from one call to
+    the next: the environment tells them of the actions it applies (`played(state, actions)`);
+    a state they were not told about is worked out anew."""
+    kit = game_kit(game)
+    if kit.arrays is None:
+        return PlainArrays(game)
+    return cast(Arrays, kit.load("arrays").Arrays(num_players))
 
 
 def mask_function(game: str) -> Callable[[Sequence[Any]], np.ndarray]:
     """For `game`, a function of the engine's legal actions (not empty) that gives
     features.legal_mask(game, legal)."""
-    count = features.action_count(game)
-    # a dtype object, not the type: numpy then need not look the dtype up on every call
-    int8, frombuffer = np.dtype(np.int8), np.frombuffer
-    if game == "balloon":  # an engine action is its number
-
-        def balloon_mask(legal: Sequence[int]) -> np.ndarray:
-            # set in a bytearray and wrapped: one numpy call, where zeros and a fancy
-            # assignment are three (each costs more than this loop over up to 11 actions)
-            mask = bytearray(count)
-            for action in legal:
-                mask[action] = 1
-            return frombuffer(mask, int8)
-
-        return balloon_mask
-
-    # Boom: a one-card action (c,) is number 1 + c; the pairs (a, b), b > a, are numbers
-    # start[a] + b - a - 1, one run per first card a (features' numbering)
-    ids = features.BOOM_RUSE + 1
-    # each first card a's run: where it starts and ends, and the first card b after a
-    runs = [(at, at + ids - 1 - a, a + 1) for a, at in enumerate(features._PAIR_START)]
-
-    def boom_mask(legal: Sequence[tuple[int, ...]]) -> np.ndarray:
-        ones = bytearray(count)  # set in a bytearray and wrapped: one numpy call
-        if legal.__class__ is tuple and len(legal[0]) == 1:  # a one-card step
-            for (card,) in legal:
-                ones[1 + card] = 1
-            return frombuffer(ones, int8)
-        pool = getattr(legal, "pool", None)  # a LegalPairs (isinstance of an ABC costs more)
-        if pool is not None:
-            # the pairs of a pool: for each card a of it, a's run is the pool's membership of
-            # the cards after a (one slice each, where a pair at a time is a pool's square)
-            member = bytearray(ids)
-            for card in pool:
-                member[card] = 1
-            for a in pool:
-                at, end, after = runs[a]
-                ones[at:end] = member[after:]
-            return frombuffer(ones, int8)
-        return features.legal_mask(game, legal)  # a short hand's step: rare
-
-    return boom_mask
+    kit = game_kit(game)
+    if kit.arrays is None:
+        return lambda legal: features.legal_mask(game, legal)
+    return kit.load("arrays").mask_function(features.action_count(game))
 
 
-class BalloonArrays:
-    """A Balloon seat's observation array and action mask (arrays_function's), keeping the
-    ones of the face-up cards and the cards on the table [50, 150), the same for every seat,
-    from one call to the next: they change only when a card is played, and `played` (the
-    environment calls it after each action it applies) sets the card played. A state it was
-    not told about (another object, another round, a card played without `played`) gets
-    them anew from the engine's `feature_values`. A seat's own hand [0, 50) is set per call,
-    and its values from 150 on (`feature_tail`)."""
+class PlainArrays:
+    """The arrays of a game without a fast path: features.encode of the seat's observation."""
 
-    _TAIL = 150  # every index from here on holds a value (feature_values' `at`)
-    _PUBLIC = 50  # the ones from here up to _TAIL are the face-up cards and the table's
-
-    def __init__(self, num_players: int):
-        self._mask_of = mask_function("balloon")
-        self._size = features.observation_size("balloon", num_players)
-        self._public = np.zeros(self._size, np.float32)
-        # the state, round and balloon size (face-up and table cards) _public holds
-        self._state: Any = None
-        self._round = 0
-        self._balloon = -1
+    def __init__(self, game: str):
+        self._game = game
 
     def __call__(self, state: Any, seat: int) -> tuple[np.ndarray, np.ndarray | None]:
-        out = self.observation(state, seat)
         legal = state.legal_actions(seat)
-        return out, self._mask_of(legal) if legal else None
+        mask = features.legal_mask(self._game, legal) if legal else None
+        return self.observation(state, seat), mask
 
     def observation(self, state: Any, seat: int) -> np.ndarray:
-        """The seat's observation array (a new one)."""
-        tail = state.feature_tail(seat)  # RulesError for a seat that is not there
-        if state is not self._state or state.round != self._round or state.size != self._balloon:
-            self._keep(state, seat)
-        out = self._public.copy()
-        hand = state.hand(seat)
-        out[np.fromiter(hand, np.intp, len(hand))] = 1
-        out[self._TAIL :] = tail
-        return out
-
-    def _keep(self, state: Any, seat: int) -> None:
-        ones = [i for i in state.feature_values(seat)[0] if i >= self._PUBLIC]
-        public = np.zeros(self._size, np.float32)
-        public[np.fromiter(ones, np.intp, len(ones))] = 1
-        self._public = public
-        self._state, self._round, self._balloon = state, state.round, state.size
+        return features.encode(state.observation(seat))
 
     def played(self, state: Any, actions: Sequence[tuple[int, Any]]) -> None:
-        """These (seat, action)s have just been applied to `state`, in order: each that put a
-        card on the table of the round kept sets that card's one."""
-        for _, action in actions:
-            if (
-                state is self._state
-                and action < self._PUBLIC
-                and state.size == self._balloon + 1
-                and state.round == self._round
-            ):
-                self._public[100 + action] = 1
-                self._balloon += 1
-
-
-class BoomArrays:
-    """Every Boom seat's observation array (arrays_function's), from one vector that holds
-    each value of a state's observations once: every seat's own part (its hand, its ruse
-    card, its cards to play: the 52 values an observation starts with), the seat-free head,
-    then every seat's block in seat order. A seat's observation is one gather of it (its own
-    part, the head, the blocks from its own on), by an index worked out once.
-
-    The engine writes the vector (`write_feature_values`) when the state is new to it, a round
-    has ended or the match is over: once a round in an environment's play. In between, the
-    environment tells it of the actions it applies (`played`), and the next call sets what
-    they changed, value by value: the cards played leave the player's hand, its cards to play
-    go to 0 and its chosen flag to 1; if they ended the round's first escape step, the engine
-    writes the second step's part (`write_step_values`). A call is then one gather and the
-    mask (mask_function's)."""
-
-    _OWN, _HEAD, _BLOCK = 52, 129, 105  # a seat's own part, the head (own part first), a block
-    _CHOSEN = 102  # the chosen flag's offset in a block
-    _TO_PLAY = 51  # cards to play / 2, in the own part
-
-    def __init__(self, num_players: int):
-        n = self._n = num_players
-        self._mask_of = mask_function("boom")
-        own, head, block = self._OWN, self._HEAD, self._BLOCK
-        # where things are in the vector: seat s's own part at s * 52, the head's value at
-        # index i (52 <= i < 129 in an observation) at _head + i, seat s's block at _block_at[s]
-        self._own_at = [s * own for s in range(n)]
-        self._head = n * own - own
-        blocks = n * own + head - own
-        self._block_at = [blocks + s * block for s in range(n)]
-        self._chosen_at = [at + self._CHOSEN for at in self._block_at]
-        self._size = blocks + n * block
-        # seat r's observation: its own part, the head, then the blocks from r's on
-        self._gather = [
-            np.array(
-                [
-                    *range(r * own, r * own + own),
-                    *range(self._head + own, self._head + head),
-                    *(blocks + (r + k) % n * block + i for k in range(n) for i in range(block)),
-                ],
-                np.intp,
-            )
-            for r in range(n)
-        ]
-        self._vector = np.zeros(self._size, np.float32)
-        self._values = _values_of(self._vector)  # set value by value
-        self._round: Any = None  # the round the vector was set in (the state's round_key)
-        # the state the vector holds, its feature_key's object and count when it was set
-        self._state: Any = None
-        self._pending: Any = None
-        self._count = 0
-        self._told: list[tuple[int, tuple[int, ...]]] = []  # the actions played since, by seat
-        self.built = 0  # how many times the vector was set anew (the tests read it)
-
-    def __call__(self, state: Any, seat: int) -> tuple[np.ndarray, np.ndarray | None]:
-        n = self._n
-        if type(seat) is not int or not 0 <= seat < n:
-            raise RulesError.no_seat(seat, n, "encode")
-        out = self.observation(state, seat)
-        legal = state.legal_actions(seat)
-        return out, self._mask_of(legal) if legal else None
-
-    def observation(self, state: Any, seat: int) -> np.ndarray:
-        """The seat's observation array (a new one); `seat` must be one of the state's (the
-        environment's are; __call__ checks)."""
-        pending, count = state.feature_key()
-        if state is not self._state or pending is not self._pending or count != self._count:
-            if not self._catch_up(state, pending, count):
-                self._build(state)
-        return self._vector[self._gather[seat]]
-
-    def _build(self, state: Any) -> None:
-        """The vector anew: the engine writes every value of it (write_feature_values)."""
-        vector = np.zeros(self._size, np.float32)
-        values = _values_of(vector)
-        state.write_feature_values(values, self._own_at, self._head, self._block_at)
-        self._vector, self._values = vector, values
-        self._state, self._round = state, state.round_key()
-        self._pending, self._count = state.feature_key()
-        self._told.clear()
-        self.built += 1
-
-    def played(self, state: Any, actions: Sequence[tuple[int, Any]]) -> None:
-        """These (seat, action)s have just been applied to `state`: noted, for the vector to
-        be brought up to date when next asked for (the env plays a step's actions together,
-        and the seats observe the state after the last). More than two steps' worth
-        unobserved, and the vector is left to be set anew."""
-        if state is self._state:
-            told = self._told
-            told += actions
-            if len(told) > 2 * self._n:
-                self._state = None
-                told.clear()
-
-    def _catch_up(self, state: Any, pending: Any, count: int) -> bool:
-        """Bring the vector up to date with the actions told of since it was set, if it holds
-        `state` as it was before them and the round goes on; whether it did. Set value by
-        value: a handful of values, where a numpy call costs as much as dozens."""
-        told = self._told
-        if state is not self._state or not told:
-            return False
-        same_step = pending is self._pending and count == self._count - len(told)
-        if not same_step and (state.is_over() or state.round_key() != self._round):
-            return False  # a new round, or the end
-        values, own_at = self._values, self._own_at
-        for seat, action in told:  # its cards leave its hand (the ruse card's one is at 50)
-            at = own_at[seat]
-            for card in action:
-                values[at + card] = 0.0
-        if same_step:  # each seat told of has chosen: nothing left to play
-            chosen_at = self._chosen_at
-            for seat, _ in told:
-                values[own_at[seat] + self._TO_PLAY] = 0.0
-                values[chosen_at[seat]] = 1.0
-        else:  # the second escape step has begun: the step's part
-            state.write_step_values(values, own_at, self._head, self._block_at)
-        self._pending, self._count = pending, count
-        told.clear()
-        return True
+        """Nothing kept: nothing to do."""

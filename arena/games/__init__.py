@@ -1,10 +1,19 @@
-"""The rules engines, and the registry that builds a game from its name and configuration.
+"""The rules engines, and the registry of games: a game is one package (arena/games/balloon/,
+arena/games/boom/) that ends with its `KIT` (arena/games/kit.py), registered here by one line
+of GAME_PACKAGES; the referee's codec, the environments, the web, the command line and the
+conformance test loop over the registry instead of naming games.
 
-Importing this package needs nothing outside the standard library, so bots can simulate with it.
+More games come from packages outside Arena: named in the ARENA_GAMES environment variable
+(package names, comma-separated; read on the registry's first use, so that commands Arena
+starts see them too) or registered by `register(package)` (tests/games/highcard: a game the
+tests play end to end). Importing this package needs nothing outside the standard library, so
+bots can simulate with it.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 from typing import Any
 
 from .base import (
@@ -13,18 +22,62 @@ from .base import (
     EngineVersionError,
     Event,
     Game,
+    GameOption,
     IllegalActionError,
     RulesError,
     State,
     ranks_from_scores,
 )
+from .kit import GameKit
+
+# The game packages Arena ships: one line a game.
+GAME_PACKAGES = (
+    "arena.games.balloon",
+    "arena.games.boom",
+)
+GAMES_VARIABLE = "ARENA_GAMES"
+
+_kits: dict[str, GameKit] = {}
+_builtin_loaded: list[bool] = []  # the shipped games and ARENA_GAMES's are in _kits
 
 
-def _registry() -> dict[str, type[Game]]:
-    from .balloon import BalloonGame
-    from .boom import BoomGame
+def register(package: str) -> GameKit:
+    """Register the game of `package` (an importable package or module whose `KIT` is a
+    GameKit); registering one again changes nothing. Raises ConfigError if it has no kit or
+    another game already has its name."""
+    try:
+        module = importlib.import_module(package)
+    except ImportError as err:
+        raise ConfigError(f"cannot load the game package {package!r}: {err}") from None
+    kit = getattr(module, "KIT", None)
+    if not isinstance(kit, GameKit):
+        raise ConfigError(f"{package} is not a game package: it has no KIT (a GameKit)")
+    known = _kits.get(kit.name)
+    if known is not None and known is not kit:
+        raise ConfigError(f"{package}: there is a game named {kit.name!r} already")
+    _kits[kit.name] = kit
+    return kit
 
-    return {BalloonGame.name: BalloonGame, BoomGame.name: BoomGame}
+
+def _registry() -> dict[str, GameKit]:
+    if not _builtin_loaded:
+        _builtin_loaded.append(True)
+        extra = os.environ.get(GAMES_VARIABLE, "")
+        for package in (*GAME_PACKAGES, *(p.strip() for p in extra.split(",") if p.strip())):
+            register(package)
+    return _kits
+
+
+def game_kits() -> list[GameKit]:
+    """Every registered game's kit, by name."""
+    return [kit for _, kit in sorted(_registry().items())]
+
+
+def game_kit(name: str) -> GameKit:
+    games = _registry()
+    if name not in games:
+        raise ConfigError(f"unknown game {name!r}; the games are: {', '.join(sorted(games))}")
+    return games[name]
 
 
 def game_names() -> list[str]:
@@ -32,10 +85,7 @@ def game_names() -> list[str]:
 
 
 def game_class(name: str) -> type[Game]:
-    games = _registry()
-    if name not in games:
-        raise ConfigError(f"unknown game {name!r}; the games are: {', '.join(sorted(games))}")
-    return games[name]
+    return game_kit(name).game
 
 
 def make_game(name: str, num_players: int, **options: Any) -> Game:
@@ -59,12 +109,17 @@ __all__ = [
     "EngineVersionError",
     "Event",
     "Game",
+    "GameKit",
+    "GameOption",
     "IllegalActionError",
     "RulesError",
     "State",
     "game_class",
     "game_from_config",
+    "game_kit",
+    "game_kits",
     "game_names",
     "make_game",
     "ranks_from_scores",
+    "register",
 ]

@@ -64,6 +64,18 @@ class Event:
     data: Mapping[str, Any] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class GameOption:
+    """A variant option of a game, declared once (Game.declared_options): the engine's
+    options_spec, the command line's flag (--NAME), the protocol's GameOptions field of the same
+    name and the web's label all follow from it. `values`: the allowed values, the default
+    first (a flag: (False, True))."""
+
+    name: str
+    help: str  # what it does, in a few words: the flag's help and the web's label
+    values: tuple[Any, ...] = (False, True)
+
+
 def ranks_from_scores(scores: Sequence[int]) -> tuple[int, ...]:
     """Competition ranks, 0 = best: equal scores share a rank ("1224" ranking, zero-based)."""
     return tuple(sum(1 for other in scores if other > mine) for mine in scores)
@@ -75,10 +87,17 @@ class Game(abc.ABC):
     name: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
-    # Option name -> allowed values; the first value is the default.
+    # The variant options (GameOption: name, help, allowed values, the default first).
+    declared_options: ClassVar[tuple[GameOption, ...]] = ()
+    # Option name -> allowed values; the first value is the default (from declared_options).
     options_spec: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
     # Changes whenever a rule change could make an old replay play out differently.
     engine_version: ClassVar[str] = "1"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "declared_options" in cls.__dict__:
+            cls.options_spec = {o.name: o.values for o in cls.declared_options}
 
     @classmethod
     def engine_versions(cls) -> Mapping[str, type["Game"]]:

@@ -9,14 +9,16 @@ typed messages (see proto/arena/v1).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache, lru_cache
-from typing import Any, Callable, ClassVar
+from functools import cache
+from typing import Any, ClassVar, cast
 
-from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError
 
-from arena.games import balloon, boom
+from arena.games import game_kit, game_kits
 from arena.games.base import Action, Game
+from arena.games.codec import OBSERVATION, GameCodec, Keys, WireError
+from arena.games.codec import field as _field
+from arena.games.codec import varint as _varint
 from arena.results import (
     CRASH,
     DISCONNECT,
@@ -27,10 +29,6 @@ from arena.results import (
     MatchResult,
 )
 from arena_sdk.proto import arena_pb2 as pb
-
-
-class WireError(ValueError):
-    """A message from a bot that does not translate into an action of its game."""
 
 
 class MalformedMessage(ValueError):
@@ -204,32 +202,22 @@ def pong(nonce: int) -> pb.RefereeMessage:
     return pb.RefereeMessage(pong=pb.Pong(nonce=nonce))
 
 
-# ---------------------------------------------------------------- actions
-
-# Card messages are immutable once built and cards are few, so build each once.
-_BALLOON_CARDS = tuple(
-    pb.Card(id=i, colour=c.colour, value=c.value) for i, c in enumerate(balloon.CARDS)
-)
-_BOOM_CARDS = tuple(
-    pb.Card(id=i, colour=boom.COLOURS[i // 10], value=boom.VALUES[i % 10]) for i in range(50)
-)
+# ---------------------------------------------------------------- actions and observations
+#
+# Each game's codec (its package's wire.py: arena/games/codec.py) translates its actions and
+# writes its observations and legal actions in protobuf's wire format directly; an action
+# request is put together here from their bytes. Where an Observation object is wanted (a
+# match's end, spectators), it is parsed from the same bytes: one encoder.
 
 
-@cache  # at most 51 distinct actions
-def balloon_action_to_pb(action: int) -> pb.Action:
-    if action == balloon.DROP_OUT:
-        return pb.Action(balloon=pb.BalloonAction(drop_out=True))
-    return pb.Action(balloon=pb.BalloonAction(play=_BALLOON_CARDS[action]))
-
-
-@lru_cache(maxsize=4096)  # every pair and single of 51 cards fits
-def boom_action_to_pb(action: tuple[int, ...]) -> pb.Action:
-    cards = [_BOOM_CARDS[c] for c in action if c != boom.RUSE]
-    return pb.Action(boom=pb.BoomAction(cards=cards, ruse=boom.RUSE in action))
+@cache
+def codec(game_name: str) -> GameCodec:
+    """The wire codec of the game (its package's wire module)."""
+    return cast(GameCodec, game_kit(game_name).load("codec"))
 
 
 def action_to_pb(game_name: str, action: Action) -> pb.Action:
-    return _ACTION_TO_PB[game_name](action)
+    return codec(game_name).action_to_pb(action)
 
 
 def action_from_pb(game_name: str, msg: pb.Action) -> Action:
@@ -238,271 +226,23 @@ def action_from_pb(game_name: str, msg: pb.Action) -> Action:
     which = msg.WhichOneof("game")
     if which != game_name:
         raise WireError(f"expected a {game_name} action, got {which or 'an empty action'}")
-    if game_name == "balloon":
-        kind = msg.balloon.WhichOneof("kind")
-        if kind == "drop_out":
-            if not msg.balloon.drop_out:
-                raise WireError("drop_out must be true when set")
-            return balloon.DROP_OUT
-        if kind == "play":
-            return _card_id(msg.balloon.play, len(balloon.CARDS))
-        raise WireError("a balloon action must set play or drop_out")
-    ids = [_card_id(c, 50) for c in msg.boom.cards]
-    if msg.boom.ruse:
-        ids.append(boom.RUSE)
-    return tuple(sorted(ids))
+    return codec(game_name).action_from_pb(msg)
 
 
-def _card_id(card: pb.Card, deck_size: int) -> int:
-    if card.id >= deck_size:
-        raise WireError(f"card id {card.id} is not in the deck (0..{deck_size - 1})")
-    return card.id
+_REQUEST = Keys(pb.ActionRequest)
+_REQUESTS = Keys(pb.ActionRequests)
+_REFEREE = Keys(pb.RefereeMessage)
 
 
-_ACTION_TO_PB = {"balloon": balloon_action_to_pb, "boom": boom_action_to_pb}
-
-
-# ---------------------------------------------------------------- observations and requests
-#
-# An action request is built for every move. Built as protobuf objects, with nested messages
-# copied into repeated fields, it cost 15-40 us of the referee's 100-200 us per move; so
-# observations and requests are written here directly in protobuf's wire format, from fragments
-# made once per card and per action. The bytes are exactly those protobuf would write
-# (tests/referee/test_wire_encoding.py compares them with messages built the ordinary way over
-# random states of every variant), and bots parse them as usual. Where an Observation object
-# is wanted (a match's end, spectators), it is parsed from the same bytes: one encoder.
-# Field numbers and wire types come from the generated descriptors (`_Keys`), once, at import.
-
-_M64 = (1 << 64) - 1
-_ONE_BYTE = tuple(bytes((i,)) for i in range(128))
-_TRUE = b"\x01"
-
-
-def _varint(n: int) -> bytes:
-    if n < 0:  # int32 and int64 fields encode negatives as ten-byte two's complement
-        n &= _M64
-    if n < 128:
-        return _ONE_BYTE[n]
-    out = bytearray()
-    while n >= 128:
-        out.append((n & 127) | 128)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-_VARINT_TYPES = frozenset(
-    (
-        FieldDescriptor.TYPE_INT32,
-        FieldDescriptor.TYPE_INT64,
-        FieldDescriptor.TYPE_UINT32,
-        FieldDescriptor.TYPE_UINT64,
-        FieldDescriptor.TYPE_BOOL,
-        FieldDescriptor.TYPE_ENUM,
-    )
-)
-_LENGTH_DELIMITED_TYPES = frozenset(
-    (FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES)
-)
-
-
-class _Keys:
-    """The encoded key (field number and wire type) of every field of one message, by field
-    name, as its descriptor says: `_Keys(pb.Card).colour`."""
-
-    def __init__(self, message) -> None:
-        self.message = message
-        for field in message.DESCRIPTOR.fields:
-            setattr(self, field.name, _varint(field.number << 3 | _wire_type(field)))
-
-    def __getattr__(self, name: str) -> bytes:
-        # Only for names __init__ did not set (and it tells the type checker that the keys
-        # set there are bytes).
-        raise AttributeError(f"the message has no field {name!r}")
-
-
-def _wire_type(field: FieldDescriptor) -> int:
-    if field.type in _LENGTH_DELIMITED_TYPES or (field.is_repeated and field.is_packed):
-        return 2  # a message, a string, packed numbers
-    if field.type in _VARINT_TYPES and not field.is_repeated:
-        return 0
-    raise TypeError(
-        f"{field.full_name}: the encoder writes no field of type {field.type} "
-        "(unpacked repeated, or fixed-width); teach it, or build the message"
-    )
-
-
-# Every message the encoder writes (tests/referee/test_wire_encoding.py checks each key).
-_REQUEST = _Keys(pb.ActionRequest)
-_REQUESTS = _Keys(pb.ActionRequests)
-_REFEREE = _Keys(pb.RefereeMessage)
-_OBSERVATION = _Keys(pb.Observation)
-_BALLOON = _Keys(pb.BalloonObservation)
-_PLAYED = _Keys(pb.BalloonPlayed)
-_BOOM = _Keys(pb.BoomObservation)
-_REVEALED = _Keys(pb.BoomRevealed)
-_PARADISE = _Keys(pb.BoomParadise)
-ENCODED = (
-    _REQUEST,
-    _REQUESTS,
-    _REFEREE,
-    _OBSERVATION,
-    _BALLOON,
-    _PLAYED,
-    _BOOM,
-    _REVEALED,
-    _PARADISE,
-)
-
-
-def _field(key: bytes, payload: bytes) -> bytes:
-    """A length-delimited field (a message, a string, packed numbers)."""
-    return key + _varint(len(payload)) + payload
-
-
-def _scalars(out: list[bytes], key: bytes, values) -> None:
-    """A packed repeated number field (proto3's encoding), left out when empty."""
-    if values:
-        try:  # numbers 0..127 (most of them) are one byte each: their varints are their bytes
-            payload = bytes(values)
-            if not payload.isascii():
-                raise ValueError
-        except ValueError:  # negative, or 128 and above
-            payload = b"".join(map(_varint, values))
-        out.append(key + _varint(len(payload)) + payload)
-
-
-def _card_fields(key: bytes, cards) -> tuple[bytes, ...]:
-    """The encoded field `key` holding each card, by card id."""
-    return tuple(_field(key, c.SerializeToString()) for c in cards)
-
-
-_BALLOON_HAND = _card_fields(_BALLOON.hand, _BALLOON_CARDS)
-_BALLOON_FACE_UP = _card_fields(_BALLOON.face_up, _BALLOON_CARDS)
-_BALLOON_PLAYED_CARD = _card_fields(_PLAYED.card, _BALLOON_CARDS)
-_BOOM_HAND = _card_fields(_BOOM.hand, _BOOM_CARDS)
-_BOOM_DISCARDED = _card_fields(_BOOM.discarded, _BOOM_CARDS)
-_BOOM_REVEALED_CARD = _card_fields(_REVEALED.cards, _BOOM_CARDS)
-
-
-@lru_cache(maxsize=8192)  # seats x cards x turns
-def _balloon_played_field(seat: int, card: int, turn: int) -> bytes:
-    payload = (
-        (_PLAYED.seat + _varint(seat) if seat else b"")
-        + _BALLOON_PLAYED_CARD[card]
-        + (_PLAYED.turn + _varint(turn) if turn else b"")
-    )
-    return _field(_BALLOON.table, payload)
-
-
-@cache  # at most 51
-def _balloon_legal_field(action: int) -> bytes:
-    return _field(_REQUEST.legal_actions, balloon_action_to_pb(action).SerializeToString())
-
-
-@lru_cache(maxsize=8192)  # every single, pair and ruse combination
-def _boom_legal_field(action: tuple[int, ...]) -> bytes:
-    return _field(_REQUEST.legal_actions, boom_action_to_pb(action).SerializeToString())
-
-
-@lru_cache(maxsize=8192)
-def _boom_revealed_field(cards: tuple[int, ...]) -> bytes:
-    payload = b"".join([_BOOM_REVEALED_CARD[c] for c in cards if c != boom.RUSE])
-    if boom.RUSE in cards:
-        payload += _REVEALED.ruse + _TRUE
-    return _field(_BOOM.revealed, payload)
-
-
-@lru_cache(maxsize=4096)
-def _boom_paradise_field(pile: tuple) -> bytes:
-    payload = b"".join(
-        [
-            _field(
-                _PARADISE.cards,
-                pb.BoomParadiseCard(
-                    card=_BOOM_CARDS[p.card], face_up=p.face_up
-                ).SerializeToString(),
-            )
-            for p in pile
-        ]
-    )
-    return _field(_BOOM.paradise, payload)
-
-
-def _balloon_observation_bytes(obs: "balloon.BalloonObservation") -> bytes:
-    k = _BALLOON
-    out = [k.seat + _varint(obs.seat)] if obs.seat else []
-    if obs.num_players:
-        out.append(k.num_players + _varint(obs.num_players))
-    if obs.round:
-        out.append(k.round + _varint(obs.round))
-    if obs.turn:
-        out.append(k.turn + _varint(obs.turn))
-    if obs.start_seat:
-        out.append(k.start_seat + _varint(obs.start_seat))
-    if obs.to_act:
-        out.append(k.to_act + _varint(obs.to_act))
-    hand = _BALLOON_HAND
-    out += [hand[c] for c in obs.hand]
-    _scalars(out, k.hand_sizes, obs.hand_sizes)
-    face_up = _BALLOON_FACE_UP
-    out += [face_up[c] for c in obs.face_up]
-    out += [_balloon_played_field(p.seat, p.card, p.turn) for p in obs.table]
-    _scalars(out, k.dropped_out, obs.dropped_out)
-    _scalars(out, k.chips, obs.chips)
-    if obs.chips_in_middle:
-        out.append(k.chips_in_middle + _varint(obs.chips_in_middle))
-    if obs.first_drop_out_chip:
-        out.append(k.first_drop_out_chip + _TRUE)
-    _scalars(out, k.totals, obs.totals)
-    return _field(_OBSERVATION.balloon, b"".join(out))
-
-
-def _boom_observation_bytes(obs: "boom.BoomObservation") -> bytes:
-    k = _BOOM
-    out = [k.seat + _varint(obs.seat)] if obs.seat else []
-    for key, value in (
-        (k.num_players, obs.num_players),
-        (k.game_number, obs.game_number),
-        (k.round, obs.round),
-        (k.step, obs.step),
-        (k.guard, obs.guard),
-    ):
-        if value:
-            out.append(key + _varint(value))
-    _scalars(out, k.guard_limits, obs.guard_limits)
-    if obs.guards_left:
-        out.append(k.guards_left + _varint(obs.guards_left))
-    if obs.to_play:
-        out.append(k.to_play + _varint(obs.to_play))
-    hand = _BOOM_HAND
-    out += [hand[c] for c in obs.hand if c != boom.RUSE]
-    if obs.has_ruse:
-        out.append(k.has_ruse + _TRUE)
-    _scalars(out, k.hand_sizes, obs.hand_sizes)
-    _scalars(out, k.acted, [int(a) for a in obs.acted])
-    out += [_boom_revealed_field(r) for r in obs.revealed]
-    out += [_boom_paradise_field(pile) for pile in obs.paradise]
-    discarded = _BOOM_DISCARDED
-    out += [discarded[c] for c in obs.discarded if c != boom.RUSE]
-    _scalars(out, k.scores, obs.scores)
-    _scalars(out, k.series_totals, obs.series_totals)
-    _scalars(out, k.guards_used, obs.guards_used)
-    return _field(_OBSERVATION.boom, b"".join(out))
-
-
-_OBSERVATION_BYTES: dict[str, Callable[[Any], bytes]] = {
-    "balloon": _balloon_observation_bytes,
-    "boom": _boom_observation_bytes,
-}
-_LEGAL_FIELD: dict[str, Callable[[Any], bytes]] = {
-    "balloon": _balloon_legal_field,
-    "boom": _boom_legal_field,
-}
+def encoded() -> tuple[Keys, ...]:
+    """Every message the encoder writes, the games' included (tests/referee/test_wire_messages.py
+    checks each key)."""
+    games = [k for kit in game_kits() for k in codec(kit.name).ENCODED]
+    return (_REQUEST, _REQUESTS, _REFEREE, OBSERVATION, *games)
 
 
 def observation_to_pb(game_name: str, obs: Any) -> pb.Observation:
-    return pb.Observation.FromString(_OBSERVATION_BYTES[game_name](obs))
+    return pb.Observation.FromString(codec(game_name).observation_bytes(obs))
 
 
 def action_request(
@@ -512,10 +252,11 @@ def action_request(
     what goes after it): the id is chosen when the request is sent (`request_body`)."""
     k = _REQUEST
     head = _field(k.match_id, match_id.encode()) if match_id else b""
-    to_field = _LEGAL_FIELD[game_name]
+    game = codec(game_name)
+    to_field = game.legal_field
     tail = b"".join(
         [
-            _field(k.observation, _OBSERVATION_BYTES[game_name](obs)),
+            _field(k.observation, game.observation_bytes(obs)),
             *[to_field(a) for a in legal],
             k.move_ms + _varint(move_ms) if move_ms else b"",
             k.time_bank_ms + _varint(time_bank_ms) if time_bank_ms else b"",
@@ -557,10 +298,8 @@ def serialize_referee_message(msg: Outgoing) -> bytes:
 
 
 def options_to_pb(game: Game) -> pb.GameOptions:
-    return pb.GameOptions(
-        num_players=game.num_players,
-        **{k: bool(v) for k, v in game.options.items() if k in ("advanced", "ruse", "series")},
-    )
+    """The game's options, each in the GameOptions field of its name (GameOption)."""
+    return pb.GameOptions(num_players=game.num_players, **game.options)
 
 
 def limits_to_pb(limits) -> pb.Limits:
@@ -577,7 +316,7 @@ def event_to_pb(
         match_id=match_id, index=index, kind=event.kind, seat=event.seat, data=data, final=final
     )
     if public_obs is not None:
-        msg.public_observation.MergeFromString(_OBSERVATION_BYTES[game_name](public_obs))
+        msg.public_observation.MergeFromString(codec(game_name).observation_bytes(public_obs))
     return msg
 
 

@@ -1,9 +1,10 @@
 """What a bot sees and says: cards, observations, actions, matches, results and rejections.
 
-Plain frozen dataclasses, no protobuf (arena_sdk.wire translates). The observation classes
-mirror the rules engines' own (arena/games/balloon.py and boom.py): the same field names, in the
-same order, but with `Card` objects where the engines hold card ids, so a bot can read colours and
-values without a lookup table. Every `Card` keeps its `id`, which is the engine's card id, so a bot
+Plain frozen dataclasses, no protobuf (arena_sdk.wire translates); each game's own are in its
+module of arena_sdk.games, re-exported here. The observation classes mirror the rules engines'
+own (arena.games.balloon, arena.games.boom): the same field names, in the same order, but with
+`Card` objects where the engines hold card ids, so a bot can read colours and values without a
+lookup table. Every `Card` keeps its `id`, which is the engine's card id, so a bot
 that simulates with the engines can go back with `card.id`.
 """
 
@@ -13,6 +14,7 @@ import random
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -28,122 +30,16 @@ class Card:
         return f"{self.colour} {self.value}"
 
 
-# ------------------------------------------------------------------------------ Balloon Challenge
+# ------------------------------------------------------------------------------ the games
 
+# Each game's own types are in its module of arena_sdk.games, and re-exported here.
+from .games.balloon import BalloonAction, BalloonObservation, Played  # noqa: E402, F401
+from .games.boom import BoomAction, BoomObservation, ParadiseCard, Revealed  # noqa: E402, F401
 
-@dataclass(frozen=True, slots=True)
-class Played:
-    """A card on the Balloon Challenge table: who played it, in which turn (row, 1-based)."""
-
-    seat: int
-    card: Card
-    turn: int
-
-
-@dataclass(frozen=True, slots=True)
-class BalloonObservation:
-    """What one seat may see in Balloon Challenge (seat == -1: a spectator, with an empty hand)."""
-
-    seat: int
-    num_players: int
-    round: int  # 1..5
-    turn: int  # the row being played, 1-based
-    start_seat: int
-    to_act: int  # seat to act now, -1 when the match is over
-    hand: tuple[Card, ...]  # own cards, sorted
-    hand_sizes: tuple[int, ...]
-    face_up: tuple[Card, ...]  # the two-player start of the balloon
-    table: tuple[Played, ...]  # cards played this round, in order
-    dropped_out: tuple[int, ...]  # turn in which each seat dropped out this round, 0 = still in
-    chips: tuple[int, ...]  # chips each seat holds this round
-    chips_in_middle: int
-    first_drop_out_chip: bool  # the set-aside chip is still there
-    totals: tuple[int, ...]  # scores of the finished rounds
-
-
-@dataclass(frozen=True, slots=True)
-class BalloonAction:
-    """A Balloon Challenge move: play one card from the hand, or drop out of the round.
-
-    `BalloonAction(play=card)` or `BalloonAction(drop_out=True)`; exactly one of the two.
-    """
-
-    play: Card | None = None
-    drop_out: bool = False
-
-    def __post_init__(self) -> None:
-        if (self.play is None) == (not self.drop_out):
-            raise ValueError(
-                "a BalloonAction either plays a card or drops out: give play=card or "
-                f"drop_out=True, not play={self.play!r}, drop_out={self.drop_out!r}"
-            )
-
-    def __str__(self) -> str:
-        return "drop out" if self.drop_out else f"play {self.play}"
-
-
-# ------------------------------------------------------------------------------ Boom: Runaway
-
-
-@dataclass(frozen=True, slots=True)
-class Revealed:
-    """The cards one seat has revealed in the current Boom round; `ruse`: its ruse card too."""
-
-    cards: tuple[Card, ...]
-    ruse: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ParadiseCard:
-    """A card in a seat's Boom paradise; a face-down one shows only to its owner."""
-
-    card: Card
-    face_up: bool
-
-
-@dataclass(frozen=True, slots=True)
-class BoomObservation:
-    """What one seat may see in Boom: Runaway (seat == -1: a spectator, with an empty hand)."""
-
-    seat: int
-    num_players: int
-    game_number: int  # 1-based; above 1 only in longer play (a series)
-    round: int  # 1-based within the game
-    step: int  # 1 = first escape, 2 = second escape, 0 = match over
-    guard: int  # index of the revealed guard card
-    guard_limits: tuple[int, ...]  # per colour
-    guards_left: int  # guard cards left in the deck before a reshuffle
-    guards_used: tuple[int, ...]  # guard cards revealed since the last shuffle, current one last
-    to_play: int  # how many cards this seat plays in this step (0: none now)
-    hand: tuple[Card, ...]  # own bomb cards, sorted
-    has_ruse: bool  # own ruse card in hand
-    hand_sizes: tuple[int, ...]  # bomb cards in each seat's hand
-    acted: tuple[bool, ...]  # who has already chosen in this step
-    revealed: tuple[Revealed, ...]  # per seat, this round
-    paradise: tuple[tuple[ParadiseCard, ...], ...]  # per seat
-    discarded: tuple[Card, ...]  # cards discarded face up (advanced game)
-    scores: tuple[int, ...]  # this game's scores so far
-    series_totals: tuple[int, ...]  # totals of the finished games of the series
-
-
-@dataclass(frozen=True, slots=True)
-class BoomAction:
-    """A Boom step: the bomb cards played (kept sorted by id, so an action built by hand equals
-    the legal one with the same cards) and whether the seat's own ruse card is among them."""
-
-    cards: tuple[Card, ...] = ()
-    ruse: bool = False
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "cards", tuple(sorted(self.cards)))
-
-    def __str__(self) -> str:
-        parts = [str(card) for card in self.cards] + (["ruse"] if self.ruse else [])
-        return "play " + (", ".join(parts) if parts else "nothing")
-
-
-Observation = BalloonObservation | BoomObservation
-Action = BalloonAction | BoomAction
+# The observations and actions of the games the SDK ships (a game registered from outside has
+# its own: arena_sdk.games).
+Observation: TypeAlias = "BalloonObservation | BoomObservation"
+Action: TypeAlias = "BalloonAction | BoomAction"
 
 
 # ------------------------------------------------------------------------------ matches
@@ -192,7 +88,7 @@ class Match:
     """
 
     match_id: str
-    game: str  # "balloon" or "boom"
+    game: str  # "balloon", "boom" (arena_sdk.games)
     num_players: int
     options: Mapping[str, bool]
     seat: int

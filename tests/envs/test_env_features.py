@@ -124,9 +124,10 @@ def test_feature_values_refuses_a_seat_that_is_not_there(name):
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 def test_the_balloon_environments_kept_ones_equal_the_plain_encoding_after_every_action(n):
-    """ArenaEnv tells its BalloonArrays of every action, and the table's ones are then set card
-    by card, not worked out anew: every seat's observation and mask after every action equal
-    encode and legal_mask, with the ones worked out anew once a round."""
+    """ArenaEnv tells its Balloon arrays (arena.games.balloon.arrays) of every action, and the
+    table's ones are then set card by card, not worked out anew: every seat's observation and
+    mask after every action equal encode and legal_mask, with the ones worked out anew once a
+    round."""
     env = ArenaEnv("balloon", n)
     arrays = env._arrays
     kept = []
@@ -153,10 +154,10 @@ def test_the_balloon_environments_kept_ones_equal_the_plain_encoding_after_every
 
 @pytest.mark.parametrize("case", [c for c in CASES if c[0] == "boom"], ids=label)
 def test_the_boom_environments_kept_vector_equals_the_plain_encoding_after_every_action(case):
-    """ArenaEnv tells its BoomArrays of every action it applies, and the vector is brought up to
-    date from them, not worked out anew: every seat's observation and mask after every action
-    equal encode and legal_mask, with the vector set anew at most once a round (and at the end)
-    and the second escape step of a round set from the first's."""
+    """ArenaEnv tells its Boom arrays (arena.games.boom.arrays) of every action it applies, and
+    the vector is brought up to date from them, not worked out anew: every seat's observation
+    and mask after every action equal encode and legal_mask, with the vector set anew at most
+    once a round (and at the end) and the second escape step of a round set from the first's."""
     _, n, options = case
     env = ArenaEnv("boom", n, **options)
     arrays = env._arrays

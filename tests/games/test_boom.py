@@ -22,7 +22,7 @@ from arena.games.boom import (
     recount_scores,
     sample_state,
 )
-from arena.games.boom_plain import DEAL_DRAW, GUARD_DRAW, draw_digits
+from arena.games.boom.plain import DEAL_DRAW, GUARD_DRAW, draw_digits
 
 from .support import boom_small_hands, play_random_moves
 

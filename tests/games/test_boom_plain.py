@@ -13,7 +13,7 @@ import pytest
 
 from arena.games import IllegalActionError, boom
 from arena.games.boom import RUSE, BoomGame, sample_state
-from arena.games.boom_plain import (
+from arena.games.boom.plain import (
     DEAL_DRAW,
     MAX_GAME_ROUNDS,
     PlainBoomGame,

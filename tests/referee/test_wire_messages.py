@@ -109,7 +109,7 @@ def _one_field_set(message, field) -> bytes:
     return msg.SerializeToString()
 
 
-@pytest.mark.parametrize("keys", wire.ENCODED, ids=lambda k: k.message.DESCRIPTOR.name)
+@pytest.mark.parametrize("keys", wire.encoded(), ids=lambda k: k.message.DESCRIPTOR.name)
 def test_the_encoders_keys_are_those_protobuf_writes(keys):
     for field in keys.message.DESCRIPTOR.fields:
         key = getattr(keys, field.name)

@@ -207,20 +207,24 @@ class Card(_message.Message):
     def __init__(self, id: _Optional[int] = ..., colour: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("balloon", "boom")
+    __slots__ = ("balloon", "boom", "highcard")
     BALLOON_FIELD_NUMBER: _ClassVar[int]
     BOOM_FIELD_NUMBER: _ClassVar[int]
+    HIGHCARD_FIELD_NUMBER: _ClassVar[int]
     balloon: BalloonObservation
     boom: BoomObservation
-    def __init__(self, balloon: _Optional[_Union[BalloonObservation, _Mapping]] = ..., boom: _Optional[_Union[BoomObservation, _Mapping]] = ...) -> None: ...
+    highcard: HighCardObservation
+    def __init__(self, balloon: _Optional[_Union[BalloonObservation, _Mapping]] = ..., boom: _Optional[_Union[BoomObservation, _Mapping]] = ..., highcard: _Optional[_Union[HighCardObservation, _Mapping]] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("balloon", "boom")
+    __slots__ = ("balloon", "boom", "highcard")
     BALLOON_FIELD_NUMBER: _ClassVar[int]
     BOOM_FIELD_NUMBER: _ClassVar[int]
+    HIGHCARD_FIELD_NUMBER: _ClassVar[int]
     balloon: BalloonAction
     boom: BoomAction
-    def __init__(self, balloon: _Optional[_Union[BalloonAction, _Mapping]] = ..., boom: _Optional[_Union[BoomAction, _Mapping]] = ...) -> None: ...
+    highcard: HighCardAction
+    def __init__(self, balloon: _Optional[_Union[BalloonAction, _Mapping]] = ..., boom: _Optional[_Union[BoomAction, _Mapping]] = ..., highcard: _Optional[_Union[HighCardAction, _Mapping]] = ...) -> None: ...
 
 class BalloonAction(_message.Message):
     __slots__ = ("play", "drop_out")
@@ -345,6 +349,30 @@ class BoomObservation(_message.Message):
     series_totals: _containers.RepeatedScalarFieldContainer[int]
     guards_used: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, seat: _Optional[int] = ..., num_players: _Optional[int] = ..., game_number: _Optional[int] = ..., round: _Optional[int] = ..., step: _Optional[int] = ..., guard: _Optional[int] = ..., guard_limits: _Optional[_Iterable[int]] = ..., guards_left: _Optional[int] = ..., to_play: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., has_ruse: _Optional[bool] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., acted: _Optional[_Iterable[bool]] = ..., revealed: _Optional[_Iterable[_Union[BoomRevealed, _Mapping]]] = ..., paradise: _Optional[_Iterable[_Union[BoomParadise, _Mapping]]] = ..., discarded: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., scores: _Optional[_Iterable[int]] = ..., series_totals: _Optional[_Iterable[int]] = ..., guards_used: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class HighCardAction(_message.Message):
+    __slots__ = ("play",)
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    play: Card
+    def __init__(self, play: _Optional[_Union[Card, _Mapping]] = ...) -> None: ...
+
+class HighCardObservation(_message.Message):
+    __slots__ = ("seat", "num_players", "round", "to_act", "hand", "played", "scores")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    NUM_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
+    TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    num_players: int
+    round: int
+    to_act: int
+    hand: _containers.RepeatedCompositeFieldContainer[Card]
+    played: _containers.RepeatedScalarFieldContainer[int]
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, seat: _Optional[int] = ..., num_players: _Optional[int] = ..., round: _Optional[int] = ..., to_act: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., played: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class WatchRequest(_message.Message):
     __slots__ = ("match_id",)

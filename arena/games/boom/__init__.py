@@ -3,7 +3,7 @@
 This module owns the fast engine (BoomGame, BoomState; BoomGameV2 for engine version 2's
 replays), its legal-action sequences (LegalPairs), its event log, determinizations
 (sample_state) and observations' numbers for the training environments (feature_values), and
-is the public module: it re-exports the rules data and the plain rules of `boom_plain`, the
+is the public module: it re-exports the rules data and the plain rules of `boom.plain`, the
 specification, which holds the same rules written to be read (PlainBoomGame).
 The two play alike in every variant: tests/games/test_boom_plain.py checks them equal after every
 action of many random matches, so a change to the rules is made there first and then here.
@@ -33,7 +33,7 @@ from operator import add, attrgetter, itemgetter, lt, mod
 from struct import Struct
 from typing import Any, Final, Iterable, Iterator, Mapping, Sequence, cast
 
-from .base import (
+from ..base import (
     ConfigError,  # noqa: F401 (re-exported: boom.ConfigError)
     Event,
     Game,
@@ -41,7 +41,8 @@ from .base import (
     RulesError,
     State,
 )
-from .copying import clone_function
+from ..copying import clone_function
+from ..kit import GameKit
 
 try:  # hashlib.blake2b is this; importing it from here skips loading OpenSSL (~15 ms)
     from _blake2 import blake2b as _blake2b
@@ -49,8 +50,8 @@ except ImportError:  # pragma: no cover - Pythons without the builtin module
     from hashlib import blake2b as _blake2b
 
 # The rules data, the values seats see and the rules told plainly are the specification's
-# (boom_plain); this engine builds its tables from them and is checked against it.
-from .boom_plain import (  # noqa: F401 - re-exported: arena.games.boom is the public module
+# (boom.plain); this engine builds its tables from them and is checked against it.
+from .plain import (  # noqa: F401 - re-exported: arena.games.boom is the public module
     ADVANCED_DEAL,
     ADVANCED_REMOVED_VALUES,
     BASIC_DEAL,
@@ -351,7 +352,7 @@ def _taken_back(row: list[int], total: int, limit: int) -> tuple[list[int], int]
     """The rule for a colour over its guard's limit: while its total is over, every seat with
     the highest sum (`row`: each seat's sum of the colour) takes its cards of the colour back.
     Returns those seats, in the order the rules take them, and the total left; their sums in
-    `row` become 0. The fast form of boom_plain.resolve_colour's take-backs, and the only one
+    `row` become 0. The fast form of plain.resolve_colour's take-backs, and the only one
     here: a round's resolution (_resolve_round), its outcome (_round_outcome) and the stuck
     test (_stuck) all take cards back by it; test_boom_plain holds it to the plain rules."""
     seats = []
@@ -911,7 +912,7 @@ class BoomState(State):
             self._end_step()
 
     def _illegal_reason(self, seat: Any, action: Any) -> str | None:
-        """Why `seat` may not play `action` now, or None if it may (boom_plain.illegal_reason)."""
+        """Why `seat` may not play `action` now, or None if it may (plain.illegal_reason)."""
         return illegal_reason(
             self.game, self._over, self._step, self._to_play, self._choice, self._hands,
             self._has_ruse, seat, action,
@@ -1527,3 +1528,20 @@ def sample_state(
     if state.is_over() or (now.round, now.step) != (obs.round, obs.step):
         raise RulesError("the observation says every seat has acted in a step that did not resolve")
     return state
+
+
+KIT = GameKit(
+    title="Boom: Runaway",
+    game=BoomGame,
+    sample_state=sample_state,
+    codec="arena.games.boom.wire",
+    arrays="arena.games.boom.arrays",
+    frames="arena.games.boom.frames",
+    example_bots={
+        "example-random": "random_bot.py",
+        "example-random-2": "random_bot.py",
+        "example-boom-heuristic": "boom_heuristic.py",
+        "example-boom-strong": "boom_strong.py",
+    },
+    simultaneous=True,
+)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Iterable, Mapping, Sequence, cast
 
-from .base import ConfigError, Event, Game, IllegalActionError, RulesError, State
+from ..base import ConfigError, Event, Game, GameOption, IllegalActionError, RulesError, State
 
 # =================================================================================================
 # Rules data. Every point the rulebook leaves open is decided here (see ../shared/RULES-NOTES.md
@@ -440,7 +440,11 @@ class BoomGameBase(Game):
     name = "boom"
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
-    options_spec = {"advanced": (False, True), "ruse": (False, True), "series": (False, True)}
+    declared_options = (
+        GameOption("advanced", "the advanced game"),
+        GameOption("ruse", "deal each player a ruse card"),
+        GameOption("series", f"longer play, games to {SERIES_TARGET} points"),
+    )
     engine_version = "3"
 
     def __init__(self, num_players: int, **options: Any):

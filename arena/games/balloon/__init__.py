@@ -17,9 +17,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, ClassVar, Mapping, NamedTuple, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
-from .base import (
+from ..base import (
     ConfigError,
     Event,
     Game,
@@ -28,7 +28,8 @@ from .base import (
     State,
     ranks_from_scores,
 )
-from .copying import clone_function
+from ..copying import clone_function
+from ..kit import GameKit
 
 # --------------------------------------------------------------------------------------------
 # Rule constants. Everything the rulebook does not state is marked (assumption); see
@@ -223,7 +224,6 @@ class BalloonGame(Game):
     name = "balloon"
     min_players = 2
     max_players = 5
-    options_spec: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
     engine_version = "1"
 
     def __init__(self, num_players: int, **options: Any):
@@ -894,3 +894,18 @@ __all__ = [
     "sample_state",
     "shuffled_deck",
 ]
+
+KIT = GameKit(
+    title="Balloon Challenge",
+    game=BalloonGame,
+    sample_state=sample_state,
+    codec="arena.games.balloon.wire",
+    arrays="arena.games.balloon.arrays",
+    frames="arena.games.balloon.frames",
+    example_bots={
+        "example-random": "random_bot.py",
+        "example-random-2": "random_bot.py",
+        "example-balloon-heuristic": "balloon_heuristic.py",
+        "example-balloon-strong": "balloon_strong.py",
+    },
+)
