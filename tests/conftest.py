@@ -34,7 +34,7 @@ def clean_ladder(tmp_path_factory):
     """The uninterrupted run of the ladder tests/ladder/test_run_ladder.py's ladder_args
     describes (24 matches), played once per session: every interrupted run must equal it. Its
     database's path ("db"), results and rankings; read it, never write it."""
-    from tests.ladder.test_run_ladder import arena, ladder_args, rankings, register, results
+    from tests.support.ladders import arena, ladder_args, rankings, register, results
 
     tmp = tmp_path_factory.mktemp("clean-ladder")
     db = tmp / "clean.db"

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli import start_arena
-from tests.ladder.test_run_ladder import ROOT, arena
+from tests.cli import ROOT, start_arena
 from tests.procs import processes_in
-from tests.reliability.test_crash_recovery import count, kill_when
 from tests.store.helpers import use_seed_key
+from tests.support.ladders import arena, count, kill_when
 
 HEURISTIC = "python example_bots/balloon_heuristic.py"
 RANDOM = "python example_bots/random_bot.py"
