@@ -12,6 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from arena.store import Store
 from tests.cli import ROOT, arena_command, ladder_run_args
 from tests.procs import descendants
 from tests.store.helpers import use_seed_key
@@ -58,10 +59,14 @@ def _cmdline(pid: int) -> str:
 
 
 def register(db: Path, names: list[str]) -> None:
-    """Register launched random bots; every database made here has the same bot-seed key, so
-    that runs in two of them can be compared (tests/store/helpers.py, use_seed_key)."""
-    for name in names:
-        arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
+    """Register launched random bots (in this process, as `arena bot add NAME --command RANDOM`
+    run from the repository's root does: a test's set-up, not the command under test, which
+    tests/store tests; a subprocess each cost a fresh interpreter's start). Every database made
+    here has the same bot-seed key, so that runs in two of them can be compared
+    (tests/store/helpers.py, use_seed_key)."""
+    with Store(db) as store:
+        for name in names:
+            store.add_bot(name, RANDOM, cwd=ROOT)
     use_seed_key(db)
 
 
