@@ -29,6 +29,27 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     yield
 
 
+# Tiers whose tests start many processes, a cluster or a browser: under pytest-xdist they share
+# one worker, so that no two of them run at once (each is sized for the machine to itself).
+HEAVY_TIERS = ("ray", "browser", "strength", "load")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Groups for pytest-xdist's `--dist loadgroup` (`scripts/test -n 2`): a test module's tests
+    stay on one worker (its module and session fixtures are built once), the heavy tiers share
+    one worker, and so do the tests of the session's clean ladder (built once). Without xdist
+    the groups change nothing."""
+    for item in items:
+        if any(item.get_closest_marker(tier) for tier in HEAVY_TIERS):
+            group = "heavy"
+        elif "clean_ladder" in getattr(item, "fixturenames", ()):
+            group = "clean_ladder"
+        else:
+            group = item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(scope="session")
 def clean_ladder(tmp_path_factory):
     """The uninterrupted run of the ladder tests/ladder/test_run_ladder.py's ladder_args
