@@ -37,14 +37,18 @@ HEAVY_TIERS = ("ray", "browser", "strength", "load")
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Groups for pytest-xdist's `--dist loadgroup` (`scripts/test -n 2`): a test module's tests
-    stay on one worker (its module and session fixtures are built once), the heavy tiers share
-    one worker, and so do the tests of the session's clean ladder (built once). Without xdist
+    stay on one worker (its module fixtures are built once), the heavy tiers share one worker,
+    and so do the tests of each costly session fixture (the clean ladder, the web database). Without xdist
     the groups change nothing."""
     for item in items:
-        if any(item.get_closest_marker(tier) for tier in HEAVY_TIERS):
+        fixtures = getattr(item, "fixturenames", ())
+        # (tests/web/conftest.py marks the tests that use its browser fixture after this runs)
+        if any(item.get_closest_marker(tier) for tier in HEAVY_TIERS) or "browser" in fixtures:
             group = "heavy"
-        elif "clean_ladder" in getattr(item, "fixturenames", ()):
+        elif "clean_ladder" in fixtures:
             group = "clean_ladder"
+        elif "web_db" in fixtures:  # tests/web/conftest.py's session database
+            group = "web_db"
         else:
             group = item.nodeid.split("::", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
