@@ -38,8 +38,8 @@ HEAVY_TIERS = ("ray", "browser", "strength", "load")
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Groups for pytest-xdist's `--dist loadgroup` (`scripts/test -n 2`): a test module's tests
     stay on one worker (its module fixtures are built once), the heavy tiers share one worker,
-    and so do the tests of each costly session fixture (the clean ladder, the web database). Without xdist
-    the groups change nothing."""
+    and so do the tests of each costly session fixture (the clean ladder, the web database).
+    Without xdist the groups change nothing."""
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
         # (tests/web/conftest.py marks the tests that use its browser fixture after this runs)
