@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Arena's benchmarks: `scripts/bench.py SUITE [--json] [--seconds S]`.
 
-Suites: engines, referee, reply, sandbox, noisy, ladder, lanes, ray, web, rating, compare. Each
+Suites: engines, referee, sandbox, noisy, ladder, lanes, ray, web, rating, compare. Each
 prints a human-readable table, or with --json one JSON object: {"suite": ..., "machine": ...,
 "results": {...}, "goals": {...}}. Speed goals are ratios against a reference measured in the
 same run (this machine is shared and noisy); the figures and the commands that made them go in
@@ -23,7 +23,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 SUITES = (
     "engines",
     "referee",
-    "reply",
     "sandbox",
     "noisy",
     "ladder",

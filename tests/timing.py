@@ -7,9 +7,12 @@ needs on a quiet machine, `scaled(seconds)`, which multiplies it by `load_factor
 that are part of the behaviour under test (a move's time limit that must fire, a server that
 must stop within its grace period) are not scaled.
 
-`load_factor()` is the 1-minute load average over the core count, at least 1 and at most
-MAX_FACTOR, read when the wait starts; the environment variable ARENA_TEST_LOAD_FACTOR sets it
-instead (for example 1 to see the quiet-machine deadlines, 8 for a machine known to be slow).
+`load_factor()` is the machine's load over its core count, at least 1 and at most MAX_FACTOR,
+read when the wait starts. The load is the larger of the 1-minute load average and the number
+of threads runnable right now (/proc/loadavg): the average alone lags by a minute behind a
+load that has just begun (two CPU spinners started beside the tests, another job's build). The
+environment variable ARENA_TEST_LOAD_FACTOR sets the factor instead (for example 1 to see the
+quiet-machine deadlines, 8 for a machine known to be slow).
 The root conftest.py scales pytest-timeout's limit of every test the same way.
 """
 
@@ -25,6 +28,7 @@ T = TypeVar("T")
 ENV = "ARENA_TEST_LOAD_FACTOR"
 MAX_FACTOR = 8.0
 POLL_S = 0.02
+LOADAVG = "/proc/loadavg"
 
 
 def load_factor() -> float:
@@ -39,7 +43,18 @@ def load_factor() -> float:
             raise ValueError(f"{ENV}={override!r} must be above 0; 1 means a quiet machine")
         return factor
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return min(MAX_FACTOR, max(1.0, os.getloadavg()[0] / (cores or 1)))
+    load = max(os.getloadavg()[0], runnable_now())
+    return min(MAX_FACTOR, max(1.0, load / (cores or 1)))
+
+
+def runnable_now() -> float:
+    """Threads runnable at this moment, this one included (0 where Linux's /proc/loadavg is
+    not there to say)."""
+    try:
+        with open(LOADAVG) as f:
+            return float(f.read().split()[3].split("/")[0])
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def scaled(seconds: float) -> float:

@@ -21,7 +21,6 @@ from arena.results import DISCONNECT, MALFORMED, UNKNOWN_REQUEST
 
 from . import wire
 from .lanes import bot_of
-from .reply import Reply
 from .transport import ConnectionClosed, Pending, Transport, Writer
 
 if TYPE_CHECKING:
@@ -60,19 +59,14 @@ class BotConnection(Transport):
         self._seats: dict[str, "RemoteSeat"] = {}  # active matches on this connection
         self._stray_budget = float(STRAY_BURST)
         self._stray_at = self._loop.time()
-        self.dispatching = False  # the reader is inside on_message (see server.py's on_close)
 
     # ------------------------------------------------------------ reading
 
     def on_message(self, msg: wire.BotMessage) -> None:
         """For the stream's reader: one message from the bot (as wire.read_bot_message reads
-        it). A reply runs the match that waits for it on at once (Reply.deliver_now), inside
-        this call."""
-        self.dispatching = True
-        try:
-            self._dispatch(msg)
-        finally:
-            self.dispatching = False
+        it). A reply settles the future its match awaits; the match runs on at the loop's
+        next pass."""
+        self._dispatch(msg)
 
     def _dispatch(self, msg: wire.BotMessage) -> None:
         # msg.__class__ is X: the quickest test, and one the type checker narrows by
@@ -130,7 +124,7 @@ class BotConnection(Transport):
             await slots.acquire()
         rid = next(self._ids)
         key = (match_id, rid)
-        pending = Pending(Reply(self._loop))
+        pending = Pending(self._loop.create_future())
         self._pending[key] = pending
         try:
             await self.deliver(wire.request_body(request, rid), pending, allowed_s)
@@ -151,9 +145,7 @@ class BotConnection(Transport):
         key = (reply.match_id, reply.request_id)
         pending = self._pending.get(key)
         if pending is not None and not pending.future.done():
-            # The match that waits runs on at once, in this turn of the reader, up to its
-            # next await: no pass through the event loop between a reply and the next move.
-            pending.future.deliver_now((reply, received_at))
+            pending.future.set_result((reply, received_at))
             return
         if not self._stray():
             return

@@ -20,8 +20,11 @@ from .connection import BotConnection, BotDirectory
 from .match import Decision, MatchContext, SeatClock
 from .transport import ConnectionClosed
 
-# How long a lost stream's process is given to exit, to tell a crash from a disconnect.
-CRASH_GRACE_S = 1.0
+# How long a lost stream's process is given to exit, to tell a crash from a disconnect. Its
+# exit has to pass through bubblewrap and the guard before the platform reaps it, in a cgroup
+# whose CPU weight may be low: on a loaded machine 1 s was not always enough, and a crash was
+# recorded as a disconnect. Waited only for a launched bot whose stream ended by itself.
+CRASH_GRACE_S = 3.0
 
 
 class BotProcessView(Protocol):

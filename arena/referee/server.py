@@ -288,18 +288,14 @@ class RefereeServicer:
         )
         # The bot's public name: a launched bot's lane (its key, lanes.py) is not the bot's to know.
         await context.write(wire.welcome(bot_of(name), hello.protocol_version, max_concurrent))
-        # When the referee closes the connection (a flood, a stalled stream), end the RPC by
-        # cancelling this handler, which is blocked reading; not when the handler is the one
-        # closing it, itself or through a match it runs on from on_message (deliver_now): it
-        # then returns from its read loop by itself.
+        # When the referee closes the connection (a flood, a stalled stream, a match's step),
+        # end the RPC by cancelling this handler, which is blocked reading; not when the
+        # handler is the one closing it (from on_message): it then returns from its read loop
+        # by itself.
         handler = asyncio.current_task()
 
         def on_close() -> None:
-            if (
-                handler is not None
-                and not conn.dispatching
-                and handler is not asyncio.current_task()
-            ):
+            if handler is not None and handler is not asyncio.current_task():
                 handler.cancel()
 
         conn.on_close = on_close

@@ -21,7 +21,6 @@ import grpc
 from arena.results import DISCONNECT, MALFORMED
 
 from . import wire
-from .reply import ReplySlot
 
 # A write that cannot complete in this long means the bot stopped reading its stream.
 WRITE_TIMEOUT_S = 30.0
@@ -40,7 +39,7 @@ class ConnectionClosed(Exception):
 class Pending:
     """A request in flight."""
 
-    future: ReplySlot  # -> (wire.MoveReply, received_at); TimeoutError when it expires
+    future: asyncio.Future  # -> (wire.MoveReply, received_at); TimeoutError when it expires
     sent_at: float = -1.0  # loop time its write began: its clock started (-1: still queued)
     deadline: float = math.inf  # loop time by which its reply must arrive
 

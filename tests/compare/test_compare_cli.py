@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli import start_arena
-from tests.ladder.test_run_ladder import ROOT, arena
+from arena.store import Store
+from tests.cli import ROOT, start_arena
 from tests.procs import processes_in
-from tests.reliability.test_crash_recovery import count, kill_when
 from tests.store.helpers import use_seed_key
+from tests.support.ladders import arena, count, kill_when
 
 HEURISTIC = "python example_bots/balloon_heuristic.py"
 RANDOM = "python example_bots/random_bot.py"
@@ -22,14 +22,17 @@ TWIN = f"python {ROOT / 'tests' / 'bots' / 'twin_random_bot.py'}"
 
 
 def setup_db(db: Path) -> None:
-    for name, command in (
-        ("heur", HEURISTIC),
-        ("rnd", RANDOM),
-        ("twin", TWIN),
-        ("o1", RANDOM),
-        ("o2", RANDOM),
-    ):
-        arena("bot", "add", name, "--command", command, "--db", str(db))
+    """The bots, registered in this process as `arena bot add` run from the repository's root
+    does (set-up, not the command under test; five interpreters' start-ups a test before)."""
+    with Store(db) as store:
+        for name, command in (
+            ("heur", HEURISTIC),
+            ("rnd", RANDOM),
+            ("twin", TWIN),
+            ("o1", RANDOM),
+            ("o2", RANDOM),
+        ):
+            store.add_bot(name, command, cwd=ROOT)
     use_seed_key(db)  # the same in every database: their runs can be compared
 
 

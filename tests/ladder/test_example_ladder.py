@@ -6,8 +6,7 @@ import json
 
 from tests.cli import ladder_run_args
 from tests.store.helpers import use_seed_key
-
-from .test_run_ladder import arena
+from tests.support.ladders import arena
 
 
 def test_ladder_ranks_strong_above_heuristic_above_random(tmp_path):

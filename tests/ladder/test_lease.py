@@ -19,7 +19,7 @@ from arena.ladder import lease
 from arena.ladder.lease import STALE_AFTER_S, Holder
 from arena.store import AsyncStore, LadderBusy, LeaseLost, Store
 from tests.cli import start_arena
-from tests.ladder.test_run_ladder import arena, ladder_args, register, wait_for_completed
+from tests.support.ladders import arena, ladder_args, register, wait_for_completed
 from tests.timing import scaled
 
 

@@ -7,113 +7,23 @@ import os
 import signal
 import sqlite3
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from arena.ratings import SkillRating, p_better
-from tests.cli import ROOT, arena_command, dump_stacks_and_kill, ladder_run_args, start_arena
-from tests.procs import descendants, processes_in
-from tests.store.helpers import use_seed_key
+from tests.cli import ladder_run_args, start_arena
+from tests.procs import processes_in
+from tests.support.ladders import (
+    RANDOM,
+    arena,
+    ladder_args,
+    rankings,
+    register,
+    results,
+    wait_for_completed,
+)
 from tests.timing import scaled
-
-RANDOM = "python example_bots/random_bot.py"
-
-
-def arena(*args: str, cwd: Path = ROOT, check: bool = True, timeout: float = 100):
-    """Run `arena ARGS` to its end. One that has not ended within `timeout` seconds on a quiet
-    machine, scaled by its load (tests/timing.py; below pytest's 120 s, scaled alike, so that
-    this says what hung) is killed, and the error shows its output so far, the processes it
-    had left running, and where its threads and tasks were (tests/cli.dump_stacks_and_kill)."""
-    limit = scaled(timeout)
-    proc = subprocess.Popen(
-        arena_command(*args),
-        cwd=cwd,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        stdout, stderr = proc.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:
-        running = [_cmdline(pid) for pid in descendants(proc.pid)]
-        stdout, stderr = dump_stacks_and_kill(proc)
-        raise AssertionError(
-            f"arena {' '.join(args)} did not end within {limit:.0f} s (killed); it ran "
-            f"{running}; its output:\n{stdout}\n{stderr}"
-        ) from None
-    if check and proc.returncode != 0:
-        raise AssertionError(
-            f"arena {' '.join(args)} failed ({proc.returncode}):\n{stdout}\n{stderr}"
-        )
-    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:200]
-    except OSError:
-        return f"{pid} (gone)"
-
-
-def register(db: Path, names: list[str]) -> None:
-    """Register launched random bots; every database made here has the same bot-seed key, so
-    that runs in two of them can be compared (tests/store/helpers.py, use_seed_key)."""
-    for name in names:
-        arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
-    use_seed_key(db)
-
-
-def ladder_args(db: Path, tmp: Path, name: str = "l1") -> list[str]:
-    return ladder_run_args(
-        name,
-        "a,b,c,d",
-        db,
-        ["--seed", "11", "--rounds", "2", "-j", "3", "--move-ms", "5000"],
-        k=3,
-        run_dir=tmp / "runs",
-    )
-
-
-def results(db: Path) -> dict:
-    con = sqlite3.connect(db)
-    rows = con.execute(
-        "SELECT m.idx, r.seat, r.score, r.rank FROM matches m JOIN results r "
-        "ON r.match_id = m.id ORDER BY m.idx, r.seat"
-    ).fetchall()
-    counts = con.execute("SELECT count(*) FROM results").fetchone()[0]
-    con.close()
-    return {"rows": rows, "count": counts}
-
-
-def wait_for_completed(db: Path, n: int, proc: subprocess.Popen, timeout_s: float = 120) -> int:
-    """Wait on the condition itself (n matches stored), not on time; stop early if the
-    ladder's process ends. Returns how many were completed. `timeout_s` is for a quiet
-    machine, scaled by its load."""
-    deadline = time.monotonic() + scaled(timeout_s)
-    done = 0
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            con = sqlite3.connect(db, timeout=5)
-            done = con.execute("SELECT count(*) FROM matches WHERE status='completed'").fetchone()[
-                0
-            ]
-            con.close()
-        except sqlite3.OperationalError:  # not created yet
-            done = 0
-        if done >= n:
-            break
-        time.sleep(0.02)  # polling a condition, with a deadline
-    return done
-
-
-def rankings(db: Path) -> list[dict]:
-    doc = json.loads(arena("rankings", "--json", "--db", str(db)).stdout)
-    return [
-        {k: s[k] for k in ("bot", "mu", "sigma", "matches", "wins", "faults")}
-        for s in doc["standings"]
-    ]
 
 
 def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path, clean_ladder):

@@ -29,8 +29,8 @@ from arena.store import AsyncStore, Store  # noqa: E402
 from arena.store.browse import Queries  # noqa: E402
 from tests.procs import descendants, mounted_under  # noqa: E402
 from tests.store.helpers import use_seed_key  # noqa: E402
+from tests.support.crashing_bot import LAST_WORDS, crashing_bot  # noqa: E402
 from tests.timing import scaled  # noqa: E402
-from tests.web.test_fault_logs import LAST_WORDS, crashing_bot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = "python example_bots/random_bot.py"

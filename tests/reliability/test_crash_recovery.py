@@ -11,18 +11,15 @@ message.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.cli import serve_args, start_arena
-from tests.ladder.test_run_ladder import arena, ladder_args, rankings, register, results
 from tests.procs import processes_in
+from tests.support.ladders import arena, count, kill_when, ladder_args, rankings, register, results
 from tests.timing import scaled
 
 TOTAL = 24  # matches of the ladder ladder_args describes
@@ -34,44 +31,12 @@ def clean_run(clean_ladder):
     return clean_ladder["results"], clean_ladder["rankings"]
 
 
-def count(db: Path, status: str) -> int:
-    try:
-        con = sqlite3.connect(db, timeout=5)
-        try:
-            return con.execute(
-                "SELECT count(*) FROM matches WHERE status = ?", (status,)
-            ).fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.OperationalError:  # the ladder is not created yet
-        return 0
-
-
 def start_ladder(db: Path, tmp: Path) -> subprocess.Popen:
     return start_arena(
         *ladder_args(db, tmp),
         tmp=tmp,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-    )
-
-
-def kill_when(proc: subprocess.Popen, condition, timeout_s: float = 120) -> None:
-    """kill -9 the runner as soon as `condition()` holds (checked on the database itself);
-    `timeout_s` is for a quiet machine, scaled by its load."""
-    deadline = time.monotonic() + scaled(timeout_s)
-    while time.monotonic() < deadline and proc.poll() is None:
-        if condition():
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
-            return
-        time.sleep(0.005)  # polling the database: the condition has no event to wait on
-    ended = proc.poll()
-    proc.kill()
-    proc.wait()
-    raise AssertionError(
-        "the kill condition never held: the ladder "
-        + (f"ended first (exit {ended})" if ended is not None else "was still running (hung?)")
     )
 
 

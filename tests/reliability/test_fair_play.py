@@ -29,7 +29,7 @@ from arena.referee import lanes
 from tests.bots.seed_inverter_bot import PREFIX, invert_old_bot_seed, old_bot_seed, redealt_hand
 from tests.cli import ROOT, ladder_run_args, run_arena, run_match, start_arena
 from tests.procs import processes_in
-from tests.service.test_serve import Server, wait_until
+from tests.service.serving import Server, wait_until
 
 INVERTER = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'seed_inverter_bot.py'}"
 RANDOM = f"{sys.executable} {ROOT / 'example_bots' / 'random_bot.py'}"

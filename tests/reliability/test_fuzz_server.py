@@ -27,9 +27,8 @@ from arena.referee.host import RefereeHost
 from arena.referee.match import Limits
 from arena_sdk.proto import arena_pb2 as pb
 from tests.bots.swarm_bot import play
+from tests.support.fuzz import actions, mutate
 from tests.timing import scaled
-
-from .test_fuzz_wire import actions, mutate
 
 PLAY = "/arena.v1.Referee/Play"
 LIMITS = Limits(move_ms=2000, time_bank_ms=2000, max_strikes=3, connect_ms=15_000)

@@ -13,8 +13,7 @@ import pytest
 
 from arena.cli.serve import read_admin_key
 from tests.cli import run_arena, serve_args
-
-from .test_serve import ADMIN, Server, arena, wait_until
+from tests.service.serving import ADMIN, Server, arena, wait_until
 
 
 def key_file(tmp_path: Path, text: str, mode: int = 0o600) -> Path:

@@ -24,11 +24,12 @@ from arena.ladder.local import refusal
 from arena.referee.lanes import lane_key
 from arena.store import BotAccess
 from arena.tokens import hash_token
+from tests.cli import ROOT
 from tests.procs import bot_processes, processes_in
+from tests.service.serving import ADMIN, RANDOM, Server, arena, wait_until
 from tests.timing import scaled
 
 from .probe import hello
-from .test_serve import ADMIN, RANDOM, ROOT, Server, arena, wait_until
 
 SLOW_BOT = ROOT / "tests" / "bots" / "slow_sdk_bot.py"
 # The goal: the stream ends within a second of the command's exit (or of the admin API's answer).

@@ -14,13 +14,12 @@ import pytest
 
 from tests import timing
 from tests.cli import ROOT, serve_args
-from tests.service.serving import (  # noqa: F401 (other tests' helpers, from here before)
+from tests.service.serving import (
     ADMIN,
     RANDOM,
     Server,
     arena,
     free_port,
-    free_ports,
     wait_until,
 )
 

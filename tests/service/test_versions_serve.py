@@ -8,10 +8,10 @@ import sqlite3
 import grpc
 import httpx
 
-from tests.ladder.test_run_ladder import arena
 from tests.procs import bot_processes, processes_in
 from tests.service.probe import hello
-from tests.service.test_serve import ADMIN, RANDOM, Server, wait_until
+from tests.service.serving import ADMIN, RANDOM, Server, wait_until
+from tests.support.ladders import arena
 
 
 def completed(db) -> int:

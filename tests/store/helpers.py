@@ -11,6 +11,10 @@ from typing import Any, NamedTuple
 
 from arena.results import CRASH, TIMEOUT, Fault, MatchResult, MoveRecord, demote_faulted
 from arena.store import Ladder, Store, StoredMatch
+from tests.cli import ROOT
+
+# The random example bot, by a path that works from any folder.
+RANDOM = f"python {ROOT / 'example_bots' / 'random_bot.py'}"
 
 # The bot-seed key tests give databases whose runs they compare (use_seed_key).
 TEST_SEED_KEY = bytes(range(32))

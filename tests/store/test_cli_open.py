@@ -14,8 +14,9 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.cli.common import open_store
 from arena.store import Store, StoreError
+from tests.cli import ROOT
 from tests.store.helpers import digest
-from tests.store.test_cli_store import ROOT, unprivileged
+from tests.support.unprivileged import unprivileged
 
 # Every command with --db, with the arguments it needs to get as far as opening the database.
 COMMANDS_WITH_DB = [

@@ -4,22 +4,19 @@ refused at registration."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 
 from arena.store import QUICK_CHECK_READ_MAX
 from arena.web.sample import build_demo
-from tests.ladder.test_run_ladder import ROOT, arena
-from tests.service.test_serve import free_ports
+from tests.cli import ROOT, free_ports
 from tests.store.helpers import damage, digest, foreign_db, schema
+from tests.support.ladders import arena
+from tests.support.unprivileged import unprivileged
 from tests.timing import scaled, wait_until
-
-NOBODY = 65534
 
 
 def no_traceback(proc: subprocess.CompletedProcess) -> None:
@@ -116,15 +113,6 @@ def test_a_foreign_database_gets_no_arena_tables(tmp_path):
 
 
 # ------------------------------------------------------------------ read-only folders
-
-
-def unprivileged(args: list[str]) -> list[str]:
-    """The arena command as a user who may not write the folder: `nobody` when we are root
-    (root writes anything), else ourselves (the folder is not writable to us)."""
-    command = [sys.executable, "-m", "arena", *args]
-    if os.geteuid() != 0:
-        return command
-    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *command]
 
 
 def run_unprivileged(*args: str) -> subprocess.CompletedProcess:

@@ -24,10 +24,9 @@ from arena.store import (
 )
 from arena.store.schema import _MIGRATION_STEPS
 from arena.store.snapshots import MAX_FILE_BYTES, BadSnapshot
-from tests.ladder.test_run_ladder import ROOT, arena
-from tests.store.helpers import new_store
-
-RANDOM = f"python {ROOT / 'example_bots' / 'random_bot.py'}"
+from tests.cli import ROOT
+from tests.store.helpers import RANDOM, new_store
+from tests.support.ladders import arena
 
 
 def cli(*args: str, ok: bool = True):

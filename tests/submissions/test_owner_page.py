@@ -17,7 +17,7 @@ from arena.service.service import ArenaService, ServiceSettings
 from arena.service.web import WebServer
 from arena.store import AsyncStore, Store
 from arena.submissions.archive import content_digest, pack_directory
-from tests.submissions.test_submit_api import ADMIN, bot_dir
+from tests.support.uploads import ADMIN, bot_dir
 from tests.web.support import CHROMIUM, CHROMIUM_ARGS, ServerThread
 
 REPLAY = {"seed": 7, "moves": []}

@@ -22,17 +22,9 @@ from arena.store import AsyncStore, Store
 from arena.store.snapshots import snapshot_root
 from arena.submissions.archive import Limits, SubmissionRefused, pack_directory
 from tests.submissions import hostile
+from tests.support.uploads import ADMIN, BOT_PY, bot_dir
 
-ADMIN = "admin-key-for-tests"
-BOT_PY = "from arena_sdk import Bot, run\n"
 INPUTS = "inputs"  # what the tests make to upload, beside the database
-
-
-def bot_dir(root: Path, marker: str = "1") -> Path:
-    root.mkdir(parents=True)
-    (root / "arena-bot.toml").write_text('runtime = "python"\ncommand = ["bot.py"]\n')
-    (root / "bot.py").write_text(f"{BOT_PY}# version {marker}\n")
-    return root
 
 
 def packed(tmp: Path, marker: str) -> bytes:

@@ -10,7 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.service.test_serve import RANDOM, ROOT, Server, arena, wait_until
+from tests.cli import ROOT
+from tests.service.serving import RANDOM, Server, arena, wait_until
 from tests.timing import scaled
 
 MARKER = "BROKEN-BOT-MARKER"

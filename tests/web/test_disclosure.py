@@ -44,7 +44,8 @@ from arena.schedule import rotate
 from arena.store import Store, UnknownLadder
 from arena.web.disclosure import WITHHELD_DETAIL
 from arena.web.frames import build_frames
-from tests.service.test_serve import ADMIN, ROOT, Server, free_port, wait_until
+from tests.cli import ROOT
+from tests.service.serving import ADMIN, Server, free_port, wait_until
 from tests.timing import scaled
 from tests.web.support import GATED, MatchIndexes, gate_dirs, start_gated_ladder
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from arena.store import Store
 from arena.web.app import create_app
 from arena.web.report import write_report
 from arena.web.sample import random_result
+from tests.support.crashing_bot import LAST_WORDS, crashing_bot
 from tests.timing import scaled
 from tests.web.support import ServerThread
 
@@ -223,29 +223,6 @@ def test_the_owner_types_the_token_and_sees_the_excerpts(logs_db, browser):
     finally:
         context.close()
         server.stop()
-
-
-CRASHING_BOT = """
-import runpy, sys
-print("\\x1b[33mwarming up\\x1b[0m", file=sys.stderr)
-for i in range(300):
-    print(f"thinking {i}", file=sys.stderr)
-print("last words: out of ideas", file=sys.stderr, flush=True)
-sys.argv = ["fault_bot.py", "crash_mid"]  # plays two moves, then exits with code 3
-runpy.run_path("fault_bot.py", run_name="__main__")
-"""
-
-
-LAST_WORDS = "thinking 299\nlast words: out of ideas\n"  # how its log ends, each time
-
-
-def crashing_bot(path: Path) -> Path:
-    """A bot directory whose bot prints 302 lines to stderr, plays two moves and exits."""
-    path.mkdir()
-    shutil.copy(ROOT / "tests" / "bots" / "fault_bot.py", path)
-    (path / "bot.py").write_text(CRASHING_BOT)
-    (path / "arena-bot.toml").write_text('command = "python bot.py"\n')
-    return path
 
 
 def test_a_launched_bot_that_crashes_leaves_its_last_words_for_its_owner(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 from arena.store import Store
 from arena.web.app import create_app
 from arena.web.sample import play_ladder
-from tests.store.test_versions import RANDOM
+from tests.store.helpers import RANDOM
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.service.test_serve import free_port, wait_until
+from tests.service.serving import free_port, wait_until
 from tests.timing import scaled
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,27 +1,21 @@
-"""A reply runs its match's next step inside the stream's reader (reply.py's `deliver_now`, as
-connection.py's `_on_reply` and server.py's `_read` use it). Unit tests of that hand-off over a
-fake stream: the real reader (`RefereeServicer.Play`) reads scripted messages, and matches are
-tasks awaiting `BotConnection.request`. They cover what a match's step may do while the reader
-is part-way through a batch of replies: write to the same stream, fail its write, raise, cancel
-the reader, deliver another reply (nesting), and what the reader must still do afterwards.
-
-Four of them were written in review against defects since fixed: a batch's replies timed
-after the steps run for the replies before them, a close from a step cancelling the reader's
-handler, a cancelled Reply losing its message (and gather over it), and a waiter sharing the
-reader's context never waking.
+"""The stream's reader (`RefereeServicer.Play`) and a bot's connection (`BotConnection`) over
+a fake stream, with matches as tasks awaiting `BotConnection.request`: what a match's next step
+may do while the reader is part-way through a batch of replies (write to the same stream, fail
+its write, raise, cancel the reader, close the stream), and what the reader must still do
+afterwards. Two were written in review against defects since fixed: a batch's replies timed
+after the steps run for the replies before them, and a close from a step cancelling the
+reader's handler.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 
 import grpc
 import pytest
 
 from arena.referee import wire
 from arena.referee.connection import BotConnection, BotDirectory
-from arena.referee.reply import FastReply, Reply
 from arena.referee.server import LiveMatches, RefereeServicer
 from arena.referee.transport import ConnectionClosed
 from arena.results import MALFORMED
@@ -30,8 +24,6 @@ from arena_sdk.proto import arena_pb2 as pb
 from .support import until
 
 MOVE_S = 60.0  # deadlines far beyond any test: no timer fires unless a test moves the clock
-
-who = contextvars.ContextVar("who", default="nobody")
 
 
 class FakeStream:
@@ -185,7 +177,7 @@ def test_a_batch_whose_first_reply_makes_its_match_write_again_on_the_same_strea
         async def first():
             await asks_once(conn, "m1")
             seen["m1 runs as"] = asyncio.current_task()
-            # Its next move, asked from inside the reader's turn, on the same stream.
+            # Its next move, asked while the reader is still in the batch, on the same stream.
             return await asks_once(conn, "m1")
 
         async def second():
@@ -207,7 +199,7 @@ def test_a_batch_whose_first_reply_makes_its_match_write_again_on_the_same_strea
         stream.inbox.put_nowait(pb.BotMessage(action=reply_to(req3)))
         reply, _ = await outcome(m1)
         assert reply.request_id == req3.request_id
-        # The reader came back from both steps as its own task and reads on: a ping is answered.
+        # The reader reads on after both steps: a ping is answered.
         stream.inbox.put_nowait(pb.BotMessage(ping=pb.Ping(nonce=5)))
         await until(lambda: "pong" in stream.kinds())
         assert not handler.done() and not conn.closed.is_set()
@@ -325,71 +317,6 @@ def test_a_second_reply_to_one_request_in_the_same_batch_is_refused_without_a_fa
     run(main())
 
 
-# ------------------------------------------------------------ nesting and current tasks
-
-
-def test_a_step_that_delivers_another_reply_runs_it_nested_and_every_task_is_current_in_turn():
-    async def main():
-        loop = asyncio.get_running_loop()
-        replies = [FastReply(loop) for _ in range(3)]  # the nesting is FastReply's own
-        trace = []
-
-        async def match(i: int):
-            who.set(f"match {i}")
-            value = await replies[i]
-            me = asyncio.current_task()
-            trace.append((f"match {i} took {value}", asyncio.current_task() is me, who.get()))
-            if i + 1 < len(replies):
-                replies[i + 1].deliver_now(value + 1)  # nested: match i+1 runs inside match i
-                trace.append((f"match {i} again", asyncio.current_task() is me, who.get()))
-            await asyncio.sleep(0)
-            return value
-
-        matches = [asyncio.ensure_future(match(i)) for i in range(3)]
-        await until(lambda: all(r._callbacks for r in replies))
-
-        async def reader():
-            who.set("reader")
-            replies[0].deliver_now(10)
-            trace.append(("reader again", asyncio.current_task() is reading, who.get()))
-
-        reading = asyncio.ensure_future(reader())
-        await outcome(reading)
-        assert trace == [
-            ("match 0 took 10", True, "match 0"),
-            ("match 1 took 11", True, "match 1"),
-            ("match 2 took 12", True, "match 2"),
-            ("match 1 again", True, "match 1"),
-            ("match 0 again", True, "match 0"),
-            ("reader again", True, "reader"),
-        ]
-        assert [await outcome(m) for m in matches] == [10, 11, 12]
-
-    run(main())
-
-
-def test_asyncio_timeouts_cancel_a_reply_and_leave_no_cancellation_behind():
-    async def main():
-        loop = asyncio.get_running_loop()
-        late = Reply(loop)
-
-        async def ask():
-            try:
-                async with asyncio.timeout(0):
-                    await late
-            except TimeoutError:
-                return asyncio.current_task().cancelling()
-
-        assert await asyncio.ensure_future(ask()) == 0  # the timeout's cancel was taken back
-        assert late.cancelled()
-        also_late = Reply(loop)
-        with pytest.raises(TimeoutError):
-            await asyncio.wait_for(also_late, 0)
-        assert also_late.cancelled()
-
-    run(main())
-
-
 # ------------------------------------------------------------ defects found in review
 
 
@@ -446,44 +373,3 @@ def test_a_close_made_by_a_match_step_inside_the_reader_ends_the_stream_as_a_clo
         assert isinstance(handler.exception(), grpc.aio.AbortError)
 
     run(main())
-
-
-def test_a_cancelled_reply_carries_its_message_and_gather_over_it_finishes():
-    async def main():
-        loop = asyncio.get_running_loop()
-        reply = Reply(loop)
-        waiting = asyncio.ensure_future(_await(reply))
-        await asyncio.sleep(0)
-        waiting.cancel("the server is stopping")
-        with pytest.raises(asyncio.CancelledError) as caught:
-            await outcome(waiting)
-        assert caught.value.args == ("the server is stopping",)
-        gathered = asyncio.gather(Reply(loop))
-        gathered.cancel()
-        await until(gathered.done)  # as over a Future: it ends with the child's cancellation
-        with pytest.raises(asyncio.CancelledError):
-            gathered.result()
-
-    run(main())
-
-
-async def _await(reply):
-    return await reply
-
-
-def test_a_waiter_that_shares_the_readers_context_still_gets_its_reply():
-    async def main():
-        loop = asyncio.get_running_loop()
-        shared = contextvars.copy_context()
-        reply = Reply(loop)
-        waiter = loop.create_task(_await(reply), context=shared)
-        await asyncio.sleep(0)
-
-        async def reader():
-            reply.deliver_now("the move")
-
-        await outcome(loop.create_task(reader(), context=shared))
-        await until(waiter.done)
-        return waiter.result()
-
-    assert run(main()) == "the move"
