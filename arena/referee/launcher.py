@@ -47,6 +47,10 @@ log = logging.getLogger(__name__)
 _SIGNALS = {int(s): s.name for s in signal.Signals}
 # How long a bot's guard may take to kill and reap its sandbox once told to stop.
 GUARD_EXIT_S = 10.0
+# How long a launched bot's start-up may use its whole CPU quota (at the low weight of a bot
+# nobody waits for) before it gets the low quota too (cgroups.IDLE_CPUS); a match waiting for it
+# to connect gives it a deciding bot's weight and quota at once (seat.py).
+START_UP_S = 5.0
 # Where the guard puts the seccomp program for bubblewrap (its child's first free descriptor).
 SECCOMP_FD = 3
 
@@ -140,6 +144,7 @@ class BotProcess:
         self.pending_decisions = 0
         self.group_setup_s = 0.0  # what making the group and the work directory took
         self.group_release_s = 0.0  # and removing them
+        self._start_up: asyncio.TimerHandle | None = None
 
     async def start(self) -> None:
         """Launch the bot. Raises sandbox.SandboxUnavailable when it should run in a sandbox
@@ -233,6 +238,20 @@ class BotProcess:
                 start_new_session=True,
             )
         self.pgid = self.proc.pid  # a new session: the guard's pid is the group id
+        if self.group is not None:
+            # Its start-up may use its whole quota (at the low weight) for a while; then, while
+            # nobody waits for it, the low quota (cgroups.IDLE_CPUS).
+            self._start_up = asyncio.get_running_loop().call_later(START_UP_S, self.started)
+
+    def started(self) -> None:
+        """Its start-up is over (it said Hello, or START_UP_S passed): while nobody waits for
+        it, its group gets the low quota too. (Also when its first process has exited: what it
+        left in its group runs on until the platform stops it.)"""
+        if self._start_up is not None:
+            self._start_up.cancel()
+            self._start_up = None
+        if self.group is not None and not self.pending_decisions:
+            self.group.set_deciding(False)
 
     def _make_workdir(self) -> None:
         """The sandbox's work directory, empty: as root a tmpfs of this launch (size, file count,
@@ -282,8 +301,9 @@ class BotProcess:
         self.group_release_s = time.perf_counter() - began
 
     def deciding(self) -> Deciding:
-        """A context for one decision the referee waits for: while any is pending, the bot's
-        control group has a deciding bot's CPU weight, else a low one (cgroups.WEIGHTS)."""
+        """A context for one decision the referee waits for (or a match waiting for the bot to
+        connect): while any is pending, the bot's control group has a deciding bot's CPU
+        weight, else (from its start) a low one (cgroups.WEIGHTS)."""
         return Deciding(self)
 
     def oom_kills(self) -> int:
@@ -355,6 +375,8 @@ class BotProcess:
         killed."""
         if self.proc is None:
             return
+        if self._start_up is not None:
+            self._start_up.cancel()
         if self.group is not None:
             # A deciding bot's CPU weight: an idle one's could leave its processes too little
             # time to end on a busy machine.
