@@ -142,8 +142,10 @@ class BotProcess:
         self._mounted = False  # the work directory is a tmpfs of this launch
         self._oom_kills = 0  # counted when the group is removed
         self.pending_decisions = 0
-        self.group_setup_s = 0.0  # what making the group and the work directory took
-        self.group_release_s = 0.0  # and removing them
+        # The platform's time for making the control group and the work directory, and for
+        # removing them (scripts/bench.py noisy).
+        self.group_setup_s = self.workdir_setup_s = 0.0
+        self.group_release_s = self.workdir_release_s = 0.0
         self._start_up: asyncio.TimerHandle | None = None
 
     async def start(self) -> None:
@@ -172,7 +174,7 @@ class BotProcess:
                 processes = lim.max_processes
             began = time.perf_counter()
             self._make_workdir()
-            self.group_setup_s = time.perf_counter() - began
+            self.workdir_setup_s = time.perf_counter() - began
             own = sandbox.bot_directory(self.command.argv, self.command.cwd)
             extra = [Path(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
             box = sandbox.Sandbox(
@@ -210,7 +212,7 @@ class BotProcess:
             began = time.perf_counter()
             key = cgroups.key_for(self.key)
             self.group = cgroups.BotGroup.create(where, os.getpid(), key, lim.group_limits())
-            self.group_setup_s += time.perf_counter() - began
+            self.group_setup_s = time.perf_counter() - began
             for d in self.group.dirs:
                 guard_options += ["--cgroup", str(d)]
         argv = [
@@ -288,6 +290,7 @@ class BotProcess:
         if self.group is not None:
             self._oom_kills = self.group.oom_kills()
             self.group.kill()
+        killed = time.perf_counter()
         if self._mounted:
             workdir.unmount(self.workdir)
             self._mounted = False
@@ -295,10 +298,12 @@ class BotProcess:
                 self.workdir.rmdir()
             except OSError:
                 pass
+        unmounted = time.perf_counter()
         if self.group is not None:
             self.group.remove()
             self.group = None
-        self.group_release_s = time.perf_counter() - began
+        self.workdir_release_s = unmounted - killed
+        self.group_release_s = time.perf_counter() - unmounted + killed - began
 
     def deciding(self) -> Deciding:
         """A context for one decision the referee waits for (or a match waiting for the bot to
