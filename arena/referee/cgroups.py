@@ -208,8 +208,9 @@ _SAFE = set(string.ascii_letters + string.digits + "_.@-")
 # The quota of a bot's group while nobody waits for it (cores' time): a tenth of a core, the
 # kernel's least (1 ms per 10 ms period). What a bot computes then is taken from the share of all
 # the bots together (their common group's), which the deciding ones need: measured, spinners
-# off their turn raised the honest seats' median by a fifth under the low weight alone, and not
-# at all under this quota (docs/benchmarks.md, "Noisy neighbours").
+# off their turn raised the honest seats' median decision in each of 5 interleaved runs under
+# the low weight alone, and within 1 ms of the quiet one in 4 of 5 under this quota
+# (docs/benchmarks.md, "Noisy neighbours").
 IDLE_CPUS = 0.1
 CPU_FILES_V1 = ("cpu.shares", "cpu.cfs_quota_us")
 # CPU weights of a bot's group (v1 cpu.shares, v2 cpu.weight): while a match waits for it (a
