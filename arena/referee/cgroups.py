@@ -14,10 +14,11 @@ Where neither works, `available()` says why; the launcher warns once and falls b
 per-process rlimits (see docs/reliability.md, "Resources").
 
 The CPU: a bot's group has the same weight as every other bot's (`cpu.shares` 1024 / `cpu.weight`
-100) while the referee waits for one of its decisions, and a sixteenth of it otherwise
-(`set_deciding`), so a bot's extra processes share its own slice instead of taking other seats',
-and what it computes off its turn gives way to those deciding; and a quota (`cpus`, 1.0 by
-default: one core's time) caps it however idle the machine is. All bots of a
+100) while a match waits for it (one of its decisions, or its connection at a match's start),
+and a sixteenth of it otherwise, from its start (`set_deciding`), so a bot's extra processes
+share its own slice instead of taking other seats', and what it computes when nobody waits for
+it (its start-up, spinners, a bot that never says Hello) gives way to those deciding; and a
+quota (`cpus`, 1.0 by default: one core's time) caps it however idle the machine is. All bots of a
 platform sit in one group weighing as much as one busy thread of the platform per core (v1:
 the platform's threads are in the root group), so the referee keeps its turn.
 
@@ -204,48 +205,72 @@ def key_for(name: str) -> str:
 _SAFE = set(string.ascii_letters + string.digits + "_.@-")
 
 
-# CPU weights of a bot's group (v1 cpu.shares, v2 cpu.weight): while the referee waits for one
-# of its decisions, and otherwise. A bot's processes that compute when it has nothing to decide
-# (spinners, a search pondering on the others' time) get a sixteenth of a deciding bot's weight.
+# The quota of a bot's group while nobody waits for it (cores' time): a tenth of a core, the
+# kernel's least (1 ms per 10 ms period). What a bot computes then is taken from the share of all
+# the bots together (their common group's), which the deciding ones need: measured, spinners
+# off their turn raised the honest seats' median decision in each of 5 interleaved runs under
+# the low weight alone, and within 1 ms of the quiet one in 4 of 5 under this quota
+# (docs/benchmarks.md, "Noisy neighbours").
+IDLE_CPUS = 0.1
+CPU_FILES_V1 = ("cpu.shares", "cpu.cfs_quota_us")
+# CPU weights of a bot's group (v1 cpu.shares, v2 cpu.weight): while a match waits for it (a
+# decision, or its connection), and otherwise (from its start). A bot's processes that compute
+# when nobody waits for them (spinners, a search pondering on the others' time, a bot that
+# never plays) get a sixteenth of a deciding bot's weight.
 WEIGHTS = {1: (b"1024", b"64"), 2: (b"100", b"6")}
 
 
 class BotGroup:
     """One bot's control group: a directory per v1 controller (memory, pids, cpu), or one."""
 
-    __slots__ = ("version", "dirs", "_weight_fd")
+    __slots__ = ("version", "dirs", "cpus", "_weight_fd", "_quota_fd")
 
-    def __init__(self, version: int, dirs: tuple[Path, ...]):
+    def __init__(self, version: int, dirs: tuple[Path, ...], cpus: float = 1.0):
         self.version = version
         self.dirs = dirs
+        self.cpus = cpus  # its quota while a match waits for it (0: none)
         self._weight_fd: int | None = None
+        self._quota_fd: int | None = None
 
     def set_deciding(self, deciding: bool) -> None:
-        """Give the group a deciding bot's CPU weight, or the lower one of a bot with nothing
-        to decide. Called around every decision: the file stays open (a write of a few
-        bytes)."""
-        if self._weight_fd is None:
-            name = "cpu.weight" if self.version == 2 else "cpu.shares"
+        """Give the group a deciding bot's CPU weight and quota, or the lower ones of a bot
+        nobody waits for. Called around every decision: the files stay open (two writes of a
+        few bytes, about 2 us each)."""
+        if self._weight_fd is None or self._quota_fd is None:
+            self.close()
             cpu = self.dirs[0] if self.version == 2 else self.dirs[2]
+            names = ("cpu.weight", "cpu.max") if self.version == 2 else CPU_FILES_V1
             try:
-                self._weight_fd = os.open(cpu / name, os.O_WRONLY | os.O_CLOEXEC)
+                self._weight_fd = os.open(cpu / names[0], os.O_WRONLY | os.O_CLOEXEC)
+                self._quota_fd = os.open(cpu / names[1], os.O_WRONLY | os.O_CLOEXEC)
             except OSError:
+                self.close()
                 return
         try:
             os.write(self._weight_fd, WEIGHTS[self.version][0 if deciding else 1])
+            idle = min(self.cpus, IDLE_CPUS) if self.cpus else IDLE_CPUS
+            os.write(self._quota_fd, self._quota(self.cpus if deciding else idle))
         except OSError:
             pass
 
+    def _quota(self, cpus: float) -> bytes:
+        """What the quota file takes for `cpus` cores' time per period (0: no quota)."""
+        quota = int(cpus * CPU_PERIOD_US)
+        if self.version == 2:
+            return f"{quota if quota else 'max'} {CPU_PERIOD_US}".encode()
+        return str(quota if quota else -1).encode()
+
     def close(self) -> None:
-        if self._weight_fd is not None:
-            os.close(self._weight_fd)
-            self._weight_fd = None
+        for fd in (self._weight_fd, self._quota_fd):
+            if fd is not None:
+                os.close(fd)
+        self._weight_fd = self._quota_fd = None
 
     @classmethod
     def create(cls, where: Layout, owner: int, key: str, limits: GroupLimits) -> "BotGroup":
         """Make the group, limits written. Raises CgroupError saying what failed."""
         dirs = tuple(d / key for d in where.owner_dirs(owner))
-        group = cls(where.version, dirs)
+        group = cls(where.version, dirs, limits.cpus)
         try:
             for d in dirs:
                 try:
@@ -263,7 +288,7 @@ class BotGroup:
 
     def _limit(self, limits: GroupLimits) -> None:
         memory = limits.memory_mb * 1024 * 1024
-        quota = int(limits.cpus * CPU_PERIOD_US)
+        quota = self._quota(limits.cpus).decode()  # its start-up may use the whole quota
         if self.version == 2:
             (d,) = self.dirs
             if memory:
@@ -271,8 +296,8 @@ class BotGroup:
             _optional(d / "memory.swap.max", "0")
             if limits.processes:
                 _write(d / "pids.max", str(limits.processes))
-            _write(d / "cpu.weight", "100")
-            _write(d / "cpu.max", f"{quota if quota else 'max'} {CPU_PERIOD_US}")
+            _write(d / "cpu.weight", WEIGHTS[2][1].decode())
+            _write(d / "cpu.max", quota)
             return
         mem, pids, cpu = self.dirs
         if memory:
@@ -281,9 +306,9 @@ class BotGroup:
         _optional(mem / "memory.swappiness", "0")
         if limits.processes:
             _write(pids / "pids.max", str(limits.processes))
-        _write(cpu / "cpu.shares", "1024")
+        _write(cpu / "cpu.shares", WEIGHTS[1][1].decode())
         _write(cpu / "cpu.cfs_period_us", str(CPU_PERIOD_US))
-        _write(cpu / "cpu.cfs_quota_us", str(quota if quota else -1))
+        _write(cpu / "cpu.cfs_quota_us", quota)
 
     @property
     def procs_files(self) -> tuple[Path, ...]:

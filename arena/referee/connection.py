@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import grpc
 
@@ -195,6 +195,8 @@ class BotDirectory:
         self._connections: dict[str, BotConnection] = {}
         self._changed = asyncio.Condition()
         self._barred: set[str] = set()  # bots that will not connect (see bar)
+        # Told the name of each bot that connects (the host: a launched bot's start-up is over).
+        self.on_connect: Callable[[str], None] | None = None
 
     async def bar(self, name: str) -> None:
         """The bot may not play (suspended, removed): a seat waiting for it to connect, or that
@@ -220,6 +222,8 @@ class BotDirectory:
         async with self._changed:
             self._connections[conn.bot_name] = conn
             self._changed.notify_all()
+        if self.on_connect is not None:
+            self.on_connect(conn.bot_name)
 
     async def flush(self, timeout_s: float) -> None:
         """Wait (bounded) until what is queued for every connected bot is written: a match's

@@ -88,6 +88,7 @@ class RefereeHost:
         self.server = RefereeServer(authenticate or self.tokens.authenticate, host, port, tls)
         self.resource_limits = resource_limits
         self.bots: dict[str, BotProcess] = {}
+        self.server.directory.on_connect = self._connected
         # The key of the bot seeds of matches run without seeds given (`arena match`, a
         # verification match): drawn per host, never kept.
         self._seed_key = seeds.new_key()
@@ -140,6 +141,12 @@ class RefereeHost:
         await proc.start()
         self.bots[key] = proc
         return proc
+
+    def _connected(self, key: str) -> None:
+        # A launched bot that said Hello has started: its CPU is capped as an idle bot's.
+        proc = self.bots.get(key)
+        if proc is not None:
+            proc.started()
 
     async def stop_lane(self, key: str) -> None:
         """End one lane's process, its token and its socket (a lane that is not running:

@@ -48,6 +48,10 @@ log = logging.getLogger(__name__)
 _SIGNALS = {int(s): s.name for s in signal.Signals}
 # How long a bot's guard may take to kill and reap its sandbox once told to stop.
 GUARD_EXIT_S = 10.0
+# How long a launched bot's start-up may use its whole CPU quota (at the low weight of a bot
+# nobody waits for) before it gets the low quota too (cgroups.IDLE_CPUS); a match waiting for it
+# to connect gives it a deciding bot's weight and quota at once (seat.py).
+START_UP_S = 5.0
 # Where the guard puts the seccomp program for bubblewrap (its child's first free descriptor).
 SECCOMP_FD = 3
 
@@ -139,8 +143,11 @@ class BotProcess:
         self._mounted = False  # the work directory is a tmpfs of this launch
         self._oom_kills = 0  # counted when the group is removed
         self.pending_decisions = 0
-        self.group_setup_s = 0.0  # what making the group and the work directory took
-        self.group_release_s = 0.0  # and removing them
+        # The platform's time for making the control group and the work directory, and for
+        # removing them (scripts/bench.py noisy).
+        self.group_setup_s = self.workdir_setup_s = 0.0
+        self.group_release_s = self.workdir_release_s = 0.0
+        self._start_up: asyncio.TimerHandle | None = None
 
     async def start(self) -> None:
         """Launch the bot. Raises sandbox.SandboxUnavailable when it should run in a sandbox
@@ -168,7 +175,7 @@ class BotProcess:
                 processes = lim.max_processes
             began = time.perf_counter()
             self._make_workdir()
-            self.group_setup_s = time.perf_counter() - began
+            self.workdir_setup_s = time.perf_counter() - began
             own = sandbox.bot_directory(self.command.argv, self.command.cwd)
             extra = [Path(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
             box = sandbox.Sandbox(
@@ -206,7 +213,7 @@ class BotProcess:
             began = time.perf_counter()
             key = cgroups.key_for(self.key)
             self.group = cgroups.BotGroup.create(where, os.getpid(), key, lim.group_limits())
-            self.group_setup_s += time.perf_counter() - began
+            self.group_setup_s = time.perf_counter() - began
             for d in self.group.dirs:
                 guard_options += ["--cgroup", str(d)]
         argv = [
@@ -234,6 +241,20 @@ class BotProcess:
                 start_new_session=True,
             )
         self.pgid = self.proc.pid  # a new session: the guard's pid is the group id
+        if self.group is not None:
+            # Its start-up may use its whole quota (at the low weight) for a while; then, while
+            # nobody waits for it, the low quota (cgroups.IDLE_CPUS).
+            self._start_up = asyncio.get_running_loop().call_later(START_UP_S, self.started)
+
+    def started(self) -> None:
+        """Its start-up is over (it said Hello, or START_UP_S passed): while nobody waits for
+        it, its group gets the low quota too. (Also when its first process has exited: what it
+        left in its group runs on until the platform stops it.)"""
+        if self._start_up is not None:
+            self._start_up.cancel()
+            self._start_up = None
+        if self.group is not None and not self.pending_decisions:
+            self.group.set_deciding(False)
 
     def _make_workdir(self) -> None:
         """The sandbox's work directory, empty: as root a tmpfs of this launch (size, file count,
@@ -270,6 +291,7 @@ class BotProcess:
         if self.group is not None:
             self._oom_kills = self.group.oom_kills()
             self.group.kill()
+        killed = time.perf_counter()
         if self._mounted:
             workdir.unmount(self.workdir)
             self._mounted = False
@@ -277,14 +299,17 @@ class BotProcess:
                 self.workdir.rmdir()
             except OSError:
                 pass
+        unmounted = time.perf_counter()
         if self.group is not None:
             self.group.remove()
             self.group = None
-        self.group_release_s = time.perf_counter() - began
+        self.workdir_release_s = unmounted - killed
+        self.group_release_s = time.perf_counter() - unmounted + killed - began
 
     def deciding(self) -> Deciding:
-        """A context for one decision the referee waits for: while any is pending, the bot's
-        control group has a deciding bot's CPU weight, else a low one (cgroups.WEIGHTS)."""
+        """A context for one decision the referee waits for (or a match waiting for the bot to
+        connect): while any is pending, the bot's control group has a deciding bot's CPU
+        weight, else (from its start) a low one (cgroups.WEIGHTS)."""
         return Deciding(self)
 
     def oom_kills(self) -> int:
@@ -356,6 +381,8 @@ class BotProcess:
         killed."""
         if self.proc is None:
             return
+        if self._start_up is not None:
+            self._start_up.cancel()
         if self.group is not None:
             # A deciding bot's CPU weight: an idle one's could leave its processes too little
             # time to end on a busy machine.

@@ -74,7 +74,9 @@ class RemoteSeat:
         )
         if self.process is not None:
             exited = asyncio.ensure_future(self.process.wait())
-            await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
+            # The match waits for this bot: its start-up weighs as a decision (launcher.py).
+            with self.process.deciding():
+                await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
             exited.cancel()
         else:
             await asyncio.wait({waiting})

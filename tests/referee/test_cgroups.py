@@ -72,8 +72,9 @@ def test_v2_group_gets_its_limits_and_no_swap(tmp_path):
     assert (d / "memory.max").read_text() == str(300 * 1024 * 1024)
     assert (d / "memory.swap.max").read_text() == "0"
     assert (d / "pids.max").read_text() == "20"
+    # Its start-up: the whole quota, at the weight of a bot nobody waits for.
     assert (d / "cpu.max").read_text() == "5000 10000"
-    assert (d / "cpu.weight").read_text() == "100"
+    assert (d / "cpu.weight").read_text() == "6"
     assert group.procs_files == (d / "cgroup.procs",)
 
 
@@ -242,38 +243,52 @@ def test_without_control_groups_the_launcher_says_so_once(monkeypatch, caplog):
     assert "rlimits" in warnings[0]
 
 
-def test_a_bots_cpu_weight_follows_its_pending_decisions(tmp_path):
-    # v2 (fake tree): the weight file is written when the first decision starts and when the
-    # last one ends, not at each of several at once.
+def test_a_bots_cpu_weight_and_quota_follow_its_pending_decisions(tmp_path):
+    # v2 (fake tree): the files are written when the first decision starts and when the last
+    # one ends, not at each of several at once.
     from arena.referee.launcher import BotProcess, ResourceLimits
 
     d = tmp_path / "g"
     d.mkdir()
-    (d / "cpu.weight").write_text("100")
+    (d / "cpu.weight").write_text("6")
+    (d / "cpu.max").write_text("5000 10000")
     proc = BotProcess("b", None, tmp_path, tmp_path / "b.log", {}, tmp_path / "s", ResourceLimits())  # type: ignore[arg-type]
-    proc.group = BotGroup(2, (d,))
+    proc.group = BotGroup(2, (d,), cpus=0.5)
     with proc.deciding():
         assert (d / "cpu.weight").read_text() == "100"
+        assert (d / "cpu.max").read_text() == "5000 10000"
         with proc.deciding():
             pass
         assert proc.pending_decisions == 1
+        assert (d / "cpu.weight").read_text() == "100"
     assert proc.pending_decisions == 0
-    # The file is kept open and written in place: what it holds is the last write.
+    # The files are kept open and written in place: what each holds ends with the last write.
     assert (d / "cpu.weight").read_text().endswith("6")
+    assert (d / "cpu.max").read_text().endswith("1000 10000")  # a tenth of a core
     proc.group.close()
 
 
+def test_the_quota_of_a_bot_nobody_waits_for_is_never_above_its_own():
+    assert BotGroup(1, (), cpus=0.05)._quota(0.05) == b"500"
+    assert BotGroup(1, (), cpus=0)._quota(0) == b"-1"  # no quota
+    assert BotGroup(2, (), cpus=0)._quota(0) == b"max 10000"
+
+
 @needs_v1
-def test_v1_weight_is_written_to_cpu_shares(owner):
+def test_v1_weight_and_quota_are_written_to_cpu_shares_and_cfs_quota(owner):
     assert isinstance(V1, Layout)
     group = BotGroup.create(V1, owner, cgroups.key_for("weights"), GroupLimits())
     try:
         shares = group.dirs[2] / "cpu.shares"
-        assert shares.read_text().strip() == "1024"
-        group.set_deciding(False)
-        assert shares.read_text().strip() == "64"
+        quota = group.dirs[2] / "cpu.cfs_quota_us"
+        # Its start-up: the low weight, the whole quota (one core per 10 ms).
+        assert (shares.read_text().strip(), quota.read_text().strip()) == ("64", "10000")
         group.set_deciding(True)
-        assert shares.read_text().strip() == "1024"
+        assert (shares.read_text().strip(), quota.read_text().strip()) == ("1024", "10000")
+        group.set_deciding(False)
+        assert (shares.read_text().strip(), quota.read_text().strip()) == ("64", "1000")
+        group.set_deciding(True)
+        assert (shares.read_text().strip(), quota.read_text().strip()) == ("1024", "10000")
     finally:
         group.kill()
         group.remove()

@@ -25,6 +25,7 @@ from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotProcess, ResourceLimits, bot_environment, group_layout
 from arena.referee.match import Limits
 from arena.results import CRASH, DISCONNECT, TIMEOUT
+from tests.timing import scaled
 
 from .conftest import FAST, exited, good, hostile, kinds, reported
 
@@ -257,3 +258,48 @@ def test_a_launch_that_fails_after_its_work_directory_was_made_leaves_nothing(
     with pytest.raises(cgroups.CgroupError):
         asyncio.run(proc.start())
     assert not os.path.ismount(workdir) and not workdir.exists()
+
+
+def cpu_of(proc: BotProcess) -> tuple[str, str]:
+    """The bot group's CPU weight and quota as the kernel holds them."""
+    assert proc.group is not None
+    if proc.group.version == 2:
+        (d,) = proc.group.dirs
+        files = (d / "cpu.weight", d / "cpu.max")
+    else:
+        files = (proc.group.dirs[2] / "cpu.shares", proc.group.dirs[2] / "cpu.cfs_quota_us")
+    return files[0].read_text().strip(), files[1].read_text().strip()
+
+
+async def cpu_becomes(proc: BotProcess, wanted: tuple[str, str], what: str) -> None:
+    deadline = time.monotonic() + scaled(15)
+    while (found := cpu_of(proc)) != wanted:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: the group's CPU is {found}, not {wanted}")
+        await asyncio.sleep(0.01)  # polling the group's files under a deadline
+
+
+def test_a_bots_cpu_follows_what_the_platform_waits_for(tmp_path, monkeypatch):
+    # Start-up: the low weight with the whole quota, for launcher.START_UP_S; then, nobody
+    # waiting for it, the low quota too; a match waiting for it to connect, and each of its
+    # decisions, give it a deciding bot's weight and quota; after its match, the low ones again.
+    from arena.referee import cgroups, launcher
+
+    monkeypatch.setattr(launcher, "START_UP_S", 0.3)
+    version = group_layout().version  # type: ignore[union-attr]
+    deciding_weight, idle_weight = (w.decode() for w in cgroups.WEIGHTS[version])
+    full, idle = ("10000", "1000") if version == 1 else ("10000 10000", "1000 10000")
+
+    async def run():
+        async with RefereeHost(tmp_path, resource_limits=LIMITS) as host:
+            late = await host.launch("late", hostile("late", "2"))
+            await host.launch("honest", good())
+            assert cpu_of(late) == (idle_weight, full)
+            await cpu_becomes(late, (idle_weight, idle), "after its start-up")
+            match = asyncio.ensure_future(host.run_match(BALLOON2, 1, ["late", "honest"], FAST))
+            await cpu_becomes(late, (deciding_weight, full), "a match waits for it")
+            result = await match
+            assert not result.faults, result.faults
+            assert cpu_of(late) == (idle_weight, idle)
+
+    asyncio.run(run())
