@@ -238,7 +238,7 @@ class ArenaService:
         await asyncio.gather(*pending, return_exceptions=True)
 
     async def _start_web(self):
-        from .web import WebServer
+        from .webserver import WebServer
 
         web = WebServer(self)
         await web.start()

@@ -133,7 +133,7 @@ def admin_router(service: "ArenaService") -> APIRouter:
         """One match with nothing withheld: its seed, fault details and, with frames=true,
         every frame with the hands, even while its duplicate set is still being played (the
         public's answer, /api/ladders/{ladder}/matches/{index}, withholds them until then)."""
-        from arena.web.app import full_match
+        from arena.web.routes.matches import full_match
 
         return full_match(request.app, ladder, index, frames)
 
@@ -164,7 +164,7 @@ class WebServer:
     def __init__(self, service: "ArenaService"):
         import uvicorn
 
-        from arena.web.app import create_app
+        from arena.web.factory import create_app
 
         s = service.settings
         # service.live_replay; the admin key opens every bot's log excerpts too
