@@ -13,8 +13,8 @@ SQLite through sqlite-utils 4. Schema and decisions: docs/store.md. Each concern
     ladders.py    ladder creation (the schedule written as pending matches), continuous
                   ladders, and LadderRules: what the store asks of arena.ladder
     matches.py    the match lifecycle: start, take back, result, infrastructure failure
-    queries.py    the read queries on a ladder: rankings, progress, rating history
-    browse.py     the browsing queries of the web's pages and API (Queries)
+    rankings.py   the read queries on a ladder: rankings, progress, rating history
+    browse.py     the browsing queries of the web's pages and API (BrowseQueries)
     records.py    the dataclasses the store returns;  errors.py  what it raises
     aio.py        AsyncStore: a Store on its own writer thread, for async code
 
@@ -68,8 +68,8 @@ from .errors import (
 from .ladders import LadderRules, check_ladder_name, standard_rules
 from .leases import Lease, Leases
 from .matches import FAULT_LOG_BYTES, Matches, encode_replay, log_excerpt
-from .queries import RankingQueries
 from .quotas import DEFAULT_UPLOADS_PER_DAY, Quotas, UploadLimitReached
+from .rankings import RankingQueries
 from .records import (
     Bot,
     BotAccess,

@@ -26,7 +26,7 @@ from . import errors, site
 from .disclosure import Disclosure
 from .frames import build_frames
 from .live import Feeds
-from .queries import Reader
+from .reader import Reader
 from .routes import MODULES, docs
 from .routes.common import Web
 

@@ -28,7 +28,7 @@ from arena.store import MATCH_STATUSES, StoreError
 
 from . import site
 from .paths import PLACES, Place, ReportUrls
-from .queries import Reader
+from .reader import Reader
 
 LIST_PAGE = 100
 

@@ -22,7 +22,7 @@ from markupsafe import Markup, escape
 from arena.compare import verdict
 from arena.ladder.ratings import conservative, rating_interval
 from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING, UnknownLadder
-from arena.store.browse import HeadToHead, HistoryPoint, LadderRow, Queries, TimedPoint
+from arena.store.browse import BrowseQueries, HeadToHead, HistoryPoint, LadderRow, TimedPoint
 
 from .disclosure import Disclosure, MatchView
 from .frames import card_legend
@@ -188,7 +188,7 @@ class View:
     a match not finished then is said to be a snapshot). Matches are shown through `disclosure`
     (the public's unless told otherwise)."""
 
-    q: Queries
+    q: BrowseQueries
     urls: Urls
     live: LiveSource | None = None
     disclosure: Disclosure | None = None
@@ -242,7 +242,7 @@ class HeadToHeadCache:
     """Ladders' head to head, kept and added to: on a big ladder the counts read every
     completed match, and the leaderboard page (and its live feed) must stay fast.
 
-    What lies before a ladder's first unfinished set (Queries.finished_prefix) never changes,
+    What lies before a ladder's first unfinished set (BrowseQueries.finished_prefix) never changes,
     so it is counted once and then only as the prefix grows; the rest (finished sets after an
     unfinished one, as parallel play leaves them) is counted afresh, and only when the ladder's
     progress (its completed, rated and scheduled counts) changed. Never early: only matches of
@@ -253,7 +253,7 @@ class HeadToHeadCache:
         self._items: dict[str, tuple[tuple, int, dict, list[HeadToHead]]] = {}
         self._lock = threading.Lock()
 
-    def __call__(self, q: Queries, info: LadderRow) -> list[HeadToHead]:
+    def __call__(self, q: BrowseQueries, info: LadderRow) -> list[HeadToHead]:
         progress = (info.completed, info.rated, info.scheduled)
         with self._lock:
             item = self._items.get(info.name)
@@ -290,7 +290,7 @@ def ladder_page(v: View, ladder: str) -> Page:
     return "ladder.html", {"title": f"Ladder {ladder}", **context}
 
 
-def ladder_live(q: Queries, ladder: str, h2h: HeadToHeadCache | None = None) -> Page:
+def ladder_live(q: BrowseQueries, ladder: str, h2h: HeadToHeadCache | None = None) -> Page:
     """What changes on a ladder's page as it plays: progress, standings, head to head (finished
     sets only; for ladders of at most MATRIX_MAX_BOTS bots), the matches being played."""
     info, standings = q.standings(ladder)
@@ -390,7 +390,7 @@ def history_charts(points: Sequence[TimedPoint]) -> dict[str, Markup]:
 
 def bot_page(v: View, bot: str, recent: int = 20) -> Page:
     """A bot's page; its faults' details go through the public's Disclosure, its head-to-head
-    counts only finished sets (Queries.head_to_head). Where the owners' API is served (arena
+    counts only finished sets (BrowseQueries.head_to_head). Where the owners' API is served (arena
     serve), the owner's part (_owner.html)."""
     q = v.q
     info = q.bot(bot)
@@ -512,7 +512,7 @@ class PageKind:
 
     place: str
     build: Callable[..., Page]
-    in_report: Callable[[Queries], Iterable[dict[str, Any]]] | None = None
+    in_report: Callable[[BrowseQueries], Iterable[dict[str, Any]]] | None = None
 
 
 # Served by routes/pages.py and written by report.py. The match list (/matches) is not here:

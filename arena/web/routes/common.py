@@ -14,13 +14,13 @@ from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse
 
-from arena.store.browse import Queries
+from arena.store.browse import BrowseQueries
 
 from .. import models, site
 from ..disclosure import Disclosure
 from ..live import Feeds
 from ..paths import ServerUrls
-from ..queries import Reader
+from ..reader import Reader
 
 LADDER = PathParam(description="ladder name", max_length=64)
 BOT_NAME_MAX = 72  # a name of 64 and a version's "@N"
@@ -66,7 +66,7 @@ class Web:
     live: site.LiveSource | None = None
     admin_key: str | None = None
 
-    def queries(self) -> Queries:
+    def queries(self) -> BrowseQueries:
         return self.reader.queries()
 
     def urls(self, request: Request) -> ServerUrls:
