@@ -7,7 +7,7 @@ error answers of errors.py.
 for matches in progress (see site.LiveSource and docs/web.md). Nothing here writes to the
 store. Handlers are plain `def` functions, so FastAPI runs them on its worker threads and SQLite
 never blocks the event loop; each worker thread has its own read-only connection
-(queries.Reader).
+(reader.Reader).
 """
 
 from __future__ import annotations
@@ -93,6 +93,7 @@ def create_app(
         openapi_url="/openapi.json",
     )
     app.state.web = web  # full_match (the admin API) reads through it
+    app.state.reader = reader  # reader.close() lets the connections go (docs/web.md)
     app.state.owners_api = False  # arena serve adds the owners' API (arena/service/submissions.py)
     app.state.feeds = web.feeds  # close() ends every stream
     app.mount("/static", StaticFiles(directory=str(site.STATIC)), name="static")
