@@ -92,6 +92,26 @@ class RatingParams:
         return cls(**{k: float(v) for k, v in d.items() if k in cls.__dataclass_fields__})
 
 
+STANDARD = RatingParams()
+
+
+def rating_interval(
+    mu: float, sigma: float, params: RatingParams = STANDARD
+) -> tuple[float, float]:
+    """Where a bot's skill almost surely lies: mu ± 3 sigma with the standard parameters
+    (mu ± (mu0 / sigma0) sigma). Its low end is the conservative rating."""
+    k = params.mu / params.sigma
+    return mu - k * sigma, mu + k * sigma
+
+
+def conservative(mu: float, sigma: float, params: RatingParams = STANDARD) -> float:
+    """The conservative rating, the leaderboard's value: mu - 3 sigma with the standard
+    parameters (TrueSkill's env.expose, mu - (mu0 / sigma0) sigma), the skill a bot has almost
+    surely earned. Defined here only: the store ranks by it (Rater.conservative), the web draws
+    and shows it."""
+    return rating_interval(mu, sigma, params)[0]
+
+
 @dataclass(frozen=True, slots=True)
 class SkillRating:
     """One bot's rating: the mean and uncertainty of its skill."""
@@ -152,8 +172,8 @@ class Rater:
         return SkillRating(self.params.mu, self.params.sigma)
 
     def conservative(self, rating: SkillRating) -> float:
-        """The leaderboard value, env.expose: mu - 3 sigma with the standard parameters."""
-        return float(self.env.expose(self.env.create_rating(rating.mu, rating.sigma)))
+        """The leaderboard value (`conservative`, with this ladder's parameters)."""
+        return conservative(rating.mu, rating.sigma, self.params)
 
     def rate(self, before: Mapping[K, SkillRating], ranks: Mapping[K, int]) -> RatingUpdate:
         """Rate one free-for-all: `ranks` maps each bot (in seat order) to its rank, 0 best,

@@ -173,7 +173,7 @@ def _flags(bot) -> str:
 def show_cmd(name, as_json, db):
     """Show the bot NAME's versions (or one, NAME@N) and each one's rating in every ladder."""
     from arena.store import parse_bot_spec
-    from arena.store.browse import Queries
+    from arena.store.browse import BrowseQueries
     from arena.store.snapshots import is_snapshot
 
     with open_store(db) as store:  # the store's refusals (no such bot) become CLI errors
@@ -183,7 +183,7 @@ def show_cmd(name, as_json, db):
             rows = [store.resolve_bot(name)]
         elif not rows:
             store.resolve_bot(name)  # raises, saying there is no such bot
-        queries = Queries(store)
+        queries = BrowseQueries(store)
         doc: dict[str, Any] = {
             "bot": family,
             "versions": [

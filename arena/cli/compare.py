@@ -101,7 +101,8 @@ def compare_cmd(
     opponents; a sequential test on the paired score differences stops as soon as it can say
     "better" (by at least --min-gain points per match) or "not better", at the error rates
     asked for (docs/compare.md)."""
-    from arena.compare.runner import CompareSettings, outcome_json, run_comparison
+    from arena.compare.runner import CompareSettings, run_comparison
+    from arena.compare.verdict import outcome_json
     from arena.ladder.runner import ExecutorSetupError
     from arena.schedule import random_seed
     from arena.store import UnknownLadder

@@ -27,7 +27,7 @@ def web_cmd(db: Path, host: str, port: int) -> None:
     try:
         import uvicorn
 
-        from arena.web.app import create_app
+        from arena.web.factory import create_app
     except ImportError as err:
         raise click.ClickException(
             f"the web pages need the web extra ({err.name} is missing); install it with "

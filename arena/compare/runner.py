@@ -1,6 +1,6 @@
 """Running a comparison: deals appended a batch at a time to the comparison's ladder, played by
 the ladder runner (any executor), and the test (sprt.py) read from the stored results after
-each batch, until it decides or the cap is reached.
+each batch (verdict.py), until it decides or the cap is reached.
 
 Everything a verdict depends on is in the database: the deals follow from the comparison's seed
 (plan.py), every match's result is stored as it finishes, and the test is recomputed from the
@@ -16,195 +16,23 @@ import logging
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable
 
 from arena.ladder.executors import RunSettings
-from arena.results import COMPLETED, FINISHED
 
 from . import plan, sprt
+from .verdict import Comparison, Outcome, outcome
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class CompareSettings:
-    db: Path
-    name: str
-    new: str
-    base: str
-    opponents: tuple[str, ...]
-    game: str
-    table_size: int
-    options: dict
-    min_gain: float  # D: "NEW is better by at least D points per match"
-    alpha: float = 0.05
-    beta: float = 0.05
-    max_matches: int = 2000
-    seed: int = 0
-    run: RunSettings = RunSettings()  # how its matches are played
+class CompareSettings(Comparison):
+    """A comparison (verdict.Comparison) and how to run it: its database and how its matches
+    are played."""
 
-    @property
-    def hypotheses(self) -> sprt.Hypotheses:
-        return sprt.Hypotheses(delta1=self.min_gain, alpha=self.alpha, beta=self.beta)
-
-    @property
-    def matches_per_deal(self) -> int:
-        return 2 * self.table_size
-
-    @property
-    def max_deals(self) -> int:
-        return max(1, self.max_matches // self.matches_per_deal)
-
-    def definition(self) -> dict[str, Any]:
-        """What makes the comparison the same one when it is run again (stored with it)."""
-        return {
-            "new": self.new,
-            "base": self.base,
-            "opponents": list(self.opponents),
-            "min_gain": self.min_gain,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "max_matches": self.max_matches,
-        }
-
-
-@dataclass
-class Outcome:
-    """Where a comparison stands: the test over its complete deals, in deal order."""
-
-    status: sprt.Status
-    gain: sprt.Running  # NEW's mean gain in points per match, per deal
-    rank_gain: sprt.Running  # NEW's mean gain in places per match (positive: NEW placed better)
-    deals: int  # deals the test used
-    matches: int  # matches played (completed or given up) in all
-    void_deals: int = 0  # deals with a match given up (no observation)
-    interrupted: bool = False
-    errors: list[str] = field(default_factory=list)
-
-    @property
-    def verdict(self) -> str | None:
-        return self.status.verdict
-
-
-def observations(
-    k: int, new: str, base: str, rows: Sequence[Any]
-) -> tuple[list[tuple[float, float]], int, int]:
-    """(gain, rank gain) per complete deal, in deal order up to the first deal not finished;
-    with the number of deals with a match given up (skipped: no pair to compare), and the number
-    of matches finished. `rows` are Store.match_scores rows."""
-    by_deal: dict[int, list[Any]] = {}
-    finished = 0
-    for row in rows:
-        by_deal.setdefault(row.set_index, []).append(row)
-        finished += row.status in FINISHED
-    out: list[tuple[float, float]] = []
-    void = 0
-    for deal in sorted(by_deal):
-        matches = by_deal[deal]
-        if len(matches) < 2 * k or any(m.status not in FINISHED for m in matches):
-            break
-        if any(m.status != COMPLETED for m in matches):
-            void += 1
-            continue
-        scores: dict[str, list[float]] = {new: [], base: []}
-        ranks: dict[str, list[float]] = {new: [], base: []}
-        for m in matches:
-            for side in (new, base):
-                if side in m.bots:
-                    seat = m.bots.index(side)
-                    scores[side].append(m.scores[seat])
-                    ranks[side].append(m.ranks[seat])
-        out.append(
-            (
-                plan.observation(k, scores[new], scores[base]),
-                plan.observation(k, ranks[base], ranks[new]),
-            )
-        )
-    return out, void, finished
-
-
-def outcome(settings: CompareSettings, rows: Sequence[Any]) -> Outcome:
-    """The test over the stored results (pure: the same results give the same outcome)."""
-    pairs, void, finished = observations(settings.table_size, settings.new, settings.base, rows)
-    spec = settings.hypotheses
-    gain, rank_gain = sprt.Running(), sprt.Running()
-    status = sprt.status(spec, gain, settings.max_deals)
-    used = 0
-    for x, r in pairs:
-        gain, rank_gain = gain.add(x), rank_gain.add(r)
-        used += 1
-        status = sprt.status(spec, gain, settings.max_deals)
-        if status.verdict is not None:
-            break
-    return Outcome(
-        status=status, gain=gain, rank_gain=rank_gain, deals=used, matches=finished, void_deals=void
-    )
-
-
-def stored_settings(ladder: Any) -> CompareSettings:
-    """The settings of a stored comparison (a Ladder whose settings hold its definition), enough
-    to compute its outcome (not to run it: no database path, executor or limits)."""
-    d = ladder.settings.get("comparison")
-    if not d:
-        raise ValueError(f"{ladder.name!r} is a ladder, not a comparison")
-    return CompareSettings(
-        db=Path(),
-        name=ladder.name,
-        new=d["new"],
-        base=d["base"],
-        opponents=tuple(d["opponents"]),
-        game=ladder.game,
-        table_size=ladder.table_size,
-        options=dict(ladder.options),
-        min_gain=d["min_gain"],
-        alpha=d["alpha"],
-        beta=d["beta"],
-        max_matches=d["max_matches"],
-        seed=ladder.seed,
-    )
-
-
-def llr_path(settings: CompareSettings, rows: Sequence[Any]) -> list[float]:
-    """The test's LLR after each deal it used (for the comparison's chart)."""
-    pairs, _, _ = observations(settings.table_size, settings.new, settings.base, rows)
-    spec, running, out = settings.hypotheses, sprt.Running(), []
-    for x, _ in pairs[: outcome(settings, rows).deals]:
-        running = running.add(x)
-        out.append(sprt.llr(spec, running))
-    return out
-
-
-def _finite(x: float) -> float | None:
-    """JSON has no infinity and no NaN."""
-    return None if x != x or x in (math.inf, -math.inf) else round(x, 6)
-
-
-def outcome_json(settings: CompareSettings, o: Outcome) -> dict[str, Any]:
-    s = o.status
-    return {
-        "comparison": settings.name,
-        "new": settings.new,
-        "base": settings.base,
-        "opponents": list(settings.opponents),
-        "game": settings.game,
-        "table_size": settings.table_size,
-        "options": settings.options,
-        "min_gain": settings.min_gain,
-        "alpha": settings.alpha,
-        "beta": settings.beta,
-        "max_matches": settings.max_matches,
-        "seed": settings.seed,
-        "verdict": o.verdict,
-        "interrupted": o.interrupted,
-        "deals": s.n,
-        "matches": o.matches,
-        "void_deals": o.void_deals,
-        "mean_gain": _finite(s.mean),
-        "interval": [_finite(s.low), _finite(s.high)],
-        "mean_rank_gain": _finite(o.rank_gain.mean) if o.rank_gain.n else None,
-        "llr": _finite(s.llr),
-        "bounds": [_finite(s.lower), _finite(s.upper)],
-    }
+    db: Path = field(kw_only=True)
+    run: RunSettings = field(default=RunSettings(), kw_only=True)
 
 
 def run_comparison(

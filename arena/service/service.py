@@ -235,7 +235,7 @@ class ArenaService:
         await asyncio.gather(*pending, return_exceptions=True)
 
     async def _start_web(self):
-        from .web import WebServer
+        from .webserver import WebServer
 
         web = WebServer(self, self.settings.web_host, self.settings.web_port)
         await web.start()

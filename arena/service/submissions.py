@@ -33,7 +33,7 @@ from arena.store import (
     parse_bot_spec,
     version_name,
 )
-from arena.store.browse import Queries
+from arena.store.browse import BrowseQueries
 from arena.store.registry import VERIFYING
 from arena.store.snapshots import snapshot_root
 from arena.submissions.archive import Limits, SubmissionRefused, size_text, unpack
@@ -240,7 +240,7 @@ def author_view(store: Store, family: str) -> dict[str, Any]:
     """What a bot's owner sees of it (and nobody else: its log excerpts): each version's status,
     verdict, log excerpt, opponents and ratings."""
     submitted = {s.version: s for s in store.submissions(family)}
-    queries = Queries(store)
+    queries = BrowseQueries(store)
     versions = []
     for bot in store.versions(family):
         s = submitted.get(bot.version)

@@ -14,8 +14,8 @@ SQLite through sqlite-utils 4. Schema and decisions: docs/store.md. Each concern
                   ladders, comparisons' ladders
     matches.py    the match lifecycle: start, take back, result, infrastructure failure
     rating.py     rating application: finished matches rated in schedule order
-    queries.py    the read queries on a ladder: rankings, progress, rating history
-    browse.py     the browsing queries of the web's pages and API (Queries)
+    rankings.py   the read queries on a ladder: rankings, progress, rating history
+    browse.py     the browsing queries of the web's pages and API (BrowseQueries)
     records.py    the dataclasses the store returns;  errors.py  what it raises
     aio.py        AsyncStore: a Store on its own writer thread, for async code
 
@@ -69,8 +69,8 @@ from .errors import (
 from .ladders import check_ladder_name
 from .leases import Lease, Leases
 from .matches import FAULT_LOG_BYTES, Matches, encode_replay, log_excerpt
-from .queries import RankingQueries
 from .quotas import DEFAULT_UPLOADS_PER_DAY, Quotas, UploadLimitReached
+from .rankings import RankingQueries
 from .records import (
     Bot,
     BotAccess,

@@ -1,4 +1,4 @@
-"""The browsing queries of the web's pages and API (`Queries`, on a Store opened read-only):
+"""The browsing queries of the web's pages and API (`BrowseQueries`, on a Store opened read-only):
 ladders, standings, bots, a filtered and paginated match list, one match with its results and
 faults, a bot's recent results, faults and rating history; with the records they return.
 
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from arena.results import COMPLETED, FINISHED, MATCH_STATUSES
 
 from .errors import UnknownBot, UnknownLadder
-from .queries import LADDER_HEAD, LADDER_HEAD_SQL, standing_of
+from .rankings import LADDER_HEAD, LADDER_HEAD_SQL, standing_of
 from .records import Standing, from_row
 from .schema import one_row
 
@@ -222,7 +222,7 @@ _MATCH_CONVERT = {"rated": bool, "set_finished": bool}
 # ------------------------------------------------------------------------------------ queries
 
 
-class Queries:
+class BrowseQueries:
     """The browsing queries (the web's pages and API) on one Store, opened read-only."""
 
     def __init__(self, store: "Store"):

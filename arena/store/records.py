@@ -182,7 +182,8 @@ class RecordOutcome:
 class Standing:
     """A bot's place in one ladder: its rank by the conservative rating, its rating and its
     record there. The rankings (Store.rankings) fill every field; a bot's list of its ladders
-    (Queries.bot_ladders) leaves the comparison with the next bot, which it does not read, None.
+    (BrowseQueries.bot_ladders) leaves the comparison with the next bot, which it does not
+    read, None.
     The web's API models of it are made from this record (arena/web/models.py)."""
 
     ladder: str

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hmac
 from dataclasses import dataclass
 
-from arena.store.browse import Queries
+from arena.store.browse import BrowseQueries
 from arena.tokens import hash_token
 
 # The request headers that carry a credential (the API's and the bot page's script's).
@@ -36,7 +36,9 @@ class Credential:
         return bool(self.bot_key or self.admin_key or self.owner_key)
 
 
-def may_read_logs(q: Queries, bot: str, credential: Credential, admin_key: str | None) -> bool:
+def may_read_logs(
+    q: BrowseQueries, bot: str, credential: Credential, admin_key: str | None
+) -> bool:
     """Whether `credential` opens bot `bot`'s log excerpts: the server's admin key (`admin_key`,
     None when it has none), the owner key of the bot's family (every version), or the play
     token of that very bot row (a version's token opens that version's logs only; a removed bot

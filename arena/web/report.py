@@ -1,8 +1,9 @@
 """`arena report --out DIR`: the web pages written as a static site that needs no server.
 
-The same templates and page functions as the web app (site.py), with relative links
-(site.ReportUrls), the replay frames inlined in each match page and the CSS and JavaScript
-copied beside them, so the report opens from file:// or from any static host. Layout:
+The same templates and pages as the web app (site.PAGES, each written at its report file in
+paths.PLACES), with relative links (paths.ReportUrls), the replay frames inlined in each match
+page and the CSS and JavaScript copied beside them, so the report opens from file:// or from any
+static host. Layout:
 
     index.html  bots.html  ladders/L.html  bots/B.html
     matches/L/I.html  matches/L/list-N.html  static/
@@ -26,20 +27,22 @@ from typing import Any
 from arena.store import MATCH_STATUSES, StoreError
 
 from . import site
-from .queries import Reader
+from .paths import PLACES, Place, ReportUrls
+from .reader import Reader
 
 LIST_PAGE = 100
 
 
 @dataclass(frozen=True, slots=True)
-class _TrackingUrls(site.ReportUrls):
+class _TrackingUrls(ReportUrls):
     """ReportUrls that remembers every match it linked to."""
 
     linked: set[tuple[str, int]] = field(default_factory=set)
 
-    def match(self, ladder: str, index: int) -> str:
-        self.linked.add((ladder, index))
-        return site.ReportUrls.match(self, ladder, index)
+    def link(self, place: Place, params: dict[str, Any]) -> str | None:
+        if place is PLACES["match"]:
+            self.linked.add((params["ladder"], params["index"]))
+        return ReportUrls.link(self, place, params)
 
 
 @dataclass(slots=True)
@@ -68,12 +71,12 @@ def write_report(
         linked: set[tuple[str, int]] = set()
         pages = 0
 
-        def write(rel: str, depth: int, page: site.Page) -> None:
+        def write(rel: str, build: Any, **params: Any) -> None:
+            """Write the page `build(view, **params)` at `rel`, its links relative to it."""
             nonlocal pages
-            template, context = page
-            html = env.get_template(template).render(
-                url=_TrackingUrls(depth=depth, linked=linked), **context
-            )
+            urls = _TrackingUrls(depth=rel.count("/"), linked=linked)
+            template, context = build(site.View(q=q, urls=urls, written=written_at), **params)
+            html = env.get_template(template).render(url=urls, **context)
             path = out / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(html, encoding="utf-8")
@@ -85,11 +88,12 @@ def write_report(
             if item.is_file():
                 shutil.copyfile(item, static / item.name)
 
-        ladders = q.ladders()
-        write("index.html", 0, site.index_page(q))
-        write("bots.html", 0, site.bots_page(q))
-        for ladder in ladders:
-            write(f"ladders/{ladder.name}.html", 1, site.ladder_page(q, ladder.name))
+        for kind in site.PAGES:
+            if kind.in_report is None:
+                continue
+            for params in kind.in_report(q):
+                write(_file(kind.place, params), kind.build, **params)
+        for ladder in q.ladders():
             shown = [s for s in MATCH_STATUSES if s != "pending"]
             rows = []
             for status in shown:
@@ -101,32 +105,38 @@ def write_report(
                 more = start + LIST_PAGE < len(rows)
                 write(
                     f"matches/{ladder.name}/list-{page_no}.html",
-                    2,
-                    _list_page(chunk, ladder.name, page_no, more),
+                    _list_page,
+                    rows=chunk,
+                    ladder=ladder.name,
+                    page_no=page_no,
+                    more=more,
                 )
-        for bot in q.bots():
-            write(f"bots/{bot.name}.html", 1, site.bot_page(q, bot.name))
         written: set[tuple[str, int]] = set()
         while linked - written:
             for ladder_name, index in sorted(linked - written):
                 written.add((ladder_name, index))
-                write(
-                    f"matches/{ladder_name}/{index}.html",
-                    2,
-                    site.match_page(
-                        q, ladder_name, index, None, site.ReportUrls(depth=2), written=written_at
-                    ),
-                )
+                params = {"ladder": ladder_name, "index": index}
+                write(_file("match", params), site.match_page, **params)
         return ReportSummary(out=out, pages=pages, matches=len(written))
     finally:
         reader.close()
 
 
-def _list_page(rows: list[Any], ladder: str, page_no: int, more: bool) -> site.Page:
+def _file(place: str, params: dict[str, Any]) -> str:
+    """A page's file in the report, relative to the report's folder (paths.PLACES)."""
+    rel = ReportUrls().link(PLACES[place], params)
+    assert rel is not None, f"the report has no file for page {place} {params}"
+    return rel
+
+
+def _list_page(
+    v: site.View, *, rows: list[Any], ladder: str, page_no: int, more: bool
+) -> site.Page:
+    """A page of a ladder's match list (the server's list has filters instead)."""
     from arena.store.browse import MatchPage
 
     page = MatchPage(matches=rows, next=None, filters={"ladder": ladder})
-    urls = site.ReportUrls(depth=2)
+    urls = v.urls
     return "matches.html", {
         "title": f"Matches of {ladder}" + (f", page {page_no}" if page_no > 1 else ""),
         "page": page,

@@ -1,7 +1,9 @@
-"""The pages, independent of how they are served: URL builders (server paths, or relative file
-links for the static report), the Jinja environment and its filters, the server-drawn rating
-chart, and one function per page that gathers its context from the queries. The web app
-(app.py) and `arena report` (report.py) both render through here, so they show the same pages.
+"""The pages, independent of how they are served: the Jinja environment and its filters, the
+server-drawn rating chart, one function per page that gathers its context from the queries,
+and `PAGES`, the list of pages: the web app's routes (routes/pages.py) serve each one at its
+address (paths.PLACES) and `arena report` (report.py) writes each one, so both show the same
+pages. A page is added here (its function and its line in PAGES) plus its template and its
+address in paths.PLACES.
 """
 
 from __future__ import annotations
@@ -12,17 +14,19 @@ import math
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
-from urllib.parse import quote, urlencode
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 import jinja2
 from markupsafe import Markup, escape
 
+from arena.compare import verdict
+from arena.ratings import conservative, rating_interval
 from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING, UnknownLadder
-from arena.store.browse import HeadToHead, HistoryPoint, LadderRow, Queries, TimedPoint
+from arena.store.browse import BrowseQueries, HeadToHead, HistoryPoint, LadderRow, TimedPoint
 
 from .disclosure import Disclosure, MatchView
 from .frames import card_legend
+from .paths import Urls
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -42,123 +46,6 @@ class LiveSource(Protocol):
     (a copy), never a list the referee goes on appending to."""
 
     def live_replay(self, ladder: str, index: int) -> dict[str, Any] | None: ...
-
-
-# ------------------------------------------------------------------------------------- urls
-
-
-class Urls(Protocol):
-    @property
-    def static_mode(self) -> bool: ...
-
-    def home(self) -> str: ...
-    def ladder(self, ladder: str) -> str: ...
-    def bots(self) -> str: ...
-    def bot(self, bot: str) -> str: ...
-    def match(self, ladder: str, index: int) -> str: ...
-    def matches(self, **filters: Any) -> str | None: ...
-    def static(self, path: str) -> str: ...
-    def live(self, ladder: str, index: int) -> str | None: ...
-    def match_events(self, ladder: str, index: int) -> str | None: ...
-    def ladder_events(self, ladder: str) -> str | None: ...
-    def bot_faults(self, bot: str) -> str | None: ...
-    def comparison(self, name: str) -> str | None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class ServerUrls:
-    """Absolute paths under `root` (the mount point when `arena serve` mounts the app)."""
-
-    root: str = ""
-    static_mode: bool = False
-
-    def home(self) -> str:
-        return f"{self.root}/"
-
-    def ladder(self, ladder: str) -> str:
-        return f"{self.root}/ladders/{quote(ladder)}"
-
-    def bots(self) -> str:
-        return f"{self.root}/bots"
-
-    def bot(self, bot: str) -> str:
-        return f"{self.root}/bots/{quote(bot)}"
-
-    def match(self, ladder: str, index: int) -> str:
-        return f"{self.root}/ladders/{quote(ladder)}/matches/{index}"
-
-    def matches(self, **filters: Any) -> str | None:
-        query = urlencode({k: v for k, v in filters.items() if v not in (None, "")})
-        return f"{self.root}/matches" + (f"?{query}" if query else "")
-
-    def static(self, path: str) -> str:
-        return f"{self.root}/static/{path}"
-
-    def live(self, ladder: str, index: int) -> str | None:
-        return f"{self.root}/api/ladders/{quote(ladder)}/matches/{index}/live"
-
-    def match_events(self, ladder: str, index: int) -> str | None:
-        return f"{self.root}/api/ladders/{quote(ladder)}/matches/{index}/events"
-
-    def ladder_events(self, ladder: str) -> str | None:
-        return f"{self.root}/api/ladders/{quote(ladder)}/events"
-
-    def bot_faults(self, bot: str) -> str | None:
-        return f"{self.root}/api/bots/{quote(bot)}/faults"
-
-    def comparison(self, name: str) -> str | None:
-        return f"{self.root}/comparisons/{quote(name)}"
-
-
-@dataclass(frozen=True, slots=True)
-class ReportUrls:
-    """Relative links between the report's files, from a page `depth` folders deep, so the
-    report opens from file:// or any folder on a web server. Layout: index.html, bots.html,
-    ladders/L.html, bots/B.html, matches/L/I.html, matches/L/list-N.html, static/."""
-
-    depth: int = 0
-    static_mode: bool = True
-
-    @property
-    def up(self) -> str:
-        return "../" * self.depth
-
-    def home(self) -> str:
-        return f"{self.up}index.html"
-
-    def ladder(self, ladder: str) -> str:
-        return f"{self.up}ladders/{ladder}.html"
-
-    def bots(self) -> str:
-        return f"{self.up}bots.html"
-
-    def bot(self, bot: str) -> str:
-        return f"{self.up}bots/{bot}.html"
-
-    def match(self, ladder: str, index: int) -> str:
-        return f"{self.up}matches/{ladder}/{index}.html"
-
-    def matches(self, ladder: str | None = None, page: int = 1, **_: Any) -> str | None:
-        # The report has a match list per ladder only (no filters without a server).
-        return f"{self.up}matches/{ladder}/list-{page}.html" if ladder else None
-
-    def static(self, path: str) -> str:
-        return f"{self.up}static/{path}"
-
-    def live(self, ladder: str, index: int) -> str | None:
-        return None
-
-    def match_events(self, ladder: str, index: int) -> str | None:
-        return None
-
-    def ladder_events(self, ladder: str) -> str | None:
-        return None
-
-    def bot_faults(self, bot: str) -> str | None:
-        return None  # a static report has no server to check an owner's key
-
-    def comparison(self, name: str) -> str | None:
-        return None  # the report has no comparison pages (its ladder page lists the matches)
 
 
 # ------------------------------------------------------------------------------- formatting
@@ -232,7 +119,7 @@ def rating_chart(
         points = thinned
     left, right, top, bottom = 48, 12, 12, 28
     xs = [x(p) for p in points]
-    lows = [p.mu - 3 * p.sigma for p in points]
+    lows = [conservative(p.mu, p.sigma) for p in points]
     highs = [p.mu + p.sigma for p in points]
     x0, x1 = min(xs), max(xs)
     y0, y1 = math.floor(min(lows)), math.ceil(max(highs))
@@ -293,8 +180,25 @@ def rating_chart(
 Page = tuple[str, dict[str, Any]]  # (template, context)
 
 
-def index_page(q: Queries) -> Page:
-    return "index.html", {"title": "Ladders", "ladders": q.ladders()}
+@dataclass(frozen=True, slots=True)
+class View:
+    """What a page is built with besides its own parameters: the queries, the links of this
+    way of serving (server paths or report files), and what only the server has (matches in
+    progress, the head-to-head cache, the owners' API) or only the report (when it was written:
+    a match not finished then is said to be a snapshot). Matches are shown through `disclosure`
+    (the public's unless told otherwise)."""
+
+    q: BrowseQueries
+    urls: Urls
+    live: LiveSource | None = None
+    disclosure: Disclosure | None = None
+    h2h: HeadToHeadCache | None = None
+    owners_api: bool = False
+    written: float | None = None
+
+
+def index_page(v: View) -> Page:
+    return "index.html", {"title": "Ladders", "ladders": v.q.ladders()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,9 +220,8 @@ def rating_intervals(standings: Sequence[Any]) -> list[Interval]:
     side by side that overlap much are two bots the ladder has not told apart yet."""
     if not standings:
         return []
-    lows = [s.mu - 3 * s.sigma for s in standings]
-    highs = [s.mu + 3 * s.sigma for s in standings]
-    lo, hi = min(lows), max(highs)
+    intervals = [rating_interval(s.mu, s.sigma) for s in standings]
+    lo, hi = min(low for low, _ in intervals), max(high for _, high in intervals)
     span = (hi - lo) or 1.0
 
     def at(x: float) -> float:
@@ -326,7 +229,7 @@ def rating_intervals(standings: Sequence[Any]) -> list[Interval]:
 
     return [
         Interval(left=at(low), width=round(at(high) - at(low), 2), mu=at(s.mu), low=low, high=high)
-        for s, low, high in zip(standings, lows, highs)
+        for s, (low, high) in zip(standings, intervals)
     ]
 
 
@@ -339,7 +242,7 @@ class HeadToHeadCache:
     """Ladders' head to head, kept and added to: on a big ladder the counts read every
     completed match, and the leaderboard page (and its live feed) must stay fast.
 
-    What lies before a ladder's first unfinished set (Queries.finished_prefix) never changes,
+    What lies before a ladder's first unfinished set (BrowseQueries.finished_prefix) never changes,
     so it is counted once and then only as the prefix grows; the rest (finished sets after an
     unfinished one, as parallel play leaves them) is counted afresh, and only when the ladder's
     progress (its completed, rated and scheduled counts) changed. Never early: only matches of
@@ -350,7 +253,7 @@ class HeadToHeadCache:
         self._items: dict[str, tuple[tuple, int, dict, list[HeadToHead]]] = {}
         self._lock = threading.Lock()
 
-    def __call__(self, q: Queries, info: LadderRow) -> list[HeadToHead]:
+    def __call__(self, q: BrowseQueries, info: LadderRow) -> list[HeadToHead]:
         progress = (info.completed, info.rated, info.scheduled)
         with self._lock:
             item = self._items.get(info.name)
@@ -380,14 +283,14 @@ def _add(counts: dict[tuple[str, str], tuple[int, ...]], rows: Sequence[HeadToHe
         )
 
 
-def ladder_page(q: Queries, ladder: str, h2h: HeadToHeadCache | None = None) -> Page:
+def ladder_page(v: View, ladder: str) -> Page:
     """The ladder's page; its part that changes (`_ladder_live.html`, from ladder_live) is
     pushed again by the ladder's live feed (live.py)."""
-    context = ladder_live(q, ladder, h2h)[1]
+    context = ladder_live(v.q, ladder, v.h2h)[1]
     return "ladder.html", {"title": f"Ladder {ladder}", **context}
 
 
-def ladder_live(q: Queries, ladder: str, h2h: HeadToHeadCache | None = None) -> Page:
+def ladder_live(q: BrowseQueries, ladder: str, h2h: HeadToHeadCache | None = None) -> Page:
     """What changes on a ladder's page as it plays: progress, standings, head to head (finished
     sets only; for ladders of at most MATRIX_MAX_BOTS bots), the matches being played."""
     info, standings = q.standings(ladder)
@@ -405,20 +308,19 @@ def ladder_live(q: Queries, ladder: str, h2h: HeadToHeadCache | None = None) -> 
     }
 
 
-def comparison_page(q: Queries, name: str, width: int = 640, height: int = 200) -> Page:
-    """A comparison (arena compare): the two versions, the opponents, the running estimate with
-    its interval, the test's LLR against its bounds (deal by deal), and the matches. Only
-    finished deals count (a deal's matches are one set: disclosure as for a ladder's sets)."""
-    from arena.compare import runner
-
-    ladder = q.store.get_ladder(name)
+def comparison_page(v: View, ladder: str, width: int = 640, height: int = 200) -> Page:
+    """A comparison (arena compare; `ladder` is its name): the two versions, the opponents, the
+    running estimate with its interval, the test's LLR against its bounds (deal by deal), and
+    the matches. Only finished deals count (a deal's matches are one set: disclosure as for a
+    ladder's sets)."""
+    q, name = v.q, ladder
     try:
-        settings = runner.stored_settings(ladder)
+        settings = verdict.stored(q.store.get_ladder(name))
     except ValueError:
         raise UnknownLadder(f"there is no comparison called {name!r}") from None
     rows = q.store.match_scores(name)
-    result = runner.outcome(settings, rows)
-    path = runner.llr_path(settings, rows)
+    result = verdict.outcome(settings, rows)
+    path = verdict.llr_path(settings, rows)
     lower, upper = result.status.lower, result.status.upper
     top = max([upper, *path]) + 0.5
     bottom = min([lower, *path]) - 0.5
@@ -427,15 +329,15 @@ def comparison_page(q: Queries, name: str, width: int = 640, height: int = 200) 
     def x(i: float) -> float:
         return round(40 + (width - 50) * i / n, 1)
 
-    def y(v: float) -> float:
-        return round(10 + (height - 30) * (top - v) / (top - bottom), 1)
+    def y(value: float) -> float:
+        return round(10 + (height - 30) * (top - value) / (top - bottom), 1)
 
     chart = {
         "width": width,
         "height": height,
         "x0": x(0),
         "x1": x(n),
-        "line": " ".join(f"{x(i + 1)},{y(v)}" for i, v in enumerate(path)),
+        "line": " ".join(f"{x(i + 1)},{y(llr)}" for i, llr in enumerate(path)),
         "upper": y(upper),
         "lower": y(lower),
         "zero": y(0.0),
@@ -445,21 +347,21 @@ def comparison_page(q: Queries, name: str, width: int = 640, height: int = 200) 
         "title": f"Comparison {name}",
         "settings": settings,
         "result": result,
-        "json": runner.outcome_json(settings, result),
+        "json": verdict.outcome_json(settings, result),
         "chart": chart,
         "matches": q.match_list(ladder=name, limit=60).matches,
     }
 
 
-def bots_page(q: Queries) -> Page:
-    return "bots.html", {"title": "Bots", "bots": q.bots()}
+def bots_page(v: View) -> Page:
+    return "bots.html", {"title": "Bots", "bots": v.q.bots()}
 
 
 def point_tip(p: TimedPoint) -> str:
     """A rating-history point's values, as the chart shows them on hover."""
     return (
         f"its match {p.nth} (#{p.index}, {_when(p.finished)}): μ {p.mu:.2f}, "
-        f"σ {p.sigma:.2f}, μ−3σ {p.mu - 3 * p.sigma:.2f}"
+        f"σ {p.sigma:.2f}, μ−3σ {conservative(p.mu, p.sigma):.2f}"
     )
 
 
@@ -486,9 +388,11 @@ def history_charts(points: Sequence[TimedPoint]) -> dict[str, Markup]:
     }
 
 
-def bot_page(q: Queries, bot: str, recent: int = 20) -> Page:
+def bot_page(v: View, bot: str, recent: int = 20) -> Page:
     """A bot's page; its faults' details go through the public's Disclosure, its head-to-head
-    counts only finished sets (Queries.head_to_head)."""
+    counts only finished sets (BrowseQueries.head_to_head). Where the owners' API is served (arena
+    serve), the owner's part (_owner.html)."""
+    q = v.q
     info = q.bot(bot)
     history = q.rating_history_timed(bot)
     ladders = q.bot_ladders(bot)
@@ -502,22 +406,23 @@ def bot_page(q: Queries, bot: str, recent: int = 20) -> Page:
         "recent": q.recent_matches(bot, recent),
         "head_to_head": q.head_to_head(bot=bot),
         "faults": Disclosure().faults(q.bot_faults(bot, recent)),
+        "owners_api": v.owners_api,
     }
 
 
 def matches_page(
-    q: Queries,
+    v: View,
     *,
     ladder: str | None,
     bot: str | None,
     status: str | None,
     before: int | None,
     limit: int,
-    urls: Urls,
     opponent: str | None = None,
 ) -> Page:
     """The match list; with `opponent` (the caller checks `bot` is given too), the completed
     matches of the two."""
+    q, urls = v.q, v.urls
     if opponent is not None:
         page = q.matches_against(bot or "", opponent, ladder=ladder, before=before, limit=limit)
     else:
@@ -569,20 +474,13 @@ def viewer_data(view: MatchView, urls: Urls) -> dict[str, Any]:
     }
 
 
-def match_page(
-    q: Queries,
-    ladder: str,
-    index: int,
-    live: LiveSource | None,
-    urls: Urls,
-    disclosure: Disclosure | None = None,
-    written: float | None = None,
-) -> Page:
-    """A match's page, through `disclosure` (the public's unless told otherwise). `written`
-    is when a static report is written: a match not finished then is said to be a snapshot."""
-    view = (disclosure or Disclosure()).match(q.match(ladder, index), frames=True, live=live)
+def match_page(v: View, ladder: str, index: int) -> Page:
+    """A match's page, through the view's disclosure. In a static report, a match not finished
+    when the report was written is said to be a snapshot."""
+    view = (v.disclosure or Disclosure()).match(v.q.match(ladder, index), frames=True, live=v.live)
     detail = view.detail
     snapshot = None
+    written = v.written
     if written is not None and not detail.set_finished:
         its_set = " and its set was still being played" if len(detail.set_matches) > 1 else ""
         snapshot = (
@@ -594,9 +492,37 @@ def match_page(
         "title": f"{ladder} match {index}",
         "d": detail,
         "m": detail.match,
-        "viewer": viewer_data(view, urls),
+        "viewer": viewer_data(view, v.urls),
         "replay_error": view.replay_error,
         "withheld": view.withheld,
         "snapshot": snapshot,
         "moves": view.moves,
     }
+
+
+# -------------------------------------------------------------------------------- the pages
+
+
+@dataclass(frozen=True, slots=True)
+class PageKind:
+    """One page of the site: its address (`place`, a key of paths.PLACES, whose path's
+    parameters are `build`'s: ladder, bot, index), how it is built (`build(view, **params)`),
+    and which of them the static report writes (`in_report(queries)`: each page's parameters;
+    None: the report writes none this way)."""
+
+    place: str
+    build: Callable[..., Page]
+    in_report: Callable[[BrowseQueries], Iterable[dict[str, Any]]] | None = None
+
+
+# Served by routes/pages.py and written by report.py. The match list (/matches) is not here:
+# its filters make it a route of its own (routes/matches.py), and the report writes a list per
+# ladder. A match's page is in the report when another page links to it (report.py).
+PAGES: tuple[PageKind, ...] = (
+    PageKind("home", index_page, lambda q: [{}]),
+    PageKind("bots", bots_page, lambda q: [{}]),
+    PageKind("ladder", ladder_page, lambda q: [{"ladder": r.name} for r in q.ladders()]),
+    PageKind("comparison", comparison_page),
+    PageKind("bot", bot_page, lambda q: [{"bot": b.name} for b in q.bots()]),
+    PageKind("match", match_page),
+)

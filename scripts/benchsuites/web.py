@@ -84,7 +84,7 @@ def serve_main() -> None:
     """The server process: `python -c ... serve_main()` DB FD [LIVE_LADDER]."""
     import uvicorn
 
-    from arena.web.app import create_app
+    from arena.web.factory import create_app
 
     path, fd = sys.argv[1], int(sys.argv[2])
     live = TimedLive(path, sys.argv[3]) if len(sys.argv) > 3 else None

@@ -197,7 +197,7 @@ def test_the_web_page_shows_the_test_and_withholds_unfinished_deals(tmp_path):
     does not count, and its matches' pages show no seed."""
     from fastapi.testclient import TestClient
 
-    from arena.web.app import create_app
+    from arena.web.factory import create_app
 
     db = tmp_path / "a.db"
     setup_db(db)

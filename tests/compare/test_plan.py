@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from arena.compare import plan
-from arena.compare.runner import CompareSettings, observations, outcome
+from arena.compare.runner import CompareSettings
+from arena.compare.verdict import observations, outcome
 from arena.store.records import MatchScores
 
 

@@ -39,7 +39,7 @@ def test_a_match_through_the_referee_with_real_bot_processes():
 def test_a_ladder_plays_it_and_the_web_shows_it(tmp_path):
     from fastapi.testclient import TestClient
 
-    from arena.web.app import create_app
+    from arena.web.factory import create_app
 
     db = tmp_path / "arena.db"
     with Store(db) as store:

@@ -26,7 +26,7 @@ from arena.referee.lanes import bot_of, lane_key  # noqa: E402
 from arena.referee.launcher import group_members  # noqa: E402
 from arena.referee.match import Limits  # noqa: E402
 from arena.store import AsyncStore, Store  # noqa: E402
-from arena.store.browse import Queries  # noqa: E402
+from arena.store.browse import BrowseQueries  # noqa: E402
 from tests.procs import descendants, mounted_under  # noqa: E402
 from tests.store.helpers import use_seed_key  # noqa: E402
 from tests.support.crashing_bot import LAST_WORDS, crashing_bot  # noqa: E402
@@ -199,10 +199,10 @@ def test_a_crashed_bots_log_excerpt_comes_back_from_its_node(ray_cluster, tmp_pa
 
     asyncio.run(run())
     with Store(db, readonly=True) as reader:
-        excerpts = Queries(reader).bot_fault_logs("crasher")
+        excerpts = BrowseQueries(reader).bot_fault_logs("crasher")
         assert len(excerpts) == 3  # it crashed in each match of the set
         assert all(text.endswith(LAST_WORDS) for text in excerpts.values()), excerpts
-        assert Queries(reader).bot_fault_logs("r1") == {}
+        assert BrowseQueries(reader).bot_fault_logs("r1") == {}
 
 
 def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 
 from arena.service.backends import AdminBackend, UploadBackend
 from arena.service.submissions import submissions_router
-from arena.service.web import admin_router
+from arena.service.webserver import admin_router
 from arena.store import AsyncStore, Store
 from arena.submissions.archive import Limits, pack_directory
 

@@ -88,7 +88,7 @@ def test_damage_past_the_open_check_is_still_one_clear_message(tmp_path):
 def test_the_web_pages_say_a_page_met_damage(tmp_path):
     from fastapi.testclient import TestClient
 
-    from arena.web.app import create_app
+    from arena.web.factory import create_app
 
     db = big_damaged_db(tmp_path)
     with TestClient(create_app(db)) as client:

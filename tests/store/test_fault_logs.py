@@ -10,7 +10,7 @@ from pathlib import Path
 
 from arena.results import CRASH, TIMEOUT, Fault
 from arena.store import FAULT_LOG_BYTES, SCHEMA_VERSION, Store, log_excerpt
-from arena.store.browse import Queries
+from arena.store.browse import BrowseQueries
 from tests.store.helpers import as_before, make_result, new_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,7 +66,7 @@ def test_a_faulted_seats_excerpt_is_written_with_its_faults_cleaned_and_bounded(
     )
     assert not any(ord(c) < 32 and c not in "\n\t" for c in text) and "\u202e" not in text
     with Store(store.path, readonly=True) as reader:
-        q = Queries(reader)
+        q = BrowseQueries(reader)
         assert q.bot_fault_logs(first.seats[1]) == {("l", first.index, 1): text}
         assert q.bot_fault_logs(first.seats[0]) == {}  # it did not fault
         assert q.bot_fault_logs(second.seats[2]) == {}  # its fault left no excerpt
@@ -95,7 +95,7 @@ def test_a_database_of_the_previous_schema_gets_the_table_and_keeps_its_matches(
     # A reader (which cannot migrate) finds no excerpts, and no error.
     with Store(store.path, readonly=True) as reader:
         assert reader.schema_version() == before
-        assert Queries(reader).bot_fault_logs("a") == {}
+        assert BrowseQueries(reader).bot_fault_logs("a") == {}
     with Store(store.path) as writer:
         assert writer.schema_version() == SCHEMA_VERSION
         match = writer.matches("l")[0]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.service.service import ArenaService, ServiceSettings
-from arena.service.web import WebServer
+from arena.service.webserver import WebServer
 from arena.store import AsyncStore, Store
 from arena.submissions.archive import content_digest, pack_directory
 from tests.support.uploads import ADMIN, bot_dir

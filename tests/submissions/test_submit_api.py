@@ -17,7 +17,7 @@ import pytest
 
 from arena.service.service import ArenaService, ServiceSettings
 from arena.service.submissions import unpack_upload
-from arena.service.web import WebServer
+from arena.service.webserver import WebServer
 from arena.store import AsyncStore, Store
 from arena.store.snapshots import snapshot_root
 from arena.submissions.archive import Limits, SubmissionRefused, pack_directory

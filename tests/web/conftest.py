@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.web.app import create_app
+from arena.web.factory import create_app
 from tests.web.support import (
     ADMIN_KEY,
     CHROMIUM,

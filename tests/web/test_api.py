@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from arena import replay
 from arena.games import game_from_config
 from arena.store import SchemaTooNew, Store
-from arena.web.app import create_app
+from arena.web.factory import create_app
 from tests.web.support import ADMIN_KEY
 
 

@@ -130,7 +130,7 @@ def test_the_ladder_pages_head_to_head_cache_follows_the_ladder(tmp_path, web_db
     the same as counting everything afresh."""
     import shutil
 
-    from arena.web.queries import Reader
+    from arena.web.reader import Reader
     from arena.web.sample import play_ladder
     from arena.web.site import HeadToHeadCache
 

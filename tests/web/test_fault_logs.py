@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from arena.results import CRASH, Fault, demote_faulted
 from arena.store import Store
-from arena.web.app import create_app
+from arena.web.factory import create_app
 from arena.web.report import write_report
 from arena.web.sample import random_result
 from tests.support.crashing_bot import LAST_WORDS, crashing_bot

@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import expect
 
 from arena.store import Store, UnknownLadder
-from arena.web.app import create_app
+from arena.web.factory import create_app
 from tests.service.serving import wait_until
 from tests.timing import scaled
 from tests.web.support import MatchIndexes, ServerThread, gate_dirs, start_gated_ladder

@@ -12,7 +12,7 @@ import logging
 import httpx
 import pytest
 
-from arena.web.app import MAX_FRAMES
+from arena.web.routes.live import MAX_FRAMES
 
 
 class Errors(logging.Handler):

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from arena.ladder.remote import UNFAIR
 from arena.store import Store
-from arena.web.app import create_app
+from arena.web.factory import create_app
 from tests.cli import ROOT
 
 RANDOM = "python example_bots/random_bot.py"

@@ -10,7 +10,7 @@ from urllib.parse import quote
 import pytest
 
 from arena.store import Store
-from arena.web.app import create_app
+from arena.web.factory import create_app
 from arena.web.sample import play_ladder
 from tests.store.helpers import RANDOM
 

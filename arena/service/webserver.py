@@ -131,7 +131,7 @@ def admin_router(service: AdminBackend) -> APIRouter:
         """One match with nothing withheld: its seed, fault details and, with frames=true,
         every frame with the hands, even while its duplicate set is still being played (the
         public's answer, /api/ladders/{ladder}/matches/{index}, withholds them until then)."""
-        from arena.web.app import full_match
+        from arena.web.routes.matches import full_match
 
         return full_match(request.app, ladder, index, frames)
 
@@ -162,7 +162,7 @@ class WebServer:
     def __init__(self, service: WebBackend, host: str = "127.0.0.1", port: int = 8000):
         import uvicorn
 
-        from arena.web.app import create_app
+        from arena.web.factory import create_app
 
         # service.live_replay; the admin key opens every bot's log excerpts too
         self.app: FastAPI = create_app(

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 from arena.store import Store
-from arena.store.browse import Queries
+from arena.store.browse import BrowseQueries
 
 
 class Reader:
@@ -27,8 +27,8 @@ class Reader:
             self._local.store = store
         return store
 
-    def queries(self) -> Queries:
-        return Queries(self.store())
+    def queries(self) -> BrowseQueries:
+        return BrowseQueries(self.store())
 
     def close(self) -> None:
         """Let go of every thread's connection: dropping the thread-local map frees them, and a

@@ -1,0 +1,129 @@
+"""Matches: the match list (its page, with filters, and its API), one match (API), and
+`full_match`, a match with nothing withheld, for the admin API (arena/service)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+
+from .. import models, site
+from ..disclosure import Disclosure, MatchView
+from ..frames import card_legend
+from ..paths import PLACES
+from .common import (
+    BEFORE,
+    BOT_NAME_MAX,
+    INDEX,
+    LADDER,
+    LIMIT,
+    Web,
+    api,
+    check_opponent,
+    plain,
+    status_filter,
+)
+
+
+def router(web: Web) -> APIRouter:
+    router = APIRouter(tags=["matches"])
+
+    @router.get(PLACES["matches"].server, response_class=HTMLResponse, include_in_schema=False)
+    def matches_html(
+        request: Request,
+        ladder: str | None = Query(None, max_length=64),
+        bot: str | None = Query(None, max_length=BOT_NAME_MAX),
+        opponent: str | None = Query(None, max_length=BOT_NAME_MAX),
+        status: str | None = Query(None, max_length=32),
+        before: int | None = BEFORE,
+        limit: int = LIMIT,
+    ) -> HTMLResponse:
+        # The filter form sends empty strings for "any".
+        status_value = status_filter(status)
+        check_opponent(bot or None, opponent or None, status_value)
+        return web.render(
+            request,
+            site.matches_page(
+                web.view(request),
+                ladder=ladder or None,
+                bot=bot or None,
+                status=status_value,
+                before=before,
+                limit=limit,
+                opponent=opponent or None,
+            ),
+        )
+
+    @api(router, "/api/matches", models.MatchListOut)
+    def api_matches(
+        ladder: str | None = Query(None, max_length=64, description="only this ladder's matches"),
+        bot: str | None = Query(
+            None, max_length=BOT_NAME_MAX, description="only matches this bot plays in"
+        ),
+        opponent: str | None = Query(
+            None,
+            max_length=BOT_NAME_MAX,
+            description="with `bot`: only the completed matches where this bot sat too",
+        ),
+        status: models.MatchStatus | None = Query(None),
+        before: int | None = BEFORE,
+        limit: int = LIMIT,
+    ) -> Any:
+        """Matches newest first (schedule order), filtered, a page at a time."""
+        status_value = status.value if status else None
+        check_opponent(bot, opponent, status_value)
+        if opponent is not None:
+            page = web.queries().matches_against(
+                bot or "", opponent, ladder=ladder, before=before, limit=limit
+            )
+        else:
+            page = web.queries().match_list(
+                ladder=ladder, bot=bot, status=status_value, before=before, limit=limit
+            )
+        return {"matches": [plain(m) for m in page.matches], "next": page.next}
+
+    @api(router, "/api/ladders/{ladder}/matches/{index}", models.MatchOut)
+    def api_match(
+        ladder: str = LADDER,
+        index: int = INDEX,
+        frames: bool = Query(False, description="include the replay's frames"),
+    ) -> Any:
+        """One match: seats, results, faults and, with frames=true, the replay's frames.
+        Until the match's duplicate set is finished, its seed and fault details are null and
+        its frames public (no hands, no actions): `withheld` says so (docs/web.md)."""
+        view = web.public.match(web.queries().match(ladder, index), frames=frames, live=web.live)
+        # Everything is plain JSON already: skip re-validating hundreds of frames.
+        return JSONResponse(match_out(view))
+
+    return router
+
+
+def full_match(app: FastAPI, ladder: str, index: int, frames: bool) -> JSONResponse:
+    """A match with nothing withheld (seed, fault details, frames with hands), whether or not
+    its set is finished: for the admin API, which checks its key before calling this. Raises
+    UnknownLadder or UnknownMatch, which `app` answers with a 404."""
+    web: Web = app.state.web
+    view = Disclosure(full=True).match(
+        web.queries().match(ladder, index), frames=frames, live=web.live
+    )
+    return JSONResponse(match_out(view))
+
+
+def match_out(view: MatchView) -> dict[str, Any]:
+    """A match as the API gives it (models.MatchOut), from what `view` may show."""
+    out = plain(view.detail)
+    del out["replay"]
+    out.update(
+        moves=view.moves,
+        set_finished=view.detail.set_finished,
+        withheld=view.withheld,
+        frames=view.frames,
+        replay_error=view.replay_error,
+        legend=(
+            {str(k): v for k, v in card_legend(view.detail.game).items()}
+            if view.frames is not None
+            else None
+        ),
+    )
+    return out
