@@ -1,5 +1,5 @@
 """`python -m arena` is the `arena` command."""
 
-from arena.cli import main
+from arena.cli import run
 
-main()
+run()

@@ -76,6 +76,13 @@ def _missing(name: str, package: str) -> click.Command:
 @click.version_option(package_name="arena")
 def main() -> None:
     """Arena: bots play Balloon Challenge and Boom: Runaway; ladders rate them with TrueSkill."""
+
+
+def run() -> None:
+    """The `arena` command as a process of its own (the console script, `python -m arena`):
+    what the process sets up for itself, then the commands. Kept out of `main`, which tests
+    and other programs also invoke in their own process (click's CliRunner), so that invoking
+    a command never changes its caller's descriptor limit, logging handlers or signals."""
     from arena.startup import dump_stacks_on_signal, limit_repeats, raise_descriptor_limit
 
     # Every command may hold many connections (bots, spectators, web clients), and a failing
@@ -84,3 +91,4 @@ def main() -> None:
     limit_repeats()
     # `kill -USR1 PID` shows where a process that seems stuck is (its threads and tasks).
     dump_stacks_on_signal()
+    main()
