@@ -265,8 +265,9 @@ def _let_go(playing: asyncio.Future[bool]) -> None:
     old channel's subchannel stays connected, and a new channel to the same target took that
     same connection from gRPC's shared subchannel pool. Clearing the frames' locals (the
     traceback keeps its lines for the log) breaks the cycle."""
-    if not playing.cancelled() and playing.exception() is not None:
-        traceback.clear_frames(playing.exception().__traceback__)
+    error = None if playing.cancelled() else playing.exception()
+    if error is not None:
+        traceback.clear_frames(error.__traceback__)
 
 
 async def _raise_for_status(call: grpc.aio.StreamStreamCall) -> None:
