@@ -23,6 +23,7 @@ import random
 import signal
 import sys
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,6 +50,14 @@ KEEPALIVE_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.http2.max_pings_without_data", 0),
     # No ping while no stream is open (between reconnect attempts there is nothing to keep).
     ("grpc.keepalive_permit_without_calls", 0),
+)
+
+# Each connection attempt gets a subchannel (a TCP connection) of its own instead of one from
+# gRPC's process-wide pool, which channels with the same target and options share: a reconnect
+# then never rides on the connection of an earlier attempt, nor inherits its reconnect backoff.
+CHANNEL_OPTIONS: tuple[tuple[str, int], ...] = (
+    *KEEPALIVE_OPTIONS,
+    ("grpc.use_local_subchannel_pool", 1),
 )
 
 # Refusals that a retry cannot fix: report them and stop.
@@ -160,6 +169,8 @@ async def serve(
                 raise
             except Exception:  # keep a long-running bot alive through the unforeseen
                 log.exception("connection to %s broke", address)
+            _let_go(playing)
+            playing = None
             if welcomed:
                 attempt = 0
             delay = backoff.delay(attempt, rng)
@@ -191,7 +202,7 @@ async def _play(
 ) -> bool:
     """One connection, from Hello to the end of the stream. Returns whether it was welcomed;
     raises grpc.aio.AioRpcError when the stream ends with an error status."""
-    options = list(KEEPALIVE_OPTIONS)
+    options = list(CHANNEL_OPTIONS)
     channel = (
         grpc.aio.secure_channel(address, credentials, options=options)
         if credentials
@@ -241,6 +252,22 @@ async def _play(
             for job in conn.jobs:
                 job.cancel()
             call.cancel()
+
+
+def _let_go(playing: asyncio.Future[bool]) -> None:
+    """Release what a finished connection attempt still holds, so that its channel and TCP
+    connection close now rather than whenever the garbage collector runs.
+
+    Closing a grpc.aio channel only destroys it once its last call is freed. The error that
+    ended a stream keeps, through its traceback, the frames that hold the call (`_play`,
+    grpc's `read`, asyncio's `wait_for`), and `wait_for`'s frame holds the task that holds the
+    error: a reference cycle that only the cyclic garbage collector frees. Until it runs, the
+    old channel's subchannel stays connected, and a new channel to the same target took that
+    same connection from gRPC's shared subchannel pool. Clearing the frames' locals (the
+    traceback keeps its lines for the log) breaks the cycle."""
+    error = None if playing.cancelled() else playing.exception()
+    if error is not None:
+        traceback.clear_frames(error.__traceback__)
 
 
 async def _raise_for_status(call: grpc.aio.StreamStreamCall) -> None:
