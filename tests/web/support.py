@@ -64,8 +64,14 @@ class MatchIndexes:
                     told = gate / f"match-{key}"
                     if gate.is_dir() and not told.exists():
                         part = gate / f".match-{key}.part"
-                        part.write_text(str(index))
-                        os.replace(part, told)  # whole or absent: the bot never reads half
+                        try:
+                            part.write_text(str(index))
+                            os.replace(part, told)  # whole or absent: the bot never reads half
+                        except FileNotFoundError:
+                            # A lane's work directory is a tmpfs mounted at its launch (hiding
+                            # what was written there before) and removed at its end: the file
+                            # is written again at the next poll if the gate is still there.
+                            pass
 
     def _running(self) -> list[tuple[str, int]]:
         if not self.db.exists():
