@@ -434,9 +434,26 @@ def test_backs_off_while_no_referee_listens_and_stops_when_asked() -> None:
     run_async(main())
 
 
+class Connected(logging.Handler):
+    """Sets `event` when the SDK logs that it is connected: the bot has read the referee's
+    Welcome (runner.py logs it right after)."""
+
+    def __init__(self, event: asyncio.Event) -> None:
+        super().__init__(logging.INFO)
+        self.event = event
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("connected to "):
+            self.event.set()  # the SDK logs from the event loop's own thread
+
+
 def test_a_refusal_for_capacity_is_retried_soon_whatever_the_backoff() -> None:
     # The referee refuses the first two streams for capacity (as server.py says it); the bot's
     # backoff would wait 15 to 30 s, then 30 s: it retries within CAPACITY_RETRY_S instead.
+    # Timed to the bot's reading of the Welcome, on the bot's side: the fake referee's own
+    # write of it, in the same process and event loop as the bot, was seen to complete only
+    # tens of seconds after the bot had read it (a grpc.aio server and client sharing one
+    # loop), which is not what this test is about.
     async def main() -> None:
         async def script(r: Referee, s: Session) -> None:
             if s.number <= 2:
@@ -447,20 +464,28 @@ def test_a_refusal_for_capacity_is_retried_soon_whatever_the_backoff() -> None:
                     "second or two",
                 )
             await s.send(welcome=pb.Welcome(bot_name="b", protocol_version=1, max_concurrent=1))
-            welcomed.set()
 
-        welcomed = asyncio.Event()
+        connected = asyncio.Event()
+        handler = Connected(connected)
+        sdk_log = logging.getLogger("arena_sdk")
+        level = sdk_log.level
+        sdk_log.addHandler(handler)
+        sdk_log.setLevel(logging.INFO)
         backoff = CountingBackoff(initial=30.0, maximum=30.0)
-        async with serving(Referee(script)) as address:
-            stop = asyncio.Event()
-            task = asyncio.create_task(
-                serve(RecordingBot(), address, TOKEN, backoff=backoff, stop=stop)
-            )
-            started = asyncio.get_running_loop().time()
-            await asyncio.wait_for(welcomed.wait(), 3 * CAPACITY_RETRY_S + 2)
-            took = asyncio.get_running_loop().time() - started
-            stop.set()
-            await asyncio.wait_for(task, TIMEOUT)
+        try:
+            async with serving(Referee(script)) as address:
+                stop = asyncio.Event()
+                task = asyncio.create_task(
+                    serve(RecordingBot(), address, TOKEN, backoff=backoff, stop=stop)
+                )
+                started = asyncio.get_running_loop().time()
+                await asyncio.wait_for(connected.wait(), 3 * CAPACITY_RETRY_S + 2)
+                took = asyncio.get_running_loop().time() - started
+                stop.set()
+                await asyncio.wait_for(task, TIMEOUT)
+        finally:
+            sdk_log.removeHandler(handler)
+            sdk_log.setLevel(level)
         assert backoff.attempts == [0, 1]
         assert took < 2 * CAPACITY_RETRY_S + 1
 
