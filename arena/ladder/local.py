@@ -258,6 +258,8 @@ class LocalExecutor:
             await self.referee.launch(bot.name, command, lane=lane)
         except SandboxUnavailable as err:  # this machine cannot launch bots: no match can run
             raise ExecutorSetupError(f"cannot launch bot {bot.name}: {err}") from None
+        except OSError as err:  # out of descriptors, processes or memory: not the bot's fault
+            raise InfrastructureError(f"cannot launch bot {bot.name}: {err}") from err
 
     async def retire(self, names: Sequence[str]) -> None:
         """These bots may no longer be seated (retired versions): their lanes and tokens end

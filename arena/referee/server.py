@@ -13,6 +13,7 @@ import logging
 import os
 import resource
 import shutil
+import socket as sockets
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -468,12 +469,19 @@ class RefereeServer:
         self._socket_serial += 1
         # Named by a serial, not by the key: a key is any string, a socket's path is short.
         socket = self.socket_dir / f"bot-{self._socket_serial}.sock"
+        # Out of descriptors (a flood of connections elsewhere), say so here, before gRPC: its
+        # core would log a line of its own per attempt, past the platform's RepeatLimiter.
+        sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM).close()
         server = grpc.aio.server(options=BOT_SOCKET_OPTIONS)
         servicer = RefereeServicer(
             self._authenticate, self.directory, self.live, Admission(BOT_SOCKET_CAPS)
         )
         _add_referee_service(server, servicer, watch=False)
-        if server.add_insecure_port(f"unix:{socket}") == 0:
+        try:
+            bound = server.add_insecure_port(f"unix:{socket}")
+        except RuntimeError as err:  # grpcio raises where older releases returned 0
+            raise OSError(f"cannot listen on the Unix socket {socket}: {err}") from None
+        if bound == 0:
             raise OSError(f"cannot listen on the Unix socket {socket}")
         await server.start()
         # Inside a sandbox the bot runs as a user of its own, and connecting to a Unix socket

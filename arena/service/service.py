@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.deadlines import within
 from arena.ladder import lease, remote
 from arena.ladder.executors import RunSettings
 from arena.ladder.runner import InfrastructureError, MatchExecutor
@@ -45,6 +46,8 @@ from .tables import FaultPolicy
 from .verification import VerificationSettings, Verifier
 
 log = logging.getLogger(__name__)
+# How long a set whose match failed for the platform's own reasons keeps its place (seconds).
+INFRA_BACKOFF_S = 1.0
 
 ALLOW_REMOTE = "--allow-remote"  # the option of `arena serve` that seats remote bots
 
@@ -351,6 +354,11 @@ class ArenaService:
             await self._db.run(
                 Store.record_infra_failure, ladder.name, match.index, str(err), give_up=True
             )
+            log.warning("match %s of %s not played: %s", match.index, ladder.name, err)
+            # The platform itself failed (out of descriptors, say): this set's place stays taken
+            # a moment, so the scheduler does not start set after set into the same failure.
+            with contextlib.suppress(TimeoutError):
+                await within(self._stopping.wait(), INFRA_BACKOFF_S)
             return
         await asyncio.shield(
             self._db.run(Store.record_result, ladder.name, match.index, result, node=node)
