@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import socket
 import stat
+import subprocess
+import sys
 
 import grpc
 
 from arena.referee.server import RefereeServer
 from arena_sdk.proto import arena_pb2 as pb
 from arena_sdk.proto import arena_pb2_grpc as pb_grpc
+from tests.timing import scaled
 
 TOKENS = {"tok-a": "a", "tok-b": "b"}
 
@@ -96,3 +100,40 @@ def test_silent_streams_of_one_peer_are_refused_for_capacity_not_another_peers(r
             await server.stop(0)
 
     run(main())
+
+
+def test_out_of_descriptors_a_bot_socket_is_an_oserror_and_grpc_logs_nothing():
+    # In a child, so this test process keeps its own limits: descriptors used up to the soft
+    # limit, then open_bot_socket fails with an OSError (LocalExecutor makes it an
+    # infrastructure failure), before gRPC's core could log a line of its own for it.
+    code = (
+        "import asyncio, os, resource\n"
+        "from arena.referee.server import RefereeServer\n"
+        "async def main():\n"
+        "    server = RefereeServer(lambda token: None)\n"
+        "    await server.start()\n"
+        "    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "    resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))\n"
+        "    held = []\n"
+        "    try:\n"
+        "        while True:\n"
+        "            held.append(os.open(os.devnull, os.O_RDONLY))\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "    try:\n"
+        "        await server.open_bot_socket('a')\n"
+        "        print('opened')\n"
+        "    except OSError as err:\n"
+        "        print('refused', err.errno)\n"
+        "    for fd in held:\n"
+        "        os.close(fd)\n"
+        "    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))\n"
+        "    await server.stop()\n"
+        "asyncio.run(main())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60)
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["refused", str(errno.EMFILE)], out.stdout + out.stderr
+    assert "add_port" not in out.stderr, out.stderr
