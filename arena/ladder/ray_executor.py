@@ -322,8 +322,19 @@ class RayExecutor:
         known = {s.name for s in self._specs}
         self._specs += [s for s in specs if s.name not in known]
         if self.workers:
-            await asyncio.gather(*(self._start_worker(w) for w in list(self.workers)))
-        else:
+            workers = list(self.workers)
+            outcomes = await asyncio.gather(
+                *(self._start_worker(w) for w in workers), return_exceptions=True
+            )
+            for worker, outcome in zip(workers, outcomes, strict=True):
+                if isinstance(outcome, (RayError, TimeoutError)):
+                    # Its actor, worker process or node is gone, or it did not answer in
+                    # START_TIMEOUT_S: as a loss in a match (replaced if its node lives).
+                    self._start_error = _describe(outcome)
+                    self._lost(worker)
+                elif isinstance(outcome, BaseException):
+                    raise outcome
+        if not self.workers:
             await self._refresh()
         if not self.workers:
             raise RayExecutorError(

@@ -31,6 +31,7 @@ import logging
 import os
 import shutil
 import signal
+import socket
 import sys
 import threading
 import time
@@ -48,6 +49,8 @@ log = logging.getLogger(__name__)
 _SIGNALS = {int(s): s.name for s in signal.Signals}
 # How long a bot's guard may take to kill and reap its sandbox once told to stop.
 GUARD_EXIT_S = 10.0
+# How long the launcher waits, once it has cleaned up, for the guard's keeper to exit.
+KEEPER_EXIT_S = 5.0
 # How long a launched bot's start-up may use its whole CPU quota (at the low weight of a bot
 # nobody waits for) before it gets the low quota too (cgroups.IDLE_CPUS); a match waiting for it
 # to connect gives it a deciding bot's weight and quota at once (seat.py).
@@ -141,6 +144,8 @@ class BotProcess:
         self._init_pid: int | None = None
         self.group: cgroups.BotGroup | None = None
         self._mounted = False  # the work directory is a tmpfs of this launch
+        # The launcher's end of the release socket of the guard's keeper (arena.referee.rlimits).
+        self._release_socket: socket.socket | None = None
         self._oom_kills = 0  # counted when the group is removed
         self.pending_decisions = 0
         # The platform's time for making the control group and the work directory, and for
@@ -216,6 +221,10 @@ class BotProcess:
             self.group_setup_s = time.perf_counter() - began
             for d in self.group.dirs:
                 guard_options += ["--cgroup", str(d)]
+        keepers_end = None
+        if self._mounted or self.group is not None:
+            self._release_socket, keepers_end = socket.socketpair()
+            guard_options += ["--release-fd", str(keepers_end.fileno())]
         argv = [
             sys.executable,
             "-m",
@@ -230,16 +239,21 @@ class BotProcess:
             "--",
             *command,
         ]
-        with open(self.log_path, "ab") as log:  # noqa: ASYNC230 (opening a local file: instant)
-            self.proc = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=cwd,
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-                start_new_session=True,
-            )
+        try:
+            with open(self.log_path, "ab") as log:  # noqa: ASYNC230 (a local file: instant)
+                self.proc = await asyncio.create_subprocess_exec(
+                    *argv,
+                    cwd=cwd,
+                    env=env,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    start_new_session=True,
+                    pass_fds=() if keepers_end is None else (keepers_end.fileno(),),
+                )
+        finally:
+            if keepers_end is not None:
+                keepers_end.close()  # the guard's (then its keeper's) alone
         self.pgid = self.proc.pid  # a new session: the guard's pid is the group id
         if self.group is not None:
             # Its start-up may use its whole quota (at the low weight) for a while; then, while
@@ -303,8 +317,24 @@ class BotProcess:
         if self.group is not None:
             self.group.remove()
             self.group = None
+        self._release_keeper()
         self.workdir_release_s = unmounted - killed
         self.group_release_s = time.perf_counter() - unmounted + killed - began
+
+    def _release_keeper(self) -> None:
+        """Everything is removed: tell the guard's keeper so (a byte on its release socket) and
+        wait, bounded, until it has exited (its end closes). Blocking, as _release."""
+        sock, self._release_socket = self._release_socket, None
+        if sock is None:
+            return
+        with sock:
+            try:
+                sock.send(b"x", socket.MSG_NOSIGNAL)
+                sock.settimeout(KEEPER_EXIT_S)
+                while sock.recv(16):
+                    pass
+            except OSError:  # it had gone already (EPIPE), or did not end in time
+                pass
 
     def deciding(self) -> Deciding:
         """A context for one decision the referee waits for (or a match waiting for the bot to

@@ -4,18 +4,19 @@ and ends every process the bot started when the bot ends, when it is told to sto
 platform process that launched it dies, even by kill -9.
 
 Run as `python -m arena.referee.rlimits MEMORY_MB CPU_S OPEN_FILES FILE_MB PROCESSES PARENT
-[--cgroup DIR]... [--seccomp-fd FD] [--workdir DIR] -- ARGV...` by the launcher (0 = no limit;
-PARENT is the launching process's pid). It exits as the bot did (the same code, or killed by
-the same signal). Limits are set in the guard's child just before it execs the bot, rather than
-in a preexec_fn, which is unsafe in a process with threads (the referee has gRPC's). They are
-inherited through bubblewrap and the drop to the sandbox's user, so they bind the bot.
-PROCESSES is RLIMIT_NPROC, which counts the processes and threads of the bot's real user: the
-launcher passes it only when the bot runs as a user of its own (the sandbox as root), where it
-caps that bot alone. Each --cgroup DIR is a control group (arena.referee.cgroups) the child joins
-before it execs, so bubblewrap and all under it are counted and capped together, and ending the
-bot ends the group. --seccomp-fd FD: the child puts the seccomp filter (arena.referee.seccomp)
-at that descriptor, where bubblewrap's `--seccomp FD` reads it. --workdir DIR: the bot's work
-directory tmpfs (arena.referee.workdir), which the guard unmounts if the platform dies first.
+[--cgroup DIR]... [--seccomp-fd FD] [--workdir DIR] [--release-fd FD] -- ARGV...` by the
+launcher (0 = no limit; PARENT is the launching process's pid). It exits as the bot did (the
+same code, or killed by the same signal). Limits are set in the guard's child just before it
+execs the bot, rather than in a preexec_fn, which is unsafe in a process with threads (the
+referee has gRPC's). They are inherited through bubblewrap and the drop to the sandbox's user,
+so they bind the bot. PROCESSES is RLIMIT_NPROC, which counts the processes and threads of the
+bot's real user: the launcher passes it only when the bot runs as a user of its own (the sandbox
+as root), where it caps that bot alone. Each --cgroup DIR is a control group
+(arena.referee.cgroups) the child joins before it execs, so bubblewrap and all under it are
+counted and capped together, and ending the bot ends the group. --seccomp-fd FD: the child puts
+the seccomp filter (arena.referee.seccomp) at that descriptor, where bubblewrap's `--seccomp FD`
+reads it. --workdir DIR: the bot's work directory tmpfs (arena.referee.workdir), which the guard
+unmounts if the platform dies first. --release-fd FD: see "The keeper" below.
 
 Why a guard rather than exec'ing into bubblewrap: bubblewrap's own child (the sandbox's init)
 binds its life to bubblewrap's (`--die-with-parent`) only after it has built the sandbox, and
@@ -41,8 +42,14 @@ an intermediate that exits at once, before the guard becomes a subreaper) and so
 kill of the guard's parent's children: it sleeps on pidfds of the guard and of the launcher,
 and once both are dead it ends what is left in the control group, unmounts and removes the
 work directory and removes the groups (as `_orphaned`; whoever comes second finds nothing to
-do). It stays in the guard's process group, which the launcher kills when it stops the bot:
-while the launcher lives, the launcher cleans up, and the keeper ends with the group.
+do). While the launcher lives, the launcher cleans up and then lets the keeper go: `--release-fd
+FD` is the guard's end of a socket pair whose other end the launcher holds. The keeper keeps
+it (the guard and the bot do not); after the launcher has removed the work directory and the
+groups it writes a byte there and the keeper exits without doing anything, closing its end,
+which tells the launcher that it has gone. If the socket closes with no byte, the launcher
+died. The keeper leaves the guard's process group first: the launcher kills that group when it
+stops the bot, before it cleans up, and a launcher killed between the two must still find a
+keeper that removes the rest (a Ray node's worker may be killed at any moment).
 """
 
 from __future__ import annotations
@@ -232,6 +239,7 @@ class Options:
         self.cgroups: list[Path] = []
         self.seccomp_fd: int | None = None
         self.workdir: Path | None = None
+        self.release_fd: int | None = None
         pairs = iter(args)
         for flag in pairs:
             value = next(pairs, None)
@@ -243,6 +251,9 @@ class Options:
                 self.seccomp_fd = int(value)
             elif flag == "--workdir":
                 self.workdir = Path(value)
+            elif flag == "--release-fd":
+                self.release_fd = int(value)
+                os.set_inheritable(self.release_fd, False)  # the keeper's alone, not the bot's
             else:
                 raise ValueError(f"unknown option {flag}")
         self.group = (
@@ -258,7 +269,7 @@ class Options:
 
 USAGE = (
     "usage: python -m arena.referee.rlimits MEMORY_MB CPU_S OPEN_FILES FILE_MB PROCESSES PARENT "
-    "[--cgroup DIR]... [--seccomp-fd FD] [--workdir DIR] -- ARGV..."
+    "[--cgroup DIR]... [--seccomp-fd FD] [--workdir DIR] [--release-fd FD] -- ARGV..."
 )
 
 
@@ -301,9 +312,18 @@ def _start_keeper(parent_fd: int | None, options: Options) -> int | None:
     remove or no pidfd to wait on. Call before the guard becomes a subreaper: the keeper's
     parent, an intermediate process, exits at once, and the keeper must not come back to the
     guard as an orphan (it is then nobody's child here, and no kill of a process's children
-    reaches it)."""
-    if parent_fd is None or (options.workdir is None and options.group is None):
-        return None
+    reaches it). Returns once the keeper has left the guard's process group. The guard's own
+    copy of the release socket is closed either way: only the keeper holds it."""
+    try:
+        if parent_fd is None or (options.workdir is None and options.group is None):
+            return None
+        return _fork_keeper(parent_fd, options)
+    finally:
+        if options.release_fd is not None:
+            os.close(options.release_fd)
+
+
+def _fork_keeper(parent_fd: int, options: Options) -> int | None:
     guard_fd = os.pidfd_open(os.getpid())
     read, write = os.pipe()
     # Blocked across the forks, as in _start: a stop must reach the guard's handler only.
@@ -312,17 +332,14 @@ def _start_keeper(parent_fd: int | None, options: Options) -> int | None:
         middle = os.fork()
         if middle == 0:
             try:
-                keeper = os.fork()
-                if keeper == 0:
+                if os.fork() == 0:
                     os.close(read)
-                    os.close(write)
-                    _keep(guard_fd, parent_fd, options)
-                os.write(write, str(keeper).encode())
+                    _keep(guard_fd, parent_fd, write, options)
             finally:
                 os._exit(0)
         os.close(write)
         os.waitpid(middle, 0)
-        told = os.read(read, 32)
+        told = os.read(read, 32)  # the keeper's pid, once it has left the group (or EOF)
     finally:
         os.close(read)
         os.close(guard_fd)
@@ -330,29 +347,44 @@ def _start_keeper(parent_fd: int | None, options: Options) -> int | None:
     return int(told) if told else None
 
 
-def _keep(guard_fd: int, parent_fd: int, options: Options) -> None:
-    """The keeper's life: wait until the guard and the launcher are both dead, then remove what
-    the launcher made for the bot. Never returns."""
+def _keep(guard_fd: int, parent_fd: int, told: int, options: Options) -> None:
+    """The keeper's life: leave the guard's process group and tell the guard (`told`), wait
+    until the guard and the launcher are both dead, then remove what the launcher made for the
+    bot; or exit at once when the launcher has done so (a byte on the release socket). Never
+    returns."""
     try:
         for sig in STOP_SIGNALS:
             signal.signal(sig, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        if options.release_fd is not None:
+            os.setpgid(0, 0)  # out of the group the launcher kills before it cleans up
+        # (else it stays in the group, and ends with it while the launcher lives)
+        os.write(told, str(os.getpid()).encode())
+        os.close(told)
         os.chdir("/")  # not in the work directory: nothing of it may stay held by this process
         # Nor the guard's output (a pipe someone may read to its end) or any other descriptor.
-        guard_fd, parent_fd = (fcntl.fcntl(fd, fcntl.F_DUPFD, 3) for fd in (guard_fd, parent_fd))
+        held = [fd for fd in (guard_fd, parent_fd, options.release_fd) if fd is not None]
+        moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, 3) for fd in held]
+        guard_fd, parent_fd = moved[0], moved[1]
+        release_fd = moved[2] if len(moved) > 2 else None
         quiet = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(quiet, fd)
-        keep = sorted({guard_fd, parent_fd})
+        keep = sorted(set(moved))
         os.closerange(3, keep[0])
-        os.closerange(keep[0] + 1, keep[-1])
+        for low, high in zip(keep, keep[1:]):
+            os.closerange(low + 1, high)
         os.closerange(keep[-1] + 1, os.sysconf("SC_OPEN_MAX"))
         poller = select.poll()
-        waiting = {guard_fd, parent_fd}
+        waiting = set(moved)
         for fd in waiting:
             poller.register(fd, select.POLLIN)
-        while waiting:
+        launcher = {parent_fd} if release_fd is None else {parent_fd, release_fd}
+        while guard_fd in waiting or launcher <= waiting:
             for fd, _ in poller.poll():
+                if fd == release_fd and os.read(fd, 1):
+                    os._exit(0)  # the launcher removed everything: nothing left to do
+                # A dead process, or a release socket closed with no byte: its launcher died.
                 poller.unregister(fd)
                 waiting.discard(fd)
         if options.group is not None:

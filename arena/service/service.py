@@ -113,7 +113,7 @@ class ArenaService:
         self._running: dict[tuple[str, int], str] = {}  # (ladder, index) -> referee match id
         self._specs = {spec.name: spec for spec in settings.ladders}
         self.ready = asyncio.Event()  # set once the referee and web server listen
-        self._lost: Exception | None = None  # a ladder's lease, taken over by another run
+        self._lost: Exception | None = None  # why it stopped: a lease taken over, a ladder's error
         self._ladders: dict[str, Ladder] = {}
         self.verifier: Verifier | None = None  # submitted versions' verification
         # The upload limit in force: settings.uploads_per_day, or the store's once it is open.
@@ -133,7 +133,7 @@ class ArenaService:
         try:
             self.uploads_per_day = await self.store.run(Store.uploads_per_day, s.uploads_per_day)
             await leases.enter_async_context(
-                lease.held(self.store, [ladder.name for ladder in s.ladders], self._lease_lost)
+                lease.held(self.store, [ladder.name for ladder in s.ladders], self._fail)
             )
             self.executor = s.run.make_executor(
                 self.store,
@@ -192,8 +192,10 @@ class ArenaService:
             await leases.aclose()
             await self.store.close()
 
-    def _lease_lost(self, err: Exception) -> None:
-        self._lost = err
+    def _fail(self, err: Exception) -> None:
+        """Stop the service; `run()` then raises `err` (the first one)."""
+        if self._lost is None:
+            self._lost = err
         self._stopping.set()
 
     @property
@@ -247,6 +249,19 @@ class ArenaService:
     # ------------------------------------------------------------ running the scheduler
 
     async def _ladder_loop(self, ladder: Ladder) -> None:
+        """Run the ladder's scheduler until the service stops. It never ends silently: an
+        error that is not a match's (the executor cannot start its bots, a bug) is logged and
+        stops the service with that error, as a lost lease does, instead of leaving it serving
+        pages with no ladder running."""
+        try:
+            await self._schedule(ladder)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:
+            log.error("the ladder %s stopped: %s", ladder.name, err, exc_info=True)
+            self._fail(err)
+
+    async def _schedule(self, ladder: Ladder) -> None:
         name = ladder.name
         self._in_flight[name] = set()
         self.scheduler.open_ladder(name, Rater(ladder.rating_params), self._specs[name].members)
@@ -257,7 +272,18 @@ class ArenaService:
                 self.stop()
                 return
             if step is Step.CHOOSE:
-                table = await self._next_table(ladder)
+                try:
+                    table = await self._next_table(ladder)
+                except InfrastructureError as err:  # the executor could not start the bots
+                    log.warning(
+                        "ladder %s: cannot start its bots (%s); trying again in %.0f s",
+                        name,
+                        err,
+                        INFRA_BACKOFF_S,
+                    )
+                    with contextlib.suppress(TimeoutError):
+                        await within(self._stopping.wait(), INFRA_BACKOFF_S)
+                    continue
                 if table is not None:
                     await self._start_set(ladder, table)
                     continue

@@ -54,8 +54,8 @@ async def main(run_dir: Path, token: str, how: str) -> None:
         # The guard and bubblewrap must inherit the read end: close_fds would close it.
         real_exec = asyncio.create_subprocess_exec
 
-        async def exec_passing_fd(*args, **kwargs):
-            return await real_exec(*args, pass_fds=(read_end,), **kwargs)
+        async def exec_passing_fd(*args, pass_fds=(), **kwargs):
+            return await real_exec(*args, pass_fds=(*pass_fds, read_end), **kwargs)
 
         asyncio.create_subprocess_exec = exec_passing_fd  # type: ignore[assignment]
     await proc.start()

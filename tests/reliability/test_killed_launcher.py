@@ -121,11 +121,14 @@ def test_a_launcher_killed_during_a_bots_start_up_leaves_no_process(tmp_path, po
         kill_survivors(token)
 
 
-def test_a_launcher_killed_with_its_bots_guard_leaves_no_mount_and_no_group(tmp_path):
+@pytest.mark.parametrize("kill", ["guard", "guard's group"])
+def test_a_launcher_killed_with_its_bots_guard_leaves_no_mount_and_no_group(tmp_path, kill):
     """As a Ray node's bots die with it: the worker that launched them exits and kills its
     direct children with SIGKILL first (Ray's kill_child_processes_on_worker_exit), the guards
     among them. The guard's keeper (arena/referee/rlimits.py) then removes what neither the
-    launcher nor the guard can any more: the work directory's tmpfs and the control groups."""
+    launcher nor the guard can any more: the work directory's tmpfs and the control groups.
+    Also when the launcher is killed in the middle of a stop, after it has killed the guard's
+    process group and before it has cleaned up (the keeper has left that group)."""
     launcher, token = start(tmp_path, "run")
     try:
         wait_for(
@@ -139,7 +142,10 @@ def test_a_launcher_killed_with_its_bots_guard_leaves_no_mount_and_no_group(tmp_
         workdir = tmp_path / "bot"
         assert os.path.ismount(workdir), "the bot got no tmpfs work directory"
         (guard,) = children_of(launcher.pid)
-        os.kill(guard, signal.SIGKILL)
+        if kill == "guard":
+            os.kill(guard, signal.SIGKILL)
+        else:
+            os.killpg(guard, signal.SIGKILL)  # the guard leads its group (a session of its own)
         launcher.kill()
         launcher.wait(timeout=scaled(DEADLINE_S))
         wait_for(lambda: not carrying(token), "every process of the bot (its keeper too) ended")
