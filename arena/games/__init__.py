@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from .base import (
@@ -86,6 +87,21 @@ def game_names() -> list[str]:
 
 def game_class(name: str) -> type[Game]:
     return game_kit(name).game
+
+
+def option_labels(name: str, options: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The variant of game `name` as a page shows it: (label, help) for each option not at
+    its default, in the game's declared order (GameOption.label). An option the game does not
+    declare (an old ladder's, say) shows as its name and value."""
+    declared = {o.name: o for o in game_class(name).declared_options} if name in _registry() else {}
+    labels = []
+    for option in declared.values():
+        if option.name in options and (label := option.label(options[option.name])) is not None:
+            labels.append((label, option.help))
+    for key, value in options.items():
+        if key not in declared and value not in (None, False):
+            labels.append((key if value is True else f"{key} {value}", key))
+    return labels
 
 
 def make_game(name: str, num_players: int, **options: Any) -> Game:

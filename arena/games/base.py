@@ -75,6 +75,15 @@ class GameOption:
     help: str  # what it does, in a few words: the flag's help and the web's label
     values: tuple[Any, ...] = (False, True)
 
+    def label(self, value: Any) -> str | None:
+        """How a page names this option set to `value` ("ruse", "target 3"); None for its
+        default, which a page leaves unsaid."""
+        if value == self.values[0]:
+            return None
+        if value is True:
+            return self.name
+        return f"{self.name} {value}"
+
 
 def ranks_from_scores(scores: Sequence[int]) -> tuple[int, ...]:
     """Competition ranks, 0 = best: equal scores share a rank ("1224" ranking, zero-based)."""

@@ -20,6 +20,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from arena.compare import verdict
+from arena.games import option_labels
 from arena.ratings import conservative, rating_interval
 from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING, UnknownLadder
 from arena.store.browse import BrowseQueries, HeadToHead, HistoryPoint, LadderRow, TimedPoint
@@ -77,6 +78,15 @@ def script_json(value: Any) -> Markup:
     return Markup(text)
 
 
+def variant(game: str, options: dict[str, Any]) -> Markup:
+    """A game's options not at their default, as a page shows them after the game's name: each
+    its label, with what it does on hover (arena.games.option_labels)."""
+    return Markup("").join(
+        Markup(' <span class="variant" title="{}">{}</span>').format(help_text, label)
+        for label, help_text in option_labels(game, options)
+    )
+
+
 def make_env() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
@@ -88,6 +98,7 @@ def make_env() -> jinja2.Environment:
     )
     env.filters.update(num=_num, when=_when, duration=_duration, script_json=script_json)
     env.globals["STATUSES"] = MATCH_STATUSES
+    env.globals["variant"] = variant
     env.globals["written"] = None  # when a static report was written (report.py sets it)
     return env
 

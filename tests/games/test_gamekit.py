@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.games import ConfigError, game_kits, register
+from arena.games import ConfigError, game_class, game_kits, register
 from arena.referee import wire
 from arena_sdk import games as sdk_games
 from arena_sdk.proto import arena_pb2 as pb
@@ -63,3 +63,17 @@ def test_compare_takes_its_default_opponents_from_the_games_kit(tmp_path):
         assert store.get_bot("example-boom-strong") is not None
         with pytest.raises(click.UsageError, match="no example bots"):
             _example_opponents(store, "highcard")
+
+
+def test_a_pages_option_labels_follow_the_declaration():
+    from arena.games import option_labels
+
+    labels = option_labels("boom", {"series": True, "advanced": True, "ruse": False})
+    # In the game's declared order, each with its help; a default (ruse off) is left unsaid.
+    assert labels == [
+        ("advanced", "the advanced game"),
+        ("series", next(o.help for o in game_class("boom").declared_options if o.name == "series")),
+    ]
+    assert option_labels("balloon", {}) == []
+    # An option the game does not declare (an old ladder's) still shows, as it was stored.
+    assert option_labels("balloon", {"mirror": 2}) == [("mirror 2", "mirror")]
