@@ -12,6 +12,7 @@ from typing import Protocol
 
 import grpc
 
+from arena.deadlines import within
 from arena.games.base import Action, State
 from arena.results import CRASH, DISCONNECT, MALFORMED, TIMEOUT, UNKNOWN_REQUEST, Fault
 
@@ -154,7 +155,7 @@ class RemoteSeat:
             # A stream that ends is often a process that is exiting: give it a moment to be
             # reaped, so a crash is recorded as a crash.
             try:
-                await asyncio.wait_for(self.process.wait(), CRASH_GRACE_S)
+                await within(self.process.wait(), CRASH_GRACE_S)
             except TimeoutError:
                 pass
         exit_info = self.bot_down()

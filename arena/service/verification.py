@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Awaitable, Callable, Sequence
 
 from arena import replay
+from arena.deadlines import within
 from arena.ladder.runner import InfrastructureError, MatchExecutor
 from arena.referee.match import Limits
 from arena.results import MatchResult
@@ -107,7 +108,7 @@ class Verifier:
         """Verify the version `name` and store its verdict; returns its new status. (Cancelled
         by a stopping server, it stays "verifying": the next start verifies it again.)"""
         try:
-            verdict = await asyncio.wait_for(self._play(name), self.settings.deadline_s)
+            verdict = await within(self._play(name), self.settings.deadline_s)
         except TimeoutError:
             verdict = Verdict(
                 False,

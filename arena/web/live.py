@@ -26,6 +26,8 @@ from typing import Any, AsyncIterator, Callable
 
 import anyio.to_thread
 
+from arena.deadlines import within
+
 log = logging.getLogger("arena.web.live")
 
 KEEPALIVE = 15.0  # seconds between comments on a quiet stream (proxies drop silent ones)
@@ -133,7 +135,7 @@ class Feeds:
             started = last_sent = time.monotonic()
             while not self.closed and time.monotonic() - started < self.lifetime:
                 try:
-                    await asyncio.wait_for(wake.wait(), timeout=1.0)
+                    await within(wake.wait(), 1.0)
                 except TimeoutError:
                     if time.monotonic() - last_sent > KEEPALIVE:
                         last_sent = time.monotonic()

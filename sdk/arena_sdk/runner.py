@@ -178,8 +178,9 @@ async def serve(
                 delay = min(delay, rng.uniform(CAPACITY_RETRY_S / 2, CAPACITY_RETRY_S))
             attempt += 1
             log.info("reconnecting in %.2f s", delay)
-            try:
-                await asyncio.wait_for(asyncio.shield(stopping), delay)
+            try:  # asyncio.timeout, not wait_for: on 3.11 wait_for can lose a cancellation
+                async with asyncio.timeout(delay):
+                    await asyncio.shield(stopping)
             except TimeoutError:
                 pass
     finally:
@@ -215,7 +216,8 @@ async def _play(
         try:
             await call.write(wire.hello(token, name, workers))
             try:
-                first = await asyncio.wait_for(call.read(), WELCOME_TIMEOUT_S)
+                async with asyncio.timeout(WELCOME_TIMEOUT_S):
+                    first = await call.read()
             except TimeoutError:
                 log.warning("no Welcome from %s within %.0f s", address, WELCOME_TIMEOUT_S)
                 return False
