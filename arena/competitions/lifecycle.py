@@ -41,7 +41,7 @@ def advance(store: Store, name: str) -> Competition:
     the clock says; finals -> published only once the finals have ended by their rule."""
     comp = store.get_competition(name)
     if comp.phase == OPEN:
-        return store.freeze_competition(name)
+        return store.freeze_competition(name, config_of(comp).finals.after_s)
     if comp.phase == FROZEN:
         return store.start_finals(name)
     if comp.phase == FINALS:
@@ -64,7 +64,7 @@ def tick(store: Store, name: str, now: float, verifying: bool) -> Competition:
     comp = store.get_competition(name)
     step = due(comp.phase, comp.freeze_at, comp.finals_at, now)
     if step == FROZEN and not verifying:
-        return store.freeze_competition(name)
+        return store.freeze_competition(name, config_of(comp).finals.after_s)
     if step == FINALS:
         return store.start_finals(name)
     return comp

@@ -184,10 +184,12 @@ class Competitions(Ladders):
         return [self.get_competition(n) for n in names]
 
     @sqlite_errors
-    def freeze_competition(self, name: str) -> Competition:
+    def freeze_competition(self, name: str, finals_after_s: float | None = None) -> Competition:
         """open -> frozen: the entrants are fixed, each bot's newest version that passed (of the
         bots the competition names, or else of those that joined its open ladder), neither
-        suspended nor removed. Nothing happens if it is frozen already."""
+        suspended nor removed; with `finals_after_s`, the finals begin that long after now
+        (a freeze earlier than planned brings them forward). Nothing happens if it is frozen
+        already."""
         with self._write(immediate=True) as conn:
             comp_id, phase = self._phase(conn, name)
             if phase != OPEN:
@@ -215,7 +217,12 @@ class Competitions(Ladders):
                 "VALUES (?, ?, ?, (SELECT id FROM bots WHERE name = ?))",
                 [(comp_id, i, b.family, b.name) for i, b in enumerate(chosen)],
             )
-            self._move(conn, comp_id, FROZEN)
+            at = self._move(conn, comp_id, FROZEN)
+            if finals_after_s is not None:
+                conn.execute(
+                    "UPDATE competitions SET finals_at = ? WHERE id = ?",
+                    (at + finals_after_s, comp_id),
+                )
         return self.get_competition(name)
 
     @sqlite_errors
@@ -301,9 +308,11 @@ class Competitions(Ladders):
         )
         return int(row[0]), str(row[1])
 
-    def _move(self, conn: sqlite3.Connection, comp_id: int, phase: str) -> None:
+    def _move(self, conn: sqlite3.Connection, comp_id: int, phase: str) -> float:
+        at = now()
         conn.execute("UPDATE competitions SET phase = ? WHERE id = ?", (phase, comp_id))
-        self._step(conn, comp_id, phase, now())
+        self._step(conn, comp_id, phase, at)
+        return at
 
     @staticmethod
     def _step(conn: sqlite3.Connection, comp_id: int, phase: str, at: float) -> None:

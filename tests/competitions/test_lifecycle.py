@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import sqlite3
+import time
 import zipfile
 
 import pytest
@@ -20,7 +21,7 @@ from tests.cli import ROOT
 from tests.support.competitions import config_text, play_pending
 
 RANDOM = "python example_bots/random_bot.py"
-NOW = 1_800_000_000.0
+NOW = time.time()
 
 
 def rewrite(data: bytes, name: str, change) -> bytes:
