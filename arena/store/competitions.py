@@ -148,6 +148,8 @@ class Competitions(Ladders):
 
     @sqlite_errors
     def get_competition(self, name: str) -> Competition:
+        if not self.has_table("competitions"):  # a read-only open of an older schema
+            raise no_competition(name)
         row = one_row(
             self.db,
             f"SELECT {_COLUMNS} FROM competitions WHERE name = ?",
@@ -294,6 +296,8 @@ class Competitions(Ladders):
     @sqlite_errors
     def competition_archive(self, name: str) -> bytes | None:
         """The results archive of a published competition (None before)."""
+        if not self.has_table("competitions"):
+            raise no_competition(name)
         phase, archive = one_row(
             self.db,
             "SELECT phase, archive FROM competitions WHERE name = ?",
