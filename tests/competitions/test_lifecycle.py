@@ -10,14 +10,16 @@ import json
 import sqlite3
 import time
 import zipfile
+from pathlib import Path
 
 import pytest
 
 from arena.competitions import archive, lifecycle
 from arena.competitions.config import parse
 from arena.competitions.phases import BUDGET, FINALS, FROZEN, OPEN, PUBLISHED
-from arena.store import CompetitionError, Store
+from arena.store import RUNNABLE, Competition, CompetitionError, Store
 from tests.cli import ROOT
+from tests.store.helpers import use_seed_key
 from tests.support.competitions import config_text, play_pending
 
 RANDOM = "python example_bots/random_bot.py"
@@ -135,6 +137,47 @@ def test_verify_accepts_the_archive_and_rejects_a_changed_one(published):
         assert any(problem in p for p in checked.problems), checked.problems
     with pytest.raises(archive.ArchiveError, match="not a competition archive"):
         archive.verify(b"not a zip")
+
+
+def finals_to_publication(db: Path, crash_every: int | None = None) -> Competition:
+    """Four bots' competition from creation to publication, its finals seeded 7. With
+    `crash_every`, the process dies every that many matches as kill -9 leaves it (the next two
+    matches started, never recorded; the store gone without closing) and another carries on
+    from the database, as a restarted server does (its runner puts running matches back)."""
+    store = Store(db)
+    for name in ("a", "b", "c", "d"):
+        store.add_bot(name, RANDOM, cwd=ROOT)
+    use_seed_key(db)
+    lifecycle.create(store, parse(config_text(top='bots = ["a", "b", "c", "d"]')), NOW)
+    lifecycle.advance(store, "cup")
+    store.start_finals("cup", seed=7)
+    while store.get_competition("cup").phase == FINALS:
+        if crash_every is None:
+            play_pending(store, "cup.finals")
+        elif play_pending(store, "cup.finals", limit=crash_every):
+            for match in store.matches("cup.finals", RUNNABLE, limit=2):
+                store.start_match("cup.finals", match.index)
+            store = Store(db)  # the killed process's store is never closed
+            store.reset_running("cup.finals")
+            continue
+        lifecycle.finals_round_over(store, store.get_competition("cup"))
+    return store.get_competition("cup")
+
+
+def test_finals_killed_again_and_again_end_with_the_same_standings(tmp_path):
+    (tmp_path / "straight").mkdir()
+    (tmp_path / "killed").mkdir()
+    straight = finals_to_publication(tmp_path / "straight" / "arena.db")
+    killed = finals_to_publication(tmp_path / "killed" / "arena.db", crash_every=5)
+    assert killed.standings == straight.standings
+    assert killed.finals_end == straight.finals_end == BUDGET
+
+    def results(db: Path) -> list:
+        with Store(db, readonly=True) as store:
+            _, _, _, matches = archive.read(store.competition_archive("cup") or b"")
+        return [(m["index"], m["seats"], m["replay"]["scores"]) for m in matches]
+
+    assert results(tmp_path / "killed" / "arena.db") == results(tmp_path / "straight" / "arena.db")
 
 
 def test_finals_need_as_many_entrants_as_a_table(tmp_path):

@@ -24,12 +24,13 @@ def config_text(name: str = "cup", top: str = "", **sections: str) -> str:
     return head + "".join(f"[{s}]\n{text}\n" for s, text in body.items())
 
 
-def play_pending(store: Store, ladder: str) -> int:
-    """Play and record every runnable match of `ladder` by random legal moves (seeded by the
-    match): a real result and replay, as the engine gives them. Returns how many."""
+def play_pending(store: Store, ladder: str, limit: int | None = None) -> int:
+    """Play and record the runnable matches of `ladder` (at most `limit`) by random legal moves
+    (seeded by the match): a real result and replay, as the engine gives them. Returns how
+    many."""
     config = store.get_ladder(ladder).config
     played = 0
-    for match in store.matches(ladder, RUNNABLE):
+    for match in store.matches(ladder, RUNNABLE, limit=limit):
         running = store.start_match(ladder, match.index)
         state = game_from_config(config).new_match(match.seed)
         rng = random.Random(match.seed + match.rotation)
