@@ -15,7 +15,7 @@ from arena.store import Competition, CompetitionError, Store
 
 from . import archive
 from .config import CompetitionConfig, from_stored
-from .phases import FINALS, FROZEN, OPEN, PUBLISHED, due, finals_verdict
+from .phases import FINALS, FROZEN, OPEN, due, finals_verdict
 
 
 def create(store: Store, config: CompetitionConfig, now: float) -> Competition:
@@ -146,6 +146,3 @@ def archive_matches(store: Store, comp: Competition) -> list[dict[str, Any]]:
         }
         for m in store.matches(comp.finals_ladder)
     ]
-
-
-__all__ = ["PUBLISHED", "advance", "create", "finals_round_over", "tick"]

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from arena.competitions import lifecycle
 from arena.competitions.phases import FINALS, PUBLISHED, uploads_open
@@ -116,10 +116,12 @@ class CompetitionDriver:
                 return
             try:
                 if comp.phase == FINALS:
-                    await self._play_round(comp)
-                    continue
-                verifying = await self._store.run(_verifying, comp)
-                moved = await self._store.run(lifecycle.tick, name, self._clock(), verifying)
+                    # A pause after each round: matches that failed for the platform's own
+                    # reasons are not started again at once.
+                    moved = await self._play_round(comp)
+                else:
+                    verifying = await self._store.run(_verifying, comp)
+                    moved = await self._store.run(lifecycle.tick, name, self._clock(), verifying)
             except CompetitionError as err:
                 if self._said.get(name) != str(err):
                     log.error("competition %s: %s", name, err)
@@ -132,8 +134,9 @@ class CompetitionDriver:
             with contextlib.suppress(TimeoutError):
                 await within(self._stopping.wait(), POLL_S)
 
-    async def _play_round(self, comp: Competition) -> None:
-        """Play what the finals' ladder has scheduled, then see whether the round decides."""
+    async def _play_round(self, comp: Competition) -> Competition:
+        """Play what the finals' ladder has scheduled, then see whether the round decides (the
+        competition is then published); returns the competition as it is now."""
         bots = [await self._store.run(Store.get_bot, b) for b in comp.entrants]
         runner = LadderRunner(self._store, self._executor, self._run.limits, self._run.concurrency)
         task = asyncio.ensure_future(runner.run(comp.finals_ladder, bots))
@@ -146,14 +149,11 @@ class CompetitionDriver:
                 task.cancel()  # the matches in flight go back to pending: a restart plays them
             await asyncio.gather(task, stop, return_exceptions=True)
         if self._stopping.is_set():
-            return
+            return comp
         if task.exception() is not None:
             raise task.exception()  # type: ignore[misc]
-        verdict = await self._store.run(_round_over, comp.name)
-        if verdict is not None:
-            published = await self._store.run(Store.get_competition, comp.name)
-            self._known[comp.name] = published
-            log.info("competition %s: %s", comp.name, _describe(published))
+        await self._store.run(_round_over, comp.name)
+        return await self._store.run(Store.get_competition, comp.name)
 
 
 def _describe(comp: Competition) -> str:
@@ -167,6 +167,3 @@ def _describe(comp: Competition) -> str:
 
 def _utc(at: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(at))
-
-
-__all__: list[Any] = ["CompetitionDriver", "open_ladders"]
