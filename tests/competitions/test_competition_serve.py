@@ -60,6 +60,17 @@ def completed(db: Path, ladder: str) -> dict[int, str]:
     return dict(rows)
 
 
+def joined(db: Path, ladder: str) -> set[str]:
+    """The bots that joined the ladder."""
+    rows = query(
+        db,
+        "SELECT b.name FROM ladder_bots lb JOIN bots b ON b.id = lb.bot_id JOIN ladders l "
+        "ON l.id = lb.ladder_id WHERE l.name = ?",
+        ladder,
+    )
+    return {name for (name,) in rows}
+
+
 def phase(db: Path) -> str:
     return query(db, "SELECT phase FROM competitions WHERE name = 'cup'")[0][0]
 
@@ -88,13 +99,7 @@ def test_a_competition_from_open_uploads_to_verified_standings(tmp_path):
         wait_until(server.up, "the web server", server=server)
         passed = submit(server, key_file, mine)
         assert passed.returncode == 0, passed.stdout + passed.stderr + server.log_tail()
-        wait_until(
-            lambda: "mine" in query(db, "SELECT b.name FROM ladder_bots lb JOIN bots b ON "
-                                    "b.id = lb.bot_id JOIN ladders l ON l.id = lb.ladder_id "
-                                    "WHERE l.name = 'cup.open'").__str__(),
-            "mine in the open ladder",
-            server=server,
-        )  # fmt: skip
+        wait_until(lambda: "mine" in joined(db, "cup.open"), "mine in the ladder", server=server)
         frozen = arena("competition", "advance", "cup", "--db", str(db))
         assert "open -> frozen" in frozen.stdout and "entrants: mine, r1, r2" in frozen.stdout
         (mine / "bot.py").write_text((mine / "bot.py").read_text() + "\n# version 2\n")
