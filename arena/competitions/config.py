@@ -12,6 +12,7 @@
     [finals]
     confidence = 0.95              # every adjacent pair settled at this, or ...
     max_matches = 2000             # ... this many matches played (at least one round is)
+    qualify = 16                   # optional: only the open ladder's top 16 enter the finals
     [uploads]
     per_day = 5                    # uploads per bot per 24 hours while open
 
@@ -37,7 +38,7 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")
 _SECTIONS = {
     "options": None,
     "phases": ("freeze", "finals"),
-    "finals": ("confidence", "max_matches"),
+    "finals": ("confidence", "max_matches", "qualify"),
     "uploads": ("per_day",),
 }
 _TOP = ("name", "game", "table_size", "bots")
@@ -70,6 +71,7 @@ class CompetitionConfig:
     confidence: float = DEFAULT_CONFIDENCE
     max_matches: int = DEFAULT_FINALS_MATCHES
     uploads_per_day: int = DEFAULT_UPLOADS_PER_DAY
+    qualify: int | None = None  # the open ladder's top N enter the finals; None: every entrant
 
     def times(self, created: float) -> tuple[float, float]:
         """(freeze_at, finals_at) for a competition created at `created`."""
@@ -167,6 +169,15 @@ def from_dict(doc: Mapping[str, Any], where: str = "the config") -> CompetitionC
         raise fail(
             "[finals] max_matches", f"must be a whole number of at least 1, not {max_matches!r}"
         )
+    qualify = finals.get("qualify")
+    if qualify is not None and (
+        isinstance(qualify, bool) or not isinstance(qualify, int) or qualify < max(2, table_size)
+    ):
+        raise fail(
+            "[finals] qualify",
+            f"must be a whole number of at least {max(2, table_size)} (a table's bots), "
+            f"not {qualify!r}",
+        )
     per_day = doc.get("uploads", {}).get("per_day", DEFAULT_UPLOADS_PER_DAY)
     if isinstance(per_day, bool) or not isinstance(per_day, int) or per_day < 1:
         raise fail("[uploads] per_day", f"must be a whole number of at least 1, not {per_day!r}")
@@ -181,6 +192,7 @@ def from_dict(doc: Mapping[str, Any], where: str = "the config") -> CompetitionC
         confidence=float(confidence),
         max_matches=max_matches,
         uploads_per_day=per_day,
+        qualify=qualify,
     )
 
 

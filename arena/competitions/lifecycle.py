@@ -41,7 +41,7 @@ def advance(store: Store, name: str) -> Competition:
     the clock says; finals -> published only once the finals have ended by their rule."""
     comp = store.get_competition(name)
     if comp.phase == OPEN:
-        return store.freeze_competition(name, config_of(comp).finals.after_s)
+        return _freeze(store, comp)
     if comp.phase == FROZEN:
         return store.start_finals(name)
     if comp.phase == FINALS:
@@ -58,13 +58,18 @@ def advance(store: Store, name: str) -> Competition:
     raise CompetitionError(f"competition {name!r} is published already: it stays as it is")
 
 
+def _freeze(store: Store, comp: Competition) -> Competition:
+    config = config_of(comp)
+    return store.freeze_competition(comp.name, config.finals.after_s, config.qualify)
+
+
 def tick(store: Store, name: str, now: float, verifying: bool) -> Competition:
     """The clock's step, if one is due: the freeze waits while a version of its bots is still
     being verified (`verifying`: it was uploaded in time, and enters if it passes)."""
     comp = store.get_competition(name)
     step = due(comp.phase, comp.freeze_at, comp.finals_at, now)
     if step == FROZEN and not verifying:
-        return store.freeze_competition(name, config_of(comp).finals.after_s)
+        return _freeze(store, comp)
     if step == FINALS:
         return store.start_finals(name)
     return comp

@@ -186,12 +186,15 @@ class Competitions(Ladders):
         return [self.get_competition(n) for n in names]
 
     @sqlite_errors
-    def freeze_competition(self, name: str, finals_after_s: float | None = None) -> Competition:
+    def freeze_competition(
+        self, name: str, finals_after_s: float | None = None, qualify: int | None = None
+    ) -> Competition:
         """open -> frozen: the entrants are fixed, each bot's newest version that passed (of the
         bots the competition names, or else of those that joined its open ladder), neither
-        suspended nor removed; with `finals_after_s`, the finals begin that long after now
-        (a freeze earlier than planned brings them forward). Nothing happens if it is frozen
-        already."""
+        suspended nor removed; with `qualify`, only the `qualify` of them best placed in the
+        open ladder (by that version's conservative rating there; a version it has not rated
+        comes last). With `finals_after_s`, the finals begin that long after now (a freeze
+        earlier than planned brings them forward). Nothing happens if it is frozen already."""
         with self._write(immediate=True) as conn:
             comp_id, phase = self._phase(conn, name)
             if phase != OPEN:
@@ -213,6 +216,17 @@ class Competitions(Ladders):
                 for b in playing_versions(self.list_bots(), families)
                 if not b.suspended and not b.remote
             ]
+            if qualify is not None and len(chosen) > qualify:
+                rated = dict(
+                    conn.execute(
+                        "SELECT b.name, r.conservative FROM ratings r JOIN bots b ON "
+                        "b.id = r.bot_id JOIN ladders l ON l.id = r.ladder_id WHERE l.name = ? "
+                        "AND r.matches > 0",
+                        (comp.open_ladder,),
+                    ).fetchall()
+                )
+                chosen.sort(key=lambda b: (-rated.get(b.name, float("-inf")), b.family))
+                del chosen[qualify:]
             chosen.sort(key=lambda b: b.family)
             conn.executemany(
                 "INSERT INTO competition_entrants (competition_id, position, family, bot_id) "

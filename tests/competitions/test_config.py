@@ -14,7 +14,7 @@ def test_a_config_is_read_whole_and_kept_as_stored():
         config_text(
             top='bots = ["alice", "bob", "carol"]',
             phases='freeze = 2030-01-01T18:00:00Z\nfinals = "2h"',
-            finals="confidence = 0.9\nmax_matches = 300",
+            finals="confidence = 0.9\nmax_matches = 300\nqualify = 8",
             options="",
         )
     )
@@ -23,6 +23,7 @@ def test_a_config_is_read_whole_and_kept_as_stored():
     assert config.freeze == When(at=1893520800.0)
     assert config.finals == When(after_s=7200.0)
     assert (config.confidence, config.max_matches, config.uploads_per_day) == (0.9, 300, 3)
+    assert config.qualify == 8
     assert config.times(1_800_000_000.0) == (1893520800.0, 1893528000.0)
     assert from_stored(config.stored()) == config
 
@@ -43,6 +44,7 @@ def test_a_config_is_read_whole_and_kept_as_stored():
         ({"phases": 'freeze = "1h"\nfinals = "1h"\nend = "2h"'}, "[phases] end is not a setting"),
         ({"finals": "confidence = 1.5"}, "[finals] confidence must be a number above 0.5"),
         ({"finals": "max_matches = 0"}, "[finals] max_matches must be a whole number of at"),
+        ({"finals": "qualify = 2"}, "[finals] qualify must be a whole number of at least 3"),
         ({"uploads": "per_day = true"}, "[uploads] per_day must be a whole number of at least 1"),
         ({"options": "no_such_option = true"}, "balloon has no option no_such_option"),
     ],

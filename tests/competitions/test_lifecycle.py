@@ -180,6 +180,27 @@ def test_finals_killed_again_and_again_end_with_the_same_standings(tmp_path):
     assert results(tmp_path / "killed" / "arena.db") == results(tmp_path / "straight" / "arena.db")
 
 
+def test_a_qualification_lets_the_open_ladders_top_n_into_the_finals(tmp_path):
+    """The three best conservative ratings of the open ladder enter (f joined and never
+    played: unrated, it would come last)."""
+    with Store(tmp_path / "arena.db") as store:
+        bots = ["a", "b", "c", "d", "e", "f"]
+        for name in bots:
+            store.add_bot(name, RANDOM, cwd=ROOT)
+        config = parse(config_text(finals="max_matches = 24\nqualify = 3"))
+        lifecycle.create(store, config, NOW)
+        store.ensure_open_ladder("cup.open", "balloon", 3)
+        for name in bots:
+            store.join_ladder("cup.open", name)
+        for seed, table in enumerate([("c", "d", "e")] * 3 + [("a", "b", "c")]):
+            store.add_set("cup.open", table, seed)
+        play_pending(store, "cup.open")
+        ranked = [s.bot for s in store.rankings("cup.open").standings]
+        frozen = lifecycle.advance(store, "cup")
+        assert frozen.entrants == tuple(sorted(ranked[:3]))
+        assert frozen.entrants != ("a", "b", "c")  # not merely the first by name
+
+
 def test_finals_need_as_many_entrants_as_a_table(tmp_path):
     with Store(tmp_path / "arena.db") as store:
         store.add_bot("a", RANDOM, cwd=ROOT)
