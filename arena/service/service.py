@@ -153,6 +153,10 @@ class ArenaService:
                 refuse_remote=None if s.allow_remote else remote.refused_at_hello(ALLOW_REMOTE),
             )
             await self._say_remote()
+            if competitions:  # before the web server: uploads are checked against them
+                self.competitions = CompetitionDriver(
+                    competitions, self.store, self.executor, s.run, self._stopping
+                )
             ladders = [
                 await self.store.run(
                     Store.ensure_open_ladder,
@@ -184,10 +188,7 @@ class ArenaService:
                 self.uploads_per_day,
             )
             loops = [asyncio.ensure_future(self._ladder_loop(ladder)) for ladder in ladders]
-            if competitions:
-                self.competitions = CompetitionDriver(
-                    competitions, self.store, self.executor, s.run, self._stopping
-                )
+            if self.competitions is not None:
                 loops.append(asyncio.ensure_future(self.competitions.run()))
                 loops[-1].add_done_callback(self._competitions_ended)
             for name in await self.store.run(Store.versions_verifying):  # left by a stop
