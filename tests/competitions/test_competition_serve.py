@@ -16,9 +16,12 @@ import sys
 import zipfile
 from pathlib import Path
 
+from click.testing import CliRunner
+
+from arena.cli import main
 from arena.store import Store
 from tests.cli import ROOT
-from tests.service.serving import RANDOM, Server, arena, wait_until
+from tests.service.serving import RANDOM, Server, wait_until
 from tests.support.competitions import config_text
 from tests.timing import scaled
 
@@ -30,6 +33,14 @@ CONFIG = config_text(
 
 # One match at a time: every bot then runs one process (a lane each match in flight).
 SERVE = ["--competition", "cup", "-j", "1"]
+
+
+def arena(*args: str, exit_code: int = 0):
+    """`arena ARGS` in this process (its imports are loaded already: a second each saved); the
+    server and the uploads are processes of their own."""
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == exit_code, (args, result.output, result.exception)
+    return result
 
 
 def submit(server: Server, key_file: Path, folder: Path) -> subprocess.CompletedProcess:
@@ -92,7 +103,7 @@ def test_a_competition_from_open_uploads_to_verified_standings(tmp_path):
     config = tmp_path / "cup.toml"
     config.write_text(CONFIG)
     created = arena("competition", "create", str(config), "--db", str(db))
-    assert "competition cup is open" in created.stdout
+    assert "competition cup is open" in created.output
 
     server = Server(tmp_path, db, extra=SERVE, ladder=None)
     try:
@@ -101,7 +112,7 @@ def test_a_competition_from_open_uploads_to_verified_standings(tmp_path):
         assert passed.returncode == 0, passed.stdout + passed.stderr + server.log_tail()
         wait_until(lambda: "mine" in joined(db, "cup.open"), "mine in the ladder", server=server)
         frozen = arena("competition", "advance", "cup", "--db", str(db))
-        assert "open -> frozen" in frozen.stdout and "entrants: mine, r1, r2" in frozen.stdout
+        assert "open -> frozen" in frozen.output and "entrants: mine, r1, r2" in frozen.output
         (mine / "bot.py").write_text((mine / "bot.py").read_text() + "\n# version 2\n")
         late = submit(server, key_file, mine)
         assert late.returncode == 1 and "refused (403)" in late.stderr, late.stderr
@@ -124,7 +135,7 @@ def test_a_competition_from_open_uploads_to_verified_standings(tmp_path):
     after = completed(db, "cup.finals")
     assert len(after) == 6  # two rounds of one set of 3 matches: each played once
     assert {i: after[i] for i in before} == before  # what was in before the kill stays
-    shown = json.loads(arena("competition", "show", "cup", "--json", "--db", str(db)).stdout)
+    shown = json.loads(arena("competition", "show", "cup", "--json", "--db", str(db)).output)
     assert shown["entrants"] == ["mine", "r1", "r2"]  # mine@2 was never made
     assert shown["finals_end"] == "budget"
     assert sorted(s["bot"] for s in shown["standings"]) == ["mine", "r1", "r2"]
@@ -133,7 +144,7 @@ def test_a_competition_from_open_uploads_to_verified_standings(tmp_path):
     out = tmp_path / "cup.zip"
     arena("competition", "archive", "cup", "-o", str(out), "--db", str(db))
     accepted = arena("competition", "verify", str(out))
-    assert "accepted: 6 matches replayed" in accepted.stdout
+    assert "accepted: 6 matches replayed" in accepted.output
     tampered = tmp_path / "tampered.zip"
     with zipfile.ZipFile(out) as zin, zipfile.ZipFile(tampered, "w") as zout:
         for item in zin.namelist():
@@ -143,6 +154,5 @@ def test_a_competition_from_open_uploads_to_verified_standings(tmp_path):
                 doc["replay"]["scores"][1] += 5
                 raw = json.dumps(doc).encode()
             zout.writestr(item, raw)
-    rejected = arena("competition", "verify", str(tampered), check=False)
-    assert rejected.returncode == 1
+    rejected = arena("competition", "verify", str(tampered), exit_code=1)
     assert "match 4: the replay does not reproduce its result" in rejected.stderr
