@@ -62,13 +62,15 @@ def dump_stacks_and_kill(proc: subprocess.Popen, wait_s: float = 5.0) -> tuple[s
 
 
 def serve_args(
-    ladder: str, *options: str, db: Path | None = None, port: int = 0, web_port: int = 0
+    ladder: str | None, *options: str, db: Path | None = None, port: int = 0, web_port: int = 0
 ) -> list[str]:
-    """The arguments of `arena serve` for one ladder (NAME=GAME:K) on the given ports (0: the
-    system picks one), on `db` if given, then `options`."""
+    """The arguments of `arena serve` for one ladder (NAME=GAME:K; None: none, the options
+    name what it runs) on the given ports (0: the system picks one), on `db` if given, then
+    `options`."""
     on_db = ["--db", str(db)] if db is not None else []
     ports = ["--port", str(port), "--web-port", str(web_port)]
-    return ["serve", *on_db, "--ladder", ladder, *ports, *options]
+    ladders = ["--ladder", ladder] if ladder is not None else []
+    return ["serve", *on_db, *ladders, *ports, *options]
 
 
 def run_match(

@@ -121,9 +121,15 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
     "--ladder",
     "ladders",
     multiple=True,
-    required=True,
     metavar="NAME=GAME:K[:OPTS]",
     help="An open ladder to run (repeatable), e.g. balloon-3=balloon:3.",
+)
+@click.option(
+    "--competition",
+    "competitions",
+    multiple=True,
+    metavar="NAME",
+    help="A competition to run (repeatable; arena competition create makes one).",
 )
 @click.option(
     "--members",
@@ -189,6 +195,7 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
 def serve_cmd(
     db,
     ladders,
+    competitions,
     members,
     host,
     port,
@@ -211,6 +218,8 @@ def serve_cmd(
     never on the command line, where any user of the machine can read it.
     """
     admin_key = read_admin_key(admin_key_file, admin_key_value, os.environ)
+    if not ladders and not competitions:
+        raise click.UsageError("give a ladder to run (--ladder) or a competition (--competition)")
     specs = tuple(parse_ladder(text) for text in ladders)
     if len({s.name for s in specs}) != len(specs):
         raise click.UsageError("two --ladder options have the same name")
@@ -230,6 +239,7 @@ def serve_cmd(
         max_matches=max_matches,
         seed=seed,
         rating_mode=rating_mode,
+        competitions=tuple(dict.fromkeys(competitions)),
     )
     configure_logging(logging.INFO)
 

@@ -47,6 +47,10 @@ class UploadBackend(StoreBackend, Protocol):
     def verify_later(self, name: str) -> None:
         """Verify the submitted version `name` in the background."""
 
+    async def upload_terms(self, family: str) -> int:
+        """The uploads the bot `family` may have in 24 hours now (raises UploadsClosed when a
+        competition it enters takes no more)."""
+
 
 class WebBackend(AdminBackend, UploadBackend, Protocol):
     """What the service's web server asks of it: both APIs' members, and the replay so far of

@@ -32,6 +32,7 @@ from arena.store import (
     RUNNABLE,
     AsyncStore,
     Bot,
+    Competition,
     Ladder,
     Store,
     StoredMatch,
@@ -41,6 +42,7 @@ from arena.store import (
 from arena.store.registry import VERIFYING
 from arena.submissions.archive import Limits as UploadLimits
 
+from .competitions import CompetitionDriver, open_ladders
 from .scheduler import Scheduler, SchedulerSettings, Step
 from .tables import FaultPolicy
 from .verification import VerificationSettings, Verifier
@@ -87,6 +89,9 @@ class ServiceSettings:
     # Seat remote bots (they run on their owners' machines, where lanes cannot be enforced:
     # arena/ladder/remote.py). Off by default: a public server seats only bots it launches.
     allow_remote: bool = False
+    # Competitions to run (arena competition create makes them): their open ladders join
+    # `ladders` while they are open; their finals are played here (competitions.py).
+    competitions: tuple[str, ...] = ()
 
 
 class ArenaService:
@@ -112,6 +117,8 @@ class ArenaService:
         self._in_flight: dict[str, set[asyncio.Task]] = {}  # ladder -> its sets playing
         self._running: dict[tuple[str, int], str] = {}  # (ladder, index) -> referee match id
         self._specs = {spec.name: spec for spec in settings.ladders}
+        self.ladders = settings.ladders  # and the competitions' open ladders, once read
+        self.competitions: CompetitionDriver | None = None
         self.ready = asyncio.Event()  # set once the referee and web server listen
         self._lost: Exception | None = None  # why it stopped: a lease taken over, a ladder's error
         self._ladders: dict[str, Ladder] = {}
@@ -132,8 +139,12 @@ class ArenaService:
         leases = contextlib.AsyncExitStack()  # one run per ladder: see arena/ladder/lease.py
         try:
             self.uploads_per_day = await self.store.run(Store.uploads_per_day, s.uploads_per_day)
+            competitions = await self._read_competitions()
+            finals = [c.finals_ladder for c in competitions]
             await leases.enter_async_context(
-                lease.held(self.store, [ladder.name for ladder in s.ladders], self._fail)
+                lease.held(
+                    self.store, [ladder.name for ladder in self.ladders] + finals, self._fail
+                )
             )
             self.executor = s.run.make_executor(
                 self.store,
@@ -142,6 +153,10 @@ class ArenaService:
                 refuse_remote=None if s.allow_remote else remote.refused_at_hello(ALLOW_REMOTE),
             )
             await self._say_remote()
+            if competitions:  # before the web server: uploads are checked against them
+                self.competitions = CompetitionDriver(
+                    competitions, self.store, self.executor, s.run, self._stopping
+                )
             ladders = [
                 await self.store.run(
                     Store.ensure_open_ladder,
@@ -151,7 +166,7 @@ class ArenaService:
                     options=ladder.options,
                     rating_mode=s.rating_mode,
                 )
-                for ladder in s.ladders
+                for ladder in self.ladders
             ]
             self._ladders = {ladder.name: ladder for ladder in ladders}
             await self.executor.start([])
@@ -173,6 +188,9 @@ class ArenaService:
                 self.uploads_per_day,
             )
             loops = [asyncio.ensure_future(self._ladder_loop(ladder)) for ladder in ladders]
+            if self.competitions is not None:
+                loops.append(asyncio.ensure_future(self.competitions.run()))
+                loops[-1].add_done_callback(self._competitions_ended)
             for name in await self.store.run(Store.versions_verifying):  # left by a stop
                 self.verify_later(name)
             await self._stopping.wait()
@@ -191,6 +209,28 @@ class ArenaService:
                 await self.executor.close()
             await leases.aclose()
             await self.store.close()
+
+    async def _read_competitions(self) -> list[Competition]:
+        """The competitions to run, their open ladders added to the service's ladders."""
+        found = await self._db.run(open_ladders, self.settings.competitions)
+        specs = tuple(
+            LadderSpec(
+                ladder,
+                c.game,
+                c.table_size,
+                dict(c.options),
+                frozenset(c.bots) if c.bots is not None else None,
+            )
+            for c, ladder in found
+        )
+        self.ladders = self.settings.ladders + specs
+        self._specs.update({spec.name: spec for spec in specs})
+        return [c for c, _ in found]
+
+    def _competitions_ended(self, task: asyncio.Task) -> None:
+        if not task.cancelled() and (err := task.exception()) is not None:
+            log.error("the competitions stopped: %s", err)
+            self._fail(err)  # type: ignore[arg-type]
 
     def _fail(self, err: Exception) -> None:
         """Stop the service; `run()` then raises `err` (the first one)."""
@@ -267,6 +307,8 @@ class ArenaService:
         self.scheduler.open_ladder(name, Rater(ladder.rating_params), self._specs[name].members)
         await self._resume(ladder)
         while not self._stopping.is_set():
+            if self.competitions is not None and not self.competitions.ladder_open(name):
+                return  # a competition's open ladder, frozen: its sets in flight end on their own
             step = self.scheduler.next_step(len(self._in_flight[name]))
             if step is Step.STOP:
                 self.stop()
@@ -424,10 +466,10 @@ class ArenaService:
         flight are over; seated again, it is launched again. (Processes merely unused end
         after the idle time: RunSettings.idle_stop_s.)"""
         seatable = {
-            b.name
-            for spec in self.settings.ladders
-            for b in playing_versions(registered, spec.members)
+            b.name for spec in self.ladders for b in playing_versions(registered, spec.members)
         }
+        if self.competitions is not None:
+            seatable |= self.competitions.seatable()
         unseatable = [
             b.name
             for b in registered
@@ -455,7 +497,7 @@ class ArenaService:
 
     def _ladder_for(self, bot: Bot) -> Ladder | None:
         """The ladder a version of `bot` is verified for: the first it may play in."""
-        for spec in self.settings.ladders:
+        for spec in self.ladders:
             if spec.members is None or any(
                 parse_bot_spec(m)[0] == bot.family for m in spec.members
             ):
@@ -480,6 +522,13 @@ class ArenaService:
     @property
     def db(self) -> Path:
         return self.settings.db
+
+    async def upload_terms(self, family: str) -> int:
+        """The uploads the bot `family` may have in 24 hours now; UploadsClosed once a
+        competition it enters is frozen (competitions.py)."""
+        if self.competitions is None:
+            return self.uploads_per_day
+        return await self.competitions.upload_terms(family, self.uploads_per_day)
 
     @property
     def upload_limits(self) -> UploadLimits:

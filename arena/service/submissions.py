@@ -30,6 +30,7 @@ from arena.store import (
     StoreError,
     UnknownBot,
     UploadLimitReached,
+    UploadsClosed,
     parse_bot_spec,
     version_name,
 )
@@ -136,8 +137,12 @@ def submissions_router(service: UploadBackend) -> APIRouter:
                 400, f"submit to the bot, {name.partition('@')[0]!r}, not to a version"
             )
         family = await owner(name, x_owner_key)
-        per_day = service.uploads_per_day
         limits = service.upload_limits
+        try:  # a competition's terms (docs/competitions.md)
+            per_day = await service.upload_terms(family)
+        except UploadsClosed as err:
+            await discard_body(request, limits.archive_bytes)
+            raise HTTPException(403, str(err)) from None
         try:  # before anything is written
             await store().run(Store.check_upload_allowed, family, per_day)
         except UploadLimitReached as err:

@@ -10,6 +10,8 @@ SQLite through sqlite-utils 4. Schema and decisions: docs/store.md. Each concern
     quotas.py     uploads per bot per day: arena serve's setting, and the count
     snapshots.py  the copies of bot directories that versions run from
     leases.py     ladder leases as stored (one run per ladder; arena.ladder.lease decides)
+    competitions.py  competitions: definition, phase steps, entrants, finals' ladder,
+                  published standings and archive (immutable)
     ladders.py    ladder creation (the schedule written as pending matches), continuous
                   ladders, comparisons' ladders
     matches.py    the match lifecycle: start, take back, result, infrastructure failure
@@ -46,6 +48,13 @@ from arena.results import (
 )
 
 from .aio import AsyncStore
+from .competitions import (
+    Competition,
+    CompetitionError,
+    Competitions,
+    UnknownCompetition,
+    UploadsClosed,
+)
 from .errors import (
     DatabaseDamaged,
     DuplicateBot,
@@ -105,7 +114,9 @@ from .schema import (
 from .submissions import Submissions
 
 
-class Store(Registry, Submissions, Quotas, Leases, RankingQueries, Matches, StoreFile):
+class Store(
+    Registry, Submissions, Quotas, Leases, Competitions, RankingQueries, Matches, StoreFile
+):
     """The SQLite store. Owns one connection; use it from one thread (see AsyncStore).
 
     `path` defaults to arena.db in the working directory. `timeout` is how long a write waits for
@@ -138,6 +149,10 @@ __all__ = [
     "playing_versions",
     "version_name",
     "AsyncStore",
+    "Competition",
+    "CompetitionError",
+    "UnknownCompetition",
+    "UploadsClosed",
     "Bot",
     "BotAccess",
     "COMPLETED",

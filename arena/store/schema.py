@@ -249,6 +249,47 @@ def _m0007_service_settings(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m0008_competitions(db: sqlite_utils.Database) -> None:
+    # Competitions (competitions.py): the definition and phase, each phase step with its time,
+    # the entrants fixed at the freeze; once published, the standings and the results archive,
+    # which the trigger keeps as they are.
+    db.executescript("""
+    CREATE TABLE competitions (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        game TEXT NOT NULL,
+        table_size INTEGER NOT NULL,
+        options TEXT NOT NULL,
+        config TEXT NOT NULL,
+        created REAL NOT NULL,
+        freeze_at REAL NOT NULL,
+        finals_at REAL NOT NULL,
+        phase TEXT NOT NULL CHECK (phase IN ('open', 'frozen', 'finals', 'published')),
+        finals_end TEXT,
+        standings TEXT,
+        archive BLOB
+    );
+    CREATE TABLE competition_steps (
+        competition_id INTEGER NOT NULL REFERENCES competitions(id),
+        phase TEXT NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (competition_id, phase)
+    );
+    CREATE TABLE competition_entrants (
+        competition_id INTEGER NOT NULL REFERENCES competitions(id),
+        position INTEGER NOT NULL,
+        family TEXT NOT NULL,
+        bot_id INTEGER NOT NULL REFERENCES bots(id),
+        PRIMARY KEY (competition_id, position),
+        UNIQUE (competition_id, family)
+    );
+    CREATE TRIGGER competitions_published_stay BEFORE UPDATE ON competitions
+    WHEN OLD.phase = 'published'
+    BEGIN SELECT RAISE(ABORT, 'a published competition cannot be changed'); END;
+    PRAGMA user_version = 8;
+    """)
+
+
 # A reader of a database from before versions or submissions (which it cannot migrate) sees
 # its bots as the migrations would make them: each its own version 1, active. A TEMP view is the
 # connection's own (it writes nothing to the file) and is found before the file's table of the
@@ -262,7 +303,7 @@ _BOTS_COLUMNS_ADDED = {
 
 
 # Each migration ends by setting PRAGMA user_version to its number; add one, bump this.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 # The oldest schema the reading queries work on: a read-only open (which cannot migrate, say in
 # a read-only folder) accepts it. Raise it when a migration changes what they read.
 READABLE_FROM = 1
@@ -274,6 +315,7 @@ _MIGRATION_STEPS = (
     ("0005_fault_logs", _m0005_fault_logs),
     ("0006_secrets", _m0006_secrets),
     ("0007_service_settings", _m0007_service_settings),
+    ("0008_competitions", _m0008_competitions),
 )
 _MIGRATION_NAMES = tuple(name for name, _ in _MIGRATION_STEPS)
 # The tables of the first migration: with it recorded as applied, an Arena database from before

@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from arena.store import StoreError, UnknownBot, UnknownLadder, describe_error
+from arena.store import StoreError, UnknownBot, UnknownCompetition, UnknownLadder, describe_error
 from arena.store.browse import UnknownMatch
 
 from .paths import ServerUrls
@@ -47,6 +47,7 @@ def install(app: FastAPI, env: jinja2.Environment, store_path: str | Path) -> No
     @app.exception_handler(UnknownLadder)
     @app.exception_handler(UnknownBot)
     @app.exception_handler(UnknownMatch)
+    @app.exception_handler(UnknownCompetition)
     async def not_found(request: Request, exc: Exception) -> Response:
         return error_page(request, 404, str(exc))
 

@@ -40,6 +40,9 @@ PLACES: dict[str, Place] = {
     # (no filters without a server).
     "matches": Place("/matches", "matches/{ladder}/list-{page}.html"),
     "static": Place("/static/{path}", "static/{path}"),
+    # A competition (docs/competitions.md); its results archive only from a server.
+    "competition": Place("/competitions/{competition}", "competitions/{competition}.html"),
+    "competition_archive": Place("/competitions/{competition}/archive"),
     # The server's feeds: a static report has none.
     "live": Place("/api/ladders/{ladder}/matches/{index}/live"),
     "match_events": Place("/api/ladders/{ladder}/matches/{index}/events"),

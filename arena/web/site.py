@@ -12,6 +12,7 @@ import datetime as dt
 import json
 import math
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol, Sequence
@@ -20,6 +21,8 @@ import jinja2
 from markupsafe import Markup, escape
 
 from arena.compare import verdict
+from arena.competitions import archive as competition_archive
+from arena.competitions import phases as competition_phases
 from arena.games import option_labels
 from arena.ratings import conservative, rating_interval
 from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING, UnknownLadder
@@ -209,7 +212,11 @@ class View:
 
 
 def index_page(v: View) -> Page:
-    return "index.html", {"title": "Ladders", "ladders": v.q.ladders()}
+    return "index.html", {
+        "title": "Ladders",
+        "ladders": v.q.ladders(),
+        "competitions": competition_banners(v.q),
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -511,6 +518,73 @@ def match_page(v: View, ladder: str, index: int) -> Page:
     }
 
 
+# ------------------------------------------------------------------------------ competitions
+
+
+def competition_banners(q: BrowseQueries) -> list[dict[str, Any]]:
+    """The home page's banner: each competition open or in its finals, with what comes next."""
+    now = time.time()
+    return [
+        {"name": c.name, "phase": c.phase, "next": _next_step(c, now)}
+        for c in q.store.list_competitions()
+        if c.phase in (competition_phases.OPEN, competition_phases.FINALS)
+    ]
+
+
+def _next_step(c: Any, now: float) -> str:
+    """What comes next in a competition, and when, in words."""
+    if c.phase == competition_phases.OPEN:
+        return f"uploads close {_until(c.freeze_at, now)}"
+    if c.phase == competition_phases.FROZEN:
+        return f"the finals begin {_until(c.finals_at, now)}"
+    if c.phase == competition_phases.FINALS:
+        return "the standings are published when the finals end"
+    return f"published {_when(c.steps.get(competition_phases.PUBLISHED))}"
+
+
+def _until(at: float, now: float) -> str:
+    left = max(0, round(at - now))
+    days, rest = divmod(left, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, seconds = divmod(rest, 60)
+    parts = [f"{n} {u}" for n, u in ((days, "d"), (hours, "h"), (minutes, "min")) if n]
+    return f"in {' '.join(parts[:2]) or f'{seconds} s'} ({_when(at)})"
+
+
+def competition_page(v: View, competition: str) -> Page:
+    """A competition: its phase and what comes next, its entrants, the open ladder while
+    open, the finals' progress, and once published the standings (rating interval,
+    P(better than the next)), the crosstable and the archive."""
+    store = v.q.store
+    c = store.get_competition(competition)
+    config = c.config
+    progress = None
+    if c.phase == competition_phases.FINALS:
+        ladder = store.get_ladder(c.finals_ladder)
+        ranking = store.rankings(c.finals_ladder, config["confidence"])
+        p_next = [s.p_better_than_next for s in ranking.standings[:-1]]
+        progress = {
+            "played": ladder.completed,
+            "scheduled": ladder.num_matches,
+            "settled": sum(p >= config["confidence"] for p in p_next if p is not None),
+            "pairs": len(p_next),
+            "budget_left": max(0, config["max_matches"] - ladder.num_matches),
+        }
+    table = None
+    if c.phase == competition_phases.PUBLISHED:
+        data = store.competition_archive(competition)
+        table = competition_archive.read(data)[2] if data is not None else None
+    return "competition.html", {
+        "title": f"Competition {c.name}",
+        "c": c,
+        "config": config,
+        "next": _next_step(c, time.time()),
+        "progress": progress,
+        "crosstable": table,
+        "has_finals": c.phase in (competition_phases.FINALS, competition_phases.PUBLISHED),
+    }
+
+
 # -------------------------------------------------------------------------------- the pages
 
 
@@ -536,4 +610,9 @@ PAGES: tuple[PageKind, ...] = (
     PageKind("comparison", comparison_page),
     PageKind("bot", bot_page, lambda q: [{"bot": b.name} for b in q.bots()]),
     PageKind("match", match_page),
+    PageKind(
+        "competition",
+        competition_page,
+        lambda q: [{"competition": c.name} for c in q.store.list_competitions()],
+    ),
 )

@@ -47,7 +47,8 @@ def wait_until(condition, what: str, timeout: float = 90.0, server: "Server | No
 
 class Server:
     """`arena serve` in its own session; the admin key comes from the environment unless
-    `admin_env` says otherwise (variables to set, None to unset)."""
+    `admin_env` says otherwise (variables to set, None to unset); it runs `ladder` (None: only
+    what `extra` names, a competition say)."""
 
     def __init__(
         self,
@@ -55,6 +56,7 @@ class Server:
         db: Path,
         extra: list[str] = (),
         admin_env: dict[str, str | None] | None = None,
+        ladder: str | None = "bal=balloon:3",
     ):
         env = dict(os.environ)
         for key, value in (admin_env or {"ARENA_ADMIN_KEY": ADMIN}).items():
@@ -76,7 +78,7 @@ class Server:
             "20",
         ]
         command = serve_args(
-            "bal=balloon:3", *options, *extra, db=db, port=self.port, web_port=self.web_port
+            ladder, *options, *extra, db=db, port=self.port, web_port=self.web_port
         )
         with open(self.log, "w") as log:  # the child keeps its own descriptor
             self.proc = start_arena(

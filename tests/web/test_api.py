@@ -82,6 +82,7 @@ def _requests(sample: dict) -> dict[str, list[str]]:
             f"/api/ladders/boom4/matches/{m.index}/live",
             f"/api/ladders/boom4/matches/{m.index}/live?since=5",
         ],
+        "/api/competitions": ["/api/competitions"],
     }
 
 

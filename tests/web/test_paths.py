@@ -57,6 +57,7 @@ def test_every_page_and_feed_is_served_at_its_address(client):
     page at"."""
     urls = ServerUrls()
     params = {"ladder": "balloon3", "bot": "alice", "index": 0, "path": "arena.css"}
+    params["competition"] = "cup"
     for name, place in PLACES.items():
         if name.endswith("events"):
             continue  # event streams do not end: tests/web/test_live.py reads them

@@ -7,11 +7,12 @@ APIRouter over the shared `common.Web` (as arena/service/ builds its routers):
     matches.py  the match list (page and API), a match (API), and full_match for the admin API
     live.py     matches and ladders as they are played: polling and server-sent events
     docs.py     the API's documentation (Swagger UI) and the favicon
+    competitions.py  competitions' JSON API and a published one's results archive
 
 Shared declarations (parameters, documented errors, records as plain data) are in common.py.
 """
 
-from . import bots, docs, ladders, live, matches, pages
+from . import bots, competitions, docs, ladders, live, matches, pages
 
 # Included in this order: the API's routes keep it in /openapi.json.
-MODULES = (pages, docs, ladders, bots, matches, live)
+MODULES = (pages, docs, ladders, bots, matches, live, competitions)

@@ -26,6 +26,7 @@ LADDER = PathParam(description="ladder name", max_length=64)
 BOT_NAME_MAX = 72  # a name of 64 and a version's "@N"
 BOT = PathParam(description="bot name (a version: NAME@N)", max_length=BOT_NAME_MAX)
 INDEX = PathParam(description="the match's index in its ladder's schedule", ge=0, le=2**53)
+COMPETITION = PathParam(description="competition name", max_length=48)
 LIMIT = Query(50, ge=1, le=200, description="matches per page")
 BEFORE = Query(None, ge=1, le=2**62, description="the `next` of the previous page")
 # A page's path parameters (paths.PLACES), as the routes declare them: (type, declaration).
@@ -33,6 +34,7 @@ PATH_PARAMS: dict[str, tuple[type, Any]] = {
     "ladder": (str, LADDER),
     "bot": (str, BOT),
     "index": (int, INDEX),
+    "competition": (str, COMPETITION),
 }
 
 # FastAPI's `responses`: extra answers a route documents in /openapi.json.
