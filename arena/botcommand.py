@@ -132,9 +132,9 @@ def read_manifest(
 ) -> Manifest:
     """Read and check `arena-bot.toml` in `directory`; BadManifest says what is wrong. An upload
     (`upload`) must use the upload's form, and its messages name no path of this machine; a
-    directory the organiser registers may use either form. `runtimes`: the server's, which an
-    upload's runtime must be one of, with nothing missing (None: any name, an unknown one taken
-    for an organiser's Python runtime, as a launch of a version already checked does)."""
+    directory the organiser registers may use either form. `runtimes`: the server's, which the
+    runtime must be one of, with nothing missing (None: the built-in ones; a version already
+    prepared, arena.runtimes.find_preparation, is not checked again)."""
     if upload:
         return _upload_manifest(
             _load_manifest(directory, upload=True), Path(directory), runtimes or Runtimes()
@@ -196,7 +196,7 @@ def _upload_manifest(data: dict[str, Any], bot_dir: Path, runtimes: Runtimes | N
         raise BadManifest(
             f'{MANIFEST} says no runtime; add one: runtime = "python" or runtime = "node"'
         )
-    kind = _runtime_kind(runtime, runtimes)
+    kind = _runtime_kind(runtime, runtimes, bot_dir)
     command = _upload_command(data.get("command"), bot_dir, built=kind == "cpp")
     name = data.get("name")
     if name is not None and not isinstance(name, str):
@@ -224,25 +224,31 @@ def _upload_manifest(data: dict[str, Any], bot_dir: Path, runtimes: Runtimes | N
     )
 
 
-def _runtime_kind(runtime: object, runtimes: Runtimes | None) -> str:
-    """The kind of the runtime a manifest names, checked against the server's runtimes."""
-    if not isinstance(runtime, str) or not runtime:
-        raise BadManifest(f'{MANIFEST}: runtime is a name, such as runtime = "python"')
+LABELS = {"python": "Python", "node": "Node.js", "cpp": "C++"}  # a built-in runtime's, in words
+
+
+def _runtime_kind(runtime: object, runtimes: Runtimes | None, bot_dir: Path) -> str:
+    """The kind of the runtime a manifest names, checked against the server's runtimes (with
+    none given, the built-in ones; a version already prepared is not checked again: its
+    runtime may be the organiser's)."""
     if runtimes is None:
-        known = Runtimes().get(runtime)
-        return known.kind if known is not None else "python"
-    found = runtimes.get(runtime)
+        if find_preparation(bot_dir) is not None:
+            known = Runtimes().get(runtime) if isinstance(runtime, str) else None
+            return known.kind if known is not None else "python"
+        runtimes = Runtimes()
+    found = runtimes.get(runtime) if isinstance(runtime, str) else None
     if found is None:
         raise BadManifest(
-            f"{MANIFEST} has runtime = {runtime!r}, which this server does not have; its "
-            f"runtimes are {', '.join(runtimes.names())} (arena runtime list)"
+            f"{MANIFEST} has runtime = {runtime!r}, which Arena does not know; the runtimes are "
+            f"{', '.join(runtimes.names())} (arena runtime list)"
         )
     lacks = found.missing()
     if lacks:
+        others = ", ".join(n for n in runtimes.names() if n != runtime)
         raise BadManifest(
-            f"this server cannot run runtime {runtime!r} now: it lacks {'; '.join(lacks)}. "
-            "Ask the organiser to install it, or submit a bot of another runtime "
-            f"({', '.join(n for n in runtimes.names() if n != runtime)})"
+            f"this server has no {LABELS.get(found.name, found.name)} runtime: it lacks "
+            f"{'; '.join(lacks)}. Ask the organiser to install it, or submit a bot of another "
+            f"runtime ({others})"
         )
     return found.kind
 

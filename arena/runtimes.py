@@ -98,7 +98,6 @@ BUILTIN = (
 )
 
 
-@functools.cache
 def _has_program(name: str) -> bool:
     return shutil.which(name) is not None
 

@@ -61,7 +61,7 @@ class BuildLimits:
 
 
 @dataclass(frozen=True)
-class _Outcome:
+class StepOutcome:
     ok: bool
     detail: str
     output: str
@@ -176,7 +176,7 @@ class Preparer:
             argv += ["-r", manifest.requirements]
         argv += list(runtime.packages)
         shown = shlex.join(["pip", "install", "--no-index", *argv[argv.index("--target") :]])
-        async with _Box(self.limits, self.confined, tuple(read_only), entry.name) as box:
+        async with BuildBox(self.limits, self.confined, tuple(read_only), entry.name) as box:
             await asyncio.to_thread(box.fill, bot_dir)
             outcome = await box.run(argv, self.limits.time_s)
             step = _step("install", shown, outcome)
@@ -188,7 +188,7 @@ class Preparer:
     async def _build(self, bot_dir: Path, manifest: Manifest, entry: Path) -> Preparation:
         steps: list[Step] = []
         deadline = time.monotonic() + self.limits.time_s
-        async with _Box(self.limits, self.confined, (), entry.name) as box:
+        async with BuildBox(self.limits, self.confined, (), entry.name) as box:
             await asyncio.to_thread(box.fill, bot_dir)
             for i, argv in enumerate(manifest.build, 1):
                 name = "build" if len(manifest.build) == 1 else f"build {i}"
@@ -255,7 +255,7 @@ def _read_entry(entry: Path) -> Preparation | None:
     return found if entry.is_dir() else None
 
 
-def _step(name: str, command: str, outcome: _Outcome) -> Step:
+def _step(name: str, command: str, outcome: StepOutcome) -> Step:
     return Step(
         name, command, outcome.ok, round(outcome.seconds, 2), outcome.output, outcome.detail
     )
@@ -281,21 +281,28 @@ def _keep(made: Path, entry: Path) -> None:
     os.rename(part, entry)
 
 
-class _Box:
+class BuildBox:
     """One preparation's sandboxed folder (/home/bot inside): a tmpfs of its own when the
     platform is root, owned by a user picked for this preparation; removed on exit."""
 
-    def __init__(self, limits: BuildLimits, confined: bool, read_only: tuple[Path, ...], key: str):
+    def __init__(
+        self,
+        limits: BuildLimits,
+        confined: bool,
+        read_only: tuple[Path, ...],
+        key: str,
+        parent: Path | None = None,
+    ):
         self.limits = limits
         self.confined = confined
         self.read_only = read_only
         self.key = key
-        self.parent = Path(os.environ.get("TMPDIR", "/tmp"))
+        self.parent = parent or Path(os.environ.get("TMPDIR", "/tmp"))  # where its folder is made
         self.path = Path()
         self.uid: int | None = None
         self.mounted = False
 
-    async def __aenter__(self) -> _Box:
+    async def __aenter__(self) -> BuildBox:
         await asyncio.to_thread(self._open)
         return self
 
@@ -329,11 +336,11 @@ class _Box:
                 for name in [*dirnames, *filenames]:
                     os.lchown(os.path.join(dirpath, name), self.uid, self.uid)
 
-    async def run(self, argv: list[str], time_s: float) -> _Outcome:
+    async def run(self, argv: list[str], time_s: float) -> StepOutcome:
         """Run one step in the folder, in the sandbox, within `time_s` seconds."""
         began = time.monotonic()
         if time_s <= 0:
-            return _Outcome(False, f"the build ran out of its {self.limits.time_s:.0f} s", "", 0.0)
+            return StepOutcome(False, f"the build ran out of its {self.limits.time_s:.0f} s", "", 0.0)
         lim = self.limits
         env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -444,14 +451,12 @@ class _Box:
                 failure += (
                     f"; it tried to run more than {lim.processes} processes at once (its limit)"
                 )
-            if "No space left on device" in output or code in (
-                -signal.SIGXFSZ,
-                128 + signal.SIGXFSZ,
-            ):
+            full = ("No space left on device", "File too large")
+            if any(f in output for f in full) or code in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ):
                 failure += f"; a build's folder holds at most {lim.disk_mb} MB"
         elif failure and forks:
             failure += f"; it tried to run more than {lim.processes} processes at once (its limit)"
-        return _Outcome(not failure, failure, output, time.monotonic() - began)
+        return StepOutcome(not failure, failure, output, time.monotonic() - began)
 
 
 def _exit_text(code: int) -> str:
