@@ -340,7 +340,8 @@ class BuildBox:
         """Run one step in the folder, in the sandbox, within `time_s` seconds."""
         began = time.monotonic()
         if time_s <= 0:
-            return StepOutcome(False, f"the build ran out of its {self.limits.time_s:.0f} s", "", 0.0)
+            ran_out = f"the build ran out of its {self.limits.time_s:.0f} s (its time limit)"
+            return StepOutcome(False, ran_out, "", 0.0)
         lim = self.limits
         env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee import cgroups, sandbox
+from arena.referee import sandbox
 from arena.referee.build import BuildBox, BuildLimits, Preparer
 from arena.referee.launcher import group_layout
 from arena.runtimes import find_preparation

@@ -44,12 +44,19 @@ def owner_key(db: Path, name: str, tmp: Path) -> Path:
     return path
 
 
-def submit(server: Server, key_file: Path, folder: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
+def submit(server: Server, key_file: Path, folder: Path) -> subprocess.Popen:
+    """`arena submit` of `folder`, started (several run at once: their verifications overlap)."""
+    return subprocess.Popen(
         [sys.executable, "-m", "arena", "submit", "--server", server.web, "--key-file",
          str(key_file), "--timeout", str(int(scaled(400))), str(folder)],
-        cwd=ROOT, text=True, capture_output=True, timeout=scaled(480),
+        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
+
+
+def finished(proc: subprocess.Popen) -> tuple[int, str]:
+    """A started submit's exit code and everything it printed."""
+    out, err = proc.communicate(timeout=scaled(480))
+    return proc.returncode, out + err
 
 
 def wheel_kit(dest: Path, requirements: str | None = None) -> Path:
@@ -73,39 +80,47 @@ def test_a_wheel_bot_and_a_cpp_bot_are_prepared_on_the_server_and_play(tmp_path,
     server = Server(tmp_path, db, extra=["--build-cache", str(build_cache)])
     try:
         wait_until(server.up, "the web server", server=server)
-        good = submit(server, wheel_key, wheel_kit(tmp_path / "wheel"))
-        assert good.returncode == 0, good.stdout + good.stderr + server.log_tail()
-        assert "install `pip install --no-index" in good.stdout and "verdict: passed" in good.stdout
-
-        missing = submit(
-            server,
-            wheel_key,
-            wheel_kit(tmp_path / "missing", "lowcard==0.1.0\nnot-shipped-anywhere==1.0\n"),
+        cpp = tmp_path / "cpp"
+        shutil.copytree(KITS / "cpp", cpp, ignore=shutil.ignore_patterns("gen", "bot"))
+        broken = tmp_path / "broken"
+        broken.mkdir()
+        (broken / "arena-bot.toml").write_text(
+            'name = "cpp-random"\nruntime = "cpp"\nbuild = ["g++", "-o", "bot", "bot.cpp"]\n'
+            'command = ["bot"]\n'
         )
-        assert missing.returncode == 1, missing.stdout + missing.stderr
-        assert "install `pip install" in missing.stdout and "FAILED: it exited" in missing.stdout
-        assert "No matching distribution found for not-shipped-anywhere" in missing.stdout
-        assert "verdict: failed: install" in missing.stdout
-
+        (broken / "bot.cpp").write_text("int main( { return 0; }\n")
+        # Each bot's good version, then its bad one (a bot's uploads are verified in turn).
+        good = [submit(server, wheel_key, wheel_kit(tmp_path / "wheel"))]
         if not CPP_MISSING:
-            source = tmp_path / "cpp"
-            shutil.copytree(KITS / "cpp", source, ignore=shutil.ignore_patterns("gen", "bot"))
-            built = submit(server, cpp_key, source)
-            assert built.returncode == 0, built.stdout + built.stderr + server.log_tail()
-            assert "build `make`: ok" in built.stdout and "verdict: passed" in built.stdout
-
-            broken = tmp_path / "broken"
-            broken.mkdir()
-            (broken / "arena-bot.toml").write_text(
-                'name = "cpp-random"\nruntime = "cpp"\nbuild = ["g++", "-o", "bot", "bot.cpp"]\ncommand = ["bot"]\n'
+            good.append(submit(server, cpp_key, cpp))
+        code, said = finished(good[0])
+        assert code == 0, said + server.log_tail()
+        assert "install `pip install --no-index" in said and "verdict: passed" in said
+        bad = [
+            submit(
+                server,
+                wheel_key,
+                wheel_kit(tmp_path / "missing", "lowcard==0.1.0\nnot-shipped-anywhere==1.0\n"),
             )
-            (broken / "bot.cpp").write_text("int main( { return 0; }\n")
-            failed = submit(server, cpp_key, broken)
-            assert failed.returncode == 1, failed.stdout + failed.stderr
-            assert "build `g++ -o bot bot.cpp`: FAILED: it exited with code 1" in failed.stdout
-            assert "bot.cpp:1" in failed.stdout and "error" in failed.stdout  # g++'s own lines
-            wait_until(lambda: played(db, "cpp-random") >= 1, "a ladder match of cpp-random", server=server)
-        wait_until(lambda: played(db, "lowcard") >= 1, "a ladder match of lowcard", server=server)
+        ]
+        if not CPP_MISSING:
+            code, said = finished(good[1])
+            assert code == 0, said + server.log_tail()
+            assert "build `make`: ok" in said and "verdict: passed" in said
+            bad.append(submit(server, cpp_key, broken))
+        code, said = finished(bad[0])
+        assert code == 1, said
+        assert "install `pip install" in said and "FAILED: it exited" in said
+        assert "No matching distribution found for not-shipped-anywhere" in said
+        assert "verdict: failed: install" in said
+        if not CPP_MISSING:
+            code, said = finished(bad[1])
+            assert code == 1, said
+            assert "build `g++ -o bot bot.cpp`: FAILED: it exited with code 1" in said
+            assert "bot.cpp:1" in said and "error" in said  # g++'s own lines
+            wait_until(
+                lambda: played(db, "cpp-random") >= 1, "a ladder match of cpp-random", server=server
+            )
     finally:
         assert server.stop() == 0, server.log_tail()
     if CPP_MISSING:
