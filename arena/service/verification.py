@@ -24,7 +24,9 @@ from typing import Awaitable, Callable, Sequence
 from arena import replay
 from arena.ladder.runner import InfrastructureError, MatchExecutor
 from arena.referee.build import BuildLimits, Preparer
+from arena.referee.cgroups import CgroupError
 from arena.referee.match import Limits
+from arena.referee.sandbox import SandboxUnavailable
 from arena.results import MatchResult
 from arena.runtimes import Preparation, Runtimes
 from arena.seeds import new_match_id
@@ -181,7 +183,10 @@ class Verifier:
         cache entries no version uses any more are removed."""
         if not bot.directory:
             return None
-        prepared = await self.preparer.prepare(Path(bot.directory))
+        try:
+            prepared = await self.preparer.prepare(Path(bot.directory))
+        except (CgroupError, SandboxUnavailable, OSError) as err:  # the server's, not the bot's
+            raise InfrastructureError(f"its install or build could not run: {err}") from err
         if self.sweeps:
             await asyncio.to_thread(self.preparer.sweep, self.records)
         return prepared
