@@ -21,8 +21,7 @@ import pytest
 
 from arena.runtimes import Runtimes
 from tests.cli import ROOT
-from tests.service.serving import RANDOM, Server, arena, wait_until
-from tests.submissions.test_submit_serve import played
+from tests.service.serving import RANDOM, Server, arena, played, wait_until
 from tests.support.wheels import make_wheel
 from tests.timing import scaled
 

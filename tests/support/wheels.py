@@ -33,6 +33,6 @@ def make_wheel(package: Path, out_dir: Path, name: str, version: str) -> Path:
     files[f"{dist_info}/RECORD"] = (record + f"{dist_info}/RECORD,,\n").encode()
     wheel = out_dir / f"{name}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as zf:
-        for path, data in files.items():
-            zf.writestr(path, data)
+        for path, data in files.items():  # a fixed date: the same files, the same wheel
+            zf.writestr(zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0)), data)
     return wheel
