@@ -86,9 +86,11 @@ class Preparer:
 
     async def prepare(self, bot_dir: Path) -> Preparation:
         """Install or build the version in `bot_dir` (cached by content), record what it made
-        beside it and return that. A version that needs neither gets an empty, passed record."""
+        beside it and return that. A version that needs neither passes, with no record."""
         plan = await asyncio.to_thread(self._plan, bot_dir)
         if isinstance(plan, Preparation):
+            if not plan.steps:  # nothing to install or build: nothing to record
+                return plan
             prepared = plan
         else:
             kind, key, make = plan
