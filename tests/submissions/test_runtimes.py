@@ -16,8 +16,13 @@ from click.testing import CliRunner
 from arena import botcommand, runtimes
 from arena.botcommand import BadManifest, CommandNotFound
 from arena.cli.runtimes import runtime_group
+from arena.referee import sandbox
 from arena.referee.build import Preparer
 from arena.runtimes import Preparation, Runtimes, RuntimesFileError, Step, write_preparation
+from tests.cli import ROOT
+from tests.support.wheels import make_wheel
+
+LOWCARD = ROOT / "example_bots" / "python_wheel" / "lib" / "lowcard"
 
 
 def bot(tmp_path: Path, manifest: str, files=("bot.py",)) -> Path:
@@ -204,3 +209,31 @@ def test_the_cache_makes_an_entry_once_reuses_it_and_sweeps_what_no_version_uses
     write_preparation(store / "gone" / "1", Preparation(True, uses=("envs/k2",)))  # no folder
     assert preparer.sweep(store) == 1
     assert sorted(p.name for p in (tmp_path / "cache" / "envs").iterdir()) == ["k1", "k1.json"]
+
+
+@pytest.mark.skipif(
+    sandbox.unavailable_reason() is not None,
+    reason=f"no sandbox here: {sandbox.unavailable_reason()}",
+)
+def test_an_organiser_runtime_installs_its_packages_once_for_every_bot_of_it(tmp_path):
+    """python-ml's packages come from its wheelhouse, installed offline in the sandbox into one
+    environment that two versions (of two bots) share; each runs with it first on its path."""
+    make_wheel(LOWCARD, tmp_path / "wheelhouse", "lowcard", "0.1.0")
+    path = tmp_path / "runtimes.toml"
+    path.write_text('[python-ml]\npackages = ["lowcard"]\nwheelhouse = "wheelhouse"\n')
+    preparer = Preparer(tmp_path / "cache", Runtimes.load(path))
+    versions = []
+    for family in ("one", "two"):
+        version = tmp_path / "bots" / family / "1"
+        version.mkdir(parents=True)
+        (version / "arena-bot.toml").write_text('runtime = "python-ml"\ncommand = ["bot.py"]\n')
+        (version / "bot.py").write_text(f"import lowcard  # {family}\n")
+        versions.append(version)
+    first, second = (asyncio.run(preparer.prepare(v)) for v in versions)
+    assert first.ok and not first.steps[0].cached, first.steps
+    assert "Successfully installed lowcard-0.1.0" in first.steps[0].output
+    assert second.ok and second.steps[0].cached and second.pythonpath == first.pythonpath
+    (env,) = first.pythonpath
+    assert (env / "lowcard" / "__init__.py").is_file()
+    command = botcommand.resolve(str(versions[1]))  # read without the server's runtimes
+    assert command.pythonpath == (env,) and command.cwd == versions[1]
