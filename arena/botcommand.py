@@ -46,7 +46,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from arena.games import game_names
-from arena.runtimes import Runtimes, find_preparation
+from arena.runtimes import ORGANISER_PREFIX, Runtimes, find_preparation
 
 MANIFEST = "arena-bot.toml"
 PYTHON_NAMES = ("python", "python3")
@@ -132,9 +132,9 @@ def read_manifest(
 ) -> Manifest:
     """Read and check `arena-bot.toml` in `directory`; BadManifest says what is wrong. An upload
     (`upload`) must use the upload's form, and its messages name no path of this machine; a
-    directory the organiser registers may use either form. `runtimes`: the server's, which the
-    runtime must be one of, with nothing missing (None: the built-in ones; a version already
-    prepared, arena.runtimes.find_preparation, is not checked again)."""
+    directory the organiser registers may use either form. An upload's runtime must be one of
+    `runtimes` (the server's; None: the built-in ones) with nothing missing; a folder read
+    otherwise may name an organiser's runtime (see _runtime_kind)."""
     if upload:
         return _upload_manifest(
             _load_manifest(directory, upload=True), Path(directory), runtimes or Runtimes()
@@ -228,13 +228,17 @@ LABELS = {"python": "Python", "node": "Node.js", "cpp": "C++"}  # a built-in run
 
 
 def _runtime_kind(runtime: object, runtimes: Runtimes | None, bot_dir: Path) -> str:
-    """The kind of the runtime a manifest names, checked against the server's runtimes (with
-    none given, the built-in ones; a version already prepared is not checked again: its
-    runtime may be the organiser's)."""
+    """The kind of the runtime a manifest names, checked against the server's runtimes. With
+    none given (not an upload: a folder the registry copies, or a version checked when it was
+    uploaded), a `python-NAME` is taken for an organiser's Python runtime (the registry does
+    not know the server's; arena.runtimes names them so), and a version already prepared is not
+    checked again."""
     if runtimes is None:
-        if find_preparation(bot_dir) is not None:
-            known = Runtimes().get(runtime) if isinstance(runtime, str) else None
-            return known.kind if known is not None else "python"
+        known = Runtimes().get(runtime) if isinstance(runtime, str) else None
+        if known is None and isinstance(runtime, str) and runtime.startswith(ORGANISER_PREFIX):
+            return "python"
+        if known is not None and find_preparation(bot_dir) is not None:
+            return known.kind
         runtimes = Runtimes()
     found = runtimes.get(runtime) if isinstance(runtime, str) else None
     if found is None:

@@ -6,7 +6,7 @@ when the bot ships a requirements file), `node` (Node.js from PATH; the bot ship
 node_modules) and `cpp` (a `build = [...]` step with g++, make or cmake, and Debian's gRPC and
 protobuf for C++). An organiser adds Python runtimes with packages of their own from a
 wheelhouse (a folder of wheels) in a TOML file (`arena serve --runtimes FILE`, listed by
-`arena runtime list`):
+`arena runtime list`), each named python-NAME:
 
     [python-ml]
     base = "python"
@@ -46,6 +46,7 @@ CPP_TOOLS = {
     "grpc_cpp_plugin": "protobuf-compiler-grpc",
 }
 RECORD_SUFFIX = ".runtime.json"
+ORGANISER_PREFIX = "python-"  # an organiser's runtimes extend python and are named python-NAME
 
 
 class RuntimesFileError(ValueError):
@@ -161,8 +162,11 @@ def _organiser_runtime(path: Path, name: str, table: Any, known: dict[str, Runti
     where = f"{path}: [{name}]"
     if not isinstance(table, dict):
         raise RuntimesFileError(f"{path}: {name} is a table ([{name}] with base, packages, ...)")
-    if name in {r.name for r in BUILTIN}:
-        raise RuntimesFileError(f"{where} is a built-in runtime's name; choose another")
+    if not name.startswith(ORGANISER_PREFIX) or name == ORGANISER_PREFIX:
+        raise RuntimesFileError(
+            f"{where}: an organiser's runtime is a Python one named {ORGANISER_PREFIX}NAME, "
+            "such as [python-ml]"
+        )
     unknown = sorted(set(table) - {"base", "description", "packages", "wheelhouse"})
     if unknown:
         raise RuntimesFileError(

@@ -135,6 +135,11 @@ def test_the_organiser_s_runtimes_file_adds_python_runtimes_listed_by_arena_runt
     directory = bot(tmp_path, 'runtime = "python-ml"\ncommand = ["bot.py"]\n')
     manifest = botcommand.read_manifest(directory, upload=True, runtimes=found)
     assert manifest.kind == "python" and manifest.needs_preparation(found)
+    # The registry, which copies the upload, does not know the server's runtimes: it reads
+    # the name as an organiser's Python runtime. An upload is checked against the server's.
+    assert botcommand.read_manifest(directory).kind == "python"
+    with pytest.raises(BadManifest, match="runtime = 'python-ml', which Arena does not know"):
+        botcommand.read_manifest(directory, upload=True)
     listed = CliRunner().invoke(runtime_group, ["list", "--runtimes", str(path)])
     assert listed.exit_code == 0, listed.output
     assert "python-ml    python  ready" in listed.output and "[packages: numpy]" in listed.output
@@ -144,12 +149,13 @@ def test_the_organiser_s_runtimes_file_adds_python_runtimes_listed_by_arena_runt
 @pytest.mark.parametrize(
     "text, said",
     [
-        ('[python]\npackages = ["x"]\n', "a built-in runtime's name"),
-        ('[ml]\nbase = "node"\n', 'base = "python" is the only base'),
-        ("[ml]\npackages = [1]\n", "packages is a list of requirements"),
-        ('[ml]\npackages = ["numpy"]\n', 'packages come from a wheelhouse = "FOLDER"'),
-        ("[ml]\nimage = 1\n", "unknown keys image"),
-        ("[ml\n", "is not valid TOML"),
+        ('[python]\npackages = ["x"]\n', "a Python one named python-NAME, such as"),
+        ('[ml]\npackages = ["x"]\n', "a Python one named python-NAME, such as"),
+        ('[python-ml]\nbase = "node"\n', 'base = "python" is the only base'),
+        ("[python-ml]\npackages = [1]\n", "packages is a list of requirements"),
+        ('[python-ml]\npackages = ["numpy"]\n', 'packages come from a wheelhouse = "FOLDER"'),
+        ("[python-ml]\nimage = 1\n", "unknown keys image"),
+        ("[python-ml\n", "is not valid TOML"),
     ],
 )
 def test_a_bad_runtimes_file_is_refused_saying_what_to_fix(tmp_path, text, said):
