@@ -30,6 +30,7 @@ import shutil
 import signal
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -42,6 +43,8 @@ from . import cgroups, sandbox, seccomp, workdir
 from .launcher import SECCOMP_FD, group_layout
 
 log = logging.getLogger(__name__)
+
+Maker = Callable[[Path], Awaitable[Preparation]]  # makes a cache entry (its folder)
 
 OUTPUT_TAIL_CHARS = 4000  # of each step's output, kept for the owner
 PART = ".part-"  # a cache entry being made
@@ -98,7 +101,7 @@ class Preparer:
         await asyncio.to_thread(write_preparation, bot_dir, prepared)
         return prepared
 
-    def _plan(self, bot_dir: Path):
+    def _plan(self, bot_dir: Path) -> Preparation | tuple[str, str, Maker]:
         """What preparing `bot_dir` takes (blocking: reads and hashes its files): a finished
         Preparation, or (the cache's kind, its key, what makes the entry)."""
         bot_dir = Path(os.path.abspath(bot_dir))
@@ -115,25 +118,26 @@ class Preparer:
         key = self._env_key(bot_dir, manifest, runtime)
         return "envs", key, lambda entry: self._install(bot_dir, manifest, runtime, entry)
 
-    async def _cached(self, key: str, kind: str, make) -> Preparation:
+    async def _cached(self, key: str, kind: str, make: Maker) -> Preparation:
         """The cache entry `kind/key`, made by `make(folder)` unless it is there; one maker a key
         at a time (two uploads of one requirement set install it once)."""
         entry = self.cache / kind / key
         lock = self._locks.setdefault(f"{kind}/{key}", asyncio.Lock())
         async with lock:
-            found = _read_entry(entry)
+            found = await asyncio.to_thread(_read_entry, entry)
             if found is not None:
                 steps = tuple(
                     Step(s.name, s.command, True, 0.0, s.output, "reused", cached=True)
                     for s in found.steps
                 )
                 return Preparation(True, steps, found.run_dir, found.pythonpath, (f"{kind}/{key}",))
-            entry.parent.mkdir(parents=True, exist_ok=True)
+            await asyncio.to_thread(entry.parent.mkdir, parents=True, exist_ok=True)
             prepared = await make(entry)
             if not prepared.ok:
                 return prepared
             prepared = replace(prepared, uses=(f"{kind}/{key}",))
-            entry.with_name(f"{key}.json").write_text(json.dumps(prepared.to_json()))
+            record = json.dumps(prepared.to_json())
+            await asyncio.to_thread(entry.with_name(f"{key}.json").write_text, record)
             return prepared
 
     # ---------------------------------------------------------------- keys
@@ -390,9 +394,11 @@ class BuildBox:
             for d in group.dirs:
                 guard_options += ["--cgroup", str(d)]
         processes = lim.processes if self.uid is not None else 0
+        # RLIMIT_AS: four times the memory (the only cap where there is no control group; a
+        # compiler maps more than it touches).
         guard = [
             sys.executable, "-m", "arena.referee.rlimits",
-            "0", "0", "1024", str(lim.disk_mb), str(processes), str(os.getpid()),
+            str(4 * lim.memory_mb), "0", "1024", str(lim.disk_mb), str(processes), str(os.getpid()),
             *guard_options, "--", *command,
         ]  # fmt: skip
         proc = await asyncio.create_subprocess_exec(
