@@ -40,7 +40,7 @@ from arena.runtimes import RECORD_SUFFIX, Preparation, Runtime, Runtimes, Step, 
 from arena.submissions.archive import content_digest
 
 from . import cgroups, sandbox, seccomp, workdir
-from .launcher import SECCOMP_FD, group_layout
+from .launcher import GUARD_EXIT_S, SECCOMP_FD, group_layout
 
 log = logging.getLogger(__name__)
 
@@ -442,11 +442,16 @@ class BuildBox:
                     os.killpg(proc.pid, signal.SIGTERM)  # the guard ends the sandbox and all in it
                 except ProcessLookupError:
                     pass
+            # The output is read to its end (and dropped): asyncio's wait() returns once the
+            # pipe is closed too, and a reader stopped at the output limit would hold it open.
             try:
-                code = await within(proc.wait(), 10.0)
+                code = await within(_drain_and_wait(proc), GUARD_EXIT_S)
             except TimeoutError:
-                os.killpg(proc.pid, signal.SIGKILL)
-                code = await proc.wait()
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                code = await _drain_and_wait(proc)
             oom = group.oom_kills() if group is not None else 0
             forks = _pids_hits(group) if group is not None else 0
             if group is not None:
@@ -466,6 +471,14 @@ class BuildBox:
         elif failure and forks:
             failure += f"; it tried to run more than {lim.processes} processes at once (its limit)"
         return StepOutcome(not failure, failure, output, time.monotonic() - began)
+
+
+async def _drain_and_wait(proc: asyncio.subprocess.Process) -> int:
+    """Read what is left of a step's output, dropping it, then its exit status."""
+    if proc.stdout is not None:
+        while await proc.stdout.read(65536):
+            pass
+    return await proc.wait()
 
 
 def _exit_text(code: int) -> str:
