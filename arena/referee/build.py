@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 Maker = Callable[[Path], Awaitable[Preparation]]  # makes a cache entry (its folder)
 
 OUTPUT_TAIL_CHARS = 4000  # of each step's output, kept for the owner
+FORK_CHECK_S = 0.25  # how often a quiet step's group is checked for a refused fork
 PART = ".part-"  # a cache entry being made
 
 
@@ -412,19 +413,32 @@ class BuildBox:
         )
         tail = bytearray()
         printed = 0
+        forks = 1  # 0 once the process limit is said to have stopped the step
         failure = ""
         try:
             assert proc.stdout is not None
             end = began + time_s
             while True:
-                try:
-                    chunk = await within(proc.stdout.read(65536), max(0.0, end - time.monotonic()))
-                except TimeoutError:
+                left = end - time.monotonic()
+                if left <= 0:
                     failure = (
                         f"it did not finish within the build's {lim.time_s:.0f} s (its time "
                         "limit); it was stopped"
                     )
                     break
+                try:
+                    chunk = await within(proc.stdout.read(65536), min(left, FORK_CHECK_S))
+                except TimeoutError:
+                    # A fork bomb meets the process limit and goes on trying: stopped at once,
+                    # rather than when its time is up.
+                    if group is not None and _pids_hits(group):
+                        failure = (
+                            f"it tried to run more than {lim.processes} processes at once (its "
+                            "limit); it was stopped"
+                        )
+                        forks = 0  # said
+                        break
+                    continue
                 if not chunk:
                     break
                 printed += len(chunk)
@@ -453,7 +467,7 @@ class BuildBox:
                     pass
                 code = await _drain_and_wait(proc)
             oom = group.oom_kills() if group is not None else 0
-            forks = _pids_hits(group) if group is not None else 0
+            forks = _pids_hits(group) if group is not None and forks else 0
             if group is not None:
                 await asyncio.to_thread(_end_group, group)
         output = tail.decode("utf-8", "replace")[-OUTPUT_TAIL_CHARS:]
