@@ -131,7 +131,11 @@ class Preparer:
                     Step(s.name, s.command, True, 0.0, s.output, "reused", cached=True)
                     for s in found.steps
                 )
-                return Preparation(True, steps, found.run_dir, found.pythonpath, (f"{kind}/{key}",))
+                # Its own folder, wherever the cache is now (it may have been moved).
+                run_dir = entry if found.run_dir is not None else None
+                pythonpath = (entry,) if found.pythonpath else ()
+                return Preparation(True, steps, run_dir, pythonpath, (f"{kind}/{key}",))
+
             await asyncio.to_thread(entry.parent.mkdir, parents=True, exist_ok=True)
             prepared = await make(entry)
             if not prepared.ok:

@@ -5,13 +5,14 @@ uploaded as source, built on the server in the sandbox, verified and plays a lad
 version whose requirement is in no shipped wheel, and one whose build fails, are refused, and
 `arena submit` prints the failing step and its last lines.
 
-The C++ build (about 20 s of CPU: gRPC's headers) is cached by content in pytest's cache folder
-(`--build-cache`): the first run of this test on a machine builds it on the server, later runs
-reuse it. Without a C++ toolchain (scripts/setup installs one) the C++ half is skipped, saying
-what is missing."""
+The C++ build (about 25 s of CPU: gRPC's headers) is cached by content in the user's cache
+folder (~/.cache/arena/test-builds, `--build-cache`): the first run of this test on a machine
+builds it on the server, later runs (of any clone) reuse it. Without a C++ toolchain
+(scripts/setup installs one) the C++ half is skipped, saying what is missing."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -30,9 +31,13 @@ CPP_MISSING = Runtimes().by_name["cpp"].missing()
 
 
 @pytest.fixture(scope="session")
-def build_cache(request: pytest.FixtureRequest) -> Path:
-    """Built C++ bots kept across test runs (by content: a changed kit is built again)."""
-    return Path(request.config.cache.mkdir("arena-build-cache"))
+def build_cache() -> Path:
+    """Built C++ bots kept across test runs and clones (CI tests a fresh clone each time), in
+    the user's cache folder, by content: a changed kit is built again."""
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    folder = root / "arena" / "test-builds"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def owner_key(db: Path, name: str, tmp: Path) -> Path:
