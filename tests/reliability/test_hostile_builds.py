@@ -29,11 +29,18 @@ ENDING = dataclasses.replace(LIMITS, time_s=scaled(10))
 
 
 def _groups() -> set[str]:
-    """This process's launch groups now (arena.referee.cgroups)."""
+    """This process's build groups now (arena.referee.cgroups; a bot's launched meanwhile by
+    another fixture of this process is none of this test's)."""
     where = group_layout()
     if where is None:
         return set()
-    return {g.name for d in where.owner_dirs(os.getpid()) if d.is_dir() for g in d.iterdir()}
+    return {
+        g.name
+        for d in where.owner_dirs(os.getpid())
+        if d.is_dir()
+        for g in d.iterdir()
+        if g.name.startswith("build-")
+    }
 
 
 def _mounts() -> str:
@@ -77,6 +84,7 @@ def test_a_hostile_step_fails_saying_why_and_leaves_nothing(tmp_path, script, sa
         assert "Network is unreachable" in outcome.output, outcome.output
     assert not folder.exists() and str(folder) not in _mounts()
     assert _groups() <= groups  # its control group is gone, with every process in it
+    assert not any(name.startswith("build-hostile") for name in _groups())
     assert list(tmp_path.iterdir()) == []
 
 
