@@ -10,8 +10,16 @@ The manifest has two forms. An upload's (docs/submit.md), read and checked in fu
 
     name = "mybot"            # optional, informative
     game = "balloon"          # optional: the game (or a list of games) the bot plays
-    runtime = "python"        # required: "python" (the server's Python with arena_sdk) or "node"
+    runtime = "python"        # required: a runtime of the server (arena.runtimes): "python"
+                              # (the server's Python with arena_sdk), "node", "cpp", or one the
+                              # organiser defines ("python-ml")
     command = ["bot.py"]      # required: the program and its arguments, relative to the bot dir
+    requirements = "requirements.txt"  # python: installed offline from the bot's wheels/
+    build = ["make"]          # cpp: the build's command (or a list of them), run in the sandbox
+
+A `cpp` bot's program is what its build makes (`command = ["bot"]`): it need not be there when
+the bot is uploaded. A version that needs an install or a build runs from what its preparation
+made (arena.runtimes.find_preparation: a build's folder, an environment on its PYTHONPATH).
 
 The program is a file inside the bot's folder; the arguments after it reach the bot exactly as
 written. Nothing of the command is looked up on the server beyond the bot's own folder: a bot
@@ -38,12 +46,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from arena.games import game_names
+from arena.runtimes import ORGANISER_PREFIX, Runtimes, find_preparation
 
 MANIFEST = "arena-bot.toml"
 PYTHON_NAMES = ("python", "python3")
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh", ".jar", ".pl", ".lua")
-RUNTIMES = {"python": "python", "node": "node"}  # an upload's runtime -> the program it runs
-KEYS = ("name", "game", "runtime", "command")  # an upload's manifest's keys
+RUNTIMES = {"python": "python", "node": "node"}  # a runtime -> the program that runs the bot
+KEYS = ("name", "game", "runtime", "command", "requirements", "wheels", "build")  # an upload's
+WHEELS = "wheels"  # the folder of the author's wheels, unless the manifest says another
 EXAMPLE = 'runtime = "python"\ncommand = ["bot.py"]'
 
 
@@ -63,6 +73,9 @@ class BadManifest(BotCommandError):
 class BotCommand:
     argv: tuple[str, ...]
     cwd: Path | None  # a manifest bot runs in its own directory; None = a fresh work directory
+    # Folders the bot imports from before the platform's (its installed environment): put
+    # first on its PYTHONPATH and shown read-only in its sandbox.
+    pythonpath: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,13 +89,28 @@ class Manifest:
     name: str | None = None
     games: tuple[str, ...] = ()  # empty: not said
     line: str = ""  # the organiser's form: the command line as written
+    kind: str = "python"  # the runtime's kind: python, node or cpp (arena.runtimes)
+    requirements: str | None = None  # python: the requirements file, in the bot's folder
+    wheels: str = WHEELS  # python: the folder of the author's wheels
+    build: tuple[tuple[str, ...], ...] = ()  # cpp: the build's commands, in order
 
     def command_line(self) -> str:
-        """The bot's command as a command line (`python bot.py --fast`): what the registry
-        stores, and checks that it runs inside the bot's folder."""
+        """The bot's command as a command line (`python bot.py --fast`, `./bot` for a built
+        program): what the registry stores."""
         if self.runtime is None:
             return self.line
-        return shlex.join([RUNTIMES[self.runtime], *self.command])
+        if self.kind == "cpp":
+            return shlex.join([f"./{PurePosixPath(self.command[0])}", *self.command[1:]])
+        return shlex.join([RUNTIMES[self.kind], *self.command])
+
+    def needs_preparation(self, runtimes: Runtimes | None = None) -> bool:
+        """Whether the bot is installed or built before it runs (arena.referee.build)."""
+        if self.kind == "cpp":
+            return True
+        runtime = (runtimes or Runtimes()).get(self.runtime or "")
+        if runtime is None:  # an organiser's runtime (a Python with packages of its own)
+            return self.kind == "python"
+        return runtime.needs_install(self.requirements)
 
     def launch_command(self, bot_dir: str | os.PathLike[str]) -> list[str]:
         """The argv that runs the bot from inside `bot_dir`. An upload's form: the runtime
@@ -92,21 +120,29 @@ class Manifest:
         any command line is (`runnable`)."""
         if self.runtime is None:
             return runnable(self.line, bot_dir)
-        runtime = sys.executable if self.runtime == "python" else RUNTIMES[self.runtime]
         program = os.path.normpath(os.path.join(os.path.abspath(bot_dir), self.command[0]))
+        if self.kind == "cpp":
+            return [program, *self.command[1:]]
+        runtime = sys.executable if self.kind == "python" else RUNTIMES[self.kind]
         return [runtime, program, *self.command[1:]]
 
 
-def read_manifest(directory: str | os.PathLike[str], *, upload: bool = False) -> Manifest:
+def read_manifest(
+    directory: str | os.PathLike[str], *, upload: bool = False, runtimes: Runtimes | None = None
+) -> Manifest:
     """Read and check `arena-bot.toml` in `directory`; BadManifest says what is wrong. An upload
     (`upload`) must use the upload's form, and its messages name no path of this machine; a
-    directory the organiser registers may use either form."""
+    directory the organiser registers may use either form. An upload's runtime must be one of
+    `runtimes` (the server's; None: the built-in ones) with nothing missing; a folder read
+    otherwise may name an organiser's runtime (see _runtime_kind)."""
     if upload:
-        return _upload_manifest(_load_manifest(directory, upload=True), Path(directory))
+        return _upload_manifest(
+            _load_manifest(directory, upload=True), Path(directory), runtimes or Runtimes()
+        )
     manifest = _load_manifest(directory, upload=False)
     if "runtime" in manifest or isinstance(manifest.get("command"), list):
         try:
-            return _upload_manifest(manifest, Path(directory))
+            return _upload_manifest(manifest, Path(directory), runtimes)
         except BadManifest as exc:
             raise BadManifest(f"{directory}: {exc}") from None
     command = manifest.get("command")
@@ -147,8 +183,9 @@ def _load_manifest(directory: str | os.PathLike[str], upload: bool) -> dict[str,
         raise BadManifest(f"{where} is not valid TOML: {exc}; fix it") from None
 
 
-def _upload_manifest(data: dict[str, Any], bot_dir: Path) -> Manifest:
-    """A manifest's TOML table in the upload's form, checked against the bot's folder."""
+def _upload_manifest(data: dict[str, Any], bot_dir: Path, runtimes: Runtimes | None) -> Manifest:
+    """A manifest's TOML table in the upload's form, checked against the bot's folder and, when
+    given, the server's runtimes."""
     unknown = sorted(set(data) - set(KEYS))
     if unknown:
         raise BadManifest(
@@ -159,24 +196,113 @@ def _upload_manifest(data: dict[str, Any], bot_dir: Path) -> Manifest:
         raise BadManifest(
             f'{MANIFEST} says no runtime; add one: runtime = "python" or runtime = "node"'
         )
-    if runtime not in RUNTIMES:
-        raise BadManifest(
-            f"{MANIFEST} has runtime = {runtime!r}, which Arena does not know; the runtimes are "
-            f"{', '.join(RUNTIMES)}"
-        )
-    if runtime == "node" and shutil.which("node") is None:
-        raise BadManifest(
-            'this server has no Node.js runtime; submit a Python bot (runtime = "python"), or '
-            "ask the organiser to install Node.js"
-        )
-    command = _upload_command(data.get("command"), bot_dir)
+    kind = _runtime_kind(runtime, runtimes, bot_dir)
+    command = _upload_command(data.get("command"), bot_dir, built=kind == "cpp")
     name = data.get("name")
     if name is not None and not isinstance(name, str):
         raise BadManifest(f'{MANIFEST}: name is text, such as name = "mybot"')
-    return Manifest(runtime, command, name, _games(data.get("game")))
+    requirements = data.get("requirements")
+    if requirements is not None:
+        if kind != "python":
+            raise BadManifest(f"{MANIFEST}: requirements is for a Python bot; remove it")
+        _inside(requirements, bot_dir, "requirements", "requirements.txt")
+    wheels = data.get("wheels", WHEELS)
+    if "wheels" in data:
+        if kind != "python":
+            raise BadManifest(f"{MANIFEST}: wheels is for a Python bot; remove it")
+        _inside(wheels, bot_dir, "wheels", WHEELS, folder=True)
+    build = _build(data.get("build"), kind)
+    return Manifest(
+        runtime,
+        command,
+        name,
+        _games(data.get("game")),
+        kind=kind,
+        requirements=requirements,
+        wheels=wheels,
+        build=build,
+    )
 
 
-def _upload_command(command: object, bot_dir: Path) -> tuple[str, ...]:
+LABELS = {"python": "Python", "node": "Node.js", "cpp": "C++"}  # a built-in runtime's, in words
+
+
+def _runtime_kind(runtime: object, runtimes: Runtimes | None, bot_dir: Path) -> str:
+    """The kind of the runtime a manifest names, checked against the server's runtimes. With
+    none given (not an upload: a folder the registry copies, or a version checked when it was
+    uploaded), a `python-NAME` is taken for an organiser's Python runtime (the registry does
+    not know the server's; arena.runtimes names them so), and a version already prepared is not
+    checked again."""
+    if runtimes is None:
+        known = Runtimes().get(runtime) if isinstance(runtime, str) else None
+        if known is None and isinstance(runtime, str) and runtime.startswith(ORGANISER_PREFIX):
+            return "python"
+        if known is not None and find_preparation(bot_dir) is not None:
+            return known.kind
+        runtimes = Runtimes()
+    found = runtimes.get(runtime) if isinstance(runtime, str) else None
+    if found is None:
+        raise BadManifest(
+            f"{MANIFEST} has runtime = {runtime!r}, which Arena does not know; the runtimes are "
+            f"{', '.join(runtimes.names())} (arena runtime list)"
+        )
+    lacks = found.missing()
+    if lacks:
+        others = ", ".join(n for n in runtimes.names() if n != runtime)
+        raise BadManifest(
+            f"this server has no {LABELS.get(found.name, found.name)} runtime: it lacks "
+            f"{'; '.join(lacks)}. Ask the organiser to install it, or submit a bot of another "
+            f"runtime ({others})"
+        )
+    return found.kind
+
+
+def _inside(value: object, bot_dir: Path, key: str, example: str, folder: bool = False) -> None:
+    """Check that a manifest's `key` names a file (or folder) inside the bot's folder."""
+    if not isinstance(value, str) or not value:
+        raise BadManifest(f'{MANIFEST}: {key} is a path in the bot\'s folder, such as "{example}"')
+    path = PurePosixPath(value)
+    target = (bot_dir / value).resolve()
+    if path.is_absolute() or ".." in path.parts or not target.is_relative_to(bot_dir.resolve()):
+        raise BadManifest(f"{MANIFEST}: {key} {value!r} leaves the bot's folder")
+    if not (target.is_dir() if folder else _is_file(target)):
+        what = "folder" if folder else "file"
+        raise BadManifest(f"{MANIFEST}: {key} {value!r} is not a {what} in the bot's folder")
+
+
+def _build(build: object, kind: str) -> tuple[tuple[str, ...], ...]:
+    """A manifest's build: one command (a list of strings) or several (a list of such lists)."""
+    if build is None:
+        if kind == "cpp":
+            raise BadManifest(
+                f'{MANIFEST}: a cpp bot says how it is built, such as build = ["make"] (or '
+                'build = [["cmake", "-B", "out"], ["cmake", "--build", "out"]])'
+            )
+        return ()
+    if kind != "cpp":
+        raise BadManifest(
+            f"{MANIFEST}: build is for a cpp bot; a Python bot lists its wheels in a "
+            'requirements file instead (requirements = "requirements.txt")'
+        )
+    steps = [build] if isinstance(build, list) and all(isinstance(a, str) for a in build) else build
+    if (
+        not isinstance(steps, list)
+        or not steps
+        or not all(
+            isinstance(s, list)
+            and s
+            and all(isinstance(a, str) and a and "\x00" not in a for a in s)
+            for s in steps
+        )
+    ):
+        raise BadManifest(
+            f'{MANIFEST}: build is a command, such as build = ["make"], or a list of them, '
+            'such as build = [["cmake", "-B", "out"], ["cmake", "--build", "out"]]'
+        )
+    return tuple(tuple(s) for s in steps)
+
+
+def _upload_command(command: object, bot_dir: Path, built: bool = False) -> tuple[str, ...]:
     if isinstance(command, str):
         raise BadManifest(
             f"{MANIFEST}: command is a list, the program and its arguments, with the runtime "
@@ -208,7 +334,7 @@ def _upload_command(command: object, bot_dir: Path) -> tuple[str, ...]:
     target = (bot_dir / program).resolve()
     if not target.is_relative_to(inside):
         raise BadManifest(f"{MANIFEST}: the program {program!r} leaves the bot's folder")
-    if not _is_file(target):
+    if not built and not _is_file(target):  # a built program is made by the bot's build
         raise BadManifest(
             f"{MANIFEST}: the program {program!r} is not in the bot's folder; check its name "
             "and path, which are relative to the folder that holds arena-bot.toml"
@@ -318,8 +444,28 @@ def resolve(spec: str, base: str | os.PathLike[str] | None = None) -> BotCommand
     base = Path(base) if base is not None else Path.cwd()
     directory = Path(spec) if os.path.isabs(spec) else base / spec
     if directory.is_dir():
-        return BotCommand(tuple(directory_argv(directory)), directory.absolute())
+        return _prepared_command(directory.absolute(), read_manifest(directory))
     return BotCommand(tuple(runnable(spec, base)), None)
+
+
+def _prepared_command(directory: Path, manifest: Manifest) -> BotCommand:
+    """A manifest bot's command: from what its preparation made when it has one (a server's
+    version: arena.runtimes.find_preparation), else from its own folder (the author's own
+    build, or a Python bot using the caller's environment)."""
+    prepared = find_preparation(directory) if manifest.needs_preparation() else None
+    if prepared is not None and not prepared.ok:
+        step = prepared.failed_step()
+        raise CommandNotFound(
+            f"bot {directory.name}'s {step.name if step else 'preparation'} failed; it cannot run"
+        )
+    run_dir = prepared.run_dir if prepared is not None and prepared.run_dir else directory
+    argv = manifest.launch_command(run_dir)
+    if manifest.kind == "cpp" and not _is_file(Path(argv[0])):
+        raise CommandNotFound(
+            f"{manifest.command[0]} is not built in {run_dir}; run the bot's build "
+            f"({' && '.join(shlex.join(s) for s in manifest.build)}) first"
+        )
+    return BotCommand(tuple(argv), run_dir, prepared.pythonpath if prepared is not None else ())
 
 
 def runnable(command: str, directory: str | os.PathLike[str]) -> list[str]:

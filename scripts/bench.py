@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Arena's benchmarks: `scripts/bench.py SUITE [--json] [--seconds S]`.
 
-Suites: engines, referee, sandbox, noisy, ladder, lanes, ray, web, rating, compare. Each
+Suites: engines, referee, sandbox, noisy, ladder, lanes, ray, web, rating, compare,
+runtimes. Each
 prints a human-readable table, or with --json one JSON object: {"suite": ..., "machine": ...,
 "results": {...}, "goals": {...}}. Speed goals are ratios against a reference measured in the
 same run (this machine is shared and noisy); the figures and the commands that made them go in
@@ -31,6 +32,7 @@ SUITES = (
     "web",
     "rating",
     "compare",
+    "runtimes",
 )
 # Suites with a quick form (fewer trials, for CI) and their own worker processes.
 QUICK_SUITES = ("rating", "compare")

@@ -24,6 +24,7 @@ COMMANDS = {
         "competition_group",
         "Competitions: open, frozen, finals, published standings.",
     ),
+    "runtime": ("runtimes", "runtime_group", "The runtimes a submitted bot may name."),
     "compare": ("compare", "compare_cmd", "Is NEW better than BASE? A paired sequential test."),
     "serve": ("serve", "serve_cmd", "Run Arena as a service: continuous ladders and the web."),
     "web": ("web", "web_cmd", "Serve the web pages over a database."),

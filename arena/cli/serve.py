@@ -15,6 +15,7 @@ from arena.games import ConfigError, make_game
 from arena.ladder.runner import ExecutorSetupError
 from arena.ratings import DEFAULT_RATING_MODE
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
+from arena.service.verification import VerificationSettings
 from arena.startup import configure_logging
 from arena.store import DEFAULT_UPLOADS_PER_DAY
 
@@ -25,6 +26,7 @@ from .common import (
     run_options,
     store_errors,
 )
+from .runtimes import load_runtimes
 
 ADMIN_KEY_ENV = "ARENA_ADMIN_KEY"
 
@@ -186,6 +188,19 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
 )
 @click.option("--max-matches", type=click.IntRange(1), help="Stop after this many matches.")
 @click.option("--seed", type=int, help="Seed of the table choices (random if omitted).")
+@click.option(
+    "--runtimes",
+    "runtimes_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A TOML file of the organiser's own runtimes (Python with packages from a "
+    "wheelhouse), beside the built-in python, node and cpp (docs/submit.md#runtimes).",
+)
+@click.option(
+    "--build-cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where installed environments and builds are kept, by content (default: the bot "
+    "store's .runtimes, swept of what no version uses; a folder given here is never swept).",
+)
 @rating_mode_option(
     "How a new ladder is rated: each table's duplicate set as one result by "
     "summed scores (set; docs/benchmarks.md#rating), or each match (match). An "
@@ -208,6 +223,8 @@ def serve_cmd(
     allow_remote,
     max_matches,
     seed,
+    runtimes_file,
+    build_cache,
     rating_mode,
     run,
 ):
@@ -240,6 +257,9 @@ def serve_cmd(
         seed=seed,
         rating_mode=rating_mode,
         competitions=tuple(dict.fromkeys(competitions)),
+        verification=VerificationSettings(
+            runtimes=load_runtimes(runtimes_file), build_cache=build_cache
+        ),
     )
     configure_logging(logging.INFO)
 

@@ -176,12 +176,29 @@ def submit_cmd(path, server, key, key_file, bot, note, no_wait, timeout, rollbac
         click.echo("verifying; see the bot's page for the verdict")
         return
     version = _wait(server, name, answer["version"], owner_key, timeout)
+    for step in version.get("steps") or []:
+        _print_step(step)
     click.echo(f"verdict: {version['verdict']}  (status: {version['status']})")
     if version["status"] == "failed":
-        if version.get("log_excerpt"):
+        if version.get("log_excerpt") and not any(not s["ok"] for s in version.get("steps") or []):
             click.echo("the bot's log (its end):")
             click.echo(version["log_excerpt"].rstrip())
         sys.exit(1)
+
+
+STEP_LINES = 20  # of a failed install or build step's output, printed
+
+
+def _print_step(step: dict[str, Any]) -> None:
+    """One install or build step of the version: its outcome, and a failed one's last lines."""
+    how = "reused (cached)" if step.get("cached") else f"{step['seconds']:.1f} s"
+    outcome = "ok" if step["ok"] else f"FAILED: {step['detail']}"
+    command = f" `{step['command']}`" if step["command"] else ""
+    click.echo(f"{step['name']}{command}: {outcome} ({how})")
+    if not step["ok"] and step.get("output"):
+        click.echo(f"its output (the last {STEP_LINES} lines):")
+        for line in step["output"].rstrip().splitlines()[-STEP_LINES:]:
+            click.echo(f"  {line}")
 
 
 def _archive(path: Path, tmp: Path) -> Path:

@@ -168,6 +168,9 @@ class BotProcess:
     async def _launch(self) -> None:
         lim = self.limits
         env = dict(self.env)
+        if self.command.pythonpath:  # its installed environment first (arena.referee.build)
+            paths = [str(p) for p in self.command.pythonpath]
+            env["PYTHONPATH"] = os.pathsep.join([*paths, *filter(None, [env.get("PYTHONPATH")])])
         cwd = self.command.cwd or self.workdir
         proto = sandbox.protocol_file()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)

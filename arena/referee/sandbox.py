@@ -80,7 +80,8 @@ class Sandbox:
 
     workdir: Path  # writable: the bot's HOME (and cwd, unless its manifest directory is),
     # bound at WORKDIR_IN_SANDBOX
-    referee_socket: Path  # the referee's Unix socket, bound at SOCKET_IN_SANDBOX
+    referee_socket: Path | None  # the referee's Unix socket, bound at SOCKET_IN_SANDBOX (None:
+    # none, for a build: arena.referee.build)
     read_only: tuple[Path, ...] = ()  # the bot's own directory, the Python environment, ...
     proto: Path | None = None  # the protocol file, bound at PROTO_IN_SANDBOX
     uid: int | None = None  # None: keep the platform's user (in a user namespace when not root)
@@ -159,19 +160,9 @@ class Sandbox:
         for path, how, inside in binds:
             args += [how, path, inside]
             made.add(inside)
-        args += [
-            "--perms",
-            "0755",
-            "--dir",
-            "/run",
-            "--perms",
-            "0755",
-            "--dir",
-            "/run/arena",
-            "--bind",
-            str(self.referee_socket),
-            SOCKET_IN_SANDBOX,
-        ]
+        args += ["--perms", "0755", "--dir", "/run", "--perms", "0755", "--dir", "/run/arena"]
+        if self.referee_socket is not None:
+            args += ["--bind", str(self.referee_socket), SOCKET_IN_SANDBOX]
         if self.proto is not None:
             args += ["--ro-bind", str(self.proto), PROTO_IN_SANDBOX]
         inside_cwd = WORKDIR_IN_SANDBOX if Path(cwd) == self.workdir else str(cwd)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
+from arena.runtimes import Runtimes
 from arena.store import AsyncStore
 from arena.submissions.archive import Limits
 
@@ -43,6 +44,10 @@ class UploadBackend(StoreBackend, Protocol):
     @property
     def upload_limits(self) -> Limits:
         """What an uploaded archive may hold."""
+
+    @property
+    def runtimes(self) -> Runtimes:
+        """The runtimes an upload may name (arena.runtimes)."""
 
     def verify_later(self, name: str) -> None:
         """Verify the submitted version `name` in the background."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from arena.ladder import lease, remote
 from arena.ladder.executors import RunSettings
 from arena.ladder.runner import InfrastructureError, MatchExecutor
 from arena.ratings import DEFAULT_RATING_MODE, Rater
+from arena.runtimes import Runtimes
 from arena.stopsignals import on_stop_signals
 from arena.store import (
     DEFAULT_UPLOADS_PER_DAY,
@@ -173,7 +175,8 @@ class ArenaService:
             self.verifier = Verifier(
                 self.store,
                 self.executor,
-                s.verification,
+                # Installs and builds are confined as the bots are (--no-sandbox: neither).
+                dataclasses.replace(s.verification, confined=s.run.resource_limits.sandbox),
                 self._ladder_for,
                 self._opponents,
                 self.scheduler.rng,
@@ -533,6 +536,10 @@ class ArenaService:
     @property
     def upload_limits(self) -> UploadLimits:
         return self.settings.upload_limits or UploadLimits()
+
+    @property
+    def runtimes(self) -> Runtimes:
+        return self.settings.verification.runtimes
 
     async def check_access(self) -> None:
         """End the streams of bots revoked just now (the admin API calls it after a change,

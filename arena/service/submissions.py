@@ -24,6 +24,7 @@ from fastapi import APIRouter, Header, HTTPException, Query, Request
 from pydantic import BaseModel, Field
 
 from arena.botcommand import BadManifest, read_manifest
+from arena.runtimes import Runtimes, find_preparation
 from arena.store import (
     DuplicateBot,
     Store,
@@ -98,12 +99,14 @@ def _too_big(size: int, limit: int, at_least: bool = False) -> str:
     )
 
 
-def unpack_upload(archive: Path, dest: Path, limits: Limits) -> str:
+def unpack_upload(
+    archive: Path, dest: Path, limits: Limits, runtimes: Runtimes | None = None
+) -> str:
     """Unpack and check an upload (in a worker thread): its digest, or SubmissionRefused saying
-    what is wrong with the archive or its arena-bot.toml."""
+    what is wrong with the archive or its arena-bot.toml (a runtime this server lacks too)."""
     unpacked = unpack(archive, dest, limits)
     try:  # refused now, with its message, rather than by the registry's copy
-        read_manifest(dest, upload=True)
+        read_manifest(dest, upload=True, runtimes=runtimes)
     except BadManifest as exc:
         raise SubmissionRefused(str(exc)) from exc
     return unpacked.digest
@@ -155,7 +158,9 @@ def submissions_router(service: UploadBackend) -> APIRouter:
             await receive_body(request, work / "upload", limits.archive_bytes)
             bot_dir = work / "bot"
             try:
-                digest = await asyncio.to_thread(unpack_upload, work / "upload", bot_dir, limits)
+                digest = await asyncio.to_thread(
+                    unpack_upload, work / "upload", bot_dir, limits, service.runtimes
+                )
             except SubmissionRefused as err:
                 raise HTTPException(422, str(err)) from None
             try:
@@ -261,6 +266,7 @@ def author_view(store: Store, family: str) -> dict[str, Any]:
                 "verdict": s.verdict if s else None,
                 "log_excerpt": s.log_excerpt if s else None,
                 "opponents": list(s.opponents) if s else [],
+                "steps": _steps(bot.directory),
                 "verification_match": (
                     f"/api/bots/{family}/versions/{bot.version}/verification"
                     if s is not None and s.replayed
@@ -280,3 +286,10 @@ def author_view(store: Store, family: str) -> dict[str, Any]:
             }
         )
     return {"bot": family, "versions": versions}
+
+
+def _steps(directory: str | None) -> list[dict[str, Any]]:
+    """A version's install or build steps (arena.runtimes.Step), as its owner reads them: the
+    command, whether it passed, its time and its output's last lines."""
+    prepared = find_preparation(directory) if directory else None
+    return [dict(s.__dict__) for s in prepared.steps] if prepared is not None else []

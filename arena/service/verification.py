@@ -4,23 +4,35 @@ executor (the sandbox, launcher and referee the ladders use), under a deadline. 
 seat (it does not start or connect, crashes, plays illegally, times out), or no verdict by the
 deadline, fails it: its owner reads why, with its log's tail; a clean match makes it the version
 the ladders play (Store.record_verification). The match is not rated and joins no ladder; its
-replay is kept with the verdict."""
+replay is kept with the verdict.
+
+A version whose runtime installs or builds it (a Python bot's wheels, a C++ bot's build:
+arena.runtimes) is prepared first (arena.referee.build: in the sandbox, under the build's limits,
+cached by content); a step that fails fails the version, its verdict naming the step and its
+log excerpt the step's last lines. Each step's output is recorded beside the version and shown
+to its owner (author_view's `steps`)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Awaitable, Callable, Sequence
 
 from arena import replay
 from arena.deadlines import within
 from arena.ladder.runner import InfrastructureError, MatchExecutor
+from arena.referee.build import BuildLimits, Preparer
+from arena.referee.cgroups import CgroupError
 from arena.referee.match import Limits
+from arena.referee.sandbox import SandboxUnavailable
 from arena.results import MatchResult
+from arena.runtimes import Preparation, Runtimes
 from arena.seeds import new_match_id
 from arena.store import AsyncStore, Bot, Ladder, Store, StoredMatch
+from arena.store.snapshots import snapshot_root
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +44,13 @@ OPPONENTS_POLL_S = 0.5  # how often to look again for opponents, while there are
 class VerificationSettings:
     deadline_s: float = 120.0  # for the whole verification: opponents, launch and match
     limits: Limits = Limits(move_ms=2000, time_bank_ms=10_000, max_strikes=1, connect_ms=20_000)
+    runtimes: Runtimes = field(default_factory=Runtimes)  # what uploads may name (--runtimes)
+    build_limits: BuildLimits = BuildLimits()  # of a version's install or build
+    # Where installed environments and builds are cached (None: the bot store's .runtimes,
+    # swept of what no version uses). A shared folder (several servers, a test session) is
+    # never swept.
+    build_cache: Path | None = None
+    confined: bool = True  # False: installs and builds run unconfined (--no-sandbox)
 
 
 @dataclass(frozen=True)
@@ -60,6 +79,15 @@ def judge(result: MatchResult, name: str, log_tail: str | None) -> Verdict:
     return Verdict(False, f"failed: {what}", log_tail, opponents, doc)
 
 
+def preparation_failed(prepared: Preparation) -> Verdict:
+    """The verdict on a version whose install or build failed: the step, why, its last lines."""
+    step = prepared.failed_step()
+    if step is None:
+        return Verdict(False, "failed: its preparation failed")
+    command = f" ({step.command})" if step.command else ""
+    return Verdict(False, f"failed: {step.name}{command}: {step.detail}", step.output or None)
+
+
 class Verifier:
     """Runs verifications for the service, each in a task of its own."""
 
@@ -79,6 +107,15 @@ class Verifier:
         self.opponents_for = opponents_for
         self.rng = rng
         self.tasks: dict[str, asyncio.Task] = {}  # by the version verified
+        self.records = snapshot_root(store.store.path)  # the bot store: versions and their records
+        own_cache = settings.build_cache is None
+        self.preparer = Preparer(
+            settings.build_cache or self.records / ".runtimes",
+            settings.runtimes,
+            settings.build_limits,
+            settings.confined,
+        )
+        self.sweeps = own_cache  # only the store's own cache: no other server uses it
 
     def start(self, name: str) -> None:
         """Verify `name` in a task of its own, unless it is being verified already (the scan
@@ -108,7 +145,12 @@ class Verifier:
         """Verify the version `name` and store its verdict; returns its new status. (Cancelled
         by a stopping server, it stays "verifying": the next start verifies it again.)"""
         try:
-            verdict = await within(self._play(name), self.settings.deadline_s)
+            bot = await self.store.run(Store.get_bot, name)
+            prepared = await self._prepare(bot)
+            if prepared is not None and not prepared.ok:
+                verdict = preparation_failed(prepared)
+            else:
+                verdict = await within(self._play(bot), self.settings.deadline_s)
         except TimeoutError:
             verdict = Verdict(
                 False,
@@ -137,8 +179,21 @@ class Verifier:
         log.info("verified %s: %s (%s)", name, verdict.verdict, status)
         return status
 
-    async def _play(self, name: str) -> Verdict:
-        bot = await self.store.run(Store.get_bot, name)
+    async def _prepare(self, bot: Bot) -> Preparation | None:
+        """Install or build the version (None: a bot registered without a folder); then the
+        cache entries no version uses any more are removed."""
+        if not bot.directory:
+            return None
+        try:
+            prepared = await self.preparer.prepare(Path(bot.directory))
+        except (CgroupError, SandboxUnavailable, OSError) as err:  # the server's, not the bot's
+            raise InfrastructureError(f"its install or build could not run: {err}") from err
+        if self.sweeps:
+            await asyncio.to_thread(self.preparer.sweep, self.records)
+        return prepared
+
+    async def _play(self, bot: Bot) -> Verdict:
+        name = bot.name
         ladder = self.ladder_for(bot)
         if ladder is None:
             return Verdict(

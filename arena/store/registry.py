@@ -141,8 +141,10 @@ def _directory_command(run_dir: str) -> str:
     from arena import botcommand
 
     try:
-        command = botcommand.read_manifest(run_dir).command_line()
-        botcommand.check_command(command, run_dir)
+        manifest = botcommand.read_manifest(run_dir)
+        command = manifest.command_line()
+        if manifest.kind != "cpp":  # a built program is made by its build (arena.referee.build)
+            botcommand.check_command(command, run_dir)
     except botcommand.CommandNotFound as exc:
         raise InvalidBotCommand(f"{Path(run_dir) / botcommand.MANIFEST}: {exc}") from exc
     except botcommand.BotCommandError as exc:

@@ -1,10 +1,12 @@
 """`arena serve` for tests: a server process on free ports with its log in a file, the `arena`
-command run to its end, and waiting for a condition with a deadline."""
+command run to its end, waiting for a condition with a deadline, and the ladder matches a bot
+played."""
 
 from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -109,3 +111,16 @@ class Server:
             if self.proc.poll() is None:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
+
+
+def played(db: Path, bot: str) -> int:
+    """Completed ladder matches the bot row `bot` had a seat in."""
+    con = sqlite3.connect(db, timeout=10)
+    try:
+        return con.execute(
+            "SELECT count(*) FROM matches m, json_each(m.seats) s JOIN bots b ON b.id = s.value "
+            "WHERE m.status = 'completed' AND b.name = ?",  # seats: bot ids
+            (bot,),
+        ).fetchone()[0]
+    finally:
+        con.close()

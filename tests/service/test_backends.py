@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 from fastapi import FastAPI
 
+from arena.runtimes import Runtimes
 from arena.service.backends import AdminBackend, UploadBackend
 from arena.service.submissions import submissions_router
 from arena.service.webserver import admin_router
@@ -37,6 +38,7 @@ class Uploads:
     uploads_per_day: int = 5
     upload_limits: Limits = Limits()
     verifying: list[str] = field(default_factory=list)
+    runtimes: Runtimes = field(default_factory=Runtimes)
 
     def verify_later(self, name: str) -> None:
         self.verifying.append(name)

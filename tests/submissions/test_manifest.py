@@ -78,7 +78,7 @@ def test_a_node_bot_runs_node_from_path_and_is_refused_where_there_is_none(tmp_p
         ('command = ["bot.py"]\n', 'says no runtime; add one: runtime = "python"'),
         (
             'runtime = "java"\ncommand = ["bot.py"]\n',
-            "runtime = 'java', which Arena does not know; the runtimes are python, node",
+            "runtime = 'java', which Arena does not know; the runtimes are python, node, cpp",
         ),
         ('runtime = 3\ncommand = ["bot.py"]\n', "runtime = 3, which Arena does not know"),
         ('runtime = "python"\n', "command is a list of non-empty strings"),

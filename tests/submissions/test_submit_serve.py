@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from tests.cli import ROOT
-from tests.service.serving import RANDOM, Server, arena, wait_until
+from tests.service.serving import RANDOM, Server, arena, played, wait_until
 from tests.timing import scaled
 
 MARKER = "BROKEN-BOT-MARKER"
@@ -32,19 +32,6 @@ def submit(server: Server, key_file: Path, folder: Path) -> subprocess.Completed
          str(key_file), "--timeout", "120", str(folder)],
         cwd=ROOT, text=True, capture_output=True, timeout=scaled(180),
     )  # fmt: skip
-
-
-def played(db: Path, bot: str) -> int:
-    """Completed ladder matches the bot row `bot` had a seat in."""
-    con = sqlite3.connect(db, timeout=10)
-    try:
-        return con.execute(
-            "SELECT count(*) FROM matches m, json_each(m.seats) s JOIN bots b ON b.id = s.value "
-            "WHERE m.status = 'completed' AND b.name = ?",  # seats: bot ids
-            (bot,),
-        ).fetchone()[0]
-    finally:
-        con.close()
 
 
 def test_an_owner_submits_a_bot_that_plays_then_a_broken_version_is_refused(tmp_path):

@@ -55,6 +55,20 @@
         link.addEventListener("click", () => openReplay(v.version));
         verdict.append(" ", link);
       }
+      for (const step of v.steps || []) {  // its install or build (docs/submit.md#runtimes)
+        const details = document.createElement("details");
+        details.className = "step";
+        details.open = !step.ok;
+        const summary = document.createElement("summary");
+        summary.textContent = step.name + (step.command ? " `" + step.command + "`" : "") + ": " +
+          (step.ok ? "ok" : "FAILED: " + step.detail) +
+          (step.cached ? " (reused)" : " (" + step.seconds.toFixed(1) + " s)");
+        const out = document.createElement("pre");
+        out.className = "log-excerpt";
+        out.textContent = step.output;
+        details.append(summary, out);
+        verdict.appendChild(details);
+      }
       if (v.log_excerpt) {
         const pre = document.createElement("pre");
         pre.className = "log-excerpt";

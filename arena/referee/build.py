@@ -1,0 +1,525 @@
+"""A submitted version's preparation: its install (a Python bot's wheels) or its build (a C++
+bot's `build = [...]`), run in the bots' sandbox before its verification match, its result cached
+by content and recorded beside the version (arena.runtimes.Preparation).
+
+Each step runs as a launched bot does (arena.referee.launcher): the guard process
+(arena.referee.rlimits) with its rlimits, a control group of its own (memory, processes, CPU at
+the weight of a bot nobody waits for, so a build does not slow the matches being played), the
+seccomp filter, and bubblewrap with no network and nothing of the server's files but the system's
+read-only directories, Arena's Python and the bot's own folder. Its writable folder, /home/bot,
+is a tmpfs of the build's own when the platform is root (its size is the build's disk limit);
+a step that runs past the preparation's time limit, prints more than its output limit, or is
+killed for memory fails with a sentence saying so, and the sandbox, its group and its folder
+are gone when `prepare` returns, whatever happened.
+
+What a preparation makes is kept in a cache (`<cache>/envs/KEY`, `<cache>/builds/KEY`) keyed by
+what it depends on: an environment by the runtime, the requirements file and the wheels (so the
+versions of one requirement set share one, installed once); a build by the bot's files and its
+build commands. `sweep` removes the entries no recorded version uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import shlex
+import shutil
+import signal
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from arena.botcommand import BadManifest, Manifest, read_manifest
+from arena.deadlines import within
+from arena.runtimes import RECORD_SUFFIX, Preparation, Runtime, Runtimes, Step, write_preparation
+from arena.submissions.archive import content_digest
+
+from . import cgroups, sandbox, seccomp, workdir
+from .launcher import GUARD_EXIT_S, SECCOMP_FD, group_layout
+
+log = logging.getLogger(__name__)
+
+Maker = Callable[[Path], Awaitable[Preparation]]  # makes a cache entry (its folder)
+
+OUTPUT_TAIL_CHARS = 4000  # of each step's output, kept for the owner
+FORK_CHECK_S = 0.25  # how often a quiet step's group is checked for a refused fork
+PART = ".part-"  # a cache entry being made
+
+
+@dataclass(frozen=True)
+class BuildLimits:
+    """What one preparation may use (see docs/submit.md, "Runtimes")."""
+
+    time_s: float = 300.0  # all its steps together, wall clock
+    memory_mb: int = 2048  # each step's processes together (its control group)
+    processes: int = 128  # each step's processes and threads together
+    disk_mb: int = 1024  # its folder (a tmpfs when the platform is root) and any file it writes
+    max_files: int = 50_000
+    output_bytes: int = 2 << 20  # what one step may print
+    cpus: float = 1.0  # its CPU quota (cores' time per second)
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    ok: bool
+    detail: str
+    output: str
+    seconds: float
+
+
+class Preparer:
+    """Prepares versions for the service's verification; one per service."""
+
+    def __init__(
+        self,
+        cache: Path,
+        runtimes: Runtimes | None = None,
+        limits: BuildLimits = BuildLimits(),
+        confined: bool = True,
+    ):
+        self.cache = Path(cache)
+        self.runtimes = runtimes or Runtimes()
+        self.limits = limits
+        self.confined = confined  # False: steps run unconfined (--no-sandbox, trusted bots)
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def prepare(self, bot_dir: Path) -> Preparation:
+        """Install or build the version in `bot_dir` (cached by content), record what it made
+        beside it and return that. A version that needs neither passes, with no record."""
+        plan = await asyncio.to_thread(self._plan, bot_dir)
+        if isinstance(plan, Preparation):
+            if not plan.steps:  # nothing to install or build: nothing to record
+                return plan
+            prepared = plan
+        else:
+            kind, key, make = plan
+            prepared = await self._cached(key, kind, make)
+        await asyncio.to_thread(write_preparation, bot_dir, prepared)
+        return prepared
+
+    def _plan(self, bot_dir: Path) -> Preparation | tuple[str, str, Maker]:
+        """What preparing `bot_dir` takes (blocking: reads and hashes its files): a finished
+        Preparation, or (the cache's kind, its key, what makes the entry)."""
+        bot_dir = Path(os.path.abspath(bot_dir))
+        try:
+            manifest = read_manifest(bot_dir, upload=True, runtimes=self.runtimes)
+        except BadManifest as err:  # e.g. the organiser removed its runtime since
+            return Preparation(False, (Step("check", "", False, 0.0, "", str(err)),))
+        runtime = self.runtimes.get(manifest.runtime or "")
+        if runtime is None or not manifest.needs_preparation(self.runtimes):
+            return Preparation(True)
+        if manifest.kind == "cpp":
+            key = self._build_key(bot_dir, manifest)
+            return "builds", key, lambda entry: self._build(bot_dir, manifest, entry)
+        key = self._env_key(bot_dir, manifest, runtime)
+        return "envs", key, lambda entry: self._install(bot_dir, manifest, runtime, entry)
+
+    async def _cached(self, key: str, kind: str, make: Maker) -> Preparation:
+        """The cache entry `kind/key`, made by `make(folder)` unless it is there; one maker a key
+        at a time (two uploads of one requirement set install it once)."""
+        entry = self.cache / kind / key
+        lock = self._locks.setdefault(f"{kind}/{key}", asyncio.Lock())
+        async with lock:
+            found = await asyncio.to_thread(_read_entry, entry)
+            if found is not None:
+                steps = tuple(
+                    Step(s.name, s.command, True, 0.0, s.output, "reused", cached=True)
+                    for s in found.steps
+                )
+                # Its own folder, wherever the cache is now (it may have been moved).
+                run_dir = entry if found.run_dir is not None else None
+                pythonpath = (entry,) if found.pythonpath else ()
+                return Preparation(True, steps, run_dir, pythonpath, (f"{kind}/{key}",))
+
+            await asyncio.to_thread(entry.parent.mkdir, parents=True, exist_ok=True)
+            prepared = await make(entry)
+            if not prepared.ok:
+                return prepared
+            prepared = replace(prepared, uses=(f"{kind}/{key}",))
+            record = json.dumps(prepared.to_json())
+            await asyncio.to_thread(entry.with_name(f"{key}.json").write_text, record)
+            return prepared
+
+    # ---------------------------------------------------------------- keys
+
+    def _env_key(self, bot_dir: Path, manifest: Manifest, runtime: Runtime) -> str:
+        h = hashlib.sha256(f"env\0{sys.version}\0{runtime.identity()}\0".encode())
+        if manifest.requirements:
+            h.update((bot_dir / manifest.requirements).read_bytes())
+        wheels = bot_dir / manifest.wheels
+        if wheels.is_dir():
+            h.update(content_digest(wheels).encode())
+        return h.hexdigest()[:32]
+
+    def _build_key(self, bot_dir: Path, manifest: Manifest) -> str:
+        h = hashlib.sha256(b"build\0")
+        h.update(json.dumps([manifest.build, manifest.command]).encode())
+        h.update(content_digest(bot_dir).encode())
+        proto = sandbox.protocol_file()
+        if proto is not None:
+            h.update(proto.read_bytes())
+        return h.hexdigest()[:32]
+
+    # ---------------------------------------------------------------- steps
+
+    async def _install(
+        self, bot_dir: Path, manifest: Manifest, runtime: Runtime, entry: Path
+    ) -> Preparation:
+        target = "env"
+        argv = [
+            sys.executable, "-m", "pip", "install", "--no-index", "--no-cache-dir",
+            "--disable-pip-version-check", "--no-warn-script-location", "--target", target,
+        ]  # fmt: skip
+        # The bot's files are copied into the build's folder: the paths pip prints are the
+        # sandbox's (/home/bot/...), none of the server's.
+        read_only = []
+        if (bot_dir / manifest.wheels).is_dir():
+            argv += ["--find-links", manifest.wheels]
+        if runtime.wheelhouse is not None:
+            argv += ["--find-links", str(runtime.wheelhouse)]
+            read_only.append(runtime.wheelhouse)
+        if manifest.requirements:
+            argv += ["-r", manifest.requirements]
+        argv += list(runtime.packages)
+        shown = shlex.join(["pip", "install", "--no-index", *argv[argv.index("--target") :]])
+        async with BuildBox(self.limits, self.confined, tuple(read_only), entry.name) as box:
+            await asyncio.to_thread(box.fill, bot_dir)
+            outcome = await box.run(argv, self.limits.time_s)
+            step = _step("install", shown, outcome)
+            if not outcome.ok:
+                return Preparation(False, (step,))
+            await asyncio.to_thread(_keep, box.path / target, entry)
+        return Preparation(True, (step,), None, (entry,))
+
+    async def _build(self, bot_dir: Path, manifest: Manifest, entry: Path) -> Preparation:
+        steps: list[Step] = []
+        deadline = time.monotonic() + self.limits.time_s
+        async with BuildBox(self.limits, self.confined, (), entry.name) as box:
+            await asyncio.to_thread(box.fill, bot_dir)
+            for i, argv in enumerate(manifest.build, 1):
+                name = "build" if len(manifest.build) == 1 else f"build {i}"
+                outcome = await box.run(list(argv), deadline - time.monotonic())
+                steps.append(_step(name, shlex.join(argv), outcome))
+                if not outcome.ok:
+                    return Preparation(False, tuple(steps))
+            program = box.path / manifest.command[0]
+            if not program.is_file() or not os.access(program, os.X_OK):
+                steps.append(
+                    Step(
+                        "check",
+                        "",
+                        False,
+                        0.0,
+                        "",
+                        f"the build left no program {manifest.command[0]!r} (the manifest's "
+                        "command) that can run; check the build's output and its name",
+                    )  # fmt: skip
+                )
+                return Preparation(False, tuple(steps))
+            await asyncio.to_thread(_keep, box.path, entry)
+        return Preparation(True, tuple(steps), entry)
+
+    # ---------------------------------------------------------------- clean-up
+
+    def sweep(self, records: Path) -> int:
+        """Remove the cache entries that no recorded version under `records` (the bot store:
+        NAME/N.runtime.json beside each NAME/N/) uses; how many were removed. Blocking."""
+        used: set[str] = set()
+        for record in records.glob(f"*/*{RECORD_SUFFIX}"):
+            version = record.with_name(record.name[: -len(RECORD_SUFFIX)])
+            if not version.is_dir():
+                continue
+            try:
+                used.update(json.loads(record.read_text()).get("uses", []))
+            except (OSError, ValueError):
+                continue
+        removed = 0
+        for kind in ("envs", "builds"):
+            folder = self.cache / kind
+            if not folder.is_dir():
+                continue
+            for entry in folder.iterdir():
+                if (
+                    entry.is_dir()
+                    and not entry.name.startswith(".")
+                    and f"{kind}/{entry.name}" not in used
+                ):
+                    if self._locks.get(f"{kind}/{entry.name}", asyncio.Lock()).locked():
+                        continue
+                    shutil.rmtree(entry, ignore_errors=True)
+                    entry.with_name(entry.name + ".json").unlink(missing_ok=True)
+                    removed += 1
+        return removed
+
+
+def _read_entry(entry: Path) -> Preparation | None:
+    """The preparation that made the cache entry `entry`, if it is there and complete."""
+    try:
+        found = Preparation.from_json(json.loads(entry.with_name(entry.name + ".json").read_text()))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return found if entry.is_dir() else None
+
+
+def _step(name: str, command: str, outcome: StepOutcome) -> Step:
+    return Step(
+        name, command, outcome.ok, round(outcome.seconds, 2), outcome.output, outcome.detail
+    )
+
+
+def _keep(made: Path, entry: Path) -> None:
+    """Copy what a step made into the cache entry `entry` (links kept as links, not followed),
+    readable by every bot's user (the build ran as a user of its own, umask 077)."""
+    part = entry.with_name(f"{PART}{entry.name}-{os.urandom(4).hex()}")
+    shutil.copytree(made, part, symlinks=True)
+    for dirpath, _, filenames in os.walk(part):
+        if os.geteuid() == 0:
+            os.chown(dirpath, os.getuid(), os.getgid())
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path):
+                continue
+            if os.geteuid() == 0:
+                os.chown(path, os.getuid(), os.getgid())
+            executable = os.stat(path).st_mode & 0o100
+            os.chmod(path, 0o755 if executable else 0o644)
+    os.rename(part, entry)
+
+
+class BuildBox:
+    """One preparation's sandboxed folder (/home/bot inside): a tmpfs of its own when the
+    platform is root, owned by a user picked for this preparation; removed on exit."""
+
+    def __init__(
+        self,
+        limits: BuildLimits,
+        confined: bool,
+        read_only: tuple[Path, ...],
+        key: str,
+        parent: Path | None = None,
+    ):
+        self.limits = limits
+        self.confined = confined
+        self.read_only = read_only
+        self.key = key
+        self.parent = parent or Path(os.environ.get("TMPDIR", "/tmp"))  # where its folder is made
+        self.path = Path()
+        self.uid: int | None = None
+        self.mounted = False
+
+    async def __aenter__(self) -> BuildBox:
+        await asyncio.to_thread(self._open)
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await asyncio.to_thread(self._close)
+
+    def _open(self) -> None:
+        import tempfile
+
+        self.path = Path(tempfile.mkdtemp(prefix="arena-build-", dir=self.parent))
+        if self.confined and os.geteuid() == 0:
+            self.uid = sandbox.pick_uid()
+            try:
+                workdir.mount_tmpfs(self.path, self.limits.disk_mb, self.uid, self.limits.max_files)
+                self.mounted = True
+            except OSError as err:
+                log.warning("a build's folder is a plain one (%s): its size is not capped", err)
+                os.chown(self.path, self.uid, self.uid)
+
+    def _close(self) -> None:
+        if self.mounted:
+            workdir.unmount(self.path)
+            self.mounted = False
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def fill(self, source: Path) -> None:
+        """Copy the bot's files into the folder, owned by the build's user."""
+        shutil.copytree(source, self.path, dirs_exist_ok=True, symlinks=True)
+        if self.uid is not None:
+            for dirpath, dirnames, filenames in os.walk(self.path):
+                for name in [*dirnames, *filenames]:
+                    os.lchown(os.path.join(dirpath, name), self.uid, self.uid)
+
+    async def run(self, argv: list[str], time_s: float) -> StepOutcome:
+        """Run one step in the folder, in the sandbox, within `time_s` seconds."""
+        began = time.monotonic()
+        if time_s <= 0:
+            ran_out = f"the build ran out of its {self.limits.time_s:.0f} s (its time limit)"
+            return StepOutcome(False, ran_out, "", 0.0)
+        lim = self.limits
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(self.path),
+            "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8",
+            "PIP_NO_CACHE_DIR": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        guard_options: list[str] = []
+        proto = sandbox.protocol_file()
+        cwd = self.path
+        if self.confined:
+            sandbox.require()
+            box = sandbox.Sandbox(
+                self.path,
+                None,
+                read_only=(*sandbox.runtime_paths(), *self.read_only),
+                proto=proto,
+                uid=self.uid,
+                tmp_mb=min(lim.disk_mb, 256),
+                seccomp_fd=SECCOMP_FD if seccomp.native_arch() is not None else None,
+            )
+            if box.seccomp_fd is not None:
+                guard_options += ["--seccomp-fd", str(box.seccomp_fd)]
+            if self.mounted:
+                guard_options += ["--workdir", str(self.path)]
+            command = box.argv(argv, self.path)
+            env["HOME"] = sandbox.WORKDIR_IN_SANDBOX
+            if proto is not None:
+                env["ARENA_PROTO"] = sandbox.PROTO_IN_SANDBOX
+        else:
+            command = argv
+            if proto is not None:
+                env["ARENA_PROTO"] = str(proto)
+        group = None
+        where = group_layout()
+        if where is not None:
+            limits = cgroups.GroupLimits(lim.memory_mb, lim.processes, lim.cpus)
+            # Made with the weight of a bot nobody waits for: the matches being played come
+            # first (and its quota caps it however idle the machine is).
+            key = cgroups.key_for(f"build-{self.key[:12]}")
+            group = cgroups.BotGroup.create(where, os.getpid(), key, limits)
+            for d in group.dirs:
+                guard_options += ["--cgroup", str(d)]
+        processes = lim.processes if self.uid is not None else 0
+        # RLIMIT_AS: four times the memory (the only cap where there is no control group; a
+        # compiler maps more than it touches).
+        guard = [
+            sys.executable, "-m", "arena.referee.rlimits",
+            str(4 * lim.memory_mb), "0", "1024", str(lim.disk_mb), str(processes), str(os.getpid()),
+            *guard_options, "--", *command,
+        ]  # fmt: skip
+        proc = await asyncio.create_subprocess_exec(
+            *guard,
+            cwd=cwd,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        tail = bytearray()
+        printed = 0
+        forks = 1  # 0 once the process limit is said to have stopped the step
+        failure = ""
+        try:
+            assert proc.stdout is not None
+            end = began + time_s
+            while True:
+                left = end - time.monotonic()
+                if left <= 0:
+                    failure = (
+                        f"it did not finish within the build's {lim.time_s:.0f} s (its time "
+                        "limit); it was stopped"
+                    )
+                    break
+                try:
+                    chunk = await within(proc.stdout.read(65536), min(left, FORK_CHECK_S))
+                except TimeoutError:
+                    # A fork bomb meets the process limit and goes on trying: stopped at once,
+                    # rather than when its time is up.
+                    if group is not None and _pids_hits(group):
+                        failure = (
+                            f"it tried to run more than {lim.processes} processes at once (its "
+                            "limit); it was stopped"
+                        )
+                        forks = 0  # said
+                        break
+                    continue
+                if not chunk:
+                    break
+                printed += len(chunk)
+                tail += chunk
+                del tail[: -OUTPUT_TAIL_CHARS * 2]
+                if printed > lim.output_bytes:
+                    failure = (
+                        f"it printed more than {lim.output_bytes // 1024} KB (the build's output "
+                        "limit); it was stopped"
+                    )
+                    break
+        finally:
+            if proc.returncode is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)  # the guard ends the sandbox and all in it
+                except ProcessLookupError:
+                    pass
+            # The output is read to its end (and dropped): asyncio's wait() returns once the
+            # pipe is closed too, and a reader stopped at the output limit would hold it open.
+            try:
+                code = await within(_drain_and_wait(proc), GUARD_EXIT_S)
+            except TimeoutError:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                code = await _drain_and_wait(proc)
+            oom = group.oom_kills() if group is not None else 0
+            forks = _pids_hits(group) if group is not None and forks else 0
+            if group is not None:
+                await asyncio.to_thread(_end_group, group)
+        output = tail.decode("utf-8", "replace")[-OUTPUT_TAIL_CHARS:]
+        if oom:
+            failure = f"it was killed for using more than {lim.memory_mb} MB of memory (its limit)"
+        elif not failure and code != 0:
+            failure = _exit_text(code)
+            if forks:
+                failure += (
+                    f"; it tried to run more than {lim.processes} processes at once (its limit)"
+                )
+            full = ("No space left on device", "File too large")
+            if any(f in output for f in full) or code in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ):
+                failure += f"; a build's folder holds at most {lim.disk_mb} MB"
+        elif failure and forks:
+            failure += f"; it tried to run more than {lim.processes} processes at once (its limit)"
+        return StepOutcome(not failure, failure, output, time.monotonic() - began)
+
+
+async def _drain_and_wait(proc: asyncio.subprocess.Process) -> int:
+    """Read what is left of a step's output, dropping it, then its exit status."""
+    if proc.stdout is not None:
+        while await proc.stdout.read(65536):
+            pass
+    return await proc.wait()
+
+
+def _exit_text(code: int) -> str:
+    if code < 0:
+        return f"it was killed by {signal.Signals(-code).name}"
+    if code > 128 and code - 128 in {int(s) for s in signal.Signals}:
+        return f"it was killed by {signal.Signals(code - 128).name} (exit status {code})"
+    return f"it exited with code {code}"
+
+
+def _pids_hits(group: cgroups.BotGroup) -> int:
+    """How often the group's process limit refused a fork (its pids.events)."""
+    for d in group.dirs:
+        try:
+            for line in (d / "pids.events").read_text().splitlines():
+                name, _, value = line.partition(" ")
+                if name == "max":
+                    return int(value)
+        except (OSError, ValueError):
+            continue
+    return 0
+
+
+def _end_group(group: cgroups.BotGroup) -> None:
+    group.kill()
+    group.remove()

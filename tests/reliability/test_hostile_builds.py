@@ -1,0 +1,109 @@
+"""Hostile installs and builds are contained like hostile bots (arena.referee.build): a step
+that runs for ever, writes without bound, forks without bound or reaches for the network fails
+with a sentence saying which limit it met, and leaves nothing behind: no process, no control
+group, no mounted or leftover folder, no cache entry."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+from pathlib import Path
+
+import pytest
+
+from arena.referee import sandbox
+from arena.referee.build import BuildBox, BuildLimits, Preparer
+from arena.referee.launcher import group_layout
+from arena.runtimes import find_preparation
+from tests.timing import scaled
+
+pytestmark = pytest.mark.skipif(
+    sandbox.unavailable_reason() is not None,
+    reason=f"no sandbox here: {sandbox.unavailable_reason()}",
+)
+
+LIMITS = BuildLimits(time_s=1.0, memory_mb=256, processes=16, disk_mb=8, output_bytes=64 << 10)
+# Steps that end by themselves get the time a loaded machine needs to start a sandbox.
+ENDING = dataclasses.replace(LIMITS, time_s=scaled(10))
+
+
+def _groups() -> set[str]:
+    """This process's build groups now (arena.referee.cgroups; a bot's launched meanwhile by
+    another fixture of this process is none of this test's)."""
+    where = group_layout()
+    if where is None:
+        return set()
+    return {
+        g.name
+        for d in where.owner_dirs(os.getpid())
+        if d.is_dir()
+        for g in d.iterdir()
+        if g.name.startswith("build-")
+    }
+
+
+def _mounts() -> str:
+    return Path("/proc/self/mounts").read_text()
+
+
+async def _step(tmp_path: Path, script: str, limits: BuildLimits = LIMITS):
+    """Run `sh -c script` as a build step; (its outcome, the box's folder)."""
+    async with BuildBox(limits, True, (), "hostile", parent=tmp_path) as box:
+        outcome = await box.run(["sh", "-c", script], limits.time_s)
+        folder = box.path
+    return outcome, folder
+
+
+@pytest.mark.parametrize(
+    "script, said",
+    [
+        ("echo started; sleep 600", "did not finish within the build's 1 s"),
+        ("echo started; exec yes building", "printed more than 64 KB"),
+        ("dd if=/dev/zero of=big bs=1M count=100", "a build's folder holds at most 8 MB"),
+        (
+            # Each shell forks two more, for ever: the group's process limit stops them, and
+            # the step is stopped then, not when its time is up.
+            "f() { f | f & }; f; sleep 600",
+            "more than 16 processes at once (its limit); it was stopped",
+        ),
+        (
+            "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), timeout=2)\"",
+            "exited with code 1",
+        ),
+    ],
+    ids=["forever", "output", "disk", "fork-bomb", "network"],
+)
+def test_a_hostile_step_fails_saying_why_and_leaves_nothing(tmp_path, script, said):
+    groups = _groups()
+    # Only the first case waits for its time limit; the others meet theirs, or fail, first.
+    limits = LIMITS if script.endswith("sleep 600") and "f()" not in script else ENDING
+    outcome, folder = asyncio.run(_step(tmp_path, script, limits))
+    assert not outcome.ok and said in outcome.detail, (outcome.detail, outcome.output)
+    if "socket" in script:  # no network in the sandbox: its own empty loopback only
+        assert "Network is unreachable" in outcome.output, outcome.output
+    assert not folder.exists() and str(folder) not in _mounts()
+    assert _groups() <= groups  # its control group is gone, with every process in it
+    assert not any(name.startswith("build-hostile") for name in _groups())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_build_keeps_no_cache_entry_and_records_its_step(tmp_path):
+    """Through the Preparer: a C++ bot whose build fails leaves its record (the step, why, its
+    output) beside the version, and nothing in the cache."""
+    version = tmp_path / "bots" / "mine" / "1"
+    version.mkdir(parents=True)
+    (version / "arena-bot.toml").write_text(
+        'runtime = "cpp"\nbuild = ["sh", "-c", "echo BUILD-MARKER; exit 2"]\ncommand = ["bot"]\n'
+    )
+    preparer = Preparer(tmp_path / "cache", limits=LIMITS)
+    if preparer.runtimes.by_name["cpp"].missing():
+        pytest.skip(f"no C++ toolchain here: {preparer.runtimes.by_name['cpp'].missing()}")
+    prepared = asyncio.run(preparer.prepare(version))
+    assert not prepared.ok
+    step = prepared.failed_step()
+    assert step is not None and step.name == "build" and step.detail == "it exited with code 2"
+    assert "BUILD-MARKER" in step.output
+    assert find_preparation(version) == prepared
+    builds = tmp_path / "cache" / "builds"
+    assert not builds.exists() or not any(builds.iterdir())

@@ -1,0 +1,245 @@
+"""Runtimes (arena.runtimes) and what arena-bot.toml says of them (arena.botcommand): a C++
+bot's build, a Python bot's requirements and wheels, each mistake refused with what to do; a
+runtime the server lacks refused naming what is missing; the organiser's runtimes file and
+`arena runtime list`; a prepared version launched from what its preparation made; the cache of
+environments and builds reused by content and swept of what no version uses."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena import botcommand, runtimes
+from arena.botcommand import BadManifest, CommandNotFound
+from arena.cli.runtimes import runtime_group
+from arena.referee import sandbox
+from arena.referee.build import Preparer
+from arena.runtimes import Preparation, Runtimes, RuntimesFileError, Step, write_preparation
+from tests.cli import ROOT
+from tests.support.wheels import make_wheel
+
+LOWCARD = ROOT / "example_bots" / "python_wheel" / "lib" / "lowcard"
+
+
+def bot(tmp_path: Path, manifest: str, files=("bot.py",)) -> Path:
+    directory = tmp_path / "bot"
+    directory.mkdir()
+    for name in files:
+        (directory / name).parent.mkdir(parents=True, exist_ok=True)
+        (directory / name).write_text("x\n")
+    (directory / "arena-bot.toml").write_text(manifest)
+    return directory
+
+
+@pytest.fixture
+def toolchain(monkeypatch):
+    """Every program and library a runtime asks for is there (whatever this machine has)."""
+    monkeypatch.setattr(runtimes, "_has_program", lambda name: True)
+    monkeypatch.setattr(runtimes, "_has_pkg", lambda name: True)
+
+
+@pytest.mark.usefixtures("toolchain")
+def test_a_cpp_bot_names_its_build_one_command_or_several_and_its_program_is_built(tmp_path):
+    one = bot(tmp_path, 'runtime = "cpp"\nbuild = ["make"]\ncommand = ["bot", "--fast"]\n', ())
+    manifest = botcommand.read_manifest(one, upload=True)
+    assert (manifest.kind, manifest.build, manifest.command) == (
+        "cpp",
+        (("make",),),
+        ("bot", "--fast"),
+    )
+    assert manifest.command_line() == "./bot --fast" and manifest.needs_preparation()
+    shutil.rmtree(one)
+    several = bot(
+        tmp_path,
+        'runtime = "cpp"\nbuild = [["cmake", "-B", "out"], ["cmake", "--build", "out"]]\n'
+        'command = ["out/bot"]\n',
+        (),
+    )
+    assert botcommand.read_manifest(several, upload=True).build == (
+        ("cmake", "-B", "out"),
+        ("cmake", "--build", "out"),
+    )
+
+
+@pytest.mark.usefixtures("toolchain")
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        (
+            'runtime = "cpp"\ncommand = ["bot"]\n',
+            'a cpp bot says how it is built, such as build = ["make"]',
+        ),
+        ('runtime = "cpp"\nbuild = "make"\ncommand = ["bot"]\n', "build is a command, such as"),
+        (
+            'runtime = "cpp"\nbuild = [["make"], 3]\ncommand = ["bot"]\n',
+            "build is a command, such as",
+        ),
+        ('runtime = "cpp"\nbuild = ["make"]\ncommand = ["../bot"]\n', "leaves the bot's folder"),
+        ('runtime = "python"\nbuild = ["make"]\ncommand = ["bot.py"]\n', "build is for a cpp bot"),
+        (
+            'runtime = "python"\nrequirements = "reqs.txt"\ncommand = ["bot.py"]\n',
+            "requirements 'reqs.txt' is not a file in the bot's folder",
+        ),
+        (
+            'runtime = "python"\nrequirements = "/etc/passwd"\ncommand = ["bot.py"]\n',
+            "requirements '/etc/passwd' leaves the bot's folder",
+        ),
+        (
+            'runtime = "python"\nwheels = "whl"\ncommand = ["bot.py"]\n',
+            "wheels 'whl' is not a folder in the bot's folder",
+        ),
+        (
+            'runtime = "cpp"\nbuild = ["make"]\nrequirements = "bot.py"\ncommand = ["bot"]\n',
+            "requirements is for a Python bot",
+        ),
+    ],
+)
+def test_each_mistake_in_a_runtime_s_keys_is_refused_saying_what_to_do(tmp_path, text, said):
+    directory = bot(tmp_path, text)
+    with pytest.raises(BadManifest, match=said.replace("(", r"\(").replace("[", r"\[")):
+        botcommand.read_manifest(directory, upload=True)
+
+
+def test_a_runtime_the_server_lacks_is_refused_naming_what_is_missing(tmp_path, monkeypatch):
+    monkeypatch.setattr(runtimes, "_has_program", lambda name: name != "grpc_cpp_plugin")
+    monkeypatch.setattr(runtimes, "_has_pkg", lambda name: False)
+    directory = bot(tmp_path, 'runtime = "cpp"\nbuild = ["make"]\ncommand = ["bot"]\n')
+    with pytest.raises(BadManifest) as refused:
+        botcommand.read_manifest(directory, upload=True)
+    said = str(refused.value)
+    assert said.startswith("this server has no C++ runtime: it lacks grpc_cpp_plugin (Debian")
+    assert "protobuf-compiler-grpc" in said and "libgrpc++-dev" in said
+    assert "submit a bot of another runtime (python, node)" in said
+
+
+def test_the_organiser_s_runtimes_file_adds_python_runtimes_listed_by_arena_runtime_list(tmp_path):
+    wheelhouse = tmp_path / "wheelhouse"
+    wheelhouse.mkdir()
+    (wheelhouse / "numpy-2.0-cp311-none-any.whl").write_bytes(b"not a real wheel")
+    path = tmp_path / "runtimes.toml"
+    path.write_text(
+        '[python-ml]\ndescription = "Python with numpy"\npackages = ["numpy"]\n'
+        'wheelhouse = "wheelhouse"\n\n[python-lost]\npackages = ["x"]\nwheelhouse = "gone"\n'
+    )
+    found = Runtimes.load(path)
+    assert found.names() == ["python", "node", "cpp", "python-ml", "python-lost"]
+    ml = found.by_name["python-ml"]
+    assert (ml.kind, ml.packages, ml.wheelhouse) == ("python", ("numpy",), wheelhouse)
+    assert ml.missing() == [] and ml.needs_install(None)
+    assert "the wheelhouse" in found.by_name["python-lost"].missing()[0]
+    # An upload naming it is a Python bot that is installed before it runs.
+    directory = bot(tmp_path, 'runtime = "python-ml"\ncommand = ["bot.py"]\n')
+    manifest = botcommand.read_manifest(directory, upload=True, runtimes=found)
+    assert manifest.kind == "python" and manifest.needs_preparation(found)
+    # The registry, which copies the upload, does not know the server's runtimes: it reads
+    # the name as an organiser's Python runtime. An upload is checked against the server's.
+    assert botcommand.read_manifest(directory).kind == "python"
+    with pytest.raises(BadManifest, match="runtime = 'python-ml', which Arena does not know"):
+        botcommand.read_manifest(directory, upload=True)
+    listed = CliRunner().invoke(runtime_group, ["list", "--runtimes", str(path)])
+    assert listed.exit_code == 0, listed.output
+    assert "python-ml    python  ready" in listed.output and "[packages: numpy]" in listed.output
+    assert "python-lost  python  missing the wheelhouse" in listed.output
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ('[python]\npackages = ["x"]\n', "a Python one named python-NAME, such as"),
+        ('[ml]\npackages = ["x"]\n', "a Python one named python-NAME, such as"),
+        ('[python-ml]\nbase = "node"\n', 'base = "python" is the only base'),
+        ("[python-ml]\npackages = [1]\n", "packages is a list of requirements"),
+        ('[python-ml]\npackages = ["numpy"]\n', 'packages come from a wheelhouse = "FOLDER"'),
+        ("[python-ml]\nimage = 1\n", "unknown keys image"),
+        ("[python-ml\n", "is not valid TOML"),
+    ],
+)
+def test_a_bad_runtimes_file_is_refused_saying_what_to_fix(tmp_path, text, said):
+    path = tmp_path / "runtimes.toml"
+    path.write_text(text)
+    with pytest.raises(RuntimesFileError, match=said.replace("(", r"\(").replace("[", r"\[")):
+        Runtimes.load(path)
+
+
+@pytest.mark.usefixtures("toolchain")
+def test_a_prepared_version_runs_from_what_its_preparation_made(tmp_path):
+    source = bot(tmp_path, 'runtime = "cpp"\nbuild = ["make"]\ncommand = ["bot", "-v"]\n', ())
+    with pytest.raises(
+        CommandNotFound, match=r"bot is not built in .*; run the bot's build \(make\)"
+    ):
+        botcommand.resolve(str(source))
+    built = tmp_path / "cache" / "builds" / "k"
+    built.mkdir(parents=True)
+    (built / "bot").write_text("#!/bin/sh\n")
+    env = tmp_path / "cache" / "envs" / "e"
+    write_preparation(source, Preparation(True, (), built, (env,), ("builds/k",)))
+    command = botcommand.resolve(str(source))
+    assert command.argv == (str(built / "bot"), "-v") and command.cwd == built
+    assert command.pythonpath == (env,)
+    failed = Step("build", "make", False, 1.0, "error: x", "it exited with code 2")
+    write_preparation(source, Preparation(False, (failed,)))
+    with pytest.raises(CommandNotFound, match="build failed; it cannot run"):
+        botcommand.resolve(str(source))
+
+
+def test_the_cache_makes_an_entry_once_reuses_it_and_sweeps_what_no_version_uses(tmp_path):
+    preparer = Preparer(tmp_path / "cache")
+    made = []
+
+    async def make(entry: Path) -> Preparation:
+        made.append(entry.name)
+        await asyncio.to_thread(entry.mkdir)
+        return Preparation(
+            True, (Step("install", "pip install", True, 2.0, "done"),), None, (entry,)
+        )
+
+    async def twice():
+        return await asyncio.gather(
+            preparer._cached("k1", "envs", make), preparer._cached("k1", "envs", make)
+        )
+
+    first, second = asyncio.run(twice())
+    assert made == ["k1"]  # two versions of one requirement set at once: installed once
+    assert {first.steps[0].cached, second.steps[0].cached} == {False, True}
+    assert second.pythonpath == first.pythonpath == (tmp_path / "cache" / "envs" / "k1",)
+    assert first.uses == second.uses == ("envs/k1",)
+    asyncio.run(preparer._cached("k2", "envs", make))
+    store = tmp_path / "bots"
+    (store / "mine" / "1").mkdir(parents=True)
+    write_preparation(store / "mine" / "1", first)
+    (store / "gone").mkdir()
+    write_preparation(store / "gone" / "1", Preparation(True, uses=("envs/k2",)))  # no folder
+    assert preparer.sweep(store) == 1
+    assert sorted(p.name for p in (tmp_path / "cache" / "envs").iterdir()) == ["k1", "k1.json"]
+
+
+@pytest.mark.skipif(
+    sandbox.unavailable_reason() is not None,
+    reason=f"no sandbox here: {sandbox.unavailable_reason()}",
+)
+def test_an_organiser_runtime_installs_its_packages_once_for_every_bot_of_it(tmp_path):
+    """python-ml's packages come from its wheelhouse, installed offline in the sandbox into one
+    environment that two versions (of two bots) share; each runs with it first on its path."""
+    make_wheel(LOWCARD, tmp_path / "wheelhouse", "lowcard", "0.1.0")
+    path = tmp_path / "runtimes.toml"
+    path.write_text('[python-ml]\npackages = ["lowcard"]\nwheelhouse = "wheelhouse"\n')
+    preparer = Preparer(tmp_path / "cache", Runtimes.load(path))
+    versions = []
+    for family in ("one", "two"):
+        version = tmp_path / "bots" / family / "1"
+        version.mkdir(parents=True)
+        (version / "arena-bot.toml").write_text('runtime = "python-ml"\ncommand = ["bot.py"]\n')
+        (version / "bot.py").write_text(f"import lowcard  # {family}\n")
+        versions.append(version)
+    first, second = (asyncio.run(preparer.prepare(v)) for v in versions)
+    assert first.ok and not first.steps[0].cached, first.steps
+    assert "Successfully installed lowcard-0.1.0" in first.steps[0].output
+    assert second.ok and second.steps[0].cached and second.pythonpath == first.pythonpath
+    (env,) = first.pythonpath
+    assert (env / "lowcard" / "__init__.py").is_file()
+    command = botcommand.resolve(str(versions[1]))  # read without the server's runtimes
+    assert command.pythonpath == (env,) and command.cwd == versions[1]

@@ -1,0 +1,131 @@
+"""Bots with their own dependencies and in C++, for real: `arena serve` running, owners upload
+with `arena submit`. The Python starter bot (example_bots/python_wheel) ships its dependency as
+a wheel, installed offline on the server, and plays; the C++ starter bot (example_bots/cpp) is
+uploaded as source, built on the server in the sandbox, verified and plays a ladder match; a
+version whose requirement is in no shipped wheel, and one whose build fails, are refused, and
+`arena submit` prints the failing step and its last lines.
+
+The C++ build (about 25 s of CPU: gRPC's headers) is cached by content in the user's cache
+folder (~/.cache/arena/test-builds, `--build-cache`): the first run of this test on a machine
+builds it on the server, later runs (of any clone) reuse it. Without a C++ toolchain
+(scripts/setup installs one) the C++ half is skipped, saying what is missing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.runtimes import Runtimes
+from tests.cli import ROOT
+from tests.service.serving import RANDOM, Server, arena, played, wait_until
+from tests.support.wheels import make_wheel
+from tests.timing import scaled
+
+KITS = ROOT / "example_bots"
+CPP_MISSING = Runtimes().by_name["cpp"].missing()
+
+
+@pytest.fixture(scope="session")
+def build_cache() -> Path:
+    """Built C++ bots kept across test runs and clones (CI tests a fresh clone each time), in
+    the user's cache folder, by content: a changed kit is built again."""
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    folder = root / "arena" / "test-builds"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def owner_key(db: Path, name: str, tmp: Path) -> Path:
+    added = arena("bot", "add", name, "--owner", "--db", str(db)).stdout
+    key = next(line for line in added.splitlines() if line.startswith("owner key")).split()[-1]
+    path = tmp / f"{name}.key"
+    path.write_text(key + "\n")
+    return path
+
+
+def submit(server: Server, key_file: Path, folder: Path) -> subprocess.Popen:
+    """`arena submit` of `folder`, started (several run at once: their verifications overlap)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena", "submit", "--server", server.web, "--key-file",
+         str(key_file), "--timeout", str(int(scaled(400))), str(folder)],
+        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+
+def finished(proc: subprocess.Popen) -> tuple[int, str]:
+    """A started submit's exit code and everything it printed."""
+    out, err = proc.communicate(timeout=scaled(480))
+    return proc.returncode, out + err
+
+
+def wheel_kit(dest: Path, requirements: str | None = None) -> Path:
+    """The Python starter kit with its wheel built (README's first command, done here without
+    a build backend: tests/support/wheels.py)."""
+    shutil.copytree(KITS / "python_wheel", dest, ignore=shutil.ignore_patterns("wheels", "build"))
+    make_wheel(dest / "lib" / "lowcard", dest / "wheels", "lowcard", "0.1.0")
+    if requirements is not None:
+        (dest / "requirements.txt").write_text(requirements)
+    return dest
+
+
+# The first run on a machine builds the C++ bot (minutes on a loaded one); later runs reuse it.
+@pytest.mark.timeout(scaled(900))
+def test_a_wheel_bot_and_a_cpp_bot_are_prepared_on_the_server_and_play(tmp_path, build_cache):
+    db = tmp_path / "arena.db"
+    for name in ("r1", "r2"):
+        arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
+    wheel_key = owner_key(db, "lowcard", tmp_path)  # the kits' manifests name them
+    cpp_key = owner_key(db, "cpp-random", tmp_path)
+    server = Server(tmp_path, db, extra=["--build-cache", str(build_cache)])
+    try:
+        wait_until(server.up, "the web server", server=server)
+        cpp = tmp_path / "cpp"
+        shutil.copytree(KITS / "cpp", cpp, ignore=shutil.ignore_patterns("gen", "bot"))
+        broken = tmp_path / "broken"
+        broken.mkdir()
+        (broken / "arena-bot.toml").write_text(
+            'name = "cpp-random"\nruntime = "cpp"\nbuild = ["g++", "-o", "bot", "bot.cpp"]\n'
+            'command = ["bot"]\n'
+        )
+        (broken / "bot.cpp").write_text("int main( { return 0; }\n")
+        # Each bot's good version, then its bad one (a bot's uploads are verified in turn).
+        good = [submit(server, wheel_key, wheel_kit(tmp_path / "wheel"))]
+        if not CPP_MISSING:
+            good.append(submit(server, cpp_key, cpp))
+        code, said = finished(good[0])
+        assert code == 0, said + server.log_tail()
+        assert "install `pip install --no-index" in said and "verdict: passed" in said
+        bad = [
+            submit(
+                server,
+                wheel_key,
+                wheel_kit(tmp_path / "missing", "lowcard==0.1.0\nnot-shipped-anywhere==1.0\n"),
+            )
+        ]
+        if not CPP_MISSING:
+            code, said = finished(good[1])
+            assert code == 0, said + server.log_tail()
+            assert "build `make`: ok" in said and "verdict: passed" in said
+            bad.append(submit(server, cpp_key, broken))
+        code, said = finished(bad[0])
+        assert code == 1, said
+        assert "install `pip install" in said and "FAILED: it exited" in said
+        assert "No matching distribution found for not-shipped-anywhere" in said
+        assert "verdict: failed: install" in said
+        if not CPP_MISSING:
+            code, said = finished(bad[1])
+            assert code == 1, said
+            assert "build `g++ -o bot bot.cpp`: FAILED: it exited with code 1" in said
+            assert "bot.cpp:1" in said and "error" in said  # g++'s own lines
+            wait_until(
+                lambda: played(db, "cpp-random") >= 1, "a ladder match of cpp-random", server=server
+            )
+    finally:
+        assert server.stop() == 0, server.log_tail()
+    if CPP_MISSING:
+        pytest.skip(f"the C++ half needs a C++ toolchain (scripts/setup): {CPP_MISSING}")
