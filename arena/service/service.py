@@ -87,6 +87,15 @@ class ServiceSettings:
     # Seat remote bots (they run on their owners' machines, where lanes cannot be enforced:
     # arena/ladder/remote.py). Off by default: a public server seats only bots it launches.
     allow_remote: bool = False
+    # The rotation of the bots' match logs (docs/web.md#match-logs): those older than this
+    # many days removed, then the oldest until they hold at most this many MB (None: no bound
+    # of that kind); checked at start and every MATCH_LOG_ROTATION_S.
+    match_logs_days: float | None = 30.0
+    match_logs_mb: float | None = 1024.0
+
+
+# How often arena serve applies the match logs' rotation.
+MATCH_LOG_ROTATION_S = 3600.0
 
 
 class ArenaService:
@@ -173,6 +182,7 @@ class ArenaService:
                 self.uploads_per_day,
             )
             loops = [asyncio.ensure_future(self._ladder_loop(ladder)) for ladder in ladders]
+            loops.append(asyncio.ensure_future(self._rotate_match_logs()))
             for name in await self.store.run(Store.versions_verifying):  # left by a stop
                 self.verify_later(name)
             await self._stopping.wait()
@@ -191,6 +201,17 @@ class ArenaService:
                 await self.executor.close()
             await leases.aclose()
             await self.store.close()
+
+    async def _rotate_match_logs(self) -> None:
+        """The organiser's rotation of the bots' match logs, at start and then hourly."""
+        s = self.settings
+        if s.match_logs_days is None and s.match_logs_mb is None:
+            return
+        while True:
+            removed = await self._db.run(Store.prune_match_logs, s.match_logs_days, s.match_logs_mb)
+            if removed:
+                log.info("match logs: %d removed by the rotation", removed)
+            await asyncio.sleep(MATCH_LOG_ROTATION_S)
 
     def _lease_lost(self, err: Exception) -> None:
         self._lost = err

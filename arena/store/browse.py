@@ -222,6 +222,17 @@ _MATCH_CONVERT = {"rated": bool, "set_finished": bool}
 # ------------------------------------------------------------------------------------ queries
 
 
+@dataclass(frozen=True, slots=True)
+class MatchLog:
+    """What a launched bot wrote during one match (arena.store.match_log's data: moves, tail,
+    dropped), for its owner."""
+
+    seat: int
+    bot: str
+    log: dict[str, Any]
+    created: float
+
+
 class BrowseQueries:
     """The browsing queries (the web's pages and API) on one Store, opened read-only."""
 
@@ -401,6 +412,30 @@ class BrowseQueries:
             (self._bot_id(bot), limit),
         )
         return {(name, idx, seat): excerpt for name, idx, seat, excerpt in rows}
+
+    def match_logs(self, ladder: str, index: int) -> dict[int, "MatchLog"]:
+        """What each launched bot of the match wrote during it (arena.store.match_log's data),
+        by seat, for the seats that have one kept (not rotated away). Private to each bot's
+        owner and the organiser: the caller checks who asks, seat by seat (arena/web/owners.py);
+        no public view calls this. Raises UnknownLadder or UnknownMatch."""
+        ladder_id, name, _, _ = self._ladder_id(ladder)
+        match_id = one_row(
+            self.db,
+            "SELECT id FROM matches WHERE ladder_id = ? AND idx = ?",
+            (ladder_id, index),
+            _no_match(name, index),
+        )[0]
+        if not self.store.has_table("match_logs"):
+            return {}  # a read-only open of an older schema, which cannot migrate
+        names = self._bot_names()
+        rows = self.db.execute(
+            "SELECT seat, bot_id, log, created FROM match_logs WHERE match_id = ? ORDER BY seat",
+            (match_id,),
+        )
+        return {
+            seat: MatchLog(seat, names.get(bot_id, "?"), json.loads(log), created)
+            for seat, bot_id, log, created in rows
+        }
 
     # ---------------------------------------------------------------------------- matches
 

@@ -46,6 +46,7 @@ PLACES: dict[str, Place] = {
     "ladder_events": Place("/api/ladders/{ladder}/events"),
     # A static report has no server to check an owner's key.
     "bot_faults": Place("/api/bots/{bot}/faults"),
+    "match_logs": Place("/api/ladders/{ladder}/matches/{index}/logs"),
 }
 
 # A report link's parameters that have a default (a match list's first page).

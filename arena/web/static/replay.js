@@ -189,6 +189,10 @@
     f.events.forEach(function (e) { events.appendChild(make("li", null, e)); });
     buildMoveList();
     markMove();
+    // Other parts of the page follow the moment (static/matchlogs.js: a bot's output).
+    window.arenaReplayMoment = { pos: pos, move: f.move, last: pos === last };
+    document.dispatchEvent(new CustomEvent("arena-replay-render",
+                                           { detail: window.arenaReplayMoment }));
     if (history.replaceState) history.replaceState(null, "", "#" + pos + ":" + view);
   }
 
