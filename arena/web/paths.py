@@ -46,6 +46,8 @@ PLACES: dict[str, Place] = {
     "ladder_events": Place("/api/ladders/{ladder}/events"),
     # A static report has no server to check an owner's key.
     "bot_faults": Place("/api/bots/{bot}/faults"),
+    # A finished set's match's stored replay (arena.replay's format), to download.
+    "match_replay": Place("/api/ladders/{ladder}/matches/{index}/replay"),
     "match_logs": Place("/api/ladders/{ladder}/matches/{index}/logs"),
 }
 

@@ -22,7 +22,14 @@ from markupsafe import Markup, escape
 from arena.compare import verdict
 from arena.ratings import conservative, rating_interval
 from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING, UnknownLadder
-from arena.store.browse import BrowseQueries, HeadToHead, HistoryPoint, LadderRow, TimedPoint
+from arena.store.browse import (
+    BrowseQueries,
+    HeadToHead,
+    HistoryPoint,
+    LadderRow,
+    MatchDetail,
+    TimedPoint,
+)
 
 from .disclosure import Disclosure, MatchView
 from .frames import card_legend
@@ -474,6 +481,14 @@ def viewer_data(view: MatchView, urls: Urls) -> dict[str, Any]:
     }
 
 
+def replay_command(detail: MatchDetail) -> str:
+    """The `arena match` command that deals this match's deal again, its bots to be given
+    (one per seat): for a match whose seed is public."""
+    flags = "".join(f" --{k.replace('_', '-')}" for k, v in sorted(detail.options.items()) if v)
+    bots = " ".join(f"BOT{i + 1}" for i in range(detail.table_size))
+    return f"arena match {detail.game} --seed {detail.seed}{flags} {bots}"
+
+
 def match_page(v: View, ladder: str, index: int) -> Page:
     """A match's page, through the view's disclosure. In a static report, a match not finished
     when the report was written is said to be a snapshot."""
@@ -488,8 +503,11 @@ def match_page(v: View, ladder: str, index: int) -> Page:
             f"was {detail.match.status}{its_set}; write the report again to see how "
             "it went on."
         )
+    shown = view.full and detail.replay is not None and view.replay_error is None
     return "match.html", {
         "title": f"{ladder} match {index}",
+        "replay_download": v.urls.match_replay(ladder, index) if shown else None,
+        "replay_command": replay_command(detail) if view.full and detail.seed is not None else None,
         "d": detail,
         "m": detail.match,
         "viewer": viewer_data(view, v.urls),

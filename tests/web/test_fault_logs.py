@@ -159,6 +159,7 @@ def test_no_public_page_api_route_or_report_shows_an_excerpt(logs_client, logs_d
     for index, _ in logs_db.excerpts:
         public += [f"/ladders/bal/matches/{index}", f"/api/ladders/bal/matches/{index}?frames=true"]
         public += [f"/api/ladders/bal/matches/{index}/live"]
+        public += [f"/api/ladders/bal/matches/{index}/replay"]
     private = {"/api/bots/{bot}/faults", "/api/ladders/{ladder}/matches/{index}/logs"}
     templates = {p for p in spec["paths"] if p not in private}
     covered = {p for p in templates if any(_matches(p, url) for url in public)}

@@ -103,6 +103,29 @@ def router(web: Web) -> APIRouter:
         # Everything is plain JSON already: skip re-validating hundreds of frames.
         return JSONResponse(match_out(view))
 
+    @router.get(
+        PLACES["match_replay"].server,
+        tags=["matches"],
+        responses={
+            200: {"description": "the replay file (arena.replay's format): `arena replay FILE`"},
+            409: {"model": models.ErrorOut, "description": "its set is not finished yet"},
+            **NOT_FOUND,
+            **BAD_INPUT,
+        },
+    )
+    def api_match_replay(ladder: str = LADDER, index: int = INDEX) -> Any:
+        """A completed match's replay file, once its duplicate set is finished (before, the
+        seed and hands it holds are not public): `arena replay FILE` re-runs and checks it."""
+        view = web.public.match(web.queries().match(ladder, index))
+        replay = view.detail.replay
+        if view.withheld is not None or replay is None:
+            why = view.withheld or f"the match is {view.detail.match.status}, with no replay"
+            raise HTTPException(409, f"no replay of {ladder} match {index} to give yet: {why}")
+        name = f"{view.detail.match.ladder}-{index}.json"
+        return JSONResponse(
+            replay, headers={"Content-Disposition": f'attachment; filename="{name}"'}
+        )
+
     @api(
         router,
         PLACES["match_logs"].server,
