@@ -19,6 +19,7 @@ COMMANDS = {
     "ladder": ("ladder", "ladder_group", "Round-robin ladders with duplicate deals."),
     "rankings": ("rankings", "rankings_cmd", "Show a ladder's rankings."),
     "submit": ("submit", "submit_cmd", "Upload a bot version to a running Arena server."),
+    "download": ("download", "download_cmd", "Fetch a bot's replays and match logs from a server."),
     "compare": ("compare", "compare_cmd", "Is NEW better than BASE? A paired sequential test."),
     "serve": ("serve", "serve_cmd", "Run Arena as a service: continuous ladders and the web."),
     "web": ("web", "web_cmd", "Serve the web pages over a database."),

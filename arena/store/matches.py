@@ -425,7 +425,10 @@ class Matches(Ladders):
                 "UPDATE matches SET status = ?, rating_note = ? WHERE id = ?",
                 (
                     ABANDONED if give_up else INFRA_FAILED,
-                    f"abandoned: {detail}" if give_up else None,
+                    # A detail that says so already is not said twice ("abandoned: abandoned:").
+                    (detail if detail.startswith("abandoned: ") else f"abandoned: {detail}")
+                    if give_up
+                    else None,
                     match_id,
                 ),
             )

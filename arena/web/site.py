@@ -205,7 +205,14 @@ class View:
 
 
 def index_page(v: View) -> Page:
-    return "index.html", {"title": "Ladders", "ladders": v.q.ladders()}
+    """The ladders, and apart from them the comparisons (arena compare), which are never
+    ranked: a comparison's leader would be a test's side, not a standing."""
+    everything = v.q.ladders()
+    return "index.html", {
+        "title": "Ladders",
+        "ladders": [lad for lad in everything if not lad.comparison],
+        "comparisons": [lad for lad in everything if lad.comparison],
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,7 +374,7 @@ def bots_page(v: View) -> Page:
 def point_tip(p: TimedPoint) -> str:
     """A rating-history point's values, as the chart shows them on hover."""
     return (
-        f"its match {p.nth} (#{p.index}, {_when(p.finished)}): μ {p.mu:.2f}, "
+        f"its rating update {p.nth} (after match #{p.index}, {_when(p.finished)}): μ {p.mu:.2f}, "
         f"σ {p.sigma:.2f}, μ−3σ {conservative(p.mu, p.sigma):.2f}"
     )
 
@@ -387,7 +394,7 @@ def history_charts(points: Sequence[TimedPoint]) -> dict[str, Markup]:
             x=lambda p: p.nth,
             tip=point_tip,
             max_points=150,
-            x_label=lambda v: f"its match {v:.0f}",
+            x_label=lambda v: f"its rating update {v:.0f}",
         ),
         "time": rating_chart(
             timed, x=lambda p: p.finished, tip=point_tip, max_points=150, x_label=day
@@ -401,17 +408,24 @@ def bot_page(v: View, bot: str, recent: int = 20) -> Page:
     serve), the owner's part (_owner.html)."""
     q = v.q
     info = q.bot(bot)
+    # A comparison is a test, not a ladder: no rank, rating chart or recent result of it here,
+    # only a link to its verdict.
+    comparisons = {lad.name for lad in q.ladders() if lad.comparison}
     history = q.rating_history_timed(bot)
-    ladders = q.bot_ladders(bot)
-    charts = {name: history_charts(points) for name, points in history.items()}
+    standings = q.bot_ladders(bot)
+    ladders = [s for s in standings if s.ladder not in comparisons]
+    charts = {
+        name: history_charts(points) for name, points in history.items() if name not in comparisons
+    }
     return "bot.html", {
         "title": f"Bot {info.name}",
         "bot": info,
         "ladders": ladders,
         "versions": q.versions(bot),
         "charts": charts,
-        "recent": q.recent_matches(bot, recent),
-        "head_to_head": q.head_to_head(bot=bot),
+        "recent": [m for m in q.recent_matches(bot, recent) if m.ladder not in comparisons],
+        "comparisons": sorted({s.ladder for s in standings} & comparisons),
+        "head_to_head": [h for h in q.head_to_head(bot=bot) if h.ladder not in comparisons],
         "faults": Disclosure().faults(q.bot_faults(bot, recent)),
         "owners_api": v.owners_api,
     }

@@ -220,6 +220,16 @@ def test_the_web_page_shows_the_test_and_withholds_unfinished_deals(tmp_path):
     # The index and the ladder page lead to it; the CLI's ladder list says what it is.
     assert 'href="/comparisons/c1"' in client.get("/").text
     assert 'id="comparison-link"' in client.get("/ladders/c1").text
+    # Never ranked as a ladder (issue 33): apart on the home page, no leaderboard, no rank or
+    # rating chart on the bots' pages, only links to the verdict.
+    home = client.get("/").text
+    assert 'id="comparisons"' in home and "Leader" not in home.split('id="comparisons"')[1]
+    assert 'id="ladders"' not in home  # no ladder here but the comparison
+    ladder = client.get("/ladders/c1").text
+    assert 'id="not-ranked"' in ladder and 'id="leaderboard"' not in ladder
+    bot = client.get("/bots/heur").text
+    assert 'id="bot-comparisons"' in bot and 'href="/comparisons/c1"' in bot
+    assert 'id="bot-ladders"' not in bot and 'data-ladder="c1"' not in bot
     assert "(a comparison: arena compare)" in arena("ladder", "list", "--db", str(db)).stdout
     # Reopen the deal of the verdict as if it were still being played: it no longer counts (nor
     # does any deal after it), and its matches show no seed.

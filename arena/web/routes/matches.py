@@ -107,7 +107,17 @@ def router(web: Web) -> APIRouter:
         PLACES["match_replay"].server,
         tags=["matches"],
         responses={
-            200: {"description": "the replay file (arena.replay's format): `arena replay FILE`"},
+            200: {
+                "description": "the replay file (arena.replay's format): `arena replay FILE`",
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "required": ["format", "config", "seed", "seat_names", "moves"],
+                        }
+                    }
+                },
+            },
             409: {"model": models.ErrorOut, "description": "its set is not finished yet"},
             **NOT_FOUND,
             **BAD_INPUT,
