@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from arena.results import COMPLETED, FINISHED, MATCH_STATUSES
 
@@ -220,6 +220,19 @@ _MATCH_ROW = (
 _MATCH_CONVERT = {"rated": bool, "set_finished": bool}
 
 # ------------------------------------------------------------------------------------ queries
+
+
+@dataclass(frozen=True, slots=True)
+class ExportRow:
+    """A completed match of a finished set, as the public export writes it."""
+
+    ladder: str
+    index: int
+    set_index: int
+    round: int
+    rotation: int
+    finished: float
+    replay: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -634,6 +647,37 @@ class BrowseQueries:
             (ladder_id, index),
             _no_match(ladder, index),
         )[0]
+
+    def finished_replays(
+        self,
+        ladder: str,
+        since: float | None = None,
+        until: float | None = None,
+        *,
+        after: int = -1,
+        limit: int | None = None,
+    ) -> Iterator["ExportRow"]:
+        """The completed matches of the ladder's finished sets (SET_FINISHED_SQL: only they are
+        public), finished in [since, until) when given, in schedule order, each with its stored
+        replay: what the public export writes (arena/web/export.py). Read as it goes; with
+        `after` and `limit`, a page: the first `limit` matches of index above `after`."""
+        ladder_id, name, _, _ = self._ladder_id(ladder)
+        where = ["m.ladder_id = ?", "m.idx > ?", "m.status = 'completed'", "m.replay IS NOT NULL"]
+        params: list[Any] = [ladder_id, after]
+        if since is not None:
+            where.append("m.finished >= ?")
+            params.append(since)
+        if until is not None:
+            where.append("m.finished < ?")
+            params.append(until)
+        rows = self.db.execute(
+            "SELECT m.idx, m.set_index, m.round, m.rotation, m.finished, m.replay "
+            f"FROM matches m JOIN ladders l ON l.id = m.ladder_id WHERE {' AND '.join(where)} "
+            f"AND {SET_FINISHED_SQL} ORDER BY m.idx" + (" LIMIT ?" if limit is not None else ""),
+            [*params, limit] if limit is not None else params,
+        )
+        for idx, set_index, rnd, rotation, finished, replay in rows:
+            yield ExportRow(name, idx, set_index, rnd, rotation, finished, json.loads(replay))
 
     # ------------------------------------------------ head-to-head, opponents, timed history
     # (New queries for the bot and ladder pages; plain SQL over the store's tables.)

@@ -48,6 +48,8 @@ PLACES: dict[str, Place] = {
     "bot_faults": Place("/api/bots/{bot}/faults"),
     # A finished set's match's stored replay (arena.replay's format), to download.
     "match_replay": Place("/api/ladders/{ladder}/matches/{index}/replay"),
+    # The public export of a ladder's finished sets (export.py), JSON Lines.
+    "export": Place("/api/ladders/{ladder}/export.jsonl"),
     "match_logs": Place("/api/ladders/{ladder}/matches/{index}/logs"),
 }
 

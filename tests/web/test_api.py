@@ -83,6 +83,7 @@ def _requests(sample: dict) -> dict[str, list[str]]:
             f"/api/ladders/boom4/matches/{m.index}/live?since=5",
         ],
         "/api/ladders/{ladder}/matches/{index}/replay": ["/api/ladders/balloon3/matches/0/replay"],
+        "/api/ladders/{ladder}/export.jsonl": ["/api/ladders/boom4/export.jsonl?limit=2"],
         "/api/ladders/{ladder}/matches/{index}/logs": [
             (f"/api/ladders/boom4/matches/{m.index}/logs", {"X-Admin-Key": ADMIN_KEY}),
         ],
@@ -97,6 +98,9 @@ def test_every_endpoint_answers_as_its_openapi_description_says(client, spec, sa
             url, headers = url if isinstance(url, tuple) else (url, {})
             r = client.get(url, headers=headers)
             assert r.status_code == 200, (url, r.text)
+            if template.endswith(".jsonl"):  # JSON Lines: tests/web/test_export.py reads them
+                assert r.headers["content-type"] == "application/jsonl" and r.text, url
+                continue
             _validate(spec, template, r)
 
 

@@ -64,6 +64,7 @@ API_ROUTES = {
     "/api/ladders/{ladder}/head-to-head",
     "/api/ladders/{ladder}/matches/{index}/live",
     "/api/ladders/{ladder}/matches/{index}/replay",
+    "/api/ladders/{ladder}/export.jsonl",
 }
 # The owners' API (arena/service/submissions.py) and a bot's log excerpts (arena/web/owners.py):
 # nothing public, every route needs a key.
@@ -180,6 +181,7 @@ def _look(
         "/api/ladders",
         f"/api/ladders/{LADDER}",
         f"/api/ladders/{LADDER}/head-to-head",
+        f"/api/ladders/{LADDER}/export.jsonl",
         "/api/bots",
         "/api/matches",
         f"/api/matches?ladder={LADDER}",
@@ -215,7 +217,12 @@ def _look(
     assert _rows(db) == rows, "the ladder moved while the test looked at it"
     return Moment(
         texts=texts,
-        api={u: json.loads(texts[u]) for u in api},
+        api={
+            u: [json.loads(x) for x in texts[u].splitlines()]
+            if u.endswith(".jsonl")
+            else json.loads(texts[u])
+            for u in api
+        },
         pages={
             i: json.loads(REPLAY_DATA.search(texts[f"/ladders/{LADDER}/matches/{i}"])[1])
             for i in rows
@@ -608,6 +615,10 @@ def test_serve_stores_the_rotations_of_one_deal_as_one_set_withheld_together(ser
     b = serve_run.moments["B"]
     assert [b.rows[i]["status"] for i in (0, 1, 2)] == ["completed", "running", "pending"]
     assert all(b.api[f"/api/ladders/{LADDER}/matches/{i}"]["seed"] is None for i in (0, 1, 2))
+    # Nor the export: at B none of the set's matches, at C all three.
+    assert not {d["index"] for d in b.api[f"/api/ladders/{LADDER}/export.jsonl"]} & {0, 1, 2}
+    exported = {d["index"]: d for d in c.api[f"/api/ladders/{LADDER}/export.jsonl"]}
+    assert {0, 1, 2} <= set(exported) and exported[0]["replay"]["seed"] == rows[0]["seed"]
     for i in (0, 1, 2):  # nor its replay file, the completed rotation's included
         refused = b.api[f"/api/ladders/{LADDER}/matches/{i}/replay"]
         assert "seed" not in refused and "rotations are finished" in refused["error"]["message"]

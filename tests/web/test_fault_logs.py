@@ -152,7 +152,7 @@ def test_without_an_admin_key_the_server_takes_none(logs_db):
 def test_no_public_page_api_route_or_report_shows_an_excerpt(logs_client, logs_db, tmp_path):
     spec = logs_client.get("/openapi.json").json()
     public = ["/", "/bots", "/ladders/bal", "/matches?ladder=bal", "/openapi.json", "/api/docs"]
-    public += ["/api/ladders", "/api/ladders/bal", "/api/bots"]
+    public += ["/api/ladders", "/api/ladders/bal", "/api/bots", "/api/ladders/bal/export.jsonl"]
     for bot in logs_db.tokens:
         public += [f"/bots/{bot}", f"/api/bots/{bot}?recent=200", f"/api/bots/{bot}/history"]
         public += [f"/api/matches?bot={bot}", f"/api/ladders/bal/head-to-head?bot={bot}"]
