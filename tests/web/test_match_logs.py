@@ -6,6 +6,7 @@ beside each of its moves in the replay, in a real browser."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -15,6 +16,7 @@ from arena.web.factory import create_app
 from tests.web.support import ADMIN_KEY, LaunchedLadder, ServerThread
 
 SECRET = "chatty-secret"  # what tests/bots/chatty_bot.py writes while deciding
+IMG = Path(__file__).resolve().parents[2] / "docs" / "img"  # docs/web.md's screenshots
 
 
 @pytest.fixture(scope="module")
@@ -135,6 +137,8 @@ def test_the_owner_sees_the_output_beside_its_moves_and_a_stranger_does_not(
         page.reload()  # the key is kept in this tab
         expect(page.locator("#bot-output-text")).to_contain_text("chatty decision 2 of")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.evaluate("document.getElementById('move-list').scrollIntoView()")
+        page.screenshot(path=str(IMG / "replay-owner-phone.png"))  # the controls stuck on top
         assert launched_ladder.owner_keys["chatty"] not in page.url
         assert problems == []
     finally:
