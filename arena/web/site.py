@@ -356,6 +356,7 @@ def comparison_page(v: View, ladder: str, width: int = 640, height: int = 200) -
         "lower": y(lower),
         "zero": y(0.0),
         "deals": len(path),
+        "span": n,  # the x axis' end, in deals
     }
     return "comparison.html", {
         "title": f"Comparison {name}",
@@ -363,7 +364,8 @@ def comparison_page(v: View, ladder: str, width: int = 640, height: int = 200) -
         "result": result,
         "json": verdict.outcome_json(settings, result),
         "chart": chart,
-        "matches": q.match_list(ladder=name, limit=60).matches,
+        # The latest few: all of them are a link away (a phone scrolled 11,000 px through 60).
+        "matches": q.match_list(ladder=name, limit=20).matches,
     }
 
 

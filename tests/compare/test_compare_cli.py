@@ -215,6 +215,8 @@ def test_the_web_page_shows_the_test_and_withholds_unfinished_deals(tmp_path):
     assert "heur" in html and "rnd" in html and "Better" in html
     assert f"{out['mean_gain']:+.2f}" in html and 'id="llr-line"' in html
     assert f'<td class="n" id="los">{100 * out["los"]:.1f}%</td>' in html
+    # The LLR chart says its values: the bounds, 0 and the deals.
+    assert f'text-anchor="end">{out["bounds"][1]:.2f}</text>' in html and ">deal 0</text>" in html
     assert f"{out['effect_size']['d']:+.2f} ({out['effect_size']['interval'][0]:+.2f} to" in html
     assert client.get("/comparisons/nope").status_code == 404
     # The index and the ladder page lead to it; the CLI's ladder list says what it is.
