@@ -59,7 +59,8 @@ def logs_db(tmp_path_factory) -> LogsDb:
             faults = tuple(Fault(s, CRASH, 1, 3.0, "the bot process exited") for s in faulted)
             logs = {
                 seat: (
-                    f"ann: match {m.index}, thinking\n"
+                    "".join(f"ann: earlier line {i}\n" for i in range(150))  # a long log
+                    + f"ann: match {m.index}, thinking\n"
                     "Traceback (most recent call last):\n"
                     '  File "bot.py", line 42, in choose\n'
                     f"    return plan[7]  # <b>{SECRET}</b>\n"
@@ -205,6 +206,13 @@ def test_the_owner_types_the_token_and_sees_the_excerpts(logs_db, browser):
         shown = sorted(page.locator("#logs-list pre.excerpt").all_text_contents())
         assert shown == excerpts  # the HTML in them shown as text, not markup
         assert page.locator("#logs-list b").count() == 0
+        # Each box opens at its end, where the fault is, not at the older lines above it.
+        at_end = page.evaluate(
+            "Array.from(document.querySelectorAll('#logs-list pre.excerpt')).map("
+            "(p) => p.scrollHeight > p.clientHeight && "
+            "p.scrollTop + p.clientHeight >= p.scrollHeight - 1)"
+        )
+        assert at_end == [True] * len(excerpts)
         assert logs_db.tokens["ann"] not in page.url
         # The key stays in this tab: a reload shows the excerpts again without asking.
         page.reload()
