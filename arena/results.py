@@ -76,6 +76,23 @@ class MoveRecord:
         return cls(row[0], row[1], row[2], bool(row[3]))
 
 
+@dataclass(frozen=True, slots=True)
+class BotLog:
+    """What a launched bot wrote to its log (stdout and stderr) during one match, split by its
+    moves: `moves` holds (move index, what it wrote while deciding that move: since its
+    previous reply, or since the end of its previous match's log for its first), `tail` what
+    it wrote after its last reply (the match's end, a crash's last words). As read, raw: the
+    store cleans and caps it (arena.store.match_log). A lane playing several matches at once
+    writes one log: lines written while two matches run may show in both."""
+
+    moves: tuple[tuple[int, str], ...] = ()
+    tail: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return not self.tail and not any(text for _, text in self.moves)
+
+
 def demote_faulted(scores: tuple[int, ...], faulted: set[int]) -> tuple[int, ...]:
     """Ranks (0 = best, equal scores tie) where every seat that faulted ranks below every seat
     that did not; within each group, by score."""
@@ -109,6 +126,9 @@ class MatchResult:
     # owner only (the store keeps it in a private table; never in a replay or a public view).
     # Added by the executor that ran the match, which holds the bots' logs.
     log_excerpts: dict[int, str] = field(default_factory=dict)
+    # What each launched bot wrote during this match, by seat, split by its moves (BotLog):
+    # private as log_excerpts. Added by the referee host that launched it.
+    bot_logs: dict[int, BotLog] = field(default_factory=dict)
     # The seed each seat's bot was given (arena.seeds), by seat: a replay keeps them so that
     # seeded bots replay exactly; () where unknown (a result built by hand).
     bot_seeds: tuple[int, ...] = ()

@@ -25,10 +25,12 @@ COMMANDS = {
         "Competitions: open, frozen, finals, published standings.",
     ),
     "runtime": ("runtimes", "runtime_group", "The runtimes a submitted bot may name."),
+    "download": ("download", "download_cmd", "Fetch a bot's replays and match logs from a server."),
     "compare": ("compare", "compare_cmd", "Is NEW better than BASE? A paired sequential test."),
     "serve": ("serve", "serve_cmd", "Run Arena as a service: continuous ladders and the web."),
     "web": ("web", "web_cmd", "Serve the web pages over a database."),
     "report": ("web", "report_cmd", "Write the web pages as a static site."),
+    "export": ("web", "export_cmd", "Write a ladder's finished sets' matches as JSON Lines."),
 }
 
 

@@ -55,7 +55,14 @@ def default_name(new: str, base: str, game: str, k: int) -> str:
     default=1.0,
     show_default=True,
     metavar="D",
-    help="The test asks: does NEW score at least D points per match more than BASE?",
+    help="The test asks: does NEW score at least D points per match more than BASE? (With "
+    "--non-regression: does NEW lose D points per match or nothing?)",
+)
+@click.option(
+    "--non-regression",
+    is_flag=True,
+    help="Test that NEW is no worse, as fishtest's non-regression tests: H0 'NEW loses D "
+    "points per match' against H1 'NEW loses nothing'; the verdict is 'not worse' or 'worse'.",
 )
 @error_rate_option("--alpha", "The chance of saying 'better' when NEW is no better.")
 @error_rate_option("--beta", "The chance of saying 'not better' when NEW is better by D.")
@@ -87,6 +94,7 @@ def compare_cmd(
     table_size,
     opponents,
     min_gain,
+    non_regression,
     alpha,
     beta,
     max_matches,
@@ -149,6 +157,7 @@ def compare_cmd(
         table_size=table_size,
         options=dict(the_game.options),
         min_gain=min_gain,
+        non_regression=non_regression,
         alpha=alpha,
         beta=beta,
         max_matches=max_matches,
@@ -204,9 +213,22 @@ def progress_line(settings, o) -> str:
         return f"{o.matches} matches, {s.n} deals: the test needs 2 deals before it can say more"
     return (
         f"{o.matches} matches, {s.n} deals: NEW {s.mean:+.2f} points per match "
-        f"(95% interval {s.low:+.2f} to {s.high:+.2f}); LLR {s.llr:.2f} "
+        f"(95% interval {s.low:+.2f} to {s.high:+.2f}){_los(o)}; LLR {s.llr:.2f} "
         f"(bounds {s.lower:.2f}, {s.upper:.2f})"
     )
+
+
+def _effect(o) -> str:
+    effect = o.gain.effect_size()
+    if effect is None:
+        return ""
+    d, low, high = effect
+    return f", effect size d {d:+.2f} ({low:+.2f} to {high:+.2f})"
+
+
+def _los(o) -> str:
+    los = o.gain.los()
+    return "" if los is None else f", LOS {100 * los:.1f}%"
 
 
 def verdict_line(settings, o) -> str:
@@ -218,10 +240,15 @@ def verdict_line(settings, o) -> str:
         f"match over {settings.base}",
         sprt.NOT_BETTER: f"not better: {settings.new} does not gain {settings.min_gain:g} "
         f"points per match over {settings.base}",
+        sprt.NOT_WORSE: f"not worse: {settings.new} does not lose {settings.min_gain:g} points "
+        f"per match against {settings.base}",
+        sprt.WORSE: f"worse: {settings.new} loses {settings.min_gain:g} points per match against "
+        f"{settings.base}",
         sprt.UNDECIDED: f"undecided after {s.n} deals (--max-matches {settings.max_matches})",
     }.get(o.verdict or "", "stopped before a verdict")
     return (
-        f"verdict: {what} (mean {s.mean:+.2f}, 95% interval {s.low:+.2f} to {s.high:+.2f}; "
+        f"verdict: {what} (mean {s.mean:+.2f}, 95% interval {s.low:+.2f} to {s.high:+.2f}"
+        f"{_los(o)}{_effect(o)}; "
         f"LLR {s.llr:.2f}, bounds {s.lower:.2f} and {s.upper:.2f}; {s.n} deals, "
         f"{o.matches} matches)"
     )

@@ -186,6 +186,20 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
     "its rotations, so results are fair only among trusted remote bots (docs/protocol.md). "
     "Without it a remote bot's connection is refused, saying why.",
 )
+@click.option(
+    "--match-logs-days",
+    type=click.FloatRange(0, min_open=True),
+    default=30.0,
+    show_default=True,
+    help="Keep what launched bots wrote in each match (shown to their owners) this many days.",
+)
+@click.option(
+    "--match-logs-mb",
+    type=click.FloatRange(0, min_open=True),
+    default=1024.0,
+    show_default=True,
+    help="Keep at most this many MB of the bots' match logs, the oldest removed first.",
+)
 @click.option("--max-matches", type=click.IntRange(1), help="Stop after this many matches.")
 @click.option("--seed", type=int, help="Seed of the table choices (random if omitted).")
 @click.option(
@@ -221,6 +235,8 @@ def serve_cmd(
     grace,
     uploads_per_day,
     allow_remote,
+    match_logs_days,
+    match_logs_mb,
     max_matches,
     seed,
     runtimes_file,
@@ -253,6 +269,8 @@ def serve_cmd(
         grace_s=grace,
         uploads_per_day=uploads_per_day,
         allow_remote=allow_remote,
+        match_logs_days=match_logs_days,
+        match_logs_mb=match_logs_mb,
         max_matches=max_matches,
         seed=seed,
         rating_mode=rating_mode,

@@ -94,3 +94,58 @@ def report_cmd(db: Path, out: Path, max_matches: int) -> None:
         f"wrote {summary.pages} pages ({summary.matches} matches) into {out}; "
         f"open {out / 'index.html'}"
     )
+
+
+def _day(ctx: click.Context, param: click.Parameter, value: str | None) -> float | None:
+    from arena.web.export import day
+
+    if value is None:
+        return None
+    try:
+        return day(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
+
+
+@click.command("export")
+@db_option
+@click.option("--ladder", required=True, help="The ladder whose finished sets to export.")
+@click.option("--since", callback=_day, help="Only matches finished on or after (YYYY-MM-DD, UTC).")
+@click.option("--until", callback=_day, help="Only matches finished before (YYYY-MM-DD, UTC).")
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The JSON Lines file to write (- for standard output).",
+)
+def export_cmd(db: Path, ladder: str, since: float | None, until: float | None, out: Path) -> None:
+    """Write the completed matches of a ladder's finished sets (only they are public) as JSON
+    Lines, one match a line with its replay (docs/web.md#the-public-export, schema in
+    arena/web/export.py): for training bots (docs/rl.md) and analysis.
+
+    Example: arena export --db arena.db --ladder balloon-3 --since 2026-12-01 --out b3.jsonl
+    """
+    import os
+    import sys
+
+    from arena.store.browse import BrowseQueries
+    from arena.web import export as public_export
+
+    from .common import open_store
+
+    with open_store(db) as store:
+        q = BrowseQueries(store)
+        with store_errors():
+            q.ladder(ladder)  # UnknownLadder says so before any file is made
+        if str(out) == "-":
+            n = public_export.write(q, ladder, sys.stdout, since, until)
+            click.echo(f"exported {n} matches of {ladder}", err=True)
+            return
+        part = out.with_name(f".{out.name}.part")
+        try:
+            with open(part, "w") as f:
+                n = public_export.write(q, ladder, f, since, until)
+            os.replace(part, out)
+        except OSError as err:
+            raise click.ClickException(f"cannot write {out}: {err}") from None
+    click.echo(f"exported {n} matches of {ladder} (its finished sets) into {out}")

@@ -26,14 +26,22 @@ is true):
 The test stops with "better" at LLR >= upper, with "not better" at LLR <= lower, and otherwise goes
 on until a cap on observations, where it says "undecided".
 
-Why this form: fishtest and OpenBench use a shared-variance approximation, LLR = n (d1 - d0)
-(2 mean - d0 - d1) / (2 var). Simulated with normal observations (sd 4, D = 1, alpha = beta =
-0.05, 6,000 runs each), it gave the wrong verdict 6.8% and 7.0% of the time: the variance
-estimated from a handful of observations makes early crossings too easy. The form above gave 4.8%
-and 4.9%, within the rates asked for, at 73 observations (median) instead of 64; tests/compare
-holds it there. Chess tools also use a pentanomial model because a game pair has five outcomes; a
-card game's score difference is a number on a wide scale, for which the normal model is the plain
-fit. No verdict is drawn before MIN_OBSERVATIONS.
+What fishtest and OpenBench do, read in their code (fishtest server/fishtest/stats/LLRcalc.py,
+OpenBench OpenBench/stats.py, 2026-12). Both fit each hypothesis separately: fishtest's `LLR`
+takes the observed distribution of outcomes (3 of a game, 5 of a game pair) and, for each
+hypothesis, the distribution closest to it (the maximum-likelihood one) whose mean is that
+hypothesis' (`MLE_expected`, a secular equation); OpenBench's PentanomialSPRT does the same for a
+normalized t-value (`MLE_tvalue`), its TrinomialSPRT through BayesElo with the draw rate fitted.
+The formula above is fishtest's own approximation of its LLR, `LLR_alt` (each hypothesis its own
+variance: tests/compare/test_sprt.py checks it against values of fishtest's code); fishtest's
+`LLR_alt2`, n (d1 - d0)(2 mean - d0 - d1) / (2 var), is the one with one shared variance (the
+Brownian approximation it uses for drift and variance), which an earlier version of this note
+wrongly said fishtest and OpenBench test with. Why the normal fit and not fishtest's exact form:
+a card game's score difference is a number on a wide scale, not 3 or 5 outcomes; the exact form on
+its observed values (empirical likelihood) said "better" for no difference 10.0% of the time at
+alpha 5% (400 simulated runs, sd 4, D = 1), the normal fit 6.5% on the same runs (4.8% in 6,000
+runs, where the shared variance said 6.8%): docs/compare.md. Chess tools also use a pentanomial
+model because a game pair has five outcomes. No verdict is drawn before MIN_OBSERVATIONS.
 """
 
 from __future__ import annotations
@@ -44,6 +52,9 @@ from typing import Iterable
 
 BETTER = "better"
 NOT_BETTER = "not better"
+# A non-regression test's verdicts (Hypotheses.non_regression): H1 "no worse" accepted, or H0.
+NOT_WORSE = "not worse"
+WORSE = "worse"
 UNDECIDED = "undecided"
 MIN_OBSERVATIONS = 8
 
@@ -56,6 +67,9 @@ class Hypotheses:
     delta0: float = 0.0
     alpha: float = 0.05
     beta: float = 0.05
+    # A non-regression test (fishtest's {-1.5, 0.5} kind): H0 "NEW is worse by delta0 < 0"
+    # against H1 "NEW is no worse (delta1)"; its verdicts read "not worse" and "worse".
+    non_regression: bool = False
 
     def __post_init__(self) -> None:
         if not self.delta1 > self.delta0:
@@ -102,6 +116,24 @@ class Running:
         """The sample variance (n - 1 in the denominator); 0 with fewer than two observations."""
         return self.m2 / (self.n - 1) if self.n > 1 else 0.0
 
+    def los(self) -> float | None:
+        """The likelihood of superiority: the chance that the true mean gain is above 0, given
+        the observations (normal: Phi(mean / standard error)); None below two observations or
+        with no spread."""
+        if self.n < 2 or self.variance == 0.0:
+            return None
+        return 0.5 * math.erfc(-self.mean / math.sqrt(2 * self.variance / self.n))
+
+    def effect_size(self, z: float = 1.96) -> tuple[float, float, float] | None:
+        """The standardized effect (Cohen's d of the paired differences: mean / standard
+        deviation) with its normal interval, d +- z sqrt(1/n + d^2 / 2n); None below two
+        observations or with no spread."""
+        if self.n < 2 or self.variance == 0.0:
+            return None
+        d = self.mean / math.sqrt(self.variance)
+        half = z * math.sqrt(1 / self.n + d * d / (2 * self.n))
+        return (d, d - half, d + half)
+
     def interval(self, z: float = 1.96) -> tuple[float, float]:
         """A normal confidence interval of the mean (95% by default)."""
         if self.n < 2:
@@ -142,9 +174,9 @@ def status(spec: Hypotheses, running: Running, cap: int | None = None) -> Status
     verdict = None
     if running.n >= MIN_OBSERVATIONS:
         if value >= spec.upper:
-            verdict = BETTER
+            verdict = NOT_WORSE if spec.non_regression else BETTER
         elif value <= spec.lower:
-            verdict = NOT_BETTER
+            verdict = WORSE if spec.non_regression else NOT_BETTER
     if verdict is None and cap is not None and running.n >= cap:
         verdict = UNDECIDED
     low, high = running.interval()

@@ -33,10 +33,25 @@ class Comparison:
     beta: float = 0.05
     max_matches: int = 2000
     seed: int = 0
+    # A non-regression test: H0 "NEW loses min_gain points per match" against H1 "NEW loses
+    # nothing" (fishtest's non-regression tests, docs/compare.md).
+    non_regression: bool = False
 
     @property
     def hypotheses(self) -> sprt.Hypotheses:
+        if self.non_regression:
+            return sprt.Hypotheses(
+                delta1=0.0,
+                delta0=-self.min_gain,
+                alpha=self.alpha,
+                beta=self.beta,
+                non_regression=True,
+            )
         return sprt.Hypotheses(delta1=self.min_gain, alpha=self.alpha, beta=self.beta)
+
+    @property
+    def mode(self) -> str:
+        return "non-regression" if self.non_regression else "gain"
 
     @property
     def matches_per_deal(self) -> int:
@@ -56,6 +71,8 @@ class Comparison:
             "alpha": self.alpha,
             "beta": self.beta,
             "max_matches": self.max_matches,
+            # Only when set: a stored gain test's definition stays as it was.
+            **({"mode": self.mode} if self.non_regression else {}),
         }
 
 
@@ -78,6 +95,7 @@ def stored(ladder: Any) -> Comparison:
         beta=d["beta"],
         max_matches=d["max_matches"],
         seed=ladder.seed,
+        non_regression=d.get("mode") == "non-regression",
     )
 
 
@@ -171,6 +189,14 @@ def _finite(x: float) -> float | None:
     return None if x != x or x in (math.inf, -math.inf) else round(x, 6)
 
 
+def _effect(gain: sprt.Running) -> dict[str, Any] | None:
+    effect = gain.effect_size()
+    if effect is None:
+        return None
+    d, low, high = effect
+    return {"d": _finite(d), "interval": [_finite(low), _finite(high)]}
+
+
 def outcome_json(comparison: Comparison, o: Outcome) -> dict[str, Any]:
     s = o.status
     return {
@@ -181,7 +207,9 @@ def outcome_json(comparison: Comparison, o: Outcome) -> dict[str, Any]:
         "game": comparison.game,
         "table_size": comparison.table_size,
         "options": comparison.options,
+        "mode": comparison.mode,
         "min_gain": comparison.min_gain,
+        "hypotheses": [comparison.hypotheses.delta0, comparison.hypotheses.delta1],
         "alpha": comparison.alpha,
         "beta": comparison.beta,
         "max_matches": comparison.max_matches,
@@ -194,6 +222,8 @@ def outcome_json(comparison: Comparison, o: Outcome) -> dict[str, Any]:
         "mean_gain": _finite(s.mean),
         "interval": [_finite(s.low), _finite(s.high)],
         "mean_rank_gain": _finite(o.rank_gain.mean) if o.rank_gain.n else None,
+        "los": _finite(los) if (los := o.gain.los()) is not None else None,
+        "effect_size": _effect(o.gain),
         "llr": _finite(s.llr),
         "bounds": [_finite(s.lower), _finite(s.upper)],
     }

@@ -5,6 +5,7 @@ everything it started. Used by `arena match` and the ladder runner.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import hmac
 import os
@@ -13,7 +14,7 @@ from typing import Awaitable, Sequence
 
 from arena import seeds
 from arena.games.base import Game
-from arena.results import MatchResult
+from arena.results import BotLog, MatchResult
 from arena.tokens import hash_token, new_token
 
 from .lanes import bot_of, lane_key
@@ -205,4 +206,41 @@ class RefereeHost:
         ctx = MatchContext(match_id, game, seed, tuple(seat_names), limits, tuple(bot_seeds))
         if observer is None:
             observer = self.server.live.observer(match_id, game.name, ctx)
-        return await play_match(ctx, [self.seat_for(n, lane) for n in seat_names], observer)
+        seats = [self.seat_for(n, lane) for n in seat_names]
+        # Each launched bot's log from where its previous match's ended (its start-up's
+        # lines go with its first match).
+        starts = {
+            i: s.process.log_read for i, s in enumerate(seats) if isinstance(s.process, BotProcess)
+        }
+        result = await play_match(ctx, seats, observer)
+        logs = {i: bot_log(seats[i], start, result) for i, start in starts.items()}
+        return dataclasses.replace(result, bot_logs=logs) if logs else result
+
+
+# How much of a launched bot's log one match keeps at most (bytes, read from its end): the
+# store keeps less (arena.store.MATCH_LOG_BYTES) once cleaned.
+MATCH_LOG_READ = 256 * 1024
+
+
+def bot_log(seat: RemoteSeat, start: int, result: MatchResult) -> BotLog:
+    """What the seat's launched bot wrote during the match, split by its moves: its k-th
+    mark (seat.log_marks) ends what it wrote while deciding its k-th move of the match. At most
+    the last MATCH_LOG_READ bytes are read. Blocking, but a bounded read of a local file."""
+    proc = seat.process
+    assert isinstance(proc, BotProcess)
+    end = proc.log_size()
+    proc.log_read = max(proc.log_read, end)
+    first = max(start, end - MATCH_LOG_READ)
+    data = proc.read_log(first, end)
+    marks = [min(max(m, first), end) - first for m in seat.log_marks]
+    own_moves = [i for i, move in enumerate(result.moves) if move.seat == seat.seat]
+
+    def text(a: int, b: int) -> str:
+        return data[a:b].decode("utf-8", "replace")
+
+    moves, at = [], 0
+    for index, mark in zip(own_moves, marks):
+        mark = max(mark, at)
+        moves.append((index, text(at, mark)))
+        at = mark
+    return BotLog(moves=tuple(moves), tail=text(at, len(data)))

@@ -153,6 +153,9 @@ class BotProcess:
         self.group_setup_s = self.workdir_setup_s = 0.0
         self.group_release_s = self.workdir_release_s = 0.0
         self._start_up: asyncio.TimerHandle | None = None
+        # Where in its log this launch's next match begins: the log's size at launch, then
+        # the end of each match's read (host.py: a match's BotLog).
+        self.log_read = 0
 
     async def start(self) -> None:
         """Launch the bot. Raises sandbox.SandboxUnavailable when it should run in a sandbox
@@ -244,6 +247,7 @@ class BotProcess:
         ]
         try:
             with open(self.log_path, "ab") as log:  # noqa: ASYNC230 (a local file: instant)
+                self.log_read = log.seek(0, os.SEEK_END)  # an earlier launch's lines are not its
                 self.proc = await asyncio.create_subprocess_exec(
                     *argv,
                     cwd=cwd,
@@ -443,6 +447,25 @@ class BotProcess:
             await asyncio.sleep(0.01)
         if self.group is not None or self._mounted:
             await asyncio.to_thread(self._release)
+
+    def log_size(self) -> int:
+        """How many bytes its log holds now (0 if it cannot be read): a mark that splits what
+        the bot wrote by its moves (seat.py), one stat per reply."""
+        try:
+            return os.stat(self.log_path).st_size
+        except OSError:
+            return 0
+
+    def read_log(self, start: int, end: int) -> bytes:
+        """Its log's bytes from `start` to `end` (fewer if it is shorter; b"" if unreadable)."""
+        if end <= start:
+            return b""
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(start)
+                return f.read(end - start)
+        except OSError:
+            return b""
 
     def log_tail(self, limit: int = 2000) -> str:
         try:

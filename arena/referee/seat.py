@@ -34,6 +34,7 @@ class BotProcessView(Protocol):
     def exit_info(self) -> str | None: ...
     async def wait(self) -> int: ...
     def deciding(self) -> AbstractContextManager[None]: ...
+    def log_size(self) -> int: ...
 
 
 class RemoteSeat:
@@ -51,6 +52,9 @@ class RemoteSeat:
         self.ctx: MatchContext | None = None
         self.seat = -1
         self._unsolicited: list[str] = []
+        # A launched bot's log size as each of its replies came (or its move ended without
+        # one): the k-th mark ends what it wrote while deciding its k-th move (host.py).
+        self.log_marks: list[int] = []
 
     async def start(self, ctx: MatchContext, seat: int) -> str | None:
         self.ctx, self.seat = ctx, seat
@@ -95,6 +99,8 @@ class RemoteSeat:
 
     async def decide(self, state: State, seat: int, clock: SeatClock) -> Decision:
         decision = await self._ask(state, seat, clock)
+        if self.process is not None:
+            self.log_marks.append(self.process.log_size())
         # Stray replies to requests never sent are faults too, charged without costing a move.
         decision.extra_faults = [(UNKNOWN_REQUEST, d) for d in self._unsolicited]
         self._unsolicited.clear()

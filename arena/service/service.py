@@ -94,6 +94,15 @@ class ServiceSettings:
     # Competitions to run (arena competition create makes them): their open ladders join
     # `ladders` while they are open; their finals are played here (competitions.py).
     competitions: tuple[str, ...] = ()
+    # The rotation of the bots' match logs (docs/web.md#match-logs): those older than this
+    # many days removed, then the oldest until they hold at most this many MB (None: no bound
+    # of that kind); checked at start and every MATCH_LOG_ROTATION_S.
+    match_logs_days: float | None = 30.0
+    match_logs_mb: float | None = 1024.0
+
+
+# How often arena serve applies the match logs' rotation.
+MATCH_LOG_ROTATION_S = 3600.0
 
 
 class ArenaService:
@@ -194,6 +203,7 @@ class ArenaService:
             if self.competitions is not None:
                 loops.append(asyncio.ensure_future(self.competitions.run()))
                 loops[-1].add_done_callback(self._competitions_ended)
+            loops.append(asyncio.ensure_future(self._rotate_match_logs()))
             for name in await self.store.run(Store.versions_verifying):  # left by a stop
                 self.verify_later(name)
             await self._stopping.wait()
@@ -239,6 +249,20 @@ class ArenaService:
         """Stop the service; `run()` then raises `err` (the first one)."""
         if self._lost is None:
             self._lost = err
+
+    async def _rotate_match_logs(self) -> None:
+        """The organiser's rotation of the bots' match logs, at start and then hourly."""
+        s = self.settings
+        if s.match_logs_days is None and s.match_logs_mb is None:
+            return
+        while True:
+            removed = await self._db.run(Store.prune_match_logs, s.match_logs_days, s.match_logs_mb)
+            if removed:
+                log.info("match logs: %d removed by the rotation", removed)
+            await asyncio.sleep(MATCH_LOG_ROTATION_S)
+
+    def _lease_lost(self, err: Exception) -> None:
+        self._lost = err
         self._stopping.set()
 
     @property

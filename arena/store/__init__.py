@@ -77,7 +77,15 @@ from .errors import (
 )
 from .ladders import check_ladder_name
 from .leases import Lease, Leases
-from .matches import FAULT_LOG_BYTES, Matches, encode_replay, log_excerpt
+from .matches import (
+    FAULT_LOG_BYTES,
+    MATCH_LOG_BYTES,
+    Matches,
+    clean_log,
+    encode_replay,
+    log_excerpt,
+    match_log,
+)
 from .quotas import DEFAULT_UPLOADS_PER_DAY, Quotas, UploadLimitReached
 from .rankings import RankingQueries
 from .records import (
@@ -202,5 +210,8 @@ __all__ = [
     "describe_error",
     "encode_replay",
     "log_excerpt",
+    "MATCH_LOG_BYTES",
+    "clean_log",
+    "match_log",
     "FAULT_LOG_BYTES",
 ]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from arena.results import COMPLETED, FINISHED, MATCH_STATUSES
 
@@ -222,6 +222,30 @@ _MATCH_CONVERT = {"rated": bool, "set_finished": bool}
 # ------------------------------------------------------------------------------------ queries
 
 
+@dataclass(frozen=True, slots=True)
+class ExportRow:
+    """A completed match of a finished set, as the public export writes it."""
+
+    ladder: str
+    index: int
+    set_index: int
+    round: int
+    rotation: int
+    finished: float
+    replay: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchLog:
+    """What a launched bot wrote during one match (arena.store.match_log's data: moves, tail,
+    dropped), for its owner."""
+
+    seat: int
+    bot: str
+    log: dict[str, Any]
+    created: float
+
+
 class BrowseQueries:
     """The browsing queries (the web's pages and API) on one Store, opened read-only."""
 
@@ -401,6 +425,30 @@ class BrowseQueries:
             (self._bot_id(bot), limit),
         )
         return {(name, idx, seat): excerpt for name, idx, seat, excerpt in rows}
+
+    def match_logs(self, ladder: str, index: int) -> dict[int, "MatchLog"]:
+        """What each launched bot of the match wrote during it (arena.store.match_log's data),
+        by seat, for the seats that have one kept (not rotated away). Private to each bot's
+        owner and the organiser: the caller checks who asks, seat by seat (arena/web/owners.py);
+        no public view calls this. Raises UnknownLadder or UnknownMatch."""
+        ladder_id, name, _, _ = self._ladder_id(ladder)
+        match_id = one_row(
+            self.db,
+            "SELECT id FROM matches WHERE ladder_id = ? AND idx = ?",
+            (ladder_id, index),
+            _no_match(name, index),
+        )[0]
+        if not self.store.has_table("match_logs"):
+            return {}  # a read-only open of an older schema, which cannot migrate
+        names = self._bot_names()
+        rows = self.db.execute(
+            "SELECT seat, bot_id, log, created FROM match_logs WHERE match_id = ? ORDER BY seat",
+            (match_id,),
+        )
+        return {
+            seat: MatchLog(seat, names.get(bot_id, "?"), json.loads(log), created)
+            for seat, bot_id, log, created in rows
+        }
 
     # ---------------------------------------------------------------------------- matches
 
@@ -599,6 +647,37 @@ class BrowseQueries:
             (ladder_id, index),
             _no_match(ladder, index),
         )[0]
+
+    def finished_replays(
+        self,
+        ladder: str,
+        since: float | None = None,
+        until: float | None = None,
+        *,
+        after: int = -1,
+        limit: int | None = None,
+    ) -> Iterator["ExportRow"]:
+        """The completed matches of the ladder's finished sets (SET_FINISHED_SQL: only they are
+        public), finished in [since, until) when given, in schedule order, each with its stored
+        replay: what the public export writes (arena/web/export.py). Read as it goes; with
+        `after` and `limit`, a page: the first `limit` matches of index above `after`."""
+        ladder_id, name, _, _ = self._ladder_id(ladder)
+        where = ["m.ladder_id = ?", "m.idx > ?", "m.status = 'completed'", "m.replay IS NOT NULL"]
+        params: list[Any] = [ladder_id, after]
+        if since is not None:
+            where.append("m.finished >= ?")
+            params.append(since)
+        if until is not None:
+            where.append("m.finished < ?")
+            params.append(until)
+        rows = self.db.execute(
+            "SELECT m.idx, m.set_index, m.round, m.rotation, m.finished, m.replay "
+            f"FROM matches m JOIN ladders l ON l.id = m.ladder_id WHERE {' AND '.join(where)} "
+            f"AND {SET_FINISHED_SQL} ORDER BY m.idx" + (" LIMIT ?" if limit is not None else ""),
+            [*params, limit] if limit is not None else params,
+        )
+        for idx, set_index, rnd, rotation, finished, replay in rows:
+            yield ExportRow(name, idx, set_index, rnd, rotation, finished, json.loads(replay))
 
     # ------------------------------------------------ head-to-head, opponents, timed history
     # (New queries for the bot and ladder pages; plain SQL over the store's tables.)

@@ -11,7 +11,7 @@ import re
 import sqlite3
 from typing import Any, Sequence
 
-from arena.results import ABANDONED, COMPLETED, FINISHED, INFRA_FAILED, MatchResult
+from arena.results import ABANDONED, COMPLETED, FINISHED, INFRA_FAILED, BotLog, MatchResult
 
 from .errors import MatchStateError, StoreError, sqlite_errors
 from .ladders import Ladders
@@ -49,13 +49,50 @@ _ESCAPES = re.compile(
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
-def log_excerpt(text: str) -> str:
-    """What is kept of the end of a bot's log: escape sequences and control characters (but
-    newline and tab) removed, carriage returns made newlines, then its last FAULT_LOG_BYTES
-    bytes (cut between characters)."""
+def clean_log(text: str) -> str:
+    """A bot's log text made safe to show: escape sequences and control characters (but
+    newline and tab) removed, carriage returns made newlines."""
     text = _ESCAPES.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
-    data = _CONTROLS.sub("", text).encode("utf-8")[-FAULT_LOG_BYTES:]
+    return _CONTROLS.sub("", text)
+
+
+def _last_bytes(text: str, limit: int) -> str:
+    data = text.encode("utf-8")[-limit:] if limit > 0 else b""
     return data.decode("utf-8", "ignore")  # a character cut in two at the start is dropped
+
+
+def log_excerpt(text: str) -> str:
+    """What is kept of the end of a bot's log: cleaned (clean_log), then its last
+    FAULT_LOG_BYTES bytes (cut between characters)."""
+    return _last_bytes(clean_log(text), FAULT_LOG_BYTES)
+
+
+# How much of what a launched bot wrote during one match is kept (UTF-8 bytes, after cleaning):
+# its end, the oldest lines dropped first.
+MATCH_LOG_BYTES = 64 * 1024
+
+
+def match_log(log: BotLog, limit: int = MATCH_LOG_BYTES) -> dict[str, Any]:
+    """What the store keeps of a bot's log of one match, as JSON-able data: {"moves": [[move
+    index, text], ...] (moves it wrote nothing for left out), "tail": text after its last
+    move, "dropped": bytes of the oldest lines not kept}. Each part is cleaned (clean_log),
+    then the whole capped at `limit` bytes from its end."""
+    parts = [(index, clean_log(text)) for index, text in log.moves]
+    tail = clean_log(log.tail)
+    room, dropped = limit, 0
+    kept_tail = _last_bytes(tail, room)
+    dropped += len(tail.encode()) - len(kept_tail.encode())
+    room -= len(kept_tail.encode())
+    kept: list[list[Any]] = []
+    for index, text in reversed(parts):
+        size = len(text.encode())
+        piece = text if size <= room else _last_bytes(text, room)
+        dropped += size - len(piece.encode())
+        room -= len(piece.encode())
+        if piece:
+            kept.append([index, piece])
+    kept.reverse()
+    return {"moves": kept, "tail": kept_tail, "dropped": dropped}
 
 
 def encode_replay(result: MatchResult) -> str:
@@ -318,8 +355,47 @@ class Matches(Ladders):
                     if seat in faulted
                 ],
             )
+        if result.bot_logs:  # launched bots' (remote bots keep their logs)
+            stamp = now()
+            rows = []
+            for seat, log in sorted(result.bot_logs.items()):
+                kept = json.dumps(match_log(log), separators=(",", ":"))
+                rows.append((match_id, seat, seats[seat], kept, len(kept.encode()), stamp))
+            conn.executemany(
+                "INSERT OR REPLACE INTO match_logs (match_id, seat, bot_id, log, bytes, created)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                rows,
+            )
         conn.execute("UPDATE ladders SET completed = completed + 1 WHERE id = ?", (info.id,))
         return True
+
+    @sqlite_errors
+    def prune_match_logs(
+        self, max_age_days: float | None = None, max_mb: float | None = None
+    ) -> int:
+        """The rotation of the bots' match logs the organiser sets: those kept longer than
+        `max_age_days` removed, then the oldest until all of them hold at most `max_mb`
+        megabytes (None: no bound of that kind). How many were removed."""
+        with self._write() as conn:
+            removed = 0
+            if max_age_days is not None:
+                cutoff = now() - max_age_days * 86400
+                removed += conn.execute(
+                    "DELETE FROM match_logs WHERE created < ?", (cutoff,)
+                ).rowcount
+            if max_mb is not None:
+                budget = int(max_mb * 1024 * 1024)
+                rows = conn.execute(
+                    "SELECT rowid, bytes FROM match_logs ORDER BY created DESC, rowid DESC"
+                ).fetchall()
+                total, drop = 0, []
+                for rowid, size in rows:
+                    total += size
+                    if total > budget:
+                        drop.append((rowid,))
+                conn.executemany("DELETE FROM match_logs WHERE rowid = ?", drop)
+                removed += len(drop)
+        return removed
 
     @sqlite_errors
     def record_infra_failure(
@@ -349,7 +425,10 @@ class Matches(Ladders):
                 "UPDATE matches SET status = ?, rating_note = ? WHERE id = ?",
                 (
                     ABANDONED if give_up else INFRA_FAILED,
-                    f"abandoned: {detail}" if give_up else None,
+                    # A detail that says so already is not said twice ("abandoned: abandoned:").
+                    (detail if detail.startswith("abandoned: ") else f"abandoned: {detail}")
+                    if give_up
+                    else None,
                     match_id,
                 ),
             )

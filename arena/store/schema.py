@@ -290,6 +290,26 @@ def _m0008_competitions(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m0009_match_logs(db: sqlite_utils.Database) -> None:
+    # What each launched bot wrote during each match, split by its moves (arena.store.match_log:
+    # JSON), one row per launched seat: private as fault_logs (arena/web/owners.py decides who
+    # may read it; no public query reads this table). `bytes` and `created` serve the rotation
+    # the organiser sets (Store.prune_match_logs).
+    db.executescript("""
+    CREATE TABLE match_logs (
+        match_id INTEGER NOT NULL REFERENCES matches(id),
+        seat INTEGER NOT NULL,
+        bot_id INTEGER NOT NULL,
+        log TEXT NOT NULL,
+        bytes INTEGER NOT NULL,
+        created REAL NOT NULL,
+        PRIMARY KEY (match_id, seat)
+    );
+    CREATE INDEX match_logs_by_age ON match_logs (created);
+    PRAGMA user_version = 9;
+    """)
+
+
 # A reader of a database from before versions or submissions (which it cannot migrate) sees
 # its bots as the migrations would make them: each its own version 1, active. A TEMP view is the
 # connection's own (it writes nothing to the file) and is found before the file's table of the
@@ -303,7 +323,7 @@ _BOTS_COLUMNS_ADDED = {
 
 
 # Each migration ends by setting PRAGMA user_version to its number; add one, bump this.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 # The oldest schema the reading queries work on: a read-only open (which cannot migrate, say in
 # a read-only folder) accepts it. Raise it when a migration changes what they read.
 READABLE_FROM = 1
@@ -316,6 +336,7 @@ _MIGRATION_STEPS = (
     ("0006_secrets", _m0006_secrets),
     ("0007_service_settings", _m0007_service_settings),
     ("0008_competitions", _m0008_competitions),
+    ("0009_match_logs", _m0009_match_logs),
 )
 _MIGRATION_NAMES = tuple(name for name, _ in _MIGRATION_STEPS)
 # The tables of the first migration: with it recorded as applied, an Arena database from before

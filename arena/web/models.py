@@ -190,6 +190,26 @@ class BotFaultLogsOut(BaseModel):
     faults: list[FaultLogOut] = Field(description="its most recent faults, newest first")
 
 
+class SeatLogOut(BaseModel):
+    seat: int
+    bot: str
+    moves: list[tuple[int, str]] = Field(
+        description="[move index, what the bot wrote while deciding that move], its moves "
+        "with output only"
+    )
+    tail: str = Field(description="what it wrote after its last move (the end, a crash)")
+    dropped: int = Field(description="bytes of its oldest lines not kept (the cap)")
+
+
+class MatchLogsOut(BaseModel):
+    ladder: str
+    index: int
+    seats: list[SeatLogOut] = Field(
+        description="the seats of launched bots the key opens whose log is still kept"
+    )
+    closed: list[int] = Field(description="the seats whose bots the key does not open")
+
+
 class BotVersionOut(BaseModel):
     bot: BotOut
     ladders: list[BotLadderOut] = Field(description="its standing in each ladder it plays in")

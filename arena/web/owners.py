@@ -36,6 +36,15 @@ class Credential:
         return bool(self.bot_key or self.admin_key or self.owner_key)
 
 
+def credential_headers_hint() -> str:
+    """How to give a key, for the errors of the owners' routes."""
+    return (
+        f"give the bot's owner key in the {OWNER_KEY_HEADER} header, its token in "
+        f"{BOT_KEY_HEADER} (a version's token opens that version only), or the server's admin "
+        f"key in {ADMIN_KEY_HEADER}"
+    )
+
+
 def may_read_logs(
     q: BrowseQueries, bot: str, credential: Credential, admin_key: str | None
 ) -> bool:

@@ -49,6 +49,11 @@ PLACES: dict[str, Place] = {
     "ladder_events": Place("/api/ladders/{ladder}/events"),
     # A static report has no server to check an owner's key.
     "bot_faults": Place("/api/bots/{bot}/faults"),
+    # A finished set's match's stored replay (arena.replay's format), to download.
+    "match_replay": Place("/api/ladders/{ladder}/matches/{index}/replay"),
+    # The public export of a ladder's finished sets (export.py), JSON Lines.
+    "export": Place("/api/ladders/{ladder}/export.jsonl"),
+    "match_logs": Place("/api/ladders/{ladder}/matches/{index}/logs"),
 }
 
 # A report link's parameters that have a default (a match list's first page).

@@ -26,7 +26,14 @@ from arena.competitions import phases as competition_phases
 from arena.games import option_labels
 from arena.ratings import conservative, rating_interval
 from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING, UnknownLadder
-from arena.store.browse import BrowseQueries, HeadToHead, HistoryPoint, LadderRow, TimedPoint
+from arena.store.browse import (
+    BrowseQueries,
+    HeadToHead,
+    HistoryPoint,
+    LadderRow,
+    MatchDetail,
+    TimedPoint,
+)
 
 from .disclosure import Disclosure, MatchView
 from .frames import card_legend
@@ -212,9 +219,13 @@ class View:
 
 
 def index_page(v: View) -> Page:
+    """The ladders, and apart from them the comparisons (arena compare), which are never
+    ranked: a comparison's leader would be a test's side, not a standing."""
+    everything = v.q.ladders()
     return "index.html", {
         "title": "Ladders",
-        "ladders": v.q.ladders(),
+        "ladders": [lad for lad in everything if not lad.comparison],
+        "comparisons": [lad for lad in everything if lad.comparison],
         "competitions": competition_banners(v.q),
     }
 
@@ -360,6 +371,7 @@ def comparison_page(v: View, ladder: str, width: int = 640, height: int = 200) -
         "lower": y(lower),
         "zero": y(0.0),
         "deals": len(path),
+        "span": n,  # the x axis' end, in deals
     }
     return "comparison.html", {
         "title": f"Comparison {name}",
@@ -367,7 +379,8 @@ def comparison_page(v: View, ladder: str, width: int = 640, height: int = 200) -
         "result": result,
         "json": verdict.outcome_json(settings, result),
         "chart": chart,
-        "matches": q.match_list(ladder=name, limit=60).matches,
+        # The latest few: all of them are a link away (a phone scrolled 11,000 px through 60).
+        "matches": q.match_list(ladder=name, limit=20).matches,
     }
 
 
@@ -378,7 +391,7 @@ def bots_page(v: View) -> Page:
 def point_tip(p: TimedPoint) -> str:
     """A rating-history point's values, as the chart shows them on hover."""
     return (
-        f"its match {p.nth} (#{p.index}, {_when(p.finished)}): μ {p.mu:.2f}, "
+        f"its rating update {p.nth} (after match #{p.index}, {_when(p.finished)}): μ {p.mu:.2f}, "
         f"σ {p.sigma:.2f}, μ−3σ {conservative(p.mu, p.sigma):.2f}"
     )
 
@@ -398,7 +411,7 @@ def history_charts(points: Sequence[TimedPoint]) -> dict[str, Markup]:
             x=lambda p: p.nth,
             tip=point_tip,
             max_points=150,
-            x_label=lambda v: f"its match {v:.0f}",
+            x_label=lambda v: f"its rating update {v:.0f}",
         ),
         "time": rating_chart(
             timed, x=lambda p: p.finished, tip=point_tip, max_points=150, x_label=day
@@ -412,17 +425,24 @@ def bot_page(v: View, bot: str, recent: int = 20) -> Page:
     serve), the owner's part (_owner.html)."""
     q = v.q
     info = q.bot(bot)
+    # A comparison is a test, not a ladder: no rank, rating chart or recent result of it here,
+    # only a link to its verdict.
+    comparisons = {lad.name for lad in q.ladders() if lad.comparison}
     history = q.rating_history_timed(bot)
-    ladders = q.bot_ladders(bot)
-    charts = {name: history_charts(points) for name, points in history.items()}
+    standings = q.bot_ladders(bot)
+    ladders = [s for s in standings if s.ladder not in comparisons]
+    charts = {
+        name: history_charts(points) for name, points in history.items() if name not in comparisons
+    }
     return "bot.html", {
         "title": f"Bot {info.name}",
         "bot": info,
         "ladders": ladders,
         "versions": q.versions(bot),
         "charts": charts,
-        "recent": q.recent_matches(bot, recent),
-        "head_to_head": q.head_to_head(bot=bot),
+        "recent": [m for m in q.recent_matches(bot, recent) if m.ladder not in comparisons],
+        "comparisons": sorted({s.ladder for s in standings} & comparisons),
+        "head_to_head": [h for h in q.head_to_head(bot=bot) if h.ladder not in comparisons],
         "faults": Disclosure().faults(q.bot_faults(bot, recent)),
         "owners_api": v.owners_api,
     }
@@ -492,6 +512,14 @@ def viewer_data(view: MatchView, urls: Urls) -> dict[str, Any]:
     }
 
 
+def replay_command(detail: MatchDetail) -> str:
+    """The `arena match` command that deals this match's deal again, its bots to be given
+    (one per seat): for a match whose seed is public."""
+    flags = "".join(f" --{k.replace('_', '-')}" for k, v in sorted(detail.options.items()) if v)
+    bots = " ".join(f"BOT{i + 1}" for i in range(detail.table_size))
+    return f"arena match {detail.game} --seed {detail.seed}{flags} {bots}"
+
+
 def match_page(v: View, ladder: str, index: int) -> Page:
     """A match's page, through the view's disclosure. In a static report, a match not finished
     when the report was written is said to be a snapshot."""
@@ -506,8 +534,11 @@ def match_page(v: View, ladder: str, index: int) -> Page:
             f"was {detail.match.status}{its_set}; write the report again to see how "
             "it went on."
         )
+    shown = view.full and detail.replay is not None and view.replay_error is None
     return "match.html", {
         "title": f"{ladder} match {index}",
+        "replay_download": v.urls.match_replay(ladder, index) if shown else None,
+        "replay_command": replay_command(detail) if view.full and detail.seed is not None else None,
         "d": detail,
         "m": detail.match,
         "viewer": viewer_data(view, v.urls),

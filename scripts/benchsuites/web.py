@@ -32,7 +32,54 @@ ROUNDS = 20  # 5,100 matches a round with 100 bots at tables of 3: 102,000 match
 SPECTATORS = 100
 MOVE_EVERY = 0.5  # seconds between the live match's moves
 
-GOALS_MS = {"leaderboard_page": 50.0, "leaderboard_api": 50.0, "match_page": 100.0}
+GOALS_MS = {
+    "leaderboard_page": 50.0,
+    "leaderboard_api": 50.0,
+    "match_page": 100.0,
+    # Issue 33: a 200-move Boom match's replay page, and its owner's bot output beside the
+    # moves (the page's script fetches it from the match logs API with the owner key).
+    "boom_replay_page": 100.0,
+    "owner_logs_api": 100.0,
+}
+# A line a move of what a launched bot might print while deciding (about 120 bytes).
+LOG_LINE = "thinking: {n} legal actions, 400 playouts, best {best:.3f}, chose #{k}\n"
+
+
+def add_logged_boom(path: Path) -> tuple[str, int, str]:
+    """A Boom match of 4 (the series: 200 moves or more) whose seat 0 is a bot with an owner key
+    and a match log of a line or two a move: (ladder, index, owner key)."""
+    import dataclasses
+
+    from arena.results import BotLog
+    from arena.store import Store
+    from arena.web.sample import random_result
+
+    with Store(path) as store:
+        names = [f"boomer{i}" for i in range(4)]
+        for name in names:
+            store.add_bot(name, remote=True)
+        key = store.new_owner_key(names[0])
+        store.create_ladder("boom", "boom", 4, names, seed=5, rounds=1, options={"series": True})
+        config = store.get_ladder("boom").config
+        rng = random.Random(4)
+        for m in store.matches("boom"):
+            result = random_result(config, m.seed, m.seats, rng)
+            own = [i for i, mv in enumerate(result.moves) if mv.seat == 0]
+            log = BotLog(
+                moves=tuple(
+                    (i, LOG_LINE.format(n=30, best=rng.random(), k=k) * (1 + k % 2))
+                    for k, i in enumerate(own)
+                ),
+                tail="done\n",
+            )
+            logs = {m.seats.index(names[0]): log}
+            store.record_result("boom", m.index, dataclasses.replace(result, bot_logs=logs))
+        index = max(
+            (m.index for m in store.matches("boom")),
+            key=lambda i: len(store.replay("boom", i)["moves"]),
+        )
+        assert len(store.replay("boom", index)["moves"]) >= 200, "a 200-move match"
+    return "boom", index, key
 
 
 def build(path: Path, log) -> int:
@@ -288,13 +335,15 @@ def run(seconds: float, log) -> dict:
     with tempfile.TemporaryDirectory(prefix="arena-bench-web-") as tmp:
         path = Path(tmp) / "web.db"
         stored = build(path, log)
+        boom, boom_index, owner_key = add_logged_boom(path)
         with Store(path, readonly=True) as store:
             done = [m.index for m in store.matches("big", ("completed",))]
         rng = random.Random(3)
         picks = rng.sample(done, 400)
         proc, url, sock = serve(path)
         try:
-            with httpx.Client(timeout=30) as client:
+            owner = httpx.Client(timeout=30, headers={"X-Owner-Key": owner_key})
+            with httpx.Client(timeout=30) as client, owner:
                 wait_ready(client, url, proc)
                 cases = {
                     "leaderboard_page": [f"{url}/ladders/big"],
@@ -308,8 +357,9 @@ def run(seconds: float, log) -> dict:
                         f"{url}/api/matches?bot=bot{i:03d}" for i in range(0, BOTS, 7)
                     ],
                     "bot_page": [f"{url}/bots/bot{i:03d}" for i in range(0, BOTS, 3)],
+                    "boom_replay_page": [f"{url}/ladders/{boom}/matches/{boom_index}"],
                 }
-                results = {"stored_matches": stored, "bots": BOTS}
+                results: dict = {"stored_matches": stored, "bots": BOTS}
                 log(f"{'case':<26} {'median ms':>10} {'p95 ms':>9} {'requests':>9} {'bytes':>9}")
                 for name, urls in cases.items():
                     r = measure(client, urls, seconds)
@@ -318,6 +368,12 @@ def run(seconds: float, log) -> dict:
                         f"{name:<26} {r['median_ms']:>10.2f} {r['p95_ms']:>9.2f} "
                         f"{r['requests']:>9} {r['mean_bytes']:>9}"
                     )
+                logs_url = f"{url}/api/ladders/{boom}/matches/{boom_index}/logs"
+                results["owner_logs_api"] = r = measure(owner, [logs_url], seconds)
+                log(
+                    f"{'owner_logs_api':<26} {r['median_ms']:>10.2f} {r['p95_ms']:>9.2f} "
+                    f"{r['requests']:>9} {r['mean_bytes']:>9}"
+                )
         finally:
             from benchsuites.common import stop_process
 

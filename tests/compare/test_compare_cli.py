@@ -75,6 +75,10 @@ def test_a_clear_difference_stops_early_and_right(tmp_path):
     assert 8 <= out["deals"] <= 40 and out["matches"] < 300
     assert out["interval"][0] > 0 and out["llr"] >= out["bounds"][1]
     assert out["mean_rank_gain"] > 0  # the heuristic also places better
+    # The likelihood of superiority and the effect size with its interval (issue 33, item 5).
+    assert out["mode"] == "gain" and out["hypotheses"] == [0.0, 6.0]
+    assert out["los"] > 0.99
+    assert 0 < out["effect_size"]["interval"][0] < out["effect_size"]["d"]
     # Every match is stored with its replay; the deals are whole.
     con = sqlite3.connect(db)
     stored = con.execute(
@@ -210,10 +214,24 @@ def test_the_web_page_shows_the_test_and_withholds_unfinished_deals(tmp_path):
     html = page.text
     assert "heur" in html and "rnd" in html and "Better" in html
     assert f"{out['mean_gain']:+.2f}" in html and 'id="llr-line"' in html
+    assert f'<td class="n" id="los">{100 * out["los"]:.1f}%</td>' in html
+    # The LLR chart says its values: the bounds, 0 and the deals.
+    assert f'text-anchor="end">{out["bounds"][1]:.2f}</text>' in html and ">deal 0</text>" in html
+    assert f"{out['effect_size']['d']:+.2f} ({out['effect_size']['interval'][0]:+.2f} to" in html
     assert client.get("/comparisons/nope").status_code == 404
     # The index and the ladder page lead to it; the CLI's ladder list says what it is.
     assert 'href="/comparisons/c1"' in client.get("/").text
     assert 'id="comparison-link"' in client.get("/ladders/c1").text
+    # Never ranked as a ladder (issue 33): apart on the home page, no leaderboard, no rank or
+    # rating chart on the bots' pages, only links to the verdict.
+    home = client.get("/").text
+    assert 'id="comparisons"' in home and "Leader" not in home.split('id="comparisons"')[1]
+    assert 'id="ladders"' not in home  # no ladder here but the comparison
+    ladder = client.get("/ladders/c1").text
+    assert 'id="not-ranked"' in ladder and 'id="leaderboard"' not in ladder
+    bot = client.get("/bots/heur").text
+    assert 'id="bot-comparisons"' in bot and 'href="/comparisons/c1"' in bot
+    assert 'id="bot-ladders"' not in bot and 'data-ladder="c1"' not in bot
     assert "(a comparison: arena compare)" in arena("ladder", "list", "--db", str(db)).stdout
     # Reopen the deal of the verdict as if it were still being played: it no longer counts (nor
     # does any deal after it), and its matches show no seed.

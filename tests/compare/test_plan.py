@@ -95,3 +95,20 @@ def test_the_outcome_stops_at_the_deciding_deal_whatever_was_played_after():
     assert first.verdict == "better"
     longer = outcome(settings, _rows(gains + [-50, -50, -50]))
     assert (longer.deals, longer.status) == (first.deals, first.status)
+
+
+def test_a_non_regression_comparison_tests_a_loss_of_d_against_none_and_is_stored_so():
+    from arena.compare.verdict import Comparison, stored
+
+    gain = Comparison("g", "a", "b", ("o",), "balloon", 2, {}, min_gain=1.5)
+    assert (gain.hypotheses.delta0, gain.hypotheses.delta1) == (0.0, 1.5)
+    assert "mode" not in gain.definition()  # a gain test's definition is as it was
+    nr = Comparison("n", "a", "b", ("o",), "balloon", 2, {}, min_gain=1.5, non_regression=True)
+    assert (nr.hypotheses.delta0, nr.hypotheses.delta1) == (-1.5, 0.0)
+    assert nr.hypotheses.non_regression and nr.mode == "non-regression"
+
+    class Ladder:
+        name, game, table_size, options, seed = "n", "balloon", 2, {}, 3
+        settings = {"comparison": nr.definition()}
+
+    assert stored(Ladder()).non_regression is True

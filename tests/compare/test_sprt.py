@@ -92,3 +92,59 @@ def test_error_rates_hold(true_gain, verdict, allowed):
 def test_bad_specs_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         Hypotheses(**kwargs)
+
+
+# Values of fishtest's own code (official-stockfish/fishtest, server/fishtest/stats/LLRcalc.py,
+# run with scipy 1.17 on the empirical distribution of these observations, each weighing 1/n):
+# N * LLR_alt(pdf, s0, s1), its approximation with each hypothesis' own variance, and
+# N * LLR_alt2, the one with one shared variance. (N * LLR, its exact form, was -0.4732,
+# -4.3110, 3.3389 and 8.7091: docs/compare.md says why Arena keeps the normal fit.)
+FISHTEST_CASES = [
+    # (n, mean, sd, s0, s1, LLR_alt, LLR_alt2)
+    (20, 0.8, 3.0, 0.0, 1.0, -0.4697604096030883, -0.48346731709136365),
+    (40, -0.3, 2.0, 0.0, 1.0, -4.641114347495153, -5.223875555961572),
+    (12, 1.5, 4.0, -1.5, 0.5, 2.6543737292858487, 4.826797673116099),
+    (60, 0.2, 1.0, -0.5, 0.25, 9.17645484712813, 10.750391828254344),
+]
+
+
+def _fishtest_samples():
+    rng = random.Random(5)  # as the values above were made
+    for n, mean, sd, s0, s1, alt, alt2 in FISHTEST_CASES:
+        yield [round(rng.gauss(mean, sd), 2) for _ in range(n)], s0, s1, alt, alt2
+
+
+def test_the_llr_is_fishtests_llr_alt_and_not_its_shared_variance_form():
+    for xs, s0, s1, alt, alt2 in _fishtest_samples():
+        spec = Hypotheses(delta1=s1, delta0=s0)
+        value = sprt.llr(spec, Running.of(xs))
+        assert value == pytest.approx(alt, rel=1e-9)
+        assert value != pytest.approx(alt2, rel=1e-3)
+
+
+def test_a_non_regression_test_says_not_worse_or_worse():
+    spec = Hypotheses(delta1=0.0, delta0=-1.5, non_regression=True)
+    rng = random.Random(2)
+    fine = sprt.run(spec, (rng.gauss(0.5, 2.0) for _ in range(10_000)))
+    assert fine.verdict == sprt.NOT_WORSE and fine.llr >= spec.upper
+    bad = sprt.run(spec, (rng.gauss(-2.5, 2.0) for _ in range(10_000)))
+    assert bad.verdict == sprt.WORSE and bad.llr <= spec.lower
+    capped = sprt.run(spec, [0.0, -1.5] * 6, cap=12)
+    assert capped.verdict == sprt.UNDECIDED
+
+
+def test_the_likelihood_of_superiority_and_the_effect_size():
+    # Mean 1, n 16, a spread of 2: LOS is Phi(mean / standard error), d the mean over the sd.
+    xs = [1.0 + 2.0 * z for z in (1, -1) * 8]
+    running = Running.of(xs)
+    assert running.variance == pytest.approx(4.0 * 16 / 15)
+    se = math.sqrt(running.variance / 16)
+    assert running.los() == pytest.approx(statistics.NormalDist().cdf(1.0 / se), rel=1e-12)
+    d, low, high = running.effect_size()
+    assert d == pytest.approx(1.0 / math.sqrt(running.variance))
+    half = 1.96 * math.sqrt(1 / 16 + d * d / 32)
+    assert (low, high) == pytest.approx((d - half, d + half))
+    # No gain: even odds, an effect of 0; too few or identical observations: none.
+    even = Running.of([1.0, -1.0] * 5)
+    assert even.los() == pytest.approx(0.5) and even.effect_size()[0] == pytest.approx(0.0)
+    assert Running.of([2.0]).los() is None and Running.of([2.0, 2.0]).effect_size() is None

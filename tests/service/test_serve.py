@@ -109,7 +109,16 @@ def test_serve_runs_matches_shows_them_and_stops_gracefully(tmp_path, db):
     unrated_done = con.execute(
         "SELECT count(*) FROM matches WHERE status='abandoned' AND rated=1"
     ).fetchone()[0]
+    # What the launched bots wrote in each match is kept for their owners; the remote bot
+    # keeps its own log (docs/web.md#match-logs).
+    logged = {
+        name
+        for (name,) in con.execute(
+            "SELECT DISTINCT b.name FROM match_logs g JOIN bots b ON b.id = g.bot_id"
+        )
+    }
     con.close()
+    assert logged and logged <= {"r1", "r2", "r3"}
     assert statuses.get("running", 0) == 0 and statuses.get("pending", 0) == 0
     assert unrated_done == 0  # abandoned matches are never rated
     before = completed(db)

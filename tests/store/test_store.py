@@ -365,9 +365,12 @@ def test_infrastructure_failures_are_kept_retried_and_never_rated(tmp_path):
     store.record_result("l", 1, results[1])
     assert store.record_infra_failure("l", 0, "worker lost", give_up=True).rated == (1,)
     m0 = store.get_match("l", 0)
-    assert m0.status == "abandoned" and "worker lost" in m0.rating_note
+    assert m0.status == "abandoned" and m0.rating_note == "abandoned: worker lost"
     details = [r[0] for r in store.db.execute("SELECT detail FROM infra_failures ORDER BY id")]
     assert details == ["referee crashed", "abandoned: shutdown", "worker lost"]
+    # A detail that says "abandoned" already is not said twice (issue 33's wording defect).
+    store.record_infra_failure("l", 2, "abandoned: bot flaky is suspended", give_up=True)
+    assert store.get_match("l", 2).rating_note == "abandoned: bot flaky is suspended"
     with pytest.raises(MatchStateError, match="abandoned"):
         store.start_match("l", 0)
 

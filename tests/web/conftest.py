@@ -14,8 +14,10 @@ from tests.web.support import (
     CHROMIUM,
     CHROMIUM_ARGS,
     FakeLive,
+    LaunchedLadder,
     ServerThread,
     build_db,
+    run_launched_ladder,
 )
 
 
@@ -29,6 +31,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def web_db(tmp_path_factory) -> Path:
     return build_db(tmp_path_factory.mktemp("web") / "arena.db")
+
+
+@pytest.fixture(scope="session")
+def launched_ladder(tmp_path_factory) -> LaunchedLadder:
+    """One real ladder run of launched bots, shared by the tests of what they leave to their
+    owners (fault excerpts, match logs)."""
+    return run_launched_ladder(tmp_path_factory.mktemp("launched"))
 
 
 @pytest.fixture(scope="session")

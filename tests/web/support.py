@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -20,7 +21,7 @@ from arena.referee.lanes import lane_key
 from arena.results import MoveRecord
 from arena.store import Store
 from arena.web.sample import build_demo, random_result
-from tests.cli import ROOT, ladder_run_args, start_arena
+from tests.cli import ROOT, arena_command, ladder_run_args, start_arena
 from tests.timing import scaled
 
 CHROMIUM = "/usr/bin/chromium"
@@ -36,6 +37,7 @@ CHROMIUM_ARGS = [
 
 
 GATED = ROOT / "tests" / "bots" / "gated_bot.py"
+CHATTY = ROOT / "tests" / "bots" / "chatty_bot.py"
 
 
 class MatchIndexes:
@@ -99,6 +101,42 @@ def build_db(path: Path) -> Path:
     suspended."""
     build_demo(str(path))
     return path
+
+
+@dataclass
+class LaunchedLadder:
+    """A Balloon ladder of 3 played by launched bots through `arena ladder run` (real
+    sandboxes): crasher (tests/support/crashing_bot.py: crashes in every match), chatty
+    (tests/bots/chatty_bot.py: says what it decides) and r1 (random); one set, 3 matches."""
+
+    path: Path
+    ladder: str
+    tokens: dict[str, str]
+    owner_keys: dict[str, str]
+
+
+RANDOM_BOT = "python example_bots/random_bot.py"
+
+
+def run_launched_ladder(tmp: Path) -> LaunchedLadder:
+    from tests.support.crashing_bot import crashing_bot
+
+    bot = crashing_bot(tmp / "crasher")
+    db = tmp / "arena.db"
+    with Store(db) as store:
+        tokens = {
+            "crasher": store.add_bot("crasher", directory=str(bot)),
+            "chatty": store.add_bot("chatty", f"python {CHATTY}", cwd=ROOT),
+            "r1": store.add_bot("r1", RANDOM_BOT, cwd=ROOT),
+        }
+        owner_keys = {name: store.new_owner_key(name) for name in tokens}
+    args = ladder_run_args("l", "crasher,chatty,r1", db, k=3, run_dir=tmp / "runs")
+    args += ["--rounds", "1", "--seed", "3", "-j", "1", "--move-ms", "5000"]
+    done = subprocess.run(
+        arena_command(*args), cwd=ROOT, capture_output=True, text=True, timeout=scaled(240)
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return LaunchedLadder(db, "l", tokens, owner_keys)
 
 
 def completed_in_open_set(db: Path, ladder: str) -> Any:

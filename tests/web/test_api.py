@@ -83,6 +83,11 @@ def _requests(sample: dict) -> dict[str, list[str]]:
             f"/api/ladders/boom4/matches/{m.index}/live?since=5",
         ],
         "/api/competitions": ["/api/competitions"],
+        "/api/ladders/{ladder}/matches/{index}/replay": ["/api/ladders/balloon3/matches/0/replay"],
+        "/api/ladders/{ladder}/export.jsonl": ["/api/ladders/boom4/export.jsonl?limit=2"],
+        "/api/ladders/{ladder}/matches/{index}/logs": [
+            (f"/api/ladders/boom4/matches/{m.index}/logs", {"X-Admin-Key": ADMIN_KEY}),
+        ],
     }
 
 
@@ -94,10 +99,15 @@ def test_every_endpoint_answers_as_its_openapi_description_says(client, spec, sa
             url, headers = url if isinstance(url, tuple) else (url, {})
             r = client.get(url, headers=headers)
             assert r.status_code == 200, (url, r.text)
+            if template.endswith(".jsonl"):  # JSON Lines: tests/web/test_export.py reads them
+                assert r.headers["content-type"] == "application/jsonl" and r.text, url
+                continue
             _validate(spec, template, r)
 
 
-def test_errors_answer_as_the_openapi_description_says(client, spec):
+def test_errors_answer_as_the_openapi_description_says(client, spec, web_db):
+    with Store(web_db, readonly=True) as store:
+        running = store.matches("balloon3", ("running",))[0].index
     # Per route of the API: (a request, the status it gets, words of its error message).
     cases = {
         "/api/ladders/{ladder}": [("/api/ladders/nope", 404, "no ladder called 'nope'")],
@@ -130,6 +140,14 @@ def test_errors_answer_as_the_openapi_description_says(client, spec):
         ],
         "/api/ladders/{ladder}/head-to-head": [
             ("/api/ladders/nope/head-to-head", 404, "no ladder called 'nope'"),
+        ],
+        "/api/ladders/{ladder}/matches/{index}/replay": [
+            (f"/api/ladders/balloon3/matches/{running}/replay", 409, "rotations are finished"),
+            ("/api/ladders/boom4/matches/99999/replay", 404, "has no match 99999"),
+        ],
+        "/api/ladders/{ladder}/matches/{index}/logs": [
+            ("/api/ladders/boom4/matches/0/logs", 401, "X-Owner-Key header"),
+            ("/api/ladders/boom4/matches/99999/logs", 404, "has no match 99999"),
         ],
     }
     for template, requests in cases.items():

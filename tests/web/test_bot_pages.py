@@ -110,7 +110,7 @@ def test_rating_chart_shows_values_on_hover_over_matches_and_time(server, page, 
     for k in (0, len(points) // 2, len(points) - 1):
         dots.nth(k).hover(force=True)
         p = points[k]
-        expect(tip).to_contain_text(f"its match {k + 1} (#{p['index']}, ")
+        expect(tip).to_contain_text(f"its rating update {k + 1} (after match #{p['index']}, ")
         expect(tip).to_contain_text(
             f"μ {p['mu']:.2f}, σ {p['sigma']:.2f}, μ−3σ {p['conservative']:.2f}"
         )
@@ -119,7 +119,9 @@ def test_rating_chart_shows_values_on_hover_over_matches_and_time(server, page, 
     timed = figure.locator('.chart-box[data-axis="time"] circle.pt')
     expect(timed).to_have_count(len(points))
     timed.last.hover(force=True)
-    expect(tip).to_contain_text(f"its match {len(points)} (#{points[-1]['index']}, ")
+    expect(tip).to_contain_text(
+        f"its rating update {len(points)} (after match #{points[-1]['index']}, "
+    )
     # Over time, later matches sit further right.
     xs = [float(timed.nth(i).get_attribute("cx")) for i in range(len(points))]
     assert xs == sorted(xs) and xs[0] < xs[-1]

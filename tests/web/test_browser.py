@@ -75,7 +75,10 @@ def test_replay_steps_forwards_and_back_and_switches_seat_views(server, page, we
     expect(page.locator("#events li").first).to_be_visible()
     page.locator("#prev").click()
     expect(position).to_have_text(f"move 2 of {total}")
-    # The public view shows no hand.
+    # Its set is finished: the view opens with every hand; "the table only" shows none.
+    expect(page.locator("#view")).to_have_value("-2")
+    expect(page.locator(".seat-box .hand")).to_have_count(3)
+    page.locator("#view").select_option("-1")
     expect(page.locator(".hand")).to_have_count(0)
 
     page.locator("#view").select_option("0")

@@ -63,6 +63,8 @@ API_ROUTES = {
     "/api/ladders/{ladder}/matches/{index}",
     "/api/ladders/{ladder}/head-to-head",
     "/api/ladders/{ladder}/matches/{index}/live",
+    "/api/ladders/{ladder}/matches/{index}/replay",
+    "/api/ladders/{ladder}/export.jsonl",
 }
 # The owners' API (arena/service/submissions.py) and a bot's log excerpts (arena/web/owners.py):
 # nothing public, every route needs a key.
@@ -71,6 +73,7 @@ OWNER_ROUTES = {
     "/api/bots/{name}/versions/{version}",
     "/api/bots/{name}/versions/{version}/verification",
     "/api/bots/{bot}/faults",
+    "/api/ladders/{ladder}/matches/{index}/logs",
 }
 REPLAY_DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 
@@ -178,6 +181,7 @@ def _look(
         "/api/ladders",
         f"/api/ladders/{LADDER}",
         f"/api/ladders/{LADDER}/head-to-head",
+        f"/api/ladders/{LADDER}/export.jsonl",
         "/api/bots",
         "/api/matches",
         f"/api/matches?ladder={LADDER}",
@@ -194,6 +198,7 @@ def _look(
                 f"/api/ladders/{LADDER}/matches/{i}",
                 f"/api/ladders/{LADDER}/matches/{i}?frames=true",
                 f"/api/ladders/{LADDER}/matches/{i}/live?since=0",
+                f"/api/ladders/{LADDER}/matches/{i}/replay",
             )
         ),
     ]
@@ -201,7 +206,9 @@ def _look(
     with httpx.Client(base_url=web, timeout=scaled(30)) as client:
         for url in pages + api:
             r = client.get(url)
-            assert r.status_code == 200, (url, r.status_code, r.text[:300])
+            # A replay file is given once its set is finished; before, a 409 says why.
+            ok = (200, 409) if url.endswith("/replay") else (200,)
+            assert r.status_code in ok, (url, r.status_code, r.text[:300])
             texts[url] = r.text
     out = run_dir / f"report-{name}"
     # The CLI command itself, in this process (an interpreter start less per look).
@@ -210,7 +217,12 @@ def _look(
     assert _rows(db) == rows, "the ladder moved while the test looked at it"
     return Moment(
         texts=texts,
-        api={u: json.loads(texts[u]) for u in api},
+        api={
+            u: [json.loads(x) for x in texts[u].splitlines()]
+            if u.endswith(".jsonl")
+            else json.loads(texts[u])
+            for u in api
+        },
         pages={
             i: json.loads(REPLAY_DATA.search(texts[f"/ladders/{LADDER}/matches/{i}"])[1])
             for i in rows
@@ -523,6 +535,7 @@ def test_once_the_set_is_finished_its_full_replay_is_public(request, kind):
         report = m.report[f"matches/{LADDER}/{i}.html"]
         assert f"seed {seed}" in report and "A snapshot" not in report
         assert json.loads(REPLAY_DATA.search(report)[1])["frames"] == api["frames"]
+        assert m.api[f"/api/ladders/{LADDER}/matches/{i}/replay"]["seed"] == seed
     assert "your hand is" in m.texts[f"/ladders/{LADDER}/matches/0"]
     assert (
         m.api[f"/api/ladders/{LADDER}/matches/0"]["faults"][0]["detail"] == m.full[0]["faults"][0]
@@ -538,6 +551,7 @@ def test_every_public_api_route_was_looked_at(serve_run):
     for route in OWNER_ROUTES:  # with no key, nothing (what they answer with one:
         # tests/submissions/test_submit_api.py and tests/web/test_fault_logs.py)
         url = serve_run.web + route.replace("{name}", BOTS[0]).replace("{version}", "1")
+        url = url.replace("{ladder}", LADDER).replace("{index}", "0")
         r = httpx.get(url.replace("{bot}", BOTS[0]))
         assert r.status_code == 401, (route, r.text)
     looked = {
@@ -601,6 +615,13 @@ def test_serve_stores_the_rotations_of_one_deal_as_one_set_withheld_together(ser
     b = serve_run.moments["B"]
     assert [b.rows[i]["status"] for i in (0, 1, 2)] == ["completed", "running", "pending"]
     assert all(b.api[f"/api/ladders/{LADDER}/matches/{i}"]["seed"] is None for i in (0, 1, 2))
+    # Nor the export: at B none of the set's matches, at C all three.
+    assert not {d["index"] for d in b.api[f"/api/ladders/{LADDER}/export.jsonl"]} & {0, 1, 2}
+    exported = {d["index"]: d for d in c.api[f"/api/ladders/{LADDER}/export.jsonl"]}
+    assert {0, 1, 2} <= set(exported) and exported[0]["replay"]["seed"] == rows[0]["seed"]
+    for i in (0, 1, 2):  # nor its replay file, the completed rotation's included
+        refused = b.api[f"/api/ladders/{LADDER}/matches/{i}/replay"]
+        assert "seed" not in refused and "rotations are finished" in refused["error"]["message"]
     assert all(
         c.api[f"/api/ladders/{LADDER}/matches/{i}"]["seed"] == rows[0]["seed"] for i in (0, 1, 2)
     )

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
@@ -19,8 +17,7 @@ from arena.store import Store
 from arena.web.factory import create_app
 from arena.web.report import write_report
 from arena.web.sample import random_result
-from tests.support.crashing_bot import LAST_WORDS, crashing_bot
-from tests.timing import scaled
+from tests.support.crashing_bot import LAST_WORDS
 from tests.web.support import ServerThread
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +59,8 @@ def logs_db(tmp_path_factory) -> LogsDb:
             faults = tuple(Fault(s, CRASH, 1, 3.0, "the bot process exited") for s in faulted)
             logs = {
                 seat: (
-                    f"ann: match {m.index}, thinking\n"
+                    "".join(f"ann: earlier line {i}\n" for i in range(150))  # a long log
+                    + f"ann: match {m.index}, thinking\n"
                     "Traceback (most recent call last):\n"
                     '  File "bot.py", line 42, in choose\n'
                     f"    return plan[7]  # <b>{SECRET}</b>\n"
@@ -155,14 +153,16 @@ def test_without_an_admin_key_the_server_takes_none(logs_db):
 def test_no_public_page_api_route_or_report_shows_an_excerpt(logs_client, logs_db, tmp_path):
     spec = logs_client.get("/openapi.json").json()
     public = ["/", "/bots", "/ladders/bal", "/matches?ladder=bal", "/openapi.json", "/api/docs"]
-    public += ["/api/ladders", "/api/ladders/bal", "/api/bots"]
+    public += ["/api/ladders", "/api/ladders/bal", "/api/bots", "/api/ladders/bal/export.jsonl"]
     for bot in logs_db.tokens:
         public += [f"/bots/{bot}", f"/api/bots/{bot}?recent=200", f"/api/bots/{bot}/history"]
         public += [f"/api/matches?bot={bot}", f"/api/ladders/bal/head-to-head?bot={bot}"]
     for index, _ in logs_db.excerpts:
         public += [f"/ladders/bal/matches/{index}", f"/api/ladders/bal/matches/{index}?frames=true"]
         public += [f"/api/ladders/bal/matches/{index}/live"]
-    templates = {p for p in spec["paths"] if p != "/api/bots/{bot}/faults"}
+        public += [f"/api/ladders/bal/matches/{index}/replay"]
+    private = {"/api/bots/{bot}/faults", "/api/ladders/{ladder}/matches/{index}/logs"}
+    templates = {p for p in spec["paths"] if p not in private}
     covered = {p for p in templates if any(_matches(p, url) for url in public)}
     assert covered == templates, "every public route is read here"
     for url in public:
@@ -206,6 +206,13 @@ def test_the_owner_types_the_token_and_sees_the_excerpts(logs_db, browser):
         shown = sorted(page.locator("#logs-list pre.excerpt").all_text_contents())
         assert shown == excerpts  # the HTML in them shown as text, not markup
         assert page.locator("#logs-list b").count() == 0
+        # Each box opens at its end, where the fault is, not at the older lines above it.
+        at_end = page.evaluate(
+            "Array.from(document.querySelectorAll('#logs-list pre.excerpt')).map("
+            "(p) => p.scrollHeight > p.clientHeight && "
+            "p.scrollTop + p.clientHeight >= p.scrollHeight - 1)"
+        )
+        assert at_end == [True] * len(excerpts)
         assert logs_db.tokens["ann"] not in page.url
         # The key stays in this tab: a reload shows the excerpts again without asking.
         page.reload()
@@ -225,27 +232,13 @@ def test_the_owner_types_the_token_and_sees_the_excerpts(logs_db, browser):
         server.stop()
 
 
-def test_a_launched_bot_that_crashes_leaves_its_last_words_for_its_owner(tmp_path):
-    bot = crashing_bot(tmp_path / "crasher")
-    db = tmp_path / "arena.db"
-    with Store(db) as store:
-        token = store.add_bot("crasher", directory=str(bot))
-        for name in ("r1", "r2"):
-            store.add_bot(name, RANDOM, cwd=ROOT)
-    args = ["ladder", "run", "l", "--game", "balloon", "-k", "3", "--bots", "crasher,r1,r2"]
-    args += ["--rounds", "1", "--seed", "3", "--db", str(db), "--run-dir", str(tmp_path / "runs")]
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", *args, "--no-progress", "-j", "1", "--move-ms", "5000"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=scaled(240),
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+def test_a_launched_bot_that_crashes_leaves_its_last_words_for_its_owner(launched_ladder):
     from fastapi.testclient import TestClient
 
-    with TestClient(create_app(db)) as client:
-        r = client.get("/api/bots/crasher/faults", headers={"X-Bot-Key": token})
+    with TestClient(create_app(launched_ladder.path)) as client:
+        r = client.get(
+            "/api/bots/crasher/faults", headers={"X-Bot-Key": launched_ladder.tokens["crasher"]}
+        )
     assert r.status_code == 200, r.text
     faults = r.json()["faults"]
     assert faults and {f["kind"] for f in faults} == {"crash"}

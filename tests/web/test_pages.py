@@ -203,7 +203,7 @@ def test_leaderboard_draws_each_rating_interval_on_one_scale(server, page, web_d
 
 def test_phone_screenshots(server, browser, web_db):
     """docs/img/*-phone.png, beside the desktop ones test_browser.py takes: the leaderboard and
-    a replay in a seat's view, at 390 px."""
+    a replay with every hand (its set is finished), at 390 px."""
     img = Path(__file__).resolve().parents[2] / "docs" / "img"
     with Store(web_db, readonly=True) as store:
         done = store.matches("boom4", ("completed",))[0]
@@ -211,7 +211,7 @@ def test_phone_screenshots(server, browser, web_db):
     page.goto(f"{server.url}/ladders/balloon3")
     expect(page.locator("#leaderboard td.interval").first).to_be_visible()
     page.screenshot(path=str(img / "leaderboard-phone.png"), full_page=True)
-    page.goto(f"{server.url}/ladders/boom4/matches/{done.index}#6:-1")
+    page.goto(f"{server.url}/ladders/boom4/matches/{done.index}#6:-2")
     expect(page.locator(".guard-card")).to_be_visible()
     page.screenshot(path=str(img / "replay-phone.png"), full_page=True)
     context.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import expect
 
 from arena.store import Store
@@ -45,7 +46,7 @@ def test_autoplay_advances_at_its_speed_and_pauses(server, page, web_db):
     held = _position(page)
     page.wait_for_timeout(500)  # five moves' time at 10x: nothing moves while paused
     assert _position(page) == held
-    assert page.evaluate("location.hash") == f"#{held}:-1"
+    assert page.evaluate("location.hash") == f"#{held}:-2"  # a finished set: every hand
     # Played to the end it stops there by itself.
     page.locator("#last").click()
     page.keyboard.press("Home")
@@ -58,7 +59,7 @@ def test_autoplay_advances_at_its_speed_and_pauses(server, page, web_db):
     expect(page.locator("#play")).to_have_attribute("aria-pressed", "false")
 
 
-def test_the_move_list_jumps_to_any_move_and_names_a_seats_own_actions(server, page, web_db):
+def test_the_move_list_jumps_to_any_move_and_names_the_actions_once_public(server, page, web_db):
     index, frames, names = _finished(web_db, "boom4")
     total = len(frames) - 1
     page.goto(f"{server.url}/ladders/boom4/matches/{index}")
@@ -69,20 +70,15 @@ def test_the_move_list_jumps_to_any_move_and_names_a_seats_own_actions(server, p
     expect(page.locator("#position")).to_have_text(f"move {target} of {total}")
     expect(items.nth(target)).to_have_attribute("aria-current", "step")
     expect(page.locator("#move-list [aria-current]")).to_have_count(1)
-    # The public view names who moved; a seat's view adds that seat's own actions in words.
-    public = items.all_inner_texts()
-    assert public[0] == "the deal"
-    assert public[1:] == [
-        names[f["move"]["seat"]] + (" (by the referee)" if f["move"]["default"] else "")
+    # The set is finished: everything is public, and every view names each action in words.
+    expected = ["the deal"] + [
+        f"{names[f['move']['seat']]}: {f['move']['text']}"
+        + (" (by the referee)" if f["move"]["default"] else "")
         for f in frames[1:]
     ]
-    page.locator("#view").select_option("2")
-    own = items.all_inner_texts()
-    for f, text in zip(frames[1:], own[1:]):
-        if f["move"]["seat"] == 2:
-            assert text.startswith(f"{names[2]}: {f['move']['text']}")
-        else:
-            assert ":" not in text
+    for view in ("-2", "-1", "2"):
+        page.locator("#view").select_option(view)
+        assert items.all_inner_texts() == expected, view
     page.keyboard.press("Home")
     expect(page.locator("#position")).to_have_text(f"the deal (0 of {total})")
     page.keyboard.press("ArrowRight")
@@ -133,3 +129,84 @@ def test_a_set_still_played_lists_its_moves_without_actions(server, page, web_db
         page.locator("#view").select_option(view)
         texts = page.locator("#move-list button.jump").all_inner_texts()
         assert len(texts) > 1 and all(":" not in t for t in texts), (view, texts[:5])
+
+
+# How many Tab stops come before the move list's current move, in document order.
+TAB_STOPS_BEFORE_THE_LIST = """() => {
+  const stops = Array.from(document.querySelectorAll("a[href], button, select, input, summary"))
+    .filter((e) => e.tabIndex >= 0 && !e.disabled && e.getClientRects().length > 0
+                   && !e.closest("details:not([open]) > :not(summary)"));
+  return stops.indexOf(document.querySelector("#move-list [tabindex='0']"));
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_keyboard_only_walk_through_a_replay(server, browser, web_db, width):
+    """Issue 33, item 3: the move list is one Tab stop moved with the arrow keys, the shortcut
+    help opens with "?", the stepping controls stay in sight (40 px tall on a phone), the
+    replay downloads and the command to deal it again is given, with no mouse at all."""
+    index, frames, names = _finished(web_db, "boom4")
+    total = len(frames) - 1
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    try:
+        page.goto(f"{server.url}/ladders/boom4/matches/{index}")
+        # Tab to the move list: its current move (the deal) is its one stop, after the page's
+        # other stops (links, the controls but the disabled ones: First and Back at the deal).
+        stops = page.evaluate(TAB_STOPS_BEFORE_THE_LIST)
+        for _ in range(stops + 1):
+            page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.dataset.n") == "0"
+        tab_stops = page.locator("#move-list button.jump[tabindex='0']")
+        expect(tab_stops).to_have_count(1)
+        for _ in range(3):
+            page.keyboard.press("ArrowDown")
+        expect(page.locator("#position")).to_have_text(f"move 3 of {total}")
+        page.keyboard.press("ArrowUp")
+        expect(page.locator("#position")).to_have_text(f"move 2 of {total}")
+        # The focus went with the current move, and the list is still one stop.
+        assert page.evaluate("document.activeElement.dataset.n") == "2"
+        expect(tab_stops).to_have_count(1)
+        # The set is finished: every hand, and the move in words.
+        move = frames[2]["move"]
+        expect(page.locator("#move")).to_contain_text(f"{names[move['seat']]}: {move['text']}")
+        expect(page.locator(".seat-box .hand")).to_have_count(len(names))
+        # One Tab more leaves the list (it is one stop, not a stop a move).
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.closest('#move-list') === null")
+        page.keyboard.press("Shift+Tab")
+        assert page.evaluate("document.activeElement.dataset.n") == "2"
+        page.keyboard.press("End")
+        expect(page.locator("#position")).to_have_text(f"move {total} of {total}")
+        page.keyboard.press("Home")
+        expect(page.locator("#position")).to_have_text(f"the deal (0 of {total})")
+        # The shortcut help.
+        expect(page.locator("#shortcuts")).to_be_hidden()
+        page.keyboard.press("?")
+        expect(page.locator("#shortcuts")).to_be_visible()
+        expect(page.locator("#shortcuts")).to_contain_text("the next move")
+        page.keyboard.press("Escape")
+        expect(page.locator("#shortcuts")).to_be_hidden()
+        # The controls stay in sight while the table scrolls by.
+        page.evaluate("document.getElementById('seats').scrollIntoView()")
+        top = page.evaluate("document.getElementById('controls').getBoundingClientRect().top")
+        assert abs(top) < 1, top
+        if width < 600:
+            for button in ("play", "first", "prev", "next", "last"):
+                box = page.locator(f"#{button}").bounding_box()
+                assert box is not None and box["height"] >= 40, (button, box)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        # The replay file, and the command that deals it again.
+        href = page.locator("#download").get_attribute("href")
+        assert href is not None
+        doc = page.request.get(server.url + href).json()
+        assert doc["seat_names"] == names and len(doc["moves"]) == total
+        expect(page.locator("#replay-command")).to_contain_text(
+            f"arena match boom --seed {doc['seed']} BOT1 BOT2 BOT3 BOT4"
+        )
+        assert problems == []
+    finally:
+        context.close()

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, HTTPException, Query, Request, Response
 
-from .. import models
-from .common import BOT_NAME_MAX, LADDER, Web, api, plain
+from .. import export, models
+from ..paths import PLACES
+from .common import BAD_INPUT, BOT_NAME_MAX, LADDER, NOT_FOUND, Web, api, plain
+
+EXPORT_PAGE = 1000  # matches per page of the export, by default (at most 5,000)
 
 
 def router(web: Web) -> APIRouter:
@@ -32,5 +35,43 @@ def router(web: Web) -> APIRouter:
         """For each bot and opponent, how the bot placed against the opponent in their common
         completed matches; only matches of finished sets count (docs/web.md)."""
         return [plain(h) for h in web.queries().head_to_head(ladder=ladder, bot=bot)]
+
+    @router.get(
+        PLACES["export"].server,
+        response_class=Response,
+        responses={
+            200: {
+                "description": "JSON Lines, one match a line (arena/web/export.py SCHEMA); a "
+                '`Link: <...>; rel="next"` header gives the next page',
+                "content": {"application/jsonl": {}},
+            },
+            **NOT_FOUND,
+            **BAD_INPUT,
+        },
+    )
+    def api_export(
+        request: Request,
+        ladder: str = LADDER,
+        since: str | None = Query(None, max_length=40, description="finished on or after"),
+        until: str | None = Query(None, max_length=40, description="finished before"),
+        after: int = Query(-1, ge=-1, le=2**53, description="only matches of index above this"),
+        limit: int = Query(EXPORT_PAGE, ge=1, le=5000, description="matches per page"),
+    ) -> Response:
+        """The completed matches of the ladder's finished sets (only they are public), one
+        JSON line each with its replay, in schedule order, a page at a time; `since` and
+        `until` are dates (YYYY-MM-DD, UTC) or ISO 8601 times (docs/web.md#the-public-export)."""
+        try:
+            start, end = (export.day(v) if v else None for v in (since, until))
+        except ValueError as err:
+            raise HTTPException(422, f"since/until: {err}") from None
+        rows = list(export.lines(web.queries(), ladder, start, end, after=after, limit=limit))
+        headers = {}
+        if len(rows) == limit:
+            query = dict(request.query_params)
+            query["after"] = str(rows[-1][0])
+            headers["Link"] = f'<{request.url.replace_query_params(**query)}>; rel="next"'
+        return Response(
+            "".join(text for _, text in rows), media_type="application/jsonl", headers=headers
+        )
 
     return router

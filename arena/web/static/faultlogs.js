@@ -74,6 +74,9 @@
       seen[id] = { kinds: kinds };
       list.append(item);
     });
+    // Each box opens at its end, where the fault is (the last lines before the match ended),
+    // not at older lines of the bot's earlier matches.
+    list.querySelectorAll("pre.excerpt").forEach(function (pre) { pre.scrollTop = pre.scrollHeight; });
     status.textContent = data.faults.length
       ? shown + " log excerpt" + (shown === 1 ? "" : "s") + " of the bot's recent faulted matches."
       : "No faults: no log excerpts.";

@@ -13,7 +13,10 @@
   var names = data.seat_names;
   var legend = data.legend || {};
   var pos = 0;
-  var view = -1;
+  // -2: every hand (a match shown in full: its set is finished), -1: the table only (the
+  // public's view before then), 0..k-1: one seat's view.
+  var ALL = -2;
+  var view = data.full ? ALL : -1;
 
   function $(id) { return document.getElementById(id); }
   function make(tag, cls, text) {
@@ -79,10 +82,12 @@
   }
 
   // One entry per move, built when the frames or the view change; render() marks the current.
+  // A move's action is in the frames only where this viewer may see it (a match shown in
+  // full); then every view names it.
   function moveText(f) {
     if (!f.move) return "the deal";
     var text = names[f.move.seat];
-    if (view === f.move.seat && f.move.text) text += ": " + f.move.text;
+    if (f.move.text) text += ": " + f.move.text;
     if (f.move.default) text += " (by the referee)";
     return text;
   }
@@ -95,6 +100,7 @@
       var item = make("li");
       var button = make("button", "jump", moveText(frames[listed]));
       button.type = "button";
+      button.tabIndex = -1;  // the list is one Tab stop: its current move (markMove)
       button.dataset.n = String(listed);
       item.appendChild(button);
       list.appendChild(item);
@@ -104,10 +110,12 @@
   function markMove() {
     var list = $("move-list");
     var old = list.querySelector("[aria-current]");
-    if (old) old.removeAttribute("aria-current");
+    if (old) { old.removeAttribute("aria-current"); old.tabIndex = -1; }
     var item = list.children[pos];
     if (!item) return;
     item.firstChild.setAttribute("aria-current", "step");
+    item.firstChild.tabIndex = 0;
+    if (list.contains(document.activeElement)) item.firstChild.focus({ preventScroll: true });
     // Keep the current move in sight inside the list, without scrolling the page.
     var top = item.offsetTop - list.offsetTop;
     if (top < list.scrollTop || top + item.offsetHeight > list.scrollTop + list.clientHeight) {
@@ -135,7 +143,7 @@
     clear(move);
     if (f.move) {
       var who = names[f.move.seat];
-      var text = who + (view === f.move.seat && f.move.text ? ": " + f.move.text : " moved");
+      var text = who + (f.move.text ? ": " + f.move.text : " moved");
       if (f.move.default) text += " (played by the referee for a faulted seat)";
       move.appendChild(make("span", "who", text));
       move.appendChild(make("span", "ms", " · " + f.move.ms + " ms"));
@@ -159,6 +167,7 @@
     f.seats.forEach(function (s, i) {
       var box = make("div", "seat-box");
       if (i === view) box.className += " me";
+      var shows = i === view || (view === ALL && f.hands);
       if (f.to_act.indexOf(i) >= 0) box.className += " to-act";
       box.dataset.seat = String(i);
       box.appendChild(make("h3", null, "seat " + i + ": " + names[i]));
@@ -173,7 +182,7 @@
         shown.appendChild(cards(s.cards));
         box.appendChild(shown);
       }
-      if (i === view) {
+      if (shows) {
         var hand = make("div", "hand");
         hand.appendChild(make("span", "label", "hand"));
         if (f.hands) hand.appendChild(cards(f.hands[i]));
@@ -189,6 +198,10 @@
     f.events.forEach(function (e) { events.appendChild(make("li", null, e)); });
     buildMoveList();
     markMove();
+    // Other parts of the page follow the moment (static/matchlogs.js: a bot's output).
+    window.arenaReplayMoment = { pos: pos, move: f.move, last: pos === last };
+    document.dispatchEvent(new CustomEvent("arena-replay-render",
+                                           { detail: window.arenaReplayMoment }));
     if (history.replaceState) history.replaceState(null, "", "#" + pos + ":" + view);
   }
 
@@ -224,7 +237,7 @@
   function fromHash() {
     var hash = /^#(\d+):(-?\d+)$/.exec(location.hash);
     if (!hash) return false;
-    view = Math.max(-1, Math.min(names.length - 1, Number(hash[2])));
+    view = Math.max(data.full ? ALL : -1, Math.min(names.length - 1, Number(hash[2])));
     $("view").value = String(view);
     pos = Math.min(Number(hash[1]), Math.max(0, frames.length - 1));
     return true;
@@ -241,12 +254,22 @@
     var n = e.target.dataset && e.target.dataset.n;
     if (n !== undefined) { pause(); go(Number(n)); }
   });
+  function help(show) {
+    var box = $("shortcuts");
+    box.hidden = show === undefined ? !box.hidden : !show;
+    $("help-button").setAttribute("aria-expanded", String(!box.hidden));
+  }
+  $("help-button").addEventListener("click", function () { help(); });
   document.addEventListener("keydown", function (e) {
     if (e.target && (e.target.tagName === "SELECT" || e.target.tagName === "INPUT")) return;
     if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === "?") { help(); e.preventDefault(); return; }
+    if (e.key === "Escape") { help(false); return; }
+    // Up and down move in the move list (when it has the focus), as left and right do anywhere.
+    var inList = $("move-list").contains(e.target);
     var handled = true;
-    if (e.key === "ArrowRight") go(pos + 1);
-    else if (e.key === "ArrowLeft") go(pos - 1);
+    if (e.key === "ArrowRight" || (inList && e.key === "ArrowDown")) go(pos + 1);
+    else if (e.key === "ArrowLeft" || (inList && e.key === "ArrowUp")) go(pos - 1);
     else if (e.key === "Home") go(0);
     else if (e.key === "End") go(frames.length - 1);
     else if (e.key === " " && (!e.target || e.target.tagName !== "BUTTON")) toggle();
