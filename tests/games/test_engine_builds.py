@@ -32,7 +32,9 @@ def builds() -> tuple[ModuleType, ModuleType]:
         compiled = importlib.import_module(engines.compiled_name(PLAIN))
     except ImportError:
         pytest.skip("the compiled engines are not built here (scripts/build_engines.py)")
-    assert compiled.SOURCE_DIGEST == engines.source_digest(open(plain.__file__, "rb").read())
+    with open(plain.__file__, "rb") as source:
+        if compiled.SOURCE_DIGEST != engines.source_digest(source.read()):
+            pytest.fail("the compiled Balloon engine is older than engine.py: run scripts/setup")
     assert compiled.BalloonState is not plain.BalloonState
     return plain, compiled
 
