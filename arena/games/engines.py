@@ -1,0 +1,105 @@
+"""Which build of a rules engine runs: the compiled one (the engine's own source, compiled by
+mypyc: scripts/build_engines.py, run by scripts/setup) or the plain Python one.
+
+A compiled engine sits beside its source as `_NAME_mypyc` (for `engine.py`:
+`_engine_mypyc.cpython-*.so`) and carries the digest of the source it was compiled from. It is
+used when it is there, loads, and was compiled from the source as it is now; otherwise the plain
+module runs, so a platform without a compiler, or a checkout whose rules changed since the last
+build, plays the same rules, only slower. One log line per engine says which one runs and why.
+
+ENGINE_VARIABLE (ARENA_ENGINE) decides instead: "plain" always runs the plain modules (CI runs
+tests/games both ways), "compiled" refuses to run without the compiled ones (ConfigError); unset
+or "auto", as above. Imports nothing outside the standard library, as arena.games promises.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from pathlib import Path
+from types import ModuleType
+
+from .base import ConfigError
+
+try:  # hashlib.blake2b is this; importing it from here skips loading OpenSSL (~15 ms)
+    from _blake2 import blake2b as _blake2b
+except ImportError:  # pragma: no cover - Pythons without the builtin module
+    from hashlib import blake2b as _blake2b
+
+ENGINE_VARIABLE = "ARENA_ENGINE"
+CHOICES = ("auto", "plain", "compiled")
+COMPILED_SUFFIX = "_mypyc"  # engine.py compiles to _engine_mypyc
+
+log = logging.getLogger(__name__)
+
+
+def compiled_name(module: str) -> str:
+    """The name of the compiled build of `module` ("arena.games.balloon.engine" ->
+    "arena.games.balloon._engine_mypyc")."""
+    package, _, name = module.rpartition(".")
+    return f"{package}._{name}{COMPILED_SUFFIX}"
+
+
+def source_digest(source: bytes) -> str:
+    """The digest a compiled engine carries (SOURCE_DIGEST) of the source it was built from."""
+    return _blake2b(source, digest_size=16).hexdigest()
+
+
+def requested() -> str:
+    """The engine build asked for by ENGINE_VARIABLE ("auto" when unset)."""
+    choice = os.environ.get(ENGINE_VARIABLE, "").strip().lower() or "auto"
+    if choice not in CHOICES:
+        raise ConfigError(
+            f"{ENGINE_VARIABLE}={os.environ[ENGINE_VARIABLE]!r} is not one of "
+            f"{', '.join(CHOICES)}: unset it, or set plain (the pure-Python engines) or "
+            f"compiled (the mypyc builds, which scripts/setup makes)"
+        )
+    return choice
+
+
+def load_engine(module: str) -> ModuleType:
+    """The module that runs the rules of `module` (a plain engine module such as
+    "arena.games.balloon.engine"): its compiled build when ENGINE_VARIABLE allows and the build
+    is usable, else the module itself. Logs which, once per call (a game package calls it once,
+    when imported)."""
+    choice = requested()
+    if choice == "plain":
+        log.info("%s: the plain Python engine (%s=plain)", module, ENGINE_VARIABLE)
+        return importlib.import_module(module)
+    compiled, why_not = _compiled(module)
+    if compiled is not None:
+        log.info("%s: the compiled engine (%s)", module, compiled.__file__)
+        return compiled
+    if choice == "compiled":
+        raise ConfigError(
+            f"{ENGINE_VARIABLE}=compiled, but {module} has no usable compiled build: {why_not}; "
+            f"run scripts/setup (or scripts/build_engines.py) to build it"
+        )
+    log.info("%s: the plain Python engine (%s)", module, why_not)
+    return importlib.import_module(module)
+
+
+def _compiled(module: str) -> tuple[ModuleType | None, str]:
+    """The compiled build of `module` if usable, else None and why not."""
+    name = compiled_name(module)
+    try:
+        compiled = importlib.import_module(name)
+    except ImportError as err:
+        if isinstance(err, ModuleNotFoundError) and err.name == name:
+            return None, "no compiled build; scripts/setup builds it where a C compiler is"
+        return None, f"its compiled build does not load ({err}); rebuild it: scripts/setup"
+    package = importlib.import_module(module.rpartition(".")[0])
+    source = Path(next(iter(package.__path__))) / f"{module.rpartition('.')[2]}.py"
+    try:
+        digest = source_digest(source.read_bytes())
+    except OSError as err:
+        return None, f"cannot read its source to check the compiled build ({err})"
+    if getattr(compiled, "SOURCE_DIGEST", None) != digest:
+        log.warning(
+            "%s's compiled build is older than its source: running the plain engine; "
+            "rebuild it with scripts/setup",
+            module,
+        )
+        return None, "its compiled build was made from another version of the source"
+    return compiled, ""

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Compile the rules engines with mypyc (scripts/setup runs this; safe to run again).
+
+For each engine source in ENGINES (a plain, typed module), compile a copy of it named
+`_NAME_mypyc` beside it (arena.games.engines loads it in place of the plain module) carrying the
+digest of the source it was compiled from, so that a build older than its source is never run.
+Skips an engine whose build is up to date. Without mypyc, a C compiler or Python's headers it
+says so and exits 0: the plain engines then run, as arena.games.engines logs.
+
+    scripts/build_engines.py           build what is missing or stale
+    scripts/build_engines.py --force   build every engine again
+    scripts/build_engines.py --clean   remove the compiled builds (the plain engines run)
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.games.engines import compiled_name, source_digest  # noqa: E402
+
+# The engines compiled: plain module -> its source.
+ENGINES = {"arena.games.balloon.engine": ROOT / "arena/games/balloon/engine.py"}
+
+# The build, run by a fresh interpreter in a scratch directory: mypycify type-checks the copy
+# with the rest of arena.games as it is, and build_ext puts the extension beside the source.
+BUILD = """
+import sys
+from setuptools import setup
+from mypyc.build import mypycify
+source, scratch = sys.argv[1:3]
+setup(
+    name="arena-engine", packages=[], py_modules=[],
+    ext_modules=mypycify([source], opt_level="3", target_dir=scratch + "/c"),
+    script_args=["-q", "build_ext", "--inplace", "--build-temp", scratch + "/temp"],
+)
+"""
+
+
+def say(text: str) -> None:
+    print(f"build_engines: {text}", flush=True)
+
+
+def missing_tools() -> str | None:
+    """Why the engines cannot be compiled here, or None."""
+    if importlib.util.find_spec("mypyc") is None:
+        return "mypyc is not installed (it comes with mypy: pip install -e '.[dev]')"
+    if importlib.util.find_spec("setuptools") is None:
+        return "setuptools is not installed"
+    if shutil.which(sysconfig.get_config_var("CC").split()[0] or "cc") is None:
+        return "no C compiler (apt-get install gcc)"
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
+        return "no Python headers (Python.h; apt-get install python3-dev)"
+    return None
+
+
+def built_digest(module: str) -> str | None:
+    """The SOURCE_DIGEST of `module`'s compiled build, asked of a fresh interpreter (the
+    extension, once loaded, cannot be unloaded), or None if it has none that loads."""
+    name = compiled_name(module)
+    probe = f"import {name} as m; print(m.SOURCE_DIGEST)"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def built_files(source: Path) -> list[Path]:
+    return sorted(source.parent.glob(f"_{source.stem}_mypyc*.so"))
+
+
+def build(module: str, source: Path, digest: str) -> None:
+    name = compiled_name(module).rpartition(".")[2]
+    copy = source.with_name(f"{name}.py")
+    with tempfile.TemporaryDirectory(prefix="arena-engine-") as scratch:
+        try:
+            text = source.read_text()
+            copy.write_text(
+                f"{text}\n\n# Written by scripts/build_engines.py: the digest of {source.name}.\n"
+                f'SOURCE_DIGEST = "{digest}"\n'
+            )
+            for old in built_files(source):
+                old.unlink()
+            done = subprocess.run(
+                [sys.executable, "-c", BUILD, str(copy.relative_to(ROOT)), scratch],
+                cwd=ROOT, capture_output=True, text=True, check=False,
+            )  # fmt: skip
+        finally:
+            copy.unlink(missing_ok=True)
+    if done.returncode != 0 or not built_files(source):
+        sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+        raise SystemExit(f"build_engines: compiling {module} failed (output above)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--force", action="store_true", help="build every engine again")
+    parser.add_argument("--clean", action="store_true", help="remove the compiled builds")
+    args = parser.parse_args()
+    if args.clean:
+        for source in ENGINES.values():
+            for path in built_files(source):
+                path.unlink()
+                say(f"removed {path.relative_to(ROOT)}")
+        return 0
+    why = missing_tools()
+    if why is not None:
+        say(f"not compiling the engines: {why}; the plain Python engines will run")
+        return 0
+    for module, source in ENGINES.items():
+        digest = source_digest(source.read_bytes())
+        if not args.force and built_digest(module) == digest:
+            continue
+        say(f"compiling {module} with mypyc (a minute or two)")
+        build(module, source, digest)
+        if built_digest(module) != digest:
+            raise SystemExit(f"build_engines: the build of {module} does not load")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
