@@ -249,6 +249,7 @@ class ArenaService:
         """Stop the service; `run()` then raises `err` (the first one)."""
         if self._lost is None:
             self._lost = err
+        self._stopping.set()
 
     async def _rotate_match_logs(self) -> None:
         """The organiser's rotation of the bots' match logs, at start and then hourly."""
@@ -260,10 +261,6 @@ class ArenaService:
             if removed:
                 log.info("match logs: %d removed by the rotation", removed)
             await asyncio.sleep(MATCH_LOG_ROTATION_S)
-
-    def _lease_lost(self, err: Exception) -> None:
-        self._lost = err
-        self._stopping.set()
 
     @property
     def _db(self) -> AsyncStore:

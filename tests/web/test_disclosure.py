@@ -65,6 +65,7 @@ API_ROUTES = {
     "/api/ladders/{ladder}/matches/{index}/live",
     "/api/ladders/{ladder}/matches/{index}/replay",
     "/api/ladders/{ladder}/export.jsonl",
+    "/api/competitions",
 }
 # The owners' API (arena/service/submissions.py) and a bot's log excerpts (arena/web/owners.py):
 # nothing public, every route needs a key.
@@ -182,6 +183,7 @@ def _look(
         f"/api/ladders/{LADDER}",
         f"/api/ladders/{LADDER}/head-to-head",
         f"/api/ladders/{LADDER}/export.jsonl",
+        "/api/competitions",
         "/api/bots",
         "/api/matches",
         f"/api/matches?ladder={LADDER}",

@@ -154,6 +154,7 @@ def test_no_public_page_api_route_or_report_shows_an_excerpt(logs_client, logs_d
     spec = logs_client.get("/openapi.json").json()
     public = ["/", "/bots", "/ladders/bal", "/matches?ladder=bal", "/openapi.json", "/api/docs"]
     public += ["/api/ladders", "/api/ladders/bal", "/api/bots", "/api/ladders/bal/export.jsonl"]
+    public += ["/api/competitions"]
     for bot in logs_db.tokens:
         public += [f"/bots/{bot}", f"/api/bots/{bot}?recent=200", f"/api/bots/{bot}/history"]
         public += [f"/api/matches?bot={bot}", f"/api/ladders/bal/head-to-head?bot={bot}"]
