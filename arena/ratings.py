@@ -68,8 +68,18 @@ SET_MODE = "set"
 RATING_MODES = (MATCH_MODE, SET_MODE)
 # The mode of a new ladder (`arena ladder run`, `arena serve`); see the module docstring.
 DEFAULT_RATING_MODE = SET_MODE
-# The confidence at which the leaderboard calls a rank settled (see p_better).
+# The confidence at which the leaderboard calls a rank settled (see p_better_calibrated).
 SETTLED_CONFIDENCE = 0.95
+# How much wider than TrueSkill's posteriors say the leaderboard takes the gap between two bots'
+# skills to be before it calls their order settled. TrueSkill's posteriors are overconfident
+# here: its prior (skills spread over tens of points) is far wider than a field of close bots,
+# a set's summed result is not the single performance its likelihood models, and a board read
+# after every update is a test repeated many times. Measured by `scripts/bench.py rating`'s
+# calibration part (docs/benchmarks.md#rating): over pools of known order on both games, each
+# time an adjacent pair of the board became settled at 0.95, how often it was in the right
+# order, for several widenings; this is the smallest that is right at least 95% of the time on
+# every pool.
+CALIBRATED_WIDEN = 1.0
 
 K = TypeVar("K", bound=Hashable)
 
@@ -209,18 +219,43 @@ class Rater:
         )
 
 
-def p_better(a: SkillRating, b: SkillRating) -> float:
+def p_better(a: SkillRating, b: SkillRating, widen: float = 1.0) -> float:
     """The probability that a's skill is above b's under their TrueSkill posteriors (independent
-    Gaussians): P(skill_a > skill_b) = Phi((mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2)).
+    Gaussians): P(skill_a > skill_b) = Phi((mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2)), with
+    that spread multiplied by `widen` (1: the posteriors as they are; see p_better_calibrated).
 
     Skill, not performance: P(perf_a > perf_b) would add each bot's performance variance beta^2
     and answer "does a beat b in one match", which stays near 76% per 25/6 of skill however many
     matches were played. Whether a is really the better bot is a question about skills, and its
     answer goes to 0 or 1 as the evidence grows, which is what makes a rank settle."""
-    spread = math.hypot(a.sigma, b.sigma)
+    if widen <= 0.0:
+        raise ValueError(f"widen must be positive, not {widen}")
+    spread = math.hypot(a.sigma, b.sigma) * widen
     if spread == 0.0:
         return 1.0 if a.mu > b.mu else 0.0 if a.mu < b.mu else 0.5
     return 0.5 * math.erfc((b.mu - a.mu) / (spread * math.sqrt(2.0)))
+
+
+def p_better_calibrated(a: SkillRating, b: SkillRating) -> float:
+    """P(a is better than b) as the leaderboard shows it and the settle rule uses it:
+    `p_better` with the gap's spread widened by CALIBRATED_WIDEN, so that a pair called settled
+    at confidence c is in the right order at least c of the time (see CALIBRATED_WIDEN)."""
+    return p_better(a, b, CALIBRATED_WIDEN)
+
+
+def p_next(board: Sequence[SkillRating]) -> list[float]:
+    """For a leaderboard (ratings best first), the calibrated probability that each bot is
+    better than the one just below it: one item fewer than the board."""
+    return [p_better_calibrated(a, b) for a, b in zip(board, board[1:])]
+
+
+def every_pair_settled(
+    board: Sequence[SkillRating], confidence: float = SETTLED_CONFIDENCE
+) -> bool:
+    """The settle rule (the leaderboard's "every rank settled", `arena ladder run
+    --until-settled`, a competition's finals): every bot of the board (ratings best first) is
+    better than the one just below it with calibrated probability at least `confidence`."""
+    return all(p >= confidence for p in p_next(board))
 
 
 def adjacent_settled(p_next: Sequence[float], confidence: float) -> list[bool]:

@@ -13,7 +13,7 @@ import sqlite3
 import pytest
 import trueskill
 
-from arena.ratings import Rater
+from arena.ratings import CALIBRATED_WIDEN, Rater
 from arena.results import ABANDONED, TIMEOUT, Fault
 from arena.store import (
     RUNNABLE,
@@ -560,7 +560,8 @@ def test_each_standing_has_the_probability_it_is_better_than_the_next(tmp_path):
     table = store.rankings("l")
     rows = table.standings
     for above, below in zip(rows, rows[1:]):
-        spread = math.sqrt(above.sigma**2 + below.sigma**2)
+        # The calibrated probability: the posteriors' spread widened (arena.ratings).
+        spread = math.sqrt(above.sigma**2 + below.sigma**2) * CALIBRATED_WIDEN
         z = (above.mu - below.mu) / spread
         assert above.p_better_than_next == pytest.approx(
             0.5 * (1 + math.erf(z / math.sqrt(2))), abs=1e-12
