@@ -71,15 +71,15 @@ DEFAULT_RATING_MODE = SET_MODE
 # The confidence at which the leaderboard calls a rank settled (see p_better_calibrated).
 SETTLED_CONFIDENCE = 0.95
 # How much wider than TrueSkill's posteriors say the leaderboard takes the gap between two bots'
-# skills to be before it calls their order settled. TrueSkill's posteriors are overconfident
-# here: its prior (skills spread over tens of points) is far wider than a field of close bots,
-# a set's summed result is not the single performance its likelihood models, and a board read
-# after every update is a test repeated many times. Measured by `scripts/bench.py rating`'s
-# calibration part (docs/benchmarks.md#rating): over pools of known order on both games, each
-# time an adjacent pair of the board became settled at 0.95, how often it was in the right
-# order, for several widenings; this is the smallest that is right at least 95% of the time on
-# every pool.
-CALIBRATED_WIDEN = 1.0
+# skills to be before it calls their order settled, per rating mode. Measured by `scripts/bench.py
+# rating`'s calibration part (docs/benchmarks.md#rating): over pools of known order on both
+# games, each time an adjacent pair of the board became settled at 0.95, how often it was in the
+# right order, for widenings 1 to 3; each mode's figure is the smallest that was right at least
+# 95% of the time on every pool. Set mode needs none: rated once per set by summed scores, and
+# with TrueSkill's dynamics factor keeping sigma from collapsing, its calls were right 98.8% to
+# 100% of the time unwidened. Per-match rating of duplicate sets tells TrueSkill each deal's luck
+# k times as if it were k independent results, and its posteriors are narrower than the evidence.
+CALIBRATED_WIDEN = {SET_MODE: 1.0, MATCH_MODE: 1.5}
 
 K = TypeVar("K", bound=Hashable)
 
@@ -236,26 +236,30 @@ def p_better(a: SkillRating, b: SkillRating, widen: float = 1.0) -> float:
     return 0.5 * math.erfc((b.mu - a.mu) / (spread * math.sqrt(2.0)))
 
 
-def p_better_calibrated(a: SkillRating, b: SkillRating) -> float:
-    """P(a is better than b) as the leaderboard shows it and the settle rule uses it:
-    `p_better` with the gap's spread widened by CALIBRATED_WIDEN, so that a pair called settled
-    at confidence c is in the right order at least c of the time (see CALIBRATED_WIDEN)."""
-    return p_better(a, b, CALIBRATED_WIDEN)
+def p_better_calibrated(a: SkillRating, b: SkillRating, mode: str = DEFAULT_RATING_MODE) -> float:
+    """P(a is better than b) as the leaderboard shows it and the settle rule uses it, for a
+    ladder rated in `mode`: `p_better` with the gap's spread widened by CALIBRATED_WIDEN[mode],
+    so that a pair called settled at confidence c is in the right order at least c of the time
+    (measured at 0.95)."""
+    return p_better(a, b, CALIBRATED_WIDEN[mode])
 
 
-def p_next(board: Sequence[SkillRating]) -> list[float]:
-    """For a leaderboard (ratings best first), the calibrated probability that each bot is
-    better than the one just below it: one item fewer than the board."""
-    return [p_better_calibrated(a, b) for a, b in zip(board, board[1:])]
+def p_next(board: Sequence[SkillRating], mode: str = DEFAULT_RATING_MODE) -> list[float]:
+    """For a leaderboard (ratings best first) rated in `mode`, the calibrated probability that
+    each bot is better than the one just below it: one item fewer than the board."""
+    return [p_better_calibrated(a, b, mode) for a, b in zip(board, board[1:])]
 
 
 def every_pair_settled(
-    board: Sequence[SkillRating], confidence: float = SETTLED_CONFIDENCE
+    board: Sequence[SkillRating],
+    confidence: float = SETTLED_CONFIDENCE,
+    mode: str = DEFAULT_RATING_MODE,
 ) -> bool:
     """The settle rule (the leaderboard's "every rank settled", `arena ladder run
-    --until-settled`, a competition's finals): every bot of the board (ratings best first) is
-    better than the one just below it with calibrated probability at least `confidence`."""
-    return all(p >= confidence for p in p_next(board))
+    --until-settled`, a competition's finals): every bot of the board (ratings best first,
+    rated in `mode`) is better than the one just below it with calibrated probability at least
+    `confidence`."""
+    return all(p >= confidence for p in p_next(board, mode))
 
 
 def adjacent_settled(p_next: Sequence[float], confidence: float) -> list[bool]:

@@ -81,7 +81,7 @@ class RankingQueries(Ladders):
         if confidence is None:
             confidence = SETTLED_CONFIDENCE
         skills = [SkillRating(r[2], r[3]) for r in rows]
-        better = p_next(skills)
+        better = p_next(skills, head[5])  # head[5]: the ladder's rating mode
         settled = adjacent_settled(better, confidence)
         standings = tuple(
             standing_of(

@@ -10,6 +10,8 @@ import trueskill
 
 from arena.ratings import (
     CALIBRATED_WIDEN,
+    DEFAULT_RATING_MODE,
+    RATING_MODES,
     SETTLED_CONFIDENCE,
     Rater,
     RatingParams,
@@ -163,25 +165,31 @@ def test_a_widening_must_be_positive():
             p_better(SkillRating(25, 1), SkillRating(24, 1), bad)
 
 
-def test_the_calibrated_probability_is_the_widened_posterior():
-    assert CALIBRATED_WIDEN >= 1.0  # TrueSkill is overconfident here, never underconfident
+@pytest.mark.parametrize("mode", RATING_MODES)
+def test_the_calibrated_probability_is_the_posterior_widened_for_the_mode(mode):
+    widen = CALIBRATED_WIDEN[mode]
+    assert widen >= 1.0  # TrueSkill was measured overconfident or right here, never under
     a, b = SkillRating(26.0, 0.8), SkillRating(24.9, 0.7)
-    assert p_better_calibrated(a, b) == p_better(a, b, CALIBRATED_WIDEN)
-    assert p_better_calibrated(a, b) <= p_better(a, b)
+    assert p_better_calibrated(a, b, mode) == p_better(a, b, widen)
+    assert p_better_calibrated(a, b, mode) <= p_better(a, b)
+    assert p_next([a, b], mode) == [p_better(a, b, widen)]
+    assert p_better_calibrated(a, b) == p_better_calibrated(a, b, DEFAULT_RATING_MODE)
 
 
-def test_the_settle_rule_needs_every_adjacent_pair_at_the_confidence():
+@pytest.mark.parametrize("mode", RATING_MODES)
+def test_the_settle_rule_needs_every_adjacent_pair_at_the_confidence(mode):
     # Gaps in posterior spreads, widened: z = gap / (sqrt(2) * sigma * widen).
     sigma = 0.5
-    spread = math.sqrt(2) * sigma * CALIBRATED_WIDEN
+    spread = math.sqrt(2) * sigma * CALIBRATED_WIDEN[mode]
     z95 = 1.6448536269514722  # Phi(z95) = 0.95
     sure, unsure = 1.2 * z95 * spread, 0.8 * z95 * spread
     mus = [30.0, 30.0 - sure, 30.0 - sure - unsure, 30.0 - 2 * sure - unsure]
     board = [SkillRating(mu, sigma) for mu in mus]
-    p = p_next(board)
+    p = p_next(board, mode)
     assert p == pytest.approx([_phi(1.2 * z95), _phi(0.8 * z95), _phi(1.2 * z95)], abs=1e-12)
-    assert not every_pair_settled(board)
+    assert not every_pair_settled(board, mode=mode)
     assert adjacent_settled(p, SETTLED_CONFIDENCE) == [True, False, False, True]
-    assert every_pair_settled(board, confidence=0.9)  # 0.8 z95 is above Phi^-1(0.9) = 1.2816
-    assert every_pair_settled(board[:2]) and every_pair_settled(board[2:])
-    assert every_pair_settled(board[:1]) and p_next(board[:1]) == []
+    # 0.8 z95 is above Phi^-1(0.9) = 1.2816
+    assert every_pair_settled(board, confidence=0.9, mode=mode)
+    assert every_pair_settled(board[:2], mode=mode) and every_pair_settled(board[2:], mode=mode)
+    assert every_pair_settled(board[:1], mode=mode) and p_next(board[:1], mode) == []
