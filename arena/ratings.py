@@ -16,6 +16,13 @@ environment are never used.
   among weak bots that bust to zero. 5% is an estimate of that rate (TrueSkill's default of 10%
   models games like chess where draws are a real outcome); the value is a ladder setting.
 
+"Settled": the leaderboard's P(better than the next) and the settle rule (`every_pair_settled`,
+used by `arena ladder run --until-settled` and meant for a competition's finals) are TrueSkill's
+posterior probability with the spread widened per rating mode (`CALIBRATED_WIDEN`), calibrated by
+`scripts/bench.py rating` so that pairs called settled at 0.95 are right at least 95% of the
+time on every measured pool. For a field whose skills do not change (finals among frozen
+entrants) a rater with tau 0 settles sooner and was as well calibrated (docs/benchmarks.md).
+
 A match is rated from its ranks (0 best, equal ranks tie; the referee has already put faulted
 seats last), each seat a team of one keyed by the bot's id, so a fault is a rated loss.
 
