@@ -110,6 +110,12 @@ class RatingParams:
 
 
 STANDARD = RatingParams()
+# For a field whose skills do not change while it is rated (a competition's finals among frozen
+# entrants): no dynamics factor, so sigma keeps shrinking with the evidence instead of holding a
+# floor that close neighbours never get out of. Measured by `scripts/bench.py rating` (way
+# "duplicate, set, tau 0"): as well calibrated as the default at CALIBRATED_WIDEN[SET_MODE], and
+# it settles every adjacent pair where the default does not within the cap (docs/benchmarks.md).
+FROZEN_FIELD = RatingParams(tau=0.0)
 
 
 def rating_interval(

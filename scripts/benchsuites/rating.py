@@ -89,6 +89,7 @@ from arena.games.base import ranks_from_scores
 from arena.ratings import (
     CALIBRATED_WIDEN,
     DEFAULT_RATING_MODE,
+    FROZEN_FIELD,
     SET_MODE,
     SETTLED_CONFIDENCE,
     Rater,
@@ -175,7 +176,7 @@ WAYS = {
     "opening round, then set": Way("opening", "set"),
     "set, first set per match": Way("schedule", "first set per match"),
     # For a competition's finals, whose entrants are frozen: no skill drift to allow for.
-    "duplicate, set, tau 0": Way("schedule", "set", params=RatingParams(tau=0.0)),
+    "duplicate, set, tau 0": Way("schedule", "set", params=FROZEN_FIELD),
 }
 # Ways measured before (2026-12-01, docs/benchmarks.md#rating): clearly worse than the default
 # on every pool, game-dependent, or (serve) simulating sets of their own: run only when
