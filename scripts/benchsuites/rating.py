@@ -818,16 +818,17 @@ def report(done: Sequence[dict], case_caps: dict, trials: int, elapsed: float, l
                 for way in CALIBRATED_WAYS
                 if way in summary
             }
-            plain_to_order = {
-                way: summarise(
-                    [d["plain_to_finals_order"].get(f"{way}/{FINALS_WIDEN}") for d in mine],
-                    caps["plain"],
-                )
-                for way in FINALS_WAYS
-                if way in summary
-            }
-            # A trial whose finals never stopped has no order for plain to reach: it counts as
-            # plain not reaching it (None), which is what the summary above does.
+            # Plain's matches to the order the finals stopped on, over the trials whose finals
+            # stopped within their cap (None: none did).
+            plain_to_order = {}
+            for way in (w for w in FINALS_WAYS if w in summary):
+                target = f"{way}/{FINALS_WIDEN}"
+                reached = [
+                    d["plain_to_finals_order"][target]
+                    for d in mine
+                    if target in d["plain_to_finals_order"]
+                ]
+                plain_to_order[way] = summarise(reached, caps["plain"]) if reached else None
             results["cases"][key] = {
                 "ways": summary,
                 "mean_scores": [round(m, 3) for m in means],
@@ -863,7 +864,7 @@ def report(done: Sequence[dict], case_caps: dict, trials: int, elapsed: float, l
                     f"  finals, {way} (widen {FINALS_WIDEN}): every pair settled after "
                     f"{_fmt(cell['finals'])} matches, order right in "
                     f"{cell['finals_order_right']}/{len(mine)}; plain to that order: "
-                    f"{_fmt(to_order)}"
+                    f"{_fmt(to_order) if to_order else 'no order (no stop)'}"
                 )
             # Each rating mode's leaderboard, with its own widening.
             for mode, way in MODE_WAYS.items():
