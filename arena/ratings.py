@@ -83,7 +83,7 @@ SETTLED_CONFIDENCE = 0.95
 # games, each time an adjacent pair of the board became settled at 0.95, how often it was in the
 # right order, for widenings 1 to 3; each mode's figure is the smallest that was right at least
 # 95% of the time on every pool. Set mode needs none: rated once per set by summed scores, and
-# with TrueSkill's dynamics factor keeping sigma from collapsing, its calls were right 98.8% to
+# with TrueSkill's dynamics factor keeping sigma from collapsing, its calls were right 98.3% to
 # 100% of the time unwidened. Per-match rating of duplicate sets tells TrueSkill each deal's luck
 # k times as if it were k independent results, and its posteriors are narrower than the evidence.
 CALIBRATED_WIDEN = {SET_MODE: 1.0, MATCH_MODE: 1.5}
