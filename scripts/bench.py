@@ -88,7 +88,8 @@ def main() -> int:
             print("\ngoals:")
             for name, goal in goals.items():
                 mark = "met" if goal["met"] else "NOT MET"
-                print(f"  {name}: {goal['value']:.3g} (goal {goal['goal']}) {mark}")
+                value = "none" if goal["value"] is None else f"{goal['value']:.3g}"
+                print(f"  {name}: {value} (goal {goal['goal']}) {mark}")
     return 0
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from arena.ratings import SETTLED_CONFIDENCE, SkillRating, adjacent_settled, p_better
+from arena.ratings import SETTLED_CONFIDENCE, SkillRating, adjacent_settled, p_next
 from arena.results import MATCH_STATUSES
 
 from .errors import UnknownLadder, sqlite_errors
@@ -57,7 +57,7 @@ class RankingQueries(Ladders):
         """The standings of a ladder (default: the most recently created), best first by the
         conservative rating mu - 3 sigma, each with the probability that it is better than the
         next and whether its rank is settled at `confidence` (None: arena.ratings'
-        SETTLED_CONFIDENCE), by arena.ratings' p_better. Reads only the ladder's per-bot
+        SETTLED_CONFIDENCE), by arena.ratings' calibrated p_next. Reads only the ladder's per-bot
         standings rows, so it costs the same with 100 or 100,000 stored matches."""
         if ladder is None:
             row = self.db.execute(
@@ -81,8 +81,8 @@ class RankingQueries(Ladders):
         if confidence is None:
             confidence = SETTLED_CONFIDENCE
         skills = [SkillRating(r[2], r[3]) for r in rows]
-        p_next = [p_better(a, b) for a, b in zip(skills, skills[1:])]
-        settled = adjacent_settled(p_next, confidence)
+        better = p_next(skills, head[5])  # head[5]: the ladder's rating mode
+        settled = adjacent_settled(better, confidence)
         standings = tuple(
             standing_of(
                 head[1],
@@ -90,7 +90,7 @@ class RankingQueries(Ladders):
                 i + 1,
                 len(rows),
                 row,
-                p_better_than_next=p_next[i] if i < len(p_next) else None,
+                p_better_than_next=better[i] if i < len(better) else None,
                 settled=settled[i],
             )
             for i, row in enumerate(rows)

@@ -9,11 +9,18 @@ import pytest
 import trueskill
 
 from arena.ratings import (
+    CALIBRATED_WIDEN,
+    DEFAULT_RATING_MODE,
+    RATING_MODES,
+    SETTLED_CONFIDENCE,
     Rater,
     RatingParams,
     SkillRating,
     adjacent_settled,
+    every_pair_settled,
     p_better,
+    p_better_calibrated,
+    p_next,
     set_ranks,
 )
 
@@ -126,3 +133,63 @@ def test_a_rank_is_settled_when_both_of_its_neighbours_are():
     assert adjacent_settled([0.99, 0.80, 0.97, 0.96], 0.75) == [True] * 5
     assert adjacent_settled([], 0.95) == [True]  # a lone bot has no one to be unsure against
     assert adjacent_settled([0.95], 0.95) == [True, True]  # at the confidence counts
+
+
+def _phi(z: float) -> float:
+    return 0.5 * (1 + math.erf(z / math.sqrt(2)))
+
+
+@pytest.mark.parametrize("widen", [1.0, 1.5, 2.0, 3.0])
+def test_widening_divides_the_gap_in_spreads_by_the_factor(widen):
+    a, b = SkillRating(27.0, 1.2), SkillRating(25.5, 0.9)
+    z = (27.0 - 25.5) / math.sqrt(1.2**2 + 0.9**2)
+    assert p_better(a, b, widen) == pytest.approx(_phi(z / widen), abs=1e-12)
+    assert p_better(a, b, widen) + p_better(b, a, widen) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_widening_moves_every_probability_towards_even_and_keeps_its_side():
+    rng = random.Random(31)
+    for _ in range(200):
+        a = SkillRating(rng.uniform(15, 35), rng.uniform(0.3, 8))
+        b = SkillRating(rng.uniform(15, 35), rng.uniform(0.3, 8))
+        ps = [p_better(a, b, w) for w in (1.0, 1.5, 2.0, 3.0)]
+        if a.mu > b.mu:
+            assert ps == sorted(ps, reverse=True) and ps[-1] > 0.5
+        else:
+            assert ps == sorted(ps) and ps[-1] <= 0.5
+
+
+def test_a_widening_must_be_positive():
+    for bad in (0.0, -1.0):
+        with pytest.raises(ValueError, match="widen must be positive"):
+            p_better(SkillRating(25, 1), SkillRating(24, 1), bad)
+
+
+@pytest.mark.parametrize("mode", RATING_MODES)
+def test_the_calibrated_probability_is_the_posterior_widened_for_the_mode(mode):
+    widen = CALIBRATED_WIDEN[mode]
+    assert widen >= 1.0  # TrueSkill was measured overconfident or right here, never under
+    a, b = SkillRating(26.0, 0.8), SkillRating(24.9, 0.7)
+    assert p_better_calibrated(a, b, mode) == p_better(a, b, widen)
+    assert p_better_calibrated(a, b, mode) <= p_better(a, b)
+    assert p_next([a, b], mode) == [p_better(a, b, widen)]
+    assert p_better_calibrated(a, b) == p_better_calibrated(a, b, DEFAULT_RATING_MODE)
+
+
+@pytest.mark.parametrize("mode", RATING_MODES)
+def test_the_settle_rule_needs_every_adjacent_pair_at_the_confidence(mode):
+    # Gaps in posterior spreads, widened: z = gap / (sqrt(2) * sigma * widen).
+    sigma = 0.5
+    spread = math.sqrt(2) * sigma * CALIBRATED_WIDEN[mode]
+    z95 = 1.6448536269514722  # Phi(z95) = 0.95
+    sure, unsure = 1.2 * z95 * spread, 0.8 * z95 * spread
+    mus = [30.0, 30.0 - sure, 30.0 - sure - unsure, 30.0 - 2 * sure - unsure]
+    board = [SkillRating(mu, sigma) for mu in mus]
+    p = p_next(board, mode)
+    assert p == pytest.approx([_phi(1.2 * z95), _phi(0.8 * z95), _phi(1.2 * z95)], abs=1e-12)
+    assert not every_pair_settled(board, mode=mode)
+    assert adjacent_settled(p, SETTLED_CONFIDENCE) == [True, False, False, True]
+    # 0.8 z95 is above Phi^-1(0.9) = 1.2816
+    assert every_pair_settled(board, confidence=0.9, mode=mode)
+    assert every_pair_settled(board[:2], mode=mode) and every_pair_settled(board[2:], mode=mode)
+    assert every_pair_settled(board[:1], mode=mode) and p_next(board[:1], mode) == []

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.ratings import SkillRating, p_better
+from arena.ratings import SkillRating, p_better_calibrated
 from tests.cli import ladder_run_args, start_arena
 from tests.procs import processes_in
 from tests.support.ladders import (
@@ -121,7 +121,7 @@ def settled_after_each_round(db: Path, ladder: str, confidence: float) -> list[b
         board = sorted(latest.values(), key=lambda x: (-(x[0] - 3 * x[1]), -x[0]))
         out.append(
             all(
-                p_better(SkillRating(*a), SkillRating(*b)) >= confidence
+                p_better_calibrated(SkillRating(*a), SkillRating(*b)) >= confidence
                 for a, b in zip(board, board[1:])
             )
         )

@@ -13,7 +13,7 @@ import sqlite3
 import pytest
 import trueskill
 
-from arena.ratings import Rater
+from arena.ratings import CALIBRATED_WIDEN, Rater
 from arena.results import ABANDONED, TIMEOUT, Fault
 from arena.store import (
     RUNNABLE,
@@ -549,10 +549,11 @@ def test_an_open_ladder_appends_each_table_as_one_duplicate_set(tmp_path):
     assert store.get_ladder("open").num_matches == 6  # nothing written by a refused set
 
 
-def test_each_standing_has_the_probability_it_is_better_than_the_next(tmp_path):
+@pytest.mark.parametrize("mode", ["set", "match"])
+def test_each_standing_has_the_probability_it_is_better_than_the_next(tmp_path, mode):
     store = new_store(tmp_path)
     bots = add_remote_bots(store, 5)
-    ladder = store.create_ladder("l", "balloon", 3, bots, seed=6, rounds=2)
+    ladder = store.create_ladder("l", "balloon", 3, bots, seed=6, rounds=2, rating_mode=mode)
     matches = store.matches("l")
     play(
         store,
@@ -563,7 +564,8 @@ def test_each_standing_has_the_probability_it_is_better_than_the_next(tmp_path):
     table = store.rankings("l")
     rows = table.standings
     for above, below in zip(rows, rows[1:]):
-        spread = math.sqrt(above.sigma**2 + below.sigma**2)
+        # The calibrated probability: the posteriors' spread widened for the ladder's mode.
+        spread = math.sqrt(above.sigma**2 + below.sigma**2) * CALIBRATED_WIDEN[mode]
         z = (above.mu - below.mu) / spread
         assert above.p_better_than_next == pytest.approx(
             0.5 * (1 + math.erf(z / math.sqrt(2))), abs=1e-12
