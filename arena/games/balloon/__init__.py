@@ -14,6 +14,7 @@ from ..kit import GameKit
 __all__ = [
     "BLACK",
     "BLACK_CARD_VALUES",
+    "BLACK_INDEX",
     "CARDS",
     "CARD_COLOUR",
     "CARD_VALUE",
@@ -50,6 +51,7 @@ if TYPE_CHECKING:  # the names as the plain engine types them; the same at run t
     from .engine import (
         BLACK,
         BLACK_CARD_VALUES,
+        BLACK_INDEX,
         CARD_COLOUR,
         CARD_VALUE,
         CARDS,
