@@ -62,19 +62,7 @@ def show_cmd(name, as_json, db):
     with open_store(db) as store:
         c = store.get_competition(name)
     if as_json:
-        doc = {
-            "name": c.name,
-            "game": c.game,
-            "table_size": c.table_size,
-            "phase": c.phase,
-            "freeze_at": c.freeze_at,
-            "finals_at": c.finals_at,
-            "steps": c.steps,
-            "entrants": list(c.entrants),
-            "finals_end": c.finals_end,
-            "standings": c.standings,
-        }
-        click.echo(json.dumps(doc, indent=2))
+        click.echo(json.dumps(c.summary(), indent=2))
         return
     click.echo(f"{c.name}: {c.game}, tables of {c.table_size}; {c.phase}")
     click.echo(f"  uploads close {_utc(c.freeze_at)}; finals from {_utc(c.finals_at)}")

@@ -58,6 +58,21 @@ class Competition:
     entrants: tuple[str, ...]  # bot versions, from the freeze on
     steps: dict[str, float]  # phase -> when it began
 
+    def summary(self) -> dict[str, Any]:
+        """What the API and `arena competition show --json` say of it (JSON-ready)."""
+        return {
+            "name": self.name,
+            "game": self.game,
+            "table_size": self.table_size,
+            "phase": self.phase,
+            "freeze_at": self.freeze_at,
+            "finals_at": self.finals_at,
+            "steps": self.steps,
+            "entrants": list(self.entrants),
+            "finals_end": self.finals_end,
+            "standings": self.standings,
+        }
+
     @property
     def open_ladder(self) -> str:
         return open_ladder_name(self.name)

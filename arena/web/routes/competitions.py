@@ -12,28 +12,13 @@ from ..paths import PLACES
 from .common import COMPETITION, Web
 
 
-def _summary(c: Any) -> dict[str, Any]:
-    return {
-        "name": c.name,
-        "game": c.game,
-        "table_size": c.table_size,
-        "phase": c.phase,
-        "freeze_at": c.freeze_at,
-        "finals_at": c.finals_at,
-        "steps": c.steps,
-        "entrants": list(c.entrants),
-        "finals_end": c.finals_end,
-        "standings": c.standings,
-    }
-
-
 def router(web: Web) -> APIRouter:
     router = APIRouter(tags=["competitions"])
 
     @router.get("/api/competitions")
     def api_competitions() -> list[dict[str, Any]]:
         """Every competition: its phase, times, entrants and, once published, its standings."""
-        return [_summary(c) for c in web.queries().store.list_competitions()]
+        return [c.summary() for c in web.queries().store.list_competitions()]
 
     # A download, as the pages are: left out of the API's schema.
     @router.get(
