@@ -44,10 +44,16 @@ class MatchIndexes:
     """Tells the gated bots (tests/bots/gated_bot.py) which ladder match each of their matches
     is: a bot sees only an opaque match id, which the store maps to its match (the matches'
     match_key). A thread writes DIR/match-ID holding the index of each running match, in each
-    gate folder that exists, as soon as the store has started the match."""
+    gate folder that exists, as soon as the store has started the match; and keeps the gates
+    `open` opened in every gate folder.
+
+    A launched lane's work directory is a tmpfs mounted at its launch, hiding what was written
+    there before: a gate opened once would be lost for a lane launched (or relaunched after an
+    idle stop) later, whose bot would then hold each match until its move deadline."""
 
     def __init__(self, db: Path, gates: Sequence[Path]):
         self.db, self.gates = db, list(gates)
+        self._opened: set[str] = set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name="match-indexes")
 
@@ -59,21 +65,35 @@ class MatchIndexes:
         self._stop.set()
         self._thread.join(10)
 
+    def open(self, name: str) -> None:
+        """Open the gate `name` (a match's index, or "all") in every gate folder, now and in
+        the folders of lanes launched later."""
+        self._opened.add(name)
+        self._write_gates()
+
     def _run(self) -> None:
         while not self._stop.wait(0.01):  # a poll period, not a synchronisation
             for key, index in self._running():
-                for gate in self.gates:
-                    told = gate / f"match-{key}"
-                    if gate.is_dir() and not told.exists():
-                        part = gate / f".match-{key}.part"
-                        try:
-                            part.write_text(str(index))
-                            os.replace(part, told)  # whole or absent: the bot never reads half
-                        except FileNotFoundError:
-                            # A lane's work directory is a tmpfs mounted at its launch (hiding
-                            # what was written there before) and removed at its end: the file
-                            # is written again at the next poll if the gate is still there.
-                            pass
+                self._write(f"match-{key}", str(index))
+            self._write_gates()
+
+    def _write_gates(self) -> None:
+        for name in list(self._opened):
+            self._write(f"open-{name}", "")
+
+    def _write(self, name: str, text: str) -> None:
+        """DIR/name holding `text` in each gate folder that exists and lacks it."""
+        for gate in self.gates:
+            told = gate / name
+            if gate.is_dir() and not told.exists():
+                part = gate / f".{name}.part"
+                try:
+                    part.write_text(text)
+                    os.replace(part, told)  # whole or absent: the bot never reads half
+                except FileNotFoundError:
+                    # A lane's work directory is removed at its end: the file is written
+                    # again at the next poll if the gate is there again.
+                    pass
 
     def _running(self) -> list[tuple[str, int]]:
         if not self.db.exists():

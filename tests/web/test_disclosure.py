@@ -240,6 +240,7 @@ def _moments(
     db: Path,
     web: str,
     gates: list[Path],
+    indexes: MatchIndexes,
     full: Callable[[int, dict], dict],
     alive: Callable[[], None],
 ) -> dict[str, Moment]:
@@ -262,21 +263,17 @@ def _moments(
 
         return check
 
-    def open_gate(name: str) -> None:
-        for g in gates:
-            (g / f"open-{name}").touch()
-
     moments = {}
     wait_until(settled(set()), "the first matches held by their bots")
     moments["A"] = _look(run_dir, "A", db, web, full)
-    open_gate("0")
+    indexes.open("0")
     wait_until(settled({0}), "match 0 completed, the rest held")
     moments["B"] = _look(run_dir, "B", db, web, full)
     for i in ("1", "2"):
-        open_gate(i)
+        indexes.open(i)
     wait_until(settled({0, 1, 2}), "the first set finished, the second held")
     moments["C"] = _look(run_dir, "C", db, web, full)
-    open_gate("all")  # let the ladder finish or stop without waiting for a deadline
+    indexes.open("all")  # let the ladder finish or stop without waiting for a deadline
     return moments
 
 
@@ -317,10 +314,10 @@ def serve_run(tmp_path_factory) -> Run:
                         start_new_session=True,
                     )
                 )
-        moments = _moments(tmp, db, server.web, [gate], _admin_view(server.web), alive)
+        moments = _moments(tmp, db, server.web, [gate], indexes, _admin_view(server.web), alive)
         yield Run(kind="serve", db=db, gates=[gate], web=server.web, moments=moments)
     finally:
-        (gate / "open-all").touch()
+        indexes.open("all")
         code = server.stop()
         for bot in bots:
             bot.terminate()
@@ -368,13 +365,11 @@ def ladder_run(tmp_path_factory) -> Run:
                 return False
 
         wait_until(web_up, "arena web")
-        moments = _moments(tmp, db, web, gates, _engine_view(db), alive)
+        moments = _moments(tmp, db, web, gates, indexes, _engine_view(db), alive)
         assert procs["arena ladder run"].wait(scaled(120)) == 0
         yield Run(kind="ladder", db=db, gates=gates, web=web, moments=moments)
     finally:
-        for g in gates:
-            if g.is_dir():
-                (g / "open-all").touch()
+        indexes.open("all")
         for proc in procs.values():
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)

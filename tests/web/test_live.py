@@ -59,9 +59,7 @@ class Ladder:
         )
 
     def release(self, name: str) -> None:
-        for g in self.gates:
-            if g.is_dir():
-                (g / f"open-{name}").touch()
+        self.indexes.open(name)
 
     def stop(self) -> None:
         self.release("all")
