@@ -15,7 +15,7 @@ from arena.games import ConfigError, make_game
 from arena.ladder.runner import ExecutorSetupError
 from arena.ratings import DEFAULT_RATING_MODE
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
-from arena.service.verification import VerificationSettings
+from arena.service.verification import DEFAULT_CACHE_MB, VerificationSettings
 from arena.startup import configure_logging
 from arena.store import DEFAULT_UPLOADS_PER_DAY
 
@@ -215,6 +215,14 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
     help="Where installed environments and builds are kept, by content (default: the bot "
     "store's .runtimes, swept of what no version uses; a folder given here is never swept).",
 )
+@click.option(
+    "--build-cache-mb",
+    type=click.FloatRange(0, min_open=True),
+    default=DEFAULT_CACHE_MB,
+    show_default=True,
+    help="The installed environments and builds together hold at most this many MB; past it, "
+    "those no version uses are removed, and a version whose own does not fit fails, saying so.",
+)
 @rating_mode_option(
     "How a new ladder is rated: each table's duplicate set as one result by "
     "summed scores (set; docs/benchmarks.md#rating), or each match (match). An "
@@ -241,6 +249,7 @@ def serve_cmd(
     seed,
     runtimes_file,
     build_cache,
+    build_cache_mb,
     rating_mode,
     run,
 ):
@@ -276,7 +285,9 @@ def serve_cmd(
         rating_mode=rating_mode,
         competitions=tuple(dict.fromkeys(competitions)),
         verification=VerificationSettings(
-            runtimes=load_runtimes(runtimes_file), build_cache=build_cache
+            runtimes=load_runtimes(runtimes_file),
+            build_cache=build_cache,
+            build_cache_mb=build_cache_mb,
         ),
     )
     configure_logging(logging.INFO)

@@ -16,6 +16,11 @@ What a preparation makes is kept in a cache (`<cache>/envs/KEY`, `<cache>/builds
 what it depends on: an environment by the runtime, the requirements file and the wheels (so the
 versions of one requirement set share one, installed once); a build by the bot's files and its
 build commands. `sweep` removes the entries no recorded version uses.
+
+The cache counts toward the server's disk: its entries together hold at most `cache_mb` (each
+entry's size is measured when it is made and kept in its record). A new entry that would take
+the cache past that first has the entries no version uses removed (when the Preparer sweeps
+its cache); if it still does not fit, it is removed and its version fails, saying so.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ Maker = Callable[[Path], Awaitable[Preparation]]  # makes a cache entry (its fol
 OUTPUT_TAIL_CHARS = 4000  # of each step's output, kept for the owner
 FORK_CHECK_S = 0.25  # how often a quiet step's group is checked for a refused fork
 PART = ".part-"  # a cache entry being made
+DEFAULT_CACHE_MB = 10_240  # what the cache's entries may hold together
 
 
 @dataclass(frozen=True)
@@ -81,11 +87,17 @@ class Preparer:
         runtimes: Runtimes | None = None,
         limits: BuildLimits = BuildLimits(),
         confined: bool = True,
+        cache_mb: float = DEFAULT_CACHE_MB,
+        records: Path | None = None,
     ):
         self.cache = Path(cache)
         self.runtimes = runtimes or Runtimes()
         self.limits = limits
         self.confined = confined  # False: steps run unconfined (--no-sandbox, trusted bots)
+        self.cache_mb = cache_mb
+        # The bot store whose records say which entries are used: given, the cache is swept of
+        # the others to make room (only a cache no other server shares).
+        self.records = records
         self._locks: dict[str, asyncio.Lock] = {}
 
     async def prepare(self, bot_dir: Path) -> Preparation:
@@ -141,9 +153,49 @@ class Preparer:
             if not prepared.ok:
                 return prepared
             prepared = replace(prepared, uses=(f"{kind}/{key}",))
-            record = json.dumps(prepared.to_json())
-            await asyncio.to_thread(entry.with_name(f"{key}.json").write_text, record)
+            full = await asyncio.to_thread(self._room_for, entry)
+            if full:
+                await asyncio.to_thread(shutil.rmtree, entry, True)
+                return replace(
+                    prepared,
+                    ok=False,
+                    steps=(*prepared.steps, Step("store", "", False, 0.0, "", full)),
+                    run_dir=None,
+                    pythonpath=(),
+                    uses=(),
+                )
+            record = {**prepared.to_json(), "bytes": tree_bytes(entry)}
+            await asyncio.to_thread(entry.with_name(f"{key}.json").write_text, json.dumps(record))
             return prepared
+
+    def usage(self) -> int:
+        """The bytes the cache's complete entries hold (as measured when each was made)."""
+        total = 0
+        for kind in ("envs", "builds"):
+            folder = self.cache / kind
+            for record in folder.glob("*.json") if folder.is_dir() else ():
+                try:
+                    total += int(json.loads(record.read_text()).get("bytes", 0))
+                except (OSError, ValueError, TypeError, AttributeError):
+                    continue
+        return total
+
+    def _room_for(self, entry: Path) -> str:
+        """Whether the new entry `entry` fits in the cache's disk limit, making room by sweeping
+        when the Preparer may: "" if it does, else why not (a sentence for its owner)."""
+        size = tree_bytes(entry)
+        limit = int(self.cache_mb * MB)
+        if self.usage() + size > limit and self.records is not None:
+            self.sweep(self.records)
+        used = self.usage()
+        if used + size <= limit:
+            return ""
+        return (
+            f"what it made ({size / MB:.1f} MB) does not fit in the server's store of installed "
+            f"environments and builds ({used / MB:.1f} MB of its {self.cache_mb:g} MB are used "
+            "by other versions); make it smaller, or ask the organiser for room "
+            "(arena serve --build-cache-mb)"
+        )
 
     # ---------------------------------------------------------------- keys
 
@@ -255,6 +307,21 @@ class Preparer:
                     entry.with_name(entry.name + ".json").unlink(missing_ok=True)
                     removed += 1
         return removed
+
+
+MB = 1 << 20
+
+
+def tree_bytes(folder: Path) -> int:
+    """What the files under `folder` take on disk (links not followed), in bytes. Blocking."""
+    total = 0
+    for dirpath, _, filenames in os.walk(folder):
+        for name in filenames:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+            except OSError:
+                continue
+    return total
 
 
 def _read_entry(entry: Path) -> Preparation | None:

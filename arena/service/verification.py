@@ -24,7 +24,7 @@ from typing import Awaitable, Callable, Sequence
 from arena import replay
 from arena.deadlines import within
 from arena.ladder.runner import InfrastructureError, MatchExecutor
-from arena.referee.build import BuildLimits, Preparer
+from arena.referee.build import DEFAULT_CACHE_MB, BuildLimits, Preparer
 from arena.referee.cgroups import CgroupError
 from arena.referee.match import Limits
 from arena.referee.sandbox import SandboxUnavailable
@@ -50,6 +50,7 @@ class VerificationSettings:
     # swept of what no version uses). A shared folder (several servers, a test session) is
     # never swept.
     build_cache: Path | None = None
+    build_cache_mb: float = DEFAULT_CACHE_MB  # what the cache's entries may hold together
     confined: bool = True  # False: installs and builds run unconfined (--no-sandbox)
 
 
@@ -114,6 +115,8 @@ class Verifier:
             settings.runtimes,
             settings.build_limits,
             settings.confined,
+            settings.build_cache_mb,
+            self.records if own_cache else None,
         )
         self.sweeps = own_cache  # only the store's own cache: no other server uses it
 

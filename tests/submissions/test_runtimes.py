@@ -2,7 +2,8 @@
 bot's build, a Python bot's requirements and wheels, each mistake refused with what to do; a
 runtime the server lacks refused naming what is missing; the organiser's runtimes file and
 `arena runtime list`; a prepared version launched from what its preparation made; the cache of
-environments and builds reused by content and swept of what no version uses."""
+environments and builds reused by content, swept of what no version uses and held within
+its disk limit."""
 
 from __future__ import annotations
 
@@ -215,6 +216,53 @@ def test_the_cache_makes_an_entry_once_reuses_it_and_sweeps_what_no_version_uses
     write_preparation(store / "gone" / "1", Preparation(True, uses=("envs/k2",)))  # no folder
     assert preparer.sweep(store) == 1
     assert sorted(p.name for p in (tmp_path / "cache" / "envs").iterdir()) == ["k1", "k1.json"]
+
+
+def test_the_cache_counts_toward_its_disk_limit_and_makes_room_from_unused_entries(tmp_path):
+    """Each entry's size is measured when it is made; past the cache's limit, the entries no
+    version uses are removed first, and an entry that still does not fit is removed and its
+    version fails, saying what it made, what is used and the limit."""
+    store = tmp_path / "bots"
+    preparer = Preparer(tmp_path / "cache", cache_mb=3.5, records=store)
+
+    def maker(mb: int):
+        async def make(entry: Path) -> Preparation:
+            def fill() -> None:
+                entry.mkdir()
+                (entry / "lib.so").write_bytes(bytes(mb << 20))
+
+            await asyncio.to_thread(fill)
+            return Preparation(True, (Step("build", "make", True, 1.0, "ok"),), entry)
+
+        return make
+
+    def version(family: str, prepared: Preparation) -> None:
+        (store / family / "1").mkdir(parents=True)
+        write_preparation(store / family / "1", prepared)
+
+    one = asyncio.run(preparer._cached("k1", "builds", maker(1)))
+    two = asyncio.run(preparer._cached("k2", "builds", maker(1)))
+    assert one.ok and two.ok and preparer.usage() >= 2 << 20
+    version("one", one)  # k2's version is gone: k2 is used by none
+    version("two", Preparation(True, uses=()))
+    # 2 MB more: k2 is swept to make room, k1 (used) stays.
+    three = asyncio.run(preparer._cached("k3", "builds", maker(2)))
+    assert three.ok, three.steps
+    builds = tmp_path / "cache" / "builds"
+    assert sorted(p.name for p in builds.iterdir() if p.is_dir()) == ["k1", "k3"]
+    version("three", three)
+    # Nothing unused is left: 2 MB more do not fit, and leave nothing behind.
+    four = asyncio.run(preparer._cached("k4", "builds", maker(2)))
+    assert not four.ok and four.run_dir is None and four.uses == ()
+    step = four.failed_step()
+    assert step is not None and step.name == "store"
+    assert "(2.0 MB) does not fit" in step.detail and "of its 3.5 MB" in step.detail
+    assert "--build-cache-mb" in step.detail
+    assert sorted(p.name for p in builds.iterdir()) == ["k1", "k1.json", "k3", "k3.json"]
+    # A cache shared with other servers (no records given) is never swept to make room.
+    shared = Preparer(tmp_path / "cache", cache_mb=3.5)
+    assert not asyncio.run(shared._cached("k5", "builds", maker(1))).ok
+    assert (builds / "k1").is_dir() and (builds / "k3").is_dir()
 
 
 @pytest.mark.skipif(
