@@ -46,7 +46,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from arena.games import game_names
-from arena.runtimes import ORGANISER_PREFIX, Runtimes, find_preparation
+from arena.runtimes import ORGANISER_PREFIX, Preparation, Runtimes, find_preparation
 
 MANIFEST = "arena-bot.toml"
 PYTHON_NAMES = ("python", "python3")
@@ -438,21 +438,28 @@ def _refuse_shell_syntax(command: str) -> None:
         previous = token
 
 
-def resolve(spec: str, base: str | os.PathLike[str] | None = None) -> BotCommand:
+def resolve(
+    spec: str, base: str | os.PathLike[str] | None = None, prepared: Preparation | None = None
+) -> BotCommand:
     """What a user typed (a command line, or a bot directory) made runnable from anywhere:
-    checked, with `python` replaced by Arena's interpreter and paths made absolute."""
+    checked, with `python` replaced by Arena's interpreter and paths made absolute. A bot
+    directory's `prepared` (its install or build, where it is on this machine) is found beside
+    it unless given (a Ray node is given the shipped copies: arena.ladder.ray_executor)."""
     base = Path(base) if base is not None else Path.cwd()
     directory = Path(spec) if os.path.isabs(spec) else base / spec
     if directory.is_dir():
-        return _prepared_command(directory.absolute(), read_manifest(directory))
+        return _prepared_command(directory.absolute(), read_manifest(directory), prepared)
     return BotCommand(tuple(runnable(spec, base)), None)
 
 
-def _prepared_command(directory: Path, manifest: Manifest) -> BotCommand:
+def _prepared_command(
+    directory: Path, manifest: Manifest, prepared: Preparation | None = None
+) -> BotCommand:
     """A manifest bot's command: from what its preparation made when it has one (a server's
     version: arena.runtimes.find_preparation), else from its own folder (the author's own
     build, or a Python bot using the caller's environment)."""
-    prepared = find_preparation(directory) if manifest.needs_preparation() else None
+    if prepared is None and manifest.needs_preparation():
+        prepared = find_preparation(directory)
     if prepared is not None and not prepared.ok:
         step = prepared.failed_step()
         raise CommandNotFound(

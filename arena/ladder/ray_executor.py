@@ -15,6 +15,9 @@ Shipping: the job's runtime_env carries the project (`working_dir`: the arena pa
 example_bots/), the SDK (`py_modules`), and every bot directory outside the project
 (`py_modules`), so a node that does not share the driver's file system runs the same code and
 bots. A bot's directory is sent as a path relative to what was shipped and resolved on the node.
+A submitted version that was installed or built (arena.runtimes.Preparation: an environment
+with its wheels, a C++ bot's build) has what its preparation made shipped too, each folder under
+its cache key, and runs from those on the node: the node builds nothing and fetches nothing.
 Nodes need the same Python environment (Ray's own requirement: same Python, same Ray).
 
 Failures: a node or actor that dies mid-match (RayActorError, ActorDiedError, WorkerCrashedError,
@@ -30,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +49,9 @@ from arena.referee.lanes import IDLE_STOP_S
 from arena.referee.launcher import ResourceLimits
 from arena.referee.match import Limits
 from arena.results import MatchResult
+from arena.runtimes import Preparation, find_preparation
 from arena.store import Bot, Ladder, StoredMatch
+from arena.store.snapshots import is_snapshot_version
 
 from .runner import ExecutorSetupError, InfrastructureError
 
@@ -75,6 +81,10 @@ class BotSpec:
     root: str  # PROJECT, or the name of a shipped py_modules directory
     directory: str  # relative to the root ("." for the root itself)
     manifest: bool  # run the directory's arena-bot.toml command inside the directory
+    # What its preparation made (arena.runtimes: a build's folder, an installed environment),
+    # each shipped as a py_modules directory under its cache key.
+    run_root: str | None = None
+    path_roots: tuple[str, ...] = ()
 
 
 class NodeFailure(InfrastructureError):
@@ -156,11 +166,13 @@ class NodeReferee:
         return self.node_id
 
     async def _launch(self, name: str, lane: int) -> None:
-        from arena.referee.launcher import resolve_command
+        from arena.botcommand import resolve
 
         spec = self.specs[name]
         directory = _shipped_root(spec.root) / spec.directory
-        command = resolve_command(str(directory) if spec.manifest else spec.command, directory)
+        command = resolve(
+            str(directory) if spec.manifest else spec.command, directory, _shipped_preparation(spec)
+        )
         # PYTHONPATH: the bot (and the sandbox wrapper) must import the shipped arena and
         # arena_sdk, not whatever the node has installed.
         await self.host.launch(
@@ -233,6 +245,23 @@ def _shipped_root(root: str) -> Path:
         f"the shipped bot directory {root!r} is not on this node; was it "
         "in the job's runtime_env py_modules?"
     )
+
+
+IGNORE_FILES = (".gitignore", ".rayignore")  # what Ray's packages leave out is named there
+_IGNORE_FILES = shutil.ignore_patterns(*IGNORE_FILES)
+
+
+def _ignores_files(folder: Path) -> bool:
+    """Whether Ray would leave some of `folder` out (it has a .gitignore or .rayignore)."""
+    return any(set(files) & set(IGNORE_FILES) for _, _, files in os.walk(folder))
+
+
+def _shipped_preparation(spec: BotSpec) -> Preparation | None:
+    """A prepared version's install or build, as shipped to this node (None: none shipped)."""
+    if spec.run_root is None and not spec.path_roots:
+        return None
+    run_dir = _shipped_root(spec.run_root) if spec.run_root is not None else None
+    return Preparation(True, run_dir=run_dir, pythonpath=tuple(map(_shipped_root, spec.path_roots)))
 
 
 def _shipped_pythonpath() -> str:
@@ -356,9 +385,14 @@ class RayExecutor:
                     "a command or a directory; use --executor local for this ladder"
                 )
             directory = Path(bot.directory).resolve()
+            manifest = is_manifest_bot(bot)
+            prepared = find_preparation(directory) if manifest else None
             if self.project and directory.is_relative_to(self.project):
                 root, rel = PROJECT, directory.relative_to(self.project)
             else:
+                if is_snapshot_version(directory):  # NAME/N beside a database: as NAME-vN
+                    staged_name = f"{directory.parent.name}-v{directory.name}"
+                    directory = self._staged(directory, staged_name)
                 root, rel = directory.name, Path(".")
                 if basenames.setdefault(root, directory) != directory:
                     raise RayExecutorError(
@@ -367,8 +401,36 @@ class RayExecutor:
                         "so rename one of them"
                     )
                 extra_roots.add(str(directory))
-            specs.append(BotSpec(bot.name, bot.command, root, str(rel), is_manifest_bot(bot)))
+            if prepared is None or not prepared.ok:
+                prepared = Preparation(True)  # none, or failed: it does not play
+            made = [*([prepared.run_dir] if prepared.run_dir else []), *prepared.pythonpath]
+            for i, folder in enumerate(made):  # named by its cache key
+                if _ignores_files(folder):
+                    made[i] = folder = self._staged(folder, folder.name)
+                if basenames.setdefault(folder.name, folder) != folder:
+                    raise RayExecutorError(
+                        f"bot {bot.name}'s prepared folder {folder} has the name of "
+                        f"{basenames[folder.name]}; the Ray executor ships each under its name"
+                    )
+                extra_roots.add(str(folder))
+            run_root = prepared.run_dir.name if prepared.run_dir else None
+            path_roots = tuple(p.name for p in prepared.pythonpath)
+            specs.append(
+                BotSpec(bot.name, bot.command, root, str(rel), manifest, run_root, path_roots)
+            )
         return specs, extra_roots
+
+    def _staged(self, directory: Path, name: str) -> Path:
+        """A copy of `directory` named `name`, to be shipped under that name (the versions of
+        the bots' store are all named 1, 2, ...), without its .gitignore and .rayignore files
+        (Ray leaves out what they name: a build's program, say); removed by close()."""
+        staged = self.run_dir / ".shipped" / name
+        if not staged.is_dir():
+            part = staged.with_name(f".{name}.part")
+            shutil.rmtree(part, ignore_errors=True)
+            shutil.copytree(directory, part, symlinks=True, ignore=_IGNORE_FILES)
+            os.replace(part, staged)
+        return staged
 
     def _make_runtime_env(self, extra_roots: set[str]) -> dict[str, Any]:
         import arena
@@ -551,6 +613,12 @@ class RayExecutor:
     # -- close
 
     async def close(self) -> None:
+        try:
+            await self._close()
+        finally:
+            await asyncio.to_thread(shutil.rmtree, self.run_dir / ".shipped", True)
+
+    async def _close(self) -> None:
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)

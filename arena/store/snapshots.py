@@ -82,6 +82,11 @@ def discard(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+def is_snapshot_version(directory: Path) -> bool:
+    """Whether `directory` is a version's snapshot, NAME/N in a database's snapshots folder."""
+    return directory.name.isdigit() and directory.parent.parent.name.endswith(SNAPSHOT_SUFFIX)
+
+
 def is_snapshot(db_path: str | os.PathLike[str], directory: str) -> bool:
     """Whether a bot's directory is a version's snapshot kept beside this database."""
     return Path(directory).is_relative_to(snapshot_root(db_path))

@@ -23,14 +23,17 @@ from arena.ladder.local import LocalExecutor  # noqa: E402
 from arena.ladder.ray_executor import RayExecutor  # noqa: E402
 from arena.ladder.runner import LadderRunner  # noqa: E402
 from arena.referee import workdir  # noqa: E402
+from arena.referee.build import Preparer  # noqa: E402
 from arena.referee.lanes import bot_of, lane_key  # noqa: E402
 from arena.referee.launcher import group_members  # noqa: E402
 from arena.referee.match import Limits  # noqa: E402
+from arena.runtimes import Runtimes  # noqa: E402
 from arena.store import AsyncStore, Store  # noqa: E402
 from arena.store.browse import BrowseQueries  # noqa: E402
 from tests.procs import descendants, mounted_under  # noqa: E402
 from tests.store.helpers import use_seed_key  # noqa: E402
 from tests.support.crashing_bot import LAST_WORDS, crashing_bot  # noqa: E402
+from tests.support.kits import build_cache_folder, cpp_kit, wheel_kit  # noqa: E402
 from tests.timing import scaled  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -175,24 +178,48 @@ def test_ladder_on_the_cluster_equals_the_local_run(ray_cluster, local_run, tmp_
     assert not ray.is_initialized()
 
 
-def test_a_crashed_bots_log_excerpt_comes_back_from_its_node(ray_cluster, tmp_path):
+def test_a_crashed_bots_log_excerpt_comes_back_and_prepared_versions_play(ray_cluster, tmp_path):
     """A launched bot's log stays on its node: the excerpt its owner may read comes back to the
-    driver inside the match's result and is stored as a local run's."""
+    driver inside the match's result and is stored as a local run's.
+
+    Its opponents are submitted versions prepared on the server (arena.referee.build): the wheel
+    starter kit installed into its environment, the C++ starter kit built (a random bot in its
+    place without a C++ toolchain). Each plays on the nodes from what its preparation made,
+    shipped with the job under its cache key: the node installs and builds nothing and fetches
+    nothing (its bots' sandboxes have no network). Without those folders neither could start
+    there (no `lowcard` to import, no built `bot`). Three versions all named 1 in the bots'
+    store (NAME/1) are shipped side by side."""
+    cpp_missing = Runtimes().by_name["cpp"].missing()
+    prepared = ["lowcard"] if cpp_missing else ["lowcard", "cpp-random"]
+    seats = ["crasher", *prepared, *["r2"][: 2 - len(prepared)]]
     db = tmp_path / "arena.db"
     with Store(db) as store:
         store.add_bot("crasher", directory=str(crashing_bot(tmp_path / "crasher")))
-        for name in ("r1", "r2"):
-            store.add_bot(name, RANDOM, cwd=ROOT)
+        store.add_bot("lowcard", directory=str(wheel_kit(tmp_path / "lowcard")))
+        if not cpp_missing:
+            store.add_bot("cpp-random", directory=str(cpp_kit(tmp_path / "cpp")))
+        else:
+            store.add_bot("r2", RANDOM, cwd=ROOT)
+        versions = [Path(store.get_bot(name).directory or "") for name in prepared]
+    # As the server's verification prepares them (the C++ build cached across test runs).
+    preparer = Preparer(build_cache_folder())
+    for version in versions:
+        made = asyncio.run(preparer.prepare(version))
+        assert made.ok, made.steps
+    seen: dict[str, list[str]] = {}
 
     async def run() -> None:
         store = await AsyncStore.open(db)
         executor = RayExecutor(ray_cluster.address, tmp_path / "runs")
         try:
-            ladder = await store.run(
-                Store.ensure_ladder, "logs", "balloon", 3, ["crasher", "r1", "r2"], seed=3
-            )
+            ladder = await store.run(Store.ensure_ladder, "logs", "balloon", 3, seats, seed=3)
             bots = [await store.run(Store.get_bot, name) for name in ladder.bots]
-            summary = await LadderRunner(store, executor, LIMITS, 3).run("logs", bots)
+            task = asyncio.ensure_future(LadderRunner(store, executor, LIMITS, 3).run("logs", bots))
+            while not executor.workers and not task.done():
+                await asyncio.sleep(0.01)
+            for worker in list(executor.workers):
+                seen.update(await worker.actor.bot_commands.remote())
+            summary = await task
             assert summary.played == 3 and summary.infra_failures == 0
         finally:
             await executor.close()
@@ -203,7 +230,17 @@ def test_a_crashed_bots_log_excerpt_comes_back_from_its_node(ray_cluster, tmp_pa
         excerpts = BrowseQueries(reader).bot_fault_logs("crasher")
         assert len(excerpts) == 3  # it crashed in each match of the set
         assert all(text.endswith(LAST_WORDS) for text in excerpts.values()), excerpts
-        assert BrowseQueries(reader).bot_fault_logs("r1") == {}
+        for name in seats[1:]:
+            assert BrowseQueries(reader).bot_fault_logs(name) == {}, name
+    seated = query(db, "SELECT b.name, r.faults FROM results r JOIN bots b ON b.id = r.bot_id")
+    assert len(seated) == 9, seated
+    assert all(faults == 0 for name, faults in seated if name != "crasher"), seated
+    assert not (tmp_path / "runs" / ".shipped").exists()  # the staged copies, removed
+    if not cpp_missing:  # the built program, from its shipped copy on the node
+        program = next(argv[0] for key, argv in seen.items() if bot_of(key) == "cpp-random")
+        assert "_ray_pkg_" in program and program.endswith("/bot"), seen
+    if cpp_missing:
+        pytest.skip(f"the C++ half needs a C++ toolchain (scripts/setup): {cpp_missing}")
 
 
 def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(
