@@ -72,6 +72,17 @@ class Runtime:
         runs (a Python bot with requirements, or any bot of a runtime with packages)."""
         return self.kind == "python" and bool(self.packages or requirements)
 
+    def listing(self) -> dict[str, Any]:
+        """What `arena runtime list`, the owners' API (GET /api/runtimes) and the bot page's
+        upload form say of it: name, kind, what it has, what this server lacks of it."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "description": self.description,
+            "packages": list(self.packages),
+            "missing": self.missing(),
+        }
+
     def identity(self) -> str:
         """What a prepared environment of this runtime depends on (part of its cache key):
         its packages and its wheelhouse's files (names and sizes)."""

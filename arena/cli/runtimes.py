@@ -38,8 +38,8 @@ def runtime_group() -> None:
 def list_cmd(runtimes_file: Path | None) -> None:
     """Each runtime: its name, what it has, and what this machine lacks of it."""
     for runtime in load_runtimes(runtimes_file).by_name.values():
-        missing = runtime.missing()
-        state = "ready" if not missing else "missing " + "; ".join(missing)
-        packages = f" [packages: {', '.join(runtime.packages)}]" if runtime.packages else ""
-        click.echo(f"{runtime.name:<12} {runtime.kind:<7} {state}")
-        click.echo(f"    {runtime.description}{packages}")
+        row = runtime.listing()
+        state = "ready" if not row["missing"] else "missing " + "; ".join(row["missing"])
+        packages = f" [packages: {', '.join(row['packages'])}]" if row["packages"] else ""
+        click.echo(f"{row['name']:<12} {row['kind']:<7} {state}")
+        click.echo(f"    {row['description']}{packages}")

@@ -112,6 +112,19 @@ def unpack_upload(
     return unpacked.digest
 
 
+def runtimes_router(service: UploadBackend) -> APIRouter:
+    """GET /api/runtimes: the runtimes an upload may name, as `arena runtime list` shows them
+    (public: what a bot's author needs before writing its arena-bot.toml)."""
+    router = APIRouter(prefix="/api/runtimes", tags=["owners"])
+    listed = [r.listing() for r in service.runtimes.by_name.values()]
+
+    @router.get("")
+    def runtimes() -> list[dict[str, Any]]:
+        return listed
+
+    return router
+
+
 def submissions_router(service: UploadBackend) -> APIRouter:
     router = APIRouter(prefix="/api/bots", tags=["owners"])
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from arena.store import Store, StoreError, UnknownBot
 
 from .backends import AdminBackend, WebBackend
-from .submissions import submissions_router
+from .submissions import runtimes_router, submissions_router
 
 
 class NewBot(BaseModel):
@@ -170,7 +170,12 @@ class WebServer:
         )
         self.app.include_router(admin_router(service))
         self.app.include_router(submissions_router(service))
+        self.app.include_router(runtimes_router(service))
         self.app.state.owners_api = True
+        # The bot page's upload form lists them (_owner.html).
+        self.app.state.web.env.globals["runtimes"] = [
+            r.listing() for r in service.runtimes.by_name.values()
+        ]
         config = uvicorn.Config(self.app, host=host, port=port, log_level="warning", lifespan="off")
 
         class Server(uvicorn.Server):

@@ -3,7 +3,9 @@ with `arena submit`. The Python starter bot (example_bots/python_wheel) ships it
 a wheel, installed offline on the server, and plays; the C++ starter bot (example_bots/cpp) is
 uploaded as source, built on the server in the sandbox, verified and plays a ladder match; a
 version whose requirement is in no shipped wheel, and one whose build fails, are refused, and
-`arena submit` prints the failing step and its last lines.
+`arena submit` prints the failing step and its last lines. The runtimes the server offers are
+listed (GET /api/runtimes and the bot page's upload form), and an upload naming one it lacks,
+or one it does not know, is refused saying what is missing.
 
 The C++ build (about 25 s of CPU: gRPC's headers) is cached by content in the user's cache
 folder (~/.cache/arena/test-builds, `--build-cache`): the first run of this test on a machine
@@ -12,32 +14,26 @@ builds it on the server, later runs (of any clone) reuse it. Without a C++ toolc
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
 from arena.runtimes import Runtimes
 from tests.cli import ROOT
 from tests.service.serving import RANDOM, Server, arena, played, wait_until
-from tests.support.wheels import make_wheel
+from tests.support.kits import build_cache_folder, cpp_kit, wheel_kit
 from tests.timing import scaled
 
-KITS = ROOT / "example_bots"
 CPP_MISSING = Runtimes().by_name["cpp"].missing()
 
 
 @pytest.fixture(scope="session")
 def build_cache() -> Path:
-    """Built C++ bots kept across test runs and clones (CI tests a fresh clone each time), in
-    the user's cache folder, by content: a changed kit is built again."""
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    folder = root / "arena" / "test-builds"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    """Built C++ bots kept across test runs and clones (tests/support/kits.py)."""
+    return build_cache_folder()
 
 
 def owner_key(db: Path, name: str, tmp: Path) -> Path:
@@ -63,16 +59,6 @@ def finished(proc: subprocess.Popen) -> tuple[int, str]:
     return proc.returncode, out + err
 
 
-def wheel_kit(dest: Path, requirements: str | None = None) -> Path:
-    """The Python starter kit with its wheel built (README's first command, done here without
-    a build backend: tests/support/wheels.py)."""
-    shutil.copytree(KITS / "python_wheel", dest, ignore=shutil.ignore_patterns("wheels", "build"))
-    make_wheel(dest / "lib" / "lowcard", dest / "wheels", "lowcard", "0.1.0")
-    if requirements is not None:
-        (dest / "requirements.txt").write_text(requirements)
-    return dest
-
-
 # The first run on a machine builds the C++ bot (minutes on a loaded one); later runs reuse it.
 @pytest.mark.timeout(scaled(900))
 def test_a_wheel_bot_and_a_cpp_bot_are_prepared_on_the_server_and_play(tmp_path, build_cache):
@@ -81,11 +67,40 @@ def test_a_wheel_bot_and_a_cpp_bot_are_prepared_on_the_server_and_play(tmp_path,
         arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
     wheel_key = owner_key(db, "lowcard", tmp_path)  # the kits' manifests name them
     cpp_key = owner_key(db, "cpp-random", tmp_path)
-    server = Server(tmp_path, db, extra=["--build-cache", str(build_cache)])
+    # An organiser's runtime whose wheelhouse is not there: offered by name, refused at upload.
+    offered = tmp_path / "runtimes.toml"
+    offered.write_text('[python-lost]\npackages = ["numpy"]\nwheelhouse = "no-such-folder"\n')
+    server = Server(
+        tmp_path, db, extra=["--build-cache", str(build_cache), "--runtimes", str(offered)]
+    )
     try:
         wait_until(server.up, "the web server", server=server)
-        cpp = tmp_path / "cpp"
-        shutil.copytree(KITS / "cpp", cpp, ignore=shutil.ignore_patterns("gen", "bot"))
+        listed = {r["name"]: r for r in httpx.get(f"{server.web}/api/runtimes").json()}
+        assert list(listed) == ["python", "node", "cpp", "python-lost"]
+        assert "the wheelhouse" in listed["python-lost"]["missing"][0]
+        assert listed["cpp"]["missing"] == CPP_MISSING
+        # The upload form on the bot's page lists them, as `arena runtime list` does.
+        page = httpx.get(f"{server.web}/bots/r1").text
+        for name in listed:
+            assert f'data-runtime="{name}"' in page, name
+        assert "not offered: lacks the wheelhouse" in page
+        refused = {
+            "this server has no python-lost runtime: it lacks the wheelhouse": "python-lost",
+            "which Arena does not know; the runtimes are python, node, cpp, python-lost": "rust",
+        }
+        uploads = {}
+        for said, runtime in refused.items():  # uploaded at once, refused before any check
+            lacking = tmp_path / runtime
+            lacking.mkdir()
+            (lacking / "arena-bot.toml").write_text(
+                f'name = "lowcard"\nruntime = "{runtime}"\ncommand = ["bot.py"]\n'
+            )
+            (lacking / "bot.py").write_text("import numpy\n")
+            uploads[said] = submit(server, wheel_key, lacking)
+        for said, proc in uploads.items():
+            code, out = finished(proc)
+            assert code != 0 and said in out, out
+        cpp = cpp_kit(tmp_path / "cpp")
         broken = tmp_path / "broken"
         broken.mkdir()
         (broken / "arena-bot.toml").write_text(
