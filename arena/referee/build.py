@@ -4,9 +4,11 @@ by content and recorded beside the version (arena.runtimes.Preparation).
 
 Each step runs as a launched bot does (arena.referee.launcher): the guard process
 (arena.referee.rlimits) with its rlimits, a control group of its own (memory, processes, CPU at
-the weight of a bot nobody waits for, so a build does not slow the matches being played), the
-seccomp filter, and bubblewrap with no network and nothing of the server's files but the system's
-read-only directories, Arena's Python and the bot's own folder. Its writable folder, /home/bot,
+the weight of a bot nobody waits for, its quota halved while matches are being played:
+BuildLimits.busy_cpus), on one core of its own (the machine's last: taskset), so that a build
+does not slow the matches being played, the seccomp filter, and bubblewrap with no network and
+nothing of the server's files but the system's read-only directories, Arena's Python and the
+bot's own folder. Its writable folder, /home/bot,
 is a tmpfs of the build's own when the platform is root (its size is the build's disk limit);
 a step that runs past the preparation's time limit, prints more than its output limit, or is
 killed for memory fails with a sentence saying so, and the sandbox, its group and its folder
@@ -68,6 +70,9 @@ class BuildLimits:
     max_files: int = 50_000
     output_bytes: int = 2 << 20  # what one step may print
     cpus: float = 1.0  # its CPU quota (cores' time per second)
+    # Its CPU quota while matches are being played (Preparer.playing); its time limit then
+    # counts at this share of full speed (a step's limit of 300 s may take 600 s at 0.5).
+    busy_cpus: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,7 @@ class StepOutcome:
     detail: str
     output: str
     seconds: float
+    extra_s: float = 0.0  # the time it was given beyond its limit, for its time at a lower quota
 
 
 class Preparer:
@@ -89,6 +95,7 @@ class Preparer:
         confined: bool = True,
         cache_mb: float = DEFAULT_CACHE_MB,
         records: Path | None = None,
+        playing: Callable[[], bool] | None = None,
     ):
         self.cache = Path(cache)
         self.runtimes = runtimes or Runtimes()
@@ -98,6 +105,7 @@ class Preparer:
         # The bot store whose records say which entries are used: given, the cache is swept of
         # the others to make room (only a cache no other server shares).
         self.records = records
+        self.playing = playing  # whether matches are being played now (None: never asked)
         self._locks: dict[str, asyncio.Lock] = {}
 
     async def prepare(self, bot_dir: Path) -> Preparation:
@@ -239,7 +247,9 @@ class Preparer:
             argv += ["-r", manifest.requirements]
         argv += list(runtime.packages)
         shown = shlex.join(["pip", "install", "--no-index", *argv[argv.index("--target") :]])
-        async with BuildBox(self.limits, self.confined, tuple(read_only), entry.name) as box:
+        async with BuildBox(
+            self.limits, self.confined, tuple(read_only), entry.name, playing=self.playing
+        ) as box:
             await asyncio.to_thread(box.fill, bot_dir)
             outcome = await box.run(argv, self.limits.time_s)
             step = _step("install", shown, outcome)
@@ -251,11 +261,14 @@ class Preparer:
     async def _build(self, bot_dir: Path, manifest: Manifest, entry: Path) -> Preparation:
         steps: list[Step] = []
         deadline = time.monotonic() + self.limits.time_s
-        async with BuildBox(self.limits, self.confined, (), entry.name) as box:
+        async with BuildBox(
+            self.limits, self.confined, (), entry.name, playing=self.playing
+        ) as box:
             await asyncio.to_thread(box.fill, bot_dir)
             for i, argv in enumerate(manifest.build, 1):
                 name = "build" if len(manifest.build) == 1 else f"build {i}"
                 outcome = await box.run(list(argv), deadline - time.monotonic())
+                deadline += outcome.extra_s
                 steps.append(_step(name, shlex.join(argv), outcome))
                 if not outcome.ok:
                     return Preparation(False, tuple(steps))
@@ -370,8 +383,10 @@ class BuildBox:
         read_only: tuple[Path, ...],
         key: str,
         parent: Path | None = None,
+        playing: Callable[[], bool] | None = None,
     ):
         self.limits = limits
+        self.playing = playing
         self.confined = confined
         self.read_only = read_only
         self.key = key
@@ -465,11 +480,27 @@ class BuildBox:
             group = cgroups.BotGroup.create(where, os.getpid(), key, limits)
             for d in group.dirs:
                 guard_options += ["--cgroup", str(d)]
+        throttled = False  # at its busy quota (matches are being played)
+        extra_s = 0.0  # time given back for its time at the busy quota
+        since = time.monotonic()
+
+        def follow_matches() -> None:
+            nonlocal throttled, extra_s, since
+            now = time.monotonic()
+            if throttled and lim.cpus > 0:
+                extra_s += (now - since) * (1 - min(1.0, lim.busy_cpus / lim.cpus))
+            since = now
+            busy = self.playing is not None and self.playing()
+            if group is not None and busy != throttled:
+                _set_quota(group, lim.busy_cpus if busy else lim.cpus)
+                throttled = busy
+
+        follow_matches()
         processes = lim.processes if self.uid is not None else 0
         # RLIMIT_AS: four times the memory (the only cap where there is no control group; a
         # compiler maps more than it touches).
         guard = [
-            sys.executable, "-m", "arena.referee.rlimits",
+            *_pinned(), sys.executable, "-m", "arena.referee.rlimits",
             str(4 * lim.memory_mb), "0", "1024", str(lim.disk_mb), str(processes), str(os.getpid()),
             *guard_options, "--", *command,
         ]  # fmt: skip
@@ -490,11 +521,18 @@ class BuildBox:
             assert proc.stdout is not None
             end = began + time_s
             while True:
-                left = end - time.monotonic()
+                follow_matches()
+                left = end + extra_s - time.monotonic()
                 if left <= 0:
+                    slower = (
+                        "; counted at full speed: its time while matches were played, at a "
+                        "lower quota, counts at that share"
+                        if extra_s
+                        else ""
+                    )
                     failure = (
                         f"it did not finish within the build's {lim.time_s:.0f} s (its time "
-                        "limit); it was stopped"
+                        f"limit{slower}); it was stopped"
                     )
                     break
                 try:
@@ -555,7 +593,7 @@ class BuildBox:
                 failure += f"; a build's folder holds at most {lim.disk_mb} MB"
         elif failure and forks:
             failure += f"; it tried to run more than {lim.processes} processes at once (its limit)"
-        return StepOutcome(not failure, failure, output, time.monotonic() - began)
+        return StepOutcome(not failure, failure, output, time.monotonic() - began, extra_s)
 
 
 async def _drain_and_wait(proc: asyncio.subprocess.Process) -> int:
@@ -585,6 +623,28 @@ def _pids_hits(group: cgroups.BotGroup) -> int:
         except (OSError, ValueError):
             continue
     return 0
+
+
+def _set_quota(group: cgroups.BotGroup, cpus: float) -> None:
+    """Set the build group's CPU quota (cores' time per second); kept if it cannot be."""
+    cpu = group.dirs[0] if group.version == 2 else group.dirs[2]
+    name = "cpu.max" if group.version == 2 else "cpu.cfs_quota_us"
+    try:
+        (cpu / name).write_bytes(group._quota(cpus))
+    except OSError as err:
+        log.warning("cannot set a build's CPU quota to %s: %s", cpus, err)
+
+
+def _pinned() -> list[str]:
+    """What runs a build on one core of its own, the machine's last (taskset, util-linux), on a
+    machine of several: its processes, however many, then never take a core from a deciding
+    bot or the referee all at once (measured: scripts/bench.py runtimes, (d)). Not a boundary
+    (a build may widen its affinity): its quota is what caps it."""
+    cpus = sorted(os.sched_getaffinity(0))
+    taskset = shutil.which("taskset")
+    if len(cpus) < 2 or taskset is None:
+        return []
+    return [taskset, "-c", str(cpus[-1])]
 
 
 def _end_group(group: cgroups.BotGroup) -> None:

@@ -189,6 +189,7 @@ class ArenaService:
                 self._ladder_for,
                 self._opponents,
                 self.scheduler.rng,
+                playing=lambda: any(self._in_flight.values()),  # a build then yields to them
             )
             self.web = await self._start_web()
             self.ready.set()

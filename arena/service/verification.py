@@ -100,7 +100,10 @@ class Verifier:
         ladder_for: Callable[[Bot], Ladder | None],
         opponents_for: Callable[[Ladder, Bot], Awaitable[Sequence[Bot]]],
         rng: random.Random,
+        playing: Callable[[], bool] | None = None,
     ):
+        """`playing` says whether matches are being played now: a build then runs at its busy
+        quota (arena.referee.build)."""
         self.store = store
         self.executor = executor
         self.settings = settings
@@ -117,6 +120,7 @@ class Verifier:
             settings.confined,
             settings.build_cache_mb,
             self.records if own_cache else None,
+            playing,
         )
         self.sweeps = own_cache  # only the store's own cache: no other server uses it
 

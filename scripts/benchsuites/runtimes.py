@@ -14,6 +14,10 @@ bot itself.
 the C++ bot, and with both seats the Python SDK's random bot, in short windows taken in pairs
 (in alternating order) so that load on this shared machine lands on both alike. The figure is
 the median of the window-by-window ratios, C++ over Python.
+(d) A hostile build beside the matches being played: the decision round trip of a match of two
+Python SDK bots in 1 s blocks, alternately with a build spinning eight busy loops beside it (in
+the build's sandbox and control group: the weight of a bot nobody waits for, a one-core quota)
+and without. Goal: the matches slow by at most a quarter.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from pathlib import Path
 
 from arena.botcommand import resolve
 from arena.games import make_game
-from arena.referee.build import Preparer
+from arena.referee.build import BuildBox, BuildLimits, Preparer
 from arena.referee.host import RefereeHost
 from arena.referee.match import Limits
 
@@ -151,12 +155,50 @@ async def roundtrip_ratios(tmp: Path, cpp: Path, seconds: float) -> tuple[list[f
     return cpp_windows, py_windows
 
 
+# (d): a build that computes for ever in as many processes as it may (eight busy loops).
+SPINNING_BUILD = ["sh", "-c", "for i in 1 2 3 4 5 6 7 8; do (while :; do :; done) & done; wait"]
+
+
+SPINNER_LIMITS = BuildLimits(time_s=600)
+
+
+async def beside_a_build(
+    tmp: Path, seconds: float, limits: BuildLimits = SPINNER_LIMITS
+) -> tuple[list[float], list[float]]:
+    """(d): per-decision seconds of a match of two Python SDK bots, in blocks with a hostile
+    build spinning beside it (in its sandbox and control group, as the server runs one) and
+    blocks without, alternating: (with the build, without)."""
+    busy, quiet = [], []
+    async with RefereeHost(tmp / "beside") as host:
+        pair = Pair(host, "py")
+        await pair.start(resolve(RANDOM))
+        for i in range(max(6, round(seconds / 1.0))):
+            if i % 2:
+                quiet += [await pair.window(0.1) for _ in range(5)]
+                continue
+            # As the server runs it: it is told matches are being played (Preparer.playing).
+            box = BuildBox(limits, True, (), f"spinner{i}", tmp, playing=lambda: True)
+            async with box:
+                build = asyncio.ensure_future(box.run(SPINNING_BUILD, 600))
+                await asyncio.sleep(0.5)  # its sandbox is up and its loops spin
+                busy += [await pair.window(0.1) for _ in range(5)]
+                build.cancel()
+                await asyncio.gather(build, return_exceptions=True)
+    return busy, quiet
+
+
 def run(seconds: float, log) -> dict:
     with tempfile.TemporaryDirectory(prefix="arena-bench-runtimes-") as name:
         tmp = Path(name)
         prep, versions = asyncio.run(prepare_times(tmp, log))
         verify = asyncio.run(verification_times(tmp, versions, log))
         cpp_w, py_w = asyncio.run(roundtrip_ratios(tmp, versions["cpp"], seconds))
+        busy, quiet = asyncio.run(beside_a_build(tmp, seconds))
+    slowed = statistics.median(busy) / statistics.median(quiet)
+    log(
+        f"(d) decision round trip beside a spinning build: {statistics.median(busy) * 1e6:.0f} "
+        f"us, without {statistics.median(quiet) * 1e6:.0f} us ({slowed:.2f} times)"
+    )
     ratios = [c / p for c, p in zip(cpp_w, py_w)]
     ratio = statistics.median(ratios)
     cpp_us, py_us = statistics.median(cpp_w) * 1e6, statistics.median(py_w) * 1e6
@@ -172,12 +214,18 @@ def run(seconds: float, log) -> dict:
             "decision_us": {"cpp": round(cpp_us, 1), "python_sdk": round(py_us, 1)},
             "cpp_over_python_decision": round(ratio, 3),
             "cached_env_reuse_over_install": round(reuse, 4),
+            "decision_beside_build_over_quiet": round(slowed, 3),
         },
         "goals": {
             "cached environment reuse / install": {
                 "value": reuse,
                 "goal": "<= 0.1",
                 "met": reuse <= 0.1,
+            },
+            "decision beside a spinning build / without": {
+                "value": slowed,
+                "goal": "<= 1.25",
+                "met": slowed <= 1.25,
             },
         },
     }

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee import sandbox
+from arena.referee import cgroups, sandbox
 from arena.referee.build import BuildBox, BuildLimits, Preparer
 from arena.referee.launcher import group_layout
 from arena.runtimes import find_preparation
@@ -41,6 +41,19 @@ def _groups() -> set[str]:
         for g in d.iterdir()
         if g.name.startswith("build-")
     }
+
+
+def _build_dirs(prefix: str) -> list[Path]:
+    where = group_layout()
+    if where is None:
+        return []
+    return [
+        g
+        for d in where.owner_dirs(os.getpid())
+        if d.is_dir()
+        for g in d.iterdir()
+        if g.name.startswith(prefix)
+    ]
 
 
 def _mounts() -> str:
@@ -86,6 +99,40 @@ def test_a_hostile_step_fails_saying_why_and_leaves_nothing(tmp_path, script, sa
     assert _groups() <= groups  # its control group is gone, with every process in it
     assert not any(name.startswith("build-hostile") for name in _groups())
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_build_yields_to_the_matches_being_played(tmp_path):
+    """While matches are being played, a build runs at its busy quota (its time limit then
+    counting at that share) and always on one core of its own: what keeps a spinning build from
+    slowing the matches (measured: scripts/bench.py runtimes, (d))."""
+    limits = dataclasses.replace(LIMITS, time_s=scaled(0.25), busy_cpus=0.5)
+    seen: dict[str, str] = {}
+
+    async def run():
+        async with BuildBox(limits, True, (), "yielding", tmp_path, playing=lambda: True) as box:
+            step = asyncio.ensure_future(
+                box.run(
+                    ["sh", "-c", "grep Cpus_allowed_list /proc/self/status; sleep 600"],
+                    limits.time_s,
+                )
+            )
+            while not step.done() and not seen:
+                for group in _build_dirs("build-yielding"):
+                    for name in ("cpu.cfs_quota_us", "cpu.max"):
+                        if (group / name).is_file():
+                            seen[name] = (group / name).read_text().split()[0]
+                await asyncio.sleep(0.02)
+            return await step
+
+    outcome = asyncio.run(run())
+    assert not outcome.ok and "counted at full speed" in outcome.detail, outcome.detail
+    # Half its time was given back: at half its quota, its time limit took twice as long.
+    assert outcome.extra_s >= limits.time_s / 2 * 0.9 and outcome.seconds >= limits.time_s * 1.8
+    if group_layout() is not None:
+        assert list(seen.values()) == [str(int(0.5 * cgroups.CPU_PERIOD_US))], seen
+    if len(os.sched_getaffinity(0)) > 1:
+        cpus = outcome.output.split("Cpus_allowed_list:")[1].split()[0]
+        assert cpus == str(max(os.sched_getaffinity(0))), outcome.output
 
 
 def test_a_failed_build_keeps_no_cache_entry_and_records_its_step(tmp_path):
