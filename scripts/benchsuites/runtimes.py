@@ -15,9 +15,11 @@ the C++ bot, and with both seats the Python SDK's random bot, in short windows t
 (in alternating order) so that load on this shared machine lands on both alike. The figure is
 the median of the window-by-window ratios, C++ over Python.
 (d) A hostile build beside the matches being played: the decision round trip of a match of two
-Python SDK bots in 1 s blocks, alternately with a build spinning eight busy loops beside it (in
-the build's sandbox and control group: the weight of a bot nobody waits for, a one-core quota)
-and without. Goal: the matches slow by at most a quarter.
+Python SDK bots in 1 s blocks (their median decision), alternately with a build spinning eight
+busy loops beside it (as the server runs a build while matches are played: its sandbox, its
+control group at a bot's idle weight, its busy quota, one core of its own) and without; the
+figure is the median of the ratios of each block with the build to the block without that
+follows it. Goal: the matches slow by at most a quarter.
 """
 
 from __future__ import annotations
@@ -167,21 +169,22 @@ async def beside_a_build(
 ) -> tuple[list[float], list[float]]:
     """(d): per-decision seconds of a match of two Python SDK bots, in blocks with a hostile
     build spinning beside it (in its sandbox and control group, as the server runs one) and
-    blocks without, alternating: (with the build, without)."""
-    busy, quiet = [], []
+    blocks without, alternating: (with the build, without), each a block's median."""
+    busy: list[float] = []
+    quiet: list[float] = []
     async with RefereeHost(tmp / "beside") as host:
         pair = Pair(host, "py")
         await pair.start(resolve(RANDOM))
         for i in range(max(6, round(seconds / 1.0))):
             if i % 2:
-                quiet += [await pair.window(0.1) for _ in range(5)]
+                quiet.append(statistics.median([await pair.window(0.1) for _ in range(5)]))
                 continue
             # As the server runs it: it is told matches are being played (Preparer.playing).
             box = BuildBox(limits, True, (), f"spinner{i}", tmp, playing=lambda: True)
             async with box:
                 build = asyncio.ensure_future(box.run(SPINNING_BUILD, 600))
                 await asyncio.sleep(0.5)  # its sandbox is up and its loops spin
-                busy += [await pair.window(0.1) for _ in range(5)]
+                busy.append(statistics.median([await pair.window(0.1) for _ in range(5)]))
                 build.cancel()
                 await asyncio.gather(build, return_exceptions=True)
     return busy, quiet
@@ -194,7 +197,9 @@ def run(seconds: float, log) -> dict:
         verify = asyncio.run(verification_times(tmp, versions, log))
         cpp_w, py_w = asyncio.run(roundtrip_ratios(tmp, versions["cpp"], seconds))
         busy, quiet = asyncio.run(beside_a_build(tmp, seconds))
-    slowed = statistics.median(busy) / statistics.median(quiet)
+    # Each block with the build against the block without that follows it: the load of this
+    # shared machine drifts slowly, so neighbours see alike.
+    slowed = statistics.median(b / q for b, q in zip(busy, quiet))
     log(
         f"(d) decision round trip beside a spinning build: {statistics.median(busy) * 1e6:.0f} "
         f"us, without {statistics.median(quiet) * 1e6:.0f} us ({slowed:.2f} times)"
