@@ -5,7 +5,8 @@ uploaded as source, built on the server in the sandbox, verified and plays a lad
 version whose requirement is in no shipped wheel, and one whose build fails, are refused, and
 `arena submit` prints the failing step and its last lines. The runtimes the server offers are
 listed (GET /api/runtimes and the bot page's upload form), and an upload naming one it lacks,
-or one it does not know, is refused saying what is missing.
+or one it does not know, is refused saying what is missing. Two hostile builds (one reaching
+for the network, one printing without end) fail saying why.
 
 The C++ build (about 25 s of CPU: gRPC's headers) is cached by content in the user's cache
 folder (~/.cache/arena/test-builds, `--build-cache`): the first run of this test on a machine
@@ -14,6 +15,7 @@ builds it on the server, later runs (of any clone) reuse it. Without a C++ toolc
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -127,6 +129,20 @@ def test_a_wheel_bot_and_a_cpp_bot_are_prepared_on_the_server_and_play(tmp_path,
             assert code == 0, said + server.log_tail()
             assert "build `make`: ok" in said and "verdict: passed" in said
             bad.append(submit(server, cpp_key, broken))
+            # Hostile builds, contained: one reaches for the network, one prints without end.
+            for i, build in enumerate(
+                [
+                    "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), 2)\"",
+                    "yes flooding",
+                ]
+            ):
+                hostile = tmp_path / f"hostile{i}"
+                hostile.mkdir()
+                (hostile / "arena-bot.toml").write_text(
+                    'name = "cpp-random"\nruntime = "cpp"\ncommand = ["bot"]\n'
+                    f"build = {json.dumps(['sh', '-c', build])}\n"
+                )
+                bad.append(submit(server, cpp_key, hostile))
         code, said = finished(bad[0])
         assert code == 1, said
         assert "install `pip install" in said and "FAILED: it exited" in said
@@ -137,6 +153,12 @@ def test_a_wheel_bot_and_a_cpp_bot_are_prepared_on_the_server_and_play(tmp_path,
             assert code == 1, said
             assert "build `g++ -o bot bot.cpp`: FAILED: it exited with code 1" in said
             assert "bot.cpp:1" in said and "error" in said  # g++'s own lines
+            code, said = finished(bad[2])
+            assert code == 1 and "FAILED: it exited with code 1" in said, said
+            assert "Network is unreachable" in said, said  # the sandbox has no network
+            code, said = finished(bad[3])
+            assert code == 1, said
+            assert "FAILED: it printed more than 2048 KB (the build's output limit)" in said, said
             wait_until(
                 lambda: played(db, "cpp-random") >= 1, "a ladder match of cpp-random", server=server
             )
