@@ -15,10 +15,11 @@ per-process rlimits (see docs/reliability.md, "Resources").
 
 The CPU: a bot's group has the same weight as every other bot's (`cpu.shares` 1024 / `cpu.weight`
 100) while a match waits for it (one of its decisions, or its connection at a match's start),
-and a sixteenth of it otherwise, from its start (`set_deciding`), so a bot's extra processes
-share its own slice instead of taking other seats', and what it computes when nobody waits for
-it (its start-up, spinners, a bot that never says Hello) gives way to those deciding; and a
-quota (`cpus`, 1.0 by default: one core's time) caps it however idle the machine is. All bots of a
+a sixteenth of it during its start-up, and otherwise is SCHED_IDLE (`cpu.idle`; the low weight
+where the kernel lacks it), from its Hello (`set_deciding`): a bot's extra processes share its
+own slice instead of taking other seats', and what it computes when nobody waits for it
+(spinners, a bot that never says Hello) runs only on CPU the deciding seats leave; and a quota
+(`cpus`, 1.0 by default: one core's time) caps it however idle the machine is. All bots of a
 platform sit in one group weighing as much as one busy thread of the platform per core (v1:
 the platform's threads are in the root group), so the referee keeps its turn.
 
@@ -205,51 +206,59 @@ def key_for(name: str) -> str:
 _SAFE = set(string.ascii_letters + string.digits + "_.@-")
 
 
-# The quota of a bot's group while nobody waits for it (cores' time): a tenth of a core, the
-# kernel's least (1 ms per 10 ms period). What a bot computes then is taken from the share of all
-# the bots together (their common group's), which the deciding ones need: measured, spinners
-# off their turn raised the honest seats' median decision in each of 5 interleaved runs under
-# the low weight alone, and within 1 ms of the quiet one in 4 of 5 under this quota
-# (docs/benchmarks.md, "Noisy neighbours").
-IDLE_CPUS = 0.1
-CPU_FILES_V1 = ("cpu.shares", "cpu.cfs_quota_us")
+# A bot's group while nobody waits for it (after its start-up) is SCHED_IDLE (`cpu.idle` 1,
+# cgroup v1 and v2 alike, Linux 5.15 and later): it runs only on CPU that nothing else wants,
+# and a waking task of any other group preempts it at once. What a bot computes off its turn
+# (spinners, a search pondering on the others' time, a bot that never plays) then takes
+# nothing from the seats that are deciding. Its quota stays its own (`cpus`) throughout: a quota
+# lowered between decisions (a tenth of a core, until 2026-12-02) left groups throttled for
+# most 10 ms periods once the bot had gone idle and back a few dozen times (this kernel, 6.18),
+# even at the whole quota, which made a decision 5 to 9 ms slower (docs/benchmarks.md, "The
+# idle quota").
+IDLE_FILE = "cpu.idle"
+CPU_FILES = {1: "cpu.shares", 2: "cpu.weight"}
 # CPU weights of a bot's group (v1 cpu.shares, v2 cpu.weight): while a match waits for it (a
-# decision, or its connection), and otherwise (from its start). A bot's processes that compute
-# when nobody waits for them (spinners, a search pondering on the others' time, a bot that
-# never plays) get a sixteenth of a deciding bot's weight.
+# decision, or its connection), and during its start-up; where the kernel has no `cpu.idle`,
+# the low one also while nobody waits for it.
 WEIGHTS = {1: (b"1024", b"64"), 2: (b"100", b"6")}
 
 
 class BotGroup:
     """One bot's control group: a directory per v1 controller (memory, pids, cpu), or one."""
 
-    __slots__ = ("version", "dirs", "cpus", "_weight_fd", "_quota_fd")
+    __slots__ = ("version", "dirs", "cpus", "_weight_fd", "_idle_fd")
 
     def __init__(self, version: int, dirs: tuple[Path, ...], cpus: float = 1.0):
         self.version = version
         self.dirs = dirs
-        self.cpus = cpus  # its quota while a match waits for it (0: none)
+        self.cpus = cpus  # its quota (0: none)
         self._weight_fd: int | None = None
-        self._quota_fd: int | None = None
+        self._idle_fd: int | None = None  # None where the kernel has no cpu.idle
 
     def set_deciding(self, deciding: bool) -> None:
-        """Give the group a deciding bot's CPU weight and quota, or the lower ones of a bot
-        nobody waits for. Called around every decision: the files stay open (two writes of a
-        few bytes, about 2 us each)."""
-        if self._weight_fd is None or self._quota_fd is None:
-            self.close()
+        """Give the group a deciding bot's CPU weight, or make it idle (SCHED_IDLE; the low
+        weight where the kernel has no `cpu.idle`) while nobody waits for it. Called around
+        every decision: the files stay open (one or two writes of a few bytes, about 2 us
+        each). A group's weight cannot be written while it is idle: it leaves idle first."""
+        if self._weight_fd is None:
             cpu = self.dirs[0] if self.version == 2 else self.dirs[2]
-            names = ("cpu.weight", "cpu.max") if self.version == 2 else CPU_FILES_V1
             try:
-                self._weight_fd = os.open(cpu / names[0], os.O_WRONLY | os.O_CLOEXEC)
-                self._quota_fd = os.open(cpu / names[1], os.O_WRONLY | os.O_CLOEXEC)
+                self._weight_fd = os.open(cpu / CPU_FILES[self.version], os.O_WRONLY | os.O_CLOEXEC)
             except OSError:
-                self.close()
                 return
+            try:
+                self._idle_fd = os.open(cpu / IDLE_FILE, os.O_WRONLY | os.O_CLOEXEC)
+            except OSError:
+                self._idle_fd = None
         try:
-            os.write(self._weight_fd, WEIGHTS[self.version][0 if deciding else 1])
-            idle = min(self.cpus, IDLE_CPUS) if self.cpus else IDLE_CPUS
-            os.write(self._quota_fd, self._quota(self.cpus if deciding else idle))
+            if deciding:
+                if self._idle_fd is not None:
+                    os.write(self._idle_fd, b"0")
+                os.write(self._weight_fd, WEIGHTS[self.version][0])
+            elif self._idle_fd is not None:
+                os.write(self._idle_fd, b"1")
+            else:
+                os.write(self._weight_fd, WEIGHTS[self.version][1])
         except OSError:
             pass
 
@@ -261,10 +270,10 @@ class BotGroup:
         return str(quota if quota else -1).encode()
 
     def close(self) -> None:
-        for fd in (self._weight_fd, self._quota_fd):
+        for fd in (self._weight_fd, self._idle_fd):
             if fd is not None:
                 os.close(fd)
-        self._weight_fd = self._quota_fd = None
+        self._weight_fd = self._idle_fd = None
 
     @classmethod
     def create(cls, where: Layout, owner: int, key: str, limits: GroupLimits) -> "BotGroup":
@@ -288,7 +297,7 @@ class BotGroup:
 
     def _limit(self, limits: GroupLimits) -> None:
         memory = limits.memory_mb * 1024 * 1024
-        quota = self._quota(limits.cpus).decode()  # its start-up may use the whole quota
+        quota = self._quota(limits.cpus).decode()
         if self.version == 2:
             (d,) = self.dirs
             if memory:

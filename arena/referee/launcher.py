@@ -51,9 +51,9 @@ _SIGNALS = {int(s): s.name for s in signal.Signals}
 GUARD_EXIT_S = 10.0
 # How long the launcher waits, once it has cleaned up, for the guard's keeper to exit.
 KEEPER_EXIT_S = 5.0
-# How long a launched bot's start-up may use its whole CPU quota (at the low weight of a bot
-# nobody waits for) before it gets the low quota too (cgroups.IDLE_CPUS); a match waiting for it
-# to connect gives it a deciding bot's weight and quota at once (seat.py).
+# How long a launched bot's start-up may run at a low CPU weight before its group is made idle
+# (SCHED_IDLE: cgroups.IDLE_FILE) like any bot nobody waits for; a match waiting for it to
+# connect gives it a deciding bot's weight at once (seat.py).
 START_UP_S = 5.0
 # Where the guard puts the seccomp program for bubblewrap (its child's first free descriptor).
 SECCOMP_FD = 3
@@ -263,13 +263,13 @@ class BotProcess:
                 keepers_end.close()  # the guard's (then its keeper's) alone
         self.pgid = self.proc.pid  # a new session: the guard's pid is the group id
         if self.group is not None:
-            # Its start-up may use its whole quota (at the low weight) for a while; then, while
-            # nobody waits for it, the low quota (cgroups.IDLE_CPUS).
+            # Its start-up runs at the low weight for a while; then, while nobody waits for
+            # it, its group is idle (cgroups.IDLE_FILE).
             self._start_up = asyncio.get_running_loop().call_later(START_UP_S, self.started)
 
     def started(self) -> None:
         """Its start-up is over (it said Hello, or START_UP_S passed): while nobody waits for
-        it, its group gets the low quota too. (Also when its first process has exited: what it
+        it, its group is idle. (Also when its first process has exited: what it
         left in its group runs on until the platform stops it.)"""
         if self._start_up is not None:
             self._start_up.cancel()

@@ -243,52 +243,75 @@ def test_without_control_groups_the_launcher_says_so_once(monkeypatch, caplog):
     assert "rlimits" in warnings[0]
 
 
-def test_a_bots_cpu_weight_and_quota_follow_its_pending_decisions(tmp_path):
+def test_a_bots_cpu_weight_and_idleness_follow_its_pending_decisions(tmp_path):
     # v2 (fake tree): the files are written when the first decision starts and when the last
-    # one ends, not at each of several at once.
+    # one ends, not at each of several at once; the quota is never written.
     from arena.referee.launcher import BotProcess, ResourceLimits
 
     d = tmp_path / "g"
     d.mkdir()
     (d / "cpu.weight").write_text("6")
     (d / "cpu.max").write_text("5000 10000")
+    (d / "cpu.idle").write_text("0")
     proc = BotProcess("b", None, tmp_path, tmp_path / "b.log", {}, tmp_path / "s", ResourceLimits())  # type: ignore[arg-type]
     proc.group = BotGroup(2, (d,), cpus=0.5)
     with proc.deciding():
         assert (d / "cpu.weight").read_text() == "100"
-        assert (d / "cpu.max").read_text() == "5000 10000"
+        assert (d / "cpu.idle").read_text() == "0"
         with proc.deciding():
             pass
         assert proc.pending_decisions == 1
         assert (d / "cpu.weight").read_text() == "100"
     assert proc.pending_decisions == 0
     # The files are kept open and written in place: what each holds ends with the last write.
-    assert (d / "cpu.weight").read_text().endswith("6")
-    assert (d / "cpu.max").read_text().endswith("1000 10000")  # a tenth of a core
+    assert (d / "cpu.idle").read_text().endswith("1")
+    assert (d / "cpu.weight").read_text() == "100"  # (the kernel refuses a weight while idle)
+    assert (d / "cpu.max").read_text() == "5000 10000"
+    with proc.deciding():
+        assert (d / "cpu.idle").read_text().endswith("0")
     proc.group.close()
 
 
-def test_the_quota_of_a_bot_nobody_waits_for_is_never_above_its_own():
+def test_without_cpu_idle_a_bot_nobody_waits_for_gets_the_low_weight(tmp_path):
+    d = tmp_path / "g"
+    d.mkdir()
+    (d / "cpu.shares").write_text("64")
+    group = BotGroup(1, (d, d, d))
+    group.set_deciding(True)
+    assert (d / "cpu.shares").read_text() == "1024"
+    group.set_deciding(False)
+    assert (d / "cpu.shares").read_text().endswith("64")
+    assert not (d / "cpu.idle").exists()
+    group.close()
+
+
+def test_the_quota_files_take_cores_time_per_period():
     assert BotGroup(1, (), cpus=0.05)._quota(0.05) == b"500"
     assert BotGroup(1, (), cpus=0)._quota(0) == b"-1"  # no quota
     assert BotGroup(2, (), cpus=0)._quota(0) == b"max 10000"
 
 
 @needs_v1
-def test_v1_weight_and_quota_are_written_to_cpu_shares_and_cfs_quota(owner):
+def test_v1_weight_and_idleness_are_written_to_cpu_shares_and_cpu_idle(owner):
     assert isinstance(V1, Layout)
     group = BotGroup.create(V1, owner, cgroups.key_for("weights"), GroupLimits())
     try:
-        shares = group.dirs[2] / "cpu.shares"
-        quota = group.dirs[2] / "cpu.cfs_quota_us"
-        # Its start-up: the low weight, the whole quota (one core per 10 ms).
-        assert (shares.read_text().strip(), quota.read_text().strip()) == ("64", "10000")
+        cpu = group.dirs[2]
+
+        def held() -> tuple[str, str, str]:
+            return tuple(  # type: ignore[return-value]
+                (cpu / f).read_text().strip()
+                for f in ("cpu.shares", "cpu.cfs_quota_us", "cpu.idle")
+            )
+
+        # Its start-up: the low weight, not idle, its quota (one core per 10 ms) throughout.
+        assert held() == ("64", "10000", "0")
         group.set_deciding(True)
-        assert (shares.read_text().strip(), quota.read_text().strip()) == ("1024", "10000")
+        assert held() == ("1024", "10000", "0")
         group.set_deciding(False)
-        assert (shares.read_text().strip(), quota.read_text().strip()) == ("64", "1000")
+        assert held()[1:] == ("10000", "1")  # SCHED_IDLE (the kernel shows its weight as 3)
         group.set_deciding(True)
-        assert (shares.read_text().strip(), quota.read_text().strip()) == ("1024", "10000")
+        assert held() == ("1024", "10000", "0")
     finally:
         group.kill()
         group.remove()

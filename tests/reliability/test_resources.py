@@ -261,13 +261,17 @@ def test_a_launch_that_fails_after_its_work_directory_was_made_leaves_nothing(
 
 
 def cpu_of(proc: BotProcess) -> tuple[str, str]:
-    """The bot group's CPU weight and quota as the kernel holds them."""
+    """The bot group's CPU weight ("idle" while the group is SCHED_IDLE) and quota as the
+    kernel holds them."""
     assert proc.group is not None
+    d = proc.group.dirs[0] if proc.group.version == 2 else proc.group.dirs[2]
     if proc.group.version == 2:
-        (d,) = proc.group.dirs
         files = (d / "cpu.weight", d / "cpu.max")
     else:
-        files = (proc.group.dirs[2] / "cpu.shares", proc.group.dirs[2] / "cpu.cfs_quota_us")
+        files = (d / "cpu.shares", d / "cpu.cfs_quota_us")
+    idle = d / "cpu.idle"
+    if idle.exists() and idle.read_text().strip() == "1":
+        return "idle", files[1].read_text().strip()
     return files[0].read_text().strip(), files[1].read_text().strip()
 
 
@@ -280,26 +284,31 @@ async def cpu_becomes(proc: BotProcess, wanted: tuple[str, str], what: str) -> N
 
 
 def test_a_bots_cpu_follows_what_the_platform_waits_for(tmp_path, monkeypatch):
-    # Start-up: the low weight with the whole quota, for launcher.START_UP_S; then, nobody
-    # waiting for it, the low quota too; a match waiting for it to connect, and each of its
-    # decisions, give it a deciding bot's weight and quota; after its match, the low ones again.
+    # Start-up: the low weight, for launcher.START_UP_S; then, nobody waiting for it, its group
+    # is idle (SCHED_IDLE; the low weight on a kernel without cpu.idle); a match waiting for it
+    # to connect, and each of its decisions, give it a deciding bot's weight; after its match,
+    # idle again. The quota, its own, never changes.
     from arena.referee import cgroups, launcher
 
     monkeypatch.setattr(launcher, "START_UP_S", 0.3)
-    version = group_layout().version  # type: ignore[union-attr]
+    where = group_layout()
+    assert isinstance(where, cgroups.Layout)
+    version = where.version
     deciding_weight, idle_weight = (w.decode() for w in cgroups.WEIGHTS[version])
-    full, idle = ("10000", "1000") if version == 1 else ("10000 10000", "1000 10000")
+    full = "10000" if version == 1 else "10000 10000"
+    cpu_base = where.bases[0] if version == 2 else where.bases[2]
+    off_turn = "idle" if (cpu_base / cgroups.IDLE_FILE).exists() else idle_weight
 
     async def run():
         async with RefereeHost(tmp_path, resource_limits=LIMITS) as host:
             late = await host.launch("late", hostile("late", "2"))
             await host.launch("honest", good())
             assert cpu_of(late) == (idle_weight, full)
-            await cpu_becomes(late, (idle_weight, idle), "after its start-up")
+            await cpu_becomes(late, (off_turn, full), "after its start-up")
             match = asyncio.ensure_future(host.run_match(BALLOON2, 1, ["late", "honest"], FAST))
             await cpu_becomes(late, (deciding_weight, full), "a match waits for it")
             result = await match
             assert not result.faults, result.faults
-            assert cpu_of(late) == (idle_weight, idle)
+            assert cpu_of(late) == (off_turn, full)
 
     asyncio.run(run())
