@@ -3,9 +3,9 @@ bot's `build = [...]`), run in the bots' sandbox before its verification match, 
 by content and recorded beside the version (arena.runtimes.Preparation).
 
 Each step runs as a launched bot does (arena.referee.launcher): the guard process
-(arena.referee.rlimits) with its rlimits, a control group of its own (memory, processes, CPU at
-the weight of a bot nobody waits for, its quota halved while matches are being played:
-BuildLimits.busy_cpus), on one core of its own (the machine's last: taskset), so that a build
+(arena.referee.rlimits) with its rlimits, a control group of its own (memory, processes, CPU as
+a bot nobody waits for: SCHED_IDLE where the kernel has cpu.idle, else its low weight; its quota
+halved while matches are being played: BuildLimits.busy_cpus), on one core of its own (the machine's last: taskset), so that a build
 does not slow the matches being played, the seccomp filter, and bubblewrap with no network and
 nothing of the server's files but the system's read-only directories, Arena's Python and the
 bot's own folder. Its writable folder, /home/bot,
@@ -478,6 +478,7 @@ class BuildBox:
             # first (and its quota caps it however idle the machine is).
             key = cgroups.key_for(f"build-{self.key[:12]}")
             group = cgroups.BotGroup.create(where, os.getpid(), key, limits)
+            group.set_deciding(False)  # SCHED_IDLE: only CPU nothing else wants (cgroups)
             for d in group.dirs:
                 guard_options += ["--cgroup", str(d)]
         throttled = False  # at its busy quota (matches are being played)
