@@ -5,10 +5,10 @@ by content and recorded beside the version (arena.runtimes.Preparation).
 Each step runs as a launched bot does (arena.referee.launcher): the guard process
 (arena.referee.rlimits) with its rlimits, a control group of its own (memory, processes, CPU as
 a bot nobody waits for: SCHED_IDLE where the kernel has cpu.idle, else its low weight; its quota
-halved while matches are being played: BuildLimits.busy_cpus), on one core of its own (the machine's last: taskset), so that a build
-does not slow the matches being played, the seccomp filter, and bubblewrap with no network and
-nothing of the server's files but the system's read-only directories, Arena's Python and the
-bot's own folder. Its writable folder, /home/bot,
+halved while matches are being played: BuildLimits.busy_cpus), on one core of its own (the
+machine's last: taskset), so that a build does not slow the matches being played, the seccomp
+filter, and bubblewrap with no network and nothing of the server's files but the system's
+read-only directories, Arena's Python and the bot's own folder. Its writable folder, /home/bot,
 is a tmpfs of the build's own when the platform is root (its size is the build's disk limit);
 a step that runs past the preparation's time limit, prints more than its output limit, or is
 killed for memory fails with a sentence saying so, and the sandbox, its group and its folder
