@@ -369,7 +369,14 @@ def _keep(made: Path, entry: Path) -> None:
                 os.chown(path, os.getuid(), os.getgid())
             executable = os.stat(path).st_mode & 0o100
             os.chmod(path, 0o755 if executable else 0o644)
-    os.rename(part, entry)
+    try:
+        os.rename(part, entry)
+    except OSError:
+        if not entry.is_dir():
+            raise
+        # Another process sharing the cache (another server, a test worker) made it first: by
+        # its key, the same thing.
+        shutil.rmtree(part, ignore_errors=True)
 
 
 class BuildBox:

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from arena import botcommand, runtimes
 from arena.botcommand import BadManifest, CommandNotFound
 from arena.cli.runtimes import runtime_group
-from arena.referee import sandbox
+from arena.referee import build, sandbox
 from arena.referee.build import Preparer
 from arena.runtimes import Preparation, Runtimes, RuntimesFileError, Step, write_preparation
 from tests.cli import ROOT
@@ -216,6 +216,20 @@ def test_the_cache_makes_an_entry_once_reuses_it_and_sweeps_what_no_version_uses
     write_preparation(store / "gone" / "1", Preparation(True, uses=("envs/k2",)))  # no folder
     assert preparer.sweep(store) == 1
     assert sorted(p.name for p in (tmp_path / "cache" / "envs").iterdir()) == ["k1", "k1.json"]
+
+
+def test_an_entry_made_twice_at_once_by_two_processes_is_kept_once(tmp_path):
+    """Two processes sharing a cache (servers, test workers) may make one entry at once: the
+    second to finish keeps the first's (the same, by its key) instead of failing."""
+    made = tmp_path / "made"
+    made.mkdir()
+    (made / "bot").write_text("built\n")
+    entry = tmp_path / "cache" / "builds" / "k"
+    entry.parent.mkdir(parents=True)
+    build._keep(made, entry)
+    build._keep(made, entry)
+    assert sorted(p.name for p in entry.parent.iterdir()) == ["k"]
+    assert (entry / "bot").read_text() == "built\n"
 
 
 def test_the_cache_counts_toward_its_disk_limit_and_makes_room_from_unused_entries(tmp_path):
