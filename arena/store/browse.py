@@ -515,9 +515,11 @@ class BrowseQueries:
         before: int,
         limit: int,
         opponent_id: int | None = None,
+        faulted: bool = False,
     ) -> list[int]:
         """The ids of the bot's completed matches before `before`, newest first (only the
-        ladder's, only those where the opponent sat too, when given)."""
+        ladder's, only those where the opponent sat too, when given; only those where the bot
+        faulted, with `faulted`)."""
         # Completed matches have result rows: read them through results_by_bot.
         sql = "SELECT r.match_id FROM results r"
         params: list[Any] = []
@@ -530,7 +532,10 @@ class BrowseQueries:
         if ladder_id is not None:
             sql += " JOIN matches m ON m.id = r.match_id AND m.ladder_id = ?"
             params.append(ladder_id)
-        sql += " WHERE r.bot_id = ? AND r.match_id < ? ORDER BY r.match_id DESC LIMIT ?"
+        sql += " WHERE r.bot_id = ? AND r.match_id < ?"
+        if faulted:
+            sql += " AND r.faults > 0"
+        sql += " ORDER BY r.match_id DESC LIMIT ?"
         params += [bot_id, before, limit]
         return [r[0] for r in self.db.execute(sql, params)]
 
@@ -735,19 +740,30 @@ class BrowseQueries:
     def matches_against(
         self,
         bot: str,
-        opponent: str,
+        opponent: str | None,
         *,
         ladder: str | None = None,
         before: int | None = None,
         limit: int = 50,
+        faulted: bool = False,
     ) -> MatchPage:
-        """The completed matches where `bot` and `opponent` both sat, newest first, a page at a
-        time (as match_list; read through the results' bot index)."""
-        bot_id, opponent_id = self._bot_id(bot), self._bot_id(opponent)
+        """The completed matches where `bot` and `opponent` (any, if None) both sat, only those
+        where `bot` faulted with `faulted`, newest first, a page at a time (as match_list;
+        read through the results' bot index)."""
+        bot_id = self._bot_id(bot)
+        opponent_id = self._bot_id(opponent) if opponent is not None else None
         ladder_id = self._ladder_id(ladder)[0] if ladder is not None else None
         cursor = before if before is not None else 1 << 62
-        ids = self._completed_of_bot(bot_id, ladder_id, cursor, limit + 1, opponent_id)
-        return self._page(ids, limit, ladder=ladder, bot=bot, opponent=opponent, status=COMPLETED)
+        ids = self._completed_of_bot(bot_id, ladder_id, cursor, limit + 1, opponent_id, faulted)
+        return self._page(
+            ids,
+            limit,
+            ladder=ladder,
+            bot=bot,
+            opponent=opponent,
+            status=COMPLETED,
+            faulted=faulted,
+        )
 
     def finished_prefix(self, ladder: str) -> int:
         """How many of the ladder's first matches (by index) lie in finished sets, with no

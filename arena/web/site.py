@@ -15,7 +15,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 import jinja2
 from markupsafe import Markup, escape
@@ -419,6 +419,22 @@ def history_charts(points: Sequence[TimedPoint]) -> dict[str, Markup]:
     }
 
 
+def rating_changes(history: Mapping[str, Sequence[HistoryPoint]]) -> dict[tuple[str, int], float]:
+    """How much each rating update moved the bot's conservative rating μ−3σ, by the match that
+    carried it (ladder, index): one update a duplicate set, at its last match to finish (the
+    set's other matches moved nothing on their own). The first update has no change: what it
+    moved from is the ladder's prior, not a rating the bot had."""
+    changes: dict[tuple[str, int], float] = {}
+    for ladder, points in history.items():
+        before = None
+        for p in points:
+            now = conservative(p.mu, p.sigma)
+            if before is not None:
+                changes[(ladder, p.index)] = now - before
+            before = now
+    return changes
+
+
 def bot_page(v: View, bot: str, recent: int = 20) -> Page:
     """A bot's page; its faults' details go through the public's Disclosure, its head-to-head
     counts only finished sets (BrowseQueries.head_to_head). Where the owners' API is served (arena
@@ -434,6 +450,7 @@ def bot_page(v: View, bot: str, recent: int = 20) -> Page:
     charts = {
         name: history_charts(points) for name, points in history.items() if name not in comparisons
     }
+    head_to_head = [h for h in q.head_to_head(bot=bot) if h.ladder not in comparisons]
     return "bot.html", {
         "title": f"Bot {info.name}",
         "bot": info,
@@ -442,7 +459,9 @@ def bot_page(v: View, bot: str, recent: int = 20) -> Page:
         "charts": charts,
         "recent": [m for m in q.recent_matches(bot, recent) if m.ladder not in comparisons],
         "comparisons": sorted({s.ladder for s in standings} & comparisons),
-        "head_to_head": [h for h in q.head_to_head(bot=bot) if h.ladder not in comparisons],
+        "head_to_head": head_to_head,
+        "changes": rating_changes({k: v for k, v in history.items() if k not in comparisons}),
+        "opponents": sorted({h.opponent for h in head_to_head}),
         "faults": Disclosure().faults(q.bot_faults(bot, recent)),
         "owners_api": v.owners_api,
     }
@@ -457,26 +476,27 @@ def matches_page(
     before: int | None,
     limit: int,
     opponent: str | None = None,
+    faulted: bool = False,
 ) -> Page:
-    """The match list; with `opponent` (the caller checks `bot` is given too), the completed
-    matches of the two."""
+    """The match list; with `opponent` or `faulted` (the caller checks `bot` is given too),
+    the bot's completed matches against the opponent, or where it faulted. With a bot, each
+    match's change of its rating (rating_changes)."""
     q, urls = v.q, v.urls
-    if opponent is not None:
-        page = q.matches_against(bot or "", opponent, ladder=ladder, before=before, limit=limit)
+    if opponent is not None or faulted:
+        page = q.matches_against(
+            bot or "", opponent, ladder=ladder, before=before, limit=limit, faulted=faulted
+        )
     else:
         page = q.match_list(ladder=ladder, bot=bot, status=status, before=before, limit=limit)
-    older = (
-        urls.matches(
-            ladder=ladder, bot=bot, opponent=opponent, status=status, before=page.next, limit=limit
-        )
-        if page.next is not None
-        else None
-    )
-    newest = (
-        urls.matches(ladder=ladder, bot=bot, opponent=opponent, status=status, limit=limit)
-        if before is not None
-        else None
-    )
+    filters = {
+        "ladder": ladder,
+        "bot": bot,
+        "opponent": opponent,
+        "status": status,
+        "faulted": "true" if faulted else None,
+    }
+    older = urls.matches(**filters, before=page.next, limit=limit) if page.next else None
+    newest = urls.matches(**filters, limit=limit) if before is not None else None
     return "matches.html", {
         "title": "Matches",
         "page": page,
@@ -487,7 +507,9 @@ def matches_page(
             "bot": bot or "",
             "opponent": opponent or "",
             "status": status or "",
+            "faulted": faulted,
         },
+        "changes": rating_changes(q.rating_history_timed(bot)) if bot else {},
         "ladder_names": [lad.name for lad in q.ladders()],
         "bot_names": [b.name for b in q.bots()],
     }
