@@ -25,7 +25,15 @@ from arena.competitions import archive as competition_archive
 from arena.competitions import phases as competition_phases
 from arena.games import option_labels
 from arena.ratings import conservative, rating_interval
-from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING, UnknownLadder
+from arena.store import (
+    COMPLETED,
+    FINISHED,
+    INFRA_FAILED,
+    MATCH_STATUSES,
+    PENDING,
+    RUNNING,
+    UnknownLadder,
+)
 from arena.store.browse import (
     BrowseQueries,
     HeadToHead,
@@ -337,6 +345,61 @@ def ladder_live(q: BrowseQueries, ladder: str, h2h: HeadToHeadCache | None = Non
     }
 
 
+@dataclass(frozen=True, slots=True)
+class PairedDeal:
+    """One finished deal of a comparison, paired: its matches (first and last index), the new
+    version's and the base's total scores over them, the new one's gain per match and in
+    places (verdict.observations), and the test's LLR after it (None: a deal the test did
+    not use, given up or after the verdict)."""
+
+    deal: int
+    first: int
+    last: int
+    new_score: float | None
+    base_score: float | None
+    gain: float | None
+    place_gain: float | None
+    llr: float | None
+
+
+def paired_deals(settings: Any, rows: Sequence[Any], path: Sequence[float]) -> list[PairedDeal]:
+    """The comparison's finished deals in order, up to the first one not finished (as the test
+    reads them; a later deal's scores are not public yet): what each side scored on the same
+    deals and seats, and the LLR after each deal the test used (`path`)."""
+    observed = iter(verdict.observations(settings.table_size, settings.new, settings.base, rows)[0])
+    llrs = iter(path)
+    by_deal: dict[int, list[Any]] = {}
+    for row in rows:
+        by_deal.setdefault(row.set_index, []).append(row)
+    out = []
+    for deal in sorted(by_deal):
+        matches = by_deal[deal]
+        if len(matches) < 2 * settings.table_size or any(m.status not in FINISHED for m in matches):
+            break
+        first, last = min(m.index for m in matches), max(m.index for m in matches)
+        if any(m.status != COMPLETED for m in matches):
+            out.append(PairedDeal(deal, first, last, None, None, None, None, None))
+            continue
+        totals = {
+            side: sum(m.scores[m.bots.index(side)] for m in matches if side in m.bots)
+            for side in (settings.new, settings.base)
+        }
+        gain, place_gain = next(observed)
+        out.append(
+            PairedDeal(
+                deal,
+                first,
+                last,
+                totals[settings.new],
+                totals[settings.base],
+                gain,
+                place_gain,
+                next(llrs, None),
+            )
+        )
+    return out
+
+
 def comparison_page(v: View, ladder: str, width: int = 640, height: int = 200) -> Page:
     """A comparison (arena compare; `ladder` is its name): the two versions, the opponents, the
     running estimate with its interval, the test's LLR against its bounds (deal by deal), and
@@ -361,7 +424,16 @@ def comparison_page(v: View, ladder: str, width: int = 640, height: int = 200) -
     def y(value: float) -> float:
         return round(10 + (height - 30) * (top - value) / (top - bottom), 1)
 
+    # Values along each axis: about five deal numbers, and the LLR at whole steps between
+    # the bounds' margins.
+    step = max(1, math.ceil(n / 5))
     chart = {
+        "x_ticks": [(x(i), i) for i in range(0, n + 1, step)],
+        "y_ticks": [
+            (y(float(t)), t)
+            for t in range(math.ceil(bottom), math.floor(top) + 1)
+            if min(abs(t - lower), abs(t - upper)) > 0.3 * (top - bottom) / 8 and t != 0
+        ],
         "width": width,
         "height": height,
         "x0": x(0),
@@ -379,6 +451,7 @@ def comparison_page(v: View, ladder: str, width: int = 640, height: int = 200) -
         "result": result,
         "json": verdict.outcome_json(settings, result),
         "chart": chart,
+        "deals": paired_deals(settings, rows, path),
         # The latest few: all of them are a link away (a phone scrolled 11,000 px through 60).
         "matches": q.match_list(ladder=name, limit=20).matches,
     }
