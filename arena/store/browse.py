@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
-from arena.results import COMPLETED, FINISHED, MATCH_STATUSES
+from arena.results import COMPLETED, FINISHED, MATCH_STATUSES, RUNNING
 
 from .errors import UnknownBot, UnknownLadder
 from .rankings import LADDER_HEAD, LADDER_HEAD_SQL, standing_of
@@ -299,6 +299,33 @@ class BrowseQueries:
             )
             for r in rows
         ]
+
+    def ladder_pace(self, recent: int = 20) -> dict[str, "LadderPace"]:
+        """Each ladder's matches running now and its recent pace: completed matches an hour
+        over its last `recent` completed ones (None with fewer than 3 of them, or all finished
+        at once). Read through the matches' status index: no scan of a big ladder."""
+        running = dict(
+            self.db.execute(
+                "SELECT l.name, count(m.id) FROM ladders l LEFT JOIN matches m "
+                "ON m.ladder_id = l.id AND m.status = ? GROUP BY l.id",
+                (RUNNING,),
+            ).fetchall()
+        )
+        out = {}
+        for ladder_id, name in self.db.execute("SELECT id, name FROM ladders"):
+            times = [
+                r[0]
+                for r in self.db.execute(
+                    "SELECT finished FROM matches WHERE ladder_id = ? AND status = ? "
+                    "ORDER BY idx DESC LIMIT ?",
+                    (ladder_id, COMPLETED, recent),
+                )
+                if r[0] is not None
+            ]
+            span = max(times) - min(times) if len(times) >= 3 else 0.0
+            per_hour = (len(times) - 1) / span * 3600 if span > 0 else None
+            out[name] = LadderPace(running.get(name, 0), per_hour)
+        return out
 
     def ladder(self, ladder: str) -> LadderRow:
         for row in self.ladders():
@@ -809,6 +836,15 @@ class BrowseQueries:
                 TimedPoint(index=idx, mu=mu, sigma=sigma, nth=len(points) + 1, finished=finished)
             )
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class LadderPace:
+    """How a ladder is being played: its matches running now, and completed matches an hour
+    lately (None: too few to tell)."""
+
+    running: int
+    per_hour: float | None
 
 
 @dataclass(slots=True)

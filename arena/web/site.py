@@ -38,6 +38,7 @@ from arena.store.browse import (
     BrowseQueries,
     HeadToHead,
     HistoryPoint,
+    LadderPace,
     LadderRow,
     MatchDetail,
     TimedPoint,
@@ -230,12 +231,41 @@ def index_page(v: View) -> Page:
     """The ladders, and apart from them the comparisons (arena compare), which are never
     ranked: a comparison's leader would be a test's side, not a standing."""
     everything = v.q.ladders()
+    pace = v.q.ladder_pace()
     return "index.html", {
         "title": "Ladders",
         "ladders": [lad for lad in everything if not lad.comparison],
         "comparisons": [lad for lad in everything if lad.comparison],
         "competitions": competition_banners(v.q),
+        "left": {lad.name: time_left(lad, pace.get(lad.name)) for lad in everything},
+        "running": {lad.name: pace[lad.name].running for lad in everything if lad.name in pace},
+        "playing": v.q.match_list(status=RUNNING, limit=PLAYING_SHOWN).matches,
+        "playing_max": PLAYING_SHOWN,
     }
+
+
+# The home page lists at most this many matches being played (the match list has them all).
+PLAYING_SHOWN = 12
+
+
+def time_left(ladder: LadderRow, pace: LadderPace | None) -> str:
+    """What is left of a ladder's schedule, in words: done, not being played now (no match
+    running: stopped, or between runs), or about how long at its recent pace."""
+    left = ladder.scheduled - ladder.completed
+    if left <= 0:
+        return "done"
+    if pace is None or not pace.running:
+        return "not being played now"
+    if pace.per_hour is None:
+        return "just started"
+    seconds = left / pace.per_hour * 3600
+    if seconds < 90:
+        return "about a minute"
+    if seconds < 5400:
+        return f"about {seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"about {seconds / 3600:.1f} h"
+    return f"about {seconds / 86400:.0f} days"
 
 
 @dataclass(frozen=True, slots=True)
