@@ -327,6 +327,51 @@ class BrowseQueries:
             out[name] = LadderPace(running.get(name, 0), per_hour)
         return out
 
+    def ratings_back(self, ladder: str, back: int) -> dict[str, tuple[float, float]] | None:
+        """Each bot's rating (mu, sigma) in the ladder as it stood `back` completed matches
+        ago (a bot rated only since: absent), or None if the ladder has not completed more
+        than `back`. One indexed look-up a bot (rating_history_by_bot): no scan of the
+        ladder's history."""
+        ladder_id = self._ladder_id(ladder)[0]
+        cut = self.db.execute(
+            "SELECT id FROM matches WHERE ladder_id = ? AND status = ? "
+            "ORDER BY idx DESC LIMIT 1 OFFSET ?",
+            (ladder_id, COMPLETED, back),
+        ).fetchone()
+        if cut is None:
+            return None
+        names = self._bot_names()
+        out = {}
+        for (bot_id,) in self.db.execute(
+            "SELECT bot_id FROM ladder_bots WHERE ladder_id = ?", (ladder_id,)
+        ).fetchall():
+            row = self.db.execute(
+                "SELECT h.mu, h.sigma FROM rating_history h JOIN matches m ON m.id = h.match_id "
+                "WHERE h.bot_id = ? AND h.match_id <= ? AND m.ladder_id = ? "
+                "ORDER BY h.match_id DESC LIMIT 1",
+                (bot_id, cut[0], ladder_id),
+            ).fetchone()
+            if row is not None:
+                out[names.get(bot_id, f"#{bot_id}")] = (row[0], row[1])
+        return out
+
+    def ladder_history(self, ladder: str, bots: Sequence[str]) -> dict[str, list[HistoryPoint]]:
+        """The rating history in the ladder of each of `bots` (match index order), each
+        through the bots' history index."""
+        ladder_id = self._ladder_id(ladder)[0]
+        out = {}
+        for bot in bots:
+            out[bot] = [
+                HistoryPoint(idx, mu, sigma)
+                for idx, mu, sigma in self.db.execute(
+                    "SELECT m.idx, h.mu, h.sigma FROM rating_history h "
+                    "JOIN matches m ON m.id = h.match_id "
+                    "WHERE h.bot_id = ? AND m.ladder_id = ? ORDER BY h.match_id",
+                    (self._bot_id(bot), ladder_id),
+                )
+            ]
+        return out
+
     def ladder(self, ladder: str) -> LadderRow:
         for row in self.ladders():
             if row.name == ladder:

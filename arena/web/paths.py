@@ -31,6 +31,8 @@ class Place:
 PLACES: dict[str, Place] = {
     "home": Place("/", "index.html"),
     "ladder": Place("/ladders/{ladder}", "ladders/{ladder}.html"),
+    # The chart of a ladder's leaders' ratings (an SVG image; the report has none).
+    "ladder_chart": Place("/ladders/{ladder}/ratings.svg"),
     # The report has no comparison pages (its ladder page lists the matches).
     "comparison": Place("/comparisons/{ladder}"),
     "bots": Place("/bots", "bots.html"),

@@ -352,9 +352,125 @@ def _add(counts: dict[tuple[str, str], tuple[int, ...]], rows: Sequence[HeadToHe
 
 def ladder_page(v: View, ladder: str) -> Page:
     """The ladder's page; its part that changes (`_ladder_live.html`, from ladder_live) is
-    pushed again by the ladder's live feed (live.py)."""
+    pushed again by the ladder's live feed (live.py). Besides: its latest results, and where
+    served, the chart of its leaders' ratings (ladder_chart, an image of its own address, so
+    the leaderboard never waits for it)."""
     context = ladder_live(v.q, ladder, v.h2h)[1]
-    return "ladder.html", {"title": f"Ladder {ladder}", **context}
+    recent = v.q.match_list(ladder=ladder, status=COMPLETED, limit=RECENT_RESULTS).matches
+    return "ladder.html", {
+        "title": f"Ladder {ladder}",
+        "recent": recent,
+        "chart_bots": CHART_BOTS,
+        **context,
+    }
+
+
+# The ladder page's latest results, and how many of its leaders its rating chart draws.
+RECENT_RESULTS = 10
+CHART_BOTS = 8
+# Rank movement is counted over this many completed matches a bot of the ladder (at least
+# MOVEMENT_MIN): long enough that each bot has played since.
+MOVEMENT_PER_BOT, MOVEMENT_MIN = 2, 10
+
+CHART_COLOURS = (
+    "#2456a6",
+    "#c2410c",
+    "#15803d",
+    "#7e22ce",
+    "#b91c1c",
+    "#0e7490",
+    "#a16207",
+    "#475569",
+)
+
+
+def rank_movement(
+    q: BrowseQueries, ladder: LadderRow, standings: Sequence[Any]
+) -> tuple[dict[str, int | None], int]:
+    """How many places each bot moved (positive: up) over the last N completed matches (N
+    returned too); None for a bot not rated N matches ago (new since). Empty while the ladder
+    has not played N."""
+    back = max(MOVEMENT_MIN, MOVEMENT_PER_BOT * ladder.bots)
+    then = q.ratings_back(ladder.name, back)
+    if not then:
+        return {}, back
+    order = sorted(then, key=lambda b: -conservative(*then[b]))
+    rank_then = {b: i + 1 for i, b in enumerate(order)}
+    return {
+        s.bot: (rank_then[s.bot] - s.rank if s.bot in rank_then else None) for s in standings
+    }, back
+
+
+def ladder_chart(
+    histories: Mapping[str, Sequence[HistoryPoint]], width: int = 640, height: int = 240
+) -> str:
+    """An SVG of the conservative rating μ−3σ of each bot of `histories` over the ladder's
+    matches (by index), a line and a label each, thinned to about 150 points a line."""
+    lines = {b: list(p) for b, p in histories.items() if p}
+    left, right, top, bottom = 44, 96, 10, 26
+    if not lines:
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} 40" width="{width}" '
+            'height="40"><text x="4" y="24" font-size="13">No rated match yet.</text></svg>'
+        )
+    for b, points in lines.items():
+        if len(points) > 150:
+            step = len(points) / 150
+            lines[b] = [points[int(i * step)] for i in range(150)] + [points[-1]]
+    xs = [p.index for pts in lines.values() for p in pts]
+    ys = [conservative(p.mu, p.sigma) for pts in lines.values() for p in pts]
+    x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
+    y0, y1 = math.floor(min(ys)), math.ceil(max(ys))
+    if y1 == y0:
+        y1 = y0 + 1
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def px(x: float) -> float:
+        return left + (x - x0) / (x1 - x0) * plot_w
+
+    def py(y: float) -> float:
+        return top + (y1 - y) / (y1 - y0) * plot_h
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" font-family="system-ui, sans-serif" font-size="11">'
+    ]
+    for i in range(5):
+        y = y0 + (y1 - y0) * i / 4
+        parts.append(
+            f'<line x1="{left}" x2="{left + plot_w}" y1="{py(y):.1f}" y2="{py(y):.1f}" '
+            f'stroke="#e5e7eb"/><text x="{left - 5}" y="{py(y) + 4:.1f}" text-anchor="end" '
+            f'fill="#555">{y:.0f}</text>'
+        )
+    for i in range(5):
+        x = x0 + (x1 - x0) * i / 4
+        anchor = "start" if i == 0 else "end" if i == 4 else "middle"
+        parts.append(
+            f'<text x="{px(x):.1f}" y="{height - 8}" text-anchor="{anchor}" fill="#555">'
+            f"match {x:.0f}</text>"
+        )
+    labels = []
+    for (bot, points), colour in zip(lines.items(), CHART_COLOURS):
+        coords = " ".join(
+            f"{px(p.index):.1f},{py(conservative(p.mu, p.sigma)):.1f}" for p in points
+        )
+        parts.append(
+            f'<polyline fill="none" stroke="{colour}" stroke-width="1.6" points="{coords}">'
+            f"<title>{escape(bot)}</title></polyline>"
+        )
+        labels.append((py(conservative(points[-1].mu, points[-1].sigma)), bot, colour))
+    # Labels at the lines' ends, pushed apart so that they never overlap.
+    labels.sort()
+    last = -1e9
+    for y, bot, colour in labels:
+        y = max(y, last + 12)
+        last = y
+        parts.append(
+            f'<text x="{left + plot_w + 6}" y="{y + 4:.1f}" fill="{colour}">'
+            f"{escape(bot[:14])}</text>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
 
 
 def ladder_live(q: BrowseQueries, ladder: str, h2h: HeadToHeadCache | None = None) -> Page:
@@ -365,9 +481,12 @@ def ladder_live(q: BrowseQueries, ladder: str, h2h: HeadToHeadCache | None = Non
     if len(standings) <= MATRIX_MAX_BOTS:
         rows = h2h(q, info) if h2h is not None else q.head_to_head(ladder=ladder)
         matrix = {(h.bot, h.opponent): h for h in rows}
+    moves, back = rank_movement(q, info, standings) if not info.comparison else ({}, 0)
     return "_ladder_live.html", {
         "ladder": info,
         "standings": standings,
+        "moves": moves,
+        "moves_back": back,
         "intervals": rating_intervals(standings),
         "matrix": matrix,
         "matrix_max": MATRIX_MAX_BOTS,
