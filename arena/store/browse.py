@@ -372,6 +372,46 @@ class BrowseQueries:
             ]
         return out
 
+    def bot_health(self) -> list["BotHealth"]:
+        """Every bot not removed, for the organiser: suspended or not (and why), its completed
+        matches, those it faulted in, its faults and their kinds, the last match it faulted in;
+        suspended ones first, then by fault rate."""
+        rows = self.db.execute(
+            "SELECT b.name, b.suspended, b.suspended_reason, b.remote, count(r.match_id), "
+            "coalesce(sum(r.faults > 0), 0), coalesce(sum(r.faults), 0), "
+            "group_concat(nullif(r.fault_kinds, '')), max(CASE WHEN r.faults > 0 THEN "
+            "r.match_id END) FROM bots b LEFT JOIN results r ON r.bot_id = b.id "
+            "WHERE b.removed IS NULL GROUP BY b.id"
+        ).fetchall()
+        last = {
+            r[0]: (r[1], r[2])
+            for r in self.db.execute(
+                "SELECT m.id, l.name, m.idx FROM matches m JOIN ladders l ON l.id = m.ladder_id "
+                f"WHERE m.id IN ({', '.join(str(int(r[8])) for r in rows if r[8]) or 'NULL'})"
+            )
+        }
+        out = []
+        for name, suspended, reason, remote, matches, faulted, faults, kinds, last_id in rows:
+            counted: dict[str, int] = {}
+            for kind in (kinds or "").split(","):
+                if kind:
+                    counted[kind] = counted.get(kind, 0) + 1
+            out.append(
+                BotHealth(
+                    bot=name,
+                    suspended=bool(suspended),
+                    suspended_reason=reason,
+                    remote=bool(remote),
+                    matches=matches,
+                    faulted=faulted,
+                    faults=faults,
+                    fault_kinds=dict(sorted(counted.items())),
+                    last_fault=last.get(last_id),
+                )
+            )
+        out.sort(key=lambda h: (not h.suspended, -h.fault_rate, h.bot))
+        return out
+
     def ladder(self, ladder: str) -> LadderRow:
         for row in self.ladders():
             if row.name == ladder:
@@ -881,6 +921,28 @@ class BrowseQueries:
                 TimedPoint(index=idx, mu=mu, sigma=sigma, nth=len(points) + 1, finished=finished)
             )
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class BotHealth:
+    """A bot as the organiser watches it: suspended (and why), its completed matches, how many
+    it faulted in, its faults in all and by kind (matches with that kind), and the last match
+    it faulted in (ladder, index)."""
+
+    bot: str
+    suspended: bool
+    suspended_reason: str | None
+    remote: bool
+    matches: int
+    faulted: int
+    faults: int
+    fault_kinds: dict[str, int]
+    last_fault: tuple[str, int] | None
+
+    @property
+    def fault_rate(self) -> float:
+        """The share of its completed matches it faulted in (0 with none)."""
+        return self.faulted / self.matches if self.matches else 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,6 +56,8 @@ PLACES: dict[str, Place] = {
     # The public export of a ladder's finished sets (export.py), JSON Lines.
     "export": Place("/api/ladders/{ladder}/export.jsonl"),
     "match_logs": Place("/api/ladders/{ladder}/matches/{index}/logs"),
+    # The organiser's view (admin key): a static report has no server to check it.
+    "admin": Place("/admin"),
 }
 
 # A report link's parameters that have a default (a match list's first page).

@@ -75,6 +75,7 @@ OWNER_ROUTES = {
     "/api/bots/{name}/versions/{version}/verification",
     "/api/bots/{bot}/faults",
     "/api/ladders/{ladder}/matches/{index}/logs",
+    "/api/organiser/bots",
 }
 REPLAY_DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 
@@ -171,6 +172,7 @@ def _look(
         "/",
         f"/ladders/{LADDER}",
         f"/ladders/{LADDER}/ratings.svg",
+        "/admin",
         "/bots",
         "/matches",
         f"/matches?ladder={LADDER}",
