@@ -175,14 +175,7 @@ def rating_chart(
             f"{px(x):.1f},{py(p.mu - p.sigma):.1f}" for x, p in zip(reversed(xs), reversed(points))
         )
     )
-    ticks = []
-    for i in range(5):
-        y = y0 + (y1 - y0) * i / 4
-        ticks.append(
-            f'<line class="grid" x1="{left}" x2="{width - right}" y1="{py(y):.1f}" '
-            f'y2="{py(y):.1f}"/><text class="tick" x="{left - 6}" y="{py(y) + 4:.1f}" '
-            f'text-anchor="end">{y:.0f}</text>'
-        )
+    ticks = _y_grid(y0, y1, py, left, width - right, 'class="grid"', 'class="tick"')
     last = points[-1]
     svg = (
         f'<svg class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
@@ -203,6 +196,27 @@ def rating_chart(
         f"{escape(x_label(xs[-1]))}</text></svg>"
     )
     return Markup(svg)
+
+
+def _y_grid(
+    y0: float,
+    y1: float,
+    py: Callable[[float], float],
+    x_from: float,
+    x_to: float,
+    line: str,
+    text: str,
+) -> list[str]:
+    """A chart's five horizontal grid lines from y0 to y1, each with its value at the left
+    (`line` and `text`: the attributes that style them)."""
+    out = []
+    for i in range(5):
+        y = y0 + (y1 - y0) * i / 4
+        out.append(
+            f'<line {line} x1="{x_from}" x2="{x_to}" y1="{py(y):.1f}" y2="{py(y):.1f}"/>'
+            f'<text {text} x="{x_from - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{y:.0f}</text>'
+        )
+    return out
 
 
 # ------------------------------------------------------------------------------------ pages
@@ -435,13 +449,8 @@ def ladder_chart(
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
         f'width="{width}" height="{height}" font-family="system-ui, sans-serif" font-size="11">'
     ]
-    for i in range(5):
-        y = y0 + (y1 - y0) * i / 4
-        parts.append(
-            f'<line x1="{left}" x2="{left + plot_w}" y1="{py(y):.1f}" y2="{py(y):.1f}" '
-            f'stroke="#e5e7eb"/><text x="{left - 5}" y="{py(y) + 4:.1f}" text-anchor="end" '
-            f'fill="#555">{y:.0f}</text>'
-        )
+    # A standalone image: styled inline, the page's CSS does not reach it.
+    parts += _y_grid(y0, y1, py, left, left + plot_w, 'stroke="#e5e7eb"', 'fill="#555"')
     for i in range(5):
         x = x0 + (x1 - x0) * i / 4
         anchor = "start" if i == 0 else "end" if i == 4 else "middle"
