@@ -80,6 +80,7 @@ def create_app(
         env=env,
         public=Disclosure(frames_cache=FramesCache(frames_cache)),
         h2h=site.HeadToHeadCache(),
+        movement=site.MovementCache(),
         feeds=Feeds(interval=live_interval),
         live=live,
         admin_key=admin_key,

@@ -237,6 +237,7 @@ class View:
     live: LiveSource | None = None
     disclosure: Disclosure | None = None
     h2h: HeadToHeadCache | None = None
+    movement: MovementCache | None = None
     owners_api: bool = False
     written: float | None = None
 
@@ -369,7 +370,7 @@ def ladder_page(v: View, ladder: str) -> Page:
     pushed again by the ladder's live feed (live.py). Besides: its latest results, and where
     served, the chart of its leaders' ratings (ladder_chart, an image of its own address, so
     the leaderboard never waits for it)."""
-    context = ladder_live(v.q, ladder, v.h2h)[1]
+    context = ladder_live(v.q, ladder, v.h2h, v.movement)[1]
     recent = v.q.match_list(ladder=ladder, status=COMPLETED, limit=RECENT_RESULTS).matches
     return "ladder.html", {
         "title": f"Ladder {ladder}",
@@ -398,14 +399,40 @@ CHART_COLOURS = (
 )
 
 
+class MovementCache:
+    """Each ladder's ratings as they stood N completed matches ago (rank_movement), kept until
+    the ladder's progress changes: the leaderboard page (and its live feed) reads them once
+    per change, not once a viewer."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, tuple[tuple, dict[str, tuple[float, float]] | None]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(
+        self, q: BrowseQueries, info: LadderRow, back: int
+    ) -> dict[str, tuple[float, float]] | None:
+        progress = (info.completed, info.rated, info.scheduled, back)
+        with self._lock:
+            item = self._items.get(info.name)
+        if item is not None and item[0] == progress:
+            return item[1]
+        then = q.ratings_back(info.name, back)
+        with self._lock:
+            self._items[info.name] = (progress, then)
+        return then
+
+
 def rank_movement(
-    q: BrowseQueries, ladder: LadderRow, standings: Sequence[Any]
+    q: BrowseQueries,
+    ladder: LadderRow,
+    standings: Sequence[Any],
+    cache: MovementCache | None = None,
 ) -> tuple[dict[str, int | None], int]:
     """How many places each bot moved (positive: up) over the last N completed matches (N
     returned too); None for a bot not rated N matches ago (new since). Empty while the ladder
     has not played N."""
     back = max(MOVEMENT_MIN, MOVEMENT_PER_BOT * ladder.bots)
-    then = q.ratings_back(ladder.name, back)
+    then = cache(q, ladder, back) if cache is not None else q.ratings_back(ladder.name, back)
     if not then:
         return {}, back
     order = sorted(then, key=lambda b: -conservative(*then[b]))
@@ -482,7 +509,12 @@ def ladder_chart(
     return "".join(parts)
 
 
-def ladder_live(q: BrowseQueries, ladder: str, h2h: HeadToHeadCache | None = None) -> Page:
+def ladder_live(
+    q: BrowseQueries,
+    ladder: str,
+    h2h: HeadToHeadCache | None = None,
+    movement: MovementCache | None = None,
+) -> Page:
     """What changes on a ladder's page as it plays: progress, standings, head to head (finished
     sets only; for ladders of at most MATRIX_MAX_BOTS bots), the matches being played."""
     info, standings = q.standings(ladder)
@@ -490,7 +522,7 @@ def ladder_live(q: BrowseQueries, ladder: str, h2h: HeadToHeadCache | None = Non
     if len(standings) <= MATRIX_MAX_BOTS:
         rows = h2h(q, info) if h2h is not None else q.head_to_head(ladder=ladder)
         matrix = {(h.bot, h.opponent): h for h in rows}
-    moves, back = rank_movement(q, info, standings) if not info.comparison else ({}, 0)
+    moves, back = rank_movement(q, info, standings, movement) if not info.comparison else ({}, 0)
     return "_ladder_live.html", {
         "ladder": info,
         "standings": standings,

@@ -66,6 +66,7 @@ class Web:
     public: Disclosure
     h2h: site.HeadToHeadCache
     feeds: Feeds
+    movement: site.MovementCache | None = None
     live: site.LiveSource | None = None
     admin_key: str | None = None
 
@@ -84,6 +85,7 @@ class Web:
             live=self.live,
             disclosure=self.public,
             h2h=self.h2h,
+            movement=self.movement,
             owners_api=request.app.state.owners_api,
         )
 
