@@ -7,6 +7,7 @@ between the report's files), so a page's address is written once.
 
 from __future__ import annotations
 
+import functools
 import string
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -64,6 +65,7 @@ PLACES: dict[str, Place] = {
 _REPORT_DEFAULTS = {"page": 1}
 
 
+@functools.cache  # a page makes hundreds of links from a handful of templates
 def _fields(template: str) -> tuple[str, ...]:
     return tuple(name for _, name, _, _ in string.Formatter().parse(template) if name)
 
