@@ -19,10 +19,15 @@ def owner_refusal(store: Store, bot: str, key: str | None) -> str | None:
     family = parse_bot_spec(bot)[0]
     if key and store.owner_key_matches(family, key):
         return None
-    what = "missing" if not key else "wrong (or rotated)"
+    where = f"(the page keeps it in this tab; the API takes it in the {OWNER_HEADER} header)"
+    if not key:
+        return (
+            f"only the owner of bot {family!r} may do this: give its owner key, the one the "
+            f"organiser gave you {where}"
+        )
     return (
-        f"the {OWNER_HEADER} header is {what} for bot {family!r}: give the owner key the "
-        "organiser gave you (a rotated key no longer works; ask the organiser for the new one)"
+        f"that is not the owner key of bot {family!r}: check that it was copied whole; a "
+        f"key the organiser rotated no longer works, ask them for the new one {where}"
     )
 
 

@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
-from arena.results import COMPLETED, FINISHED, MATCH_STATUSES
+from arena.results import COMPLETED, FINISHED, MATCH_STATUSES, RUNNING
 
 from .errors import UnknownBot, UnknownLadder
 from .rankings import LADDER_HEAD, LADDER_HEAD_SQL, standing_of
@@ -300,6 +300,118 @@ class BrowseQueries:
             for r in rows
         ]
 
+    def ladder_pace(self, recent: int = 20) -> dict[str, "LadderPace"]:
+        """Each ladder's matches running now and its recent pace: completed matches an hour
+        over its last `recent` completed ones (None with fewer than 3 of them, or all finished
+        at once). Read through the matches' status index: no scan of a big ladder."""
+        running = dict(
+            self.db.execute(
+                "SELECT l.name, count(m.id) FROM ladders l LEFT JOIN matches m "
+                "ON m.ladder_id = l.id AND m.status = ? GROUP BY l.id",
+                (RUNNING,),
+            ).fetchall()
+        )
+        out = {}
+        for ladder_id, name in self.db.execute("SELECT id, name FROM ladders"):
+            times = [
+                r[0]
+                for r in self.db.execute(
+                    "SELECT finished FROM matches WHERE ladder_id = ? AND status = ? "
+                    "ORDER BY idx DESC LIMIT ?",
+                    (ladder_id, COMPLETED, recent),
+                )
+                if r[0] is not None
+            ]
+            span = max(times) - min(times) if len(times) >= 3 else 0.0
+            per_hour = (len(times) - 1) / span * 3600 if span > 0 else None
+            out[name] = LadderPace(running.get(name, 0), per_hour)
+        return out
+
+    def ratings_back(self, ladder: str, back: int) -> dict[str, tuple[float, float]] | None:
+        """Each bot's rating (mu, sigma) in the ladder as it stood `back` completed matches
+        ago (a bot rated only since: absent), or None if the ladder has not completed more
+        than `back`. One indexed look-up a bot (rating_history_by_bot): no scan of the
+        ladder's history."""
+        ladder_id = self._ladder_id(ladder)[0]
+        cut = self.db.execute(
+            "SELECT id FROM matches WHERE ladder_id = ? AND status = ? "
+            "ORDER BY idx DESC LIMIT 1 OFFSET ?",
+            (ladder_id, COMPLETED, back),
+        ).fetchone()
+        if cut is None:
+            return None
+        names = self._bot_names()
+        out = {}
+        for (bot_id,) in self.db.execute(
+            "SELECT bot_id FROM ladder_bots WHERE ladder_id = ?", (ladder_id,)
+        ).fetchall():
+            row = self.db.execute(
+                "SELECT h.mu, h.sigma FROM rating_history h JOIN matches m ON m.id = h.match_id "
+                "WHERE h.bot_id = ? AND h.match_id <= ? AND m.ladder_id = ? "
+                "ORDER BY h.match_id DESC LIMIT 1",
+                (bot_id, cut[0], ladder_id),
+            ).fetchone()
+            if row is not None:
+                out[names.get(bot_id, f"#{bot_id}")] = (row[0], row[1])
+        return out
+
+    def ladder_history(self, ladder: str, bots: Sequence[str]) -> dict[str, list[HistoryPoint]]:
+        """The rating history in the ladder of each of `bots` (match index order), each
+        through the bots' history index."""
+        ladder_id = self._ladder_id(ladder)[0]
+        out = {}
+        for bot in bots:
+            out[bot] = [
+                HistoryPoint(idx, mu, sigma)
+                for idx, mu, sigma in self.db.execute(
+                    "SELECT m.idx, h.mu, h.sigma FROM rating_history h "
+                    "JOIN matches m ON m.id = h.match_id "
+                    "WHERE h.bot_id = ? AND m.ladder_id = ? ORDER BY h.match_id",
+                    (self._bot_id(bot), ladder_id),
+                )
+            ]
+        return out
+
+    def bot_health(self) -> list["BotHealth"]:
+        """Every bot not removed, for the organiser: suspended or not (and why), its completed
+        matches, those it faulted in, its faults and their kinds, the last match it faulted in;
+        suspended ones first, then by fault rate."""
+        rows = self.db.execute(
+            "SELECT b.name, b.suspended, b.suspended_reason, b.remote, count(r.match_id), "
+            "coalesce(sum(r.faults > 0), 0), coalesce(sum(r.faults), 0), "
+            "group_concat(nullif(r.fault_kinds, '')), max(CASE WHEN r.faults > 0 THEN "
+            "r.match_id END) FROM bots b LEFT JOIN results r ON r.bot_id = b.id "
+            "WHERE b.removed IS NULL GROUP BY b.id"
+        ).fetchall()
+        last = {
+            r[0]: (r[1], r[2])
+            for r in self.db.execute(
+                "SELECT m.id, l.name, m.idx FROM matches m JOIN ladders l ON l.id = m.ladder_id "
+                f"WHERE m.id IN ({', '.join(str(int(r[8])) for r in rows if r[8]) or 'NULL'})"
+            )
+        }
+        out = []
+        for name, suspended, reason, remote, matches, faulted, faults, kinds, last_id in rows:
+            counted: dict[str, int] = {}
+            for kind in (kinds or "").split(","):
+                if kind:
+                    counted[kind] = counted.get(kind, 0) + 1
+            out.append(
+                BotHealth(
+                    bot=name,
+                    suspended=bool(suspended),
+                    suspended_reason=reason,
+                    remote=bool(remote),
+                    matches=matches,
+                    faulted=faulted,
+                    faults=faults,
+                    fault_kinds=dict(sorted(counted.items())),
+                    last_fault=last.get(last_id),
+                )
+            )
+        out.sort(key=lambda h: (not h.suspended, -h.fault_rate, h.bot))
+        return out
+
     def ladder(self, ladder: str) -> LadderRow:
         for row in self.ladders():
             if row.name == ladder:
@@ -515,9 +627,11 @@ class BrowseQueries:
         before: int,
         limit: int,
         opponent_id: int | None = None,
+        faulted: bool = False,
     ) -> list[int]:
         """The ids of the bot's completed matches before `before`, newest first (only the
-        ladder's, only those where the opponent sat too, when given)."""
+        ladder's, only those where the opponent sat too, when given; only those where the bot
+        faulted, with `faulted`)."""
         # Completed matches have result rows: read them through results_by_bot.
         sql = "SELECT r.match_id FROM results r"
         params: list[Any] = []
@@ -530,7 +644,10 @@ class BrowseQueries:
         if ladder_id is not None:
             sql += " JOIN matches m ON m.id = r.match_id AND m.ladder_id = ?"
             params.append(ladder_id)
-        sql += " WHERE r.bot_id = ? AND r.match_id < ? ORDER BY r.match_id DESC LIMIT ?"
+        sql += " WHERE r.bot_id = ? AND r.match_id < ?"
+        if faulted:
+            sql += " AND r.faults > 0"
+        sql += " ORDER BY r.match_id DESC LIMIT ?"
         params += [bot_id, before, limit]
         return [r[0] for r in self.db.execute(sql, params)]
 
@@ -735,19 +852,30 @@ class BrowseQueries:
     def matches_against(
         self,
         bot: str,
-        opponent: str,
+        opponent: str | None,
         *,
         ladder: str | None = None,
         before: int | None = None,
         limit: int = 50,
+        faulted: bool = False,
     ) -> MatchPage:
-        """The completed matches where `bot` and `opponent` both sat, newest first, a page at a
-        time (as match_list; read through the results' bot index)."""
-        bot_id, opponent_id = self._bot_id(bot), self._bot_id(opponent)
+        """The completed matches where `bot` and `opponent` (any, if None) both sat, only those
+        where `bot` faulted with `faulted`, newest first, a page at a time (as match_list;
+        read through the results' bot index)."""
+        bot_id = self._bot_id(bot)
+        opponent_id = self._bot_id(opponent) if opponent is not None else None
         ladder_id = self._ladder_id(ladder)[0] if ladder is not None else None
         cursor = before if before is not None else 1 << 62
-        ids = self._completed_of_bot(bot_id, ladder_id, cursor, limit + 1, opponent_id)
-        return self._page(ids, limit, ladder=ladder, bot=bot, opponent=opponent, status=COMPLETED)
+        ids = self._completed_of_bot(bot_id, ladder_id, cursor, limit + 1, opponent_id, faulted)
+        return self._page(
+            ids,
+            limit,
+            ladder=ladder,
+            bot=bot,
+            opponent=opponent,
+            status=COMPLETED,
+            faulted=faulted,
+        )
 
     def finished_prefix(self, ladder: str) -> int:
         """How many of the ladder's first matches (by index) lie in finished sets, with no
@@ -793,6 +921,37 @@ class BrowseQueries:
                 TimedPoint(index=idx, mu=mu, sigma=sigma, nth=len(points) + 1, finished=finished)
             )
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class BotHealth:
+    """A bot as the organiser watches it: suspended (and why), its completed matches, how many
+    it faulted in, its faults in all and by kind (matches with that kind), and the last match
+    it faulted in (ladder, index)."""
+
+    bot: str
+    suspended: bool
+    suspended_reason: str | None
+    remote: bool
+    matches: int
+    faulted: int
+    faults: int
+    fault_kinds: dict[str, int]
+    last_fault: tuple[str, int] | None
+
+    @property
+    def fault_rate(self) -> float:
+        """The share of its completed matches it faulted in (0 with none)."""
+        return self.faulted / self.matches if self.matches else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class LadderPace:
+    """How a ladder is being played: its matches running now, and completed matches an hour
+    lately (None: too few to tell)."""
+
+    running: int
+    per_hour: float | None
 
 
 @dataclass(slots=True)

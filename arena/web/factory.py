@@ -1,6 +1,7 @@
 """The web app's factory: `create_app` builds the FastAPI app of HTML pages and a JSON API over
-the store, read-only, from the routers of arena/web/routes/ (one module a concern) and the
-error answers of errors.py.
+the store (read-only connections; arena serve adds the owners' and organiser's writes), from
+the routers of arena/web/routes/ (one module a concern), the error answers of errors.py and the
+API's description of apidoc.py.
 
 `create_app(store_path, live=...)` returns the app; `arena web` serves it with uvicorn and
 `arena serve` mounts it beside the referee (arena/service/webserver.py), passing a LiveSource
@@ -22,7 +23,7 @@ from swagger_ui_bundle import swagger_ui_path
 
 from arena.store.browse import MatchDetail
 
-from . import errors, site
+from . import apidoc, errors, site
 from .disclosure import Disclosure
 from .frames import build_frames
 from .live import Feeds
@@ -79,6 +80,7 @@ def create_app(
         env=env,
         public=Disclosure(frames_cache=FramesCache(frames_cache)),
         h2h=site.HeadToHeadCache(),
+        movement=site.MovementCache(),
         feeds=Feeds(interval=live_interval),
         live=live,
         admin_key=admin_key,
@@ -86,8 +88,7 @@ def create_app(
     app = FastAPI(
         title=f"{title} API",
         version="1",
-        description="Read-only JSON API over Arena's ladders, ratings, bots and matches. "
-        'Errors are {"error": {"status", "message"}}.',
+        description=apidoc.DESCRIPTION,
         docs_url=None,
         redoc_url=None,
         openapi_url="/openapi.json",
@@ -100,6 +101,7 @@ def create_app(
     # Swagger UI's files come from a package, not a CDN: the docs work without internet.
     app.mount(docs.SWAGGER_ASSETS, StaticFiles(directory=str(swagger_ui_path)), name="swagger-ui")
     errors.install(app, env, store_path)
+    apidoc.install(app)
     for routes in MODULES:
         app.include_router(routes.router(web))
     return app

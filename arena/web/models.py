@@ -340,3 +340,21 @@ class HeadToHeadOut(BaseModel):
     ahead: int = Field(description="of those, where the bot placed ahead of the opponent")
     level: int = Field(description="where they placed level (tied)")
     behind: int = Field(description="where the bot placed behind the opponent")
+
+
+class LastFaultOut(BaseModel):
+    ladder: str
+    index: int
+
+
+class BotHealthOut(BaseModel):
+    bot: str
+    suspended: bool
+    suspended_reason: str | None
+    remote: bool
+    matches: int = Field(description="its completed matches")
+    faulted: int = Field(description="those it faulted in")
+    fault_rate: float = Field(description="faulted / matches (0 with none)")
+    faults: int = Field(description="its faults in all")
+    fault_kinds: dict[str, int] = Field(description="matches it faulted in, by kind")
+    last_fault: LastFaultOut | None = Field(description="the last match it faulted in")

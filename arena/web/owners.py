@@ -39,9 +39,9 @@ class Credential:
 def credential_headers_hint() -> str:
     """How to give a key, for the errors of the owners' routes."""
     return (
-        f"give the bot's owner key in the {OWNER_KEY_HEADER} header, its token in "
-        f"{BOT_KEY_HEADER} (a version's token opens that version only), or the server's admin "
-        f"key in {ADMIN_KEY_HEADER}"
+        "give the bot's owner key (it opens every version), its token (that version only) or "
+        f"the organiser's admin key; the API takes them in the {OWNER_KEY_HEADER}, "
+        f"{BOT_KEY_HEADER} or {ADMIN_KEY_HEADER} header"
     )
 
 

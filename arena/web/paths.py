@@ -7,6 +7,7 @@ between the report's files), so a page's address is written once.
 
 from __future__ import annotations
 
+import functools
 import string
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -31,6 +32,8 @@ class Place:
 PLACES: dict[str, Place] = {
     "home": Place("/", "index.html"),
     "ladder": Place("/ladders/{ladder}", "ladders/{ladder}.html"),
+    # The chart of a ladder's leaders' ratings (an SVG image; the report has none).
+    "ladder_chart": Place("/ladders/{ladder}/ratings.svg"),
     # The report has no comparison pages (its ladder page lists the matches).
     "comparison": Place("/comparisons/{ladder}"),
     "bots": Place("/bots", "bots.html"),
@@ -54,12 +57,15 @@ PLACES: dict[str, Place] = {
     # The public export of a ladder's finished sets (export.py), JSON Lines.
     "export": Place("/api/ladders/{ladder}/export.jsonl"),
     "match_logs": Place("/api/ladders/{ladder}/matches/{index}/logs"),
+    # The organiser's view (admin key): a static report has no server to check it.
+    "admin": Place("/admin"),
 }
 
 # A report link's parameters that have a default (a match list's first page).
 _REPORT_DEFAULTS = {"page": 1}
 
 
+@functools.cache  # a page makes hundreds of links from a handful of templates
 def _fields(template: str) -> tuple[str, ...]:
     return tuple(name for _, name, _, _ in string.Formatter().parse(template) if name)
 

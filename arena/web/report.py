@@ -142,7 +142,7 @@ def _list_page(
         "page": page,
         "older": urls.matches(ladder=ladder, page=page_no + 1) if more else None,
         "newest": urls.matches(ladder=ladder, page=1) if page_no > 1 else None,
-        "filters": {"ladder": ladder, "bot": "", "status": ""},
+        "filters": {"ladder": ladder, "bot": "", "status": "", "faulted": False},
         "ladder_names": [],
         "bot_names": [],
     }

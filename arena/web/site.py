@@ -15,7 +15,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 import jinja2
 from markupsafe import Markup, escape
@@ -25,11 +25,20 @@ from arena.competitions import archive as competition_archive
 from arena.competitions import phases as competition_phases
 from arena.games import option_labels
 from arena.ratings import conservative, rating_interval
-from arena.store import INFRA_FAILED, MATCH_STATUSES, PENDING, RUNNING, UnknownLadder
+from arena.store import (
+    COMPLETED,
+    FINISHED,
+    INFRA_FAILED,
+    MATCH_STATUSES,
+    PENDING,
+    RUNNING,
+    UnknownLadder,
+)
 from arena.store.browse import (
     BrowseQueries,
     HeadToHead,
     HistoryPoint,
+    LadderPace,
     LadderRow,
     MatchDetail,
     TimedPoint,
@@ -166,14 +175,7 @@ def rating_chart(
             f"{px(x):.1f},{py(p.mu - p.sigma):.1f}" for x, p in zip(reversed(xs), reversed(points))
         )
     )
-    ticks = []
-    for i in range(5):
-        y = y0 + (y1 - y0) * i / 4
-        ticks.append(
-            f'<line class="grid" x1="{left}" x2="{width - right}" y1="{py(y):.1f}" '
-            f'y2="{py(y):.1f}"/><text class="tick" x="{left - 6}" y="{py(y) + 4:.1f}" '
-            f'text-anchor="end">{y:.0f}</text>'
-        )
+    ticks = _y_grid(y0, y1, py, left, width - right, 'class="grid"', 'class="tick"')
     last = points[-1]
     svg = (
         f'<svg class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
@@ -196,6 +198,27 @@ def rating_chart(
     return Markup(svg)
 
 
+def _y_grid(
+    y0: float,
+    y1: float,
+    py: Callable[[float], float],
+    x_from: float,
+    x_to: float,
+    line: str,
+    text: str,
+) -> list[str]:
+    """A chart's five horizontal grid lines from y0 to y1, each with its value at the left
+    (`line` and `text`: the attributes that style them)."""
+    out = []
+    for i in range(5):
+        y = y0 + (y1 - y0) * i / 4
+        out.append(
+            f'<line {line} x1="{x_from}" x2="{x_to}" y1="{py(y):.1f}" y2="{py(y):.1f}"/>'
+            f'<text {text} x="{x_from - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{y:.0f}</text>'
+        )
+    return out
+
+
 # ------------------------------------------------------------------------------------ pages
 
 Page = tuple[str, dict[str, Any]]  # (template, context)
@@ -214,6 +237,7 @@ class View:
     live: LiveSource | None = None
     disclosure: Disclosure | None = None
     h2h: HeadToHeadCache | None = None
+    movement: MovementCache | None = None
     owners_api: bool = False
     written: float | None = None
 
@@ -222,12 +246,41 @@ def index_page(v: View) -> Page:
     """The ladders, and apart from them the comparisons (arena compare), which are never
     ranked: a comparison's leader would be a test's side, not a standing."""
     everything = v.q.ladders()
+    pace = v.q.ladder_pace()
     return "index.html", {
         "title": "Ladders",
         "ladders": [lad for lad in everything if not lad.comparison],
         "comparisons": [lad for lad in everything if lad.comparison],
         "competitions": competition_banners(v.q),
+        "left": {lad.name: time_left(lad, pace.get(lad.name)) for lad in everything},
+        "running": {lad.name: pace[lad.name].running for lad in everything if lad.name in pace},
+        "playing": v.q.match_list(status=RUNNING, limit=PLAYING_SHOWN).matches,
+        "playing_max": PLAYING_SHOWN,
     }
+
+
+# The home page lists at most this many matches being played (the match list has them all).
+PLAYING_SHOWN = 12
+
+
+def time_left(ladder: LadderRow, pace: LadderPace | None) -> str:
+    """What is left of a ladder's schedule, in words: done, not being played now (no match
+    running: stopped, or between runs), or about how long at its recent pace."""
+    left = ladder.scheduled - ladder.completed
+    if left <= 0:
+        return "done"
+    if pace is None or not pace.running:
+        return "not being played now"
+    if pace.per_hour is None:
+        return "just started"
+    seconds = left / pace.per_hour * 3600
+    if seconds < 90:
+        return "about a minute"
+    if seconds < 5400:
+        return f"about {seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"about {seconds / 3600:.1f} h"
+    return f"about {seconds / 86400:.0f} days"
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,12 +367,154 @@ def _add(counts: dict[tuple[str, str], tuple[int, ...]], rows: Sequence[HeadToHe
 
 def ladder_page(v: View, ladder: str) -> Page:
     """The ladder's page; its part that changes (`_ladder_live.html`, from ladder_live) is
-    pushed again by the ladder's live feed (live.py)."""
-    context = ladder_live(v.q, ladder, v.h2h)[1]
-    return "ladder.html", {"title": f"Ladder {ladder}", **context}
+    pushed again by the ladder's live feed (live.py). Besides: its latest results, and where
+    served, the chart of its leaders' ratings (ladder_chart, an image of its own address, so
+    the leaderboard never waits for it)."""
+    context = ladder_live(v.q, ladder, v.h2h, v.movement)[1]
+    recent = v.q.match_list(ladder=ladder, status=COMPLETED, limit=RECENT_RESULTS).matches
+    return "ladder.html", {
+        "title": f"Ladder {ladder}",
+        "recent": recent,
+        "chart_bots": CHART_BOTS,
+        **context,
+    }
 
 
-def ladder_live(q: BrowseQueries, ladder: str, h2h: HeadToHeadCache | None = None) -> Page:
+# The ladder page's latest results, and how many of its leaders its rating chart draws.
+RECENT_RESULTS = 10
+CHART_BOTS = 8
+# Rank movement is counted over this many completed matches a bot of the ladder (at least
+# MOVEMENT_MIN): long enough that each bot has played since.
+MOVEMENT_PER_BOT, MOVEMENT_MIN = 2, 10
+
+CHART_COLOURS = (
+    "#2456a6",
+    "#c2410c",
+    "#15803d",
+    "#7e22ce",
+    "#b91c1c",
+    "#0e7490",
+    "#a16207",
+    "#475569",
+)
+
+
+class MovementCache:
+    """Each ladder's ratings as they stood N completed matches ago (rank_movement), kept until
+    the ladder's progress changes: the leaderboard page (and its live feed) reads them once
+    per change, not once a viewer."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, tuple[tuple, dict[str, tuple[float, float]] | None]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(
+        self, q: BrowseQueries, info: LadderRow, back: int
+    ) -> dict[str, tuple[float, float]] | None:
+        progress = (info.completed, info.rated, info.scheduled, back)
+        with self._lock:
+            item = self._items.get(info.name)
+        if item is not None and item[0] == progress:
+            return item[1]
+        then = q.ratings_back(info.name, back)
+        with self._lock:
+            self._items[info.name] = (progress, then)
+        return then
+
+
+def rank_movement(
+    q: BrowseQueries,
+    ladder: LadderRow,
+    standings: Sequence[Any],
+    cache: MovementCache | None = None,
+) -> tuple[dict[str, int | None], int]:
+    """How many places each bot moved (positive: up) over the last N completed matches (N
+    returned too); None for a bot not rated N matches ago (new since). Empty while the ladder
+    has not played N."""
+    back = max(MOVEMENT_MIN, MOVEMENT_PER_BOT * ladder.bots)
+    then = cache(q, ladder, back) if cache is not None else q.ratings_back(ladder.name, back)
+    if not then:
+        return {}, back
+    order = sorted(then, key=lambda b: -conservative(*then[b]))
+    rank_then = {b: i + 1 for i, b in enumerate(order)}
+    return {
+        s.bot: (rank_then[s.bot] - s.rank if s.bot in rank_then else None) for s in standings
+    }, back
+
+
+def ladder_chart(
+    histories: Mapping[str, Sequence[HistoryPoint]], width: int = 640, height: int = 240
+) -> str:
+    """An SVG of the conservative rating μ−3σ of each bot of `histories` over the ladder's
+    matches (by index), a line and a label each, thinned to about 150 points a line."""
+    lines = {b: list(p) for b, p in histories.items() if p}
+    left, right, top, bottom = 44, 96, 10, 26
+    if not lines:
+        return (
+            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} 40" width="{width}" '
+            'height="40"><text x="4" y="24" font-size="13">No rated match yet.</text></svg>'
+        )
+    for b, points in lines.items():
+        if len(points) > 150:
+            step = len(points) / 150
+            lines[b] = [points[int(i * step)] for i in range(150)] + [points[-1]]
+    xs = [p.index for pts in lines.values() for p in pts]
+    ys = [conservative(p.mu, p.sigma) for pts in lines.values() for p in pts]
+    x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
+    y0, y1 = math.floor(min(ys)), math.ceil(max(ys))
+    if y1 == y0:
+        y1 = y0 + 1
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def px(x: float) -> float:
+        return left + (x - x0) / (x1 - x0) * plot_w
+
+    def py(y: float) -> float:
+        return top + (y1 - y) / (y1 - y0) * plot_h
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" font-family="system-ui, sans-serif" font-size="11">'
+    ]
+    # A standalone image: styled inline, the page's CSS does not reach it.
+    parts += _y_grid(y0, y1, py, left, left + plot_w, 'stroke="#e5e7eb"', 'fill="#555"')
+    for i in range(5):
+        x = x0 + (x1 - x0) * i / 4
+        anchor = "start" if i == 0 else "end" if i == 4 else "middle"
+        parts.append(
+            f'<text x="{px(x):.1f}" y="{height - 8}" text-anchor="{anchor}" fill="#555">'
+            f"match {x:.0f}</text>"
+        )
+    labels = []
+    for (bot, points), colour in zip(lines.items(), CHART_COLOURS):
+        coords = " ".join(
+            f"{px(p.index):.1f},{py(conservative(p.mu, p.sigma)):.1f}" for p in points
+        )
+        parts.append(
+            f'<polyline fill="none" stroke="{colour}" stroke-width="1.6" points="{coords}">'
+            f"<title>{escape(bot)}</title></polyline>"
+        )
+        labels.append((py(conservative(points[-1].mu, points[-1].sigma)), bot, colour))
+    # Labels at the lines' ends, pushed apart so that they never overlap.
+    labels.sort()
+    last = -1e9
+    for y, bot, colour in labels:
+        y = max(y, last + 12)
+        last = y
+        parts.append(
+            f'<text x="{left + plot_w + 6}" y="{y + 4:.1f}" fill="{colour}">'
+            f"{escape(bot[:14])}</text>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def ladder_live(
+    q: BrowseQueries,
+    ladder: str,
+    h2h: HeadToHeadCache | None = None,
+    movement: MovementCache | None = None,
+) -> Page:
     """What changes on a ladder's page as it plays: progress, standings, head to head (finished
     sets only; for ladders of at most MATRIX_MAX_BOTS bots), the matches being played."""
     info, standings = q.standings(ladder)
@@ -327,14 +522,72 @@ def ladder_live(q: BrowseQueries, ladder: str, h2h: HeadToHeadCache | None = Non
     if len(standings) <= MATRIX_MAX_BOTS:
         rows = h2h(q, info) if h2h is not None else q.head_to_head(ladder=ladder)
         matrix = {(h.bot, h.opponent): h for h in rows}
+    moves, back = rank_movement(q, info, standings, movement) if not info.comparison else ({}, 0)
     return "_ladder_live.html", {
         "ladder": info,
         "standings": standings,
+        "moves": moves,
+        "moves_back": back,
         "intervals": rating_intervals(standings),
         "matrix": matrix,
         "matrix_max": MATRIX_MAX_BOTS,
         "running": q.match_list(ladder=ladder, status=RUNNING, limit=10).matches,
     }
+
+
+@dataclass(frozen=True, slots=True)
+class PairedDeal:
+    """One finished deal of a comparison, paired: its matches (first and last index), the new
+    version's and the base's total scores over them, the new one's gain per match and in
+    places (verdict.observations), and the test's LLR after it (None: a deal the test did
+    not use, given up or after the verdict)."""
+
+    deal: int
+    first: int
+    last: int
+    new_score: float | None
+    base_score: float | None
+    gain: float | None
+    place_gain: float | None
+    llr: float | None
+
+
+def paired_deals(settings: Any, rows: Sequence[Any], path: Sequence[float]) -> list[PairedDeal]:
+    """The comparison's finished deals in order, up to the first one not finished (as the test
+    reads them; a later deal's scores are not public yet): what each side scored on the same
+    deals and seats, and the LLR after each deal the test used (`path`)."""
+    observed = iter(verdict.observations(settings.table_size, settings.new, settings.base, rows)[0])
+    llrs = iter(path)
+    by_deal: dict[int, list[Any]] = {}
+    for row in rows:
+        by_deal.setdefault(row.set_index, []).append(row)
+    out = []
+    for deal in sorted(by_deal):
+        matches = by_deal[deal]
+        if len(matches) < 2 * settings.table_size or any(m.status not in FINISHED for m in matches):
+            break
+        first, last = min(m.index for m in matches), max(m.index for m in matches)
+        if any(m.status != COMPLETED for m in matches):
+            out.append(PairedDeal(deal, first, last, None, None, None, None, None))
+            continue
+        totals = {
+            side: sum(m.scores[m.bots.index(side)] for m in matches if side in m.bots)
+            for side in (settings.new, settings.base)
+        }
+        gain, place_gain = next(observed)
+        out.append(
+            PairedDeal(
+                deal,
+                first,
+                last,
+                totals[settings.new],
+                totals[settings.base],
+                gain,
+                place_gain,
+                next(llrs, None),
+            )
+        )
+    return out
 
 
 def comparison_page(v: View, ladder: str, width: int = 640, height: int = 200) -> Page:
@@ -361,7 +614,16 @@ def comparison_page(v: View, ladder: str, width: int = 640, height: int = 200) -
     def y(value: float) -> float:
         return round(10 + (height - 30) * (top - value) / (top - bottom), 1)
 
+    # Values along each axis: about five deal numbers, and the LLR at whole steps between
+    # the bounds' margins.
+    step = max(1, math.ceil(n / 5))
     chart = {
+        "x_ticks": [(x(i), i) for i in range(0, n + 1, step)],
+        "y_ticks": [
+            (y(float(t)), t)
+            for t in range(math.ceil(bottom), math.floor(top) + 1)
+            if min(abs(t - lower), abs(t - upper)) > 0.3 * (top - bottom) / 8 and t != 0
+        ],
         "width": width,
         "height": height,
         "x0": x(0),
@@ -379,6 +641,7 @@ def comparison_page(v: View, ladder: str, width: int = 640, height: int = 200) -
         "result": result,
         "json": verdict.outcome_json(settings, result),
         "chart": chart,
+        "deals": paired_deals(settings, rows, path),
         # The latest few: all of them are a link away (a phone scrolled 11,000 px through 60).
         "matches": q.match_list(ladder=name, limit=20).matches,
     }
@@ -419,6 +682,22 @@ def history_charts(points: Sequence[TimedPoint]) -> dict[str, Markup]:
     }
 
 
+def rating_changes(history: Mapping[str, Sequence[HistoryPoint]]) -> dict[tuple[str, int], float]:
+    """How much each rating update moved the bot's conservative rating μ−3σ, by the match that
+    carried it (ladder, index): one update a duplicate set, at its last match to finish (the
+    set's other matches moved nothing on their own). The first update has no change: what it
+    moved from is the ladder's prior, not a rating the bot had."""
+    changes: dict[tuple[str, int], float] = {}
+    for ladder, points in history.items():
+        before = None
+        for p in points:
+            now = conservative(p.mu, p.sigma)
+            if before is not None:
+                changes[(ladder, p.index)] = now - before
+            before = now
+    return changes
+
+
 def bot_page(v: View, bot: str, recent: int = 20) -> Page:
     """A bot's page; its faults' details go through the public's Disclosure, its head-to-head
     counts only finished sets (BrowseQueries.head_to_head). Where the owners' API is served (arena
@@ -434,6 +713,7 @@ def bot_page(v: View, bot: str, recent: int = 20) -> Page:
     charts = {
         name: history_charts(points) for name, points in history.items() if name not in comparisons
     }
+    head_to_head = [h for h in q.head_to_head(bot=bot) if h.ladder not in comparisons]
     return "bot.html", {
         "title": f"Bot {info.name}",
         "bot": info,
@@ -442,7 +722,9 @@ def bot_page(v: View, bot: str, recent: int = 20) -> Page:
         "charts": charts,
         "recent": [m for m in q.recent_matches(bot, recent) if m.ladder not in comparisons],
         "comparisons": sorted({s.ladder for s in standings} & comparisons),
-        "head_to_head": [h for h in q.head_to_head(bot=bot) if h.ladder not in comparisons],
+        "head_to_head": head_to_head,
+        "changes": rating_changes({k: v for k, v in history.items() if k not in comparisons}),
+        "opponents": sorted({h.opponent for h in head_to_head}),
         "faults": Disclosure().faults(q.bot_faults(bot, recent)),
         "owners_api": v.owners_api,
     }
@@ -457,26 +739,27 @@ def matches_page(
     before: int | None,
     limit: int,
     opponent: str | None = None,
+    faulted: bool = False,
 ) -> Page:
-    """The match list; with `opponent` (the caller checks `bot` is given too), the completed
-    matches of the two."""
+    """The match list; with `opponent` or `faulted` (the caller checks `bot` is given too),
+    the bot's completed matches against the opponent, or where it faulted. With a bot, each
+    match's change of its rating (rating_changes)."""
     q, urls = v.q, v.urls
-    if opponent is not None:
-        page = q.matches_against(bot or "", opponent, ladder=ladder, before=before, limit=limit)
+    if opponent is not None or faulted:
+        page = q.matches_against(
+            bot or "", opponent, ladder=ladder, before=before, limit=limit, faulted=faulted
+        )
     else:
         page = q.match_list(ladder=ladder, bot=bot, status=status, before=before, limit=limit)
-    older = (
-        urls.matches(
-            ladder=ladder, bot=bot, opponent=opponent, status=status, before=page.next, limit=limit
-        )
-        if page.next is not None
-        else None
-    )
-    newest = (
-        urls.matches(ladder=ladder, bot=bot, opponent=opponent, status=status, limit=limit)
-        if before is not None
-        else None
-    )
+    filters = {
+        "ladder": ladder,
+        "bot": bot,
+        "opponent": opponent,
+        "status": status,
+        "faulted": "true" if faulted else None,
+    }
+    older = urls.matches(**filters, before=page.next, limit=limit) if page.next else None
+    newest = urls.matches(**filters, limit=limit) if before is not None else None
     return "matches.html", {
         "title": "Matches",
         "page": page,
@@ -487,7 +770,9 @@ def matches_page(
             "bot": bot or "",
             "opponent": opponent or "",
             "status": status or "",
+            "faulted": faulted,
         },
+        "changes": rating_changes(q.rating_history_timed(bot)) if bot else {},
         "ladder_names": [lad.name for lad in q.ladders()],
         "bot_names": [b.name for b in q.bots()],
     }

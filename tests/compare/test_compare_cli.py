@@ -216,7 +216,12 @@ def test_the_web_page_shows_the_test_and_withholds_unfinished_deals(tmp_path):
     assert f"{out['mean_gain']:+.2f}" in html and 'id="llr-line"' in html
     assert f'<td class="n" id="los">{100 * out["los"]:.1f}%</td>' in html
     # The LLR chart says its values: the bounds, 0 and the deals.
-    assert f'text-anchor="end">{out["bounds"][1]:.2f}</text>' in html and ">deal 0</text>" in html
+    assert f'text-anchor="end">{out["bounds"][1]:.2f}</text>' in html
+    assert '<text class="x-tick"' in html and '<text class="y-tick"' in html
+    assert ">deals</text>" in html
+    # The paired table: one row a finished deal, both sides' totals, the LLR after each.
+    assert html.count('<tr data-deal="') == out["deals"]
+    assert f"{out['llr']:.2f}</td>\n</tr>\n</tbody>" in html  # the last deal's LLR is the test's
     assert f"{out['effect_size']['d']:+.2f} ({out['effect_size']['interval'][0]:+.2f} to" in html
     assert client.get("/comparisons/nope").status_code == 404
     # The index and the ladder page lead to it; the CLI's ladder list says what it is.
@@ -245,5 +250,6 @@ def test_the_web_page_shows_the_test_and_withholds_unfinished_deals(tmp_path):
     con.close()
     html = client.get("/comparisons/c1").text
     assert f'<td class="n">{out["deals"] - 1}</td>' in html
+    assert html.count('<tr data-deal="') == out["deals"] - 1  # the reopened deal is not shown
     detail = client.get(f"/api/ladders/c1/matches/{idx}").json()
     assert detail.get("seed") is None

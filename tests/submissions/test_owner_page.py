@@ -20,7 +20,17 @@ from arena.submissions.archive import content_digest, pack_directory
 from tests.support.uploads import ADMIN, bot_dir
 from tests.web.support import CHROMIUM, CHROMIUM_ARGS, ServerThread
 
-REPLAY = {"seed": 7, "moves": []}
+REPLAY = {
+    "seed": 7,
+    "seat_names": ["mine@2", "thinker"],
+    "scores": [0, 12],
+    "ranks": [1, 0],
+    "faults": [
+        {"seat": 0, "kind": "crash", "move": -1, "elapsed_ms": 3.0, "detail": "exited with 1"}
+    ],
+    "moves": [],
+}
+VERDICT = "failed: crash: the bot's process exited before it connected"
 EXCERPT = "Traceback (most recent call last):\n<b>not bold</b> & <i>raw</i>\nValueError: boom\n"
 
 
@@ -37,7 +47,7 @@ def two_versions(db: Path, inputs: Path) -> str:
             if passed:
                 store.record_verification(bot.name, True, "passed")
             else:
-                store.record_verification(bot.name, False, "failed: crash", EXCERPT, (), REPLAY)
+                store.record_verification(bot.name, False, VERDICT, EXCERPT, (), REPLAY)
     return key
 
 
@@ -75,7 +85,7 @@ def test_the_owner_sees_their_versions_and_uploads_one_through_the_page(tmp_path
 
             page.fill("#owner-key", "arena_owner_wrong")
             page.click("#owner-key-form button[type=submit]")
-            expect(message).to_contain_text("wrong (or rotated) for bot 'mine'")
+            expect(message).to_contain_text("that is not the owner key of bot 'mine'")
             expect(page.locator("#owner-view")).to_be_hidden()
             expect(page.locator("#owner-forget")).to_be_hidden()
             assert rows.count() == 0
@@ -93,10 +103,20 @@ def test_the_owner_sees_their_versions_and_uploads_one_through_the_page(tmp_path
             expect(rows.nth(1).locator("pre.log-excerpt")).to_have_text(EXCERPT)
             assert rows.nth(0).locator("pre").count() == 0  # it passed: no excerpt
             assert rows.nth(0).locator("button").count() == 0  # and no match was kept
-            with page.expect_popup() as popup:
-                rows.nth(1).get_by_role("button", name="verification match (JSON)").click()
-            assert json.loads(popup.value.inner_text("body")) == REPLAY
-            popup.value.close()
+            # One form of the owner key: it shows the log excerpts too, with no reload.
+            expect(page.locator("#logs-status")).to_have_text("No faults: no log excerpts.")
+            expect(page.locator("#logs-form")).to_be_hidden()  # the other keys' form, folded
+            # A short verdict, what it says further one click away.
+            expect(rows.nth(1).locator("strong.verdict")).to_have_text("failed: crash")
+            expect(rows.nth(1).locator(".verdict-detail")).to_contain_text("before it connected")
+            # The verification match read for a person, its replay file a download.
+            rows.nth(1).get_by_role("button", name="its verification match").click()
+            shown = rows.nth(1).locator(".verification")
+            expect(shown).to_contain_text("seat 2: thinker, score 12, place 1 of 2")
+            expect(shown).to_contain_text("mine@2 faulted (crash) before its first move")
+            with page.expect_download() as download:
+                shown.get_by_role("link", name="Download its replay file").click()
+            assert json.loads(Path(download.value.path()).read_text()) == REPLAY
             assert page.locator("#owner b, #owner i").count() == 0  # shown as text
             assert key not in page.url and page.input_value("#owner-key") == ""
 

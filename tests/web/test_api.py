@@ -67,6 +67,7 @@ def _requests(sample: dict) -> dict[str, list[str]]:
             "/api/matches",
             "/api/matches?ladder=boom4&status=completed&limit=3",
             f"/api/matches?bot={bot}&limit=5",
+            "/api/matches?bot=frank&faulted=true",
             "/api/matches?status=running",
         ],
         "/api/ladders/{ladder}/matches/{index}": [
@@ -88,6 +89,7 @@ def _requests(sample: dict) -> dict[str, list[str]]:
         "/api/ladders/{ladder}/matches/{index}/logs": [
             (f"/api/ladders/boom4/matches/{m.index}/logs", {"X-Admin-Key": ADMIN_KEY}),
         ],
+        "/api/organiser/bots": [("/api/organiser/bots", {"X-Admin-Key": ADMIN_KEY})],
     }
 
 
@@ -114,7 +116,7 @@ def test_errors_answer_as_the_openapi_description_says(client, spec, web_db):
         "/api/bots/{bot}": [("/api/bots/nobody", 404, "no bot called 'nobody'")],
         "/api/bots/{bot}/history": [("/api/bots/alice/history?ladder=nope", 404, "'nope'")],
         "/api/bots/{bot}/faults": [
-            ("/api/bots/alice/faults", 401, "X-Owner-Key header"),
+            ("/api/bots/alice/faults", 401, "give its owner key or the bot's token"),
             ("/api/bots/nobody/faults", 404, "no bot called 'nobody'"),
             ("/api/bots/alice/faults?limit=0", 422, "limit"),
         ],
@@ -124,6 +126,8 @@ def test_errors_answer_as_the_openapi_description_says(client, spec, web_db):
             ("/api/matches?opponent=bob", 422, "opponent: needs a bot too"),
             ("/api/matches?bot=alice&opponent=bob&status=running", 422, "only completed matches"),
             ("/api/matches?bot=alice&opponent=nobody", 404, "no bot called"),
+            ("/api/matches?faulted=true", 422, "faulted: needs a bot too"),
+            ("/api/matches?bot=alice&faulted=true&status=running", 422, "only completed"),
             ("/api/matches?limit=0", 422, "limit"),
             ("/api/matches?limit=lots", 422, "limit"),
             ("/api/matches?status=bogus", 422, "status"),
@@ -146,10 +150,15 @@ def test_errors_answer_as_the_openapi_description_says(client, spec, web_db):
             ("/api/ladders/boom4/matches/99999/replay", 404, "has no match 99999"),
         ],
         "/api/ladders/{ladder}/matches/{index}/logs": [
-            ("/api/ladders/boom4/matches/0/logs", 401, "X-Owner-Key header"),
+            ("/api/ladders/boom4/matches/0/logs", 401, "give the bot's owner key"),
             ("/api/ladders/boom4/matches/99999/logs", 404, "has no match 99999"),
         ],
     }
+    cases["/api/organiser/bots"] = [
+        ("/api/organiser/bots", 401, "give the server's admin key"),
+    ]
+    wrong = client.get("/api/organiser/bots", headers={"X-Admin-Key": "guess"})
+    assert wrong.status_code == 403 and "not this server's admin key" in wrong.text
     for template, requests in cases.items():
         for url, status, words in requests:
             r = client.get(url)

@@ -44,15 +44,17 @@ def test_leaderboard_shows_the_standings_in_rating_order(server, page, web_db):
     for i, s in enumerate(table.standings):
         cells = rows.nth(i).locator("td")
         expect(cells.nth(0)).to_have_text(f"{s.rank}{'' if s.settled else '?'}")
-        expect(cells.nth(1)).to_contain_text(s.bot)
-        expect(cells.nth(2)).to_have_text(f"{s.conservative:.2f}")
-        expect(cells.nth(3)).to_have_text(f"{s.mu:.2f} ± {s.sigma:.2f}")
+        # Then its rank movement (td.move), the bot, and the rest.
+        expect(cells.nth(1)).to_have_class(re.compile(r"\bmove\b"))
+        expect(cells.nth(2)).to_contain_text(s.bot)
+        expect(cells.nth(3)).to_have_text(f"{s.conservative:.2f}")
+        expect(cells.nth(4)).to_have_text(f"{s.mu:.2f} ± {s.sigma:.2f}")
         better = "-" if s.p_better_than_next is None else f"{s.p_better_than_next:.2f}"
-        expect(cells.nth(5)).to_have_text(better)
-        expect(cells.nth(6)).to_have_text(str(s.matches))
-        expect(cells.nth(9)).to_have_text(str(s.faults))
+        expect(cells.nth(6)).to_have_text(better)
+        expect(cells.nth(7)).to_have_text(str(s.matches))
+        expect(cells.nth(10)).to_have_text(str(s.faults))
         if s.bot in suspended:
-            expect(cells.nth(1)).to_contain_text("suspended")
+            expect(cells.nth(2)).to_contain_text("suspended")
     IMG.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(IMG / "leaderboard.png"), full_page=True)
     page.get_by_role("link", name=table.standings[0].bot).first.click()

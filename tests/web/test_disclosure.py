@@ -75,6 +75,7 @@ OWNER_ROUTES = {
     "/api/bots/{name}/versions/{version}/verification",
     "/api/bots/{bot}/faults",
     "/api/ladders/{ladder}/matches/{index}/logs",
+    "/api/organiser/bots",
 }
 REPLAY_DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 
@@ -170,12 +171,15 @@ def _look(
     pages = [
         "/",
         f"/ladders/{LADDER}",
+        f"/ladders/{LADDER}/ratings.svg",
+        "/admin",
         "/bots",
         "/matches",
         f"/matches?ladder={LADDER}",
         *(f"/matches?status={s}" for s in ("pending", "running", "completed")),
         *(f"/bots/{b}" for b in BOTS),
         *(f"/matches?bot={b}" for b in BOTS),
+        *(f"/matches?bot={b}&faulted=true" for b in BOTS),
         *(f"/ladders/{LADDER}/matches/{i}" for i in rows),
     ]
     api = [
@@ -191,7 +195,12 @@ def _look(
         *(
             u
             for b in BOTS
-            for u in (f"/api/bots/{b}", f"/api/bots/{b}/history", f"/api/matches?bot={b}")
+            for u in (
+                f"/api/bots/{b}",
+                f"/api/bots/{b}/history",
+                f"/api/matches?bot={b}",
+                f"/api/matches?bot={b}&faulted=true",
+            )
         ),
         *(
             u

@@ -35,6 +35,8 @@ def _pages(db: Path) -> list[str]:
         *(f"/bots/{b}" for b in bots),
         "/matches",
         "/matches?ladder=boom4&status=completed",
+        "/matches?bot=frank&faulted=true",
+        "/admin",
         *matches,
         "/ladders/nosuch",
         "/api/docs",

@@ -8,11 +8,12 @@ APIRouter over the shared `common.Web` (as arena/service/ builds its routers):
     live.py     matches and ladders as they are played: polling and server-sent events
     docs.py     the API's documentation (Swagger UI) and the favicon
     competitions.py  competitions' JSON API and a published one's results archive
+    admin.py    the organiser's view (admin key): suspensions and fault rates
 
 Shared declarations (parameters, documented errors, records as plain data) are in common.py.
 """
 
-from . import bots, competitions, docs, ladders, live, matches, pages
+from . import admin, bots, competitions, docs, ladders, live, matches, pages
 
 # Included in this order: the API's routes keep it in /openapi.json.
-MODULES = (pages, docs, ladders, bots, matches, live, competitions)
+MODULES = (pages, docs, ladders, bots, matches, live, competitions, admin)

@@ -75,16 +75,18 @@ def router(web: Web) -> APIRouter:
         if not credential.given:
             raise HTTPException(
                 401,
-                f"the log excerpts of bot {bot} are for its owner: give the owner key in the "
-                f"{OWNER_KEY_HEADER} header or the bot's token in {BOT_KEY_HEADER} (or the "
-                f"admin key in {ADMIN_KEY_HEADER})",
+                f"the log excerpts of bot {bot} are for its owner and the organiser: give "
+                f"its owner key or the bot's token (the organiser: the admin key); the API "
+                f"takes them in the {OWNER_KEY_HEADER}, {BOT_KEY_HEADER} or "
+                f"{ADMIN_KEY_HEADER} header",
             )
         if not may_read_logs(q, info.name, credential, web.admin_key):
             raise HTTPException(
                 403,
-                f"this key does not open the log excerpts of bot {bot}: give its owner key in "
-                f"{OWNER_KEY_HEADER}, that bot's own token in {BOT_KEY_HEADER} (a version's "
-                f"token opens that version only), or the server's admin key in {ADMIN_KEY_HEADER}",
+                f"this key does not open the log excerpts of bot {bot}: check that it was "
+                f"copied whole and is of the right kind; its owner key opens every version, "
+                f"that bot's own token only that version, the admin key every bot (the API "
+                f"takes them in {OWNER_KEY_HEADER}, {BOT_KEY_HEADER}, {ADMIN_KEY_HEADER})",
             )
         response.headers["Cache-Control"] = "no-store"  # private: no shared cache keeps it
         excerpts = q.bot_fault_logs(info.name, limit)

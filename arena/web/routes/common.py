@@ -28,6 +28,7 @@ BOT = PathParam(description="bot name (a version: NAME@N)", max_length=BOT_NAME_
 INDEX = PathParam(description="the match's index in its ladder's schedule", ge=0, le=2**53)
 COMPETITION = PathParam(description="competition name", max_length=48)
 LIMIT = Query(50, ge=1, le=200, description="matches per page")
+FAULTED = Query(False, description="with `bot`: only the completed matches where that bot faulted")
 BEFORE = Query(None, ge=1, le=2**62, description="the `next` of the previous page")
 # A page's path parameters (paths.PLACES), as the routes declare them: (type, declaration).
 PATH_PARAMS: dict[str, tuple[type, Any]] = {
@@ -65,6 +66,7 @@ class Web:
     public: Disclosure
     h2h: site.HeadToHeadCache
     feeds: Feeds
+    movement: site.MovementCache | None = None
     live: site.LiveSource | None = None
     admin_key: str | None = None
 
@@ -83,6 +85,7 @@ class Web:
             live=self.live,
             disclosure=self.public,
             h2h=self.h2h,
+            movement=self.movement,
             owners_api=request.app.state.owners_api,
         )
 
@@ -124,17 +127,22 @@ def status_filter(value: Any) -> str | None:
     return text
 
 
-def check_opponent(bot: str | None, opponent: str | None, status: str | None) -> None:
-    """`opponent` filters a bot's completed matches: it needs `bot`, and no other status."""
-    if opponent is None:
+def check_opponent(
+    bot: str | None, opponent: str | None, status: str | None, faulted: bool = False
+) -> None:
+    """`opponent` and `faulted` filter a bot's completed matches: they need `bot`, and no
+    other status."""
+    if opponent is None and not faulted:
         return
+    name, value = ("opponent", opponent) if opponent is not None else ("faulted", faulted)
     if bot is None:
         raise RequestValidationError(
             [
                 {
-                    "loc": ("query", "opponent"),
-                    "input": opponent,
-                    "msg": "needs a bot too: the matches of bot against opponent",
+                    "loc": ("query", name),
+                    "input": value,
+                    "msg": "needs a bot too: the matches of that bot"
+                    + (" against opponent" if name == "opponent" else " where it faulted"),
                 }
             ]
         )
@@ -144,8 +152,8 @@ def check_opponent(bot: str | None, opponent: str | None, status: str | None) ->
                 {
                     "loc": ("query", "status"),
                     "input": status,
-                    "msg": "with an opponent, only completed matches are listed: leave status "
-                    "empty or give completed",
+                    "msg": f"with {'an opponent' if name == 'opponent' else 'faulted'}, only "
+                    "completed matches are listed: leave status empty or give completed",
                 }
             ]
         )

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 
-from .. import export, models
+from .. import export, models, site
 from ..paths import PLACES
 from .common import BAD_INPUT, BOT_NAME_MAX, LADDER, NOT_FOUND, Web, api, plain
 
@@ -35,6 +35,18 @@ def router(web: Web) -> APIRouter:
         """For each bot and opponent, how the bot placed against the opponent in their common
         completed matches; only matches of finished sets count (docs/web.md)."""
         return [plain(h) for h in web.queries().head_to_head(ladder=ladder, bot=bot)]
+
+    @router.get(PLACES["ladder_chart"].server, include_in_schema=False)
+    def ladder_chart(ladder: str = LADDER) -> Response:
+        # The ladder page's chart: an image of its own, so the leaderboard never waits for it.
+        q = web.queries()
+        _, standings = q.standings(ladder)
+        leaders = [s.bot for s in standings[: site.CHART_BOTS]]
+        return Response(
+            site.ladder_chart(q.ladder_history(ladder, leaders)),
+            media_type="image/svg+xml",
+            headers={"Cache-Control": "max-age=30"},
+        )
 
     @router.get(
         PLACES["export"].server,

@@ -81,7 +81,7 @@ def router(web: Web) -> APIRouter:
         server = ServerUrls(root=root)
 
         def read(last: Snapshot) -> Snapshot | None:
-            name, context = site.ladder_live(web.queries(), ladder, web.h2h)
+            name, context = site.ladder_live(web.queries(), ladder, web.h2h, web.movement)
             html = web.env.get_template(name).render(url=server, **context)
             return None if html == last.html else Snapshot(html=html)
 

@@ -21,6 +21,7 @@ from .common import (
     BAD_INPUT,
     BEFORE,
     BOT_NAME_MAX,
+    FAULTED,
     INDEX,
     LADDER,
     LIMIT,
@@ -43,12 +44,13 @@ def router(web: Web) -> APIRouter:
         bot: str | None = Query(None, max_length=BOT_NAME_MAX),
         opponent: str | None = Query(None, max_length=BOT_NAME_MAX),
         status: str | None = Query(None, max_length=32),
+        faulted: bool = FAULTED,
         before: int | None = BEFORE,
         limit: int = LIMIT,
     ) -> HTMLResponse:
         # The filter form sends empty strings for "any".
         status_value = status_filter(status)
-        check_opponent(bot or None, opponent or None, status_value)
+        check_opponent(bot or None, opponent or None, status_value, faulted)
         return web.render(
             request,
             site.matches_page(
@@ -59,6 +61,7 @@ def router(web: Web) -> APIRouter:
                 before=before,
                 limit=limit,
                 opponent=opponent or None,
+                faulted=faulted,
             ),
         )
 
@@ -74,15 +77,16 @@ def router(web: Web) -> APIRouter:
             description="with `bot`: only the completed matches where this bot sat too",
         ),
         status: models.MatchStatus | None = Query(None),
+        faulted: bool = FAULTED,
         before: int | None = BEFORE,
         limit: int = LIMIT,
     ) -> Any:
         """Matches newest first (schedule order), filtered, a page at a time."""
         status_value = status.value if status else None
-        check_opponent(bot, opponent, status_value)
-        if opponent is not None:
+        check_opponent(bot, opponent, status_value, faulted)
+        if opponent is not None or faulted:
             page = web.queries().matches_against(
-                bot or "", opponent, ladder=ladder, before=before, limit=limit
+                bot or "", opponent, ladder=ladder, before=before, limit=limit, faulted=faulted
             )
         else:
             page = web.queries().match_list(

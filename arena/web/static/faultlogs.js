@@ -119,6 +119,13 @@
     status.textContent = "The key is forgotten.";
   });
 
+  // The owner's section (static/owner.js) is the one form of the owner key where it is
+  // served: it says when it was given.
+  document.addEventListener("arena-key-given", function () {
+    var given = stored();
+    if (given) load(given);
+  });
+
   var saved = stored();
   if (saved) {
     kind.value = saved.kind;

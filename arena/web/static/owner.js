@@ -46,13 +46,28 @@
       cell(row, v.status);
       verifying = verifying || v.status === "verifying";
       const verdict = cell(row);
-      verdict.append(v.verdict || (v.submitted ? "waiting" : "not submitted here"));
-      if (v.opponents.length) verdict.append(" against " + v.opponents.join(", "));
+      // A short verdict ("failed: crash"); what it says further, and whom the verification
+      // match was against, one click away.
+      const said = verdict_parts(v.verdict || (v.submitted ? "waiting" : "not submitted here"));
+      const short = document.createElement("strong");
+      short.className = "verdict";
+      short.textContent = said.short;
+      verdict.append(short);
+      if (said.rest || v.opponents.length) {
+        const why = document.createElement("details");
+        why.className = "verdict-detail";
+        const summary = document.createElement("summary");
+        summary.textContent = "why";
+        why.append(summary, said.rest ? said.rest + ". " : "",
+          v.opponents.length ? "Its verification match was against " +
+            v.opponents.join(" and ") + "." : "");
+        verdict.append(" ", why);
+      }
       if (v.verification_match) {
         const link = document.createElement("button");
         link.type = "button";
-        link.textContent = "verification match (JSON)";
-        link.addEventListener("click", () => openReplay(v.version));
+        link.textContent = "its verification match";
+        link.addEventListener("click", () => showVerification(v.version, verdict, link));
         verdict.append(" ", link);
       }
       for (const step of v.steps || []) {  // its install or build (docs/submit.md#runtimes)
@@ -91,11 +106,48 @@
     if (verifying) polling = setTimeout(load, 2000);
   }
 
-  async function openReplay(version) {
+  // "failed: crash: the bot's process exited ..." -> "failed: crash" and the rest.
+  function verdict_parts(text) {
+    const parts = text.split(": ");
+    if (parts.length <= 2) return { short: text, rest: "" };
+    return { short: parts.slice(0, 2).join(": "), rest: parts.slice(2).join(": ") };
+  }
+
+  // The verification match read for a person: who sat where, scores and places, each fault,
+  // and its replay file to download (`arena replay FILE` re-runs it), not raw JSON.
+  async function showVerification(version, where, button) {
     try {
       const doc = await call("/versions/" + version + "/verification");
-      const blob = new Blob([JSON.stringify(doc, null, 2)], { type: "application/json" });
-      window.open(URL.createObjectURL(blob), "_blank");
+      const box = document.createElement("div");
+      box.className = "verification";
+      const list = document.createElement("ul");
+      const names = doc.seat_names || [], scores = doc.scores || [], ranks = doc.ranks || [];
+      names.forEach((name, seat) => {
+        const item = document.createElement("li");
+        const place = ranks[seat];
+        item.textContent = "seat " + (seat + 1) + ": " + name +
+          (scores[seat] !== undefined ? ", score " + scores[seat] : "") +
+          (place !== undefined && place !== null ? ", place " + (place + 1) + " of " +
+            names.length : "");
+        list.appendChild(item);
+      });
+      for (const f of doc.faults || []) {
+        const item = document.createElement("li");
+        item.className = "fault";
+        item.textContent = (names[f.seat] || "seat " + (f.seat + 1)) + " faulted (" + f.kind + ") " +
+          (f.move >= 0 ? "at move " + (f.move + 1) : "before its first move") +
+          (f.detail ? ": " + f.detail : "");
+        list.appendChild(item);
+      }
+      const moves = document.createElement("p");
+      moves.textContent = (doc.moves || []).length + " moves played. ";
+      const file = document.createElement("a");
+      file.href = URL.createObjectURL(new Blob([JSON.stringify(doc)], { type: "application/json" }));
+      file.download = section.dataset.bot + "-" + version + "-verification.json";
+      file.textContent = "Download its replay file";
+      moves.append(file, " (arena replay FILE re-runs it)");
+      box.append(list, moves);
+      button.replaceWith(box);
     } catch (err) { say(err.message); }
   }
 
@@ -127,6 +179,7 @@
       const doc = await call("/owner");
       if (key() !== used) return;  // forgotten (or replaced) while it was asked for
       render(doc);
+      if (view.hidden) document.dispatchEvent(new Event("arena-key-given"));  // the logs too
       show(true);
     } catch (err) { say(err.message); }
   }
