@@ -6,7 +6,12 @@ ARENA_ENGINE=plain measures the plain ones), named in the results ("engine build
 
 The goal ratios (4 players, ours against goofspiel's decisions per second) are measured with the
 three playouts taking turns in short windows, so that load on this shared machine lands on every
-side alike; the per-case table is measured one case after another."""
+side alike; the per-case table is measured one case after another.
+
+Beside them in the goal turns (context): the same loops over engines that do nothing, bound to
+Python through CPython's C API and through pybind11 (benchsuites.engine_calls, built at run time
+where gcc, g++ and pybind11 are): the most any engine bound either way can reach.
+"""
 
 from __future__ import annotations
 
@@ -266,7 +271,8 @@ def run(seconds: float, log) -> dict:
     # The goals: ours and goofspiel's in turns of `window_s`, about 3 x `seconds` each in all:
     # random playouts (goal: 2x goofspiel's decisions/s) and the referee's reading path (an
     # observation before every decision: 1x), each game as the registry hands it out; beside
-    # them (context) a plain Python engine the registry hands out a compiled build of.
+    # them (context) a plain Python engine the registry hands out a compiled build of, and
+    # engines that do nothing (the loop's own cost).
     window_s = 0.25
     sides: dict[str, Any] = {}
     for name in GOAL_GAMES:
@@ -276,6 +282,11 @@ def run(seconds: float, log) -> dict:
         if plain is not None:
             sides[f"{name} plain"] = Playouts(plain(4))
             sides[f"{name} plain, reading referee"] = Playouts(plain(4), "referee")
+    # (context) the same loops over engines that do nothing, bound as a native core would be
+    # (benchsuites.engine_calls): the most any engine bound that way can reach
+    from benchsuites.engine_calls import sides as probes
+
+    sides.update(probes(Playouts, log))
     sides["goofspiel"] = Goofspiel(pyspiel)
     for side in sides.values():
         side.window(0.1)  # warm up
