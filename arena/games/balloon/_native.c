@@ -18,6 +18,7 @@
 #define MAX_CARDS 64
 #define MAX_ROUNDS 8
 #define MAX_TURNS 64
+#define MAX_COLOURS 8
 #define NUM_OBS_FIELDS 15
 
 /* ---- the rules' constants, from engine.py (configure) ---------------------------------- */
@@ -47,7 +48,7 @@ typedef struct {
     PyObject *table;        /* the table's Played tuple as last built, from table_start */
     Py_ssize_t table_start, table_scanned, round_log;
     int n, round, start, turn, pos, to_act, over, size, middle, first_chip, norder;
-    int order[MAX_SEATS], vol[MAX_SEATS], counts[MAX_SEATS + 2];
+    int order[MAX_SEATS], vol[MAX_SEATS], counts[MAX_COLOURS];
     int chips[MAX_SEATS], dropped[MAX_SEATS], totals[MAX_SEATS];
 } Core;
 
@@ -489,7 +490,7 @@ static PyObject *Core_load(Core *self, PyObject *plain) {
         Py_XSETREF(self->legal[s], t);
     }
     Py_DECREF(fast);
-    if (read_ints(vol, self->vol, MAX_SEATS, "vol") < 0 || read_ints(counts, self->counts, MAX_SEATS + 2, "counts") < 0
+    if (read_ints(vol, self->vol, MAX_SEATS, "vol") < 0 || read_ints(counts, self->counts, MAX_COLOURS, "counts") < 0
         || read_ints(chips, self->chips, MAX_SEATS, "chips") < 0 || read_ints(dropped, self->dropped, MAX_SEATS, "dropped") < 0
         || read_ints(totals, self->totals, MAX_SEATS, "totals") < 0)
         goto fail;
@@ -576,6 +577,7 @@ static void Core_dealloc(Core *self) {
 }
 
 static PyObject *Core_hand(Core *self, PyObject *seat_obj);
+static PyObject *Core_feature_tail(Core *self, PyObject *seat_obj);
 
 static PyMethodDef Core_methods[] = {
     {"seats_to_act", (PyCFunction)Core_seats_to_act, METH_NOARGS, "The seat to act, or none."},
@@ -589,6 +591,7 @@ static PyMethodDef Core_methods[] = {
     {"_load", (PyCFunction)Core_load, METH_O, "Set from a plain state's fields."},
     {"_start", (PyCFunction)Core_start, METH_NOARGS, "Deal the first round."},
     {"_hand", (PyCFunction)Core_hand, METH_O, "A seat's true hand."},
+    {"_feature_tail", (PyCFunction)Core_feature_tail, METH_O, "feature_tail for a checked seat."},
     {NULL}};
 
 static PyObject *Core_hand(Core *self, PyObject *seat_obj) {
@@ -597,6 +600,39 @@ static PyObject *Core_hand(Core *self, PyObject *seat_obj) {
     if (seat == -1 && PyErr_Occurred()) return NULL;
     if (seat < 0 || seat >= self->n) { PyErr_SetString(PyExc_IndexError, "no such seat"); return NULL; }
     return PyTuple_GetSlice(self->legal[seat], 0, PyTuple_GET_SIZE(self->legal[seat]) - 1);
+}
+
+static PyObject *Core_feature_tail(Core *self, PyObject *seat_obj) {
+    /* engine.py's _feature_tail, for a seat checked by native.py's feature_tail */
+    long seat = PyLong_AsLong(seat_obj);
+    if (seat == -1 && PyErr_Occurred()) return NULL;
+    if (seat < 0 || seat >= self->n) { PyErr_SetString(PyExc_IndexError, "no such seat"); return NULL; }
+    int n = self->n, k = 0;
+    double v[12 + 6 * MAX_SEATS];
+    for (int c = 0; c < 6; c++) v[k++] = self->counts[c] / 8.0;
+    v[k++] = self->round / 5.0;
+    v[k++] = self->turn / 12.0;
+    v[k++] = self->size / 50.0;
+    v[k++] = self->vol[seat] / 50.0;
+    v[k++] = self->middle / 12.0;
+    v[k++] = self->first_chip > 0 ? 1.0 : 0.0;
+    for (int i = 0; i < n; i++) { /* seats rotated: the observer first */
+        int s = (int)((seat + i) % n);
+        v[k++] = (PyTuple_GET_SIZE(self->legal[s]) - 1) / 10.0;
+        v[k++] = self->dropped[s] ? 1.0 : 0.0;
+        v[k++] = self->chips[s] / 12.0;
+        v[k++] = self->totals[s] / 100.0;
+        v[k++] = !self->over && self->to_act == s ? 1.0 : 0.0;
+        v[k++] = self->start == s ? 1.0 : 0.0;
+    }
+    PyObject *out = PyList_New(k);
+    if (!out) return NULL;
+    for (int i = 0; i < k; i++) {
+        PyObject *f = PyFloat_FromDouble(v[i]);
+        if (!f) { Py_DECREF(out); return NULL; }
+        PyList_SET_ITEM(out, i, f);
+    }
+    return out;
 }
 
 static PyMemberDef Core_members[] = {
@@ -679,7 +715,7 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         || get_int(engine, "THIRD_CARD_POSITION", &third_card_position) < 0
         || get_int(engine, "THIRD_CARD_CHIPS", &third_card_chips) < 0)
         return NULL;
-    if (num_cards > MAX_CARDS || num_rounds > MAX_ROUNDS) {
+    if (num_cards > MAX_CARDS || num_rounds > MAX_ROUNDS || black_index + 1 > MAX_COLOURS || black_index < 5) {
         PyErr_SetString(PyExc_ValueError, "the deck or the rounds outgrow the native core");
         return NULL;
     }

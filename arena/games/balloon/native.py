@@ -36,7 +36,10 @@ class NativeStale(ImportError):
 if SOURCE_DIGEST != source_digest((Path(__file__).parent / "_native.c").read_bytes()):
     raise NativeStale("the native core was built from another version of _native.c")
 
-configure(plain)
+try:  # the rules' constants and classes, from engine.py
+    configure(plain)
+except (TypeError, ValueError) as err:  # rules the core was not written for: fall back
+    raise ImportError(f"the native core does not fit engine.py's rules: {err}") from err
 
 
 class BalloonGame(plain.BalloonGame):
@@ -98,7 +101,9 @@ class BalloonState(Core, State):
         return self._plain().feature_values(seat)
 
     def feature_tail(self, seat: Any) -> list[float]:
-        return self._plain().feature_tail(seat)
+        if type(seat) is int and 0 <= seat < self.num_players:
+            return self._feature_tail(seat)
+        return self._plain().feature_tail(seat)  # refused, with the plain engine's reason
 
     def volume(self, seat: int) -> int:
         return self._plain().volume(seat)
