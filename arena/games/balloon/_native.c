@@ -29,12 +29,19 @@ static int card_value[MAX_CARDS], card_colour[MAX_CARDS];
 static int hand_size_by_round[MAX_ROUNDS], chip_points_by_round[MAX_ROUNDS];
 static int chips_by_count[MAX_SEATS + 1], face_up_by_count[MAX_SEATS + 1];
 static int early_chips_by_turn[MAX_TURNS];
-static PyObject *s_round_start, *s_round_end, *s_match_end, *nobody, *drop_out_obj;
+static PyObject *s_round_start, *s_round_end, *s_match_end, *nobody;
 static PyObject *seat_tuples[MAX_SEATS], *empty;
 static PyTypeObject *obs_type, *played_type, *event_type;
 static Py_ssize_t obs_offsets[NUM_OBS_FIELDS], played_offsets[3], event_offsets[3];
 static PyObject *event_from_entry; /* engine.py's _event_from_entry, for the rarer entries */
 static PyObject *k_play, *k_drop_out, *k_card, *k_turn, *k_third, *k_chips, *k_early, *k_first;
+static PyObject *k_round_start, *k_round_end, *minus_one;
+/* the data keys of round_start and round_end events, for the entry's items from 1 on */
+static const char *round_start_keys[] = {"round", "start_seat", "hand_sizes", "face_up",
+                                         "chips_in_middle", "first_drop_out_chips"};
+static const char *round_end_keys[] = {"round", "size", "hands", "volumes", "complete",
+                                       "complete_share", "chips", "round_scores", "totals"};
+static PyObject *k_start_data[6], *k_end_data[9];
 
 typedef struct {
     PyObject_HEAD
@@ -46,6 +53,8 @@ typedef struct {
     PyObject *log;          /* list of the plain engine's log tuples */
     PyObject *events_cache; /* list of Event, read by native.py */
     PyObject *table;        /* the table's Played tuple as last built, from table_start */
+    /* observations' tuples as last built, NULL once their field changes (stale) */
+    PyObject *hand_sizes, *dropped_t, *chips_t, *totals_t;
     Py_ssize_t table_start, table_scanned, round_log;
     int n, round, start, turn, pos, to_act, over, size, middle, first_chip, norder;
     int order[MAX_SEATS], vol[MAX_SEATS], counts[MAX_COLOURS];
@@ -112,6 +121,30 @@ static int refuse(Core *self, PyObject *seat, PyObject *action) {
     return -1;
 }
 
+static PyObject *small_ints(const long *values, int count) {
+    /* a tuple of ints (no format string to parse: the hot path's log entries) */
+    PyObject *t = PyTuple_New(count);
+    if (!t) return NULL;
+    for (int i = 0; i < count; i++) {
+        PyObject *v = PyLong_FromLong(values[i]);
+        if (!v) { Py_DECREF(t); return NULL; }
+        PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
+}
+
+static void stale(Core *self) {
+    Py_CLEAR(self->hand_sizes);
+    Py_CLEAR(self->dropped_t);
+    Py_CLEAR(self->chips_t);
+    Py_CLEAR(self->totals_t);
+}
+
+static PyObject *cached(PyObject **slot, const int *values, int count) {
+    if (!*slot) *slot = ints(values, count);
+    return Py_XNewRef(*slot);
+}
+
 static int log_append(Core *self, PyObject *entry) {
     if (!entry) return -1;
     int r = PyList_Append(self->log, entry);
@@ -123,6 +156,7 @@ static int log_append(Core *self, PyObject *entry) {
 
 static int start_round(Core *self, int round) {
     int n = self->n;
+    stale(self);
     PyObject *deck = PyTuple_GET_ITEM(self->decks, round - 1);
     int size = hand_size_by_round[round - 1];
     int f = face_up_by_count[n];
@@ -180,6 +214,7 @@ static void pass_turn(Core *self, int pos) {
 
 static int end_round(Core *self) {
     int n = self->n, size = self->size, complete[MAX_SEATS], ncomplete = 0;
+    stale(self);
     for (int s = 0; s < n; s++)
         if (self->vol[s] == size) complete[ncomplete++] = s;
     int share = ncomplete ? self->middle / ncomplete : 0;
@@ -211,6 +246,8 @@ static int end_round(Core *self) {
 
 static int drop(Core *self, int seat) {
     int turn = self->turn;
+    Py_CLEAR(self->dropped_t);
+    Py_CLEAR(self->chips_t);
     int early = turn < early_len ? early_chips_by_turn[turn] : 0;
     if (early > self->middle) early = self->middle;
     self->middle -= early;
@@ -218,7 +255,8 @@ static int drop(Core *self, int seat) {
     self->first_chip = 0;
     self->chips[seat] += early + first;
     self->dropped[seat] = turn;
-    if (log_append(self, Py_BuildValue("(iOiii)", seat, drop_out_obj, turn, early, first)) < 0) return -1;
+    long entry[5] = {seat, drop_out, turn, early, first};
+    if (log_append(self, small_ints(entry, 5)) < 0) return -1;
     for (int i = self->pos; i < self->norder - 1; i++) self->order[i] = self->order[i + 1];
     self->norder--;
     if (self->norder == 0) return end_round(self);
@@ -237,6 +275,7 @@ static int play(Core *self, int seat, int card, PyObject *seat_obj, PyObject *ac
     for (Py_ssize_t i = 0, j = 0; i < len; i++)
         if (i != at) PyTuple_SET_ITEM(rest, j++, Py_NewRef(PyTuple_GET_ITEM(legal, i)));
     Py_SETREF(self->legal[seat], rest);
+    Py_CLEAR(self->hand_sizes);
     self->vol[seat] -= card_value[card];
     int colour = card_colour[card];
     int k = ++self->counts[colour];
@@ -245,8 +284,10 @@ static int play(Core *self, int seat, int card, PyObject *seat_obj, PyObject *ac
         chip = self->middle < third_card_chips ? self->middle : third_card_chips;
         self->middle -= chip;
         self->chips[seat] += chip;
+        Py_CLEAR(self->chips_t);
     }
-    if (log_append(self, Py_BuildValue("(iiii)", seat, card, self->turn, chip)) < 0) return -1;
+    long entry[4] = {seat, card, self->turn, chip};
+    if (log_append(self, small_ints(entry, 4)) < 0) return -1;
     self->size++;
     pass_turn(self, self->pos + 1);
     return 0;
@@ -339,9 +380,10 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
     PyObject *values[NUM_OBS_FIELDS] = {
         Py_NewRef(seat_obj), PyLong_FromLong(n), PyLong_FromLong(self->round),
         PyLong_FromLong(self->turn), PyLong_FromLong(self->start),
-        PyLong_FromLong(self->over ? -1 : self->to_act), hand, ints(sizes, n),
-        Py_NewRef(self->face_up), table(self), ints(self->dropped, n), ints(self->chips, n),
-        PyLong_FromLong(self->middle), PyBool_FromLong(self->first_chip > 0), ints(self->totals, n),
+        PyLong_FromLong(self->over ? -1 : self->to_act), hand, cached(&self->hand_sizes, sizes, n),
+        Py_NewRef(self->face_up), table(self), cached(&self->dropped_t, self->dropped, n),
+        cached(&self->chips_t, self->chips, n), PyLong_FromLong(self->middle),
+        PyBool_FromLong(self->first_chip > 0), cached(&self->totals_t, self->totals, n),
     };
     for (int i = 0; i < NUM_OBS_FIELDS; i++)
         if (!values[i]) {
@@ -351,13 +393,28 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
     return fill(obs_type, obs_offsets, values, NUM_OBS_FIELDS);
 }
 
+static PyObject *keyed_event(PyObject *kind, PyObject *seat, PyObject *e, PyObject **keys, int count) {
+    /* an Event whose data maps keys to the entry's items from 1 on */
+    PyObject *data = _PyDict_NewPresized(count);
+    if (!data) return NULL;
+    for (int i = 0; i < count; i++)
+        if (PyDict_SetItem(data, keys[i], PyTuple_GET_ITEM(e, i + 1)) < 0) { Py_DECREF(data); return NULL; }
+    PyObject *values[3] = {Py_NewRef(kind), Py_NewRef(seat), data};
+    return fill(event_type, event_offsets, values, 3);
+}
+
 static PyObject *event(PyObject *e) {
-    /* engine.py's _event_from_entry: plays and drop-outs here, the rest by engine.py */
+    /* engine.py's _event_from_entry: plays, drop-outs, round starts and ends here, the rest
+     * (the match's end, a sampled state's start) by engine.py */
     Py_ssize_t len = PyTuple_GET_SIZE(e);
     PyObject *seat = PyTuple_GET_ITEM(e, 0);
+    if (seat == s_round_start && len == 7)
+        return keyed_event(k_round_start, PyTuple_GET_ITEM(e, 2), e, k_start_data, 6);
+    if (seat == s_round_end && len == 10)
+        return keyed_event(k_round_end, minus_one, e, k_end_data, 9);
     if (!PyLong_CheckExact(seat) || (len != 4 && len != 5))
         return PyObject_CallOneArg(event_from_entry, e);
-    PyObject *data = PyDict_New(), *kind;
+    PyObject *data = _PyDict_NewPresized(4), *kind;
     if (!data) return NULL;
     int r;
     if (len == 5) { /* (seat, DROP_OUT, turn, early, first) */
@@ -406,6 +463,10 @@ static PyObject *Core_clone(Core *self, PyObject *unused) {
     new->face_up = Py_NewRef(self->face_up);
     new->undealt = Py_NewRef(self->undealt);
     new->table = Py_NewRef(self->table);
+    new->hand_sizes = Py_XNewRef(self->hand_sizes);
+    new->dropped_t = Py_XNewRef(self->dropped_t);
+    new->chips_t = Py_XNewRef(self->chips_t);
+    new->totals_t = Py_XNewRef(self->totals_t);
     new->log = log;
     new->events_cache = events;
     return (PyObject *)new;
@@ -502,6 +563,7 @@ static PyObject *Core_load(Core *self, PyObject *plain) {
     Py_XSETREF(self->log, PySequence_List(log));
     self->round_log = PyLong_AsSsize_t(round_log);
     if (!self->face_up || !self->undealt || !self->log || PyErr_Occurred()) goto fail;
+    stale(self);
     Py_XSETREF(self->events_cache, PyList_New(0));
     Py_XSETREF(self->table, Py_NewRef(empty));
     self->table_start = -1;
@@ -567,6 +629,7 @@ static int Core_clear(Core *self) {
     Py_CLEAR(self->log);
     Py_CLEAR(self->events_cache);
     Py_CLEAR(self->table);
+    stale(self);
     return 0;
 }
 
@@ -745,7 +808,6 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
     s_round_end = PyObject_GetAttrString(engine, "_ROUND_END");
     s_match_end = PyObject_GetAttrString(engine, "_MATCH_END");
     nobody = PyObject_GetAttrString(engine, "_NOBODY");
-    drop_out_obj = PyLong_FromLong(drop_out);
     obs_type = (PyTypeObject *)PyObject_GetAttrString(engine, "BalloonObservation");
     played_type = (PyTypeObject *)PyObject_GetAttrString(engine, "Played");
     if (!s_round_start || !s_round_end || !s_match_end || !nobody || !obs_type || !played_type) return NULL;
@@ -764,6 +826,14 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
     k_early = PyUnicode_InternFromString("early_chips");
     k_first = PyUnicode_InternFromString("first_drop_out_chips");
     if (!k_play || !k_drop_out || !k_card || !k_turn || !k_third || !k_chips || !k_early || !k_first) return NULL;
+    k_round_start = PyUnicode_InternFromString("round_start");
+    k_round_end = PyUnicode_InternFromString("round_end");
+    minus_one = PyLong_FromLong(-1);
+    if (!k_round_start || !k_round_end || !minus_one) return NULL;
+    for (int i = 0; i < 6; i++)
+        if (!(k_start_data[i] = PyUnicode_InternFromString(round_start_keys[i]))) return NULL;
+    for (int i = 0; i < 9; i++)
+        if (!(k_end_data[i] = PyUnicode_InternFromString(round_end_keys[i]))) return NULL;
     empty = PyTuple_New(0);
     for (int s = 0; s < MAX_SEATS; s++) seat_tuples[s] = Py_BuildValue("(i)", s);
     configured = 1;
