@@ -118,8 +118,9 @@ def native_files(source: Path, name: str) -> list[Path]:
     return sorted(source.parent.glob(f"{name}.*.so"))
 
 
-def build_native(source: Path, name: str, force: bool) -> None:
-    """Compile a native core with the C compiler Python was built with, its digest in it."""
+def build_native(source: Path, name: str, force: bool) -> bool:
+    """Compile a native core with the C compiler Python was built with, its digest in it;
+    False (saying why) if it does not compile."""
     package = ".".join(source.parent.relative_to(ROOT).parts)
     digest = source_digest(source.read_bytes())
     probe = f"import {package}.{name} as m; print(m.SOURCE_DIGEST)"
@@ -127,7 +128,7 @@ def build_native(source: Path, name: str, force: bool) -> None:
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=False
     )
     if not force and done.returncode == 0 and done.stdout.strip() == digest:
-        return
+        return True
     say(f"compiling {source.relative_to(ROOT)} (seconds)")
     for old in native_files(source, name):
         old.unlink()
@@ -135,7 +136,7 @@ def build_native(source: Path, name: str, force: bool) -> None:
     compiler = sysconfig.get_config_var("CC").split()
     done = subprocess.run(
         [
-            *compiler, "-O2", "-Wall", "-Werror", "-shared", "-fPIC",
+            *compiler, "-O2", "-Wall", "-shared", "-fPIC",
             f"-I{sysconfig.get_paths()['include']}", f'-DSOURCE_DIGEST="{digest}"',
             "-o", str(target), str(source),
         ],
@@ -144,7 +145,9 @@ def build_native(source: Path, name: str, force: bool) -> None:
     if done.returncode != 0:
         target.unlink(missing_ok=True)
         sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
-        raise SystemExit(f"build_engines: compiling {source.relative_to(ROOT)} failed (above)")
+        say(f"compiling {source.relative_to(ROOT)} failed (above); the next build will run")
+        return False
+    return True
 
 
 def main() -> int:
@@ -163,12 +166,12 @@ def main() -> int:
     if why is not None:
         say(f"not compiling the engines: {why}; the plain Python engines will run")
         return 0
-    for source, name in NATIVE.items():
-        build_native(source, name, args.force)
+    # (a native core that does not compile leaves the mypyc build to run: build that still)
+    natives_built = all([build_native(source, name, args.force) for source, name in NATIVE.items()])
     why = missing_mypyc()
     if why is not None:
         say(f"not compiling the engines with mypyc: {why}; the native cores or plain engines run")
-        return 0
+        return 0 if natives_built else 1
     for module, source in ENGINES.items():
         digest = source_digest(source.read_bytes())
         if not args.force and built_digest(module) == digest:
@@ -177,7 +180,7 @@ def main() -> int:
         build(module, source, digest)
         if built_digest(module) != digest:
             raise SystemExit(f"build_engines: the build of {module} does not load")
-    return 0
+    return 0 if natives_built else 1
 
 
 if __name__ == "__main__":
