@@ -1,15 +1,19 @@
-"""Which build of a rules engine runs: the compiled one (the engine's own source, compiled by
-mypyc: scripts/build_engines.py, run by scripts/setup) or the plain Python one.
+"""Which build of a rules engine runs: its native core (a C extension type beside the engine,
+`_native.c`, used through the package's `native.py`: scripts/build_engines.py builds it), the
+compiled one (the engine's own source, compiled by mypyc: scripts/build_engines.py, run by
+scripts/setup) or the plain Python one.
 
-A compiled engine sits beside its source as `_NAME_mypyc` (for `engine.py`:
-`_engine_mypyc.cpython-*.so`) and carries the digest of the source it was compiled from. It is
-used when it is there, loads, and was compiled from the source as it is now; otherwise the plain
-module runs, so a platform without a compiler, or a checkout whose rules changed since the last
-build, plays the same rules, only slower. One log line per engine says which one runs and why.
+A native core carries the digest of the C source it was built from; a compiled engine sits
+beside its source as `_NAME_mypyc` (for `engine.py`: `_engine_mypyc.cpython-*.so`) and carries
+the digest of the source it was compiled from. Each is used when it is there, loads, and was
+built from the source as it is now, the native core first; otherwise the plain module runs, so
+a platform without a compiler, or a checkout whose rules changed since the last build, plays the
+same rules, only slower. One log line per engine says which one runs and why.
 
 ENGINE_VARIABLE (ARENA_ENGINE) decides instead: "plain" always runs the plain modules (CI runs
-tests/games both ways), "compiled" refuses to run without the compiled ones (ConfigError); unset
-or "auto", as above. Imports nothing outside the standard library, as arena.games promises.
+tests/games both ways), "compiled" the mypyc builds and "native" the native cores, refusing to
+run without them (ConfigError); unset or "auto", as above. Imports nothing outside the standard
+library, as arena.games promises.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ except ImportError:  # pragma: no cover - Pythons without the builtin module
     from hashlib import blake2b as _blake2b
 
 ENGINE_VARIABLE = "ARENA_ENGINE"
-CHOICES = ("auto", "plain", "compiled")
+CHOICES = ("auto", "plain", "compiled", "native")
+NATIVE_MODULE = "native"  # a package's engine with a native core: its native.py
+NATIVE_SOURCE = "_native.c"
 COMPILED_SUFFIX = "_mypyc"  # engine.py compiles to _engine_mypyc
 
 log = logging.getLogger(__name__)
@@ -52,32 +58,56 @@ def requested() -> str:
     if choice not in CHOICES:
         raise ConfigError(
             f"{ENGINE_VARIABLE}={os.environ[ENGINE_VARIABLE]!r} is not one of "
-            f"{', '.join(CHOICES)}: unset it, or set plain (the pure-Python engines) or "
-            f"compiled (the mypyc builds, which scripts/setup makes)"
+            f"{', '.join(CHOICES)}: unset it, or set plain (the pure-Python engines), "
+            f"compiled (the mypyc builds) or native (the native cores; scripts/setup makes both)"
         )
     return choice
 
 
 def load_engine(module: str) -> ModuleType:
     """The module that runs the rules of `module` (a plain engine module such as
-    "arena.games.balloon.engine"): its compiled build when ENGINE_VARIABLE allows and the build
-    is usable, else the module itself. Logs which, once per call (a game package calls it once,
-    when imported)."""
+    "arena.games.balloon.engine"): its native core, else its compiled build, when
+    ENGINE_VARIABLE allows and the build is usable, else the module itself. Logs which, once
+    per call (a game package calls it once, when imported)."""
     choice = requested()
     if choice == "plain":
         log.info("%s: the plain Python engine (%s=plain)", module, ENGINE_VARIABLE)
         return importlib.import_module(module)
-    compiled, why_not = _compiled(module)
-    if compiled is not None:
-        log.info("%s: the compiled engine (%s)", module, compiled.__file__)
-        return compiled
-    if choice == "compiled":
-        raise ConfigError(
-            f"{ENGINE_VARIABLE}=compiled, but {module} has no usable compiled build: {why_not}; "
-            f"run scripts/setup (or scripts/build_engines.py) to build it"
-        )
+    why_not = ""
+    # the builds, fastest first: (choice that asks for it, what it is, finder)
+    for kind, what, find in (
+        ("native", "native core", _native),
+        ("compiled", "compiled engine", _compiled),
+    ):
+        if choice not in ("auto", kind):
+            continue
+        built, why_not = find(module)
+        if built is not None:
+            log.info("%s: the %s (%s)", module, what, built.__file__)
+            return built
+        if choice == kind:
+            raise ConfigError(
+                f"{ENGINE_VARIABLE}={kind}, but {module} has no usable {what}: {why_not}; "
+                f"run scripts/setup (or scripts/build_engines.py) to build it"
+            )
     log.info("%s: the plain Python engine (%s)", module, why_not)
     return importlib.import_module(module)
+
+
+def _native(module: str) -> tuple[ModuleType | None, str]:
+    """The engine with a native core of `module`'s package if usable, else None and why not."""
+    package = module.rpartition(".")[0]
+    name = f"{package}.{NATIVE_MODULE}"
+    source = Path(next(iter(importlib.import_module(package).__path__))) / NATIVE_SOURCE
+    if not source.exists():
+        return None, "no native core for this game"
+    try:
+        native = importlib.import_module(name)
+    except ImportError as err:
+        return None, f"no usable native core ({err}); scripts/setup builds it where gcc is"
+    if getattr(native, "SOURCE_DIGEST", None) != source_digest(source.read_bytes()):
+        return None, "its native core was built from another version of its source"
+    return native, ""
 
 
 def _compiled(module: str) -> tuple[ModuleType | None, str]:

@@ -6,7 +6,12 @@ ARENA_ENGINE=plain measures the plain ones), named in the results ("engine build
 
 The goal ratios (4 players, ours against goofspiel's decisions per second) are measured with the
 three playouts taking turns in short windows, so that load on this shared machine lands on every
-side alike; the per-case table is measured one case after another."""
+side alike; the per-case table is measured one case after another.
+
+Beside them in the goal turns (context): the same loops over engines that do nothing, bound to
+Python through CPython's C API and through pybind11 (benchsuites.engine_calls, built at run time
+where gcc, g++ and pybind11 are): the most any engine bound either way can reach.
+"""
 
 from __future__ import annotations
 
@@ -226,15 +231,24 @@ def rates(windows: list[tuple[int, int, float]]) -> tuple[float, float]:
     return sum(w[0] for w in windows) / elapsed, sum(w[1] for w in windows) / elapsed
 
 
-def plain_twin(name: str):
-    """The plain Python Game class of `name` when the registry hands out a compiled build of
-    it (arena.games.engines), else None."""
+def twins(name: str) -> dict[str, Any]:
+    """The other builds of `name`'s engine than the one the registry hands out, by build
+    ("plain", "compiled": arena.games.engines), as Game classes: for a native core, its plain
+    engine (the class it subclasses) and the mypyc build where usable; for a mypyc build, the
+    plain engine."""
     cls = game_class(name)
-    if not cls.__module__.endswith(engines.COMPILED_SUFFIX):
-        return None
-    package, _, compiled = cls.__module__.rpartition(".")
-    source = compiled.removeprefix("_").removesuffix(engines.COMPILED_SUFFIX)
-    return getattr(importlib.import_module(f"{package}.{source}"), cls.__name__)
+    package, _, module = cls.__module__.rpartition(".")
+    if module == engines.NATIVE_MODULE:
+        plain = cls.__bases__[0]
+        compiled, _ = engines._compiled(plain.__module__)
+        out = {"plain": plain}
+        if compiled is not None:
+            out["compiled"] = getattr(compiled, cls.__name__)
+        return out
+    if not module.endswith(engines.COMPILED_SUFFIX):
+        return {}
+    source = module.removeprefix("_").removesuffix(engines.COMPILED_SUFFIX)
+    return {"plain": getattr(importlib.import_module(f"{package}.{source}"), cls.__name__)}
 
 
 def run(seconds: float, log) -> dict:
@@ -266,16 +280,21 @@ def run(seconds: float, log) -> dict:
     # The goals: ours and goofspiel's in turns of `window_s`, about 3 x `seconds` each in all:
     # random playouts (goal: 2x goofspiel's decisions/s) and the referee's reading path (an
     # observation before every decision: 1x), each game as the registry hands it out; beside
-    # them (context) a plain Python engine the registry hands out a compiled build of.
+    # them (context) its other builds (twins), and engines that do nothing (the loop's own
+    # cost).
     window_s = 0.25
     sides: dict[str, Any] = {}
     for name in GOAL_GAMES:
         sides[name] = Playouts(make_game(name, 4))
         sides[f"{name}, reading referee"] = Playouts(make_game(name, 4), "referee")
-        plain = plain_twin(name)
-        if plain is not None:
-            sides[f"{name} plain"] = Playouts(plain(4))
-            sides[f"{name} plain, reading referee"] = Playouts(plain(4), "referee")
+        for build, twin in twins(name).items():
+            sides[f"{name} {build}"] = Playouts(twin(4))
+            sides[f"{name} {build}, reading referee"] = Playouts(twin(4), "referee")
+    # (context) the same loops over engines that do nothing, bound as a native core would be
+    # (benchsuites.engine_calls): the most any engine bound that way can reach
+    from benchsuites.engine_calls import sides as probes
+
+    sides.update(probes(Playouts, log))
     sides["goofspiel"] = Goofspiel(pyspiel)
     for side in sides.values():
         side.window(0.1)  # warm up

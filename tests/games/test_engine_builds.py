@@ -1,11 +1,13 @@
-"""The compiled engines (mypyc builds, scripts/build_engines.py) against the plain ones they are
-compiled from (arena/games/engines.py): random matches of every player count played on both side
-by side, every event, observation, legal action list, feature array, score and state snapshot
-equal after every action, illegal actions refused with the same reason, clones and sampled
-states alike; and the choice of build (ARENA_ENGINE, the log line, a stale build refused).
+"""The built engines against the plain ones (arena/games/engines.py): the mypyc build of
+Balloon's engine (scripts/build_engines.py) and its native core (balloon/_native.c through
+balloon/native.py): random matches of every player count played on each and on the plain engine
+side by side, every event, observation, legal action list, feature array, score and state
+snapshot equal after every action, illegal actions and observers refused with the same reason,
+clones and sampled states alike; and the choice of build (ARENA_ENGINE, the log line, a stale
+build refused).
 
-tests/games runs against the compiled engines (what scripts/setup builds); scripts/test runs
-Balloon's own tests once more with ARENA_ENGINE=plain."""
+tests/games runs against the engines the registry hands out (the native core where built);
+scripts/test runs Balloon's own tests once more with ARENA_ENGINE=plain."""
 
 from __future__ import annotations
 
@@ -24,10 +26,15 @@ from arena.games import engines
 PLAIN = "arena.games.balloon.engine"
 
 
-@pytest.fixture(scope="module")
-def builds() -> tuple[ModuleType, ModuleType]:
-    """(plain, compiled) Balloon engine modules; skips where the compiled one is not built."""
+def built(kind: str) -> tuple[ModuleType, ModuleType]:
+    """(plain, built) Balloon engine modules, the built one "compiled" (mypyc) or "native";
+    skips where it is not built."""
     plain = importlib.import_module(PLAIN)
+    if kind == "native":
+        native, why_not = engines._native(PLAIN)
+        if native is None:
+            pytest.skip(f"the native core is not built here ({why_not})")
+        return plain, native
     try:
         compiled = importlib.import_module(engines.compiled_name(PLAIN))
     except ImportError:
@@ -37,6 +44,18 @@ def builds() -> tuple[ModuleType, ModuleType]:
             pytest.fail("the compiled Balloon engine is older than engine.py: run scripts/setup")
     assert compiled.BalloonState is not plain.BalloonState
     return plain, compiled
+
+
+@pytest.fixture(scope="module")
+def builds() -> tuple[ModuleType, ModuleType]:
+    """(plain, compiled) Balloon engine modules; skips where the compiled one is not built."""
+    return built("compiled")
+
+
+@pytest.fixture(scope="module", params=["compiled", "native"])
+def each_build(request) -> tuple[ModuleType, ModuleType]:
+    """(plain, built) for each build of Balloon's engine that is built here."""
+    return built(request.param)
 
 
 def values(x: Any) -> Any:
@@ -68,11 +87,20 @@ def check_alike(plain: Any, compiled: Any, n: int) -> None:
     for seat in range(n):
         assert plain.legal_actions(seat) == compiled.legal_actions(seat)
         assert plain.feature_values(seat) == compiled.feature_values(seat)
+        assert plain.feature_tail(seat) == compiled.feature_tail(seat)
+        assert plain.hand(seat) == compiled.hand(seat)
+    assert (plain.round, plain.turn, plain.size) == (compiled.round, compiled.turn, compiled.size)
+
+
+def refused_observer(state: Any, seat: Any) -> str:
+    with pytest.raises(Exception) as refused:
+        state.observation(seat)
+    return f"{type(refused.value).__name__}: {refused.value}"
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_compiled_and_plain_play_random_matches_alike(builds, players):
-    plain_engine, compiled_engine = builds
+def test_each_build_and_plain_play_random_matches_alike(each_build, players):
+    plain_engine, compiled_engine = each_build
     rng = random.Random(players)
     plain_game = plain_engine.BalloonGame(players)
     compiled_game = compiled_engine.BalloonGame(players)
@@ -87,10 +115,13 @@ def test_compiled_and_plain_play_random_matches_alike(builds, players):
             for bad_seat, bad_action in [
                 ((seat + 1) % players, legal[0]), (True, legal[0]), (float(seat), legal[0]),
                 (seat, next(c for c in range(50) if c not in legal)), (seat, None), (seat, 1.0),
+                (seat, 2**70), (seat, -1), (2**70, legal[0]), (-1, legal[0]),
             ]:  # fmt: skip
                 assert refusal(plain, bad_seat, bad_action) == refusal(
                     compiled, bad_seat, bad_action
                 )
+            for observer in (players, -2, True, 0.0, None):
+                assert refused_observer(plain, observer) == refused_observer(compiled, observer)
             if rng.random() < 0.1:  # a sampled state, from the same draws, and a clone
                 observation = rng.choice(range(players))
                 draw = rng.random()
@@ -102,11 +133,17 @@ def test_compiled_and_plain_play_random_matches_alike(builds, players):
                 p, c = plain.clone(), compiled.clone()
                 assert type(c) is compiled_engine.BalloonState
                 check_alike(p, c, players)
+                # a clone goes its own way: an action on it leaves the original as it was
+                before = compiled.snapshot()
+                (to_act,) = c.seats_to_act()
+                c.apply_action(to_act, compiled_engine.DROP_OUT)
+                assert compiled.snapshot() == before and c.snapshot() != before
             action = rng.choice(legal)
             plain.apply_action(seat, action)
             compiled.apply_action(seat, action)
             check_alike(plain, compiled, players)
         assert plain_engine.recount_scores(plain.events) == compiled.scores()
+        assert refusal(plain, 0, 50) == refusal(compiled, 0, 50)  # the match is over
 
 
 def run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -131,8 +168,14 @@ def test_arena_engine_plain_forces_the_plain_engine_and_says_so():
     assert done.stderr.splitlines() == [f"{PLAIN}: the plain Python engine (ARENA_ENGINE=plain)"]
 
 
-def test_the_registry_hands_out_the_compiled_engine_where_built(builds):
+def test_the_registry_hands_out_the_native_core_where_built_and_mypyc_when_asked(builds):
+    built("native")
     done = run_python(WHICH, {"ARENA_ENGINE": ""})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "arena.games.balloon.native"
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"{PLAIN}: the native core (") and "native.py" in line
+    done = run_python(WHICH, {"ARENA_ENGINE": "compiled"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == engines.compiled_name(PLAIN)
     (line,) = done.stderr.splitlines()
@@ -142,12 +185,13 @@ def test_the_registry_hands_out_the_compiled_engine_where_built(builds):
 def test_a_bad_arena_engine_value_is_refused_saying_what_to_set():
     done = run_python(WHICH, {"ARENA_ENGINE": "fast"})
     assert done.returncode != 0
-    assert "ARENA_ENGINE='fast' is not one of auto, plain, compiled" in done.stderr
+    assert "ARENA_ENGINE='fast' is not one of auto, plain, compiled, native" in done.stderr
 
 
 def test_a_build_older_than_its_source_is_not_run(monkeypatch, caplog, builds):
-    """A compiled engine whose source has changed since it was built: the plain one runs, with
-    a warning saying to rebuild; ARENA_ENGINE=compiled refuses to start."""
+    """A compiled engine or native core whose source has changed since it was built: the plain
+    engine runs, with a warning saying to rebuild; ARENA_ENGINE=compiled or native refuses to
+    start."""
     monkeypatch.setattr(engines, "source_digest", lambda source: "another source")
     monkeypatch.delenv("ARENA_ENGINE", raising=False)
     with caplog.at_level("INFO", logger=engines.__name__):
@@ -155,6 +199,9 @@ def test_a_build_older_than_its_source_is_not_run(monkeypatch, caplog, builds):
     assert "older than its source" in caplog.text and "scripts/setup" in caplog.text
     monkeypatch.setenv("ARENA_ENGINE", "compiled")
     with pytest.raises(engines.ConfigError, match="another version of the source"):
+        engines.load_engine(PLAIN)
+    monkeypatch.setenv("ARENA_ENGINE", "native")
+    with pytest.raises(engines.ConfigError, match="native core was built from another version"):
         engines.load_engine(PLAIN)
 
 

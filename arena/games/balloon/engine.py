@@ -219,6 +219,12 @@ class BalloonGame(Game):
         seat position, never on the actions. `decks` (round -> deck order, see
         `deck_from_hands`) overrides chosen rounds, for hand-built matches.
         """
+        return BalloonState(self, self.match_decks(seed, decks))
+
+    def match_decks(
+        self, seed: int, decks: Mapping[int, Sequence[int]] | None = None
+    ) -> tuple[tuple[int, ...], ...]:
+        """Every round's deck order of the match dealt from `seed` (new_match's deal)."""
         if type(seed) is not int:
             # random.Random(None) would seed from the OS: the match could never be replayed.
             raise ConfigError(f"a match seed must be an int, not {seed!r}")
@@ -231,7 +237,7 @@ class BalloonGame(Game):
             deck = tuple(deck)
             _check_deck(deck)
             dealt[r - 1] = deck
-        return BalloonState(self, tuple(dealt))
+        return tuple(dealt)
 
     def state_in_round(
         self,

@@ -1,0 +1,890 @@
+/* Balloon Challenge's native core: the hot path of the rules (docs/rules/balloon.md), written
+ * against CPython's C API. Built by scripts/build_engines.py into _native_core; used through
+ * arena/games/balloon/native.py, which hands everything cold (events, feature values, refusals'
+ * reasons, snapshots, sampled states) to the plain engine (engine.py) on a plain state made from
+ * this core's fields. tests/games/test_engine_builds.py holds it equal to the plain engine.
+ *
+ * Rule constants are not restated here: configure() reads them from engine.py at import. The
+ * state is the plain engine's, field for field (engine.py's BalloonState), in C ints; the legal
+ * actions of each seat stay a tuple (the hand, sorted, then DROP_OUT), rebuilt when a card leaves
+ * it, and the log holds the plain engine's compact tuples. Why the C API and not a binding
+ * library: docs/architecture.md, "A native core".
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#define MAX_SEATS 5
+#define MAX_CARDS 64
+#define MAX_ROUNDS 8
+#define MAX_TURNS 64
+#define MAX_COLOURS 8
+#define NUM_OBS_FIELDS 15
+
+/* ---- the rules' constants, from engine.py (configure) ---------------------------------- */
+static int configured = 0;
+static int num_cards, drop_out, num_rounds, black_index, first_drop_out_chips;
+static int third_card_position, third_card_chips, early_len;
+static int card_value[MAX_CARDS], card_colour[MAX_CARDS];
+static int hand_size_by_round[MAX_ROUNDS], chip_points_by_round[MAX_ROUNDS];
+static int chips_by_count[MAX_SEATS + 1], face_up_by_count[MAX_SEATS + 1];
+static int early_chips_by_turn[MAX_TURNS];
+static PyObject *s_round_start, *s_round_end, *s_match_end, *nobody;
+static PyObject *seat_tuples[MAX_SEATS], *empty;
+static PyTypeObject *obs_type, *played_type, *event_type;
+static Py_ssize_t obs_offsets[NUM_OBS_FIELDS], played_offsets[3], event_offsets[3];
+static PyObject *event_from_entry; /* engine.py's _event_from_entry, for the rarer entries */
+static PyObject *k_play, *k_drop_out, *k_card, *k_turn, *k_third, *k_chips, *k_early, *k_first;
+static PyObject *k_round_start, *k_round_end, *minus_one;
+/* the data keys of round_start and round_end events, for the entry's items from 1 on */
+static const char *round_start_keys[] = {"round", "start_seat", "hand_sizes", "face_up",
+                                         "chips_in_middle", "first_drop_out_chips"};
+static const char *round_end_keys[] = {"round", "size", "hands", "volumes", "complete",
+                                       "complete_share", "chips", "round_scores", "totals"};
+static PyObject *k_start_data[6], *k_end_data[9];
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *game;
+    PyObject *decks;        /* tuple of each round's deck order */
+    PyObject *legal[MAX_SEATS];
+    PyObject *face_up;
+    PyObject *undealt;
+    PyObject *log;          /* list of the plain engine's log tuples */
+    PyObject *events_cache; /* list of Event, read by native.py */
+    PyObject *table;        /* the table's Played tuple as last built, from table_start */
+    /* observations' tuples as last built, NULL once their field changes (stale) */
+    PyObject *hand_sizes, *dropped_t, *chips_t, *totals_t;
+    Py_ssize_t table_start, table_scanned, round_log;
+    int n, round, start, turn, pos, to_act, over, size, middle, first_chip, norder;
+    int order[MAX_SEATS], vol[MAX_SEATS], counts[MAX_COLOURS];
+    int chips[MAX_SEATS], dropped[MAX_SEATS], totals[MAX_SEATS];
+} Core;
+
+static PyTypeObject CoreType;
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+static PyObject *ints(const int *values, int count) {
+    PyObject *t = PyTuple_New(count);
+    if (!t) return NULL;
+    for (int i = 0; i < count; i++) {
+        PyObject *v = PyLong_FromLong(values[i]);
+        if (!v) { Py_DECREF(t); return NULL; }
+        PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
+}
+
+static int read_ints(PyObject *seq, int *out, int max, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast) return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
+    if (len > max) { Py_DECREF(fast); PyErr_Format(PyExc_ValueError, "%s: too long", what); return -1; }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
+        out[i] = (int)v;
+    }
+    Py_DECREF(fast);
+    return (int)len;
+}
+
+static long small_int(PyObject *o, int *ok) {
+    /* an exact int's value; *ok 0 for anything else (a bool, a float, a huge int) */
+    *ok = 0;
+    if (!PyLong_CheckExact(o)) return 0;
+    int overflow;
+    long v = PyLong_AsLongAndOverflow(o, &overflow);
+    if (overflow || (v == -1 && PyErr_Occurred())) { PyErr_Clear(); return 0; }
+    *ok = 1;
+    return v;
+}
+
+/* a frozen, slotted dataclass instance with its slots written directly (its __init__ sets each
+ * through object.__setattr__, twenty times slower); steals the references in values */
+static PyObject *fill(PyTypeObject *type, const Py_ssize_t *offsets, PyObject **values, int count) {
+    PyObject *o = type->tp_alloc(type, 0);
+    if (!o) {
+        for (int i = 0; i < count; i++) Py_XDECREF(values[i]);
+        return NULL;
+    }
+    for (int i = 0; i < count; i++) *(PyObject **)((char *)o + offsets[i]) = values[i];
+    return o;
+}
+
+static int refuse(Core *self, PyObject *seat, PyObject *action) {
+    /* native.py's _refuse raises the plain engine's IllegalActionError */
+    PyObject *r = PyObject_CallMethod((PyObject *)self, "_refuse", "OO", seat, action);
+    Py_XDECREF(r);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_refuse did not raise");
+    return -1;
+}
+
+static PyObject *small_ints(const long *values, int count) {
+    /* a tuple of ints (no format string to parse: the hot path's log entries) */
+    PyObject *t = PyTuple_New(count);
+    if (!t) return NULL;
+    for (int i = 0; i < count; i++) {
+        PyObject *v = PyLong_FromLong(values[i]);
+        if (!v) { Py_DECREF(t); return NULL; }
+        PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
+}
+
+static void stale(Core *self) {
+    Py_CLEAR(self->hand_sizes);
+    Py_CLEAR(self->dropped_t);
+    Py_CLEAR(self->chips_t);
+    Py_CLEAR(self->totals_t);
+}
+
+static PyObject *cached(PyObject **slot, const int *values, int count) {
+    if (!*slot) *slot = ints(values, count);
+    return Py_XNewRef(*slot);
+}
+
+static int log_append(Core *self, PyObject *entry) {
+    if (!entry) return -1;
+    int r = PyList_Append(self->log, entry);
+    Py_DECREF(entry);
+    return r;
+}
+
+/* ---- the rules (engine.py's _start_round, _drop_out, _pass_turn, _end_round, apply_action) */
+
+static int start_round(Core *self, int round) {
+    int n = self->n;
+    stale(self);
+    PyObject *deck = PyTuple_GET_ITEM(self->decks, round - 1);
+    int size = hand_size_by_round[round - 1];
+    int f = face_up_by_count[n];
+    for (int s = 0; s < n; s++) {
+        int hand[MAX_CARDS], count = 0, vol = 0, seen[MAX_CARDS] = {0};
+        for (int i = s * size; i < (s + 1) * size; i++) {
+            long c = PyLong_AsLong(PyTuple_GET_ITEM(deck, i));
+            seen[c] = 1;
+            vol += card_value[c];
+        }
+        for (int c = 0; c < num_cards; c++)
+            if (seen[c]) hand[count++] = c;
+        hand[count++] = drop_out;
+        PyObject *legal = ints(hand, count);
+        if (!legal) return -1;
+        Py_XSETREF(self->legal[s], legal);
+        self->vol[s] = vol;
+    }
+    PyObject *face_up = PyTuple_GetSlice(deck, n * size, n * size + f);
+    PyObject *undealt = PyTuple_GetSlice(deck, n * size + f, PyTuple_GET_SIZE(deck));
+    if (!face_up || !undealt) { Py_XDECREF(face_up); Py_XDECREF(undealt); return -1; }
+    for (int c = 0; c <= black_index; c++) self->counts[c] = 0;
+    for (int i = 0; i < f; i++) self->counts[card_colour[PyLong_AsLong(PyTuple_GET_ITEM(face_up, i))]]++;
+    int start = (round - 1) % n;
+    self->round = round;
+    self->start = start;
+    self->turn = 1;
+    self->norder = n;
+    for (int i = 0; i < n; i++) self->order[i] = (start + i) % n;
+    self->pos = 0;
+    self->to_act = start;
+    self->size = f;
+    Py_XSETREF(self->face_up, face_up);
+    Py_XSETREF(self->undealt, undealt);
+    self->first_chip = first_drop_out_chips;
+    self->middle = chips_by_count[n] - first_drop_out_chips;
+    for (int s = 0; s < n; s++) self->chips[s] = self->dropped[s] = 0;
+    self->round_log = PyList_GET_SIZE(self->log);
+    int sizes[MAX_SEATS];
+    for (int s = 0; s < n; s++) sizes[s] = size;
+    PyObject *hand_sizes = ints(sizes, n);
+    if (!hand_sizes) return -1;
+    return log_append(self, Py_BuildValue("(OiiNOii)", s_round_start, round, start, hand_sizes,
+                                          face_up, self->middle, self->first_chip));
+}
+
+static void pass_turn(Core *self, int pos) {
+    if (pos == self->norder) {
+        pos = 0;
+        self->turn++;
+    }
+    self->pos = pos;
+    self->to_act = self->order[pos];
+}
+
+static int end_round(Core *self) {
+    int n = self->n, size = self->size, complete[MAX_SEATS], ncomplete = 0;
+    stale(self);
+    for (int s = 0; s < n; s++)
+        if (self->vol[s] == size) complete[ncomplete++] = s;
+    int share = ncomplete ? self->middle / ncomplete : 0;
+    for (int i = 0; i < ncomplete; i++) self->chips[complete[i]] += share;
+    self->middle -= share * ncomplete;
+    int round = self->round, scores[MAX_SEATS];
+    for (int s = 0; s < n; s++) {
+        scores[s] = (self->vol[s] <= size ? self->vol[s] : 0) + self->chips[s] * chip_points_by_round[round - 1];
+        self->totals[s] += scores[s];
+    }
+    PyObject *hands = PyTuple_New(n);
+    if (!hands) return -1;
+    for (int s = 0; s < n; s++) {
+        PyObject *h = PyTuple_GetSlice(self->legal[s], 0, PyTuple_GET_SIZE(self->legal[s]) - 1);
+        if (!h) { Py_DECREF(hands); return -1; }
+        PyTuple_SET_ITEM(hands, s, h);
+    }
+    if (log_append(self, Py_BuildValue("(OiiNNNiNNN)", s_round_end, round, size, hands,
+                                       ints(self->vol, n), ints(complete, ncomplete), share,
+                                       ints(self->chips, n), ints(scores, n), ints(self->totals, n))) < 0)
+        return -1;
+    if (round == num_rounds) {
+        self->over = 1;
+        self->to_act = -1;
+        return log_append(self, Py_BuildValue("(ON)", s_match_end, ints(self->totals, n)));
+    }
+    return start_round(self, round + 1);
+}
+
+static int drop(Core *self, int seat) {
+    int turn = self->turn;
+    Py_CLEAR(self->dropped_t);
+    Py_CLEAR(self->chips_t);
+    int early = turn < early_len ? early_chips_by_turn[turn] : 0;
+    if (early > self->middle) early = self->middle;
+    self->middle -= early;
+    int first = self->first_chip;
+    self->first_chip = 0;
+    self->chips[seat] += early + first;
+    self->dropped[seat] = turn;
+    long entry[5] = {seat, drop_out, turn, early, first};
+    if (log_append(self, small_ints(entry, 5)) < 0) return -1;
+    for (int i = self->pos; i < self->norder - 1; i++) self->order[i] = self->order[i + 1];
+    self->norder--;
+    if (self->norder == 0) return end_round(self);
+    pass_turn(self, self->pos);
+    return 0;
+}
+
+static int play(Core *self, int seat, int card, PyObject *seat_obj, PyObject *action) {
+    PyObject *legal = self->legal[seat];
+    Py_ssize_t len = PyTuple_GET_SIZE(legal), at = -1;
+    for (Py_ssize_t i = 0; i < len - 1; i++)
+        if (PyLong_AsLong(PyTuple_GET_ITEM(legal, i)) == card) { at = i; break; }
+    if (at < 0) return refuse(self, seat_obj, action);
+    PyObject *rest = PyTuple_New(len - 1);
+    if (!rest) return -1;
+    for (Py_ssize_t i = 0, j = 0; i < len; i++)
+        if (i != at) PyTuple_SET_ITEM(rest, j++, Py_NewRef(PyTuple_GET_ITEM(legal, i)));
+    Py_SETREF(self->legal[seat], rest);
+    Py_CLEAR(self->hand_sizes);
+    self->vol[seat] -= card_value[card];
+    int colour = card_colour[card];
+    int k = ++self->counts[colour];
+    int chip = 0;
+    if (k == third_card_position && colour != black_index) {
+        chip = self->middle < third_card_chips ? self->middle : third_card_chips;
+        self->middle -= chip;
+        self->chips[seat] += chip;
+        Py_CLEAR(self->chips_t);
+    }
+    long entry[4] = {seat, card, self->turn, chip};
+    if (log_append(self, small_ints(entry, 4)) < 0) return -1;
+    self->size++;
+    pass_turn(self, self->pos + 1);
+    return 0;
+}
+
+/* ---- the interface ------------------------------------------------------------------------ */
+
+static PyObject *Core_seats_to_act(Core *self, PyObject *unused) {
+    return Py_NewRef(self->over ? empty : seat_tuples[self->to_act]);
+}
+
+static PyObject *Core_legal_actions(Core *self, PyObject *seat) {
+    int ok;
+    long s = small_int(seat, &ok);
+    if (ok && !self->over && s == self->to_act) return Py_NewRef(self->legal[s]);
+    return Py_NewRef(empty);
+}
+
+static PyObject *Core_apply_action(Core *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "apply_action(seat, action) takes two arguments");
+        return NULL;
+    }
+    int seat_ok, action_ok;
+    long seat = small_int(args[0], &seat_ok), action = small_int(args[1], &action_ok);
+    int r;
+    if (!seat_ok || !action_ok || self->over || seat != self->to_act)
+        r = refuse(self, args[0], args[1]);
+    else if (action == drop_out)
+        r = drop(self, (int)seat);
+    else if (action < 0 || action >= num_cards)
+        r = refuse(self, args[0], args[1]);
+    else
+        r = play(self, (int)seat, (int)action, args[0], args[1]);
+    if (r < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Core_is_over(Core *self, PyObject *unused) { return PyBool_FromLong(self->over); }
+
+static PyObject *Core_scores(Core *self, PyObject *unused) { return ints(self->totals, self->n); }
+
+static PyObject *table(Core *self) {
+    /* engine.py's _table: the round's plays as Played, extending the last answer */
+    Py_ssize_t len = PyList_GET_SIZE(self->log);
+    if (self->table_start != self->round_log) {
+        self->table_start = self->table_scanned = self->round_log;
+        Py_SETREF(self->table, Py_NewRef(empty));
+    }
+    if (self->table_scanned < len) {
+        Py_ssize_t have = PyTuple_GET_SIZE(self->table), more = 0;
+        for (Py_ssize_t i = self->table_scanned; i < len; i++) {
+            PyObject *e = PyList_GET_ITEM(self->log, i);
+            if (PyTuple_GET_SIZE(e) == 4 && PyLong_CheckExact(PyTuple_GET_ITEM(e, 0))) more++;
+        }
+        if (more) {
+            PyObject *t = PyTuple_New(have + more);
+            if (!t) return NULL;
+            for (Py_ssize_t i = 0; i < have; i++)
+                PyTuple_SET_ITEM(t, i, Py_NewRef(PyTuple_GET_ITEM(self->table, i)));
+            Py_ssize_t j = have;
+            for (Py_ssize_t i = self->table_scanned; i < len; i++) {
+                PyObject *e = PyList_GET_ITEM(self->log, i);
+                if (PyTuple_GET_SIZE(e) != 4 || !PyLong_CheckExact(PyTuple_GET_ITEM(e, 0))) continue;
+                PyObject *values[3] = {Py_NewRef(PyTuple_GET_ITEM(e, 0)), Py_NewRef(PyTuple_GET_ITEM(e, 1)),
+                                       Py_NewRef(PyTuple_GET_ITEM(e, 2))};
+                PyObject *p = fill(played_type, played_offsets, values, 3);
+                if (!p) { Py_DECREF(t); return NULL; }
+                PyTuple_SET_ITEM(t, j++, p);
+            }
+            Py_SETREF(self->table, t);
+        }
+        self->table_scanned = len;
+    }
+    return Py_NewRef(self->table);
+}
+
+static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
+    int ok;
+    long seat = small_int(seat_obj, &ok);
+    if (!ok || seat < -1 || seat >= self->n) {
+        PyObject *r = PyObject_CallMethod((PyObject *)self, "_refuse_observer", "O", seat_obj);
+        Py_XDECREF(r);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_refuse_observer did not raise");
+        return NULL;
+    }
+    int n = self->n, sizes[MAX_SEATS];
+    for (int s = 0; s < n; s++) sizes[s] = (int)PyTuple_GET_SIZE(self->legal[s]) - 1;
+    PyObject *hand = seat >= 0 ? PyTuple_GetSlice(self->legal[seat], 0, sizes[seat]) : Py_NewRef(empty);
+    PyObject *values[NUM_OBS_FIELDS] = {
+        Py_NewRef(seat_obj), PyLong_FromLong(n), PyLong_FromLong(self->round),
+        PyLong_FromLong(self->turn), PyLong_FromLong(self->start),
+        PyLong_FromLong(self->over ? -1 : self->to_act), hand, cached(&self->hand_sizes, sizes, n),
+        Py_NewRef(self->face_up), table(self), cached(&self->dropped_t, self->dropped, n),
+        cached(&self->chips_t, self->chips, n), PyLong_FromLong(self->middle),
+        PyBool_FromLong(self->first_chip > 0), cached(&self->totals_t, self->totals, n),
+    };
+    for (int i = 0; i < NUM_OBS_FIELDS; i++)
+        if (!values[i]) {
+            for (int j = 0; j < NUM_OBS_FIELDS; j++) Py_XDECREF(values[j]);
+            return NULL;
+        }
+    return fill(obs_type, obs_offsets, values, NUM_OBS_FIELDS);
+}
+
+static PyObject *keyed_event(PyObject *kind, PyObject *seat, PyObject *e, PyObject **keys, int count) {
+    /* an Event whose data maps keys to the entry's items from 1 on */
+    PyObject *data = _PyDict_NewPresized(count);
+    if (!data) return NULL;
+    for (int i = 0; i < count; i++)
+        if (PyDict_SetItem(data, keys[i], PyTuple_GET_ITEM(e, i + 1)) < 0) { Py_DECREF(data); return NULL; }
+    PyObject *values[3] = {Py_NewRef(kind), Py_NewRef(seat), data};
+    return fill(event_type, event_offsets, values, 3);
+}
+
+static PyObject *event(PyObject *e) {
+    /* engine.py's _event_from_entry: plays, drop-outs, round starts and ends here, the rest
+     * (the match's end, a sampled state's start) by engine.py */
+    Py_ssize_t len = PyTuple_GET_SIZE(e);
+    PyObject *seat = PyTuple_GET_ITEM(e, 0);
+    if (seat == s_round_start && len == 7)
+        return keyed_event(k_round_start, PyTuple_GET_ITEM(e, 2), e, k_start_data, 6);
+    if (seat == s_round_end && len == 10)
+        return keyed_event(k_round_end, minus_one, e, k_end_data, 9);
+    if (!PyLong_CheckExact(seat) || (len != 4 && len != 5))
+        return PyObject_CallOneArg(event_from_entry, e);
+    PyObject *data = _PyDict_NewPresized(4), *kind;
+    if (!data) return NULL;
+    int r;
+    if (len == 5) { /* (seat, DROP_OUT, turn, early, first) */
+        kind = k_drop_out;
+        PyObject *chips = PyNumber_Add(PyTuple_GET_ITEM(e, 3), PyTuple_GET_ITEM(e, 4));
+        r = !chips || PyDict_SetItem(data, k_turn, PyTuple_GET_ITEM(e, 2)) < 0
+            || PyDict_SetItem(data, k_early, PyTuple_GET_ITEM(e, 3)) < 0
+            || PyDict_SetItem(data, k_first, PyTuple_GET_ITEM(e, 4)) < 0
+            || PyDict_SetItem(data, k_chips, chips) < 0;
+        Py_XDECREF(chips);
+    } else { /* (seat, card, turn, third_card_chips) */
+        kind = k_play;
+        r = PyDict_SetItem(data, k_card, PyTuple_GET_ITEM(e, 1)) < 0
+            || PyDict_SetItem(data, k_turn, PyTuple_GET_ITEM(e, 2)) < 0
+            || PyDict_SetItem(data, k_third, PyTuple_GET_ITEM(e, 3)) < 0
+            || PyDict_SetItem(data, k_chips, PyTuple_GET_ITEM(e, 3)) < 0;
+    }
+    if (r) { Py_DECREF(data); return NULL; }
+    PyObject *values[3] = {Py_NewRef(kind), Py_NewRef(seat), data};
+    return fill(event_type, event_offsets, values, 3);
+}
+
+static PyObject *Core_events(Core *self, void *unused) {
+    /* the public event log: the events cache extended to the log's end, as a tuple */
+    Py_ssize_t len = PyList_GET_SIZE(self->log);
+    for (Py_ssize_t i = PyList_GET_SIZE(self->events_cache); i < len; i++) {
+        PyObject *ev = event(PyList_GET_ITEM(self->log, i));
+        if (!ev || PyList_Append(self->events_cache, ev) < 0) { Py_XDECREF(ev); return NULL; }
+        Py_DECREF(ev);
+    }
+    return PyList_AsTuple(self->events_cache);
+}
+
+static PyObject *Core_clone(Core *self, PyObject *unused) {
+    Core *new = (Core *)Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0);
+    if (!new) return NULL;
+    PyObject *log = PyList_GetSlice(self->log, 0, PyList_GET_SIZE(self->log));
+    PyObject *events = PyList_GetSlice(self->events_cache, 0, PyList_GET_SIZE(self->events_cache));
+    if (!log || !events) { Py_XDECREF(log); Py_XDECREF(events); Py_DECREF(new); return NULL; }
+    /* every int field, then the references */
+    size_t head = offsetof(Core, table_start);
+    memcpy((char *)new + head, (char *)self + head, sizeof(Core) - head);
+    new->game = Py_NewRef(self->game);
+    new->decks = Py_NewRef(self->decks);
+    for (int s = 0; s < MAX_SEATS; s++) new->legal[s] = Py_XNewRef(self->legal[s]);
+    new->face_up = Py_NewRef(self->face_up);
+    new->undealt = Py_NewRef(self->undealt);
+    new->table = Py_NewRef(self->table);
+    new->hand_sizes = Py_XNewRef(self->hand_sizes);
+    new->dropped_t = Py_XNewRef(self->dropped_t);
+    new->chips_t = Py_XNewRef(self->chips_t);
+    new->totals_t = Py_XNewRef(self->totals_t);
+    new->log = log;
+    new->events_cache = events;
+    return (PyObject *)new;
+}
+
+/* ---- to and from the plain engine's fields ------------------------------------------------ */
+
+static PyObject *int_list(const int *values, int count) {
+    PyObject *t = ints(values, count);
+    if (!t) return NULL;
+    PyObject *l = PySequence_List(t);
+    Py_DECREF(t);
+    return l;
+}
+
+static PyObject *Core_export(Core *self, PyObject *unused) {
+    /* the plain BalloonState's fields, by name (native.py sets them on a plain state) */
+    int n = self->n;
+    PyObject *legal = PyList_New(n);
+    if (!legal) return NULL;
+    for (int s = 0; s < n; s++) PyList_SET_ITEM(legal, s, Py_NewRef(self->legal[s]));
+    /* (Py_BuildValue releases every N reference when it fails, and fails on a NULL one) */
+    return Py_BuildValue(
+        "{s:i,s:O,s:i,s:i,s:i,s:N,s:i,s:N,s:O,s:O,s:N,s:N,s:N,s:i,s:O,s:O,s:i,s:i,s:N,s:N,s:N,"
+        "s:N,s:n}",
+        "_n", n, "_decks", self->decks, "_round", self->round, "_start", self->start,
+        "_turn", self->turn, "_order", int_list(self->order, self->norder), "_pos", self->pos,
+        "_to_act", self->over ? Py_NewRef(nobody) : PyLong_FromLong(self->to_act),
+        "_seats", self->over ? empty : seat_tuples[self->to_act],
+        "_over", self->over ? Py_True : Py_False, "_legal", legal, "_vol", int_list(self->vol, n),
+        "_counts", int_list(self->counts, black_index + 1), "_size", self->size,
+        "_face_up", self->face_up, "_undealt", self->undealt, "_middle", self->middle,
+        "_first_chip", self->first_chip, "_chips", int_list(self->chips, n),
+        "_dropped", int_list(self->dropped, n), "_totals", int_list(self->totals, n),
+        "_log", PyList_GetSlice(self->log, 0, PyList_GET_SIZE(self->log)),
+        "_round_log", self->round_log);
+}
+
+static PyObject *Core_load(Core *self, PyObject *plain) {
+    /* this core set from a plain BalloonState's fields */
+#define GET(name) PyObject *name = PyObject_GetAttrString(plain, "_" #name); if (!name) goto fail;
+    PyObject *objs[32] = {0};
+    int k = 0;
+    GET(n) objs[k++] = n;
+    GET(decks) objs[k++] = decks;
+    GET(round) objs[k++] = round;
+    GET(start) objs[k++] = start;
+    GET(turn) objs[k++] = turn;
+    GET(order) objs[k++] = order;
+    GET(pos) objs[k++] = pos;
+    GET(over) objs[k++] = over;
+    GET(to_act) objs[k++] = to_act;
+    GET(legal) objs[k++] = legal;
+    GET(vol) objs[k++] = vol;
+    GET(counts) objs[k++] = counts;
+    GET(size) objs[k++] = size;
+    GET(face_up) objs[k++] = face_up;
+    GET(undealt) objs[k++] = undealt;
+    GET(middle) objs[k++] = middle;
+    GET(first_chip) objs[k++] = first_chip;
+    GET(chips) objs[k++] = chips;
+    GET(dropped) objs[k++] = dropped;
+    GET(totals) objs[k++] = totals;
+    GET(log) objs[k++] = log;
+    GET(round_log) objs[k++] = round_log;
+#undef GET
+    self->n = (int)PyLong_AsLong(n);
+    if (self->n < 2 || self->n > MAX_SEATS) { PyErr_SetString(PyExc_ValueError, "bad player count"); goto fail; }
+    Py_XSETREF(self->decks, Py_NewRef(decks));
+    self->round = (int)PyLong_AsLong(round);
+    self->start = (int)PyLong_AsLong(start);
+    self->turn = (int)PyLong_AsLong(turn);
+    if ((self->norder = read_ints(order, self->order, MAX_SEATS, "order")) < 0) goto fail;
+    self->pos = (int)PyLong_AsLong(pos);
+    self->over = PyObject_IsTrue(over);
+    self->to_act = self->over ? -1 : (int)PyLong_AsLong(to_act);
+    PyObject *fast = PySequence_Fast(legal, "legal");
+    if (!fast) goto fail;
+    for (int s = 0; s < self->n; s++) {
+        PyObject *t = PySequence_Tuple(PySequence_Fast_GET_ITEM(fast, s));
+        if (!t) { Py_DECREF(fast); goto fail; }
+        Py_XSETREF(self->legal[s], t);
+    }
+    Py_DECREF(fast);
+    if (read_ints(vol, self->vol, MAX_SEATS, "vol") < 0 || read_ints(counts, self->counts, MAX_COLOURS, "counts") < 0
+        || read_ints(chips, self->chips, MAX_SEATS, "chips") < 0 || read_ints(dropped, self->dropped, MAX_SEATS, "dropped") < 0
+        || read_ints(totals, self->totals, MAX_SEATS, "totals") < 0)
+        goto fail;
+    self->size = (int)PyLong_AsLong(size);
+    Py_XSETREF(self->face_up, PySequence_Tuple(face_up));
+    Py_XSETREF(self->undealt, PySequence_Tuple(undealt));
+    self->middle = (int)PyLong_AsLong(middle);
+    self->first_chip = (int)PyLong_AsLong(first_chip);
+    Py_XSETREF(self->log, PySequence_List(log));
+    self->round_log = PyLong_AsSsize_t(round_log);
+    if (!self->face_up || !self->undealt || !self->log || PyErr_Occurred()) goto fail;
+    stale(self);
+    Py_XSETREF(self->events_cache, PyList_New(0));
+    Py_XSETREF(self->table, Py_NewRef(empty));
+    self->table_start = -1;
+    self->table_scanned = 0;
+    for (int i = 0; i < k; i++) Py_DECREF(objs[i]);
+    Py_RETURN_NONE;
+fail:
+    for (int i = 0; i < k; i++) Py_DECREF(objs[i]);
+    return NULL;
+}
+
+static PyObject *Core_start(Core *self, PyObject *unused) {
+    /* deal the first round from the decks (engine.py's BalloonState.__init__ with deal) */
+    if (start_round(self, 1) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ---- the type ------------------------------------------------------------------------------- */
+
+static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *game, *decks;
+    if (!configured) { PyErr_SetString(PyExc_RuntimeError, "the native core is not configured"); return NULL; }
+    if (!PyArg_ParseTuple(args, "OO!", &game, &PyTuple_Type, &decks)) return NULL;
+    Core *self = (Core *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    PyObject *n = PyObject_GetAttrString(game, "num_players");
+    if (!n) { Py_DECREF(self); return NULL; }
+    self->n = (int)PyLong_AsLong(n);
+    Py_DECREF(n);
+    if (self->n < 2 || self->n > MAX_SEATS || PyTuple_GET_SIZE(decks) != num_rounds) {
+        PyErr_SetString(PyExc_ValueError, "the native core takes 2..5 players and every round's deck");
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->game = Py_NewRef(game);
+    self->decks = Py_NewRef(decks);
+    self->log = PyList_New(0);
+    self->events_cache = PyList_New(0);
+    self->table = Py_NewRef(empty);
+    self->face_up = Py_NewRef(empty);
+    self->undealt = Py_NewRef(empty);
+    for (int s = 0; s < self->n; s++) self->legal[s] = Py_NewRef(empty);
+    self->table_start = -1;
+    if (!self->log || !self->events_cache) { Py_DECREF(self); return NULL; }
+    return (PyObject *)self;
+}
+
+static int Core_traverse(Core *self, visitproc visit, void *arg) {
+    Py_VISIT(self->game);
+    Py_VISIT(self->decks);
+    Py_VISIT(self->log);
+    Py_VISIT(self->events_cache);
+    Py_VISIT(self->table);
+    return 0;
+}
+
+static int Core_clear(Core *self) {
+    Py_CLEAR(self->game);
+    Py_CLEAR(self->decks);
+    for (int s = 0; s < MAX_SEATS; s++) Py_CLEAR(self->legal[s]);
+    Py_CLEAR(self->face_up);
+    Py_CLEAR(self->undealt);
+    Py_CLEAR(self->log);
+    Py_CLEAR(self->events_cache);
+    Py_CLEAR(self->table);
+    stale(self);
+    return 0;
+}
+
+static void Core_dealloc(Core *self) {
+    PyObject_GC_UnTrack(self);
+    Core_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Core_hand(Core *self, PyObject *seat_obj);
+static PyObject *Core_feature_tail(Core *self, PyObject *seat_obj);
+
+static PyMethodDef Core_methods[] = {
+    {"seats_to_act", (PyCFunction)Core_seats_to_act, METH_NOARGS, "The seat to act, or none."},
+    {"legal_actions", (PyCFunction)Core_legal_actions, METH_O, "The seat's legal actions now."},
+    {"apply_action", (PyCFunction)(void (*)(void))Core_apply_action, METH_FASTCALL, "Apply one action."},
+    {"is_over", (PyCFunction)Core_is_over, METH_NOARGS, "Whether the match is over."},
+    {"scores", (PyCFunction)Core_scores, METH_NOARGS, "The totals so far."},
+    {"observation", (PyCFunction)Core_observation, METH_O, "What the seat may see."},
+    {"clone", (PyCFunction)Core_clone, METH_NOARGS, "An independent copy."},
+    {"_export", (PyCFunction)Core_export, METH_NOARGS, "The plain engine's fields."},
+    {"_load", (PyCFunction)Core_load, METH_O, "Set from a plain state's fields."},
+    {"_start", (PyCFunction)Core_start, METH_NOARGS, "Deal the first round."},
+    {"_hand", (PyCFunction)Core_hand, METH_O, "A seat's true hand."},
+    {"_feature_tail", (PyCFunction)Core_feature_tail, METH_O, "feature_tail for a checked seat."},
+    {NULL}};
+
+static PyObject *Core_hand(Core *self, PyObject *seat_obj) {
+    /* a seat checked by native.py's hand */
+    long seat = PyLong_AsLong(seat_obj);
+    if (seat == -1 && PyErr_Occurred()) return NULL;
+    if (seat < 0 || seat >= self->n) { PyErr_SetString(PyExc_IndexError, "no such seat"); return NULL; }
+    return PyTuple_GetSlice(self->legal[seat], 0, PyTuple_GET_SIZE(self->legal[seat]) - 1);
+}
+
+static PyObject *Core_feature_tail(Core *self, PyObject *seat_obj) {
+    /* engine.py's _feature_tail, for a seat checked by native.py's feature_tail */
+    long seat = PyLong_AsLong(seat_obj);
+    if (seat == -1 && PyErr_Occurred()) return NULL;
+    if (seat < 0 || seat >= self->n) { PyErr_SetString(PyExc_IndexError, "no such seat"); return NULL; }
+    int n = self->n, k = 0;
+    double v[12 + 6 * MAX_SEATS];
+    for (int c = 0; c < 6; c++) v[k++] = self->counts[c] / 8.0;
+    v[k++] = self->round / 5.0;
+    v[k++] = self->turn / 12.0;
+    v[k++] = self->size / 50.0;
+    v[k++] = self->vol[seat] / 50.0;
+    v[k++] = self->middle / 12.0;
+    v[k++] = self->first_chip > 0 ? 1.0 : 0.0;
+    for (int i = 0; i < n; i++) { /* seats rotated: the observer first */
+        int s = (int)((seat + i) % n);
+        v[k++] = (PyTuple_GET_SIZE(self->legal[s]) - 1) / 10.0;
+        v[k++] = self->dropped[s] ? 1.0 : 0.0;
+        v[k++] = self->chips[s] / 12.0;
+        v[k++] = self->totals[s] / 100.0;
+        v[k++] = !self->over && self->to_act == s ? 1.0 : 0.0;
+        v[k++] = self->start == s ? 1.0 : 0.0;
+    }
+    PyObject *out = PyList_New(k);
+    if (!out) return NULL;
+    for (int i = 0; i < k; i++) {
+        PyObject *f = PyFloat_FromDouble(v[i]);
+        if (!f) { Py_DECREF(out); return NULL; }
+        PyList_SET_ITEM(out, i, f);
+    }
+    return out;
+}
+
+static PyMemberDef Core_members[] = {
+    {"game", T_OBJECT, offsetof(Core, game), READONLY, "The game."},
+    {"num_players", T_INT, offsetof(Core, n), READONLY, "The number of seats."},
+    {"round", T_INT, offsetof(Core, round), READONLY, "The round, 1-based."},
+    {"turn", T_INT, offsetof(Core, turn), READONLY, "The turn (row) of the round, 1-based."},
+    {"size", T_INT, offsetof(Core, size), READONLY, "Cards on the table, face-up ones included."},
+    {"_log", T_OBJECT, offsetof(Core, log), READONLY, "The compact log."},
+    {"_events_cache", T_OBJECT, offsetof(Core, events_cache), READONLY, "Events built so far."},
+    {NULL}};
+
+static PyGetSetDef Core_getset[] = {
+    {"events", (getter)Core_events, NULL, "The public event log so far.", NULL},
+    {NULL}};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "arena.games.balloon._native_core.Core",
+    .tp_basicsize = sizeof(Core),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_new = Core_new,
+    .tp_dealloc = (destructor)Core_dealloc,
+    .tp_traverse = (traverseproc)Core_traverse,
+    .tp_clear = (inquiry)Core_clear,
+    .tp_methods = Core_methods,
+    .tp_members = Core_members,
+    .tp_getset = Core_getset,
+    .tp_doc = "Balloon Challenge's state, its hot path native (arena/games/balloon/native.py).",
+};
+
+/* ---- configure: the rules' constants and classes from engine.py ----------------------------- */
+
+static int get_int(PyObject *mod, const char *name, int *out) {
+    PyObject *v = PyObject_GetAttrString(mod, name);
+    if (!v) return -1;
+    *out = (int)PyLong_AsLong(v);
+    Py_DECREF(v);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static int get_ints(PyObject *mod, const char *name, int *out, int max) {
+    PyObject *v = PyObject_GetAttrString(mod, name);
+    if (!v) return -1;
+    int r = read_ints(v, out, max, name);
+    Py_DECREF(v);
+    return r;
+}
+
+static int slot_offsets(PyTypeObject *type, Py_ssize_t *offsets, int count) {
+    PyObject *fields = PyObject_GetAttrString((PyObject *)type, "__dataclass_fields__");
+    if (!fields) return -1;
+    PyObject *names = PySequence_List(fields); /* a dict's keys, in field order */
+    Py_DECREF(fields);
+    if (!names) return -1;
+    if (PyList_GET_SIZE(names) != count) {
+        Py_DECREF(names);
+        PyErr_Format(PyExc_TypeError, "%s has not %d fields", type->tp_name, count);
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        PyObject *d = PyObject_GetAttr((PyObject *)type, PyList_GET_ITEM(names, i));
+        if (!d || Py_TYPE(d) != &PyMemberDescr_Type) {
+            Py_XDECREF(d);
+            Py_DECREF(names);
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s is not slotted", type->tp_name);
+            return -1;
+        }
+        offsets[i] = ((PyMemberDescrObject *)d)->d_member->offset;
+        Py_DECREF(d);
+    }
+    Py_DECREF(names);
+    return 0;
+}
+
+static PyObject *configure(PyObject *module, PyObject *engine) {
+    int dealt;
+    if (get_int(engine, "NUM_CARDS", &num_cards) < 0 || get_int(engine, "DROP_OUT", &drop_out) < 0
+        || get_int(engine, "NUM_ROUNDS", &num_rounds) < 0 || get_int(engine, "BLACK_INDEX", &black_index) < 0
+        || get_int(engine, "FIRST_DROP_OUT_CHIPS", &first_drop_out_chips) < 0
+        || get_int(engine, "THIRD_CARD_POSITION", &third_card_position) < 0
+        || get_int(engine, "THIRD_CARD_CHIPS", &third_card_chips) < 0)
+        return NULL;
+    if (num_cards > MAX_CARDS || num_rounds > MAX_ROUNDS || black_index + 1 > MAX_COLOURS || black_index < 5) {
+        PyErr_SetString(PyExc_ValueError, "the deck or the rounds outgrow the native core");
+        return NULL;
+    }
+    if (get_ints(engine, "CARD_VALUE", card_value, MAX_CARDS) < 0
+        || get_ints(engine, "CARD_COLOUR", card_colour, MAX_CARDS) < 0
+        || get_ints(engine, "HAND_SIZE_BY_ROUND", hand_size_by_round, MAX_ROUNDS) < 0
+        || get_ints(engine, "CHIP_POINTS_BY_ROUND", chip_points_by_round, MAX_ROUNDS) < 0
+        || (early_len = get_ints(engine, "EARLY_CHIPS_BY_TURN", early_chips_by_turn, MAX_TURNS)) < 0)
+        return NULL;
+    for (int n = 2; n <= MAX_SEATS; n++) {
+        PyObject *r = PyObject_CallMethod(engine, "face_up_count", "i", n);
+        PyObject *chips = PyObject_GetAttrString(engine, "CHIPS_BY_PLAYER_COUNT");
+        PyObject *c = chips ? PyObject_GetItem(chips, PyLong_FromLong(n)) : NULL;
+        Py_XDECREF(chips);
+        if (!r || !c) { Py_XDECREF(r); Py_XDECREF(c); return NULL; }
+        face_up_by_count[n] = (int)PyLong_AsLong(r);
+        chips_by_count[n] = (int)PyLong_AsLong(c);
+        Py_DECREF(r);
+        Py_DECREF(c);
+        PyObject *d = PyObject_CallMethod(engine, "cards_dealt", "ii", n, num_rounds);
+        if (!d) return NULL;
+        dealt = (int)PyLong_AsLong(d);
+        Py_DECREF(d);
+        if (dealt > num_cards) { PyErr_SetString(PyExc_ValueError, "deal outgrows the deck"); return NULL; }
+    }
+    s_round_start = PyObject_GetAttrString(engine, "_ROUND_START");
+    s_round_end = PyObject_GetAttrString(engine, "_ROUND_END");
+    s_match_end = PyObject_GetAttrString(engine, "_MATCH_END");
+    nobody = PyObject_GetAttrString(engine, "_NOBODY");
+    obs_type = (PyTypeObject *)PyObject_GetAttrString(engine, "BalloonObservation");
+    played_type = (PyTypeObject *)PyObject_GetAttrString(engine, "Played");
+    if (!s_round_start || !s_round_end || !s_match_end || !nobody || !obs_type || !played_type) return NULL;
+    event_type = (PyTypeObject *)PyObject_GetAttrString(engine, "Event");
+    event_from_entry = PyObject_GetAttrString(engine, "_event_from_entry");
+    if (!event_type || !event_from_entry) return NULL;
+    if (slot_offsets(obs_type, obs_offsets, NUM_OBS_FIELDS) < 0 || slot_offsets(played_type, played_offsets, 3) < 0
+        || slot_offsets(event_type, event_offsets, 3) < 0)
+        return NULL;
+    k_play = PyUnicode_InternFromString("play");
+    k_drop_out = PyUnicode_InternFromString("drop_out");
+    k_card = PyUnicode_InternFromString("card");
+    k_turn = PyUnicode_InternFromString("turn");
+    k_third = PyUnicode_InternFromString("third_card_chips");
+    k_chips = PyUnicode_InternFromString("chips");
+    k_early = PyUnicode_InternFromString("early_chips");
+    k_first = PyUnicode_InternFromString("first_drop_out_chips");
+    if (!k_play || !k_drop_out || !k_card || !k_turn || !k_third || !k_chips || !k_early || !k_first) return NULL;
+    k_round_start = PyUnicode_InternFromString("round_start");
+    k_round_end = PyUnicode_InternFromString("round_end");
+    minus_one = PyLong_FromLong(-1);
+    if (!k_round_start || !k_round_end || !minus_one) return NULL;
+    for (int i = 0; i < 6; i++)
+        if (!(k_start_data[i] = PyUnicode_InternFromString(round_start_keys[i]))) return NULL;
+    for (int i = 0; i < 9; i++)
+        if (!(k_end_data[i] = PyUnicode_InternFromString(round_end_keys[i]))) return NULL;
+    empty = PyTuple_New(0);
+    for (int s = 0; s < MAX_SEATS; s++) seat_tuples[s] = Py_BuildValue("(i)", s);
+    configured = 1;
+    Py_RETURN_NONE;
+}
+
+static PyObject *match_decks(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    /* engine.py's match_decks without overrides: each round's shuffled_deck, in round order,
+     * from rnd (a random.Random's bound random method) */
+    long n;
+    if (nargs != 2 || (n = PyLong_AsLong(args[1])) < 2 || n > MAX_SEATS) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "match_decks(rnd, num_players)");
+        return NULL;
+    }
+    PyObject *decks = PyTuple_New(num_rounds);
+    if (!decks) return NULL;
+    for (int r = 0; r < num_rounds; r++) {
+        int deck[MAX_CARDS], dealt = (int)n * hand_size_by_round[r] + face_up_by_count[n];
+        for (int c = 0; c < num_cards; c++) deck[c] = c;
+        for (int i = 0; i < dealt; i++) {
+            PyObject *x = PyObject_CallNoArgs(args[0]);
+            double v = x ? PyFloat_AsDouble(x) : -1.0;
+            Py_XDECREF(x);
+            if (v == -1.0 && PyErr_Occurred()) { Py_DECREF(decks); return NULL; }
+            int j = i + (int)(v * (double)(num_cards - i)); /* int(rnd() * (total - i)) */
+            int t = deck[i];
+            deck[i] = deck[j];
+            deck[j] = t;
+        }
+        PyObject *t = ints(deck, num_cards);
+        if (!t) { Py_DECREF(decks); return NULL; }
+        PyTuple_SET_ITEM(decks, r, t);
+    }
+    return decks;
+}
+
+static PyMethodDef module_methods[] = {
+    {"configure", configure, METH_O, "Read the rules' constants and classes from engine.py."},
+    {"match_decks", (PyCFunction)(void (*)(void))match_decks, METH_FASTCALL, "Every round's deck."},
+    {NULL}};
+
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_native_core", NULL, -1, module_methods};
+
+PyMODINIT_FUNC PyInit__native_core(void) {
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m) return NULL;
+    if (PyModule_AddObjectRef(m, "Core", (PyObject *)&CoreType) < 0
+        || PyModule_AddStringConstant(m, "SOURCE_DIGEST", SOURCE_DIGEST) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
