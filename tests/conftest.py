@@ -39,10 +39,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Groups for pytest-xdist's `--dist loadgroup` (`scripts/test -n 2`): a test module's tests
     stay on one worker (its module fixtures are built once), the heavy tiers share one worker,
     and so do the tests of each costly session fixture (the clean ladder, the web database).
-    Without xdist the groups change nothing. pytest-xdist is not a dependency: on the shared
-    2-core machine, tests/ladder + compare + submissions took 1,099 s with `-n 2` against 664 s
-    in one process (2026-12-02, load 17-25 from other jobs); measure on a quiet machine before
-    making it the default."""
+    Without xdist the groups change nothing. scripts/test runs the suite with `-n 2` (measured
+    2026-12-02 on the 2-core machine: 16.5 min in one process, quiet; 12 min in two, its own
+    load only, a 197 s stall of a test fixture left out, since fixed)."""
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
         # (tests/web/conftest.py marks the tests that use its browser fixture after this runs)

@@ -31,7 +31,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import httpx
 import pytest
@@ -66,6 +66,7 @@ API_ROUTES = {
     "/api/ladders/{ladder}/matches/{index}/replay",
     "/api/ladders/{ladder}/export.jsonl",
     "/api/competitions",
+    "/api/runtimes",
 }
 # The owners' API (arena/service/submissions.py) and a bot's log excerpts (arena/web/owners.py):
 # nothing public, every route needs a key.
@@ -165,7 +166,12 @@ def _engine_view(db: Path) -> Callable[[int, dict], dict]:
 
 
 def _look(
-    run_dir: Path, name: str, db: Path, web: str, full: Callable[[int, dict], dict]
+    run_dir: Path,
+    name: str,
+    db: Path,
+    web: str,
+    full: Callable[[int, dict], dict],
+    served_only: Sequence[str] = (),
 ) -> Moment:
     rows = _rows(db)
     pages = [
@@ -188,6 +194,7 @@ def _look(
         f"/api/ladders/{LADDER}/head-to-head",
         f"/api/ladders/{LADDER}/export.jsonl",
         "/api/competitions",
+        *served_only,
         "/api/bots",
         "/api/matches",
         f"/api/matches?ladder={LADDER}",
@@ -252,8 +259,10 @@ def _moments(
     indexes: MatchIndexes,
     full: Callable[[int, dict], dict],
     alive: Callable[[], None],
+    served_only: Sequence[str] = (),
 ) -> dict[str, Moment]:
-    """Drive the ladder through the three moments, looking at each once it is frozen."""
+    """Drive the ladder through the three moments, looking at each once it is frozen.
+    `served_only`: routes of `arena serve` that `arena web` has not (the runtimes it offers)."""
 
     def settled(completed: set[int]) -> Callable[[], bool]:
         # These matches completed, the others not, and every running one held by its bots.
@@ -274,14 +283,14 @@ def _moments(
 
     moments = {}
     wait_until(settled(set()), "the first matches held by their bots")
-    moments["A"] = _look(run_dir, "A", db, web, full)
+    moments["A"] = _look(run_dir, "A", db, web, full, served_only)
     indexes.open("0")
     wait_until(settled({0}), "match 0 completed, the rest held")
-    moments["B"] = _look(run_dir, "B", db, web, full)
+    moments["B"] = _look(run_dir, "B", db, web, full, served_only)
     for i in ("1", "2"):
         indexes.open(i)
     wait_until(settled({0, 1, 2}), "the first set finished, the second held")
-    moments["C"] = _look(run_dir, "C", db, web, full)
+    moments["C"] = _look(run_dir, "C", db, web, full, served_only)
     indexes.open("all")  # let the ladder finish or stop without waiting for a deadline
     return moments
 
@@ -323,7 +332,9 @@ def serve_run(tmp_path_factory) -> Run:
                         start_new_session=True,
                     )
                 )
-        moments = _moments(tmp, db, server.web, [gate], indexes, _admin_view(server.web), alive)
+        moments = _moments(
+            tmp, db, server.web, [gate], indexes, _admin_view(server.web), alive, ["/api/runtimes"]
+        )
         yield Run(kind="serve", db=db, gates=[gate], web=server.web, moments=moments)
     finally:
         indexes.open("all")
