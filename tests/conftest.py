@@ -36,9 +36,11 @@ HEAVY_TIERS = ("ray", "browser", "strength", "load")
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Groups for pytest-xdist's `--dist loadgroup` (`scripts/test -n 2`): a test module's tests
-    stay on one worker (its module fixtures are built once), the heavy tiers share one worker,
-    and so do the tests of each costly session fixture (the clean ladder, the web database).
+    """Groups for pytest-xdist's `--dist loadgroup` (`scripts/test -n 2`): the tests of a module
+    that share a module fixture stay on one worker (it is built once; the others go to
+    whichever worker is free, one by one), the heavy tiers share one worker,
+    and so do the tests of each costly session fixture (the clean ladder, the web database, the
+    launched ladder).
     Without xdist the groups change nothing. scripts/test runs the suite with `-n 2` (measured
     2026-12-02 on the 2-core machine: 16.5 min in one process, quiet; 12 min in two, its own
     load only, a 197 s stall of a test fixture left out, since fixed)."""
@@ -51,9 +53,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             group = "clean_ladder"
         elif "web_db" in fixtures:  # tests/web/conftest.py's session database
             group = "web_db"
-        else:
+        elif "launched_ladder" in fixtures:  # and its ladder of launched bots
+            group = "launched_ladder"
+        elif _shares_a_module_fixture(item):
             group = item.nodeid.split("::", 1)[0]
+        else:
+            continue  # a test of its own: xdist sends it to whichever worker is free
         item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _shares_a_module_fixture(item: pytest.Item) -> bool:
+    """Whether the test uses a fixture built once for its module, class or package (which
+    each worker running one of those tests would build again)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return True
+    return any(
+        defs and defs[-1].scope in ("module", "class", "package")
+        for defs in info.name2fixturedefs.values()
+    )
 
 
 @pytest.fixture(scope="session")
