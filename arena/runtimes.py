@@ -114,11 +114,18 @@ def _has_program(name: str) -> bool:
     return shutil.which(name) is not None
 
 
+# How long `pkg-config --exists` may take: milliseconds on a quiet machine, but 10 s ran out on
+# a Ray node starting beside two CPU spinners and a full test suite (the node's start failed).
+PKG_CONFIG_TIMEOUT_S = 60.0
+
+
 @functools.cache
 def _has_pkg(name: str) -> bool:
     if not _has_program("pkg-config"):
         return False
-    done = subprocess.run(["pkg-config", "--exists", name], capture_output=True, timeout=10)
+    done = subprocess.run(
+        ["pkg-config", "--exists", name], capture_output=True, timeout=PKG_CONFIG_TIMEOUT_S
+    )
     return done.returncode == 0
 
 
