@@ -4,11 +4,14 @@ that hold each match until the test lets it go."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import random
+import shutil
 import socket
 import sqlite3
 import subprocess
+import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +28,25 @@ from tests.cli import ROOT, arena_command, ladder_run_args, start_arena
 from tests.timing import scaled
 
 CHROMIUM = "/usr/bin/chromium"
+# The screenshots the browser tests take go to docs/img (the pictures docs/web.md and the README
+# show) only when asked, `ARENA_SCREENSHOTS=docs scripts/test tests/web`; otherwise to a
+# temporary folder removed when the test process ends, so that a run leaves the tree as it was.
+DOCS_IMG = ROOT / "docs" / "img"
+_screenshots: Path | None = None
+
+
+def screenshot_path(name: str) -> str:
+    """Where the screenshot `name` (for example "home-phone.png") is written."""
+    global _screenshots
+    if _screenshots is None:
+        if os.environ.get("ARENA_SCREENSHOTS") == "docs":
+            _screenshots = DOCS_IMG
+        else:
+            _screenshots = Path(tempfile.mkdtemp(prefix="arena-screenshots-"))
+            atexit.register(shutil.rmtree, _screenshots, ignore_errors=True)
+    return str(_screenshots / name)
+
+
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",

@@ -13,9 +13,7 @@ from arena import replay
 from arena.games import balloon
 from arena.store import Store
 from arena.web.report import write_report
-from tests.web.support import completed_in_open_set
-
-IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+from tests.web.support import completed_in_open_set, screenshot_path
 
 
 def _completed(db: Path, ladder: str) -> tuple[int, dict]:
@@ -55,8 +53,7 @@ def test_leaderboard_shows_the_standings_in_rating_order(server, page, web_db):
         expect(cells.nth(10)).to_have_text(str(s.faults))
         if s.bot in suspended:
             expect(cells.nth(2)).to_contain_text("suspended")
-    IMG.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(IMG / "leaderboard.png"), full_page=True)
+    page.screenshot(path=screenshot_path("leaderboard.png"), full_page=True)
     page.get_by_role("link", name=table.standings[0].bot).first.click()
     expect(page.locator("h1")).to_have_text(f"Bot {table.standings[0].bot}")
     figure = page.locator('figure.rating-history[data-ladder="balloon3"]')
@@ -105,7 +102,7 @@ def test_replay_steps_forwards_and_back_and_switches_seat_views(server, page, we
     expect(position).to_have_text(f"move 1 of {total}")
     page.locator("#scrub").fill(str(total // 2))
     expect(position).to_have_text(f"move {total // 2} of {total}")
-    page.screenshot(path=str(IMG / "replay.png"), full_page=True)
+    page.screenshot(path=screenshot_path("replay.png"), full_page=True)
 
 
 def test_a_live_match_advances_on_its_page(server, page, live):

@@ -7,17 +7,14 @@ No console error, and the page itself never scrolls sideways."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import httpx
 import pytest
 from playwright.sync_api import expect
 
 from arena.store import Store
 from arena.web.factory import create_app
-from tests.web.support import ADMIN_KEY, ServerThread
+from tests.web.support import ADMIN_KEY, ServerThread, screenshot_path
 
-IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 
@@ -55,7 +52,7 @@ def test_home_ladder_and_bot_pages(server, web_db, viewed):
     expect(page.locator("#api-docs-link")).to_have_attribute("href", "/api/docs")
     _fits(page)
     suffix = "-phone" if name == "phone" else ""
-    page.screenshot(path=str(IMG / f"home{suffix}.png"), full_page=True)
+    page.screenshot(path=screenshot_path(f"home{suffix}.png"), full_page=True)
 
     # Ladder: rank movement, recent results, the chart of its leaders.
     page.goto(server.url + "/ladders/balloon3")
@@ -123,7 +120,7 @@ def test_the_organisers_view_and_the_api_docs(web_db, browser):
             expect(rows.first.locator("td").nth(1)).to_contain_text("suspended: crashed")
             expect(page.locator("#admin-status")).to_have_text("6 bots, 1 suspended.")
             _fits(page)
-            page.screenshot(path=str(IMG / f"admin{'-phone' if name == 'phone' else ''}.png"))
+            page.screenshot(path=screenshot_path(f"admin{'-phone' if name == 'phone' else ''}.png"))
             page.click("#admin-forget")
             expect(page.locator("#bot-health")).to_be_hidden()
             assert page.evaluate("sessionStorage.length") == 0

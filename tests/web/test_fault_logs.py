@@ -18,10 +18,9 @@ from arena.web.factory import create_app
 from arena.web.report import write_report
 from arena.web.sample import random_result
 from tests.support.crashing_bot import LAST_WORDS
-from tests.web.support import ServerThread
+from tests.web.support import ServerThread, screenshot_path
 
 ROOT = Path(__file__).resolve().parents[2]
-IMG = ROOT / "docs" / "img"  # the screenshots docs/web.md shows
 
 RANDOM = "python example_bots/random_bot.py"
 ADMIN_KEY = "organiser-key-for-the-tests"
@@ -225,9 +224,9 @@ def test_the_owner_types_the_token_and_sees_the_excerpts(logs_db, browser):
         page.reload()
         expect(page.locator("#logs-list pre.excerpt")).to_have_count(len(excerpts))
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
-        page.locator("#fault-logs").screenshot(path=str(IMG / "bot-logs-phone.png"))
+        page.locator("#fault-logs").screenshot(path=screenshot_path("bot-logs-phone.png"))
         page.set_viewport_size({"width": 1280, "height": 900})
-        page.locator("#fault-logs").screenshot(path=str(IMG / "bot-logs.png"))
+        page.locator("#fault-logs").screenshot(path=screenshot_path("bot-logs.png"))
         page.click("#logs-forget")
         expect(page.locator("#logs-list pre")).to_have_count(0)
         page.reload()

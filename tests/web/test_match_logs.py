@@ -6,17 +6,15 @@ beside each of its moves in the replay, in a real browser."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from arena.store import Store
 from arena.web.factory import create_app
-from tests.web.support import ADMIN_KEY, LaunchedLadder, ServerThread
+from tests.web.support import ADMIN_KEY, LaunchedLadder, ServerThread, screenshot_path
 
 SECRET = "chatty-secret"  # what tests/bots/chatty_bot.py writes while deciding
-IMG = Path(__file__).resolve().parents[2] / "docs" / "img"  # docs/web.md's screenshots
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +136,7 @@ def test_the_owner_sees_the_output_beside_its_moves_and_a_stranger_does_not(
         expect(page.locator("#bot-output-text")).to_contain_text("chatty decision 2 of")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.evaluate("document.getElementById('move-list').scrollIntoView()")
-        page.screenshot(path=str(IMG / "replay-owner-phone.png"))  # the controls stuck on top
+        page.screenshot(path=screenshot_path("replay-owner-phone.png"))  # the controls stuck on top
         assert launched_ladder.owner_keys["chatty"] not in page.url
         assert problems == []
     finally:

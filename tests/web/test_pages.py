@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from arena.store import Store
+from tests.web.support import screenshot_path
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
@@ -206,15 +207,14 @@ def test_leaderboard_draws_each_rating_interval_on_one_scale(server, page, web_d
 def test_phone_screenshots(server, browser, web_db):
     """docs/img/*-phone.png, beside the desktop ones test_browser.py takes: the leaderboard and
     a replay with every hand (its set is finished), at 390 px."""
-    img = Path(__file__).resolve().parents[2] / "docs" / "img"
     with Store(web_db, readonly=True) as store:
         done = store.matches("boom4", ("completed",))[0]
     context, page, problems = _open(browser, PHONE)
     page.goto(f"{server.url}/ladders/balloon3")
     expect(page.locator("#leaderboard td.interval").first).to_be_visible()
-    page.screenshot(path=str(img / "leaderboard-phone.png"), full_page=True)
+    page.screenshot(path=screenshot_path("leaderboard-phone.png"), full_page=True)
     page.goto(f"{server.url}/ladders/boom4/matches/{done.index}#6:-2")
     expect(page.locator(".guard-card")).to_be_visible()
-    page.screenshot(path=str(img / "replay-phone.png"), full_page=True)
+    page.screenshot(path=screenshot_path("replay-phone.png"), full_page=True)
     context.close()
     assert problems == []
