@@ -635,10 +635,8 @@ def _pids_hits(group: cgroups.BotGroup) -> int:
 
 def _set_quota(group: cgroups.BotGroup, cpus: float) -> None:
     """Set the build group's CPU quota (cores' time per second); kept if it cannot be."""
-    cpu = group.dirs[0] if group.version == 2 else group.dirs[2]
-    name = "cpu.max" if group.version == 2 else "cpu.cfs_quota_us"
     try:
-        (cpu / name).write_bytes(group._quota(cpus))
+        group.set_quota(cpus)
     except OSError as err:
         log.warning("cannot set a build's CPU quota to %s: %s", cpus, err)
 

@@ -269,6 +269,13 @@ class BotGroup:
             return f"{quota if quota else 'max'} {CPU_PERIOD_US}".encode()
         return str(quota if quota else -1).encode()
 
+    def set_quota(self, cpus: float) -> None:
+        """Set the group's CPU quota to `cpus` cores' time per period (a build's, which drops
+        while matches are played). Raises OSError if the file cannot be written."""
+        cpu = self.dirs[0] if self.version == 2 else self.dirs[2]
+        name = "cpu.max" if self.version == 2 else "cpu.cfs_quota_us"
+        (cpu / name).write_bytes(self._quota(cpus))
+
     def close(self) -> None:
         for fd in (self._weight_fd, self._idle_fd):
             if fd is not None:

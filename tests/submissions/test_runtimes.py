@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -115,6 +116,24 @@ def test_a_runtime_the_server_lacks_is_refused_naming_what_is_missing(tmp_path, 
     assert said.startswith("this server has no C++ runtime: it lacks grpc_cpp_plugin (Debian")
     assert "protobuf-compiler-grpc" in said and "libgrpc++-dev" in said
     assert "submit a bot of another runtime (python, node)" in said
+
+
+def test_a_pkg_config_probe_that_does_not_answer_offers_the_runtime(monkeypatch, caplog):
+    """A probe that runs out of time (a loaded machine, a Ray node starting beside a suite) is
+    not a missing package: the runtime is offered, with a warning, not refused nor an error."""
+
+    def slow(args, **kwargs):
+        raise subprocess.TimeoutExpired(args, kwargs["timeout"])
+
+    monkeypatch.setattr(runtimes, "_has_program", lambda name: True)
+    monkeypatch.setattr(runtimes.subprocess, "run", slow)
+    runtimes._has_pkg.cache_clear()
+    try:
+        assert runtimes._has_pkg("grpc++") is True
+        assert Runtimes().get("cpp").missing() == []
+    finally:
+        runtimes._has_pkg.cache_clear()
+    assert "did not answer in 60 s; taking grpc++ as installed" in caplog.text
 
 
 def test_the_organiser_s_runtimes_file_adds_python_runtimes_listed_by_arena_runtime_list(tmp_path):
