@@ -15,7 +15,7 @@ from urllib.parse import quote, urlencode
 
 import click
 
-from .submit import NOT_ARENA, OWNER_HEADER, ServerError, _key, _server_address
+from .submit import NOT_ARENA, OWNER_HEADER, ServerError, _key, owner_options
 
 PAGE = 200  # matches asked for at a time
 
@@ -79,18 +79,7 @@ def completed_matches(server: str, bot: str) -> list[tuple[str, int, list[int]]]
 
 @click.command("download")
 @click.argument("bot")
-@click.option(
-    "--server",
-    required=True,
-    callback=lambda ctx, param, value: _server_address(value),
-    help="The Arena server's web address, e.g. http://host:8000.",
-)
-@click.option("--key", envvar="ARENA_OWNER_KEY", help="The bot's owner key (or ARENA_OWNER_KEY).")
-@click.option(
-    "--key-file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A file holding the owner key (keeps it out of the shell's history).",
-)
+@owner_options
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),

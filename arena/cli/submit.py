@@ -115,20 +115,34 @@ def _key(key: str | None, key_file: Path | None) -> str:
     )
 
 
+def owner_options(command: Any) -> Any:
+    """The options of a command that acts as a bot's owner on a server (submit, download):
+    --server, and the owner key as --key (or ARENA_OWNER_KEY) or --key-file."""
+    for option in reversed(
+        (
+            click.option(
+                "--server",
+                required=True,
+                callback=lambda ctx, param, value: _server_address(value),
+                help="The Arena server's web address, e.g. http://host:8000.",
+            ),
+            click.option(
+                "--key", envvar="ARENA_OWNER_KEY", help="The bot's owner key (or ARENA_OWNER_KEY)."
+            ),
+            click.option(
+                "--key-file",
+                type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                help="A file holding the owner key (keeps it out of the shell's history).",
+            ),
+        )
+    ):
+        command = option(command)
+    return command
+
+
 @click.command("submit")
 @click.argument("path", required=False, type=click.Path(exists=True, path_type=Path))
-@click.option(
-    "--server",
-    required=True,
-    callback=lambda ctx, param, value: _server_address(value),
-    help="The Arena server's web address, e.g. http://host:8000.",
-)
-@click.option("--key", envvar="ARENA_OWNER_KEY", help="The bot's owner key (or ARENA_OWNER_KEY).")
-@click.option(
-    "--key-file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A file holding the owner key (keeps it out of the shell's history).",
-)
+@owner_options
 @click.option("--bot", help="The bot's name (default: name in the directory's arena-bot.toml).")
 @click.option("--note", help="What changed in this version (shown on the bot's page).")
 @click.option("--no-wait", is_flag=True, help="Do not wait for the verification's verdict.")
