@@ -33,6 +33,7 @@ SUITES = (
     "rating",
     "compare",
     "runtimes",
+    "strong",
 )
 # Suites with a quick form (fewer trials, for CI) and their own worker processes.
 QUICK_SUITES = ("rating", "compare")
