@@ -358,7 +358,10 @@ class HeadToHeadCache:
             )
             end = prefix
         total = dict(counts)
-        _add(total, q.head_to_head(ladder=info.name, bot=bot, from_index=end))
+        if end < info.scheduled:  # none after the prefix once every set is finished (a
+            # bot's query would still read each of its matches to find none): a ladder grown
+            # since `info` was read has other progress, so the next call counts its new matches
+            _add(total, q.head_to_head(ladder=info.name, bot=bot, from_index=end))
         answer = [
             HeadToHead(info.name, b, opponent, *numbers)
             for (b, opponent), numbers in sorted(total.items())
