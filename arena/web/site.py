@@ -730,9 +730,9 @@ def bot_page(v: View, bot: str, recent: int = 20) -> Page:
         name: history_charts(points) for name, points in history.items() if name not in comparisons
     }
     if v.h2h is not None:  # the server's: kept until the ladder moves (HeadToHeadCache)
-        head_to_head = [
-            h for name in sorted(s.ladder for s in ladders) for h in v.h2h(q, every[name], bot)
-        ]
+        # (A ladder made since q.ladders() was read has no finished set yet: none to count.)
+        names = sorted(s.ladder for s in ladders if s.ladder in every)
+        head_to_head = [h for name in names for h in v.h2h(q, every[name], bot)]
     else:
         head_to_head = [h for h in q.head_to_head(bot=bot) if h.ladder not in comparisons]
     return "bot.html", {
