@@ -30,7 +30,11 @@ COMMANDS = {
     "serve": ("serve", "serve_cmd", "Run Arena as a service: continuous ladders and the web."),
     "web": ("web", "web_cmd", "Serve the web pages over a database."),
     "report": ("web", "report_cmd", "Write the web pages as a static site."),
-    "export": ("web", "export_cmd", "Write a ladder's finished sets' matches as JSON Lines."),
+    "export": (
+        "web",
+        "export_cmd",
+        "Write a ladder's finished sets' matches (JSON Lines, Parquet).",
+    ),
 }
 
 

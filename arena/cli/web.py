@@ -116,12 +116,22 @@ def _day(ctx: click.Context, param: click.Parameter, value: str | None) -> float
     "--out",
     required=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="The JSON Lines file to write (- for standard output).",
+    help="The file to write (- for standard output).",
 )
-def export_cmd(db: Path, ladder: str, since: float | None, until: float | None, out: Path) -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "parquet"]),
+    help="JSON Lines or Parquet (needs pyarrow: pip install 'arena[export]'); by default "
+    "Parquet if --out ends in .parquet, else JSON Lines.",
+)
+def export_cmd(
+    db: Path, ladder: str, since: float | None, until: float | None, out: Path, fmt: str | None
+) -> None:
     """Write the completed matches of a ladder's finished sets (only they are public) as JSON
-    Lines, one match a line with its replay (docs/web.md#the-public-export, schema in
-    arena/web/export.py): for training bots (docs/rl.md) and analysis.
+    Lines, one match a line with its replay, or as Parquet, one match a row
+    (docs/web.md#the-public-export, schema in arena/web/export.py): for training bots
+    (docs/rl.md) and analysis.
 
     Example: arena export --db arena.db --ladder balloon-3 --since 2026-12-01 --out b3.jsonl
     """
@@ -133,19 +143,34 @@ def export_cmd(db: Path, ladder: str, since: float | None, until: float | None, 
 
     from .common import open_store
 
+    if fmt is None:
+        fmt = "parquet" if out.suffix == ".parquet" else "jsonl"
+    if fmt == "parquet":
+        try:
+            public_export.parquet_schema()  # says what to install before anything is read
+        except public_export.ParquetUnavailable as err:
+            raise click.ClickException(str(err)) from None
+
+    def write(f: Any) -> int:
+        if fmt == "parquet":
+            return public_export.write_parquet(q, ladder, f, since, until)[0]
+        return public_export.write(q, ladder, f, since, until)
+
     with open_store(db) as store:
         q = BrowseQueries(store)
         with store_errors():
             q.ladder(ladder)  # UnknownLadder says so before any file is made
         if str(out) == "-":
-            n = public_export.write(q, ladder, sys.stdout, since, until)
+            n = write(sys.stdout.buffer if fmt == "parquet" else sys.stdout)
             click.echo(f"exported {n} matches of {ladder}", err=True)
             return
         part = out.with_name(f".{out.name}.part")
         try:
-            with open(part, "w") as f:
-                n = public_export.write(q, ladder, f, since, until)
+            with open(part, "wb" if fmt == "parquet" else "w") as f:
+                n = write(f)
             os.replace(part, out)
         except OSError as err:
             raise click.ClickException(f"cannot write {out}: {err}") from None
+        finally:
+            part.unlink(missing_ok=True)
     click.echo(f"exported {n} matches of {ladder} (its finished sets) into {out}")

@@ -811,14 +811,20 @@ class BrowseQueries:
         (SET_FINISHED_SQL), and how often the bot placed ahead of, level with and
         behind the opponent. Only `ladder`'s, only `bot`'s, when given (UnknownLadder,
         UnknownBot when there is no such); with `ladder`, only its matches from `from_index`
-        to `to_index` (both included) when given."""
+        to `to_index` (both included) when given. A range that ends before the ladder's first
+        unfinished set (finished_prefix) is counted without the finished-set check, which
+        holds there for every match and costs half the query (the matches' rows, replays and
+        all, read again for each match's set)."""
+        known = (
+            ladder is not None and to_index is not None and to_index < self.finished_prefix(ladder)
+        )
         sql = (
             "SELECT l.name, a.bot_id, b.bot_id, count(*), sum(a.rank < b.rank), "
             "sum(a.rank = b.rank), sum(a.rank > b.rank) "
             "FROM matches m JOIN ladders l ON l.id = m.ladder_id "
             "JOIN results a ON a.match_id = m.id "
             "JOIN results b ON b.match_id = m.id AND b.seat <> a.seat "
-            f"WHERE m.status = ? AND {SET_FINISHED_SQL}"
+            "WHERE m.status = ?" + ("" if known else f" AND {SET_FINISHED_SQL}")
         )
         params: list[Any] = [COMPLETED]
         if ladder is not None:

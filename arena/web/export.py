@@ -4,6 +4,13 @@ matches of finished sets are in it, as only they are public (disclosure.py): the
 BrowseQueries.finished_replays, under the same rule as the pages. Written by `arena export` and
 served by GET /api/ladders/{ladder}/export.jsonl; no web framework here.
 
+The same matches can be written as Parquet (`write_parquet`, `arena export --format parquet`,
+GET /api/ladders/{ladder}/export.parquet): a column per field of the line (`finished` a UTC
+timestamp, `replay` the same JSON text, since its moves mix numbers and lists, which no one
+Arrow type holds) and, for filtering without parsing it, the replay's `seat_names`, `scores` and
+`ranks` (PARQUET_COLUMNS). It needs pyarrow, Arena's optional `export` extra; without it,
+ParquetUnavailable says how to install it.
+
 Each line (SCHEMA, version EXPORT_VERSION) holds the match's place (ladder, index, set, round,
 rotation), when it finished (UTC, ISO 8601) and its replay in arena.replay's format (`config`,
 `seed`, `seat_names`, `moves` as [seat, action, ms, by the referee], `faults`, `scores`,
@@ -14,7 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import IO, Any, Iterator
+from typing import IO, Any, BinaryIO, Iterator
 
 from arena.store.browse import BrowseQueries, ExportRow
 
@@ -124,3 +131,102 @@ def write(
         out.write(text)
         n += 1
     return n
+
+
+# The Parquet export's columns (write_parquet): the line's fields, then the replay's results.
+PARQUET_COLUMNS = (
+    "format",
+    "version",
+    "ladder",
+    "index",
+    "set",
+    "round",
+    "rotation",
+    "finished",
+    "replay",
+    "seat_names",
+    "scores",
+    "ranks",
+)
+PARQUET_ROW_GROUP = 1000  # matches a row group: a few MB of replays, read and written at once
+PARQUET_EXTRA = "pip install 'arena[export]' (scripts/setup installs it)"
+
+
+class ParquetUnavailable(RuntimeError):
+    """pyarrow, which writes Parquet, is not installed (Arena's optional `export` extra)."""
+
+
+def _pyarrow() -> tuple[Any, Any]:
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError:
+        raise ParquetUnavailable(
+            f"the Parquet export needs pyarrow, Arena's optional `export` extra: {PARQUET_EXTRA}; "
+            "or export JSON Lines, which needs nothing more"
+        ) from None
+    return pyarrow, pyarrow.parquet
+
+
+def parquet_schema() -> Any:
+    """The Parquet export's Arrow schema (PARQUET_COLUMNS); ParquetUnavailable without pyarrow."""
+    pa, _ = _pyarrow()
+
+    def list_of(kind: Any) -> Any:  # named as Parquet names a list's items: read back the same
+        return pa.list_(pa.field("element", kind))
+
+    return pa.schema(
+        [
+            ("format", pa.string()),
+            ("version", pa.int32()),
+            ("ladder", pa.string()),
+            ("index", pa.int64()),
+            ("set", pa.int64()),
+            ("round", pa.int64()),
+            ("rotation", pa.int64()),
+            ("finished", pa.timestamp("us", tz="UTC")),
+            ("replay", pa.string()),  # JSON: the line's `replay`
+            ("seat_names", list_of(pa.string())),
+            ("scores", list_of(pa.int64())),
+            ("ranks", list_of(pa.int64())),
+        ],
+        metadata={"format": EXPORT_FORMAT, "version": str(EXPORT_VERSION)},
+    )
+
+
+def _parquet_row(row: ExportRow) -> dict[str, Any]:
+    doc = line(row)
+    doc["finished"] = dt.datetime.fromtimestamp(row.finished, dt.UTC)
+    doc["replay"] = json.dumps(row.replay, separators=(",", ":"))
+    doc["seat_names"] = row.replay["seat_names"]
+    doc["scores"] = row.replay["scores"]
+    doc["ranks"] = row.replay["ranks"]
+    return doc
+
+
+def write_parquet(
+    q: BrowseQueries,
+    ladder: str,
+    out: str | BinaryIO,
+    since: float | None = None,
+    until: float | None = None,
+    **page: Any,
+) -> tuple[int, int]:
+    """Write the export of `ladder` to `out` (a path or a binary file) as Parquet, a row group
+    at a time; `page` is finished_replays' after and limit. (How many matches, the last one's
+    index or -1.) Raises ParquetUnavailable without pyarrow (before reading anything),
+    UnknownLadder."""
+    pa, pq = _pyarrow()
+    schema = parquet_schema()
+    n, last = 0, -1
+    with pq.ParquetWriter(out, schema, compression="zstd") as writer:
+        batch: list[dict[str, Any]] = []
+        for row in q.finished_replays(ladder, since, until, **page):
+            batch.append(_parquet_row(row))
+            n, last = n + 1, row.index
+            if len(batch) == PARQUET_ROW_GROUP:
+                writer.write_table(pa.Table.from_pylist(batch, schema))
+                batch = []
+        if batch or not n:  # an empty export is a file with the schema and no rows
+            writer.write_table(pa.Table.from_pylist(batch, schema))
+    return n, last

@@ -56,6 +56,8 @@ PLACES: dict[str, Place] = {
     "match_replay": Place("/api/ladders/{ladder}/matches/{index}/replay"),
     # The public export of a ladder's finished sets (export.py), JSON Lines.
     "export": Place("/api/ladders/{ladder}/export.jsonl"),
+    # The same as Parquet (needs pyarrow, the `export` extra).
+    "export_parquet": Place("/api/ladders/{ladder}/export.parquet"),
     "match_logs": Place("/api/ladders/{ladder}/matches/{index}/logs"),
     # The organiser's view (admin key): a static report has no server to check it.
     "admin": Place("/admin"),

@@ -11,6 +11,8 @@ import random
 import sys
 from typing import Sequence
 
+from arena.compare import plan
+from arena.compare.verdict import Comparison
 from arena.games import game_from_config
 from arena.results import (
     CRASH,
@@ -20,6 +22,7 @@ from arena.results import (
     MoveRecord,
     demote_faulted,
 )
+from arena.schedule import ScheduledMatch
 from arena.store import Store, StoredMatch
 
 
@@ -120,6 +123,55 @@ def play_ladder(
     if items:
         store.record_results(ladder, items)
     return len(todo)
+
+
+def play_comparison(
+    store: Store,
+    name: str,
+    new: str,
+    base: str,
+    opponents: Sequence[str],
+    *,
+    deals: int,
+    game: str = "balloon",
+    table_size: int = 3,
+    min_gain: float = 3.0,
+    seed: int = 0,
+) -> int:
+    """A comparison as `arena compare` stores it (its ladder, its deals appended as the runner
+    appends them, compare/plan.py) with `deals` deals played by random legal moves: its page
+    without running bots. Its cap is those deals. Returns how many matches."""
+    settings = Comparison(
+        name=name,
+        new=new,
+        base=base,
+        opponents=tuple(opponents),
+        game=game,
+        table_size=table_size,
+        options={},
+        min_gain=min_gain,
+        max_matches=deals * 2 * table_size,
+        seed=seed,
+    )
+    store.ensure_comparison(
+        name,
+        game,
+        table_size,
+        (new, base, *opponents),
+        seed=seed,
+        comparison=settings.definition(),
+    )
+    matches = [
+        m
+        for deal in range(deals)
+        for m in plan.deal_matches(new, base, opponents, table_size, seed, deal)
+    ]
+    store.append_matches(
+        name,
+        [ScheduledMatch(m.index, m.deal, m.deal, m.rotation, m.seed, m.seats) for m in matches],
+        [m.seats for m in matches],
+    )
+    return play_ladder(store, name, seed=seed, fault_rate=0.0)
 
 
 def build_demo(path: str) -> None:

@@ -86,6 +86,7 @@ def _requests(sample: dict) -> dict[str, list[str]]:
         "/api/competitions": ["/api/competitions"],
         "/api/ladders/{ladder}/matches/{index}/replay": ["/api/ladders/balloon3/matches/0/replay"],
         "/api/ladders/{ladder}/export.jsonl": ["/api/ladders/boom4/export.jsonl?limit=2"],
+        "/api/ladders/{ladder}/export.parquet": ["/api/ladders/boom4/export.parquet?limit=2"],
         "/api/ladders/{ladder}/matches/{index}/logs": [
             (f"/api/ladders/boom4/matches/{m.index}/logs", {"X-Admin-Key": ADMIN_KEY}),
         ],
@@ -103,6 +104,10 @@ def test_every_endpoint_answers_as_its_openapi_description_says(client, spec, sa
             assert r.status_code == 200, (url, r.text)
             if template.endswith(".jsonl"):  # JSON Lines: tests/web/test_export.py reads them
                 assert r.headers["content-type"] == "application/jsonl" and r.text, url
+                continue
+            if template.endswith(".parquet"):  # and Parquet
+                assert r.headers["content-type"] == "application/vnd.apache.parquet", url
+                assert r.content[:4] == r.content[-4:] == b"PAR1", url
                 continue
             _validate(spec, template, r)
 
@@ -148,6 +153,10 @@ def test_errors_answer_as_the_openapi_description_says(client, spec, web_db):
         "/api/ladders/{ladder}/matches/{index}/replay": [
             (f"/api/ladders/balloon3/matches/{running}/replay", 409, "rotations are finished"),
             ("/api/ladders/boom4/matches/99999/replay", 404, "has no match 99999"),
+        ],
+        "/api/ladders/{ladder}/export.parquet": [
+            ("/api/ladders/nope/export.parquet", 404, "no ladder called 'nope'"),
+            ("/api/ladders/boom4/export.parquet?since=yesterday", 422, "give YYYY-MM-DD"),
         ],
         "/api/ladders/{ladder}/matches/{index}/logs": [
             ("/api/ladders/boom4/matches/0/logs", 401, "give the bot's owner key"),

@@ -129,7 +129,7 @@ def test_rating_chart_shows_values_on_hover_over_matches_and_time(server, page, 
 
 def test_the_ladder_pages_head_to_head_cache_follows_the_ladder(tmp_path, web_db):
     """Counted once up to the first unfinished set, then added to as the ladder plays: always
-    the same as counting everything afresh."""
+    the same as counting everything afresh; so is each bot's part, kept apart for its page."""
     import shutil
 
     from arena.web.reader import Reader
@@ -144,6 +144,13 @@ def test_the_ladder_pages_head_to_head_cache_follows_the_ladder(tmp_path, web_db
     before = q.finished_prefix("balloon3")
     first = cache(q, q.ladder("balloon3"))
     assert first == q.head_to_head(ladder="balloon3") and first
+    # A range past the prefix is checked set by set (the one before it needs no check).
+    scheduled = q.ladder("balloon3").scheduled
+    assert before < scheduled
+    assert q.head_to_head(ladder="balloon3", from_index=0, to_index=scheduled - 1) == first
+    bots = sorted({h.bot for h in first})
+    mine = {b: cache(q, q.ladder("balloon3"), b) for b in bots}
+    assert all(mine[b] == q.head_to_head(ladder="balloon3", bot=b) and mine[b] for b in bots)
     with Store(db) as store:
         left = store.matches("balloon3", ("pending", "running"))
         play_ladder(store, "balloon3", left, seed=8)
@@ -151,4 +158,7 @@ def test_the_ladder_pages_head_to_head_cache_follows_the_ladder(tmp_path, web_db
     assert q.finished_prefix("balloon3") > before
     again = cache(q, q.ladder("balloon3"))
     assert again == q.head_to_head(ladder="balloon3") and again != first
+    now = {b: cache(q, q.ladder("balloon3"), b) for b in bots}
+    assert all(now[b] == q.head_to_head(ladder="balloon3", bot=b) for b in bots)
+    assert now != mine  # the bots of the sets just finished
     reader.close()

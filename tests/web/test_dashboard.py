@@ -2,8 +2,8 @@
 demo database and server: the home page as a dashboard, the ladder page's rank movement,
 recent results and ratings chart (its Bot column in sight when the table scrolls sideways),
 the bot page's result filters and rating changes, the organiser's view with the admin key,
-and the API docs linked from every page with hand-written summaries and the keys' schemes.
-No console error, and the page itself never scrolls sideways."""
+the API docs linked from every page with hand-written summaries and the keys' schemes, and a
+comparison's page. No console error, and the page itself never scrolls sideways."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from arena.store import Store
 from arena.web.factory import create_app
+from arena.web.sample import play_comparison
 from tests.web.support import ADMIN_KEY, ServerThread, screenshot_path
 
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
@@ -27,6 +28,21 @@ def viewed(request, browser):
     page.on("pageerror", lambda e: problems.append(str(e)))
     yield request.param, page, problems
     context.close()
+
+
+@pytest.fixture(scope="module")
+def comparison_server(tmp_path_factory):
+    """A comparison of 15 deals, 90 matches, stored as `arena compare` stores one and played
+    in-process by random legal moves (arena.web.sample.play_comparison: a fraction of a second,
+    where a real run of its bots takes about 17), served."""
+    db = tmp_path_factory.mktemp("comparison") / "arena.db"
+    with Store(db) as store:
+        for bot in ("v2", "v1", "o1", "o2"):
+            store.add_bot(bot, remote=True)
+        play_comparison(store, "c1", "v2", "v1", ("o1", "o2"), deals=15)
+    srv = ServerThread(create_app(db)).start()
+    yield srv
+    srv.stop()
 
 
 def _fits(page) -> None:
@@ -137,3 +153,43 @@ def test_the_organisers_view_and_the_api_docs(web_db, browser):
         assert {next(iter(s)) for s in logs["security"]} == set(schemes)
     finally:
         server.stop()
+
+
+def test_the_comparison_page(comparison_server, viewed):
+    """Issue 33: on a phone the comparison page was 11,000 px tall with its 60 match rows, and
+    its LLR chart had no values. Now: the chart as wide as the page allows, its values legible;
+    the paired table of 15 deals folded under its summary, and in its own scroll box once
+    opened; the latest 20 of the 90 matches; nothing scrolls sideways."""
+    name, page, problems = viewed
+    page.goto(comparison_server.url + "/comparisons/c1")
+    width = page.evaluate("window.innerWidth")
+    chart = page.locator("#llr-chart")
+    expect(chart).to_be_visible()
+    expect(page.locator("#llr-line")).to_be_visible()
+    box = chart.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width
+    if name == "phone":
+        assert box["width"] >= 0.9 * width  # the whole width: no margins around it
+    ticks = page.locator("#llr-chart text.y-tick")
+    assert ticks.count() >= 2
+    assert min(t.bounding_box()["height"] for t in ticks.all()) >= 9  # was 5 px on a phone
+    # Folded: 15 deals' rows under the summary, the latest 20 matches of 90.
+    expect(page.locator("#paired-deals tbody tr")).to_have_count(15)
+    expect(page.locator("#paired-deals")).to_be_hidden()
+    expect(page.locator("#matches tbody tr")).to_have_count(20)
+    expect(page.locator('a[href="/matches?ladder=c1"]')).to_be_visible()
+    height = page.evaluate("document.documentElement.scrollHeight")
+    assert height < 4 * page.viewport_size["height"], height  # 11,000 px on a phone before
+    _fits(page)
+    suffix = "-phone" if name == "phone" else ""
+    page.screenshot(path=screenshot_path(f"comparison{suffix}.png"), full_page=True)
+    # Opened: every deal, the table scrolling in its own box where it is wider than a phone.
+    page.click("#paired summary")
+    table = page.locator("#paired-deals")
+    expect(table).to_be_visible()
+    page.locator("#paired-deals tbody tr").last.scroll_into_view_if_needed()
+    expect(page.locator('#paired-deals tr[data-deal="14"]')).to_be_in_viewport()
+    scroller = table.locator("xpath=..")
+    assert scroller.bounding_box()["x"] + scroller.bounding_box()["width"] <= width
+    _fits(page)
+    assert problems == []

@@ -22,6 +22,7 @@ own views (what the bots were sent) hold their hands all along.
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
 import re
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import httpx
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
@@ -65,6 +67,7 @@ API_ROUTES = {
     "/api/ladders/{ladder}/matches/{index}/live",
     "/api/ladders/{ladder}/matches/{index}/replay",
     "/api/ladders/{ladder}/export.jsonl",
+    "/api/ladders/{ladder}/export.parquet",
     "/api/competitions",
     "/api/runtimes",
 }
@@ -193,6 +196,7 @@ def _look(
         f"/api/ladders/{LADDER}",
         f"/api/ladders/{LADDER}/head-to-head",
         f"/api/ladders/{LADDER}/export.jsonl",
+        f"/api/ladders/{LADDER}/export.parquet",
         "/api/competitions",
         *served_only,
         "/api/bots",
@@ -228,6 +232,9 @@ def _look(
             ok = (200, 409) if url.endswith("/replay") else (200,)
             assert r.status_code in ok, (url, r.status_code, r.text[:300])
             texts[url] = r.text
+            if url.endswith(".parquet"):  # its rows, as JSON: what the checks of texts read
+                rows_read = pq.read_table(io.BytesIO(r.content)).to_pylist()
+                texts[url] = json.dumps(rows_read, default=str)
     out = run_dir / f"report-{name}"
     # The CLI command itself, in this process (an interpreter start less per look).
     result = CliRunner().invoke(main, ["report", "--db", str(db), "--out", str(out)])
@@ -644,6 +651,10 @@ def test_serve_stores_the_rotations_of_one_deal_as_one_set_withheld_together(ser
     assert not {d["index"] for d in b.api[f"/api/ladders/{LADDER}/export.jsonl"]} & {0, 1, 2}
     exported = {d["index"]: d for d in c.api[f"/api/ladders/{LADDER}/export.jsonl"]}
     assert {0, 1, 2} <= set(exported) and exported[0]["replay"]["seed"] == rows[0]["seed"]
+    assert not {d["index"] for d in b.api[f"/api/ladders/{LADDER}/export.parquet"]} & {0, 1, 2}
+    in_parquet = {d["index"]: d for d in c.api[f"/api/ladders/{LADDER}/export.parquet"]}
+    assert set(in_parquet) == set(exported)
+    assert json.loads(in_parquet[0]["replay"]) == exported[0]["replay"]
     for i in (0, 1, 2):  # nor its replay file, the completed rotation's included
         refused = b.api[f"/api/ladders/{LADDER}/matches/{i}/replay"]
         assert "seed" not in refused and "rotations are finished" in refused["error"]["message"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import sys
 
 import jsonschema
 from click.testing import CliRunner
@@ -94,3 +95,96 @@ def test_dates_select_by_when_a_match_finished(web_db, client):
         main, ["export", "--db", str(web_db), "--ladder", "nope", "--out", "x"]
     )
     assert refused.exit_code == 1 and "no ladder called 'nope'" in refused.output
+
+
+def _parquet_docs(table) -> list[dict]:
+    """A Parquet export's rows as the JSON Lines export's lines: the same fields, `finished` an
+    ISO 8601 text again and `replay` parsed; the replay's columns checked against it."""
+    docs = []
+    for row in table.to_pylist():
+        replay = json.loads(row["replay"])
+        assert [row.pop(k) for k in ("seat_names", "scores", "ranks")] == [
+            replay["seat_names"],
+            replay["scores"],
+            replay["ranks"],
+        ]
+        doc = {**row, "finished": row["finished"].isoformat(), "replay": replay}
+        VALIDATOR.validate(doc)
+        docs.append(doc)
+    return docs
+
+
+def test_the_parquet_export_holds_the_json_lines_exports_rows(
+    web_db, client, tmp_path, monkeypatch
+):
+    """`arena export --format parquet` (or --out NAME.parquet) and export.parquet: a real
+    Parquet file, read back with pyarrow, row for row the JSON Lines export."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    from arena.web import export
+
+    monkeypatch.setattr(export, "PARQUET_ROW_GROUP", 16)  # several row groups, as a big export
+    ladder = "balloon3"
+    jsonl, parquet = tmp_path / "b.jsonl", tmp_path / "b.parquet"
+    for args in (["--out", str(jsonl)], ["--out", str(parquet)]):
+        result = CliRunner().invoke(
+            main, ["export", "--db", str(web_db), "--ladder", ladder, *args]
+        )
+        assert result.exit_code == 0, result.output
+    lines = _read(jsonl.read_text())
+    done, _ = _expected(web_db, ladder)
+    assert len(lines) == len(done) > 16
+    table = pq.read_table(parquet)
+    assert table.schema.equals(export.parquet_schema(), check_metadata=True)
+    assert table.column_names == list(export.PARQUET_COLUMNS)
+    assert pq.ParquetFile(parquet).metadata.num_row_groups == -(-len(lines) // 16)
+    assert _parquet_docs(table) == lines
+    # --format says it whatever the file's name; - writes to standard output.
+    named = tmp_path / "b.bin"
+    result = CliRunner().invoke(
+        main,
+        [
+            "export",
+            "--db",
+            str(web_db),
+            "--ladder",
+            ladder,
+            "--format",
+            "parquet",
+            "--out",
+            str(named),
+        ],
+    )
+    assert result.exit_code == 0 and named.read_bytes()[:4] == b"PAR1"
+    assert _parquet_docs(pq.read_table(named)) == lines
+    # The web's, a page at a time as export.jsonl's.
+    rows, url = [], f"/api/ladders/{ladder}/export.parquet?limit=25"
+    while url:
+        r = client.get(url)
+        assert r.status_code == 200, r.text
+        assert r.headers["content-type"] == "application/vnd.apache.parquet"
+        rows += _parquet_docs(pq.read_table(io.BytesIO(r.content)))
+        link = r.headers.get("link")
+        url = link[1 : link.index(">")].removeprefix("http://testserver") if link else ""
+    assert rows == lines
+    # Nothing finished in the window: a file with the schema and no rows.
+    r = client.get(f"/api/ladders/{ladder}/export.parquet?since=2100-01-01")
+    empty = pq.read_table(io.BytesIO(r.content))
+    assert empty.num_rows == 0 and empty.schema.equals(export.parquet_schema())
+
+
+def test_without_pyarrow_parquet_is_refused_naming_the_extra(web_db, client, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # `import pyarrow` fails as if absent
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    out = tmp_path / "b.parquet"
+    result = CliRunner().invoke(
+        main, ["export", "--db", str(web_db), "--ladder", "balloon3", "--out", str(out)]
+    )
+    assert result.exit_code == 1 and "pip install 'arena[export]'" in result.output
+    assert list(tmp_path.iterdir()) == []  # no file, not even a part
+    r = client.get("/api/ladders/balloon3/export.parquet")
+    assert r.status_code == 501 and "pip install 'arena[export]'" in r.json()["error"]["message"]
+    # JSON Lines needs nothing more.
+    assert client.get("/api/ladders/balloon3/export.jsonl?limit=1").status_code == 200
