@@ -39,7 +39,7 @@ from arena.referee.server import Refused
 from arena.results import DISCONNECT, MatchResult
 from arena.store import FAULT_LOG_BYTES, AsyncStore, Bot, BotAccess, Ladder, Store, StoredMatch
 
-from .runner import ExecutorSetupError, InfrastructureError
+from .runner import BotUnlaunchable, ExecutorSetupError, InfrastructureError
 
 log = logging.getLogger(__name__)
 
@@ -250,7 +250,7 @@ class LocalExecutor:
         try:
             command = resolve_command(spec, Path(bot.directory) if bot.directory else None)
         except BotCommandError as err:
-            raise InfrastructureError(f"bot {bot.name} cannot be launched: {err}") from None
+            raise BotUnlaunchable(bot.name, str(err)) from None
         key = lane_key(name, lane)
         await self.referee.stop_lane(key)
         self.referee.server.directory.unbar(key)  # its seats wait for it to connect

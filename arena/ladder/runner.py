@@ -37,6 +37,18 @@ class InfrastructureError(Exception):
     """A match attempt failed for a reason that is not any bot's: retried, never rated."""
 
 
+class BotUnlaunchable(InfrastructureError):
+    """One bot's own command cannot be launched (its stored folder or manifest gone or broken
+    since it was registered): not the platform's fault, and no retry mends it. A continuous
+    ladder (arena serve) suspends the bot, saying why, and plays on without it; a fixed run
+    stops with the message, as for any InfrastructureError it cannot get past."""
+
+    def __init__(self, bot: str, detail: str):
+        super().__init__(f"bot {bot} cannot be launched: {detail}")
+        self.bot = bot
+        self.detail = detail
+
+
 class MatchExecutor(Protocol):
     """Where matches run: this machine (LocalExecutor) or a cluster (arena.ladder.ray_executor)."""
 

@@ -25,7 +25,7 @@ from typing import Any
 from arena.deadlines import within
 from arena.ladder import lease, remote
 from arena.ladder.executors import RunSettings
-from arena.ladder.runner import InfrastructureError, MatchExecutor
+from arena.ladder.runner import BotUnlaunchable, InfrastructureError, MatchExecutor
 from arena.ratings import DEFAULT_RATING_MODE, Rater
 from arena.runtimes import Runtimes
 from arena.stopsignals import on_stop_signals
@@ -341,6 +341,12 @@ class ArenaService:
             if step is Step.CHOOSE:
                 try:
                     table = await self._next_table(ladder)
+                except BotUnlaunchable as err:  # that bot's fault: the others play on
+                    # The public reason names no path of this machine; the log has the detail.
+                    reason = "its command cannot be launched (the server's log says why)"
+                    await self._db.run(Store.suspend_bot, err.bot, reason)
+                    log.warning("suspended %s: %s", err.bot, err)
+                    continue
                 except InfrastructureError as err:  # the executor could not start the bots
                     log.warning(
                         "ladder %s: cannot start its bots (%s); trying again in %.0f s",

@@ -152,6 +152,47 @@ def test_a_bot_that_keeps_faulting_is_suspended_with_a_reason(tmp_path, db):
         assert server.stop() == 0
 
 
+def test_a_bot_whose_folder_is_gone_is_suspended_and_the_others_play_on(tmp_path, db):
+    """A bot registered from a folder that was removed afterwards cannot be launched: that is
+    its own problem, not the platform's. It is suspended with a reason that names no path of
+    the server, the log says why, and the other bots' matches go on (before, the ladder
+    retried launching the same table every second, for ever)."""
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    (folder / "arena-bot.toml").write_text('command = "python bot.py"\n')
+    (folder / "bot.py").write_text((ROOT / "example_bots" / "random_bot.py").read_text())
+    arena("bot", "add", "gone", "--dir", str(folder), "--db", str(db))
+    for path in folder.iterdir():
+        path.unlink()
+    folder.rmdir()
+    server = Server(tmp_path, db)
+    try:
+        wait_until(server.up, "the web server", server=server)
+
+        def suspended():
+            bot = httpx.get(f"{server.web}/api/bots/gone").json()["bot"]
+            return bot if bot["suspended"] else None
+
+        bot = wait_until(suspended, "the unlaunchable bot's suspension", server=server)
+        assert bot["suspended_reason"] == (
+            "its command cannot be launched (the server's log says why)"
+        )
+        wait_until(lambda: completed(db) >= 2, "matches of the other bots", server=server)
+    finally:
+        assert server.stop() == 0
+    log = server.log.read_text()
+    assert "suspended gone: bot gone cannot be launched: " in log and str(folder) in log
+    con = sqlite3.connect(db)
+    seated = {
+        n
+        for (n,) in con.execute(
+            "SELECT DISTINCT b.name FROM results r JOIN bots b ON b.id = r.bot_id"
+        )
+    }
+    con.close()
+    assert seated == {"r1", "r2", "r3"}
+
+
 def test_serve_refuses_a_database_of_a_newer_schema(tmp_path, db):
     con = sqlite3.connect(db)
     con.execute("PRAGMA user_version = 99")
