@@ -441,3 +441,39 @@ def test_arena_serve_runs_its_matches_on_the_cluster(ray_cluster, tmp_path):
     assert [r[0] for r in rows] == ["completed"] * 3
     assert all(r[1] and "/" in r[1] for r in rows)  # ADDRESS/NODE_ID of a Ray node
     assert faults == 0
+
+
+def test_a_version_submitted_to_a_serving_arena_on_the_cluster_is_verified_and_plays(
+    ray_cluster, tmp_path
+):
+    """`arena serve --executor ray` running, an owner submits a bot (a folder the job never
+    held): it is verified on a node and plays its ladder there, without a restart."""
+    from tests.service.serving import Server, arena, played, wait_until
+    from tests.submissions.test_runtimes_serve import owner_key
+
+    db = tmp_path / "serve.db"
+    for name in ("r1", "r2", "r3"):
+        arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
+    key = owner_key(db, "late", tmp_path)
+    bot = tmp_path / "late"
+    bot.mkdir()
+    (bot / "arena-bot.toml").write_text('name = "late"\nruntime = "python"\ncommand = ["bot.py"]\n')
+    shutil.copy(ROOT / "example_bots" / "random_bot.py", bot / "bot.py")
+    server = Server(tmp_path, db, extra=["--executor", "ray", "--ray-address", ray_cluster.address])
+    try:
+        wait_until(server.up, "the web server", server=server)
+        wait_until(lambda: played(db, "r1") >= 1, "a first match on the cluster", server=server)
+        submitted = arena(
+            "submit", "--server", server.web, "--key-file", str(key),
+            "--timeout", str(int(scaled(120))), str(bot), check=False,
+        )  # fmt: skip
+        said = submitted.stdout + submitted.stderr
+        assert submitted.returncode == 0, said + server.log_tail()
+        assert "verdict: passed  (status: active)" in said, said
+        wait_until(lambda: played(db, "late") >= 1, "a ladder match of late", server=server)
+    finally:
+        assert server.stop() == 0, server.log_tail()
+    con = sqlite3.connect(db)
+    nodes = con.execute("SELECT node FROM matches WHERE status = 'completed'").fetchall()
+    con.close()
+    assert nodes and all(n and "/" in n for (n,) in nodes)  # ADDRESS/NODE_ID: on the cluster
