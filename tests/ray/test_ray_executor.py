@@ -477,3 +477,4 @@ def test_a_version_submitted_to_a_serving_arena_on_the_cluster_is_verified_and_p
     nodes = con.execute("SELECT node FROM matches WHERE status = 'completed'").fetchall()
     con.close()
     assert nodes and all(n and "/" in n for (n,) in nodes)  # ADDRESS/NODE_ID: on the cluster
+    assert list((tmp_path / "runs").rglob(".received")) == []  # the nodes' copies, removed
