@@ -14,6 +14,7 @@ import click
 from arena.games import ConfigError, make_game
 from arena.ladder.runner import ExecutorSetupError
 from arena.ratings import DEFAULT_RATING_MODE
+from arena.referee.build import BuildLimits
 from arena.service.service import ArenaService, LadderSpec, ServiceSettings
 from arena.service.verification import DEFAULT_CACHE_MB, VerificationSettings
 from arena.startup import configure_logging
@@ -223,6 +224,35 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
     help="The installed environments and builds together hold at most this many MB; past it, "
     "those no version uses are removed, and a version whose own does not fit fails, saying so.",
 )
+@click.option(
+    "--build-time-s",
+    type=click.FloatRange(0, min_open=True),
+    default=BuildLimits.time_s,
+    show_default=True,
+    help="A version's install or build, all its steps together, is stopped past this many "
+    "seconds (counted at half while matches are played: docs/submit.md#runtimes).",
+)
+@click.option(
+    "--build-memory-mb",
+    type=click.IntRange(16),
+    default=BuildLimits.memory_mb,
+    show_default=True,
+    help="An install or build step's processes together may use this many MB of memory.",
+)
+@click.option(
+    "--build-processes",
+    type=click.IntRange(4),
+    default=BuildLimits.processes,
+    show_default=True,
+    help="An install or build step may run this many processes and threads at once.",
+)
+@click.option(
+    "--build-disk-mb",
+    type=click.IntRange(1),
+    default=BuildLimits.disk_mb,
+    show_default=True,
+    help="An install or build's folder (and any one file in it) holds at most this many MB.",
+)
 @rating_mode_option(
     "How a new ladder is rated: each table's duplicate set as one result by "
     "summed scores (set; docs/benchmarks.md#rating), or each match (match). An "
@@ -250,6 +280,10 @@ def serve_cmd(
     runtimes_file,
     build_cache,
     build_cache_mb,
+    build_time_s,
+    build_memory_mb,
+    build_processes,
+    build_disk_mb,
     rating_mode,
     run,
 ):
@@ -288,6 +322,12 @@ def serve_cmd(
             runtimes=load_runtimes(runtimes_file),
             build_cache=build_cache,
             build_cache_mb=build_cache_mb,
+            build_limits=BuildLimits(
+                time_s=build_time_s,
+                memory_mb=build_memory_mb,
+                processes=build_processes,
+                disk_mb=build_disk_mb,
+            ),
         ),
     )
     configure_logging(logging.INFO)

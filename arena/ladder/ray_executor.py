@@ -20,6 +20,12 @@ with its wheels, a C++ bot's build) has what its preparation made shipped too, e
 its cache key, and runs from those on the node: the node builds nothing and fetches nothing.
 Nodes need the same Python environment (Ray's own requirement: same Python, same Ray).
 
+The job's runtime_env is fixed when the driver connects. A bot from a folder it does not hold
+(a version uploaded to `arena serve` while it runs, and what its preparation made) is shipped
+through Ray's object store instead: each new folder packed as a tar archive (ray.put), which
+every actor unpacks on its node, under the folder's name (NAME-vN, a cache key), before it
+launches the bot; an actor created later (a replacement) receives them as it starts.
+
 Failures: a node or actor that dies mid-match (RayActorError, ActorDiedError, WorkerCrashedError,
 node loss) is an InfrastructureError carrying `.node`; the runner records the attempt and
 retries the match, which goes to another actor. The dead actor is dropped at once; a new one is
@@ -31,14 +37,16 @@ executor does the restart itself and only dispatches to actors that are ready.
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import os
 import shutil
 import sys
+import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import ray
 from ray.exceptions import RayError, RayTaskError
@@ -150,10 +158,22 @@ class NodeReferee:
         )
         self.started = False
         self.bot_pythonpath = _shipped_pythonpath()
+        # Folders shipped after the job started (through the object store), by root name.
+        self.received: dict[str, Path] = {}
+        self._receiving = asyncio.Lock()
         _end_with_the_node()
 
-    async def start(self, specs: Sequence[BotSpec]) -> str:
-        """Start the referee and launch every bot not yet running here. Returns the node id."""
+    async def start(self, specs: Sequence[BotSpec], packages: dict[str, Any] | None = None) -> str:
+        """Start the referee, unpack the folders shipped since the job started (`packages`:
+        root name -> the ObjectRef of its tar archive) that are not here yet, and launch every
+        bot not yet running here. Returns the node id."""
+        async with self._receiving:
+            for name, ref in (packages or {}).items():
+                if name not in self.received:
+                    data = await ref
+                    self.received[name] = await asyncio.to_thread(
+                        _unpack, data, self.run_dir / RECEIVED / name
+                    )
         if not self.started:
             await self.host.server.start()
             self.started = True
@@ -169,9 +189,11 @@ class NodeReferee:
         from arena.botcommand import resolve
 
         spec = self.specs[name]
-        directory = _shipped_root(spec.root) / spec.directory
+        directory = self._root(spec.root) / spec.directory
         command = resolve(
-            str(directory) if spec.manifest else spec.command, directory, _shipped_preparation(spec)
+            str(directory) if spec.manifest else spec.command,
+            directory,
+            _shipped_preparation(spec, self._root),
         )
         # PYTHONPATH: the bot (and the sandbox wrapper) must import the shipped arena and
         # arena_sdk, not whatever the node has installed.
@@ -225,11 +247,45 @@ class NodeReferee:
         return {key: list(proc.command.argv) for key, proc in self.host.bots.items()}
 
     async def close(self) -> None:
-        """End every bot process (group and all) and stop the referee."""
+        """End every bot process (group and all), stop the referee and remove the folders
+        received through the object store."""
         if self.started:
             await self.lanes.close()
             await self.host.close()
             self.started = False
+        self.received.clear()
+        await asyncio.to_thread(shutil.rmtree, self.run_dir / RECEIVED, True)
+
+    def _root(self, name: str) -> Path:
+        """Where the shipped root `name` is on this node: received, or in the job's env."""
+        return self.received.get(name) or _shipped_root(name)
+
+
+RECEIVED = ".received"  # under an actor's run dir: the folders shipped through the object store
+
+
+def _pack(folder: Path) -> bytes:
+    """`folder`'s files as a tar archive (links kept as links), to ship through the object
+    store. Blocking."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for child in sorted(folder.iterdir()):
+            tar.add(child, arcname=child.name)
+    return buffer.getvalue()
+
+
+def _unpack(data: bytes, dest: Path) -> Path:
+    """Unpack a shipped folder's archive (_pack) as `dest` (replacing one left there by an
+    actor before this one); nothing lands outside it (tarfile's "tar" filter). Blocking."""
+    part = dest.with_name(f".{dest.name}.part-{os.getpid()}")
+    shutil.rmtree(part, ignore_errors=True)
+    part.mkdir(parents=True)
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(part, filter="tar")
+    os.chmod(part, 0o755)
+    shutil.rmtree(dest, ignore_errors=True)
+    os.replace(part, dest)
+    return dest
 
 
 def _shipped_root(root: str) -> Path:
@@ -256,12 +312,13 @@ def _ignores_files(folder: Path) -> bool:
     return any(set(files) & set(IGNORE_FILES) for _, _, files in os.walk(folder))
 
 
-def _shipped_preparation(spec: BotSpec) -> Preparation | None:
-    """A prepared version's install or build, as shipped to this node (None: none shipped)."""
+def _shipped_preparation(spec: BotSpec, root: Callable[[str], Path]) -> Preparation | None:
+    """A prepared version's install or build, as shipped to this node (None: none shipped);
+    `root` finds a shipped root on the node."""
     if spec.run_root is None and not spec.path_roots:
         return None
-    run_dir = _shipped_root(spec.run_root) if spec.run_root is not None else None
-    return Preparation(True, run_dir=run_dir, pythonpath=tuple(map(_shipped_root, spec.path_roots)))
+    run_dir = root(spec.run_root) if spec.run_root is not None else None
+    return Preparation(True, run_dir=run_dir, pythonpath=tuple(map(root, spec.path_roots)))
 
 
 def _shipped_pythonpath() -> str:
@@ -335,6 +392,8 @@ class RayExecutor:
         self._background: set[asyncio.Task] = set()
         self._connected_here = False
         self._runtime_env: dict[str, Any] | None = None
+        self._roots: dict[str, str] = {}  # every shipped root's name -> its folder here
+        self._packed: dict[str, Any] = {}  # the roots shipped later: name -> its ObjectRef
         self._start_error = ""  # why the last actor failed to start, for the error message
 
     # -- start
@@ -343,11 +402,10 @@ class RayExecutor:
         specs, extra_roots = self._bot_specs(bots)
         if self._runtime_env is None:
             self._runtime_env = self._make_runtime_env(extra_roots)
+            self._roots = {Path(p).name: p for p in extra_roots}
             await asyncio.to_thread(self._connect)
-        elif extra_roots - set(self._runtime_env.get("py_modules", [])):
-            raise RayExecutorError(
-                "bots from new directories cannot join a running Ray job; run the ladder again"
-            )
+        else:
+            await self._ship_late(extra_roots)
         known = {s.name for s in self._specs}
         self._specs += [s for s in specs if s.name not in known]
         if self.workers:
@@ -419,6 +477,27 @@ class RayExecutor:
                 BotSpec(bot.name, bot.command, root, str(rel), manifest, run_root, path_roots)
             )
         return specs, extra_roots
+
+    async def _ship_late(self, roots: set[str]) -> None:
+        """Put the folders in `roots` that the running job does not hold into the object store
+        (the job's runtime_env is fixed once connected): the actors unpack them as they start
+        the bots (NodeReferee.start)."""
+        for path in sorted(roots):
+            name = Path(path).name
+            if self._roots.get(name) == path:
+                continue
+            if name in self._roots:
+                raise RayExecutorError(
+                    f"bot directories {self._roots[name]} and {path} have the same name "
+                    f"{name!r}; the Ray executor ships each bot directory under its name, so "
+                    "rename one of them"
+                )
+            data = await asyncio.to_thread(_pack, Path(path))
+            self._packed[name] = await asyncio.to_thread(ray.put, data)
+            self._roots[name] = path
+            log.info(
+                "shipping %s to the nodes through the object store (%d KB)", name, len(data) >> 10
+            )
 
     def _staged(self, directory: Path, name: str) -> Path:
         """A copy of `directory` named `name`, to be shipped under that name (the versions of
@@ -534,7 +613,7 @@ class RayExecutor:
         return worker
 
     async def _start_worker(self, worker: _Worker) -> None:
-        await within(worker.actor.start.remote(self._specs), START_TIMEOUT_S)
+        await within(worker.actor.start.remote(self._specs, dict(self._packed)), START_TIMEOUT_S)
 
     # -- play
 
@@ -639,6 +718,7 @@ class RayExecutor:
             await asyncio.to_thread(ray.shutdown)
             self._connected_here = False
         self._runtime_env = None
+        self._roots, self._packed = {}, {}
 
 
 class _DropMessages(logging.Filter):

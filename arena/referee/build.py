@@ -291,9 +291,11 @@ class Preparer:
 
     # ---------------------------------------------------------------- clean-up
 
-    def sweep(self, records: Path) -> int:
+    def sweep(self, records: Path, leftovers: bool = False) -> int:
         """Remove the cache entries that no recorded version under `records` (the bot store:
-        NAME/N.runtime.json beside each NAME/N/) uses; how many were removed. Blocking."""
+        NAME/N.runtime.json beside each NAME/N/) uses; how many were removed. `leftovers`:
+        also the entries a stopped server was making (PART: only when none is being made, as
+        a server starts). Blocking."""
         used: set[str] = set()
         for record in records.glob(f"*/*{RECORD_SUFFIX}"):
             version = record.with_name(record.name[: -len(RECORD_SUFFIX)])
@@ -309,7 +311,13 @@ class Preparer:
             if not folder.is_dir():
                 continue
             for entry in folder.iterdir():
-                if (
+                if leftovers and not self._locks and entry.name.startswith(PART):
+                    shutil.rmtree(entry, ignore_errors=True)
+                    removed += 1
+                elif leftovers and not self._locks and entry.suffix == ".json":
+                    if not entry.with_suffix("").is_dir():  # its entry is gone: not counted
+                        entry.unlink(missing_ok=True)
+                elif (
                     entry.is_dir()
                     and not entry.name.startswith(".")
                     and f"{kind}/{entry.name}" not in used

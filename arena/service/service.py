@@ -191,6 +191,7 @@ class ArenaService:
                 self.scheduler.rng,
                 playing=lambda: any(self._in_flight.values()),  # a build then yields to them
             )
+            await self.verifier.sweep()  # before any verification makes an entry
             self.web = await self._start_web()
             self.ready.set()
             log.info(

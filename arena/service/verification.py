@@ -124,6 +124,16 @@ class Verifier:
         )
         self.sweeps = own_cache  # only the store's own cache: no other server uses it
 
+    async def sweep(self) -> None:
+        """As the server starts: remove the cache entries no version uses (those of versions
+        removed or failed while it was stopped, or made by a server stopped before it recorded
+        them) and the ones a stopped server left half made. Only the server's own cache."""
+        if not self.sweeps:
+            return
+        removed = await asyncio.to_thread(self.preparer.sweep, self.records, True)
+        if removed:
+            log.info("removed %d unused installed environments and builds", removed)
+
     def start(self, name: str) -> None:
         """Verify `name` in a task of its own, unless it is being verified already (the scan
         of versions left verifying at start and an upload can both ask for one version: one

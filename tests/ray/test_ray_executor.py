@@ -8,8 +8,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import sqlite3
+import sys
 import time
 from pathlib import Path
 
@@ -22,7 +24,7 @@ ray = pytest.importorskip("ray", reason="ray is not installed (pip install -e '.
 from arena.ladder.local import LocalExecutor  # noqa: E402
 from arena.ladder.ray_executor import RayExecutor  # noqa: E402
 from arena.ladder.runner import LadderRunner  # noqa: E402
-from arena.referee import workdir  # noqa: E402
+from arena.referee import sandbox, workdir  # noqa: E402
 from arena.referee.build import Preparer  # noqa: E402
 from arena.referee.lanes import bot_of, lane_key  # noqa: E402
 from arena.referee.launcher import group_members  # noqa: E402
@@ -243,6 +245,82 @@ def test_a_crashed_bots_log_excerpt_comes_back_and_prepared_versions_play(ray_cl
         pytest.skip(f"the C++ half needs a C++ toolchain (scripts/setup): {cpp_missing}")
 
 
+def late_versions(db: Path, tmp: Path) -> list[str]:
+    """Two bots' second versions, submitted after the job started (kept in the bots' store as
+    NAME/2, folders the job's runtime_env never held): a Python bot, and a C++ bot whose build
+    (no compiler: a script made executable, in the sandbox) the server made, cached under its
+    key in `tmp`. Their names (NAME@2)."""
+    py = tmp / "late-py"
+    py.mkdir()
+    (py / "arena-bot.toml").write_text('runtime = "python"\ncommand = ["bot.py"]\n')
+    shutil.copy(ROOT / "example_bots" / "random_bot.py", py / "bot.py")
+    cpp = tmp / "late-cpp"
+    cpp.mkdir()
+    script = f"{{ echo '#!{sys.executable}'; cat main.py; }} > bot && chmod +x bot"
+    (cpp / "arena-bot.toml").write_text(
+        f'runtime = "cpp"\nbuild = {json.dumps(["sh", "-c", script])}\ncommand = ["bot"]\n'
+    )
+    shutil.copy(ROOT / "example_bots" / "random_bot.py", cpp / "main.py")
+    with Store(db) as store:
+        versions = [store.update_bot(d.name, directory=str(d))[0] for d in (py, cpp)]
+    preparer = Preparer(tmp / "cache", confined=sandbox.unavailable_reason() is None)
+    made = asyncio.run(preparer.prepare(Path(versions[1].directory or "")))
+    assert made.ok and made.run_dir is not None, made.steps
+    return [v.name for v in versions]
+
+
+def test_a_version_added_while_the_job_runs_joins_it_through_the_object_store(
+    ray_cluster, tmp_path
+):
+    """The job's runtime_env is fixed when the driver connects: a version uploaded to a serving
+    Arena afterwards (its folder, and its build's folder under its cache key) reaches the nodes
+    through Ray's object store, is unpacked there and plays from there; close() removes it."""
+    db = tmp_path / "arena.db"
+    with Store(db) as store:
+        for name in ("r1", "late-py", "late-cpp"):  # the two late ones' first versions
+            store.add_bot(name, RANDOM, cwd=ROOT)
+    seen: dict[str, list[str]] = {}
+    received: dict[Path, list[str]] = {}  # each folder received on a node: its files
+    late: list[str] = []
+
+    async def run() -> None:
+        store = await AsyncStore.open(db)
+        executor = RayExecutor(ray_cluster.address, tmp_path / "runs")
+        try:
+            await executor.start([await store.run(Store.get_bot, "r1")])  # connected: env fixed
+            late.extend(await asyncio.to_thread(late_versions, db, tmp_path))
+            ladder = await store.run(Store.ensure_ladder, "late", "balloon", 3, ["r1", *late])
+            bots = [await store.run(Store.get_bot, name) for name in ladder.bots]
+            summary = await LadderRunner(store, executor, LIMITS, 3).run("late", bots)
+            assert summary.played == 3 and summary.infra_failures == 0
+            for worker in list(executor.workers):
+                seen.update(await worker.actor.bot_commands.remote())
+            for folder in (tmp_path / "runs").glob("node-*/.received/*"):
+                received[folder] = sorted(p.name for p in folder.iterdir())
+        finally:
+            await executor.close()
+            await store.close()
+
+    asyncio.run(run())
+    seated = query(db, "SELECT b.name, r.faults FROM results r JOIN bots b ON b.id = r.bot_id")
+    assert late == ["late-py@2", "late-cpp@2"]
+    assert sorted(seated) == sorted([(n, 0) for n in ("r1", *late)] * 3), seated
+    # Each late folder was received on the nodes that launched it, and its bot ran from there.
+    names = {p.name for p in received}
+    assert {"late-py-v2", "late-cpp-v2"} <= names, names
+    build = next(p for p in received if p.name not in ("late-py-v2", "late-cpp-v2"))
+    assert "bot" in received[build] and len(build.name) == 32  # the build's, by its cache key
+    assert [files for p, files in received.items() if p.name == "late-py-v2"][0] == [
+        "arena-bot.toml",
+        "bot.py",
+    ]
+    program = next(argv for key, argv in seen.items() if bot_of(key) == "late-cpp@2")
+    assert program[0] == str(build / "bot"), seen
+    script = next(argv for key, argv in seen.items() if bot_of(key) == "late-py@2")
+    assert any("/.received/late-py-v2/bot.py" in arg for arg in script), seen
+    assert list((tmp_path / "runs").glob("node-*/.received")) == []  # removed by close()
+
+
 def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(
     ray_cluster, add_ray_node, local_run, tmp_path
 ):
@@ -363,3 +441,40 @@ def test_arena_serve_runs_its_matches_on_the_cluster(ray_cluster, tmp_path):
     assert [r[0] for r in rows] == ["completed"] * 3
     assert all(r[1] and "/" in r[1] for r in rows)  # ADDRESS/NODE_ID of a Ray node
     assert faults == 0
+
+
+def test_a_version_submitted_to_a_serving_arena_on_the_cluster_is_verified_and_plays(
+    ray_cluster, tmp_path
+):
+    """`arena serve --executor ray` running, an owner submits a bot (a folder the job never
+    held): it is verified on a node and plays its ladder there, without a restart."""
+    from tests.service.serving import Server, arena, played, wait_until
+    from tests.submissions.test_runtimes_serve import owner_key
+
+    db = tmp_path / "serve.db"
+    for name in ("r1", "r2", "r3"):
+        arena("bot", "add", name, "--command", RANDOM, "--db", str(db))
+    key = owner_key(db, "late", tmp_path)
+    bot = tmp_path / "late"
+    bot.mkdir()
+    (bot / "arena-bot.toml").write_text('name = "late"\nruntime = "python"\ncommand = ["bot.py"]\n')
+    shutil.copy(ROOT / "example_bots" / "random_bot.py", bot / "bot.py")
+    server = Server(tmp_path, db, extra=["--executor", "ray", "--ray-address", ray_cluster.address])
+    try:
+        wait_until(server.up, "the web server", server=server)
+        wait_until(lambda: played(db, "r1") >= 1, "a first match on the cluster", server=server)
+        submitted = arena(
+            "submit", "--server", server.web, "--key-file", str(key),
+            "--timeout", str(int(scaled(120))), str(bot), check=False,
+        )  # fmt: skip
+        said = submitted.stdout + submitted.stderr
+        assert submitted.returncode == 0, said + server.log_tail()
+        assert "verdict: passed  (status: active)" in said, said
+        wait_until(lambda: played(db, "late") >= 1, "a ladder match of late", server=server)
+    finally:
+        assert server.stop() == 0, server.log_tail()
+    con = sqlite3.connect(db)
+    nodes = con.execute("SELECT node FROM matches WHERE status = 'completed'").fetchall()
+    con.close()
+    assert nodes and all(n and "/" in n for (n,) in nodes)  # ADDRESS/NODE_ID: on the cluster
+    assert list((tmp_path / "runs").rglob(".received")) == []  # the nodes' copies, removed

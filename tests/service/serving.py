@@ -50,7 +50,8 @@ def wait_until(condition, what: str, timeout: float = 90.0, server: "Server | No
 class Server:
     """`arena serve` in its own session; the admin key comes from the environment unless
     `admin_env` says otherwise (variables to set, None to unset); it runs `ladder` (None: only
-    what `extra` names, a competition say)."""
+    what `extra` names, a competition say); `tmpdir`: its TMPDIR, when a test looks there (for
+    what the server's builds leave behind, say)."""
 
     def __init__(
         self,
@@ -59,6 +60,7 @@ class Server:
         extra: list[str] = (),
         admin_env: dict[str, str | None] | None = None,
         ladder: str | None = "bal=balloon:3",
+        tmpdir: Path | None = None,
     ):
         env = dict(os.environ)
         for key, value in (admin_env or {"ARENA_ADMIN_KEY": ADMIN}).items():
@@ -90,6 +92,7 @@ class Server:
                 text=True,
                 start_new_session=True,
                 env=env,
+                tmp=tmpdir,
             )
         self.web = f"http://127.0.0.1:{self.web_port}"
 
