@@ -98,6 +98,18 @@ BOT_SOCKET_OPTIONS = SERVER_OPTIONS + (
 Authenticator = Callable[[str], Awaitable[str | None]]
 
 
+# A Unix socket's path is at most 107 bytes; the bots' sockets are named bot-N.sock.
+SOCKET_PATH_MAX = 107
+
+
+def _socket_base() -> str:
+    """Where the bots' sockets go (a private folder is made in it): TMPDIR, unless its path
+    is too long for a socket's (seen under pytest's deep temporary folders), then /tmp."""
+    base = tempfile.gettempdir()
+    longest = os.path.join(base, "arena-referee-" + "x" * 8, "bot-9999999.sock")
+    return base if len(longest.encode()) <= SOCKET_PATH_MAX else "/tmp"
+
+
 class Refused(Exception):
     """A bot may not play (its token was rotated, it is suspended or removed): the status and
     message its stream is refused or ended with."""
@@ -454,8 +466,7 @@ class RefereeServer:
                 "not local; choose another with --port"
             )
         await self._server.start()
-        # A short path (a Unix socket's path is limited to 107 bytes), private to this user.
-        self.socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-"))
+        self.socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-", dir=_socket_base()))
         await _set_health(self._health, health_pb2.HealthCheckResponse.SERVING)
 
     async def open_bot_socket(self, key: str) -> Path:

@@ -8,6 +8,7 @@ import socket
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import grpc
 
@@ -137,3 +138,26 @@ def test_out_of_descriptors_a_bot_socket_is_an_oserror_and_grpc_logs_nothing():
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["refused", str(errno.EMFILE)], out.stdout + out.stderr
     assert "add_port" not in out.stderr, out.stderr
+
+
+def test_a_temporary_folder_too_deep_for_a_socket_s_path_puts_the_sockets_in_tmp(
+    run, tmp_path, monkeypatch
+):
+    """A socket's path is at most 107 bytes: under a TMPDIR deeper than that allows (pytest's
+    own, under xdist, came within a few bytes), the bots' sockets go under /tmp instead, and
+    bots connect (before, every launch failed and serve retried for ever)."""
+    deep = tmp_path / ("d" * 60) / ("e" * 40)
+    deep.mkdir(parents=True)
+    monkeypatch.setattr("tempfile.tempdir", str(deep))
+
+    async def main():
+        server = RefereeServer(authenticate)
+        await server.start()
+        try:
+            a = await server.open_bot_socket("a")
+            assert a.parent.parent == Path("/tmp") and len(str(a)) <= 107
+            assert await welcomed(f"unix:{a}", "tok-a") == "a"
+        finally:
+            await server.stop(0)
+
+    run(main())
