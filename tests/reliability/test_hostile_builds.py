@@ -82,7 +82,10 @@ async def _step(tmp_path: Path, script: str, limits: BuildLimits = LIMITS):
             "more than 16 processes at once (its limit)",
         ),
         (
-            "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), timeout=2)\"",
+            # A route lookup that sends nothing (connect() of a UDP socket) to a documentation
+            # address (RFC 5737): unreachable in the sandbox; it would pass silently outside.
+            'python3 -c "import socket; socket.socket(socket.AF_INET, '
+            "socket.SOCK_DGRAM).connect(('192.0.2.1', 9))\"",
             "exited with code 1",
         ),
     ],

@@ -132,7 +132,9 @@ def test_a_wheel_bot_and_a_cpp_bot_are_prepared_on_the_server_and_play(tmp_path,
             # Hostile builds, contained: one reaches for the network, one prints without end.
             for i, build in enumerate(
                 [
-                    "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), 2)\"",
+                    # a route lookup that sends nothing (UDP connect, RFC 5737 address)
+                    'python3 -c "import socket; socket.socket(socket.AF_INET, '
+                    "socket.SOCK_DGRAM).connect(('192.0.2.1', 9))\"",
                     "yes flooding",
                 ]
             ):
