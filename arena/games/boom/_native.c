@@ -1,0 +1,1040 @@
+/* Boom: Runaway's native core: the hot path of the rules (docs/rules/boom.md), written against
+ * CPython's C API. Built by scripts/build_engines.py into _native_core; used through
+ * arena/games/boom/native.py, which hands everything cold (events, feature values, refusals'
+ * reasons, snapshots, sampled states, the draws of chance) to the fast Python engine
+ * (arena/games/boom/__init__.py) on a twin state made from this core's fields.
+ * tests/games/test_engine_builds.py holds it equal to that engine and to the plain one
+ * (plain.py), which states the rules.
+ *
+ * Rule constants are not restated here: configure() reads them from the engine at import. A
+ * hand is a bit mask of bomb card ids (sorted by nature); a seat's face-down choice is the
+ * action tuple it played (NULL: still to choose); the log holds the fast engine's compact
+ * records, a round's record without its words (None: native.py works them out when the log is
+ * read). Why the C API and not a binding library: docs/architecture.md, "A native core".
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <structmember.h>
+
+#define MAX_SEATS 5
+#define NCARDS 50 /* bomb cards 0..49; RUSE is 50 */
+#define NCOLOURS 5
+#define NVALUES 10
+#define NGUARDS 8
+#define NUM_OBS_FIELDS 19
+
+/* ---- the rules' constants, from the engine (configure) ---------------------------------- */
+static int configured = 0;
+static int ruse_card, short_hand_plays_all, ruse_in_step[3], fewest_bonus, bonus_every_round;
+static int game_end_hand_size, series_target, max_game_rounds;
+static int values[NVALUES], guards[NGUARDS][NCOLOURS];
+static int step_cards[MAX_SEATS + 1][2];
+static unsigned char whole_hand[MAX_SEATS + 1][NCARDS + 1][2]; /* plays_whole_hand */
+static PyObject *guard_tuples;                                  /* GUARDS */
+static PyObject *paradise_cards;                                /* _PARADISE_CARDS, by code */
+static PyObject *singles[NCARDS + 1], *pairs[NCARDS + 1][NCARDS + 1];
+static PyObject *seat_all[MAX_SEATS + 1][1 << MAX_SEATS]; /* (n, mask) -> tuple of the seats */
+static PyObject *empty, *no_cards[MAX_SEATS + 1], *zeros_t[MAX_SEATS + 1];
+static PyObject *r_round, *r_ruse_return, *r_bonus, *r_game_end, *r_series_end;
+static PyObject *end_names[3]; /* HAND_SIZE_END, STUCK_END, ROUND_LIMIT_END */
+static PyTypeObject *obs_type;
+static Py_ssize_t obs_offsets[NUM_OBS_FIELDS];
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *game;
+    PyObject *seed;
+    PyObject *deal;       /* native.py's deal(game, seed, game_no) */
+    PyObject *shuffle;    /* native.py's shuffle(seed, game_no, number) */
+    PyObject *choice[MAX_SEATS]; /* NULL: to choose; a tuple: chosen (() plays nothing) */
+    PyObject *legal[MAX_SEATS];  /* legal actions as last built (NULL: not yet) */
+    PyObject *revealed;          /* the first escape's choices in step 2, else no_cards */
+    PyObject *disc_up, *disc_down, *removed;
+    PyObject *log;               /* list of the fast engine's records */
+    PyObject *game_rounds;       /* this game's round records */
+    PyObject *key;               /* feature_key's object: new at each step */
+    /* an observation's parts as last built (NULL once stale): round view, then per action */
+    PyObject *used_t, *paradise_t, *scores_t, *totals_t;
+    /* ints from here on (clone copies them at once) */
+    int n, advanced, ruse_v, series, over;
+    int game_no, round, step, gpos, guard, reshuffled, shuffles, pending;
+    int order[NGUARDS];
+    uint64_t hand[MAX_SEATS], played[MAX_SEATS]; /* bomb cards held; played this round */
+    int has_ruse[MAX_SEATS], ruse_played[MAX_SEATS], to_play[MAX_SEATS], chosen_bombs[MAX_SEATS];
+    int scores[MAX_SEATS], score_base[MAX_SEATS], totals[MAX_SEATS];
+    int npar[MAX_SEATS];
+    unsigned char par[MAX_SEATS][NCARDS]; /* paradise codes card * 2 + face_up, in order */
+} Core;
+
+static PyTypeObject CoreType;
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+static PyObject *ints(const int *v, int count) {
+    PyObject *t = PyTuple_New(count);
+    if (!t) return NULL;
+    for (int i = 0; i < count; i++) {
+        PyObject *x = PyLong_FromLong(v[i]);
+        if (!x) { Py_DECREF(t); return NULL; }
+        PyTuple_SET_ITEM(t, i, x);
+    }
+    return t;
+}
+
+static PyObject *int_list(const int *v, int count) {
+    PyObject *l = PyList_New(count);
+    if (!l) return NULL;
+    for (int i = 0; i < count; i++) {
+        PyObject *x = PyLong_FromLong(v[i]);
+        if (!x) { Py_DECREF(l); return NULL; }
+        PyList_SET_ITEM(l, i, x);
+    }
+    return l;
+}
+
+static int read_ints(PyObject *seq, int *out, int max, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast) return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
+    if (len > max) { Py_DECREF(fast); PyErr_Format(PyExc_ValueError, "%s: too long", what); return -1; }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
+        out[i] = (int)v;
+    }
+    Py_DECREF(fast);
+    return (int)len;
+}
+
+static int read_mask(PyObject *seq, uint64_t *out) {
+    int cards[NCARDS];
+    int len = read_ints(seq, cards, NCARDS, "hand");
+    if (len < 0) return -1;
+    *out = 0;
+    for (int i = 0; i < len; i++) {
+        if (cards[i] < 0 || cards[i] >= NCARDS) { PyErr_SetString(PyExc_ValueError, "not a bomb card"); return -1; }
+        *out |= (uint64_t)1 << cards[i];
+    }
+    return 0;
+}
+
+static long small_int(PyObject *o, int *ok) {
+    /* an exact int's value; *ok 0 for anything else (a bool, a float, a huge int) */
+    *ok = 0;
+    if (!PyLong_CheckExact(o)) return 0;
+    int overflow;
+    long v = PyLong_AsLongAndOverflow(o, &overflow);
+    if (overflow || (v == -1 && PyErr_Occurred())) { PyErr_Clear(); return 0; }
+    *ok = 1;
+    return v;
+}
+
+static PyObject *fill(PyTypeObject *type, const Py_ssize_t *offsets, PyObject **v, int count) {
+    /* a frozen, slotted dataclass instance with its slots written directly; steals v */
+    PyObject *o = type->tp_alloc(type, 0);
+    if (!o) {
+        for (int i = 0; i < count; i++) Py_XDECREF(v[i]);
+        return NULL;
+    }
+    for (int i = 0; i < count; i++) *(PyObject **)((char *)o + offsets[i]) = v[i];
+    return o;
+}
+
+static int refuse(Core *self, PyObject *seat, PyObject *action) {
+    /* native.py's _refuse raises the engine's IllegalActionError, with its reason */
+    PyObject *r = PyObject_CallMethod((PyObject *)self, "_refuse", "OO", seat, action);
+    Py_XDECREF(r);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_refuse did not raise");
+    return -1;
+}
+
+static int log_append(PyObject *list, PyObject *entry) {
+    if (!entry) return -1;
+    int r = PyList_Append(list, entry);
+    Py_DECREF(entry);
+    return r;
+}
+
+static PyObject *hand_tuple(uint64_t mask) {
+    PyObject *t = PyTuple_New(__builtin_popcountll(mask));
+    if (!t) return NULL;
+    int i = 0;
+    while (mask) {
+        int c = __builtin_ctzll(mask);
+        mask &= mask - 1;
+        PyTuple_SET_ITEM(t, i++, Py_NewRef(PyTuple_GET_ITEM(singles[c], 0)));
+    }
+    return t;
+}
+
+static inline int hand_len(Core *self, int s) { return __builtin_popcountll(self->hand[s]); }
+
+static void stale_view(Core *self) {
+    Py_CLEAR(self->used_t);
+    Py_CLEAR(self->paradise_t);
+    Py_CLEAR(self->scores_t);
+    Py_CLEAR(self->totals_t);
+}
+
+static uint64_t colour_mask(int colour) { return (uint64_t)0x3FF << (colour * NVALUES); }
+
+static int colour_sum(uint64_t cards, int colour) {
+    uint64_t m = (cards >> (colour * NVALUES)) & 0x3FF;
+    int sum = 0;
+    while (m) {
+        sum += values[__builtin_ctzll(m)];
+        m &= m - 1;
+    }
+    return sum;
+}
+
+/* plain.resolve_colour: the seats that take back (flags, in `taken`), and the highest sum
+ * left (their seats escape face up); returns the total left */
+static int resolve_colour(int n, const int *sums, int limit, int *taken, int *top_left) {
+    int left[MAX_SEATS], total = 0;
+    for (int s = 0; s < n; s++) { left[s] = sums[s]; taken[s] = 0; total += sums[s]; }
+    while (total > limit) {
+        int top = 0;
+        for (int s = 0; s < n; s++) if (left[s] > top) top = left[s];
+        for (int s = 0; s < n; s++)
+            if (left[s] == top) { taken[s] = 1; total -= top; left[s] = 0; }
+    }
+    int top = 0;
+    for (int s = 0; s < n; s++) if (left[s] > top) top = left[s];
+    *top_left = top;
+    return total;
+}
+
+/* ---- the rules (the fast engine's _next_round, _begin_step, _end_step, _resolve_round,
+ * _end_game, _deal_game) ---------------------------------------------------------------------- */
+
+static int begin_step(Core *self, int step);
+static int next_round(Core *self);
+
+static void clear_legal(Core *self) {
+    for (int s = 0; s < MAX_SEATS; s++) Py_CLEAR(self->legal[s]);
+}
+
+static int deal_game(Core *self) {
+    /* native.py's deal: (hands, discarded face up, face down, guard order, game_start record) */
+    PyObject *dealt = PyObject_CallFunction(self->deal, "OOi", self->game, self->seed, self->game_no);
+    if (!dealt) return -1;
+    PyObject *hands, *up, *down, *order, *record;
+    if (!PyArg_ParseTuple(dealt, "OOOOO", &hands, &up, &down, &order, &record)) { Py_DECREF(dealt); return -1; }
+    PyObject *fast = PySequence_Fast(hands, "hands");
+    if (!fast) { Py_DECREF(dealt); return -1; }
+    int n = self->n;
+    for (int s = 0; s < n; s++)
+        if (read_mask(PySequence_Fast_GET_ITEM(fast, s), &self->hand[s]) < 0) {
+            Py_DECREF(fast);
+            Py_DECREF(dealt);
+            return -1;
+        }
+    Py_DECREF(fast);
+    if (read_ints(order, self->order, NGUARDS, "order") < 0) { Py_DECREF(dealt); return -1; }
+    Py_XSETREF(self->disc_up, Py_NewRef(up));
+    Py_XSETREF(self->disc_down, Py_NewRef(down));
+    int r = PyList_Append(self->log, record);
+    Py_DECREF(dealt);
+    if (r < 0) return -1;
+    for (int s = 0; s < n; s++) {
+        self->has_ruse[s] = self->ruse_v;
+        self->scores[s] = self->score_base[s] = 0;
+        self->npar[s] = 0;
+    }
+    Py_XSETREF(self->game_rounds, PyList_New(0));
+    if (!self->game_rounds) return -1;
+    self->round = 0;
+    self->shuffles = 1;
+    self->gpos = -1;
+    return next_round(self);
+}
+
+static int next_round(Core *self) {
+    self->round++;
+    int gpos = self->gpos + 1;
+    self->reshuffled = 0;
+    if (gpos >= NGUARDS) {
+        PyObject *order = PyObject_CallFunction(self->shuffle, "Oii", self->seed, self->game_no, self->shuffles);
+        if (!order) return -1;
+        int r = read_ints(order, self->order, NGUARDS, "order");
+        Py_DECREF(order);
+        if (r < 0) return -1;
+        self->shuffles++;
+        gpos = 0;
+        self->reshuffled = 1;
+    }
+    self->gpos = gpos;
+    self->guard = self->order[gpos];
+    stale_view(self);
+    Py_XSETREF(self->revealed, Py_NewRef(no_cards[self->n]));
+    for (int s = 0; s < self->n; s++) self->played[s] = 0, self->ruse_played[s] = 0;
+    return begin_step(self, 1);
+}
+
+static int end_game(Core *self, int end) {
+    int n = self->n;
+    stale_view(self);
+    PyObject *rounds = PyList_AsTuple(self->game_rounds);
+    if (!rounds) return -1;
+    if (log_append(self->log, Py_BuildValue("(OiONNN)", r_game_end, self->game_no, end_names[end],
+                                            ints(self->totals, n), ints(self->score_base, n), rounds)) < 0)
+        return -1;
+    if (self->series) {
+        int totals[MAX_SEATS], top = 0;
+        for (int s = 0; s < n; s++) {
+            totals[s] = self->totals[s] + self->scores[s];
+            if (s == 0 || totals[s] > top) top = totals[s];
+        }
+        if (top < series_target) {
+            for (int s = 0; s < n; s++) self->totals[s] = totals[s];
+            self->game_no++;
+            return deal_game(self);
+        }
+        if (log_append(self->log, Py_BuildValue("(OiN)", r_series_end, self->game_no, ints(totals, n))) < 0)
+            return -1;
+    }
+    self->over = 1;
+    self->step = 0;
+    self->pending = 0;
+    clear_legal(self);
+    for (int s = 0; s < n; s++) {
+        self->to_play[s] = 0;
+        self->chosen_bombs[s] = 0;
+        Py_XSETREF(self->choice[s], Py_NewRef(empty));
+    }
+    Py_XSETREF(self->revealed, Py_NewRef(no_cards[n]));
+    return 0;
+}
+
+static int stuck(Core *self) {
+    /* plain.provably_stuck on the hands as they are (ruse cards returned) */
+    int n = self->n;
+    for (int s = 0; s < n; s++)
+        if (!whole_hand[n][hand_len(self, s)][self->has_ruse[s] ? 1 : 0]) return 0;
+    for (int g = 0; g < NGUARDS; g++)
+        for (int c = 0; c < NCOLOURS; c++) {
+            int sums[MAX_SEATS], taken[MAX_SEATS], top;
+            for (int s = 0; s < n; s++) sums[s] = colour_sum(self->hand[s], c);
+            if (resolve_colour(n, sums, guards[g][c], taken, &top) > 0) return 0;
+        }
+    return 1;
+}
+
+static int resolve_round(Core *self, PyObject *second) {
+    int n = self->n, guard = self->guard;
+    for (int c = 0; c < NCOLOURS; c++) {
+        int sums[MAX_SEATS], taken[MAX_SEATS], top, any = 0;
+        for (int s = 0; s < n; s++) any |= (sums[s] = colour_sum(self->played[s], c));
+        if (!any) continue;
+        resolve_colour(n, sums, guards[guard][c], taken, &top);
+        uint64_t cm = colour_mask(c);
+        for (int s = 0; s < n; s++) {
+            uint64_t cards = self->played[s] & cm;
+            if (!cards) continue;
+            if (taken[s]) {
+                self->hand[s] |= cards;
+                continue;
+            }
+            int face_up = sums[s] == top;
+            self->scores[s] += __builtin_popcountll(cards) + (face_up ? sums[s] : 0);
+            while (cards) {
+                self->par[s][self->npar[s]++] = (unsigned char)(__builtin_ctzll(cards) * 2 + face_up);
+                cards &= cards - 1;
+            }
+        }
+    }
+    for (int s = 0; s < n; s++)
+        if (self->ruse_played[s]) self->has_ruse[s] = 1;
+    int fewest = NCARDS + 1, end = -1;
+    for (int s = 0; s < n; s++)
+        if (hand_len(self, s) < fewest) fewest = hand_len(self, s);
+    if (fewest <= game_end_hand_size) end = 0;
+    else if (stuck(self)) end = 1;
+    else if (self->round >= max_game_rounds) end = 2;
+    int bonus[MAX_SEATS], nbonus = 0;
+    if (self->advanced && (end >= 0 || bonus_every_round))
+        for (int s = 0; s < n; s++)
+            if (hand_len(self, s) == fewest) {
+                bonus[nbonus++] = s;
+                self->scores[s] += fewest_bonus;
+            }
+    PyObject *record = Py_BuildValue("(OiONNiiiNOO)", r_round, guard, Py_None, ints(bonus, nbonus),
+                                     PyList_New(0), self->game_no, self->round, NGUARDS - 1 - self->gpos,
+                                     PyBool_FromLong(self->reshuffled), self->revealed, second);
+    if (!record) return -1;
+    if (PyList_Append(self->log, record) < 0 || PyList_Append(self->game_rounds, record) < 0) {
+        Py_DECREF(record);
+        return -1;
+    }
+    Py_DECREF(record);
+    for (int s = 0; s < n; s++)
+        if (self->ruse_played[s] && log_append(self->log, Py_BuildValue("(Oi)", r_ruse_return, s)) < 0)
+            return -1;
+    for (int i = 0; i < nbonus; i++)
+        if (log_append(self->log, Py_BuildValue("(Oiii)", r_bonus, bonus[i], fewest_bonus, fewest)) < 0)
+            return -1;
+    stale_view(self);
+    if (end >= 0) return end_game(self, end);
+    return next_round(self);
+}
+
+static int end_step(Core *self) {
+    int n = self->n;
+    PyObject *played = PyTuple_New(n);
+    if (!played) return -1;
+    for (int s = 0; s < n; s++) PyTuple_SET_ITEM(played, s, Py_NewRef(self->choice[s]));
+    int r;
+    if (self->step == 1) {
+        Py_XSETREF(self->revealed, played);
+        r = begin_step(self, 2);
+    } else {
+        r = resolve_round(self, played);
+        Py_DECREF(played);
+    }
+    return r;
+}
+
+static int begin_step(Core *self, int step) {
+    int n = self->n, asked = step_cards[n][step - 1], ruse_ok = self->ruse_v && ruse_in_step[step];
+    self->step = step;
+    self->pending = 0;
+    clear_legal(self);
+    PyObject *key = PyList_New(0);
+    if (!key) return -1;
+    Py_XSETREF(self->key, key);
+    for (int s = 0; s < n; s++) {
+        int have = hand_len(self, s) + (ruse_ok && self->has_ruse[s]);
+        int k = have >= asked ? asked : (short_hand_plays_all ? have : 0);
+        self->to_play[s] = k;
+        self->chosen_bombs[s] = 0;
+        Py_CLEAR(self->choice[s]);
+        if (k) self->pending++;
+        else self->choice[s] = Py_NewRef(empty);
+    }
+    if (!self->pending) return end_step(self);
+    return 0;
+}
+
+/* ---- the interface ------------------------------------------------------------------------ */
+
+static PyObject *Core_seats_to_act(Core *self, PyObject *unused) {
+    int mask = 0;
+    if (self->pending)
+        for (int s = 0; s < self->n; s++)
+            if (!self->choice[s]) mask |= 1 << s;
+    return Py_NewRef(seat_all[self->n][mask]);
+}
+
+static PyObject *build_legal(Core *self, int s) {
+    int pool[NCARDS + 1], len = 0;
+    uint64_t m = self->hand[s];
+    while (m) {
+        pool[len++] = __builtin_ctzll(m);
+        m &= m - 1;
+    }
+    if (self->ruse_v && ruse_in_step[self->step] && self->has_ruse[s]) pool[len++] = ruse_card;
+    int k = self->to_play[s];
+    PyObject *t;
+    if (k == 1) {
+        t = PyTuple_New(len);
+        if (!t) return NULL;
+        for (int i = 0; i < len; i++) PyTuple_SET_ITEM(t, i, Py_NewRef(singles[pool[i]]));
+    } else if (k == 2) {
+        t = PyTuple_New(len * (len - 1) / 2);
+        if (!t) return NULL;
+        int j = 0;
+        for (int a = 0; a < len; a++)
+            for (int b = a + 1; b < len; b++) PyTuple_SET_ITEM(t, j++, Py_NewRef(pairs[pool[a]][pool[b]]));
+    } else {
+        t = Py_NewRef(empty);
+    }
+    return t;
+}
+
+static PyObject *Core_legal_actions(Core *self, PyObject *seat) {
+    int ok;
+    long s = small_int(seat, &ok);
+    if (!ok || s < 0 || s >= self->n || self->choice[s]) return Py_NewRef(empty);
+    if (!self->legal[s] && !(self->legal[s] = build_legal(self, (int)s))) return NULL;
+    return Py_NewRef(self->legal[s]);
+}
+
+static PyObject *Core_apply_action(Core *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "apply_action(seat, action) takes two arguments");
+        return NULL;
+    }
+    PyObject *action = args[1];
+    int ok;
+    long seat = small_int(args[0], &ok);
+    if (!ok || seat < 0 || seat >= self->n || self->choice[seat] || !PyTuple_CheckExact(action)
+        || PyTuple_GET_SIZE(action) != self->to_play[seat])
+        return refuse(self, args[0], action), NULL;
+    int k = (int)PyTuple_GET_SIZE(action), last = -1, ruse = 0, bombs = 0;
+    uint64_t cards = 0, hand = self->hand[seat];
+    for (int i = 0; i < k; i++) {
+        long c = small_int(PyTuple_GET_ITEM(action, i), &ok);
+        if (!ok || c <= last) return refuse(self, args[0], action), NULL;
+        last = (int)c;
+        if (c == ruse_card) {
+            if (!(self->ruse_v && ruse_in_step[self->step] && self->has_ruse[seat]))
+                return refuse(self, args[0], action), NULL;
+            ruse = 1;
+        } else if (c < 0 || c >= NCARDS || !(hand >> c & 1)) {
+            return refuse(self, args[0], action), NULL;
+        } else {
+            cards |= (uint64_t)1 << c;
+            bombs++;
+        }
+    }
+    self->hand[seat] = hand & ~cards;
+    self->played[seat] |= cards;
+    if (ruse) {
+        self->has_ruse[seat] = 0;
+        self->ruse_played[seat] = 1;
+    }
+    self->chosen_bombs[seat] = bombs;
+    self->choice[seat] = Py_NewRef(action);
+    Py_CLEAR(self->legal[seat]);
+    if (--self->pending == 0 && end_step(self) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Core_is_over(Core *self, PyObject *unused) { return PyBool_FromLong(self->over); }
+
+static PyObject *Core_scores(Core *self, PyObject *unused) {
+    int t[MAX_SEATS];
+    for (int s = 0; s < self->n; s++) t[s] = self->totals[s] + self->scores[s];
+    return ints(t, self->n);
+}
+
+static PyObject *paradise_view(Core *self) {
+    PyObject *t = PyTuple_New(self->n);
+    if (!t) return NULL;
+    for (int s = 0; s < self->n; s++) {
+        PyObject *p = PyTuple_New(self->npar[s]);
+        if (!p) { Py_DECREF(t); return NULL; }
+        for (int i = 0; i < self->npar[s]; i++)
+            PyTuple_SET_ITEM(p, i, Py_NewRef(PyTuple_GET_ITEM(paradise_cards, self->par[s][i])));
+        PyTuple_SET_ITEM(t, s, p);
+    }
+    return t;
+}
+
+static PyObject *totals_seen(Core *self) {
+    int t[MAX_SEATS];
+    for (int s = 0; s < self->n; s++) t[s] = self->totals[s] + (self->over ? self->scores[s] : 0);
+    return ints(t, self->n);
+}
+
+static int round_view(Core *self) {
+    if (!self->used_t && !(self->used_t = ints(self->order, self->gpos + 1))) return -1;
+    if (!self->paradise_t && !(self->paradise_t = paradise_view(self))) return -1;
+    if (!self->scores_t && !(self->scores_t = ints(self->scores, self->n))) return -1;
+    if (!self->totals_t && !(self->totals_t = totals_seen(self))) return -1;
+    return 0;
+}
+
+static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
+    int ok;
+    long seat = small_int(seat_obj, &ok);
+    int n = self->n;
+    if (!ok || seat < -1 || seat >= n) {
+        PyObject *r = PyObject_CallMethod((PyObject *)self, "_refuse_observer", "O", seat_obj);
+        Py_XDECREF(r);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_refuse_observer did not raise");
+        return NULL;
+    }
+    if (round_view(self) < 0) return NULL;
+    int sizes[MAX_SEATS];
+    PyObject *acted = PyTuple_New(n);
+    if (!acted) return NULL;
+    for (int s = 0; s < n; s++) {
+        sizes[s] = hand_len(self, s) + self->chosen_bombs[s];
+        PyObject *c = self->choice[s];
+        PyTuple_SET_ITEM(acted, s, PyBool_FromLong(c && PyTuple_GET_SIZE(c) > 0));
+    }
+    int to_play = seat >= 0 && !self->choice[seat] ? self->to_play[seat] : 0;
+    PyObject *v[NUM_OBS_FIELDS] = {
+        Py_NewRef(seat_obj), PyLong_FromLong(n), PyLong_FromLong(self->game_no),
+        PyLong_FromLong(self->round), PyLong_FromLong(self->over ? 0 : self->step),
+        PyLong_FromLong(self->guard), Py_NewRef(PyTuple_GET_ITEM(guard_tuples, self->guard)),
+        PyLong_FromLong(NGUARDS - (self->gpos + 1)), Py_NewRef(self->used_t), PyLong_FromLong(to_play),
+        seat >= 0 ? hand_tuple(self->hand[seat]) : Py_NewRef(empty),
+        PyBool_FromLong(seat >= 0 && self->has_ruse[seat]), ints(sizes, n), acted,
+        Py_NewRef(self->revealed), Py_NewRef(self->paradise_t), Py_NewRef(self->disc_up),
+        Py_NewRef(self->scores_t), Py_NewRef(self->totals_t),
+    };
+    for (int i = 0; i < NUM_OBS_FIELDS; i++)
+        if (!v[i]) {
+            for (int j = 0; j < NUM_OBS_FIELDS; j++) Py_XDECREF(v[j]);
+            return NULL;
+        }
+    return fill(obs_type, obs_offsets, v, NUM_OBS_FIELDS);
+}
+
+static PyObject *Core_feature_key(Core *self, PyObject *unused) {
+    return Py_BuildValue("(Oi)", self->key, self->pending);
+}
+
+static PyObject *Core_round_key(Core *self, PyObject *unused) {
+    return Py_BuildValue("(ii)", self->game_no, self->round);
+}
+
+static PyObject *Core_hand(Core *self, PyObject *seat_obj) {
+    /* a seat checked by native.py */
+    long seat = PyLong_AsLong(seat_obj);
+    if (seat == -1 && PyErr_Occurred()) return NULL;
+    if (seat < 0 || seat >= self->n) { PyErr_SetString(PyExc_IndexError, "no such seat"); return NULL; }
+    return hand_tuple(self->hand[seat]);
+}
+
+static PyObject *Core_clone(Core *self, PyObject *unused) {
+    Core *new = (Core *)Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0);
+    if (!new) return NULL;
+    size_t head = offsetof(Core, n);
+    memcpy((char *)new + head, (char *)self + head, sizeof(Core) - head);
+    new->log = PyList_GetSlice(self->log, 0, PyList_GET_SIZE(self->log));
+    new->game_rounds = PyList_GetSlice(self->game_rounds, 0, PyList_GET_SIZE(self->game_rounds));
+    if (!new->log || !new->game_rounds) { Py_DECREF(new); return NULL; }
+    new->game = Py_NewRef(self->game);
+    new->seed = Py_NewRef(self->seed);
+    new->deal = Py_NewRef(self->deal);
+    new->shuffle = Py_NewRef(self->shuffle);
+    for (int s = 0; s < MAX_SEATS; s++) {
+        new->choice[s] = Py_XNewRef(self->choice[s]);
+        new->legal[s] = Py_XNewRef(self->legal[s]);
+    }
+    new->revealed = Py_NewRef(self->revealed);
+    new->disc_up = Py_NewRef(self->disc_up);
+    new->disc_down = Py_NewRef(self->disc_down);
+    new->removed = Py_NewRef(self->removed);
+    new->key = Py_NewRef(self->key);
+    new->used_t = Py_XNewRef(self->used_t);
+    new->paradise_t = Py_XNewRef(self->paradise_t);
+    new->scores_t = Py_XNewRef(self->scores_t);
+    new->totals_t = Py_XNewRef(self->totals_t);
+    return (PyObject *)new;
+}
+
+/* ---- to and from the fast engine's fields --------------------------------------------------- */
+
+static PyObject *Core_export(Core *self, PyObject *unused) {
+    /* the fields native.py makes a twin state of, by name */
+    int n = self->n;
+    PyObject *hands = PyList_New(n), *choice = PyList_New(n), *paradise = PyTuple_New(n),
+             *played = PyList_New(n);
+    if (!hands || !choice || !paradise || !played) goto fail;
+    for (int s = 0; s < n; s++) {
+        PyObject *h = hand_tuple(self->hand[s]), *p = hand_tuple(self->played[s]);
+        PyObject *l = h ? PySequence_List(h) : NULL;
+        Py_XDECREF(h);
+        if (!l || !p) { Py_XDECREF(l); Py_XDECREF(p); goto fail; }
+        PyList_SET_ITEM(hands, s, l);
+        PyList_SET_ITEM(played, s, p);
+        PyList_SET_ITEM(choice, s, Py_NewRef(self->choice[s] ? self->choice[s] : Py_None));
+        PyObject *codes = PyTuple_New(self->npar[s]);
+        if (!codes) goto fail;
+        for (int i = 0; i < self->npar[s]; i++) PyTuple_SET_ITEM(codes, i, PyLong_FromLong(self->par[s][i]));
+        PyTuple_SET_ITEM(paradise, s, codes);
+    }
+    int ruse[MAX_SEATS];
+    for (int s = 0; s < n; s++) ruse[s] = self->has_ruse[s];
+    PyObject *has_ruse = PyList_New(n);
+    if (!has_ruse) goto fail;
+    for (int s = 0; s < n; s++) PyList_SET_ITEM(has_ruse, s, PyBool_FromLong(ruse[s]));
+    int rp[MAX_SEATS];
+    for (int s = 0; s < n; s++) rp[s] = self->ruse_played[s];
+    return Py_BuildValue(
+        "{s:O,s:i,s:N,s:N,s:N,s:N,s:N,s:N,s:i,s:i,s:i,s:N,s:i,s:i,s:O,s:O,s:N,s:N,s:O,s:O,s:N,s:O,s:N,"
+        "s:N,s:N}",
+        "_seed", self->seed, "_shuffles", self->shuffles, "_hands", hands, "_has_ruse", has_ruse,
+        "_paradise", paradise, "_scores", ints(self->scores, n), "_score_base", ints(self->score_base, n),
+        "_totals", int_list(self->totals, n), "_game_no", self->game_no, "_round", self->round,
+        "_step", self->step, "_order", int_list(self->order, NGUARDS), "_gpos", self->gpos,
+        "_guard", self->guard, "_reshuffled", self->reshuffled ? Py_True : Py_False,
+        "_disc_up", self->disc_up, "_disc_down", Py_NewRef(self->disc_down), "_choice", choice,
+        "_revealed", self->revealed, "_over", self->over ? Py_True : Py_False,
+        "_to_play", ints(self->to_play, n), "_log", self->log,
+        "_game_rounds", PyList_GetSlice(self->game_rounds, 0, PyList_GET_SIZE(self->game_rounds)),
+        "_played", played, "_ruse_played", ints(rp, n));
+fail:
+    Py_XDECREF(hands);
+    Py_XDECREF(choice);
+    Py_XDECREF(paradise);
+    Py_XDECREF(played);
+    return NULL;
+}
+
+static PyObject *item(PyObject *d, const char *name) {
+    PyObject *v = PyDict_GetItemString(d, name);
+    if (!v) PyErr_Format(PyExc_KeyError, "%s", name);
+    return v;
+}
+
+static int item_int(PyObject *d, const char *name, int *out) {
+    PyObject *v = item(d, name);
+    if (!v) return -1;
+    long x = PyLong_AsLong(v);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    *out = (int)x;
+    return 0;
+}
+
+static PyObject *Core_load(Core *self, PyObject *d) {
+    /* this core set from a dict of fields (native.py's _fields of a fast state) */
+    if (!PyDict_Check(d)) { PyErr_SetString(PyExc_TypeError, "_load takes a dict"); return NULL; }
+    int n = self->n, ruse[MAX_SEATS], played_ruse[MAX_SEATS];
+    PyObject *hands = item(d, "hands"), *played = item(d, "played"), *choice = item(d, "choice"),
+             *paradise = item(d, "paradise"), *v;
+    if (!hands || !played || !choice || !paradise) return NULL;
+    for (int s = 0; s < n; s++) {
+        PyObject *c = PySequence_GetItem(choice, s);
+        if (!c) return NULL;
+        Py_XSETREF(self->choice[s], c == Py_None ? NULL : c);
+        if (c == Py_None) Py_DECREF(c);
+        PyObject *h = PySequence_GetItem(hands, s), *p = PySequence_GetItem(played, s);
+        int r = h && p ? (read_mask(h, &self->hand[s]) < 0 || read_mask(p, &self->played[s]) < 0) : 1;
+        Py_XDECREF(h);
+        Py_XDECREF(p);
+        if (r) return NULL;
+        PyObject *codes = PySequence_GetItem(paradise, s);
+        if (!codes) return NULL;
+        int cs[NCARDS];
+        int len = read_ints(codes, cs, NCARDS, "paradise");
+        Py_DECREF(codes);
+        if (len < 0) return NULL;
+        self->npar[s] = len;
+        for (int i = 0; i < len; i++) self->par[s][i] = (unsigned char)cs[i];
+    }
+    if (!(v = item(d, "has_ruse")) || read_ints(v, ruse, MAX_SEATS, "has_ruse") < 0) return NULL;
+    if (!(v = item(d, "ruse_played")) || read_ints(v, played_ruse, MAX_SEATS, "ruse_played") < 0) return NULL;
+    if (!(v = item(d, "scores")) || read_ints(v, self->scores, MAX_SEATS, "scores") < 0) return NULL;
+    if (!(v = item(d, "score_base")) || read_ints(v, self->score_base, MAX_SEATS, "score_base") < 0) return NULL;
+    if (!(v = item(d, "totals")) || read_ints(v, self->totals, MAX_SEATS, "totals") < 0) return NULL;
+    if (!(v = item(d, "to_play")) || read_ints(v, self->to_play, MAX_SEATS, "to_play") < 0) return NULL;
+    if (!(v = item(d, "order")) || read_ints(v, self->order, NGUARDS, "order") < 0) return NULL;
+    if (item_int(d, "game_no", &self->game_no) < 0 || item_int(d, "round", &self->round) < 0
+        || item_int(d, "step", &self->step) < 0 || item_int(d, "gpos", &self->gpos) < 0
+        || item_int(d, "guard", &self->guard) < 0 || item_int(d, "reshuffled", &self->reshuffled) < 0
+        || item_int(d, "shuffles", &self->shuffles) < 0 || item_int(d, "over", &self->over) < 0)
+        return NULL;
+    self->pending = 0;
+    for (int s = 0; s < n; s++) {
+        self->has_ruse[s] = ruse[s];
+        self->ruse_played[s] = played_ruse[s];
+        PyObject *c = self->choice[s];
+        self->chosen_bombs[s] = 0;
+        if (!c) { self->pending++; continue; }
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(c); i++)
+            if (PyLong_AsLong(PyTuple_GET_ITEM(c, i)) != ruse_card) self->chosen_bombs[s]++;
+    }
+    if (!(v = item(d, "seed"))) return NULL;
+    Py_XSETREF(self->seed, Py_NewRef(v));
+    if (!(v = item(d, "revealed"))) return NULL;
+    Py_XSETREF(self->revealed, Py_NewRef(v));
+    if (!(v = item(d, "disc_up"))) return NULL;
+    Py_XSETREF(self->disc_up, Py_NewRef(v));
+    if (!(v = item(d, "disc_down"))) return NULL;
+    Py_XSETREF(self->disc_down, Py_NewRef(v));
+    if (!(v = item(d, "log"))) return NULL;
+    Py_XSETREF(self->log, PySequence_List(v));
+    if (!(v = item(d, "game_rounds"))) return NULL;
+    Py_XSETREF(self->game_rounds, PySequence_List(v));
+    if (!self->log || !self->game_rounds) return NULL;
+    clear_legal(self);
+    stale_view(self);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Core_start(Core *self, PyObject *unused) {
+    /* deal the first game from the seed (the fast engine's new_match) */
+    if (deal_game(self) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ---- the type ------------------------------------------------------------------------------- */
+
+static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *game, *seed, *deal, *shuffle;
+    if (!configured) { PyErr_SetString(PyExc_RuntimeError, "the native core is not configured"); return NULL; }
+    if (!PyArg_ParseTuple(args, "OOOO", &game, &seed, &deal, &shuffle)) return NULL;
+    Core *self = (Core *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    PyObject *n = PyObject_GetAttrString(game, "num_players");
+    PyObject *adv = n ? PyObject_GetAttrString(game, "advanced") : NULL;
+    PyObject *ruse = adv ? PyObject_GetAttrString(game, "ruse") : NULL;
+    PyObject *series = ruse ? PyObject_GetAttrString(game, "series") : NULL;
+    PyObject *removed = series ? PyObject_GetAttrString(game, "removed") : NULL;
+    if (removed) {
+        self->n = (int)PyLong_AsLong(n);
+        self->advanced = PyObject_IsTrue(adv);
+        self->ruse_v = PyObject_IsTrue(ruse);
+        self->series = PyObject_IsTrue(series);
+    }
+    Py_XDECREF(n);
+    Py_XDECREF(adv);
+    Py_XDECREF(ruse);
+    Py_XDECREF(series);
+    if (!removed) { Py_DECREF(self); return NULL; }
+    self->removed = removed;
+    if (self->n < 2 || self->n > MAX_SEATS) {
+        PyErr_SetString(PyExc_ValueError, "the native core takes 2..5 players");
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->game = Py_NewRef(game);
+    self->seed = Py_NewRef(seed);
+    self->deal = Py_NewRef(deal);
+    self->shuffle = Py_NewRef(shuffle);
+    self->log = PyList_New(0);
+    self->game_rounds = PyList_New(0);
+    self->key = PyList_New(0);
+    self->revealed = Py_NewRef(no_cards[self->n]);
+    self->disc_up = Py_NewRef(empty);
+    self->disc_down = Py_NewRef(empty);
+    self->game_no = 1;
+    for (int s = 0; s < self->n; s++) self->choice[s] = Py_NewRef(empty);
+    if (!self->log || !self->game_rounds || !self->key) { Py_DECREF(self); return NULL; }
+    return (PyObject *)self;
+}
+
+static int Core_traverse(Core *self, visitproc visit, void *arg) {
+    Py_VISIT(self->game);
+    Py_VISIT(self->deal);
+    Py_VISIT(self->shuffle);
+    Py_VISIT(self->log);
+    Py_VISIT(self->game_rounds);
+    Py_VISIT(self->key);
+    return 0;
+}
+
+static int Core_clear(Core *self) {
+    Py_CLEAR(self->game);
+    Py_CLEAR(self->seed);
+    Py_CLEAR(self->deal);
+    Py_CLEAR(self->shuffle);
+    for (int s = 0; s < MAX_SEATS; s++) {
+        Py_CLEAR(self->choice[s]);
+        Py_CLEAR(self->legal[s]);
+    }
+    Py_CLEAR(self->revealed);
+    Py_CLEAR(self->disc_up);
+    Py_CLEAR(self->disc_down);
+    Py_CLEAR(self->removed);
+    Py_CLEAR(self->log);
+    Py_CLEAR(self->game_rounds);
+    Py_CLEAR(self->key);
+    stale_view(self);
+    return 0;
+}
+
+static void Core_dealloc(Core *self) {
+    PyObject_GC_UnTrack(self);
+    Core_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef Core_methods[] = {
+    {"seats_to_act", (PyCFunction)Core_seats_to_act, METH_NOARGS, "The seats still to choose."},
+    {"legal_actions", (PyCFunction)Core_legal_actions, METH_O, "The seat's legal actions now."},
+    {"apply_action", (PyCFunction)(void (*)(void))Core_apply_action, METH_FASTCALL, "Apply one action."},
+    {"is_over", (PyCFunction)Core_is_over, METH_NOARGS, "Whether the match is over."},
+    {"scores", (PyCFunction)Core_scores, METH_NOARGS, "The totals so far."},
+    {"observation", (PyCFunction)Core_observation, METH_O, "What the seat may see."},
+    {"clone", (PyCFunction)Core_clone, METH_NOARGS, "An independent copy."},
+    {"feature_key", (PyCFunction)Core_feature_key, METH_NOARGS, "The fast engine's feature_key."},
+    {"round_key", (PyCFunction)Core_round_key, METH_NOARGS, "(game number, round)."},
+    {"_export", (PyCFunction)Core_export, METH_NOARGS, "The fields a twin state is made of."},
+    {"_load", (PyCFunction)Core_load, METH_O, "Set from a dict of fields."},
+    {"_start", (PyCFunction)Core_start, METH_NOARGS, "Deal the first game."},
+    {"_hand", (PyCFunction)Core_hand, METH_O, "A seat's true hand."},
+    {NULL}};
+
+static PyMemberDef Core_members[] = {
+    {"game", T_OBJECT, offsetof(Core, game), READONLY, "The game."},
+    {"num_players", T_INT, offsetof(Core, n), READONLY, "The number of seats."},
+    {"_log", T_OBJECT, offsetof(Core, log), READONLY, "The compact log."},
+    {NULL}};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "arena.games.boom._native_core.Core",
+    .tp_basicsize = sizeof(Core),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_new = Core_new,
+    .tp_dealloc = (destructor)Core_dealloc,
+    .tp_traverse = (traverseproc)Core_traverse,
+    .tp_clear = (inquiry)Core_clear,
+    .tp_methods = Core_methods,
+    .tp_members = Core_members,
+    .tp_doc = "Boom: Runaway's state, its hot path native (arena/games/boom/native.py).",
+};
+
+/* ---- configure: the rules' constants and classes from the engine ---------------------------- */
+
+static int get_int(PyObject *mod, const char *name, int *out) {
+    PyObject *v = PyObject_GetAttrString(mod, name);
+    if (!v) return -1;
+    *out = (int)PyLong_AsLong(v);
+    Py_DECREF(v);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static int slot_offsets(PyTypeObject *type, Py_ssize_t *offsets, int count) {
+    PyObject *fields = PyObject_GetAttrString((PyObject *)type, "__dataclass_fields__");
+    if (!fields) return -1;
+    PyObject *names = PySequence_List(fields); /* a dict's keys, in field order */
+    Py_DECREF(fields);
+    if (!names) return -1;
+    if (PyList_GET_SIZE(names) != count) {
+        Py_DECREF(names);
+        PyErr_Format(PyExc_TypeError, "%s has not %d fields", type->tp_name, count);
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        PyObject *d = PyObject_GetAttr((PyObject *)type, PyList_GET_ITEM(names, i));
+        if (!d || Py_TYPE(d) != &PyMemberDescr_Type) {
+            Py_XDECREF(d);
+            Py_DECREF(names);
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s is not slotted", type->tp_name);
+            return -1;
+        }
+        offsets[i] = ((PyMemberDescrObject *)d)->d_member->offset;
+        Py_DECREF(d);
+    }
+    Py_DECREF(names);
+    return 0;
+}
+
+static PyObject *configure(PyObject *module, PyObject *engine) {
+    int num_cards, num_colours, num_guards, v;
+    if (get_int(engine, "NUM_CARDS", &num_cards) < 0 || get_int(engine, "RUSE", &ruse_card) < 0
+        || get_int(engine, "NUM_COLOURS", &num_colours) < 0 || get_int(engine, "NUM_GUARDS", &num_guards) < 0
+        || get_int(engine, "SHORT_HAND_PLAYS_ALL", &short_hand_plays_all) < 0
+        || get_int(engine, "FEWEST_CARDS_BONUS", &fewest_bonus) < 0
+        || get_int(engine, "FEWEST_CARDS_BONUS_EVERY_ROUND", &bonus_every_round) < 0
+        || get_int(engine, "GAME_END_HAND_SIZE", &game_end_hand_size) < 0
+        || get_int(engine, "SERIES_TARGET", &series_target) < 0
+        || get_int(engine, "MAX_GAME_ROUNDS", &max_game_rounds) < 0 || get_int(engine, "MAX_PLAYERS", &v) < 0)
+        return NULL;
+    if (num_cards != NCARDS || ruse_card != NCARDS || num_colours != NCOLOURS || num_guards != NGUARDS
+        || v > MAX_SEATS) {
+        PyErr_SetString(PyExc_ValueError, "the cards, guards or seats are not the native core's");
+        return NULL;
+    }
+    PyObject *vals = PyObject_GetAttrString(engine, "VALUES");
+    if (!vals) return NULL;
+    int nv = read_ints(vals, values, NVALUES, "VALUES");
+    Py_DECREF(vals);
+    if (nv != NVALUES) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "VALUES has not 10 values");
+        return NULL;
+    }
+    guard_tuples = PyObject_GetAttrString(engine, "GUARDS");
+    if (!guard_tuples || !PyTuple_Check(guard_tuples) || PyTuple_GET_SIZE(guard_tuples) != NGUARDS) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "GUARDS is not 8 guards");
+        return NULL;
+    }
+    for (int g = 0; g < NGUARDS; g++) {
+        PyObject *t = PyTuple_GET_ITEM(guard_tuples, g);
+        if (!PyTuple_Check(t) || read_ints(t, guards[g], NCOLOURS, "GUARDS") != NCOLOURS) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a guard is not 5 limits");
+            return NULL;
+        }
+    }
+    PyObject *steps = PyObject_GetAttrString(engine, "STEP_CARDS");
+    PyObject *ruse_steps = PyObject_GetAttrString(engine, "RUSE_STEPS");
+    PyObject *pwh = PyObject_GetAttrString(engine, "plays_whole_hand");
+    if (!steps || !ruse_steps || !pwh) { Py_XDECREF(steps); Py_XDECREF(ruse_steps); Py_XDECREF(pwh); return NULL; }
+    for (int step = 1; step <= 2; step++) {
+        PyObject *k = PyLong_FromLong(step);
+        ruse_in_step[step] = PySequence_Contains(ruse_steps, k);
+        Py_DECREF(k);
+        if (ruse_in_step[step] < 0) goto fail;
+    }
+    for (int n = 2; n <= MAX_SEATS; n++) {
+        PyObject *k = PyLong_FromLong(n), *t = PyObject_GetItem(steps, k);
+        Py_DECREF(k);
+        if (!t) goto fail;
+        int r = read_ints(t, step_cards[n], 2, "STEP_CARDS");
+        Py_DECREF(t);
+        if (r != 2 || step_cards[n][0] > 2 || step_cards[n][1] > 2 || step_cards[n][0] < 1 || step_cards[n][1] < 1) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a step asks for more than 2 cards");
+            goto fail;
+        }
+        for (int cards = 0; cards <= NCARDS; cards++)
+            for (int ruse = 0; ruse < 2; ruse++) {
+                PyObject *w = PyObject_CallFunction(pwh, "iiO", n, cards, ruse ? Py_True : Py_False);
+                if (!w) goto fail;
+                whole_hand[n][cards][ruse] = (unsigned char)PyObject_IsTrue(w);
+                Py_DECREF(w);
+            }
+    }
+    Py_DECREF(steps);
+    Py_DECREF(ruse_steps);
+    Py_DECREF(pwh);
+    paradise_cards = PyObject_GetAttrString(engine, "_PARADISE_CARDS");
+    obs_type = (PyTypeObject *)PyObject_GetAttrString(engine, "BoomObservation");
+    r_round = PyObject_GetAttrString(engine, "_ROUND");
+    r_ruse_return = PyObject_GetAttrString(engine, "_RUSE_RETURN");
+    r_bonus = PyObject_GetAttrString(engine, "_BONUS");
+    r_game_end = PyObject_GetAttrString(engine, "_GAME_END");
+    r_series_end = PyObject_GetAttrString(engine, "_SERIES_END");
+    end_names[0] = PyObject_GetAttrString(engine, "HAND_SIZE_END");
+    end_names[1] = PyObject_GetAttrString(engine, "STUCK_END");
+    end_names[2] = PyObject_GetAttrString(engine, "ROUND_LIMIT_END");
+    if (!paradise_cards || !obs_type || !r_round || !r_ruse_return || !r_bonus || !r_game_end || !r_series_end
+        || !end_names[0] || !end_names[1] || !end_names[2])
+        return NULL;
+    if (!PyTuple_Check(paradise_cards) || PyTuple_GET_SIZE(paradise_cards) != 2 * NCARDS) {
+        PyErr_SetString(PyExc_ValueError, "_PARADISE_CARDS is not every code");
+        return NULL;
+    }
+    if (slot_offsets(obs_type, obs_offsets, NUM_OBS_FIELDS) < 0) return NULL;
+    empty = PyTuple_New(0);
+    for (int c = 0; c <= NCARDS; c++) {
+        singles[c] = Py_BuildValue("(i)", c);
+        for (int d = c + 1; d <= NCARDS; d++) pairs[c][d] = Py_BuildValue("(ii)", c, d);
+    }
+    for (int n = 0; n <= MAX_SEATS; n++) {
+        no_cards[n] = PyTuple_New(n);
+        zeros_t[n] = PyTuple_New(n);
+        for (int s = 0; s < n; s++) {
+            PyTuple_SET_ITEM(no_cards[n], s, Py_NewRef(empty));
+            PyTuple_SET_ITEM(zeros_t[n], s, PyLong_FromLong(0));
+        }
+        for (int mask = 0; mask < (1 << n); mask++) {
+            int seats[MAX_SEATS], k = 0;
+            for (int s = 0; s < n; s++)
+                if (mask >> s & 1) seats[k++] = s;
+            seat_all[n][mask] = ints(seats, k);
+        }
+    }
+    configured = 1;
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(steps);
+    Py_XDECREF(ruse_steps);
+    Py_XDECREF(pwh);
+    return NULL;
+}
+
+static PyMethodDef module_methods[] = {
+    {"configure", configure, METH_O, "Read the rules' constants and classes from the engine."},
+    {NULL}};
+
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_native_core", NULL, -1, module_methods};
+
+PyMODINIT_FUNC PyInit__native_core(void) {
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m) return NULL;
+    if (PyModule_AddObjectRef(m, "Core", (PyObject *)&CoreType) < 0
+        || PyModule_AddStringConstant(m, "SOURCE_DIGEST", SOURCE_DIGEST) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
