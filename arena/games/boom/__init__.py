@@ -1550,6 +1550,8 @@ fast_sample_state = sample_state
 # line says which): BoomGame, BoomState and sample_state are then its, here and in KIT.
 _engine = load_engine(__name__, builds=("native",))
 if _engine.__name__ != __name__:
+    # (pickle finds a class by its qualified name: the fast ones' are these names now)
+    FastBoomGame.__qualname__, FastBoomState.__qualname__ = "FastBoomGame", "FastBoomState"
     BoomGame = _engine.BoomGame  # type: ignore[misc]
     BoomState = _engine.BoomState  # type: ignore[misc]
     sample_state = _engine.sample_state

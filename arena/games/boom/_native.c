@@ -299,6 +299,9 @@ static int end_game(Core *self, int end) {
     self->step = 0;
     self->pending = 0;
     clear_legal(self);
+    PyObject *key = PyList_New(0); /* feature_key changes at the end too */
+    if (!key) return -1;
+    Py_XSETREF(self->key, key);
     for (int s = 0; s < n; s++) {
         self->to_play[s] = 0;
         self->chosen_bombs[s] = 0;

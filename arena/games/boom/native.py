@@ -168,6 +168,10 @@ class BoomState(Core, State):
             clone.__dict__["_events_cache"] = [cache[0], list(cache[1])]
         return clone
 
+    def __reduce__(self) -> tuple:
+        """Pickled (and deep-copied) as its fast twin, made native again when loaded."""
+        return _restore, (self.game, self._twin())
+
     def default_action(self, seat: Any) -> tuple[int, ...]:
         return self._twin().default_action(seat)
 
@@ -207,6 +211,10 @@ class BoomState(Core, State):
         self, values: Any, own_at: Sequence[int], head: int, block_at: Sequence[int]
     ) -> None:
         self._twin().write_step_values(values, own_at, head, block_at)
+
+
+def _restore(game: BoomGame, twin: Any) -> BoomState:
+    return BoomState.of(game, twin)
 
 
 def sample_state(
