@@ -379,3 +379,17 @@ def test_the_registry_hands_out_boom_native_where_built_and_the_fast_engine_othe
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == BOOM
         assert f"{BOOM}: {said}" in done.stderr.splitlines()
+
+
+def test_boom_native_hashes_its_draws_of_chance_as_hashlib_does():
+    """The native core's BLAKE2b (its deals and guard shuffles) against hashlib's, over lengths
+    around the 128-byte block."""
+    import hashlib
+
+    boom_native()
+    from arena.games.boom import _native_core  # type: ignore[attr-defined]
+
+    rng = random.Random(0)
+    for length in [*range(0, 300), 1000]:
+        data = rng.randbytes(length)
+        assert _native_core._blake2b(data) == hashlib.blake2b(data).digest(), length

@@ -38,15 +38,24 @@ static PyObject *seat_all[MAX_SEATS + 1][1 << MAX_SEATS]; /* (n, mask) -> tuple 
 static PyObject *empty, *no_cards[MAX_SEATS + 1], *zeros_t[MAX_SEATS + 1];
 static PyObject *r_round, *r_ruse_return, *r_bonus, *r_game_end, *r_series_end;
 static PyObject *end_names[3]; /* HAND_SIZE_END, STUCK_END, ROUND_LIMIT_END */
-static PyTypeObject *obs_type;
-static Py_ssize_t obs_offsets[NUM_OBS_FIELDS];
+static PyTypeObject *obs_type, *event_type;
+static Py_ssize_t obs_offsets[NUM_OBS_FIELDS], event_offsets[3];
+static int deal_draw, guard_draw;
+static PyObject *r_game_start, *colour_names;
+/* the events' kinds and data keys */
+static PyObject *k_game_start, *k_guard, *k_reveal, *k_take_back, *k_escape, *k_ruse_return, *k_bonus,
+    *k_game_end, *k_series_end;
+static PyObject *k_game, *k_hand_sizes, *k_disc_up, *k_disc_down, *k_removed, *k_ruse, *k_round, *k_guard_no,
+    *k_limits, *k_guards_left, *k_reshuffled, *k_step, *k_cards, *k_colour, *k_face_up, *k_points,
+    *k_cards_left, *k_scores, *k_series_totals, *k_end, *k_stalemate, *k_games, *k_totals;
 
 typedef struct {
     PyObject_HEAD
     PyObject *game;
     PyObject *seed;
-    PyObject *deal;       /* native.py's deal(game, seed, game_no) */
-    PyObject *shuffle;    /* native.py's shuffle(seed, game_no, number) */
+    PyObject *seed_text;  /* the seed in decimal, as the draws of chance hash it (bytes) */
+    PyObject *deal_sizes, *all_ruse; /* the game's: the game_start record's */
+    PyObject *events_cache;          /* Event objects of the log's records so far */
     PyObject *choice[MAX_SEATS]; /* NULL: to choose; a tuple: chosen (() plays nothing) */
     PyObject *legal[MAX_SEATS];  /* legal actions as last built (NULL: not yet) */
     PyObject *revealed;          /* the first escape's choices in step 2, else no_cards */
@@ -57,7 +66,9 @@ typedef struct {
     /* an observation's parts as last built (NULL once stale): round view, then per action */
     PyObject *used_t, *paradise_t, *scores_t, *totals_t;
     /* ints from here on (clone copies them at once) */
-    int n, advanced, ruse_v, series, over;
+    Py_ssize_t expanded; /* log records whose events are in events_cache */
+    int n, advanced, ruse_v, series, over, deal_size, deck_len;
+    int deck[NCARDS];
     int game_no, round, step, gpos, guard, reshuffled, shuffles, pending;
     int order[NGUARDS];
     uint64_t hand[MAX_SEATS], played[MAX_SEATS]; /* bomb cards held; played this round */
@@ -191,19 +202,137 @@ static int colour_sum(uint64_t cards, int colour) {
 
 /* plain.resolve_colour: the seats that take back (flags, in `taken`), and the highest sum
  * left (their seats escape face up); returns the total left */
-static int resolve_colour(int n, const int *sums, int limit, int *taken, int *top_left) {
-    int left[MAX_SEATS], total = 0;
+static int resolve_colour(int n, const int *sums, int limit, int *taken, int *top_left, int *order) {
+    int left[MAX_SEATS], total = 0, k = 0;
     for (int s = 0; s < n; s++) { left[s] = sums[s]; taken[s] = 0; total += sums[s]; }
     while (total > limit) {
         int top = 0;
         for (int s = 0; s < n; s++) if (left[s] > top) top = left[s];
         for (int s = 0; s < n; s++)
-            if (left[s] == top) { taken[s] = 1; total -= top; left[s] = 0; }
+            if (left[s] == top) {
+                taken[s] = 1;
+                total -= top;
+                left[s] = 0;
+                if (order) order[k++] = s;
+            }
     }
+    if (order && k < n) order[k] = -1;
     int top = 0;
     for (int s = 0; s < n; s++) if (left[s] > top) top = left[s];
     *top_left = top;
     return total;
+}
+
+
+/* ---- chance: the fast engine's _draw_digits (BLAKE2b by event), in C ------------------------- */
+
+static const uint64_t b2_iv[8] = {0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL,
+                                  0xa54ff53a5f1d36f1ULL, 0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
+                                  0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL};
+static const uint8_t b2_sigma[12][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4}, {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
+    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13}, {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
+    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11}, {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
+    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5}, {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3}};
+
+#define ROTR64(x, n) (((x) >> (n)) | ((x) << (64 - (n))))
+#define B2G(r, i, a, b, c, d)                                                                        \
+    a = a + b + m[b2_sigma[r][2 * i]], d = ROTR64(d ^ a, 32), c = c + d, b = ROTR64(b ^ c, 24),     \
+    a = a + b + m[b2_sigma[r][2 * i + 1]], d = ROTR64(d ^ a, 16), c = c + d, b = ROTR64(b ^ c, 63)
+
+static void b2_compress(uint64_t *h, const unsigned char *block, uint64_t t, int last) {
+    uint64_t m[16], v[16];
+    for (int i = 0; i < 16; i++) {
+        uint64_t x = 0;
+        for (int j = 7; j >= 0; j--) x = x << 8 | block[8 * i + j];
+        m[i] = x;
+    }
+    for (int i = 0; i < 8; i++) v[i] = h[i], v[i + 8] = b2_iv[i];
+    v[12] ^= t;
+    if (last) v[14] = ~v[14];
+    for (int r = 0; r < 12; r++) {
+        B2G(r, 0, v[0], v[4], v[8], v[12]);
+        B2G(r, 1, v[1], v[5], v[9], v[13]);
+        B2G(r, 2, v[2], v[6], v[10], v[14]);
+        B2G(r, 3, v[3], v[7], v[11], v[15]);
+        B2G(r, 4, v[0], v[5], v[10], v[15]);
+        B2G(r, 5, v[1], v[6], v[11], v[12]);
+        B2G(r, 6, v[2], v[7], v[8], v[13]);
+        B2G(r, 7, v[3], v[4], v[9], v[14]);
+    }
+    for (int i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
+}
+
+/* BLAKE2b-512 of `len` bytes (hashlib.blake2b(data).digest()) */
+static void blake2b(unsigned char *out, const unsigned char *in, size_t len) {
+    uint64_t h[8];
+    for (int i = 0; i < 8; i++) h[i] = b2_iv[i];
+    h[0] ^= 0x01010040;
+    uint64_t t = 0;
+    while (len > 128) {
+        t += 128;
+        b2_compress(h, in, t, 0);
+        in += 128;
+        len -= 128;
+    }
+    unsigned char last[128] = {0};
+    memcpy(last, in, len);
+    t += len;
+    b2_compress(h, last, t, 1);
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) out[8 * i + j] = (unsigned char)(h[i] >> (8 * j));
+}
+
+/* a digit uniform in [0, radices[i]) for each radix (at most 96 of them): the fast engine's
+ * _draw_digits for the event (purpose, game_no, number) of the match whose seed is seed_text */
+static int draw_digits(PyObject *seed_text, int purpose, int game_no, int number, const int *radices,
+                       int count, int *out) {
+    const char *seed = PyBytes_AS_STRING(seed_text);
+    Py_ssize_t seed_len = PyBytes_GET_SIZE(seed_text);
+    size_t cap = (size_t)seed_len + 64;
+    unsigned char *text = PyMem_Malloc(cap), block[64 * 4];
+    if (!text) { PyErr_NoMemory(); return -1; }
+    memcpy(text, seed, seed_len);
+    int head = seed_len + snprintf((char *)text + seed_len, 64, " %d %d %d ", purpose, game_no, number);
+    int size = 2 * count, digests = (size + 63) / 64;
+    if (digests < 1) digests = 1;
+    if (digests > 4) { PyMem_Free(text); PyErr_SetString(PyExc_ValueError, "too many digits"); return -1; }
+    for (long counter = 0;; counter += digests) {
+        for (int i = 0; i < digests; i++) {
+            int len = head + snprintf((char *)text + head, 24, "%ld", counter + i);
+            blake2b(block + 64 * i, text, (size_t)len);
+        }
+        int ok = 1;
+        for (int i = 0; i < count && ok; i++) {
+            int v = block[2 * i] | block[2 * i + 1] << 8, r = radices[i];
+            ok = v < r * (65536 / r);
+            out[i] = v % r;
+        }
+        if (ok) break;
+    }
+    PyMem_Free(text);
+    return 0;
+}
+
+static int pop_at(int *pool, int *len, int at) {
+    int v = pool[at];
+    memmove(pool + at, pool + at + 1, (size_t)(*len - at - 1) * sizeof(int));
+    (*len)--;
+    return v;
+}
+
+static PyObject *sorted_tuple(const int *cards, int count) {
+    uint64_t m = 0;
+    for (int i = 0; i < count; i++) m |= (uint64_t)1 << cards[i];
+    PyObject *t = PyTuple_New(count);
+    if (!t) return NULL;
+    for (int i = 0; m; i++) {
+        PyTuple_SET_ITEM(t, i, Py_NewRef(PyTuple_GET_ITEM(singles[__builtin_ctzll(m)], 0)));
+        m &= m - 1;
+    }
+    return t;
 }
 
 /* ---- the rules (the fast engine's _next_round, _begin_step, _end_step, _resolve_round,
@@ -217,27 +346,34 @@ static void clear_legal(Core *self) {
 }
 
 static int deal_game(Core *self) {
-    /* native.py's deal: (hands, discarded face up, face down, guard order, game_start record) */
-    PyObject *dealt = PyObject_CallFunction(self->deal, "OOi", self->game, self->seed, self->game_no);
-    if (!dealt) return -1;
-    PyObject *hands, *up, *down, *order, *record;
-    if (!PyArg_ParseTuple(dealt, "OOOOO", &hands, &up, &down, &order, &record)) { Py_DECREF(dealt); return -1; }
-    PyObject *fast = PySequence_Fast(hands, "hands");
-    if (!fast) { Py_DECREF(dealt); return -1; }
-    int n = self->n;
-    for (int s = 0; s < n; s++)
-        if (read_mask(PySequence_Fast_GET_ITEM(fast, s), &self->hand[s]) < 0) {
-            Py_DECREF(fast);
-            Py_DECREF(dealt);
-            return -1;
-        }
-    Py_DECREF(fast);
-    if (read_ints(order, self->order, NGUARDS, "order") < 0) { Py_DECREF(dealt); return -1; }
-    Py_XSETREF(self->disc_up, Py_NewRef(up));
-    Py_XSETREF(self->disc_down, Py_NewRef(down));
-    int r = PyList_Append(self->log, record);
-    Py_DECREF(dealt);
-    if (r < 0) return -1;
+    /* the fast engine's _deal_cards: one draw pops every card but seat 0's hand from the sorted
+     * deck (what is left is that hand), then the guard order */
+    int n = self->n, size = self->deal_size, len = self->deck_len, k = len - size;
+    int radices[NCARDS + NGUARDS], digits[NCARDS + NGUARDS], count = 0;
+    for (int r = len; r > size; r--) radices[count++] = r;
+    for (int r = NGUARDS; r > 1; r--) radices[count++] = r;
+    if (draw_digits(self->seed_text, deal_draw, self->game_no, 0, radices, count, digits) < 0) return -1;
+    int pool[NCARDS], drawn[NCARDS], guards[NGUARDS], glen = NGUARDS;
+    memcpy(pool, self->deck, sizeof(int) * len);
+    for (int i = 0; i < k; i++) drawn[i] = pop_at(pool, &len, digits[i]);
+    for (int g = 0; g < NGUARDS; g++) guards[g] = g;
+    for (int i = 0; i < NGUARDS - 1; i++) self->order[i] = pop_at(guards, &glen, digits[k + i]);
+    self->order[NGUARDS - 1] = guards[0];
+    self->hand[0] = 0;
+    for (int i = 0; i < len; i++) self->hand[0] |= (uint64_t)1 << pool[i];
+    for (int s = 1; s < n; s++) {
+        self->hand[s] = 0;
+        for (int i = (s - 1) * size; i < s * size; i++) self->hand[s] |= (uint64_t)1 << drawn[i];
+    }
+    PyObject *rest = sorted_tuple(drawn + (n - 1) * size, k - (n - 1) * size);
+    if (!rest) return -1;
+    Py_XSETREF(self->disc_up, self->advanced ? Py_NewRef(rest) : Py_NewRef(empty));
+    Py_XSETREF(self->disc_down, self->advanced ? Py_NewRef(empty) : Py_NewRef(rest));
+    Py_DECREF(rest);
+    if (log_append(self->log, Py_BuildValue("(OiOOnOO)", r_game_start, self->game_no, self->deal_sizes,
+                                            self->disc_up, PyTuple_GET_SIZE(self->disc_down), self->removed,
+                                            self->all_ruse)) < 0)
+        return -1;
     for (int s = 0; s < n; s++) {
         self->has_ruse[s] = self->ruse_v;
         self->scores[s] = self->score_base[s] = 0;
@@ -256,11 +392,13 @@ static int next_round(Core *self) {
     int gpos = self->gpos + 1;
     self->reshuffled = 0;
     if (gpos >= NGUARDS) {
-        PyObject *order = PyObject_CallFunction(self->shuffle, "Oii", self->seed, self->game_no, self->shuffles);
-        if (!order) return -1;
-        int r = read_ints(order, self->order, NGUARDS, "order");
-        Py_DECREF(order);
-        if (r < 0) return -1;
+        int radices[NGUARDS - 1], digits[NGUARDS - 1], guards[NGUARDS], glen = NGUARDS;
+        for (int i = 0; i < NGUARDS - 1; i++) radices[i] = NGUARDS - i;
+        if (draw_digits(self->seed_text, guard_draw, self->game_no, self->shuffles, radices, NGUARDS - 1, digits) < 0)
+            return -1;
+        for (int g = 0; g < NGUARDS; g++) guards[g] = g;
+        for (int i = 0; i < NGUARDS - 1; i++) self->order[i] = pop_at(guards, &glen, digits[i]);
+        self->order[NGUARDS - 1] = guards[0];
         self->shuffles++;
         gpos = 0;
         self->reshuffled = 1;
@@ -320,7 +458,7 @@ static int stuck(Core *self) {
         for (int c = 0; c < NCOLOURS; c++) {
             int sums[MAX_SEATS], taken[MAX_SEATS], top;
             for (int s = 0; s < n; s++) sums[s] = colour_sum(self->hand[s], c);
-            if (resolve_colour(n, sums, guards[g][c], taken, &top) > 0) return 0;
+            if (resolve_colour(n, sums, guards[g][c], taken, &top, NULL) > 0) return 0;
         }
     return 1;
 }
@@ -331,7 +469,7 @@ static int resolve_round(Core *self, PyObject *second) {
         int sums[MAX_SEATS], taken[MAX_SEATS], top, any = 0;
         for (int s = 0; s < n; s++) any |= (sums[s] = colour_sum(self->played[s], c));
         if (!any) continue;
-        resolve_colour(n, sums, guards[guard][c], taken, &top);
+        resolve_colour(n, sums, guards[guard][c], taken, &top, NULL);
         uint64_t cm = colour_mask(c);
         for (int s = 0; s < n; s++) {
             uint64_t cards = self->played[s] & cm;
@@ -418,6 +556,208 @@ static int begin_step(Core *self, int step) {
     }
     if (!self->pending) return end_step(self);
     return 0;
+}
+
+
+/* ---- events (the fast engine's _to_event and _round_outcome), built when read ----------------- */
+
+static int is_kind(PyObject *kind, PyObject *name) {
+    return kind == name || (PyUnicode_Check(kind) && PyUnicode_Compare(kind, name) == 0);
+}
+
+static int add_event(PyObject *out, PyObject *kind, long seat, PyObject *data) {
+    /* Event(kind, seat, data) appended to out; steals data */
+    if (!data) return -1;
+    PyObject *v[3] = {Py_NewRef(kind), PyLong_FromLong(seat), data};
+    if (!v[1]) { Py_DECREF(v[0]); Py_DECREF(data); return -1; }
+    return log_append(out, fill(event_type, event_offsets, v, 3));
+}
+
+static PyObject *data_of(int count, PyObject **keys, PyObject **vals) {
+    /* a dict of keys to vals (stolen) */
+    PyObject *d = PyDict_New();
+    int bad = !d;
+    for (int i = 0; i < count; i++) {
+        if (!bad && (!vals[i] || PyDict_SetItem(d, keys[i], vals[i]) < 0)) bad = 1;
+        Py_XDECREF(vals[i]);
+    }
+    if (bad) { Py_XDECREF(d); return NULL; }
+    return d;
+}
+
+static int played_masks(PyObject *cards, int n, uint64_t *masks) {
+    /* each seat's bomb cards among a reveal's tuples (added to masks) */
+    for (int s = 0; s < n && s < PyTuple_GET_SIZE(cards); s++) {
+        PyObject *t = PyTuple_GET_ITEM(cards, s);
+        if (t == Py_None) continue;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(t); i++) {
+            long c = PyLong_AsLong(PyTuple_GET_ITEM(t, i));
+            if (c == -1 && PyErr_Occurred()) return -1;
+            if (c >= 0 && c < NCARDS) masks[s] |= (uint64_t)1 << c;
+        }
+    }
+    return 0;
+}
+
+static int guard_event(PyObject *out, PyObject *game_no, PyObject *round, long guard, PyObject *left,
+                       PyObject *reshuffled) {
+    PyObject *keys[6] = {k_game, k_round, k_guard_no, k_limits, k_guards_left, k_reshuffled};
+    PyObject *vals[6] = {Py_NewRef(game_no), Py_NewRef(round), PyLong_FromLong(guard),
+                         Py_NewRef(PyTuple_GET_ITEM(guard_tuples, guard)), Py_NewRef(left), Py_NewRef(reshuffled)};
+    return add_event(out, k_guard, -1, data_of(6, keys, vals));
+}
+
+static int reveal_event(PyObject *out, int step, PyObject *cards) {
+    PyObject *keys[2] = {k_step, k_cards};
+    PyObject *vals[2] = {PyLong_FromLong(step), Py_NewRef(cards)};
+    return add_event(out, k_reveal, -1, data_of(2, keys, vals));
+}
+
+/* a round record's take-backs and escapes (events into out when not NULL), each seat's points
+ * from it into gains (bonus included) */
+static int round_outcome(PyObject *rec, int n, PyObject *out, int *gains) {
+    long guard = PyLong_AsLong(PyTuple_GET_ITEM(rec, 1));
+    if (guard < 0 || guard >= NGUARDS) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "not a guard");
+        return -1;
+    }
+    uint64_t played[MAX_SEATS] = {0};
+    if (played_masks(PyTuple_GET_ITEM(rec, 9), n, played) < 0 || played_masks(PyTuple_GET_ITEM(rec, 10), n, played) < 0)
+        return -1;
+    for (int c = 0; c < NCOLOURS; c++) {
+        int sums[MAX_SEATS], taken[MAX_SEATS], order[MAX_SEATS], top, any = 0;
+        for (int s = 0; s < n; s++) any |= (sums[s] = colour_sum(played[s], c));
+        if (!any) continue;
+        resolve_colour(n, sums, guards[guard][c], taken, &top, order);
+        uint64_t cm = colour_mask(c);
+        PyObject *colour = PyTuple_GET_ITEM(colour_names, c);
+        for (int i = 0; out && i < n && order[i] >= 0; i++) {
+            int s = order[i];
+            PyObject *keys[2] = {k_colour, k_cards};
+            PyObject *vals[2] = {Py_NewRef(colour), hand_tuple(played[s] & cm)};
+            if (add_event(out, k_take_back, s, data_of(2, keys, vals)) < 0) return -1;
+        }
+        for (int s = 0; s < n; s++) {
+            uint64_t cards = played[s] & cm;
+            if (!cards || taken[s]) continue;
+            int face_up = sums[s] == top, points = __builtin_popcountll(cards) + (face_up ? sums[s] : 0);
+            gains[s] += points;
+            if (!out) continue;
+            PyObject *keys[4] = {k_colour, k_cards, k_face_up, k_points};
+            PyObject *vals[4] = {Py_NewRef(colour), hand_tuple(cards), PyBool_FromLong(face_up), PyLong_FromLong(points)};
+            if (add_event(out, k_escape, s, data_of(4, keys, vals)) < 0) return -1;
+        }
+    }
+    PyObject *bonus = PyTuple_GET_ITEM(rec, 3);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bonus); i++) {
+        long s = PyLong_AsLong(PyTuple_GET_ITEM(bonus, i));
+        if (s < 0 || s >= n) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "not a seat");
+            return -1;
+        }
+        gains[s] += fewest_bonus;
+    }
+    return 0;
+}
+
+static PyObject *add_ints(PyObject *a, const int *b, int n) {
+    /* the tuple a (of n ints) plus b, seat by seat */
+    int t[MAX_SEATS];
+    for (int s = 0; s < n; s++) {
+        t[s] = (int)PyLong_AsLong(PyTuple_GET_ITEM(a, s)) + b[s];
+        if (PyErr_Occurred()) return NULL;
+    }
+    return ints(t, n);
+}
+
+static int record_events(Core *self, PyObject *rec, PyObject *out) {
+    int n = self->n;
+    if (!PyTuple_Check(rec) || PyTuple_GET_SIZE(rec) < 2) {
+        PyErr_SetString(PyExc_ValueError, "not a log record");
+        return -1;
+    }
+    PyObject *kind = PyTuple_GET_ITEM(rec, 0);
+#define AT(i) PyTuple_GET_ITEM(rec, i)
+    if (is_kind(kind, r_round) && PyTuple_GET_SIZE(rec) == 11) {
+        int gains[MAX_SEATS] = {0};
+        long guard = PyLong_AsLong(AT(1));
+        if (guard < 0 || guard >= NGUARDS) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "not a guard");
+            return -1;
+        }
+        if (guard_event(out, AT(5), AT(6), guard, AT(7), AT(8)) < 0 || reveal_event(out, 1, AT(9)) < 0
+            || reveal_event(out, 2, AT(10)) < 0)
+            return -1;
+        return round_outcome(rec, n, out, gains);
+    }
+    if (is_kind(kind, r_ruse_return)) return add_event(out, k_ruse_return, PyLong_AsLong(AT(1)), PyDict_New());
+    if (is_kind(kind, r_bonus) && PyTuple_GET_SIZE(rec) == 4) {
+        PyObject *keys[2] = {k_points, k_cards_left};
+        PyObject *vals[2] = {Py_NewRef(AT(2)), Py_NewRef(AT(3))};
+        return add_event(out, k_bonus, PyLong_AsLong(AT(1)), data_of(2, keys, vals));
+    }
+    if (is_kind(kind, r_game_start) && PyTuple_GET_SIZE(rec) == 7) {
+        PyObject *keys[6] = {k_game, k_hand_sizes, k_disc_up, k_disc_down, k_removed, k_ruse};
+        PyObject *vals[6] = {Py_NewRef(AT(1)), Py_NewRef(AT(2)), Py_NewRef(AT(3)), Py_NewRef(AT(4)),
+                             Py_NewRef(AT(5)), Py_NewRef(AT(6))};
+        return add_event(out, k_game_start, -1, data_of(6, keys, vals));
+    }
+    if (is_kind(kind, r_game_end) && PyTuple_GET_SIZE(rec) == 6) {
+        int gains[MAX_SEATS] = {0};
+        PyObject *rounds = AT(5);
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(rounds); i++)
+            if (round_outcome(PyTuple_GET_ITEM(rounds, i), n, NULL, gains) < 0) return -1;
+        PyObject *scores = add_ints(AT(4), gains, n);
+        if (!scores) return -1;
+        int sc[MAX_SEATS];
+        for (int s = 0; s < n; s++) sc[s] = (int)PyLong_AsLong(PyTuple_GET_ITEM(scores, s));
+        int stalemate = !is_kind(AT(2), end_names[0]);
+        PyObject *keys[5] = {k_game, k_scores, k_series_totals, k_end, k_stalemate};
+        PyObject *vals[5] = {Py_NewRef(AT(1)), scores, add_ints(AT(3), sc, n), Py_NewRef(AT(2)),
+                             PyBool_FromLong(stalemate)};
+        return add_event(out, k_game_end, -1, data_of(5, keys, vals));
+    }
+    if (is_kind(kind, r_series_end) && PyTuple_GET_SIZE(rec) == 3) {
+        PyObject *keys[2] = {k_games, k_totals};
+        PyObject *vals[2] = {Py_NewRef(AT(1)), Py_NewRef(AT(2))};
+        return add_event(out, k_series_end, -1, data_of(2, keys, vals));
+    }
+#undef AT
+    PyErr_Format(PyExc_ValueError, "unknown log record %R", rec);
+    return -1;
+}
+
+static PyObject *Core_events(Core *self, void *unused) {
+    /* the public event log: the events of the log's records (kept for the next call), then
+     * the round in progress (its guard, and the first reveal in the second step) */
+    Py_ssize_t len = PyList_GET_SIZE(self->log);
+    for (Py_ssize_t i = self->expanded; i < len; i++) {
+        Py_ssize_t have = PyList_GET_SIZE(self->events_cache);
+        if (record_events(self, PyList_GET_ITEM(self->log, i), self->events_cache) < 0) {
+            /* drop the record's events half built: the next call builds them again */
+            PyObject *err, *val, *tb;
+            PyErr_Fetch(&err, &val, &tb);
+            PyList_SetSlice(self->events_cache, have, PyList_GET_SIZE(self->events_cache), NULL);
+            PyErr_Restore(err, val, tb);
+            return NULL;
+        }
+        self->expanded = i + 1;
+    }
+    if (self->over) return PyList_AsTuple(self->events_cache);
+    PyObject *so_far = PyList_GetSlice(self->events_cache, 0, PyList_GET_SIZE(self->events_cache));
+    if (!so_far) return NULL;
+    PyObject *game_no = PyLong_FromLong(self->game_no), *round = PyLong_FromLong(self->round),
+             *left = PyLong_FromLong(NGUARDS - 1 - self->gpos);
+    int r = !game_no || !round || !left
+            || guard_event(so_far, game_no, round, self->guard, left, self->reshuffled ? Py_True : Py_False) < 0
+            || (self->step == 2 && reveal_event(so_far, 1, self->revealed) < 0);
+    Py_XDECREF(game_no);
+    Py_XDECREF(round);
+    Py_XDECREF(left);
+    if (r) { Py_DECREF(so_far); return NULL; }
+    PyObject *t = PyList_AsTuple(so_far);
+    Py_DECREF(so_far);
+    return t;
 }
 
 /* ---- the interface ------------------------------------------------------------------------ */
@@ -597,15 +937,18 @@ static PyObject *Core_hand(Core *self, PyObject *seat_obj) {
 static PyObject *Core_clone(Core *self, PyObject *unused) {
     Core *new = (Core *)Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0);
     if (!new) return NULL;
-    size_t head = offsetof(Core, n);
+    size_t head = offsetof(Core, expanded);
     memcpy((char *)new + head, (char *)self + head, sizeof(Core) - head);
     new->log = PyList_GetSlice(self->log, 0, PyList_GET_SIZE(self->log));
     new->game_rounds = PyList_GetSlice(self->game_rounds, 0, PyList_GET_SIZE(self->game_rounds));
     if (!new->log || !new->game_rounds) { Py_DECREF(new); return NULL; }
     new->game = Py_NewRef(self->game);
     new->seed = Py_NewRef(self->seed);
-    new->deal = Py_NewRef(self->deal);
-    new->shuffle = Py_NewRef(self->shuffle);
+    new->seed_text = Py_NewRef(self->seed_text);
+    new->deal_sizes = Py_NewRef(self->deal_sizes);
+    new->all_ruse = Py_NewRef(self->all_ruse);
+    new->events_cache = PyList_GetSlice(self->events_cache, 0, PyList_GET_SIZE(self->events_cache));
+    if (!new->events_cache) { Py_DECREF(new); return NULL; }
     for (int s = 0; s < MAX_SEATS; s++) {
         new->choice[s] = Py_XNewRef(self->choice[s]);
         new->legal[s] = Py_XNewRef(self->legal[s]);
@@ -686,6 +1029,8 @@ static int item_int(PyObject *d, const char *name, int *out) {
     return 0;
 }
 
+static PyObject *seed_bytes(PyObject *seed);
+
 static PyObject *Core_load(Core *self, PyObject *d) {
     /* this core set from a dict of fields (native.py's _fields of a fast state) */
     if (!PyDict_Check(d)) { PyErr_SetString(PyExc_TypeError, "_load takes a dict"); return NULL; }
@@ -736,6 +1081,10 @@ static PyObject *Core_load(Core *self, PyObject *d) {
     }
     if (!(v = item(d, "seed"))) return NULL;
     Py_XSETREF(self->seed, Py_NewRef(v));
+    Py_XSETREF(self->seed_text, seed_bytes(v));
+    Py_XSETREF(self->events_cache, PyList_New(0));
+    self->expanded = 0;
+    if (!self->seed_text || !self->events_cache) return NULL;
     if (!(v = item(d, "revealed"))) return NULL;
     Py_XSETREF(self->revealed, Py_NewRef(v));
     if (!(v = item(d, "disc_up"))) return NULL;
@@ -760,54 +1109,70 @@ static PyObject *Core_start(Core *self, PyObject *unused) {
 
 /* ---- the type ------------------------------------------------------------------------------- */
 
+static int get_int(PyObject *mod, const char *name, int *out);
+
+static PyObject *seed_bytes(PyObject *seed) {
+    /* the seed as the draws of chance hash it: b"%d" % seed */
+    PyObject *text = PyObject_Str(seed);
+    if (!text) return NULL;
+    PyObject *b = PyUnicode_AsUTF8String(text);
+    Py_DECREF(text);
+    return b;
+}
+
 static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *game, *seed, *deal, *shuffle;
+    PyObject *game, *seed;
     if (!configured) { PyErr_SetString(PyExc_RuntimeError, "the native core is not configured"); return NULL; }
-    if (!PyArg_ParseTuple(args, "OOOO", &game, &seed, &deal, &shuffle)) return NULL;
+    if (!PyArg_ParseTuple(args, "OO!", &game, &PyLong_Type, &seed)) return NULL;
     Core *self = (Core *)type->tp_alloc(type, 0);
     if (!self) return NULL;
-    PyObject *n = PyObject_GetAttrString(game, "num_players");
-    PyObject *adv = n ? PyObject_GetAttrString(game, "advanced") : NULL;
-    PyObject *ruse = adv ? PyObject_GetAttrString(game, "ruse") : NULL;
-    PyObject *series = ruse ? PyObject_GetAttrString(game, "series") : NULL;
-    PyObject *removed = series ? PyObject_GetAttrString(game, "removed") : NULL;
-    if (removed) {
-        self->n = (int)PyLong_AsLong(n);
-        self->advanced = PyObject_IsTrue(adv);
-        self->ruse_v = PyObject_IsTrue(ruse);
-        self->series = PyObject_IsTrue(series);
-    }
-    Py_XDECREF(n);
-    Py_XDECREF(adv);
-    Py_XDECREF(ruse);
-    Py_XDECREF(series);
-    if (!removed) { Py_DECREF(self); return NULL; }
-    self->removed = removed;
-    if (self->n < 2 || self->n > MAX_SEATS) {
-        PyErr_SetString(PyExc_ValueError, "the native core takes 2..5 players");
+    self->game = Py_NewRef(game);
+    self->seed = Py_NewRef(seed);
+    self->log = PyList_New(0);
+    self->game_rounds = PyList_New(0);
+    self->events_cache = PyList_New(0);
+    self->key = PyList_New(0);
+    self->revealed = Py_NewRef(empty);
+    self->disc_up = Py_NewRef(empty);
+    self->disc_down = Py_NewRef(empty);
+    self->seed_text = seed_bytes(seed);
+    self->removed = PyObject_GetAttrString(game, "removed");
+    self->deal_sizes = PyObject_GetAttrString(game, "_deal_sizes");
+    self->all_ruse = PyObject_GetAttrString(game, "_all_ruse");
+    if (!self->log || !self->game_rounds || !self->events_cache || !self->key || !self->seed_text
+        || !self->removed || !self->deal_sizes || !self->all_ruse) {
         Py_DECREF(self);
         return NULL;
     }
-    self->game = Py_NewRef(game);
-    self->seed = Py_NewRef(seed);
-    self->deal = Py_NewRef(deal);
-    self->shuffle = Py_NewRef(shuffle);
-    self->log = PyList_New(0);
-    self->game_rounds = PyList_New(0);
-    self->key = PyList_New(0);
-    self->revealed = Py_NewRef(no_cards[self->n]);
-    self->disc_up = Py_NewRef(empty);
-    self->disc_down = Py_NewRef(empty);
+    int ok = 1;
+    const char *flags[4] = {"num_players", "advanced", "ruse", "series"};
+    int *into[4] = {&self->n, &self->advanced, &self->ruse_v, &self->series};
+    for (int i = 0; i < 4 && ok; i++) {
+        PyObject *v = PyObject_GetAttrString(game, flags[i]);
+        ok = v && (*into[i] = i ? PyObject_IsTrue(v) : (int)PyLong_AsLong(v)) >= 0 && !PyErr_Occurred();
+        Py_XDECREF(v);
+    }
+    if (ok && get_int(game, "deal_size", &self->deal_size) < 0) ok = 0;
+    PyObject *deck = ok ? PyObject_GetAttrString(game, "deck") : NULL;
+    if (deck) {
+        self->deck_len = read_ints(deck, self->deck, NCARDS, "deck");
+        Py_DECREF(deck);
+    }
+    if (!ok || !deck || self->deck_len < 0) { Py_DECREF(self); return NULL; }
+    if (self->n < 2 || self->n > MAX_SEATS || self->deal_size * self->n > self->deck_len) {
+        PyErr_SetString(PyExc_ValueError, "the native core takes 2..5 players, dealt from the deck");
+        Py_DECREF(self);
+        return NULL;
+    }
+    Py_SETREF(self->revealed, Py_NewRef(no_cards[self->n]));
     self->game_no = 1;
     for (int s = 0; s < self->n; s++) self->choice[s] = Py_NewRef(empty);
-    if (!self->log || !self->game_rounds || !self->key) { Py_DECREF(self); return NULL; }
     return (PyObject *)self;
 }
 
 static int Core_traverse(Core *self, visitproc visit, void *arg) {
     Py_VISIT(self->game);
-    Py_VISIT(self->deal);
-    Py_VISIT(self->shuffle);
+    Py_VISIT(self->events_cache);
     Py_VISIT(self->log);
     Py_VISIT(self->game_rounds);
     Py_VISIT(self->key);
@@ -817,8 +1182,10 @@ static int Core_traverse(Core *self, visitproc visit, void *arg) {
 static int Core_clear(Core *self) {
     Py_CLEAR(self->game);
     Py_CLEAR(self->seed);
-    Py_CLEAR(self->deal);
-    Py_CLEAR(self->shuffle);
+    Py_CLEAR(self->seed_text);
+    Py_CLEAR(self->deal_sizes);
+    Py_CLEAR(self->all_ruse);
+    Py_CLEAR(self->events_cache);
     for (int s = 0; s < MAX_SEATS; s++) {
         Py_CLEAR(self->choice[s]);
         Py_CLEAR(self->legal[s]);
@@ -862,6 +1229,10 @@ static PyMemberDef Core_members[] = {
     {"_log", T_OBJECT, offsetof(Core, log), READONLY, "The compact log."},
     {NULL}};
 
+static PyGetSetDef Core_getset[] = {
+    {"events", (getter)Core_events, NULL, "The public event log so far.", NULL},
+    {NULL}};
+
 static PyTypeObject CoreType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "arena.games.boom._native_core.Core",
     .tp_basicsize = sizeof(Core),
@@ -872,6 +1243,7 @@ static PyTypeObject CoreType = {
     .tp_clear = (inquiry)Core_clear,
     .tp_methods = Core_methods,
     .tp_members = Core_members,
+    .tp_getset = Core_getset,
     .tp_doc = "Boom: Runaway's state, its hot path native (arena/games/boom/native.py).",
 };
 
@@ -996,6 +1368,28 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         return NULL;
     }
     if (slot_offsets(obs_type, obs_offsets, NUM_OBS_FIELDS) < 0) return NULL;
+    event_type = (PyTypeObject *)PyObject_GetAttrString(engine, "Event");
+    r_game_start = PyObject_GetAttrString(engine, "_GAME_START");
+    colour_names = PyObject_GetAttrString(engine, "COLOURS");
+    if (!event_type || !r_game_start || !colour_names || slot_offsets(event_type, event_offsets, 3) < 0
+        || get_int(engine, "_DEAL_DRAW", &deal_draw) < 0 || get_int(engine, "_GUARD_DRAW", &guard_draw) < 0)
+        return NULL;
+    if (!PyTuple_Check(colour_names) || PyTuple_GET_SIZE(colour_names) != NCOLOURS) {
+        PyErr_SetString(PyExc_ValueError, "COLOURS is not 5 colours");
+        return NULL;
+    }
+    struct { PyObject **at; const char *name; } names[] = {
+        {&k_game_start, "game_start"}, {&k_guard, "guard"}, {&k_reveal, "reveal"}, {&k_take_back, "take_back"},
+        {&k_escape, "escape"}, {&k_ruse_return, "ruse_return"}, {&k_bonus, "fewest_cards_bonus"},
+        {&k_game_end, "game_end"}, {&k_series_end, "series_end"}, {&k_game, "game"},
+        {&k_hand_sizes, "hand_sizes"}, {&k_disc_up, "discarded_face_up"}, {&k_disc_down, "discarded_face_down"},
+        {&k_removed, "removed"}, {&k_ruse, "ruse"}, {&k_round, "round"}, {&k_guard_no, "guard"},
+        {&k_limits, "limits"}, {&k_guards_left, "guards_left"}, {&k_reshuffled, "reshuffled"}, {&k_step, "step"},
+        {&k_cards, "cards"}, {&k_colour, "colour"}, {&k_face_up, "face_up"}, {&k_points, "points"},
+        {&k_cards_left, "cards_left"}, {&k_scores, "scores"}, {&k_series_totals, "series_totals"},
+        {&k_end, "end"}, {&k_stalemate, "stalemate"}, {&k_games, "games"}, {&k_totals, "totals"}};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!(*names[i].at = PyUnicode_InternFromString(names[i].name))) return NULL;
     empty = PyTuple_New(0);
     for (int c = 0; c <= NCARDS; c++) {
         singles[c] = Py_BuildValue("(i)", c);
@@ -1024,8 +1418,17 @@ fail:
     return NULL;
 }
 
+static PyObject *module_blake2b(PyObject *module, PyObject *data) {
+    /* hashlib.blake2b(data).digest(), as the draws of chance compute it (for the tests) */
+    if (!PyBytes_Check(data)) { PyErr_SetString(PyExc_TypeError, "_blake2b takes bytes"); return NULL; }
+    unsigned char out[64];
+    blake2b(out, (const unsigned char *)PyBytes_AS_STRING(data), (size_t)PyBytes_GET_SIZE(data));
+    return PyBytes_FromStringAndSize((const char *)out, 64);
+}
+
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_O, "Read the rules' constants and classes from the engine."},
+    {"_blake2b", module_blake2b, METH_O, "BLAKE2b-512 of bytes (the tests check it)."},
     {NULL}};
 
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_native_core", NULL, -1, module_methods};

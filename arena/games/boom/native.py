@@ -1,8 +1,9 @@
 """Boom: Runaway's engine with its hot path native: the state lives in a C extension type
 (`_native.c`, built by scripts/build_engines.py into `_native_core`) that plays the rules' hot
-path itself (seats to act, legal actions, every rule of applying an action and resolving a
-round, scores, clones, observations), and everything cold (events, feature values, refusals'
-reasons, snapshots, determinization, the draws of chance) is done by the fast Python engine
+path itself (the deal and the guard shuffles from the seed, seats to act, legal actions, every
+rule of applying an action and resolving a round, scores, clones, observations, events), and
+everything cold (feature values, refusals' reasons, snapshots, determinization) is done by the
+fast Python engine
 (arena.games.boom, the package's own module) on a twin state made from the core's fields, so
 that only the hot path is stated twice. Handed out by arena.games.engines in the fast engine's
 place (BoomGame, BoomState, sample_state) when the core is built from the current source.
@@ -67,7 +68,7 @@ class BoomGame(fast.FastBoomGame):
     def new_match(self, seed: int) -> BoomState:
         if type(seed) is not int:
             return super().new_match(seed)  # refused, with the fast engine's reason
-        state = BoomState(self, seed, fast._deal_cards, fast._shuffled_guards)
+        state = BoomState(self, seed)
         state._start()
         return state
 
@@ -91,7 +92,7 @@ class BoomState(Core, State):
     @classmethod
     def of(cls, game: BoomGame, state: Any) -> BoomState:
         """The native twin of a fast engine's state."""
-        native = cls(game, state._seed, fast._deal_cards, fast._shuffled_guards)
+        native = cls(game, state._seed)
         state._fold()
         choice = state._choice
         first = state._revealed
@@ -141,32 +142,6 @@ class BoomState(Core, State):
     def _refuse_observer(self, seat: Any) -> None:
         self._twin().observation(seat)
         raise AssertionError(f"the fast engine took observer {seat!r}")  # pragma: no cover
-
-    @property
-    def events(self) -> tuple[Event, ...]:
-        """The public event log so far (the expanded records kept for the next call)."""
-        cache = self.__dict__.get("_events_cache")
-        log = self._log
-        if cache is None or cache[0] > len(log):
-            cache = self.__dict__["_events_cache"] = [0, []]
-        built = cache[1]
-        for i in range(cache[0], len(log)):
-            record = _full(log[i])
-            if record[0] == _ROUND:
-                built.extend(map(fast._to_event, fast._round_outcome(record)[0]))
-            else:
-                built.append(fast._to_event(record))
-        cache[0] = len(log)
-        if self.is_over():
-            return tuple(built)
-        return (*built, *map(fast._to_event, self._twin()._round_so_far()))
-
-    def clone(self) -> BoomState:
-        clone = Core.clone(self)
-        cache = self.__dict__.get("_events_cache")
-        if cache is not None:
-            clone.__dict__["_events_cache"] = [cache[0], list(cache[1])]
-        return clone
 
     def __reduce__(self) -> tuple:
         """Pickled (and deep-copied) as its fast twin, made native again when loaded."""
