@@ -256,8 +256,13 @@ def boom_alike(native: Any, fast: Any, plain: Any, n: int) -> None:
         assert seen == values(fast.observation(seat)) == values(plain.observation(seat))
     assert values(native.public_observation()) == values(fast.public_observation())
     for seat in range(n):
-        legal = tuple(native.legal_actions(seat))
-        assert legal == tuple(fast.legal_actions(seat)) == tuple(plain.legal_actions(seat))
+        legal = native.legal_actions(seat)
+        expected = tuple(plain.legal_actions(seat))
+        assert tuple(legal) == tuple(fast.legal_actions(seat)) == expected
+        assert legal == expected and len(legal) == len(expected)
+        assert type(legal) is tuple or legal == list(expected)  # (LegalPairs: as a tuple does)
+        assert [legal[i] for i in range(-len(legal), len(legal))] == [*expected, *expected]
+        assert getattr(legal, "pool", None) == getattr(fast.legal_actions(seat), "pool", None)
         assert native.feature_values(seat) == fast.feature_values(seat)
         assert native.hand(seat) == fast.hand(seat) == plain.hand(seat)
         assert native.pending_choice(seat) == fast.pending_choice(seat)
@@ -393,3 +398,37 @@ def test_boom_native_hashes_its_draws_of_chance_as_hashlib_does():
     for length in [*range(0, 300), 1000]:
         data = rng.randbytes(length)
         assert _native_core._blake2b(data) == hashlib.blake2b(data).digest(), length
+
+
+def test_boom_native_pairs_behave_as_the_fast_engines():
+    """Two-card legal actions: the native LegalPairs answers as the fast engine's (a sequence
+    equal to the tuple of the pairs) to indexing, slicing, membership, hashing and the rest."""
+    import pickle
+    from collections.abc import Sequence
+
+    from arena.games import boom
+
+    native_engine = boom_native()
+    native, fast = native_engine.BoomGame(2).new_match(3), boom.FastBoomGame(2).new_match(3)
+    for state in (native, fast):
+        for seat in (0, 1):  # the first escape: two cards each, at two players
+            assert len(state.legal_actions(seat)[0]) == 2
+    mine, theirs = native.legal_actions(0), fast.legal_actions(0)
+    assert isinstance(mine, Sequence) and type(mine).__name__ == "LegalPairs"
+    every = tuple(theirs)
+    assert mine == every and mine == list(every) and not (mine != every) and mine != every[1:]
+    assert hash(mine) == hash(every) and tuple(mine) == every and list(iter(mine)) == list(every)
+    assert mine[3:9] == every[3:9] and mine[::-1] == every[::-1] and mine[-1] == every[-1]
+    assert mine.pool == theirs.pool and repr(mine) == repr(theirs)
+    assert pickle.loads(pickle.dumps(mine)) == every
+    pool = mine.pool
+    for action in [
+        every[0], every[-1], (pool[1], pool[0]), (pool[0], pool[0]), (pool[0], 99), (pool[0],),
+        [pool[0], pool[1]], (float(pool[0]), pool[1]), (True, pool[1]), "x", None,
+    ]:  # fmt: skip
+        assert (action in mine) == (action in theirs) == (action in every), action
+    for index in (len(every), -len(every) - 1, 1.0, "1"):
+        with pytest.raises(Exception) as refused:
+            mine[index]
+        with pytest.raises(type(refused.value)):
+            every[index]

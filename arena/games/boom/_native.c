@@ -335,6 +335,178 @@ static PyObject *sorted_tuple(const int *cards, int count) {
     return t;
 }
 
+
+/* ---- two-card legal actions: a sequence of the pairs of a pool, built when indexed ------------ */
+
+/* The fast engine's LegalPairs, natively: every sorted pair of distinct cards from a sorted pool
+ * (the seat's hand, and its ruse card when it may play it), in lexicographic order, the same
+ * sequence as tuple(itertools.combinations(pool, 2)); each pair is a shared tuple. Equal to a
+ * tuple or list of the same actions; `pool` is the pool (the environments' masks read it). */
+typedef struct {
+    PyObject_HEAD
+    int len, count;
+    unsigned char pool[NCARDS + 1];
+} Pairs;
+
+static PyTypeObject PairsType;
+
+static PyObject *pairs_new(const int *pool, int len) {
+    Pairs *p = PyObject_New(Pairs, &PairsType);
+    if (!p) return NULL;
+    p->len = len;
+    p->count = len * (len - 1) / 2;
+    for (int i = 0; i < len; i++) p->pool[i] = (unsigned char)pool[i];
+    return (PyObject *)p;
+}
+
+static PyObject *pairs_at(Pairs *p, Py_ssize_t k) {
+    for (int a = 0; a < p->len - 1; a++) {
+        int run = p->len - 1 - a;
+        if (k < run) return Py_NewRef(pairs[p->pool[a]][p->pool[a + 1 + k]]);
+        k -= run;
+    }
+    PyErr_SetString(PyExc_IndexError, "tuple index out of range");
+    return NULL;
+}
+
+static PyObject *pairs_tuple(Pairs *p) {
+    PyObject *t = PyTuple_New(p->count);
+    if (!t) return NULL;
+    int j = 0;
+    for (int a = 0; a < p->len; a++)
+        for (int b = a + 1; b < p->len; b++) PyTuple_SET_ITEM(t, j++, Py_NewRef(pairs[p->pool[a]][p->pool[b]]));
+    return t;
+}
+
+static Py_ssize_t Pairs_length(Pairs *p) { return p->count; }
+
+static PyObject *Pairs_item(Pairs *p, Py_ssize_t k) {
+    if (k < 0 || k >= p->count) {
+        PyErr_SetString(PyExc_IndexError, "tuple index out of range");
+        return NULL;
+    }
+    return pairs_at(p, k);
+}
+
+static PyObject *Pairs_subscript(Pairs *p, PyObject *key) {
+    if (PyIndex_Check(key)) {
+        Py_ssize_t k = PyNumber_AsSsize_t(key, PyExc_IndexError);
+        if (k == -1 && PyErr_Occurred()) return NULL;
+        if (k < 0) k += p->count;
+        return Pairs_item(p, k);
+    }
+    PyObject *t = pairs_tuple(p); /* a slice, or anything a tuple refuses */
+    if (!t) return NULL;
+    PyObject *r = PyObject_GetItem(t, key);
+    Py_DECREF(t);
+    return r;
+}
+
+static int Pairs_contains(Pairs *p, PyObject *action) {
+    if (PyTuple_CheckExact(action) && PyTuple_GET_SIZE(action) == 2) {
+        int ok_a, ok_b;
+        long a = small_int(PyTuple_GET_ITEM(action, 0), &ok_a), b = small_int(PyTuple_GET_ITEM(action, 1), &ok_b);
+        if (ok_a && ok_b) {
+            if (a >= b) return 0;
+            int has_a = 0, has_b = 0;
+            for (int i = 0; i < p->len; i++) has_a |= p->pool[i] == a, has_b |= p->pool[i] == b;
+            return has_a && has_b;
+        }
+    }
+    PyObject *t = pairs_tuple(p); /* anything unusual: what a tuple answers */
+    if (!t) return -1;
+    int r = PySequence_Contains(t, action);
+    Py_DECREF(t);
+    return r;
+}
+
+static PyObject *Pairs_iter(Pairs *p) {
+    PyObject *t = pairs_tuple(p);
+    if (!t) return NULL;
+    PyObject *it = PyObject_GetIter(t);
+    Py_DECREF(t);
+    return it;
+}
+
+static PyObject *Pairs_richcompare(Pairs *p, PyObject *other, int op) {
+    if ((op != Py_EQ && op != Py_NE)) Py_RETURN_NOTIMPLEMENTED;
+    PyObject *mine = pairs_tuple(p), *theirs;
+    if (!mine) return NULL;
+    if (Py_TYPE(other) == &PairsType) theirs = pairs_tuple((Pairs *)other);
+    else if (PyTuple_Check(other) || PyList_Check(other)) theirs = PySequence_Tuple(other);
+    else { Py_DECREF(mine); Py_RETURN_NOTIMPLEMENTED; }
+    if (!theirs) { Py_DECREF(mine); return NULL; }
+    PyObject *r = PyObject_RichCompare(mine, theirs, op);
+    Py_DECREF(mine);
+    Py_DECREF(theirs);
+    return r;
+}
+
+static Py_hash_t Pairs_hash(Pairs *p) {
+    PyObject *t = pairs_tuple(p);
+    if (!t) return -1;
+    Py_hash_t h = PyObject_Hash(t);
+    Py_DECREF(t);
+    return h;
+}
+
+static PyObject *Pairs_repr(Pairs *p) {
+    PyObject *t = pairs_tuple(p);
+    if (!t) return NULL;
+    PyObject *r = PyUnicode_FromFormat("LegalPairs(%R)", t);
+    Py_DECREF(t);
+    return r;
+}
+
+static PyObject *Pairs_pool(Pairs *p, void *unused) {
+    PyObject *t = PyTuple_New(p->len);
+    if (!t) return NULL;
+    for (int i = 0; i < p->len; i++) PyTuple_SET_ITEM(t, i, Py_NewRef(PyTuple_GET_ITEM(singles[p->pool[i]], 0)));
+    return t;
+}
+
+static PyObject *Pairs_reduce(Pairs *p, PyObject *unused) {
+    /* pickled as the tuple it equals */
+    PyObject *t = pairs_tuple(p);
+    if (!t) return NULL;
+    return Py_BuildValue("(O(N))", (PyObject *)&PyTuple_Type, t);
+}
+
+static PySequenceMethods Pairs_as_sequence = {
+    .sq_length = (lenfunc)Pairs_length,
+    .sq_item = (ssizeargfunc)Pairs_item,
+    .sq_contains = (objobjproc)Pairs_contains,
+};
+
+static PyMappingMethods Pairs_as_mapping = {
+    .mp_length = (lenfunc)Pairs_length,
+    .mp_subscript = (binaryfunc)Pairs_subscript,
+};
+
+static PyGetSetDef Pairs_getset[] = {
+    {"pool", (getter)Pairs_pool, NULL, "The sorted card ids the pairs are drawn from.", NULL},
+    {NULL}};
+
+static PyMethodDef Pairs_methods[] = {
+    {"__reduce__", (PyCFunction)Pairs_reduce, METH_NOARGS, "Pickled as a tuple."},
+    {NULL}};
+
+static PyTypeObject PairsType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "arena.games.boom._native_core.LegalPairs",
+    .tp_basicsize = sizeof(Pairs),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_SEQUENCE,
+    .tp_dealloc = (destructor)PyObject_Del,
+    .tp_as_sequence = &Pairs_as_sequence,
+    .tp_as_mapping = &Pairs_as_mapping,
+    .tp_richcompare = (richcmpfunc)Pairs_richcompare,
+    .tp_hash = (hashfunc)Pairs_hash,
+    .tp_repr = (reprfunc)Pairs_repr,
+    .tp_iter = (getiterfunc)Pairs_iter,
+    .tp_getset = Pairs_getset,
+    .tp_methods = Pairs_methods,
+    .tp_doc = "The legal two-card actions of a seat (the fast engine's LegalPairs), natively.",
+};
+
 /* ---- the rules (the fast engine's _next_round, _begin_step, _end_step, _resolve_round,
  * _end_game, _deal_game) ---------------------------------------------------------------------- */
 
@@ -785,11 +957,7 @@ static PyObject *build_legal(Core *self, int s) {
         if (!t) return NULL;
         for (int i = 0; i < len; i++) PyTuple_SET_ITEM(t, i, Py_NewRef(singles[pool[i]]));
     } else if (k == 2) {
-        t = PyTuple_New(len * (len - 1) / 2);
-        if (!t) return NULL;
-        int j = 0;
-        for (int a = 0; a < len; a++)
-            for (int b = a + 1; b < len; b++) PyTuple_SET_ITEM(t, j++, Py_NewRef(pairs[pool[a]][pool[b]]));
+        t = pairs_new(pool, len);
     } else {
         t = Py_NewRef(empty);
     }
@@ -1434,10 +1602,11 @@ static PyMethodDef module_methods[] = {
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_native_core", NULL, -1, module_methods};
 
 PyMODINIT_FUNC PyInit__native_core(void) {
-    if (PyType_Ready(&CoreType) < 0) return NULL;
+    if (PyType_Ready(&CoreType) < 0 || PyType_Ready(&PairsType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
     if (PyModule_AddObjectRef(m, "Core", (PyObject *)&CoreType) < 0
+        || PyModule_AddObjectRef(m, "LegalPairs", (PyObject *)&PairsType) < 0
         || PyModule_AddStringConstant(m, "SOURCE_DIGEST", SOURCE_DIGEST) < 0) {
         Py_DECREF(m);
         return NULL;

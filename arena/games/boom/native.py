@@ -17,12 +17,18 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Sequence as SequenceABC
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..base import Event, State
 from ..engines import source_digest
-from ._native_core import SOURCE_DIGEST, Core, configure  # type: ignore[import-not-found]
+from ._native_core import (  # type: ignore[import-not-found]
+    SOURCE_DIGEST,
+    Core,
+    LegalPairs,
+    configure,
+)
 
 # the fast engine: this package's own module (importing this module from its end, as it loads)
 fast = sys.modules[__package__] if __package__ in sys.modules else None
@@ -43,6 +49,7 @@ except (TypeError, ValueError) as err:  # rules the core was not written for: fa
     raise ImportError(f"the native core does not fit the engine's rules: {err}") from err
 
 _ROUND, _WORDS, _RUSE = fast._ROUND, fast._WORDS, fast.RUSE
+SequenceABC.register(LegalPairs)  # the fast engine's LegalPairs is one too
 
 
 def _full(record: tuple) -> tuple:
