@@ -432,3 +432,15 @@ def test_boom_native_pairs_behave_as_the_fast_engines():
             mine[index]
         with pytest.raises(type(refused.value)):
             every[index]
+
+
+def test_boom_native_deals_every_seed_as_the_fast_engine():
+    """Seeds past 64 bits and negative ones hash as their decimal text, as the fast engine's;
+    a game of another setting after one is dealt by its own (the core keeps the last game's)."""
+    from arena.games import boom
+
+    native_engine = boom_native()
+    for n, options in [(2, {}), (5, {"advanced": True}), (3, {"ruse": True, "series": True})]:
+        native_game, fast_game = native_engine.BoomGame(n, **options), boom.FastBoomGame(n, **options)
+        for seed in (0, 1, -5, 2**63 - 1, 2**63, 2**70 + 3, -(2**80)):
+            assert native_game.new_match(seed).snapshot() == fast_game.new_match(seed).snapshot()

@@ -244,11 +244,15 @@ static const uint8_t b2_sigma[12][16] = {
 
 static void b2_compress(uint64_t *h, const unsigned char *block, uint64_t t, int last) {
     uint64_t m[16], v[16];
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(m, block, sizeof m);
+#else
     for (int i = 0; i < 16; i++) {
         uint64_t x = 0;
         for (int j = 7; j >= 0; j--) x = x << 8 | block[8 * i + j];
         m[i] = x;
     }
+#endif
     for (int i = 0; i < 8; i++) v[i] = h[i], v[i + 8] = b2_iv[i];
     v[12] ^= t;
     if (last) v[14] = ~v[14];
@@ -292,13 +296,14 @@ static int draw_digits(PyObject *seed_text, int purpose, int game_no, int number
     const char *seed = PyBytes_AS_STRING(seed_text);
     Py_ssize_t seed_len = PyBytes_GET_SIZE(seed_text);
     size_t cap = (size_t)seed_len + 64;
-    unsigned char *text = PyMem_Malloc(cap), block[64 * 4];
+    unsigned char small[128], block[64 * 4];
+    unsigned char *text = cap <= sizeof small ? small : PyMem_Malloc(cap);
     if (!text) { PyErr_NoMemory(); return -1; }
     memcpy(text, seed, seed_len);
     int head = seed_len + snprintf((char *)text + seed_len, 64, " %d %d %d ", purpose, game_no, number);
     int size = 2 * count, digests = (size + 63) / 64;
     if (digests < 1) digests = 1;
-    if (digests > 4) { PyMem_Free(text); PyErr_SetString(PyExc_ValueError, "too many digits"); return -1; }
+    if (digests > 4) { if (text != small) PyMem_Free(text); PyErr_SetString(PyExc_ValueError, "too many digits"); return -1; }
     for (long counter = 0;; counter += digests) {
         for (int i = 0; i < digests; i++) {
             int len = head + snprintf((char *)text + head, 24, "%ld", counter + i);
@@ -312,7 +317,7 @@ static int draw_digits(PyObject *seed_text, int purpose, int game_no, int number
         }
         if (ok) break;
     }
-    PyMem_Free(text);
+    if (text != small) PyMem_Free(text);
     return 0;
 }
 
@@ -1279,8 +1284,69 @@ static PyObject *Core_start(Core *self, PyObject *unused) {
 
 static int get_int(PyObject *mod, const char *name, int *out);
 
+/* The game's settings a state starts from, read from the game once and kept for the next
+ * state of the same game (a playout loop makes many): the last game's, with a reference to it. */
+static struct {
+    PyObject *game, *removed, *deal_sizes, *all_ruse;
+    int n, advanced, ruse_v, series, deal_size, deck_len, deck[NCARDS];
+} last;
+
+static int game_settings(Core *self, PyObject *game) {
+    if (game != last.game) {
+        PyObject *removed = PyObject_GetAttrString(game, "removed");
+        PyObject *deal_sizes = removed ? PyObject_GetAttrString(game, "_deal_sizes") : NULL;
+        PyObject *all_ruse = deal_sizes ? PyObject_GetAttrString(game, "_all_ruse") : NULL;
+        PyObject *deck = all_ruse ? PyObject_GetAttrString(game, "deck") : NULL;
+        int ok = deck != NULL, flags[4] = {0};
+        const char *names[4] = {"num_players", "advanced", "ruse", "series"};
+        for (int i = 0; i < 4 && ok; i++) {
+            PyObject *v = PyObject_GetAttrString(game, names[i]);
+            ok = v && (flags[i] = i ? PyObject_IsTrue(v) : (int)PyLong_AsLong(v)) >= 0 && !PyErr_Occurred();
+            Py_XDECREF(v);
+        }
+        int deal_size = 0, deck_cards[NCARDS], deck_len = -1;
+        if (ok && get_int(game, "deal_size", &deal_size) < 0) ok = 0;
+        if (ok) ok = (deck_len = read_ints(deck, deck_cards, NCARDS, "deck")) >= 0;
+        Py_XDECREF(deck);
+        if (ok && (flags[0] < 2 || flags[0] > MAX_SEATS || deal_size * flags[0] > deck_len)) {
+            PyErr_SetString(PyExc_ValueError, "the native core takes 2..5 players, dealt from the deck");
+            ok = 0;
+        }
+        if (!ok) {
+            Py_XDECREF(removed);
+            Py_XDECREF(deal_sizes);
+            Py_XDECREF(all_ruse);
+            return -1;
+        }
+        Py_XSETREF(last.game, Py_NewRef(game));
+        Py_XSETREF(last.removed, removed);
+        Py_XSETREF(last.deal_sizes, deal_sizes);
+        Py_XSETREF(last.all_ruse, all_ruse);
+        last.n = flags[0], last.advanced = flags[1], last.ruse_v = flags[2], last.series = flags[3];
+        last.deal_size = deal_size;
+        last.deck_len = deck_len;
+        memcpy(last.deck, deck_cards, sizeof(int) * deck_len);
+    }
+    self->removed = Py_NewRef(last.removed);
+    self->deal_sizes = Py_NewRef(last.deal_sizes);
+    self->all_ruse = Py_NewRef(last.all_ruse);
+    self->n = last.n, self->advanced = last.advanced, self->ruse_v = last.ruse_v, self->series = last.series;
+    self->deal_size = last.deal_size;
+    self->deck_len = last.deck_len;
+    memcpy(self->deck, last.deck, sizeof(int) * last.deck_len);
+    return 0;
+}
+
 static PyObject *seed_bytes(PyObject *seed) {
     /* the seed as the draws of chance hash it: b"%d" % seed */
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(seed, &overflow);
+    if (!overflow && !(v == -1 && PyErr_Occurred())) {
+        char text[32];
+        int len = snprintf(text, sizeof text, "%lld", v);
+        return PyBytes_FromStringAndSize(text, len);
+    }
+    PyErr_Clear();
     PyObject *text = PyObject_Str(seed);
     if (!text) return NULL;
     PyObject *b = PyUnicode_AsUTF8String(text);
@@ -1304,31 +1370,8 @@ static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
     self->disc_up = Py_NewRef(empty);
     self->disc_down = Py_NewRef(empty);
     self->seed_text = seed_bytes(seed);
-    self->removed = PyObject_GetAttrString(game, "removed");
-    self->deal_sizes = PyObject_GetAttrString(game, "_deal_sizes");
-    self->all_ruse = PyObject_GetAttrString(game, "_all_ruse");
     if (!self->log || !self->game_rounds || !self->events_cache || !self->key || !self->seed_text
-        || !self->removed || !self->deal_sizes || !self->all_ruse) {
-        Py_DECREF(self);
-        return NULL;
-    }
-    int ok = 1;
-    const char *flags[4] = {"num_players", "advanced", "ruse", "series"};
-    int *into[4] = {&self->n, &self->advanced, &self->ruse_v, &self->series};
-    for (int i = 0; i < 4 && ok; i++) {
-        PyObject *v = PyObject_GetAttrString(game, flags[i]);
-        ok = v && (*into[i] = i ? PyObject_IsTrue(v) : (int)PyLong_AsLong(v)) >= 0 && !PyErr_Occurred();
-        Py_XDECREF(v);
-    }
-    if (ok && get_int(game, "deal_size", &self->deal_size) < 0) ok = 0;
-    PyObject *deck = ok ? PyObject_GetAttrString(game, "deck") : NULL;
-    if (deck) {
-        self->deck_len = read_ints(deck, self->deck, NCARDS, "deck");
-        Py_DECREF(deck);
-    }
-    if (!ok || !deck || self->deck_len < 0) { Py_DECREF(self); return NULL; }
-    if (self->n < 2 || self->n > MAX_SEATS || self->deal_size * self->n > self->deck_len) {
-        PyErr_SetString(PyExc_ValueError, "the native core takes 2..5 players, dealt from the deck");
+        || game_settings(self, game) < 0) {
         Py_DECREF(self);
         return NULL;
     }
