@@ -35,6 +35,7 @@ static PyObject *guard_tuples;                                  /* GUARDS */
 static PyObject *paradise_cards;                                /* _PARADISE_CARDS, by code */
 static PyObject *singles[NCARDS + 1], *pairs[NCARDS + 1][NCARDS + 1];
 static PyObject *seat_all[MAX_SEATS + 1][1 << MAX_SEATS]; /* (n, mask) -> tuple of the seats */
+static PyObject *flags_of[MAX_SEATS + 1][1 << MAX_SEATS];  /* (n, mask) -> tuple of bools */
 static PyObject *empty, *no_cards[MAX_SEATS + 1], *zeros_t[MAX_SEATS + 1];
 static PyObject *r_round, *r_ruse_return, *r_bonus, *r_game_end, *r_series_end;
 static PyObject *end_names[3]; /* HAND_SIZE_END, STUCK_END, ROUND_LIMIT_END */
@@ -751,8 +752,8 @@ static int add_event(PyObject *out, PyObject *kind, long seat, PyObject *data) {
 }
 
 static PyObject *data_of(int count, PyObject **keys, PyObject **vals) {
-    /* a dict of keys to vals (stolen) */
-    PyObject *d = PyDict_New();
+    /* a dict of keys to vals (stolen), sized for them at once */
+    PyObject *d = _PyDict_NewPresized(count);
     int bad = !d;
     for (int i = 0; i < count; i++) {
         if (!bad && (!vals[i] || PyDict_SetItem(d, keys[i], vals[i]) < 0)) bad = 1;
@@ -1064,13 +1065,11 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
         return NULL;
     }
     if (round_view(self) < 0) return NULL;
-    int sizes[MAX_SEATS];
-    PyObject *acted = PyTuple_New(n);
-    if (!acted) return NULL;
+    int sizes[MAX_SEATS], acted = 0;
     for (int s = 0; s < n; s++) {
         sizes[s] = hand_len(self, s) + self->chosen_bombs[s];
         PyObject *c = self->choice[s];
-        PyTuple_SET_ITEM(acted, s, PyBool_FromLong(c && PyTuple_GET_SIZE(c) > 0));
+        if (c && PyTuple_GET_SIZE(c) > 0) acted |= 1 << s;
     }
     int to_play = seat >= 0 && !self->choice[seat] ? self->to_play[seat] : 0;
     PyObject *v[NUM_OBS_FIELDS] = {
@@ -1079,7 +1078,7 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
         PyLong_FromLong(self->guard), Py_NewRef(PyTuple_GET_ITEM(guard_tuples, self->guard)),
         PyLong_FromLong(NGUARDS - (self->gpos + 1)), Py_NewRef(self->used_t), PyLong_FromLong(to_play),
         seat >= 0 ? hand_tuple(self->hand[seat]) : Py_NewRef(empty),
-        PyBool_FromLong(seat >= 0 && self->has_ruse[seat]), ints(sizes, n), acted,
+        PyBool_FromLong(seat >= 0 && self->has_ruse[seat]), ints(sizes, n), Py_NewRef(flags_of[n][acted]),
         Py_NewRef(self->revealed), Py_NewRef(self->paradise_t), Py_NewRef(self->disc_up),
         Py_NewRef(self->scores_t), Py_NewRef(self->totals_t),
     };
@@ -1618,6 +1617,8 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
             for (int s = 0; s < n; s++)
                 if (mask >> s & 1) seats[k++] = s;
             seat_all[n][mask] = ints(seats, k);
+            flags_of[n][mask] = PyTuple_New(n);
+            for (int s = 0; s < n; s++) PyTuple_SET_ITEM(flags_of[n][mask], s, PyBool_FromLong(mask >> s & 1));
         }
     }
     configured = 1;
