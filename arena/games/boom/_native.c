@@ -83,6 +83,14 @@ static PyTypeObject CoreType;
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
+static inline int popcount(uint64_t x) {
+    /* bits set (inline: without -mpopcnt, __builtin_popcountll is a call into libgcc) */
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+
 static PyObject *ints(const int *v, int count) {
     PyObject *t = PyTuple_New(count);
     if (!t) return NULL;
@@ -169,7 +177,7 @@ static int log_append(PyObject *list, PyObject *entry) {
 }
 
 static PyObject *hand_tuple(uint64_t mask) {
-    PyObject *t = PyTuple_New(__builtin_popcountll(mask));
+    PyObject *t = PyTuple_New(popcount(mask));
     if (!t) return NULL;
     int i = 0;
     while (mask) {
@@ -180,7 +188,7 @@ static PyObject *hand_tuple(uint64_t mask) {
     return t;
 }
 
-static inline int hand_len(Core *self, int s) { return __builtin_popcountll(self->hand[s]); }
+static inline int hand_len(Core *self, int s) { return popcount(self->hand[s]); }
 
 static void stale_view(Core *self) {
     Py_CLEAR(self->used_t);
@@ -657,7 +665,7 @@ static int resolve_round(Core *self, PyObject *second) {
                 continue;
             }
             int face_up = sums[s] == top;
-            self->scores[s] += __builtin_popcountll(cards) + (face_up ? sums[s] : 0);
+            self->scores[s] += popcount(cards) + (face_up ? sums[s] : 0);
             while (cards) {
                 self->par[s][self->npar[s]++] = (unsigned char)(__builtin_ctzll(cards) * 2 + face_up);
                 cards &= cards - 1;
@@ -818,7 +826,7 @@ static int round_outcome(PyObject *rec, int n, PyObject *out, int *gains) {
         for (int s = 0; s < n; s++) {
             uint64_t cards = played[s] & cm;
             if (!cards || taken[s]) continue;
-            int face_up = sums[s] == top, points = __builtin_popcountll(cards) + (face_up ? sums[s] : 0);
+            int face_up = sums[s] == top, points = popcount(cards) + (face_up ? sums[s] : 0);
             gains[s] += points;
             if (!out) continue;
             PyObject *keys[4] = {k_colour, k_cards, k_face_up, k_points};
