@@ -687,10 +687,21 @@ static int resolve_round(Core *self, PyObject *second) {
                 bonus[nbonus++] = s;
                 self->scores[s] += fewest_bonus;
             }
-    PyObject *record = Py_BuildValue("(OiONNiiiNOO)", r_round, guard, Py_None, ints(bonus, nbonus),
-                                     PyList_New(0), self->game_no, self->round, NGUARDS - 1 - self->gpos,
-                                     PyBool_FromLong(self->reshuffled), self->revealed, second);
-    if (!record) return -1;
+    /* (_ROUND, guard, words (None: native.py's _full), bonus, outcome cache, game, round, guards
+     * left, reshuffled, first reveal, second), built item by item (the hot path: no format) */
+    PyObject *items[11] = {
+        Py_NewRef(r_round), PyLong_FromLong(guard), Py_NewRef(Py_None),
+        nbonus ? ints(bonus, nbonus) : Py_NewRef(empty), PyList_New(0), PyLong_FromLong(self->game_no),
+        PyLong_FromLong(self->round), PyLong_FromLong(NGUARDS - 1 - self->gpos),
+        PyBool_FromLong(self->reshuffled), Py_NewRef(self->revealed), Py_NewRef(second)};
+    PyObject *record = PyTuple_New(11);
+    for (int i = 0; i < 11; i++)
+        if (!items[i] && record) Py_CLEAR(record);
+    if (!record) {
+        for (int i = 0; i < 11; i++) Py_XDECREF(items[i]);
+        return -1;
+    }
+    for (int i = 0; i < 11; i++) PyTuple_SET_ITEM(record, i, items[i]);
     if (PyList_Append(self->log, record) < 0 || PyList_Append(self->game_rounds, record) < 0) {
         Py_DECREF(record);
         return -1;
