@@ -352,7 +352,10 @@ def test_boom_states_built_from_hands_and_in_round_are_native_and_alike():
 
     native_engine = boom_native()
     for n, options in [(2, {}), (3, {"ruse": True}), (4, {"advanced": True, "ruse": True})]:
-        native_game, fast_game = native_engine.BoomGame(n, **options), boom.FastBoomGame(n, **options)
+        native_game, fast_game = (
+            native_engine.BoomGame(n, **options),
+            boom.FastBoomGame(n, **options),
+        )
         hands = [[c for c in range(50) if c % n == seat][:6] for seat in range(n)]
         native = native_game.state_from_hands(hands, (3, 1), seed=7)
         fast = fast_game.state_from_hands(hands, (3, 1), seed=7)
@@ -441,6 +444,9 @@ def test_boom_native_deals_every_seed_as_the_fast_engine():
 
     native_engine = boom_native()
     for n, options in [(2, {}), (5, {"advanced": True}), (3, {"ruse": True, "series": True})]:
-        native_game, fast_game = native_engine.BoomGame(n, **options), boom.FastBoomGame(n, **options)
+        native_game, fast_game = (
+            native_engine.BoomGame(n, **options),
+            boom.FastBoomGame(n, **options),
+        )
         for seed in (0, 1, -5, 2**63 - 1, 2**63, 2**70 + 3, -(2**80)):
             assert native_game.new_match(seed).snapshot() == fast_game.new_match(seed).snapshot()

@@ -443,9 +443,9 @@ _TWO_CARDS = 2  # two bomb cards each, no ruse card allowed
 _TWO_CARDS_OR_RUSE = 3  # two cards each, of which one may be the seat's ruse card
 
 
-def _deal_cards(game: BoomGame, seed: int, game_no: int) -> tuple[
-    list[list[int]], tuple[int, ...], tuple[int, ...], list[int], tuple[Any, ...]
-]:
+def _deal_cards(
+    game: BoomGame, seed: int, game_no: int
+) -> tuple[list[list[int]], tuple[int, ...], tuple[int, ...], list[int], tuple[Any, ...]]:
     """Game `game_no`'s deal from the match seed: each seat's hand (sorted), the cards
     discarded face up and face down, the guard order and the game_start record. Shared by this
     engine and its native core (native.py)."""

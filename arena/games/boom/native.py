@@ -16,10 +16,12 @@ Importing this module raises ImportError when the core is not built (or not from
 from __future__ import annotations
 
 import random
-import sys
 from collections.abc import Sequence as SequenceABC
 from pathlib import Path
 from typing import Any, Sequence
+
+# the fast engine: this package's own module (which imports this one from its end, as it loads)
+import arena.games.boom as fast
 
 from ..base import Event, State
 from ..engines import source_digest
@@ -29,11 +31,6 @@ from ._native_core import (  # type: ignore[import-not-found]
     LegalPairs,
     configure,
 )
-
-# the fast engine: this package's own module (importing this module from its end, as it loads)
-fast = sys.modules[__package__] if __package__ in sys.modules else None
-if fast is None:  # pragma: no cover - imported before the package
-    raise ImportError("arena.games.boom.native is loaded by arena.games.boom")
 
 
 class NativeStale(ImportError):
@@ -74,7 +71,8 @@ class BoomGame(fast.FastBoomGame):
 
     def new_match(self, seed: int) -> BoomState:
         if type(seed) is not int:
-            return super().new_match(seed)  # refused, with the fast engine's reason
+            super().new_match(seed)  # refused, with the fast engine's reason
+            raise AssertionError(f"the fast engine took the seed {seed!r}")  # pragma: no cover
         state = BoomState(self, seed)
         state._start()
         return state
@@ -87,7 +85,7 @@ class BoomGame(fast.FastBoomGame):
             ),
         )
 
-    def state_in_round(self, seed: int, position: fast.RoundPosition) -> BoomState:  # type: ignore[override]
+    def state_in_round(self, seed: int, position: fast.RoundPosition) -> BoomState:
         return BoomState.of(self, super().state_in_round(seed, position))
 
 
@@ -135,9 +133,7 @@ class BoomState(Core, State):
         twin._log = list(map(_full, f["_log"]))
         twin._game_rounds = list(map(_full, f["_game_rounds"]))
         twin._scored = twin._folded = len(twin._game_rounds)
-        twin._rw = [
-            sum(_WORDS[seat][c] for c in cards) for seat, cards in enumerate(f["_played"])
-        ]
+        twin._rw = [sum(_WORDS[seat][c] for c in cards) for seat, cards in enumerate(f["_played"])]
         twin._pending = {s: fast._LATER for s, c in enumerate(f["_choice"]) if c is None}
         twin._path = fast._GENERAL
         twin._ruse_ok = game._steps[twin._step][1]
