@@ -447,8 +447,8 @@ def _deal_cards(
     game: BoomGame, seed: int, game_no: int
 ) -> tuple[list[list[int]], tuple[int, ...], tuple[int, ...], list[int], tuple[Any, ...]]:
     """Game `game_no`'s deal from the match seed: each seat's hand (sorted), the cards
-    discarded face up and face down, the guard order and the game_start record. Shared by this
-    engine and its native core (native.py)."""
+    discarded face up and face down, the guard order and the game_start record. (The native
+    core, _native.c, draws the same deal in C: tests/games/test_engine_builds.py.)"""
     digits = _draw_digits(game._deal_plan, seed, _DEAL_DRAW, game_no)
     first = list(game.deck)  # sorted; what the pops leave is the first seat's hand
     drawn = list(map(first.pop, islice(digits, game._dealt_by_draw)))
@@ -465,7 +465,7 @@ def _deal_cards(
 
 
 def _shuffled_guards(seed: int, game_no: int, number: int) -> list[int]:
-    """The guard order of reshuffle `number` of game `game_no` (shared with native.py)."""
+    """The guard order of reshuffle `number` of game `game_no` (the native core's in C too)."""
     guards = list(_GUARD_IDS)
     order = list(map(guards.pop, _draw_digits(_GUARD_SHUFFLE, seed, _GUARD_DRAW, game_no, number)))
     return order + guards
