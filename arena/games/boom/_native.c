@@ -66,8 +66,12 @@ typedef struct {
     PyObject *key;               /* feature_key's object: new at each step */
     /* an observation's parts as last built (NULL once stale): round view, then per action */
     PyObject *used_t, *paradise_t, *scores_t, *totals_t;
+    PyObject *sizes_t; /* hand sizes: the same through a step (a choice moves cards, not counts) */
     /* ints from here on (clone copies them at once) */
     Py_ssize_t expanded; /* log records whose events are in events_cache */
+    /* the points of the rounds whose events were built since the last game_start, and how many
+     * rounds (a game_end's event takes its scores from them when they are its rounds) */
+    int ev_gains[MAX_SEATS], ev_rounds;
     int n, advanced, ruse_v, series, over, deal_size, deck_len;
     int deck[NCARDS];
     int game_no, round, step, gpos, guard, reshuffled, shuffles, pending;
@@ -191,6 +195,7 @@ static PyObject *hand_tuple(uint64_t mask) {
 static inline int hand_len(Core *self, int s) { return popcount(self->hand[s]); }
 
 static void stale_view(Core *self) {
+    Py_CLEAR(self->sizes_t);
     Py_CLEAR(self->used_t);
     Py_CLEAR(self->paradise_t);
     Py_CLEAR(self->scores_t);
@@ -739,6 +744,7 @@ static int begin_step(Core *self, int step) {
     self->step = step;
     self->pending = 0;
     clear_legal(self);
+    Py_CLEAR(self->sizes_t);
     PyObject *key = PyList_New(0);
     if (!key) return -1;
     Py_XSETREF(self->key, key);
@@ -883,9 +889,11 @@ static int record_events(Core *self, PyObject *rec, PyObject *out) {
             return -1;
         }
         if (guard_event(out, AT(5), AT(6), guard, AT(7), AT(8)) < 0 || reveal_event(out, 1, AT(9)) < 0
-            || reveal_event(out, 2, AT(10)) < 0)
+            || reveal_event(out, 2, AT(10)) < 0 || round_outcome(rec, n, out, gains) < 0)
             return -1;
-        return round_outcome(rec, n, out, gains);
+        for (int s = 0; s < n; s++) self->ev_gains[s] += gains[s];
+        self->ev_rounds++;
+        return 0;
     }
     if (is_kind(kind, r_ruse_return)) return add_event(out, k_ruse_return, PyLong_AsLong(AT(1)), PyDict_New());
     if (is_kind(kind, r_bonus) && PyTuple_GET_SIZE(rec) == 4) {
@@ -894,6 +902,8 @@ static int record_events(Core *self, PyObject *rec, PyObject *out) {
         return add_event(out, k_bonus, PyLong_AsLong(AT(1)), data_of(2, keys, vals));
     }
     if (is_kind(kind, r_game_start) && PyTuple_GET_SIZE(rec) == 7) {
+        for (int s = 0; s < n; s++) self->ev_gains[s] = 0;
+        self->ev_rounds = 0;
         PyObject *keys[6] = {k_game, k_hand_sizes, k_disc_up, k_disc_down, k_removed, k_ruse};
         PyObject *vals[6] = {Py_NewRef(AT(1)), Py_NewRef(AT(2)), Py_NewRef(AT(3)), Py_NewRef(AT(4)),
                              Py_NewRef(AT(5)), Py_NewRef(AT(6))};
@@ -902,8 +912,11 @@ static int record_events(Core *self, PyObject *rec, PyObject *out) {
     if (is_kind(kind, r_game_end) && PyTuple_GET_SIZE(rec) == 6) {
         int gains[MAX_SEATS] = {0};
         PyObject *rounds = AT(5);
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(rounds); i++)
-            if (round_outcome(PyTuple_GET_ITEM(rounds, i), n, NULL, gains) < 0) return -1;
+        if (PyTuple_GET_SIZE(rounds) == self->ev_rounds) /* its rounds' events were just built */
+            memcpy(gains, self->ev_gains, sizeof gains);
+        else
+            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(rounds); i++)
+                if (round_outcome(PyTuple_GET_ITEM(rounds, i), n, NULL, gains) < 0) return -1;
         PyObject *scores = add_ints(AT(4), gains, n);
         if (!scores) return -1;
         int sc[MAX_SEATS];
@@ -1090,6 +1103,7 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
         PyObject *c = self->choice[s];
         if (c && PyTuple_GET_SIZE(c) > 0) acted |= 1 << s;
     }
+    if (!self->sizes_t && !(self->sizes_t = ints(sizes, n))) return NULL;
     int to_play = seat >= 0 && !self->choice[seat] ? self->to_play[seat] : 0;
     PyObject *v[NUM_OBS_FIELDS] = {
         Py_NewRef(seat_obj), PyLong_FromLong(n), PyLong_FromLong(self->game_no),
@@ -1097,7 +1111,7 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
         PyLong_FromLong(self->guard), Py_NewRef(PyTuple_GET_ITEM(guard_tuples, self->guard)),
         PyLong_FromLong(NGUARDS - (self->gpos + 1)), Py_NewRef(self->used_t), PyLong_FromLong(to_play),
         seat >= 0 ? hand_tuple(self->hand[seat]) : Py_NewRef(empty),
-        PyBool_FromLong(seat >= 0 && self->has_ruse[seat]), ints(sizes, n), Py_NewRef(flags_of[n][acted]),
+        PyBool_FromLong(seat >= 0 && self->has_ruse[seat]), Py_NewRef(self->sizes_t), Py_NewRef(flags_of[n][acted]),
         Py_NewRef(self->revealed), Py_NewRef(self->paradise_t), Py_NewRef(self->disc_up),
         Py_NewRef(self->scores_t), Py_NewRef(self->totals_t),
     };
@@ -1149,6 +1163,7 @@ static PyObject *Core_clone(Core *self, PyObject *unused) {
     new->disc_down = Py_NewRef(self->disc_down);
     new->removed = Py_NewRef(self->removed);
     new->key = Py_NewRef(self->key);
+    new->sizes_t = Py_XNewRef(self->sizes_t);
     new->used_t = Py_XNewRef(self->used_t);
     new->paradise_t = Py_XNewRef(self->paradise_t);
     new->scores_t = Py_XNewRef(self->scores_t);
@@ -1274,7 +1289,8 @@ static PyObject *Core_load(Core *self, PyObject *d) {
     Py_XSETREF(self->seed, Py_NewRef(v));
     Py_XSETREF(self->seed_text, seed_bytes(v));
     Py_XSETREF(self->events_cache, PyList_New(0));
-    self->expanded = 0;
+    self->expanded = self->ev_rounds = 0;
+    memset(self->ev_gains, 0, sizeof self->ev_gains);
     if (!self->seed_text || !self->events_cache) return NULL;
     if (!(v = item(d, "revealed"))) return NULL;
     Py_XSETREF(self->revealed, Py_NewRef(v));
