@@ -4,7 +4,9 @@ balloon/native.py): random matches of every player count played on each and on t
 side by side, every event, observation, legal action list, feature array, score and state
 snapshot equal after every action, illegal actions and observers refused with the same reason,
 clones and sampled states alike; and the choice of build (ARENA_ENGINE, the log line, a stale
-build refused).
+build refused). Boom's native core (boom/_native.c through boom/native.py) the same way against
+both Python engines (the fast one, arena.games.boom, and the plain one, boom/plain.py), on every
+Boom variant of tests/variants.py.
 
 tests/games runs against the engines the registry hands out (the native core where built);
 scripts/test runs Balloon's own tests once more with ARENA_ENGINE=plain."""
