@@ -9,7 +9,7 @@ both Python engines (the fast one, arena.games.boom, and the plain one, boom/pla
 Boom variant of tests/variants.py.
 
 tests/games runs against the engines the registry hands out (the native core where built);
-scripts/test runs Balloon's own tests once more with ARENA_ENGINE=plain."""
+scripts/test runs Balloon's and Boom's own tests once more with ARENA_ENGINE=plain."""
 
 from __future__ import annotations
 
