@@ -36,7 +36,10 @@ from arena.games.engines import compiled_name, source_digest  # noqa: E402
 ENGINES = {"arena.games.balloon.engine": ROOT / "arena/games/balloon/engine.py"}
 # The native cores (arena.games.engines, docs/architecture.md "A native core"): C source ->
 # the extension module built from it, beside it.
-NATIVE = {ROOT / "arena/games/balloon/_native.c": "_native_core"}
+NATIVE = {
+    ROOT / "arena/games/balloon/_native.c": "_native_core",
+    ROOT / "arena/games/boom/_native.c": "_native_core",
+}
 
 # The build, run by a fresh interpreter in a scratch directory: mypycify type-checks the copy
 # with the rest of arena.games as it is, and build_ext puts the extension beside the source.

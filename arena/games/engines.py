@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -64,12 +65,17 @@ def requested() -> str:
     return choice
 
 
-def load_engine(module: str) -> ModuleType:
+def load_engine(module: str, builds: tuple[str, ...] = ("native", "compiled")) -> ModuleType:
     """The module that runs the rules of `module` (a plain engine module such as
     "arena.games.balloon.engine"): its native core, else its compiled build, when
     ENGINE_VARIABLE allows and the build is usable, else the module itself. Logs which, once
-    per call (a game package calls it once, when imported)."""
+    per call (a game package calls it once, when imported). `module` may be a game package
+    itself (Boom's fast engine is its package's own module); `builds` are the builds it has:
+    asked for one it has not (Boom has no mypyc build), the module itself runs."""
     choice = requested()
+    if choice not in ("auto", "plain") and choice not in builds:
+        log.info("%s: the Python engine (it has no %s build)", module, choice)
+        return importlib.import_module(module)
     if choice == "plain":
         log.info("%s: the plain Python engine (%s=plain)", module, ENGINE_VARIABLE)
         return importlib.import_module(module)
@@ -79,7 +85,7 @@ def load_engine(module: str) -> ModuleType:
         ("native", "native core", _native),
         ("compiled", "compiled engine", _compiled),
     ):
-        if choice not in ("auto", kind):
+        if choice not in ("auto", kind) or kind not in builds:
             continue
         built, why_not = find(module)
         if built is not None:
@@ -96,7 +102,8 @@ def load_engine(module: str) -> ModuleType:
 
 def _native(module: str) -> tuple[ModuleType | None, str]:
     """The engine with a native core of `module`'s package if usable, else None and why not."""
-    package = module.rpartition(".")[0]
+    loaded = sys.modules.get(module)
+    package = module if hasattr(loaded, "__path__") else module.rpartition(".")[0]
     name = f"{package}.{NATIVE_MODULE}"
     source = Path(next(iter(importlib.import_module(package).__path__))) / NATIVE_SOURCE
     if not source.exists():

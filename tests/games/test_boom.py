@@ -1132,7 +1132,8 @@ def test_fast_paths_accept_refuse_and_apply_exactly_as_the_general_check():
         (4, False, False),
         (5, True, True),
     ]:
-        game = BoomGame(players, ruse=ruse, advanced=advanced)
+        # the fast engine's own paths (not its native core's, which has none)
+        game = boom.FastBoomGame(players, ruse=ruse, advanced=advanced)
         for seed in range(6):
             if ruse and seed % 2:  # some seats without their ruse card, short hands
                 deck = rng.sample(game.deck, 4 * players)

@@ -4,15 +4,18 @@ balloon/native.py): random matches of every player count played on each and on t
 side by side, every event, observation, legal action list, feature array, score and state
 snapshot equal after every action, illegal actions and observers refused with the same reason,
 clones and sampled states alike; and the choice of build (ARENA_ENGINE, the log line, a stale
-build refused).
+build refused). Boom's native core (boom/_native.c through boom/native.py) the same way against
+both Python engines (the fast one, arena.games.boom, and the plain one, boom/plain.py), on every
+Boom variant of tests/variants.py.
 
 tests/games runs against the engines the registry hands out (the native core where built);
-scripts/test runs Balloon's own tests once more with ARENA_ENGINE=plain."""
+scripts/test runs Balloon's and Boom's own tests once more with ARENA_ENGINE=plain."""
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import os
 import random
 import subprocess
 import sys
@@ -22,6 +25,7 @@ from typing import Any
 import pytest
 
 from arena.games import engines
+from tests.variants import VARIANTS, variant_id
 
 PLAIN = "arena.games.balloon.engine"
 
@@ -147,8 +151,6 @@ def test_each_build_and_plain_play_random_matches_alike(each_build, players):
 
 
 def run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    import os
-
     return subprocess.run(
         [sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True,
         text=True, check=False, timeout=60,
@@ -165,7 +167,8 @@ def test_arena_engine_plain_forces_the_plain_engine_and_says_so():
     done = run_python(WHICH, {"ARENA_ENGINE": "plain"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == PLAIN
-    assert done.stderr.splitlines() == [f"{PLAIN}: the plain Python engine (ARENA_ENGINE=plain)"]
+    lines = [line for line in done.stderr.splitlines() if line.startswith(f"{PLAIN}:")]
+    assert lines == [f"{PLAIN}: the plain Python engine (ARENA_ENGINE=plain)"]
 
 
 def test_the_registry_hands_out_the_native_core_where_built_and_mypyc_when_asked(builds):
@@ -173,12 +176,12 @@ def test_the_registry_hands_out_the_native_core_where_built_and_mypyc_when_asked
     done = run_python(WHICH, {"ARENA_ENGINE": ""})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "arena.games.balloon.native"
-    (line,) = done.stderr.splitlines()
+    (line,) = [line for line in done.stderr.splitlines() if line.startswith(f"{PLAIN}:")]
     assert line.startswith(f"{PLAIN}: the native core (") and "native.py" in line
     done = run_python(WHICH, {"ARENA_ENGINE": "compiled"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == engines.compiled_name(PLAIN)
-    (line,) = done.stderr.splitlines()
+    (line,) = [line for line in done.stderr.splitlines() if line.startswith(f"{PLAIN}:")]
     assert line.startswith(f"{PLAIN}: the compiled engine (") and "_engine_mypyc" in line
 
 
@@ -224,3 +227,228 @@ def test_a_clone_shares_and_copies_exactly_the_declared_fields(builds):
         for name in cls._COPIED_FIELDS:
             assert getattr(clone, name) == getattr(state, name), name
             assert getattr(clone, name) is not getattr(state, name), name
+
+
+# ---------------------------------------------------------------- Boom's native core
+
+BOOM = "arena.games.boom"
+SEEDS = int(os.environ.get("BOOM_NATIVE_SEEDS", "4"))  # matches per variant
+
+
+def boom_native() -> ModuleType:
+    """Boom's engine with its native core (boom/native.py); skips where it is not built."""
+    native, why_not = engines._native(BOOM)
+    if native is None:
+        pytest.skip(f"Boom's native core is not built here ({why_not})")
+    return native
+
+
+def boom_alike(native: Any, fast: Any, plain: Any, n: int) -> None:
+    """The native state equal to the fast engine's (everything) and the plain one's (what it
+    has): events, observations, legal actions, features, hands, scores, snapshots."""
+    assert native.snapshot() == fast.snapshot()
+    assert native.seats_to_act() == fast.seats_to_act() == plain.seats_to_act()
+    assert native.is_over() == fast.is_over() == plain.is_over()
+    assert native.scores() == fast.scores() == plain.scores()
+    assert native.ranks() == fast.ranks()
+    assert native.events == fast.events == plain.events
+    assert native.round_key() == fast.round_key()
+    for seat in range(-1, n):
+        seen = values(native.observation(seat))
+        assert seen == values(fast.observation(seat)) == values(plain.observation(seat))
+    assert values(native.public_observation()) == values(fast.public_observation())
+    for seat in range(n):
+        legal = native.legal_actions(seat)
+        expected = tuple(plain.legal_actions(seat))
+        assert tuple(legal) == tuple(fast.legal_actions(seat)) == expected
+        assert legal == expected and len(legal) == len(expected)
+        assert type(legal) is tuple or legal == list(expected)  # (LegalPairs: as a tuple does)
+        assert [legal[i] for i in range(-len(legal), len(legal))] == [*expected, *expected]
+        assert getattr(legal, "pool", None) == getattr(fast.legal_actions(seat), "pool", None)
+        assert native.feature_values(seat) == fast.feature_values(seat)
+        assert native.hand(seat) == fast.hand(seat) == plain.hand(seat)
+        assert native.pending_choice(seat) == fast.pending_choice(seat)
+        assert native.paradise(seat) == fast.paradise(seat) == plain.paradise(seat)
+    assert native.game_scores() == fast.game_scores() == plain.game_scores()
+    assert native.guard_order() == fast.guard_order()
+    assert native.hidden_discards() == fast.hidden_discards() == plain.hidden_discards()
+
+
+def boom_refusals(seat: int, legal: Any, hand: tuple[int, ...], n: int) -> list[tuple]:
+    """Wrong seats and actions of every kind, for a seat to act with these legal actions."""
+    action = legal[0]
+    not_held = next(c for c in range(50) if c not in hand)
+    return [
+        ((seat + 1) % n, action), (True, action), (float(seat), action), (-1, action),
+        (2**70, action), (n, action), (seat, None), (seat, list(action)), (seat, ()),
+        (seat, (not_held,) * len(action)), (seat, (*action, 49)), (seat, (1.0,) * len(action)),
+        (seat, (2**70,) * len(action)), (seat, (-1,) * len(action)), (seat, (50,) * len(action)),
+        (seat, tuple(reversed(action)) + (() if len(action) > 1 else (0, 0))),
+        (seat, (True,) * len(action)), (seat, (51,) * len(action)),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if v[0] == "boom"], ids=variant_id)
+def test_boom_native_and_the_other_engines_play_random_matches_alike(variant):
+    from arena.games import boom
+    from arena.games.boom.plain import PlainBoomGame
+
+    native_engine = boom_native()
+    _, n, options = variant
+    rng = random.Random(variant_id(variant))
+    games = (
+        native_engine.BoomGame(n, **options), boom.FastBoomGame(n, **options),
+        PlainBoomGame(n, **options),
+    )  # fmt: skip
+    for seed in range(SEEDS):
+        native, fast, plain = (game.new_match(seed) for game in games)
+        assert type(native) is native_engine.BoomState
+        boom_alike(native, fast, plain, n)
+        actions = 0
+        while not plain.is_over():
+            for seat in plain.seats_to_act():
+                legal = plain.legal_actions(seat)
+                assert native.default_action(seat) == fast.default_action(seat)
+                if rng.random() < 0.2:
+                    for bad_seat, bad in boom_refusals(seat, legal, plain.hand(seat), n):
+                        if plain.illegal_reason(bad_seat, bad) is None:
+                            continue  # (the ruse card, where it may be played)
+                        expected = refusal(fast, bad_seat, bad)
+                        assert refusal(native, bad_seat, bad) == expected, (bad_seat, bad)
+                    for observer in (n, -2, True, 0.0, None):
+                        assert refused_observer(native, observer) == refused_observer(
+                            fast, observer
+                        )
+                if rng.random() < 0.05:  # a sampled state, from the same draws, and a clone
+                    observer = rng.choice(range(-1, n))
+                    draw = rng.random()
+                    seen = native.observation(observer)
+                    if observer >= 0:
+                        f = boom.fast_sample_state(seen, random.Random(draw), games[1])
+                        s = native_engine.sample_state(seen, random.Random(draw), games[0])
+                        assert type(s) is native_engine.BoomState
+                        assert s.snapshot() == f.snapshot() and s.events == f.events
+                        assert values(s.observation(observer)) == values(f.observation(observer))
+                        s = native_engine.sample_state(seen, random.Random(draw))  # game inferred
+                        assert type(s) is native_engine.BoomState
+                    c, f = native.clone(), fast.clone()
+                    assert type(c) is native_engine.BoomState
+                    assert c.snapshot() == f.snapshot() and c.events == f.events
+                    before = native.snapshot()
+                    for s in c.seats_to_act():  # a clone goes its own way
+                        c.apply_action(s, c.default_action(s))
+                    assert native.snapshot() == before and c.snapshot() != before
+                action = rng.choice(legal)
+                for state in (native, fast, plain):
+                    state.apply_action(seat, action)
+                actions += 1
+                if actions < 40 or rng.random() < 0.25:
+                    boom_alike(native, fast, plain, n)
+        boom_alike(native, fast, plain, n)
+        assert native.scores() == boom.recount_scores(native.events)
+        assert refusal(native, 0, (0,)) == refusal(fast, 0, (0,))  # the match is over
+
+
+def test_boom_states_built_from_hands_and_in_round_are_native_and_alike():
+    from arena.games import boom
+
+    native_engine = boom_native()
+    for n, options in [(2, {}), (3, {"ruse": True}), (4, {"advanced": True, "ruse": True})]:
+        native_game, fast_game = (
+            native_engine.BoomGame(n, **options),
+            boom.FastBoomGame(n, **options),
+        )
+        hands = [[c for c in range(50) if c % n == seat][:6] for seat in range(n)]
+        native = native_game.state_from_hands(hands, (3, 1), seed=7)
+        fast = fast_game.state_from_hands(hands, (3, 1), seed=7)
+        assert type(native) is native_engine.BoomState
+        rng = random.Random(n)
+        while not fast.is_over():
+            assert native.snapshot() == fast.snapshot() and native.events == fast.events
+            for seat in fast.seats_to_act():
+                action = rng.choice(fast.legal_actions(seat))
+                native.apply_action(seat, action)
+                fast.apply_action(seat, action)
+        assert native.snapshot() == fast.snapshot() and native.scores() == fast.scores()
+
+
+def test_the_registry_hands_out_boom_native_where_built_and_the_fast_engine_otherwise():
+    boom_native()
+    code = (
+        "import logging; logging.basicConfig(level=logging.INFO, format='%(message)s')\n"
+        "from arena.games import game_class; print(game_class('boom').__module__)"
+    )
+    done = run_python(code, {"ARENA_ENGINE": ""})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "arena.games.boom.native"
+    lines = [line for line in done.stderr.splitlines() if line.startswith(f"{BOOM}:")]
+    assert len(lines) == 1 and lines[0].startswith(f"{BOOM}: the native core (")
+    for choice, said in [("plain", "the plain Python engine (ARENA_ENGINE=plain)"),
+                         ("compiled", "the Python engine (it has no compiled build)")]:  # fmt: skip
+        done = run_python(code, {"ARENA_ENGINE": choice})
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == BOOM
+        assert f"{BOOM}: {said}" in done.stderr.splitlines()
+
+
+def test_boom_native_hashes_its_draws_of_chance_as_hashlib_does():
+    """The native core's BLAKE2b (its deals and guard shuffles) against hashlib's, over lengths
+    around the 128-byte block."""
+    import hashlib
+
+    boom_native()
+    from arena.games.boom import _native_core  # type: ignore[attr-defined]
+
+    rng = random.Random(0)
+    for length in [*range(0, 300), 1000]:
+        data = rng.randbytes(length)
+        assert _native_core._blake2b(data) == hashlib.blake2b(data).digest(), length
+
+
+def test_boom_native_pairs_behave_as_the_fast_engines():
+    """Two-card legal actions: the native LegalPairs answers as the fast engine's (a sequence
+    equal to the tuple of the pairs) to indexing, slicing, membership, hashing and the rest."""
+    import pickle
+    from collections.abc import Sequence
+
+    from arena.games import boom
+
+    native_engine = boom_native()
+    native, fast = native_engine.BoomGame(2).new_match(3), boom.FastBoomGame(2).new_match(3)
+    for state in (native, fast):
+        for seat in (0, 1):  # the first escape: two cards each, at two players
+            assert len(state.legal_actions(seat)[0]) == 2
+    mine, theirs = native.legal_actions(0), fast.legal_actions(0)
+    assert isinstance(mine, Sequence) and type(mine).__name__ == "LegalPairs"
+    every = tuple(theirs)
+    assert mine == every and mine == list(every) and not (mine != every) and mine != every[1:]
+    assert hash(mine) == hash(every) and tuple(mine) == every and list(iter(mine)) == list(every)
+    assert mine[3:9] == every[3:9] and mine[::-1] == every[::-1] and mine[-1] == every[-1]
+    assert mine.pool == theirs.pool and repr(mine) == repr(theirs)
+    assert pickle.loads(pickle.dumps(mine)) == every
+    pool = mine.pool
+    for action in [
+        every[0], every[-1], (pool[1], pool[0]), (pool[0], pool[0]), (pool[0], 99), (pool[0],),
+        [pool[0], pool[1]], (float(pool[0]), pool[1]), (True, pool[1]), "x", None,
+    ]:  # fmt: skip
+        assert (action in mine) == (action in theirs) == (action in every), action
+    for index in (len(every), -len(every) - 1, 1.0, "1"):
+        with pytest.raises(Exception) as refused:
+            mine[index]
+        with pytest.raises(type(refused.value)):
+            every[index]
+
+
+def test_boom_native_deals_every_seed_as_the_fast_engine():
+    """Seeds past 64 bits and negative ones hash as their decimal text, as the fast engine's;
+    a game of another setting after one is dealt by its own (the core keeps the last game's)."""
+    from arena.games import boom
+
+    native_engine = boom_native()
+    for n, options in [(2, {}), (5, {"advanced": True}), (3, {"ruse": True, "series": True})]:
+        native_game, fast_game = (
+            native_engine.BoomGame(n, **options),
+            boom.FastBoomGame(n, **options),
+        )
+        for seed in (0, 1, -5, 2**63 - 1, 2**63, 2**70 + 3, -(2**80)):
+            assert native_game.new_match(seed).snapshot() == fast_game.new_match(seed).snapshot()

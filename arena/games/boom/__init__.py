@@ -42,6 +42,7 @@ from ..base import (
     State,
 )
 from ..copying import clone_function
+from ..engines import load_engine
 from ..kit import GameKit
 
 try:  # hashlib.blake2b is this; importing it from here skips loading OpenSSL (~15 ms)
@@ -442,6 +443,34 @@ _TWO_CARDS = 2  # two bomb cards each, no ruse card allowed
 _TWO_CARDS_OR_RUSE = 3  # two cards each, of which one may be the seat's ruse card
 
 
+def _deal_cards(
+    game: BoomGame, seed: int, game_no: int
+) -> tuple[list[list[int]], tuple[int, ...], tuple[int, ...], list[int], tuple[Any, ...]]:
+    """Game `game_no`'s deal from the match seed: each seat's hand (sorted), the cards
+    discarded face up and face down, the guard order and the game_start record. (The native
+    core, _native.c, draws the same deal in C: tests/games/test_engine_builds.py.)"""
+    digits = _draw_digits(game._deal_plan, seed, _DEAL_DRAW, game_no)
+    first = list(game.deck)  # sorted; what the pops leave is the first seat's hand
+    drawn = list(map(first.pop, islice(digits, game._dealt_by_draw)))
+    guards = list(_GUARD_IDS)
+    order = list(map(guards.pop, digits))  # the digits after the deal's
+    order += guards
+    # Seat position i always gets the same cards of the draw: the same seed deals the same
+    # cards to the same seat positions whoever sits there.
+    hands = [first, *map(sorted, map(drawn.__getitem__, game._deal_slices))]
+    rest = tuple(sorted(drawn[(game.num_players - 1) * game.deal_size :]))
+    up, down = (rest, ()) if game.advanced else ((), rest)
+    record = (_GAME_START, game_no, game._deal_sizes, up, len(down), game.removed, game._all_ruse)
+    return hands, up, down, order, record
+
+
+def _shuffled_guards(seed: int, game_no: int, number: int) -> list[int]:
+    """The guard order of reshuffle `number` of game `game_no` (the native core's in C too)."""
+    guards = list(_GUARD_IDS)
+    order = list(map(guards.pop, _draw_digits(_GUARD_SHUFFLE, seed, _GUARD_DRAW, game_no, number)))
+    return order + guards
+
+
 class BoomGame(BoomGameBase):
     """Boom: Runaway for 2-5 players, the fast engine (its facts and options: BoomGameBase)."""
 
@@ -515,13 +544,13 @@ class BoomGame(BoomGameBase):
     def new_match(self, seed: int) -> "BoomState":
         if type(seed) is not int:
             raise RulesError(f"a match seed is an int, not {seed!r}")
-        state = BoomState._bare(self, seed)
+        state = FastBoomState._bare(self, seed)
         state._deal_game()
         return state
 
     def start_state(self, seed, game_number, series_totals, hands, ruse, discards, guard_order):
         """BoomGameBase.start_state, for state_from_hands (which checks its arguments)."""
-        state = BoomState._blank(self, seed)
+        state = FastBoomState._blank(self, seed)
         state._game_no = game_number
         state._totals = series_totals
         state._hands = hands
@@ -540,7 +569,7 @@ class BoomGame(BoomGameBase):
     def state_in_round(self, seed: int, position: RoundPosition) -> BoomState:
         """BoomGameBase.state_in_round."""
         at = position
-        state = BoomState._blank(self, seed)
+        state = FastBoomState._blank(self, seed)
         state._shuffles = 1  # later reshuffles are new draws, not the one behind guard_order
         state._game_no = at.game_number
         state._round = at.round_number
@@ -719,31 +748,16 @@ class BoomState(State):
     def _deal_game(self) -> None:
         """Fresh deal and guard shuffle for the next game (the first, or the next of a series)."""
         game = self.game
-        digits = _draw_digits(game._deal_plan, self._seed, _DEAL_DRAW, self._game_no)
-        k = game._dealt_by_draw
-        first = list(game.deck)  # sorted; what the pops leave is the first seat's hand
-        drawn = list(map(first.pop, islice(digits, k)))
-        guards = list(_GUARD_IDS)
-        order = list(map(guards.pop, digits))  # the digits after the deal's
-        order += guards
+        self._hands, self._disc_up, self._disc_down, order, record = _deal_cards(
+            game, self._seed, self._game_no
+        )
         n = game.deal_size
         np = self._np
-        # Seat position i always gets the same cards of the draw: the same seed deals the same
-        # cards to the same seat positions whoever sits there.
-        self._hands = [first, *map(sorted, map(drawn.__getitem__, game._deal_slices))]
-        rest = tuple(sorted(drawn[(np - 1) * n :]))
-        if self._adv:
-            self._disc_up, self._disc_down = rest, ()
-        else:
-            self._disc_up, self._disc_down = (), rest
         self._has_ruse = [self._ruse_v] * np
         self._new_game_scores()
         self._round = 0
         self._dry_rounds = 0
-        self._log.append((
-            _GAME_START, self._game_no, game._deal_sizes, self._disc_up, len(self._disc_down),
-            game.removed, game._all_ruse,
-        ))  # fmt: skip
+        self._log.append(record)
         self._order = order
         self._shuffles = 1
         self._gpos = -1
@@ -770,11 +784,7 @@ class BoomState(State):
         reshuffled = False
         if gpos >= NUM_GUARDS:
             number = self._shuffles
-            guards = list(_GUARD_IDS)
-            order = list(map(guards.pop, _draw_digits(
-                _GUARD_SHUFFLE, self._seed, _GUARD_DRAW, self._game_no, number
-            )))  # fmt: skip
-            self._order = order + guards
+            self._order = _shuffled_guards(self._seed, self._game_no, number)
             self._shuffles = number + 1
             gpos = 0
             reshuffled = True
@@ -1529,6 +1539,22 @@ def sample_state(
         raise RulesError("the observation says every seat has acted in a step that did not resolve")
     return state
 
+
+# The fast engine's classes by these names too: they stay this engine's when the names above
+# are the native core's (native.py subclasses them and makes its twin states of them).
+FastBoomGame = BoomGame
+FastBoomState = BoomState
+fast_sample_state = sample_state
+
+# Which engine runs (arena.games.engines: its native core where built, else this one; one log
+# line says which): BoomGame, BoomState and sample_state are then its, here and in KIT.
+_engine = load_engine(__name__, builds=("native",))
+if _engine.__name__ != __name__:
+    # (pickle finds a class by its qualified name: the fast ones' are these names now)
+    FastBoomGame.__qualname__, FastBoomState.__qualname__ = "FastBoomGame", "FastBoomState"
+    BoomGame = _engine.BoomGame  # type: ignore[misc]
+    BoomState = _engine.BoomState  # type: ignore[misc]
+    sample_state = _engine.sample_state
 
 KIT = GameKit(
     title="Boom: Runaway",
