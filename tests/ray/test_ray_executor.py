@@ -387,15 +387,9 @@ def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(
     # keepers do once its worker is killed). Bounded, as above.
     while (mounts := mounted_under(tmp_path / "runs")) and time.monotonic() < deadline:
         time.sleep(0.05)  # polling /proc under a deadline: no event tells of an unmount
-    if mounts:
-        # An open bug, not a pass: the dead node's keepers did not unmount these (seen in 2 of
-        # 3 full runs on 2026-12-02, never alone; probably Ray's raylet, a subreaper that kills
-        # unknown children, ending the keepers: docs/reliability.md, "Open"). Everything above
-        # (the ladder complete, correct, every bot process gone) held. Unmount them so that
-        # nothing is left on the host, and say so.
-        for path in mounts:
-            workdir.unmount(Path(path))
-        pytest.xfail(f"known bug: the dead node's work directories stayed mounted: {mounts}")
+    for path in mounts:  # nothing left on the host, whatever the outcome
+        workdir.unmount(Path(path))
+    assert mounts == [], f"the dead node's work directories stayed mounted: {mounts}"
 
 
 def test_arena_serve_runs_its_matches_on_the_cluster(ray_cluster, tmp_path):
