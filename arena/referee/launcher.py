@@ -52,7 +52,8 @@ GUARD_EXIT_S = 10.0
 # How long the launcher waits, once it has cleaned up, for the guard's keeper to exit.
 KEEPER_EXIT_S = 5.0
 # How long the launcher waits for a new guard to say that its keeper runs (arena.referee.rlimits,
-# "The keeper") before it mounts the bot's work directory; past it, the launch goes on without.
+# "The keeper") before it mounts the bot's work directory; past it, nothing is mounted and the
+# guard ends without starting the bot.
 KEEPER_READY_S = 30.0
 # How long a launched bot's start-up may run at a low CPU weight before its group is made idle
 # (SCHED_IDLE: cgroups.IDLE_FILE) like any bot nobody waits for; a match waiting for it to
