@@ -359,6 +359,8 @@ class BotProcess:
         if self._mounted:
             workdir.unmount(self.workdir)
             self._mounted = False
+        if self._tmpfs:  # made empty for a tmpfs, mounted or not (a launch failed before)
+            self._tmpfs = False
             try:
                 self.workdir.rmdir()
             except OSError:
@@ -488,7 +490,7 @@ class BotProcess:
             if not self.sandbox_pids():  # the namespace, or the group when unconfined
                 break
             await asyncio.sleep(0.01)
-        if self.group is not None or self._mounted or self._release_socket is not None:
+        if self.group is not None or self._tmpfs or self._release_socket is not None:
             await asyncio.to_thread(self._release)
 
     def log_size(self) -> int:
