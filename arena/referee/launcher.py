@@ -51,6 +51,10 @@ _SIGNALS = {int(s): s.name for s in signal.Signals}
 GUARD_EXIT_S = 10.0
 # How long the launcher waits, once it has cleaned up, for the guard's keeper to exit.
 KEEPER_EXIT_S = 5.0
+# How long the launcher waits for a new guard to say that its keeper runs (arena.referee.rlimits,
+# "The keeper") before it mounts the bot's work directory; past it, nothing is mounted and the
+# guard ends without starting the bot.
+KEEPER_READY_S = 30.0
 # How long a launched bot's start-up may run at a low CPU weight before its group is made idle
 # (SCHED_IDLE: cgroups.IDLE_FILE) like any bot nobody waits for; a match waiting for it to
 # connect gives it a deciding bot's weight at once (seat.py).
@@ -144,6 +148,7 @@ class BotProcess:
         self._init_pid: int | None = None
         self.group: cgroups.BotGroup | None = None
         self._mounted = False  # the work directory is a tmpfs of this launch
+        self._tmpfs = False  # it is to be one (mounted once the guard's keeper runs)
         # The launcher's end of the release socket of the guard's keeper (arena.referee.rlimits).
         self._release_socket: socket.socket | None = None
         self._oom_kills = 0  # counted when the group is removed
@@ -200,7 +205,7 @@ class BotProcess:
             )
             if box.seccomp_fd is not None:
                 guard_options += ["--seccomp-fd", str(box.seccomp_fd)]
-            if self._mounted:
+            if self._tmpfs:
                 guard_options += ["--workdir", str(self.workdir)]
             command = box.argv(self.command.argv, cwd)
             env["ARENA_ADDRESS"] = sandbox.ADDRESS_IN_SANDBOX
@@ -227,10 +232,14 @@ class BotProcess:
             self.group_setup_s = time.perf_counter() - began
             for d in self.group.dirs:
                 guard_options += ["--cgroup", str(d)]
-        keepers_end = None
-        if self._mounted or self.group is not None:
+        keepers_end = guards_end = ready = None
+        if self._tmpfs or self.group is not None:
             self._release_socket, keepers_end = socket.socketpair()
             guard_options += ["--release-fd", str(keepers_end.fileno())]
+        if self._tmpfs:
+            ready, guards_end = socket.socketpair()
+            guard_options += ["--ready-fd", str(guards_end.fileno())]
+        passed = tuple(end.fileno() for end in (keepers_end, guards_end) if end is not None)
         argv = [
             sys.executable,
             "-m",
@@ -256,12 +265,15 @@ class BotProcess:
                     stdout=log,
                     stderr=log,
                     start_new_session=True,
-                    pass_fds=() if keepers_end is None else (keepers_end.fileno(),),
+                    pass_fds=passed,
                 )
         finally:
-            if keepers_end is not None:
-                keepers_end.close()  # the guard's (then its keeper's) alone
+            for end in (keepers_end, guards_end):
+                if end is not None:
+                    end.close()  # the guard's (then its keeper's) alone
         self.pgid = self.proc.pid  # a new session: the guard's pid is the group id
+        if ready is not None:
+            await self._mount_when_kept(ready)
         if self.group is not None:
             # Its start-up runs at the low weight for a while; then, while nobody waits for
             # it, its group is idle (cgroups.IDLE_FILE).
@@ -280,9 +292,11 @@ class BotProcess:
     def _make_workdir(self) -> None:
         """The sandbox's work directory, empty: as root a tmpfs of this launch (size, file count,
         owned by the bot's user; no file to walk), else a plain directory of the platform's
-        user. As root where no tmpfs can be mounted, a previous launch's directory is moved
-        aside and deleted off the event loop, and the new one given to the bot's user."""
-        lim = self.limits
+        user. As root, a previous launch's directory is moved aside and deleted off the event
+        loop, and the new one is made empty here and mounted (_mount_workdir) only once the
+        guard's keeper runs: a tmpfs mounted before would stay on the host if this process
+        died before the keeper was there to unmount it (a Ray node killed while its referee
+        starts a bot)."""
         if workdir.is_mounted(self.workdir):  # a launch of a platform killed -9
             workdir.unmount(self.workdir)
         if self.uid is None:
@@ -294,6 +308,35 @@ class BotProcess:
             os.rename(self.workdir, aside)
             threading.Thread(target=shutil.rmtree, args=(aside, True), daemon=True).start()
         self.workdir.mkdir(mode=0o700, parents=True)
+        self._tmpfs = True
+
+    async def _mount_when_kept(self, ready: socket.socket) -> None:
+        """Wait until the guard says that its keeper runs (a byte on `ready`), mount the work
+        directory, and tell the guard to start the bot (a byte back). If the guard ends first
+        (or says nothing in time), mount nothing and close the socket: the guard then ends
+        without starting the bot, and the launch ends as a bot that exited at once."""
+        loop = asyncio.get_running_loop()
+        with ready:
+            ready.setblocking(False)
+            try:
+                said = await within(loop.sock_recv(ready, 1), KEEPER_READY_S)
+            except (TimeoutError, OSError):
+                said = b""
+            if not said:
+                return
+            began = time.perf_counter()
+            self._mount_workdir()
+            self.workdir_setup_s += time.perf_counter() - began
+            try:
+                await loop.sock_sendall(ready, b"g")
+            except OSError:
+                pass  # the guard has gone: the launch ends as a bot that exited at once
+
+    def _mount_workdir(self) -> None:
+        """The tmpfs at the work directory (as root), or, where none can be mounted, the plain
+        directory given to the bot's user; with its tmp folder."""
+        assert self.uid is not None
+        lim = self.limits
         try:
             workdir.mount_tmpfs(self.workdir, lim.disk_mb, self.uid, lim.max_files)
             self._mounted = True
@@ -316,6 +359,8 @@ class BotProcess:
         if self._mounted:
             workdir.unmount(self.workdir)
             self._mounted = False
+        if self._tmpfs:  # made empty for a tmpfs, mounted or not (a launch failed before)
+            self._tmpfs = False
             try:
                 self.workdir.rmdir()
             except OSError:
@@ -445,7 +490,7 @@ class BotProcess:
             if not self.sandbox_pids():  # the namespace, or the group when unconfined
                 break
             await asyncio.sleep(0.01)
-        if self.group is not None or self._mounted:
+        if self.group is not None or self._tmpfs or self._release_socket is not None:
             await asyncio.to_thread(self._release)
 
     def log_size(self) -> int:

@@ -4,19 +4,19 @@ and ends every process the bot started when the bot ends, when it is told to sto
 platform process that launched it dies, even by kill -9.
 
 Run as `python -m arena.referee.rlimits MEMORY_MB CPU_S OPEN_FILES FILE_MB PROCESSES PARENT
-[--cgroup DIR]... [--seccomp-fd FD] [--workdir DIR] [--release-fd FD] -- ARGV...` by the
-launcher (0 = no limit; PARENT is the launching process's pid). It exits as the bot did (the
-same code, or killed by the same signal). Limits are set in the guard's child just before it
-execs the bot, rather than in a preexec_fn, which is unsafe in a process with threads (the
-referee has gRPC's). They are inherited through bubblewrap and the drop to the sandbox's user,
-so they bind the bot. PROCESSES is RLIMIT_NPROC, which counts the processes and threads of the
-bot's real user: the launcher passes it only when the bot runs as a user of its own (the sandbox
-as root), where it caps that bot alone. Each --cgroup DIR is a control group
+[--cgroup DIR]... [--seccomp-fd FD] [--workdir DIR] [--release-fd FD] [--ready-fd FD] --
+ARGV...` by the launcher (0 = no limit; PARENT is the launching process's pid). It exits as the
+bot did (the same code, or killed by the same signal). Limits are set in the guard's child just
+before it execs the bot, rather than in a preexec_fn, which is unsafe in a process with threads
+(the referee has gRPC's). They are inherited through bubblewrap and the drop to the sandbox's
+user, so they bind the bot. PROCESSES is RLIMIT_NPROC, which counts the processes and threads of
+the bot's real user: the launcher passes it only when the bot runs as a user of its own (the
+sandbox as root), where it caps that bot alone. Each --cgroup DIR is a control group
 (arena.referee.cgroups) the child joins before it execs, so bubblewrap and all under it are
 counted and capped together, and ending the bot ends the group. --seccomp-fd FD: the child puts
 the seccomp filter (arena.referee.seccomp) at that descriptor, where bubblewrap's `--seccomp FD`
 reads it. --workdir DIR: the bot's work directory tmpfs (arena.referee.workdir), which the guard
-unmounts if the platform dies first. --release-fd FD: see "The keeper" below.
+unmounts if the platform dies first. --release-fd FD and --ready-fd FD: see "The keeper" below.
 
 Why a guard rather than exec'ing into bubblewrap: bubblewrap's own child (the sandbox's init)
 binds its life to bubblewrap's (`--die-with-parent`) only after it has built the sandbox, and
@@ -50,6 +50,13 @@ which tells the launcher that it has gone. If the socket closes with no byte, th
 died. The keeper leaves the guard's process group first: the launcher kills that group when it
 stops the bot, before it cleans up, and a launcher killed between the two must still find a
 keeper that removes the rest (a Ray node's worker may be killed at any moment).
+
+For the same reason the launcher mounts the work directory only once the keeper runs: a tmpfs
+mounted before stayed on the host when the worker died (the node killed) while its guard was
+still starting, before it had forked a keeper. `--ready-fd FD` is the guard's end of a second
+socket pair: once the keeper has left the guard's group, the guard writes a byte there, and
+starts the bot only when the launcher, having mounted the work directory, writes one back. If
+that socket closes instead (the launcher died or gave up), the guard ends without starting it.
 """
 
 from __future__ import annotations
@@ -240,6 +247,7 @@ class Options:
         self.seccomp_fd: int | None = None
         self.workdir: Path | None = None
         self.release_fd: int | None = None
+        self.ready_fd: int | None = None
         pairs = iter(args)
         for flag in pairs:
             value = next(pairs, None)
@@ -254,6 +262,9 @@ class Options:
             elif flag == "--release-fd":
                 self.release_fd = int(value)
                 os.set_inheritable(self.release_fd, False)  # the keeper's alone, not the bot's
+            elif flag == "--ready-fd":
+                self.ready_fd = int(value)
+                os.set_inheritable(self.ready_fd, False)
             else:
                 raise ValueError(f"unknown option {flag}")
         self.group = (
@@ -269,7 +280,8 @@ class Options:
 
 USAGE = (
     "usage: python -m arena.referee.rlimits MEMORY_MB CPU_S OPEN_FILES FILE_MB PROCESSES PARENT "
-    "[--cgroup DIR]... [--seccomp-fd FD] [--workdir DIR] [--release-fd FD] -- ARGV..."
+    "[--cgroup DIR]... [--seccomp-fd FD] [--workdir DIR] [--release-fd FD] [--ready-fd FD] "
+    "-- ARGV..."
 )
 
 
@@ -321,6 +333,18 @@ def _start_keeper(parent_fd: int | None, options: Options) -> int | None:
     finally:
         if options.release_fd is not None:
             os.close(options.release_fd)
+
+
+def _ready(fd: int) -> bool:
+    """Tell the launcher that the keeper runs (a byte on the ready socket) and wait for its
+    answer: True once it has mounted the work directory, False if the socket closes instead."""
+    try:
+        os.write(fd, b"k")
+        return os.read(fd, 1) != b""
+    except OSError:  # the launcher's end is closed (EPIPE, ECONNRESET)
+        return False
+    finally:
+        os.close(fd)
 
 
 def _fork_keeper(parent_fd: int, options: Options) -> int | None:
@@ -431,6 +455,13 @@ def main(args: list[str]) -> None:
         _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
         parent_fd = _watch_parent(parent, options)
         keeper = _start_keeper(parent_fd, options)  # before the guard is a subreaper
+        if options.ready_fd is not None and not _ready(options.ready_fd):
+            # The launcher died, or gave up on this launch: no bot. What is left is the
+            # launcher's to remove, or the keeper's (and this guard's) if it died.
+            _ignore_stops()
+            if os.getppid() != parent:
+                _orphaned(options)
+            os._exit(1)
         _prctl(PR_SET_CHILD_SUBREAPER, 1)
         limits = (memory_mb, cpu_s, open_files, file_mb, processes)
         bot = _start(args[split + 1 :], limits, options)

@@ -380,22 +380,17 @@ def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(
         f"{len(left)} of the dead node's bots still alive {scaled(NODE_EXIT_S):.0f} s after "
         f"the node was removed: {left}"
     )
-    # Nor is anything of them left on the host: their work directories (each a tmpfs of its
-    # own) are unmounted by their guards' keepers (arena/referee/rlimits.py), for the worker
-    # that launched them kills the guards (its direct children) as it exits. Every other
-    # node ended its bots as the executor closed (or, if one did not answer in time, its
-    # keepers do once its worker is killed). Bounded, as above.
+    # Nor is anything of them left on the host: their work directories (each a tmpfs of its own)
+    # are unmounted by their guards' keepers (arena/referee/rlimits.py), for the worker that
+    # launched them kills the guards (its direct children) as it exits; and a bot being launched
+    # as the node died was not mounted yet: its referee mounts a work directory only once the
+    # guard's keeper runs. Every other node ended its bots as the executor closed (or, if one
+    # did not answer in time, its keepers do once its worker is killed). Bounded, as above.
     while (mounts := mounted_under(tmp_path / "runs")) and time.monotonic() < deadline:
         time.sleep(0.05)  # polling /proc under a deadline: no event tells of an unmount
-    if mounts:
-        # An open bug, not a pass: the dead node's keepers did not unmount these (seen in 2 of
-        # 3 full runs on 2026-12-02, never alone; probably Ray's raylet, a subreaper that kills
-        # unknown children, ending the keepers: docs/reliability.md, "Open"). Everything above
-        # (the ladder complete, correct, every bot process gone) held. Unmount them so that
-        # nothing is left on the host, and say so.
-        for path in mounts:
-            workdir.unmount(Path(path))
-        pytest.xfail(f"known bug: the dead node's work directories stayed mounted: {mounts}")
+    for path in mounts:  # nothing left on the host, whatever the outcome
+        workdir.unmount(Path(path))
+    assert mounts == [], f"the dead node's work directories stayed mounted: {mounts}"
 
 
 def test_arena_serve_runs_its_matches_on_the_cluster(ray_cluster, tmp_path):

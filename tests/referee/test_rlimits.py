@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 
@@ -173,3 +174,43 @@ def test_the_bot_runs_in_the_control_groups_the_guard_is_given():
                 d.rmdir()
             except OSError:
                 pass
+
+
+def guard_told(answer: bytes) -> tuple[int, str]:
+    """Start a guard with a ready socket (--ready-fd), wait for its byte (it says its keeper
+    runs), then write `answer` (the launcher mounted the work directory) or, when empty, close
+    the socket (the launcher died or gave up): its exit code and output."""
+    ours, theirs = socket.socketpair()
+    with ours:
+        with theirs:
+            guard = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "arena.referee.rlimits",
+                    *"0 0 0 0 0".split(),
+                    str(os.getpid()),
+                    "--ready-fd",
+                    str(theirs.fileno()),
+                    "--",
+                    sys.executable,
+                    "-c",
+                    "print('started')",
+                ],
+                pass_fds=(theirs.fileno(),),
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+        ours.settimeout(60)
+        assert ours.recv(1) == b"k"
+        if answer:
+            ours.sendall(answer)
+    out, _ = guard.communicate(timeout=60)
+    return guard.returncode, out
+
+
+def test_the_guard_starts_the_bot_only_when_its_launcher_answers_on_the_ready_socket():
+    assert guard_told(b"g") == (0, "started\n")
+    # The socket closed with no answer: nothing was mounted for the bot, which must not start.
+    code, out = guard_told(b"")
+    assert code == 1 and "started" not in out

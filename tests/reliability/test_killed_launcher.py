@@ -61,6 +61,16 @@ def in_a_new_pid_namespace(pid: int) -> bool:
         return False
 
 
+def is_a_guard(pid: int) -> bool:
+    """Whether process `pid` runs the guard (arena/referee/rlimits.py): the launcher starts other
+    processes too (bubblewrap's check)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"arena.referee.rlimits" in f.read().split(b"\0")
+    except OSError:
+        return False
+
+
 def wait_for(condition, what: str):
     return wait_until(condition, what, DEADLINE_S, poll_s=0.005)
 
@@ -159,3 +169,29 @@ def test_a_launcher_killed_with_its_bots_guard_leaves_no_mount_and_no_group(tmp_
         launcher.kill()
         launcher.wait()
         kill_survivors(token)
+
+
+def test_a_launcher_killed_with_its_bots_guard_as_the_guard_starts_leaves_no_mount(tmp_path):
+    """As a Ray node killed while its referee launches a bot: the worker dies and kills its
+    direct children with SIGKILL, among them a guard that has only just started, before it has
+    forked its keeper. Nothing may stay mounted: the launcher mounts the work directory only
+    once the guard says that its keeper runs (arena/referee/rlimits.py, "The keeper")."""
+    launcher, token = start(tmp_path, "run")
+    try:
+
+        def guards() -> list[int]:
+            return [p for p in children_of(launcher.pid) if is_a_guard(p)]
+
+        wait_for(lambda: guards() or launcher.poll() is not None, "the guard")
+        assert launcher.poll() is None, "the launcher ended before it was killed"
+        for guard in guards():
+            os.kill(guard, signal.SIGKILL)
+        launcher.kill()
+        launcher.wait(timeout=scaled(DEADLINE_S))
+        wait_for(lambda: not carrying(token), "every process of the bot (its keeper too) ended")
+        assert not mounted_under(tmp_path), "the work directory is still mounted"
+    finally:
+        launcher.kill()
+        launcher.wait()
+        for path in mounted_under(tmp_path):  # what this test found left: not on the host
+            subprocess.run(["umount", "-l", path], check=False)
