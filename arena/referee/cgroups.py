@@ -410,7 +410,12 @@ def sweep(where: Layout, me: int) -> int:
     for owner, dirs in owners.items():
         if _alive(int(owner)):
             continue
-        keys = {k.name for d in dirs for k in d.iterdir() if k.is_dir()}
+        keys: set[str] = set()
+        for d in dirs:
+            try:
+                keys.update(k.name for k in d.iterdir() if k.is_dir())
+            except OSError:  # another platform process (one starting beside this) swept it
+                continue
         for key in keys:
             group = BotGroup(where.version, tuple(d / key for d in dirs))
             group.kill()

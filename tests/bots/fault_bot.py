@@ -75,8 +75,12 @@ async def main() -> None:
                     hello=pb.Hello(token=token, name=MODE, protocol_version=1, max_concurrent=1)
                 ).SerializeToString()
             )
-            async for _ in call:
-                await call.write(b"\xff\xff\xff\xff garbage \x00\x01")
+            # Garbage as the reply to a move's request (not to the Welcome, which comes before
+            # the match: the stream would then end before the match starts, a crash, not a
+            # malformed reply; seen under load).
+            async for raw_message in call:
+                if pb.RefereeMessage.FromString(raw_message).WhichOneof("kind") == "action_request":
+                    await call.write(b"\xff\xff\xff\xff garbage \x00\x01")
             return
         call = stub.Play()
         if MODE == "batcher":

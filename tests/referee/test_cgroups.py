@@ -226,6 +226,34 @@ def test_the_sweep_ends_and_removes_the_groups_of_a_dead_platform():
         group.remove()
 
 
+@needs_v1
+def test_two_platforms_sweeping_the_same_dead_one_at_once_both_go_on(monkeypatch):
+    """Two platform processes starting at once (the suite's two workers) sweep the same dead
+    platform's groups: the one that comes second finds them gone, and starts all the same
+    (it raised FileNotFoundError, which failed a bot's launch)."""
+    assert isinstance(V1, Layout)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    dirs = V1.owner_dirs(dead.pid)
+    for d in dirs:
+        d.mkdir(exist_ok=True)
+        (d / "left-behind").mkdir(exist_ok=True)
+
+    alive = cgroups._alive
+
+    def swept_by_the_other(pid: int) -> bool:  # the other platform sweeps it meanwhile
+        if pid != dead.pid:
+            return alive(pid)
+        for d in dirs:
+            (d / "left-behind").rmdir()
+            d.rmdir()
+        return False
+
+    monkeypatch.setattr(cgroups, "_alive", swept_by_the_other)
+    cgroups.sweep(V1, os.getpid())
+    assert not any(d.exists() for d in dirs)
+
+
 def test_without_control_groups_the_launcher_says_so_once(monkeypatch, caplog):
     from arena.referee import launcher
 
