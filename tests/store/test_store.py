@@ -30,6 +30,7 @@ from arena.store import (
     StoreLocked,
     UnknownBot,
 )
+from arena.store.browse import BrowseQueries
 from tests.store.helpers import (
     add_remote_bots,
     ladder_with_results,
@@ -680,3 +681,27 @@ def test_a_new_ladder_is_rated_by_set_and_an_existing_one_keeps_its_mode(tmp_pat
         store.ensure_open_ladder("open-m", "balloon", 3, rating_mode="match").rating_mode == "match"
     )
     assert store.ensure_open_ladder("open-m", "balloon", 3).rating_mode == "match"
+
+
+def test_an_opening_match_is_a_finished_set_of_its_own_for_disclosure(tmp_path):
+    store, _, _, matches, results = ladder_with_results(
+        tmp_path, 4, 3, results_seed=2, seed=3, opening_round=True
+    )
+    opening = 4  # every table of 3 of 4 bots once
+    for i in (0, opening):
+        store.start_match("l", i, node="n1")
+        store.record_result("l", i, results[i])
+    with Store(store.path, readonly=True) as reader:
+        q = BrowseQueries(reader)
+        # The opening match is its own set: finished once it is, its deal public.
+        assert q.match("l", 0).set_finished
+        assert [m.index for m in q.match("l", 0).set_matches] == [0]
+        # A duplicate set's first rotation is not: its two others are still to play.
+        detail = q.match("l", opening)
+        assert not detail.set_finished
+        assert [m.index for m in detail.set_matches] == [opening, opening + 1, opening + 2]
+        rows = {
+            r.index: r.set_finished for r in q.match_list(ladder="l", status="completed").matches
+        }
+        assert rows == {0: True, opening: False}
+        assert q.finished_prefix("l") == 1
