@@ -102,6 +102,11 @@ def random_seed() -> int:
 # ---------------------------------------------------------------- ladders
 
 
+# A new ladder of `arena ladder run` opens with a round of single matches before its duplicate
+# sets: fewer matches to the right ranking on wide and close pools (docs/benchmarks.md, issue 31).
+DEFAULT_OPENING_ROUND = True
+
+
 @dataclass(frozen=True)
 class LadderSettings:
     db: Path
@@ -113,6 +118,9 @@ class LadderSettings:
     rounds: int = 1
     seed: int | None = None
     rating_mode: str | None = None  # None: the ladder's own, or the default for a new one
+    # Whether the schedule begins with an opening round of single matches (arena.schedule).
+    # None: the ladder's own, or DEFAULT_OPENING_ROUND for a new one.
+    opening_round: bool | None = None
     # Keep adding rounds until every adjacent pair of the leaderboard is settled at this
     # confidence (None: play the rounds asked for), up to `max_rounds` in all.
     until_settled: float | None = None
@@ -236,8 +244,14 @@ def _resolve_members(store, settings: LadderSettings) -> tuple[str, ...]:
 
 
 async def _ensure_ladder(store, settings: LadderSettings, rounds: int):
-    from arena.store import Store
+    from arena.store import Store, UnknownLadder
 
+    opening_round = settings.opening_round
+    if opening_round is None:
+        try:
+            await store.run(Store.get_ladder, settings.name)
+        except UnknownLadder:
+            opening_round = DEFAULT_OPENING_ROUND
     return await store.run(
         Store.ensure_ladder,
         settings.name,
@@ -248,6 +262,7 @@ async def _ensure_ladder(store, settings: LadderSettings, rounds: int):
         rounds=rounds,
         seed=settings.seed,
         rating_mode=settings.rating_mode,
+        opening_round=opening_round,
         settings={"limits": settings.run.limits.to_dict()},
     )
 

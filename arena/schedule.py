@@ -19,6 +19,15 @@ k positions, so deal and seat luck cancel. The matches of a set are consecutive 
 `rounds` repeats the whole round-robin with fresh seeds (and, in the design case, fresh blocks);
 a schedule with more rounds starts with the schedule with fewer.
 
+Opening round (`opening_round`, the default of `arena ladder run`'s new ladders): before the
+duplicate sets, one round of single matches, each table of the first round once, in that round's
+order, with a fresh deal and the seats in random order (drawn from their own stream,
+random.Random(f"{seed}/opening"), so the sets that follow are exactly those of the schedule
+without an opening). Each opening match is a set of one (rotation 0, round 0), so a set-rated
+ladder rates it on its own: the first ratings spread from k times fewer matches, then the sets
+cancel the luck (docs/benchmarks.md#rating: fewer matches to the right ranking, on wide and close
+pools).
+
 Order within a round: random, or with `spread` the same sets reordered by `spread_order` so that
 every bot is seated within the round's first few tables and pairs meet evenly early on (a
 leaderboard read before the round ends then rests on every bot; scripts/benchsuites/rating.py
@@ -99,10 +108,12 @@ def make_schedule(
     *,
     max_full_tables: int = DEFAULT_MAX_FULL_TABLES,
     spread: bool = False,
+    opening_round: bool = False,
 ) -> list[ScheduledMatch[B]]:
     """The ordered list of matches of a ladder of `bots` (distinct, in the ladder's order) at
     tables of `table_size`, repeated `rounds` times, all drawn from random.Random(seed); with
-    `spread`, each round's sets in `spread_order`."""
+    `spread`, each round's sets in `spread_order`; with `opening_round`, after an opening round
+    of single matches (the module's docstring)."""
     n, k = len(bots), table_size
     check_ladder_shape(n, k, rounds)
     if len(set(bots)) != n:
@@ -145,7 +156,30 @@ def make_schedule(
                     )
                 )
             set_index += 1
+    if opening_round:
+        return _with_opening(schedule, seed)
     return schedule
+
+
+def _with_opening(schedule: list[ScheduledMatch[B]], seed: int) -> list[ScheduledMatch[B]]:
+    """`schedule` after its opening round: each table of its first round once, in that order,
+    as a set of one with a fresh deal and shuffled seats; the sets' indexes moved on."""
+    rng = random.Random(f"{seed}/opening")
+    opening: list[ScheduledMatch[B]] = []
+    for m in schedule:
+        if m.round != 0:
+            break
+        if m.rotation != 0:
+            continue
+        seats = list(m.seats)
+        rng.shuffle(seats)
+        i = len(opening)
+        opening.append(ScheduledMatch(i, i, 0, 0, rng.randrange(SEED_BOUND), tuple(seats)))
+    n = len(opening)
+    return opening + [
+        ScheduledMatch(m.index + n, m.set_index + n, m.round, m.rotation, m.seed, m.seats)
+        for m in schedule
+    ]
 
 
 def spread_order(tables: Sequence[Sequence[int]], num_bots: int) -> list[int]:

@@ -52,6 +52,13 @@ def ladder_group():
     "existing one keeps its own.",
 )
 @click.option(
+    "--no-opening-round",
+    is_flag=True,
+    help="Schedule a new ladder without its opening round (one round of single matches, each "
+    "table once with a fresh deal, rated match by match, before the duplicate sets: the "
+    "default, docs/store.md#schedule). An existing ladder keeps what it was made with.",
+)
+@click.option(
     "--until-settled",
     type=click.FloatRange(0.5, 1.0, max_open=True),
     metavar="CONFIDENCE",
@@ -83,6 +90,7 @@ def run_cmd(
     seed,
     variant,
     rating_mode,
+    no_opening_round,
     until_settled,
     max_rounds,
     no_remote,
@@ -120,6 +128,7 @@ def run_cmd(
         rounds=rounds,
         seed=seed,
         rating_mode=rating_mode,
+        opening_round=False if no_opening_round else None,
         until_settled=until_settled,
         max_rounds=max_rounds,
         run=run,

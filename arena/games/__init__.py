@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -40,6 +41,7 @@ GAMES_VARIABLE = "ARENA_GAMES"
 
 _kits: dict[str, GameKit] = {}
 _builtin_loaded: list[bool] = []  # the shipped games and ARENA_GAMES's are in _kits
+_loading = threading.RLock()
 
 
 def register(package: str) -> GameKit:
@@ -61,11 +63,16 @@ def register(package: str) -> GameKit:
 
 
 def _registry() -> dict[str, GameKit]:
-    if not _builtin_loaded:
-        _builtin_loaded.append(True)
-        extra = os.environ.get(GAMES_VARIABLE, "")
-        for package in (*GAME_PACKAGES, *(p.strip() for p in extra.split(",") if p.strip())):
-            register(package)
+    # Under a lock: a bot's matches run in threads, and a second thread that found the
+    # registry marked loaded while the first was still filling it saw no game at all. (Marked
+    # first, as before, for the loading thread itself: a game package that asks for the
+    # registry while it is imported sees the games loaded so far.)
+    with _loading:
+        if not _builtin_loaded:
+            _builtin_loaded.append(True)
+            extra = os.environ.get(GAMES_VARIABLE, "")
+            for package in (*GAME_PACKAGES, *(p.strip() for p in extra.split(",") if p.strip())):
+                register(package)
     return _kits
 
 

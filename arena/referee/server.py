@@ -494,7 +494,19 @@ class RefereeServer:
             raise OSError(f"cannot listen on the Unix socket {socket}: {err}") from None
         if bound == 0:
             raise OSError(f"cannot listen on the Unix socket {socket}")
-        await server.start()
+        # The start is shielded: a gRPC server whose start is cancelled cannot be shut down
+        # (its shutdown, then or at garbage collection, fails on the cancelled loop: "Task
+        # exception was never retrieved ... InvalidStateError"). Cancelled meanwhile (a lane
+        # launched as the run is stopped), it finishes starting, is stopped, and the
+        # cancellation goes on.
+        starting = asyncio.ensure_future(server.start())
+        try:
+            await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            await asyncio.wait([starting])
+            await server.stop(0)
+            socket.unlink(missing_ok=True)
+            raise
         # Inside a sandbox the bot runs as a user of its own, and connecting to a Unix socket
         # needs write permission on it; its directory keeps everyone else out.
         os.chmod(socket, 0o666)

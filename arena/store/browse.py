@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 # Store.append_matches), so they are looked for among the set size - 1 matches either side of
 # `m`, through the (ladder_id, idx) index, whatever the size of the ladder. A set has
 # table_size matches, or `set_size` in the ladder's settings (a comparison's deal is played by
-# both versions: 2k matches, arena/compare).
+# both versions: 2k matches, arena/compare), or one (a ladder's opening round, arena.schedule:
+# the window then finds it alone, the only match with its set index).
 SET_SIZE_SQL = "coalesce(json_extract(l.settings, '$.set_size'), l.table_size)"
 SET_FINISHED_SQL = (
     "NOT EXISTS (SELECT 1 FROM matches o WHERE o.ladder_id = m.ladder_id AND o.idx BETWEEN "

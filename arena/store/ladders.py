@@ -105,6 +105,7 @@ class Ladders(StoreFile):
         rating_mode: str | None = None,
         rating_params: RatingParams | None = None,
         max_full_tables: int | None = None,
+        opening_round: bool | None = None,
         settings: Mapping[str, Any] | None = None,
     ) -> Ladder:
         """Create a ladder and write its whole schedule as pending matches, in one transaction.
@@ -113,7 +114,9 @@ class Ladders(StoreFile):
         (registered, not removed, distinct), the shape (2 <= k <= 5, k <= number of bots) and
         the rating mode (None: arena.ratings' default); any error leaves the database unchanged.
         `rating_params` None: the defaults; `max_full_tables` None: arena.schedule's default.
-        `seed` None draws one.
+        `seed` None draws one. `opening_round` True: the schedule begins with an opening round of
+        single matches (arena.schedule; None or False: none), kept in the settings so that an
+        extension draws the same schedule.
         `settings` holds the runner's own settings (limits, concurrency...), stored as JSON."""
         check_ladder_name(name)
         resolved_options = _resolve_game(game, table_size, options or {})
@@ -131,6 +134,7 @@ class Ladders(StoreFile):
         all_settings = dict(settings or {})
         all_settings["rating_params"] = (rating_params or RatingParams()).to_dict()
         all_settings["max_full_tables"] = max_full_tables
+        all_settings["opening_round"] = bool(opening_round)
         with self._write() as conn:
             if conn.execute("SELECT 1 FROM ladders WHERE name = ?", (name,)).fetchone():
                 raise LadderError(f"a ladder called {name!r} already exists; choose another name")
@@ -140,9 +144,7 @@ class Ladders(StoreFile):
                 all_settings,
                 bots,
             )
-            self._add_matches(
-                conn, ladder_id, bot_ids, table_size, 0, rounds, seed, max_full_tables
-            )
+            self._add_matches(conn, ladder_id, bot_ids, table_size, 0, rounds, seed, all_settings)
         return self.get_ladder(name)
 
     def _insert_ladder(
@@ -195,9 +197,18 @@ class Ladders(StoreFile):
         from_round: int,
         rounds: int,
         seed: int,
-        max_full_tables: int,
+        settings: Mapping[str, Any],
     ) -> None:
-        schedule = make_schedule(bot_ids, k, rounds, seed, max_full_tables=max_full_tables)
+        """Write the matches of rounds `from_round`..`rounds`-1 of the schedule the ladder's
+        `settings` draw (max_full_tables; opening_round, absent in ladders made before it: no)."""
+        schedule = make_schedule(
+            bot_ids,
+            k,
+            rounds,
+            seed,
+            max_full_tables=settings["max_full_tables"],
+            opening_round=bool(settings.get("opening_round", False)),
+        )
         conn.executemany(
             "INSERT INTO matches (ladder_id, idx, set_index, round, rotation, seed, seats) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -441,6 +452,10 @@ class Ladders(StoreFile):
         if kwargs.get("rating_params") is not None:
             wanted["rating parameters"] = kwargs["rating_params"]
             have["rating parameters"] = ladder.rating_params
+        # Likewise its opening round (or none): asked nothing, it keeps what it was made with.
+        if kwargs.get("opening_round") is not None:
+            wanted["opening round"] = kwargs["opening_round"]
+            have["opening round"] = bool(ladder.settings.get("opening_round", False))
         diff = _differences(wanted, have)
         rounds = kwargs.get("rounds", ladder.rounds)
         if rounds < ladder.rounds:
@@ -467,7 +482,7 @@ class Ladders(StoreFile):
                     ladder.rounds,
                     rounds,
                     ladder.seed,
-                    ladder.settings["max_full_tables"],
+                    ladder.settings,
                 )
             ladder = self.get_ladder(name)
         return ladder

@@ -2,6 +2,9 @@
 transaction that recorded what unblocked them (Matches calls `apply_ratings`). The maths is
 arena.ratings' (the ladder's Rater, set_ranks); the rows read and written are the store's.
 
+In set mode the unit rated is the duplicate set (the matches sharing a set index): a set of
+table_size matches, or of one in a ladder's opening round (arena.schedule), rated on its own.
+
 Ratings in schedule order: a match that finishes before its predecessors waits (rated = 0)
 until they are done, so ratings never depend on which match finished first, and a resumed
 ladder ends with the same ratings as an uninterrupted one.
@@ -24,14 +27,17 @@ def apply_ratings(conn: sqlite3.Connection, info: LadderInfo) -> tuple[int, ...]
     cursor = conn.execute("SELECT rated_through FROM ladders WHERE id = ?", (info.id,)).fetchone()[
         0
     ]
+    # In set mode the next unit is the set the next match belongs to: its matches are
+    # consecutive and at most table_size (an opening round's sets hold one match each).
     step = info.table_size if info.rating_mode == SET_MODE else 1
     rated: list[int] = []
     while True:
         rows = conn.execute(
-            "SELECT id, idx, status FROM matches WHERE ladder_id = ? AND idx >= ? AND "
+            "SELECT id, idx, status, set_index FROM matches WHERE ladder_id = ? AND idx >= ? AND "
             "idx < ? ORDER BY idx",
             (info.id, cursor, cursor + step),
         ).fetchall()
+        rows = [r for r in rows if r[3] == rows[0][3]] if rows else rows
         if not rows or any(r[2] not in FINISHED for r in rows):
             break
         done = [r for r in rows if r[2] == COMPLETED]
@@ -45,7 +51,8 @@ def apply_ratings(conn: sqlite3.Connection, info: LadderInfo) -> tuple[int, ...]
 
 def _rate(conn: sqlite3.Connection, info: LadderInfo, match_ids: list[int]) -> None:
     """Apply one rating update from these completed matches: one match, or the completed
-    matches of one duplicate set (set mode). Also adds their results to the standings."""
+    matches of one duplicate set (set mode; a set of one, an opening round's, as per match).
+    Also adds their results to the standings."""
     per_match = []
     for match_id in match_ids:
         rows = conn.execute(

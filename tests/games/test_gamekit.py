@@ -4,12 +4,16 @@ package that is not a game refused with a clear error."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from arena.games import ConfigError, game_class, game_kits, register
 from arena.referee import wire
 from arena_sdk import games as sdk_games
 from arena_sdk.proto import arena_pb2 as pb
+from tests.cli import ROOT
 
 
 def test_every_games_options_have_their_protocol_field_and_the_sdk_reads_them():
@@ -77,3 +81,33 @@ def test_a_pages_option_labels_follow_the_declaration():
     assert option_labels("balloon", {}) == []
     # An option the game does not declare (an old ladder's) still shows, as it was stored.
     assert option_labels("balloon", {"mirror": 2}) == [("mirror 2", "mirror")]
+
+
+def test_the_registry_loads_once_for_threads_that_ask_at_once():
+    """A bot's matches run in threads; the first of them to ask for a game loads the registry,
+    and the others, asking meanwhile, wait for it instead of finding no game (seen as "unknown
+    game 'balloon'; the games are: " when a ladder's opening round gave one bot process several
+    matches at once). In a fresh interpreter, so that the registry is not loaded yet."""
+    script = """
+import threading
+from arena.games import game_kit
+barrier = threading.Barrier(8)
+failed = []
+def ask():
+    barrier.wait()
+    try:
+        game_kit("balloon")
+    except Exception as err:
+        failed.append(repr(err))
+threads = [threading.Thread(target=ask) for _ in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(failed)
+"""
+    for _ in range(3):
+        out = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+        )
+        assert out.stdout.strip() == "[]", out.stdout

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.ratings import SkillRating, p_better_calibrated
+from arena.schedule import make_schedule
 from tests.cli import ladder_run_args, start_arena
 from tests.procs import processes_in
 from tests.support.ladders import (
@@ -40,7 +41,7 @@ def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path, cle
     assert proc.poll() is None, "the ladder finished before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert 4 <= done < 24
+    assert 4 <= done < 28
 
     arena(*ladder_args(killed_db, tmp_path))  # the same command resumes
     for db in (clean_db, killed_db):  # real play, not bots that never started
@@ -48,7 +49,8 @@ def test_kill_9_mid_ladder_then_resume_equals_an_uninterrupted_run(tmp_path, cle
         assert con.execute("SELECT count(*) FROM faults").fetchone()[0] == 0
         con.close()
     assert results(killed_db) == clean_ladder["results"]
-    assert clean_ladder["results"]["count"] == 24 * 3
+    # An opening round of 4 single matches, then 2 rounds of 4 sets of 3, 3 seats each.
+    assert clean_ladder["results"]["count"] == (4 + 24) * 3
     assert rankings(killed_db) == clean_ladder["rankings"]
     # The killed runner's bots died with it (the kernel kills them when their parent dies).
     assert processes_in(tmp_path / "runs") == []
@@ -136,23 +138,23 @@ def test_until_settled_stops_at_the_first_round_where_every_rank_is_settled(tmp_
         "s",
         "heuristic,random",
         db,
-        ["--seed", "5", "--until-settled", "0.9", "--max-rounds", "8"],
+        ["--seed", "5", "--until-settled", "0.95", "--max-rounds", "8"],
         run_dir=tmp_path / "runs",
     )
     out = arena(*args).stdout
-    assert "every rank settled at 0.9" in out
-    settled = settled_after_each_round(db, "s", 0.9)
+    assert "every rank settled at 0.95" in out
+    settled = settled_after_each_round(db, "s", 0.95)
     # It played rounds until the first settled one, and no further.
     assert settled[-1] and not any(settled[:-1]), settled
     assert 1 < len(settled) < 8
     doc = json.loads(arena("rankings", "--json", "--db", str(db)).stdout)
     assert [s["bot"] for s in doc["standings"]] == ["heuristic", "random"]
-    assert doc["standings"][0]["p_better_than_next"] >= 0.9
+    assert doc["standings"][0]["p_better_than_next"] >= 0.95
     # The same command again adds nothing: the ladder is settled.
     again = arena(*args).stdout
-    assert "every rank settled at 0.9" in again
-    assert len(settled_after_each_round(db, "s", 0.9)) == len(settled)
-    assert results(db)["count"] == 2 * 2 * len(settled)
+    assert "every rank settled at 0.95" in again
+    assert len(settled_after_each_round(db, "s", 0.95)) == len(settled)
+    assert results(db)["count"] == 2 + 2 * 2 * len(settled)  # the opening match, then sets
     assert processes_in(tmp_path / "runs") == []
 
 
@@ -174,11 +176,12 @@ def test_until_settled_stops_at_the_cap_and_the_same_command_with_a_higher_cap_g
     proc = run(2)
     assert "not every rank settled at 0.95 after 2 rounds" in proc.stderr
     assert settled_after_each_round(db, "c", 0.95) == [False, False]
-    assert results(db)["count"] == 2 * 2 * 3 * 2  # 2 rounds of 3 sets of 2 matches, 2 seats
+    # An opening round of 3 single matches, then 2 rounds of 3 sets of 2 matches; 2 seats.
+    assert results(db)["count"] == 2 * 3 + 2 * 2 * 3 * 2
     proc = run(3)
     assert "after 3 rounds" in proc.stderr
     assert settled_after_each_round(db, "c", 0.95) == [False, False, False]
-    assert results(db)["count"] == 2 * 2 * 3 * 3
+    assert results(db)["count"] == 2 * 3 + 2 * 2 * 3 * 3
     assert "?" in arena("rankings", "--db", str(db)).stdout  # unsettled ranks are marked
 
 
@@ -203,17 +206,76 @@ def test_until_settled_killed_after_adding_a_round_resumes_to_the_uninterrupted_
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    round_one = 6 * 2  # 6 tables of 2, each a set of 2 matches
-    done = wait_for_completed(killed_db, round_one + 2, proc)
+    opening = 6  # the opening round: each of the 6 tables of 2 once
+    a_round = 6 * 2  # 6 tables of 2, each a set of 2 matches
+    first = opening + a_round
+    done = wait_for_completed(killed_db, first + 2, proc)
     assert proc.poll() is None, "the ladder finished before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert round_one < done < 3 * round_one  # killed in a round the run added
+    assert first < done < first + 2 * a_round  # killed in a round the run added
     arena(*args(killed_db, tmp_path / "runs"))  # the same command resumes
     assert results(killed_db) == results(clean_db)
-    assert results(clean_db)["count"] == 3 * round_one * 2
+    assert results(clean_db)["count"] == (opening + 3 * a_round) * 2
     assert rankings(killed_db) == rankings(clean_db)
     assert processes_in(tmp_path / "runs") == []
+
+
+def stored_schedule(db: Path, ladder: str) -> list[tuple]:
+    con = sqlite3.connect(db)
+    rows = con.execute(
+        "SELECT m.idx, m.set_index, m.round, m.rotation, m.seed, m.seats FROM matches m "
+        "JOIN ladders l ON l.id = m.ladder_id WHERE l.name = ? ORDER BY m.idx",
+        (ladder,),
+    ).fetchall()
+    con.close()
+    return [(*r[:5], tuple(json.loads(r[5]))) for r in rows]
+
+
+def test_a_new_ladder_opens_with_single_matches_unless_told_and_a_resumed_one_keeps_its_own(
+    tmp_path,
+):
+    db = tmp_path / "a.db"
+    register(db, ["r1", "r2", "r3"])
+    ids = [i for i, _ in sorted(bot_ids(db).items(), key=lambda x: x[1])]
+
+    def run(name: str, *options: str) -> None:
+        arena(*ladder_run_args(name, "r1,r2,r3", db, ["--seed", "7", *options]))
+
+    run("opened")
+    run("plain", "--no-opening-round")
+    opened, plain = stored_schedule(db, "opened"), stored_schedule(db, "plain")
+    assert opened == [
+        (m.index, m.set_index, m.round, m.rotation, m.seed, m.seats)
+        for m in make_schedule(ids, 2, 1, 7, opening_round=True)
+    ]
+    assert plain == [
+        (m.index, m.set_index, m.round, m.rotation, m.seed, m.seats)
+        for m in make_schedule(ids, 2, 1, 7)
+    ]
+    assert len(opened) == 3 + len(plain)
+    # Resumed with more rounds and without the flag, each ladder keeps its own kind of schedule;
+    # asked for the other kind, an opened one refuses and changes nothing.
+    run("plain", "--rounds", "2")
+    assert stored_schedule(db, "plain") == [
+        (m.index, m.set_index, m.round, m.rotation, m.seed, m.seats)
+        for m in make_schedule(ids, 2, 2, 7)
+    ]
+    proc = arena(
+        *ladder_run_args("opened", "r1,r2,r3", db, ["--seed", "7", "--no-opening-round"]),
+        check=False,
+    )
+    assert proc.returncode != 0
+    assert "opening round is True, not False" in proc.stderr
+    assert stored_schedule(db, "opened") == opened
+    assert results(db)["count"] == 2 * (len(opened) + 2 * len(plain))
+
+
+def bot_ids(db: Path) -> dict[int, str]:
+    con = sqlite3.connect(db)
+    found = dict(con.execute("SELECT id, name FROM bots").fetchall())
+    con.close()
+    return found
 
 
 def test_missing_database_directory_is_a_clear_error(tmp_path):
@@ -259,4 +321,4 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
     con.close()
     assert running == 0  # the matches in flight went back to pending
     arena(*ladder_args(db, tmp_path))
-    assert results(db)["count"] == 24 * 3
+    assert results(db)["count"] == (4 + 24) * 3  # the opening round's 4, then 2 rounds of sets

@@ -143,3 +143,38 @@ def test_spread_schedules_extend_like_the_others() -> None:
     one = make_schedule(list(range(9)), 3, rounds=1, seed=2, spread=True)
     three = make_schedule(list(range(9)), 3, rounds=3, seed=2, spread=True)
     assert three[: len(one)] == one
+
+
+@pytest.mark.parametrize(("n", "k", "rounds"), [(5, 3, 1), (7, 4, 2), (12, 3, 2), (6, 2, 1)])
+def test_opening_round_plays_each_table_once_then_the_usual_sets(
+    n: int, k: int, rounds: int
+) -> None:
+    bots = [f"bot{i}" for i in range(n)]
+    plain = make_schedule(bots, k, rounds=rounds, seed=5)
+    opened = make_schedule(bots, k, rounds=rounds, seed=5, opening_round=True)
+    first_round = [m for m in plain if m.round == 0 and m.rotation == 0]
+    opening, rest = opened[: len(first_round)], opened[len(first_round) :]
+    assert [m.index for m in opened] == list(range(len(opened)))
+    # The opening: sets of one match each, rotation 0, round 0, one per table of the first round.
+    assert [m.set_index for m in opening] == list(range(len(first_round)))
+    assert all(m.rotation == 0 and m.round == 0 for m in opening)
+    assert sorted(sorted(m.seats) for m in opening) == sorted(sorted(m.seats) for m in first_round)
+    # Fresh deals, not the sets' deals, and the seats drawn afresh.
+    assert not {m.seed for m in opening} & {m.seed for m in plain}
+    assert len({m.seed for m in opening}) == len(opening)
+    assert [m.seats for m in opening] != [m.seats for m in first_round]
+    # Then the schedule without an opening, its indexes and set indexes moved on.
+    assert [
+        (m.index - len(opening), m.set_index - len(opening), m.round, m.rotation, m.seed, m.seats)
+        for m in rest
+    ] == [(m.index, m.set_index, m.round, m.rotation, m.seed, m.seats) for m in plain]
+
+
+def test_opening_round_schedules_are_deterministic_and_extend() -> None:
+    bots = [f"bot{i}" for i in range(8)]
+    one = make_schedule(bots, 3, rounds=1, seed=9, opening_round=True)
+    assert one == make_schedule(bots, 3, rounds=1, seed=9, opening_round=True)
+    assert one != make_schedule(bots, 3, rounds=1, seed=10, opening_round=True)
+    three = make_schedule(bots, 3, rounds=3, seed=9, opening_round=True)
+    assert three[: len(one)] == one
+    assert {m.round for m in three} == {0, 1, 2}

@@ -76,7 +76,8 @@ def guesses_and_hits(db: Path, ladder: str, logs: Path, recorder: str) -> tuple[
 def test_a_hand_recorder_names_no_hand_it_was_not_shown(tmp_path, k):
     """A full duplicate round-robin (`arena ladder run`, k + 1 bots at tables of k): the bot
     that remembers every hand (in memory, its work directory and /tmp) names none of the other
-    seats' hands; its lanes are its k rotations, one log each."""
+    seats' hands; its lanes are its k rotations, one log each. Without an opening round, so
+    that a seating names one match (an opening match is a deal of its own, played in lane 0)."""
     db, runs = tmp_path / "arena.db", tmp_path / "runs"
     honest = [f"honest{i}" for i in range(k)]
     register(db, "recorder", honest)
@@ -85,7 +86,7 @@ def test_a_hand_recorder_names_no_hand_it_was_not_shown(tmp_path, k):
             "lanes",
             ",".join(["recorder", *honest]),
             db,
-            ["--seed", "5", "-j", "4", "--move-ms", "5000"],
+            ["--seed", "5", "-j", "4", "--move-ms", "5000", "--no-opening-round"],
             k=k,
             run_dir=runs,
         ),

@@ -15,6 +15,7 @@ import trueskill
 
 from arena.ratings import CALIBRATED_WIDEN, Rater
 from arena.results import ABANDONED, TIMEOUT, Fault
+from arena.schedule import make_schedule
 from arena.store import (
     RUNNABLE,
     SCHEMA_VERSION,
@@ -29,6 +30,7 @@ from arena.store import (
     StoreLocked,
     UnknownBot,
 )
+from arena.store.browse import BrowseQueries
 from tests.store.helpers import (
     add_remote_bots,
     ladder_with_results,
@@ -391,19 +393,27 @@ def test_reset_running_puts_killed_matches_back(tmp_path):
     assert store.start_match("l", 3).attempts == 1
 
 
-def test_set_mode_rates_each_duplicate_set_as_one_result(tmp_path):
-    store, bots, _, matches, results = ladder_with_results(
-        tmp_path, 4, 3, results_seed=8, seed=2, rating_mode="set"
-    )
-    order = [m.index for m in matches]
-    random.Random(1).shuffle(order)
-    play(store, "l", order, results)
+def direct_set_trueskill(bots, matches, results):
+    """Set-mode ratings computed straight with the trueskill package: each duplicate set (its
+    consecutive matches sharing a set index) rated once by summed scores, faulted bots last; a
+    set of one match (an opening round's) rated by that match's ranks."""
     env = trueskill.TrueSkill(
         mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.05
     )
     ratings = {b: env.create_rating() for b in bots}
-    for start in range(0, len(matches), 3):
-        group = matches[start : start + 3]
+    sets: list[list] = []
+    for m in matches:
+        if sets and sets[-1][0].set_index == m.set_index:
+            sets[-1].append(m)
+        else:
+            sets.append([m])
+    for group in sets:
+        if len(group) == 1:
+            m = group[0]
+            rated = env.rate([{b: ratings[b]} for b in m.seats], ranks=list(results[m.index].ranks))
+            for g in rated:
+                ratings.update(g)
+            continue
         totals = {b: 0 for b in group[0].seats}
         faulted = set()
         for m in group:
@@ -417,10 +427,78 @@ def test_set_mode_rates_each_duplicate_set_as_one_result(tmp_path):
         rated = env.rate([{b: ratings[b]} for b in order_bots], ranks=ranks)
         for g in rated:
             ratings.update(g)
+    return ratings
+
+
+def test_set_mode_rates_each_duplicate_set_as_one_result(tmp_path):
+    store, bots, _, matches, results = ladder_with_results(
+        tmp_path, 4, 3, results_seed=8, seed=2, rating_mode="set"
+    )
+    order = [m.index for m in matches]
+    random.Random(1).shuffle(order)
+    play(store, "l", order, results)
+    ratings = direct_set_trueskill(bots, matches, results)
     for s in store.rankings("l").standings:
         assert s.mu == pytest.approx(ratings[s.bot].mu, abs=1e-12)
         assert s.sigma == pytest.approx(ratings[s.bot].sigma, abs=1e-12)
         assert s.matches == 3 * 3  # 3 sets of 3 matches for each of 4 bots at tables of 3
+
+
+def test_an_opening_round_is_rated_match_by_match_then_the_sets_whole(tmp_path):
+    store, bots, ladder, matches, results = ladder_with_results(
+        tmp_path, 5, 3, results_seed=8, seed=2, rating_mode="set", opening_round=True
+    )
+    assert ladder.settings["opening_round"] is True
+    opening = 10  # every table of 3 of 5 bots once
+    assert [m.rotation for m in matches[:opening]] == [0] * opening
+    assert [m.set_index for m in matches[:opening]] == list(range(opening))
+    assert len(matches) == opening + 3 * opening
+    # An opening match is rated as soon as it and its predecessors are in, not with a set.
+    assert store.record_result("l", 1, results[1]).rated == ()
+    assert store.record_result("l", 0, results[0]).rated == (0, 1)
+    # A set waits for all of its matches.
+    for i in range(2, opening + 2):
+        store.record_result("l", i, results[i])
+    assert store.get_ladder("l").rated_through == opening
+    assert store.record_result("l", opening + 2, results[opening + 2]).rated == (
+        opening,
+        opening + 1,
+        opening + 2,
+    )
+    order = [m.index for m in matches[opening + 3 :]]
+    random.Random(1).shuffle(order)
+    play(store, "l", order, results)
+    ratings = direct_set_trueskill(bots, matches, results)
+    for s in store.rankings("l").standings:
+        assert s.mu == pytest.approx(ratings[s.bot].mu, abs=1e-12)
+        assert s.sigma == pytest.approx(ratings[s.bot].sigma, abs=1e-12)
+        assert s.matches == 6 + 3 * 6  # each bot sits at 6 of the 10 tables
+
+
+def test_a_ladder_keeps_its_opening_round_when_resumed_and_extended(tmp_path):
+    store = new_store(tmp_path)
+    bots = add_remote_bots(store, 5)
+    store.create_ladder("with", "balloon", 3, bots, seed=4, opening_round=True)
+    store.create_ladder("without", "balloon", 3, bots, seed=4)
+    assert store.get_ladder("without").settings.get("opening_round", False) is False
+    # Resumed without saying (what `arena ladder run` does for an existing ladder), each keeps
+    # its own; the extended schedule is the longer schedule of the same kind.
+    for name, opening in (("with", True), ("without", False)):
+        store.ensure_ladder(name, "balloon", 3, bots, rounds=3)
+        # The schedule depends on the bots' places only, so it can be drawn with their names.
+        planned = make_schedule(bots, 3, 3, 4, opening_round=opening)
+        assert [(m.index, m.set_index, m.round, m.rotation, m.seed, m.seats) for m in planned] == [
+            (m.index, m.set_index, m.round, m.rotation, m.seed, m.seats)
+            for m in store.matches(name)
+        ]
+    with pytest.raises(LadderMismatch, match="opening round is False, not True"):
+        store.ensure_ladder("without", "balloon", 3, bots, opening_round=True)
+    with pytest.raises(LadderMismatch, match="opening round is True, not False"):
+        store.ensure_ladder("with", "balloon", 3, bots, opening_round=False)
+    # A new ladder made by ensure_ladder gets what it is asked for.
+    assert store.ensure_ladder("new", "balloon", 3, bots, opening_round=True).settings[
+        "opening_round"
+    ]
 
 
 def test_a_floating_point_error_is_recorded_and_leaves_ratings(tmp_path, monkeypatch):
@@ -603,3 +681,27 @@ def test_a_new_ladder_is_rated_by_set_and_an_existing_one_keeps_its_mode(tmp_pat
         store.ensure_open_ladder("open-m", "balloon", 3, rating_mode="match").rating_mode == "match"
     )
     assert store.ensure_open_ladder("open-m", "balloon", 3).rating_mode == "match"
+
+
+def test_an_opening_match_is_a_finished_set_of_its_own_for_disclosure(tmp_path):
+    store, _, _, matches, results = ladder_with_results(
+        tmp_path, 4, 3, results_seed=2, seed=3, opening_round=True
+    )
+    opening = 4  # every table of 3 of 4 bots once
+    for i in (0, opening):
+        store.start_match("l", i, node="n1")
+        store.record_result("l", i, results[i])
+    with Store(store.path, readonly=True) as reader:
+        q = BrowseQueries(reader)
+        # The opening match is its own set: finished once it is, its deal public.
+        assert q.match("l", 0).set_finished
+        assert [m.index for m in q.match("l", 0).set_matches] == [0]
+        # A duplicate set's first rotation is not: its two others are still to play.
+        detail = q.match("l", opening)
+        assert not detail.set_finished
+        assert [m.index for m in detail.set_matches] == [opening, opening + 1, opening + 2]
+        rows = {
+            r.index: r.set_finished for r in q.match_list(ladder="l", status="completed").matches
+        }
+        assert rows == {0: True, opening: False}
+        assert q.finished_prefix("l") == 1

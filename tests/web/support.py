@@ -284,7 +284,8 @@ def start_gated_ladder(
     """`arena ladder run LADDER` on `db` in its own session, its output to `log`: Balloon for 3
     among `bots`, added as launched tests/bots/gated_bot.py (each holds its matches until the
     test opens its gate, in its lanes' work directories: gate_dirs), two rounds, `workers`
-    matches at once."""
+    matches at once; no opening round, so that every match is a rotation of one of two sets of
+    three (an opening match, a set of one, is tests/store's test_an_opening_match_...)."""
     with Store(db) as store:
         for b in bots:
             store.add_bot(b, f"python {GATED}", cwd=ROOT)
@@ -297,7 +298,10 @@ def start_gated_ladder(
             ladder,
             ",".join(bots),
             db,
-            ["--rounds", "2", "--seed", str(seed), "-j", str(workers), "--move-ms", "60000"],
+            [
+                *("--rounds", "2", "--seed", str(seed), "-j", str(workers)),
+                *("--move-ms", "60000", "--no-opening-round"),
+            ],
             k=3,
             run_dir=runs,
         ),
