@@ -444,7 +444,7 @@ def test_a_version_submitted_to_a_serving_arena_on_the_cluster_is_verified_and_p
     """`arena serve --executor ray` running, an owner submits a bot (a folder the job never
     held): it is verified on a node and plays its ladder there, without a restart."""
     from tests.service.serving import Server, arena, played, wait_until
-    from tests.submissions.test_runtimes_serve import owner_key
+    from tests.support.uploads import owner_key
 
     db = tmp_path / "serve.db"
     for name in ("r1", "r2", "r3"):

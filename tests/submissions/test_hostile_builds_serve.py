@@ -29,7 +29,7 @@ from arena.runtimes import Runtimes
 from arena.store.snapshots import snapshot_root
 from tests.cli import ROOT
 from tests.service.serving import RANDOM, Server, arena, wait_until
-from tests.submissions.test_runtimes_serve import owner_key
+from tests.support.uploads import owner_key
 from tests.timing import scaled
 
 pytestmark = [

@@ -27,6 +27,7 @@ from arena.runtimes import Runtimes
 from tests.cli import ROOT
 from tests.service.serving import RANDOM, Server, arena, played, wait_until
 from tests.support.kits import build_cache_folder, cpp_kit, wheel_kit
+from tests.support.uploads import owner_key
 from tests.timing import scaled
 
 CPP_MISSING = Runtimes().by_name["cpp"].missing()
@@ -36,14 +37,6 @@ CPP_MISSING = Runtimes().by_name["cpp"].missing()
 def build_cache() -> Path:
     """Built C++ bots kept across test runs and clones (tests/support/kits.py)."""
     return build_cache_folder()
-
-
-def owner_key(db: Path, name: str, tmp: Path) -> Path:
-    added = arena("bot", "add", name, "--owner", "--db", str(db)).stdout
-    key = next(line for line in added.splitlines() if line.startswith("owner key")).split()[-1]
-    path = tmp / f"{name}.key"
-    path.write_text(key + "\n")
-    return path
 
 
 def submit(server: Server, key_file: Path, folder: Path) -> subprocess.Popen:
