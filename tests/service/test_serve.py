@@ -276,12 +276,21 @@ def test_a_match_in_progress_can_be_watched_live(tmp_path):
             return found[0]["index"] if found else None
 
         index = wait_until(running_match, "a running match", server=server)
-        live = httpx.get(f"{server.web}/api/ladders/bal/matches/{index}/live", params={"since": 0})
-        assert live.status_code == 200
-        body = live.json()
+
+        def live_frames():
+            live = httpx.get(
+                f"{server.web}/api/ladders/bal/matches/{index}/live", params={"since": 0}
+            )
+            assert live.status_code == 200
+            body = live.json()
+            return body if body["frames"] else None
+
         # Frames come from the referee's live feed while the match is played (from the stored
-        # replay if it ended between the two requests).
-        assert body["frames"] and body["status"] in ("running", "completed")
+        # replay if it ended between the requests). A match is running in the store from the
+        # moment it is started, before its bots are seated and its deal made: the feed's first
+        # frame may come a moment later.
+        body = wait_until(live_frames, "the live feed's first frame", server=server)
+        assert body["status"] in ("running", "completed")
         page = httpx.get(f"{server.web}/ladders/bal/matches/{index}")
         assert page.status_code == 200
     finally:

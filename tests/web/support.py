@@ -173,7 +173,8 @@ def run_launched_ladder(tmp: Path) -> LaunchedLadder:
         }
         owner_keys = {name: store.new_owner_key(name) for name in tokens}
     args = ladder_run_args("l", "crasher,chatty,r1", db, k=3, run_dir=tmp / "runs")
-    args += ["--rounds", "1", "--seed", "3", "-j", "1", "--move-ms", "5000"]
+    # One duplicate set of three matches, no opening round (these tests count its matches).
+    args += ["--rounds", "1", "--seed", "3", "-j", "1", "--move-ms", "5000", "--no-opening-round"]
     done = subprocess.run(
         arena_command(*args), cwd=ROOT, capture_output=True, text=True, timeout=scaled(240)
     )
