@@ -32,6 +32,7 @@ process has died are swept when the next one starts (`sweep`).
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import signal
@@ -59,6 +60,11 @@ class GroupLimits:
         self.memory_mb = memory_mb
         self.processes = processes
         self.cpus = cpus  # CPU time per wall-clock second (1.0 = one core)
+
+
+# Errors that say the platform is out of a resource for now (a flood of connections holding its
+# descriptors), not that control groups cannot be used: an OSError the launch's callers retry.
+EXHAUSTED = (errno.EMFILE, errno.ENFILE, errno.ENOMEM)
 
 
 class CgroupError(RuntimeError):
@@ -299,6 +305,8 @@ class BotGroup:
             group._limit(limits)
         except OSError as err:
             group.remove()
+            if err.errno in EXHAUSTED:
+                raise  # the platform out of descriptors or memory for now: callers retry
             raise CgroupError(f"cannot set up the control group {dirs[0]}: {err}") from err
         return group
 
