@@ -134,20 +134,7 @@ def write(
 
 
 # The Parquet export's columns (write_parquet): the line's fields, then the replay's results.
-PARQUET_COLUMNS = (
-    "format",
-    "version",
-    "ladder",
-    "index",
-    "set",
-    "round",
-    "rotation",
-    "finished",
-    "replay",
-    "seat_names",
-    "scores",
-    "ranks",
-)
+PARQUET_COLUMNS = (*SCHEMA["required"], "seat_names", "scores", "ranks")
 PARQUET_ROW_GROUP = 1000  # matches a row group: a few MB of replays, read and written at once
 PARQUET_EXTRA = "pip install 'arena[export]' (scripts/setup installs it)"
 
