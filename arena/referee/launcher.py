@@ -318,11 +318,17 @@ class BotProcess:
         loop = asyncio.get_running_loop()
         with ready:
             ready.setblocking(False)
+            why = "its guard ended first"
             try:
                 said = await within(loop.sock_recv(ready, 1), KEEPER_READY_S)
-            except (TimeoutError, OSError):
-                said = b""
+            except TimeoutError:
+                said, why = b"", f"its guard said nothing in {KEEPER_READY_S:.0f} s"
+            except OSError as err:
+                said, why = b"", f"its guard's ready socket failed ({err})"
             if not said:
+                # The guard then ends without starting the bot: say why (the bot's seat sees only
+                # a process that exited before it connected).
+                log.warning("launch of bot %s given up before its start: %s", self.name, why)
                 return
             began = time.perf_counter()
             self._mount_workdir()

@@ -457,7 +457,14 @@ def main(args: list[str]) -> None:
         keeper = _start_keeper(parent_fd, options)  # before the guard is a subreaper
         if options.ready_fd is not None and not _ready(options.ready_fd):
             # The launcher died, or gave up on this launch: no bot. What is left is the
-            # launcher's to remove, or the keeper's (and this guard's) if it died.
+            # launcher's to remove, or the keeper's (and this guard's) if it died. Said in the
+            # bot's log, where its owner looks when its seat says it exited before connecting.
+            print(
+                "arena: the bot was not started: the platform gave up on its launch "
+                "(its work directory was not ready)",
+                file=sys.stderr,
+                flush=True,
+            )
             _ignore_stops()
             if os.getppid() != parent:
                 _orphaned(options)
