@@ -17,7 +17,6 @@ import os
 import shlex
 import sqlite3
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -27,9 +26,8 @@ from arena.referee import sandbox
 from arena.referee.launcher import group_layout
 from arena.runtimes import Runtimes
 from arena.store.snapshots import snapshot_root
-from tests.cli import ROOT
 from tests.service.serving import RANDOM, Server, arena, wait_until
-from tests.support.uploads import owner_key
+from tests.support.uploads import owner_key, start_submit
 from tests.timing import scaled
 
 pytestmark = [
@@ -87,11 +85,7 @@ def hostile_bot(folder: Path, name: str, script: str) -> Path:
 
 
 def submit(server: Server, key_file: Path, folder: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "arena", "submit", "--server", server.web, "--key-file",
-         str(key_file), "--timeout", str(int(scaled(120))), str(folder)],
-        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+    return start_submit(server, key_file, folder, 120, merged=True)
 
 
 def completed(db: Path) -> int:

@@ -17,17 +17,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
 from arena.runtimes import Runtimes
-from tests.cli import ROOT
 from tests.service.serving import RANDOM, Server, arena, played, wait_until
 from tests.support.kits import build_cache_folder, cpp_kit, wheel_kit
-from tests.support.uploads import owner_key
+from tests.support.uploads import owner_key, start_submit
 from tests.timing import scaled
 
 CPP_MISSING = Runtimes().by_name["cpp"].missing()
@@ -40,12 +38,7 @@ def build_cache() -> Path:
 
 
 def submit(server: Server, key_file: Path, folder: Path) -> subprocess.Popen:
-    """`arena submit` of `folder`, started (several run at once: their verifications overlap)."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "arena", "submit", "--server", server.web, "--key-file",
-         str(key_file), "--timeout", str(int(scaled(400))), str(folder)],
-        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+    return start_submit(server, key_file, folder, 400)
 
 
 def finished(proc: subprocess.Popen) -> tuple[int, str]:
