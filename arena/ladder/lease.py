@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, AsyncIterator, Callable, Sequence
 
+from arena.processes import pid_exists
 from arena.store import Lease, LeaseLost, Store, StoreError
 
 log = logging.getLogger(__name__)
@@ -100,19 +101,9 @@ def holder_alive(holder: Holder, heartbeat: float, now: float, me: Holder) -> bo
     """Whether the run that holds a lease may still be running (see the module's docstring)."""
     if holder.host == me.host and holder.machine and holder.machine == me.machine:
         if holder.pid_start is None:  # recorded without /proc: the pid alone
-            return _pid_exists(holder.pid)
+            return pid_exists(holder.pid)
         return process_start(holder.pid) == holder.pid_start
     return now - heartbeat < STALE_AFTER_S
-
-
-def _pid_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        return True
-    return True
 
 
 def _when(t: float) -> str:

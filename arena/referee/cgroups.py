@@ -40,6 +40,8 @@ import string
 import time
 from pathlib import Path
 
+from arena.processes import pid_exists
+
 ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpu")
 ARENA = "arena"  # the directory of all platforms' bot groups, under the platform's own group
@@ -416,7 +418,7 @@ def sweep(where: Layout, me: int) -> int:
             if entry.is_dir() and entry.name.isdigit() and int(entry.name) != me:
                 owners.setdefault(entry.name, []).append(entry)
     for owner, dirs in owners.items():
-        if _alive(int(owner)):
+        if pid_exists(int(owner)):
             continue
         keys: set[str] = set()
         for d in dirs:
@@ -435,13 +437,3 @@ def sweep(where: Layout, me: int) -> int:
             except OSError:
                 pass
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -24,6 +24,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena.deadlines import within
 from arena.games.base import Event, State
+from arena.processes import pid_exists
 from arena.results import MALFORMED, MatchResult
 from arena.tokens import hash_token
 
@@ -102,12 +103,47 @@ Authenticator = Callable[[str], Awaitable[str | None]]
 SOCKET_PATH_MAX = 107
 
 
+SOCKET_DIR_PREFIX = "arena-referee-"
+
+
 def _socket_base() -> str:
     """Where the bots' sockets go (a private folder is made in it): TMPDIR, unless its path
     is too long for a socket's (seen under pytest's deep temporary folders), then /tmp."""
     base = tempfile.gettempdir()
-    longest = os.path.join(base, "arena-referee-" + "x" * 8, "bot-9999999.sock")
+    longest = os.path.join(base, f"{SOCKET_DIR_PREFIX}9999999-" + "x" * 8, "bot-9999999.sock")
     return base if len(longest.encode()) <= SOCKET_PATH_MAX else "/tmp"
+
+
+def make_socket_dir(base: str) -> Path:
+    """A private folder for one referee's bot sockets, named after this process
+    (arena-referee-PID-XXXXXXXX), after sweeping the folders of referees that died without
+    removing theirs (killed -9: a stop removes its own)."""
+    sweep_socket_dirs(base)
+    return Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIR_PREFIX}{os.getpid()}-", dir=base))
+
+
+def sweep_socket_dirs(base: str) -> int:
+    """Remove the socket folders in `base` of this user's referees whose process is gone;
+    how many. A folder whose process lives (or whose name is not one of ours) stays."""
+    removed = 0
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return 0
+    for entry in entries:
+        pid_text, _, rest = entry.name.removeprefix(SOCKET_DIR_PREFIX).partition("-")
+        if not entry.name.startswith(SOCKET_DIR_PREFIX) or not pid_text.isdigit() or not rest:
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False) or entry.stat().st_uid != os.geteuid():
+                continue
+        except OSError:
+            continue
+        if pid_exists(int(pid_text)):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed += 1
+    return removed
 
 
 class Refused(Exception):
@@ -466,7 +502,7 @@ class RefereeServer:
                 "not local; choose another with --port"
             )
         await self._server.start()
-        self.socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-", dir=_socket_base()))
+        self.socket_dir = make_socket_dir(_socket_base())
         await _set_health(self._health, health_pb2.HealthCheckResponse.SERVING)
 
     async def open_bot_socket(self, key: str) -> Path:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import os
+import shutil
+import signal
 import socket
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import grpc
@@ -161,3 +165,57 @@ def test_a_temporary_folder_too_deep_for_a_socket_s_path_puts_the_sockets_in_tmp
             await server.stop(0)
 
     run(main())
+
+
+def test_a_referee_killed_9_leaves_its_socket_folder_and_the_next_start_removes_it(
+    run, monkeypatch
+):
+    """A referee that dies without its stop (kill -9, a Ray node's worker) cannot remove its
+    bots' socket folder; the next referee started on the host removes every folder whose
+    referee is gone (153 had piled up in /tmp over a day of test runs), and no other."""
+    # A temporary folder short enough for the sockets (pytest's tmp_path is not), of its own.
+    tmp_path = Path(tempfile.mkdtemp(prefix="arena-t-", dir="/tmp"))
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    try:
+        _killed_then_swept(run, tmp_path)
+    finally:
+        shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def _killed_then_swept(run, tmp_path: Path) -> None:
+    code = (
+        "import asyncio, os, signal\n"
+        "from arena.referee.server import RefereeServer\n"
+        "async def main():\n"
+        "    server = RefereeServer(lambda token: None)\n"
+        "    await server.start()\n"
+        "    await server.open_bot_socket('a')\n"
+        "    print(server.socket_dir, flush=True)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "asyncio.run(main())\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60), env=env
+    )
+    assert out.returncode == -signal.SIGKILL, out.stderr
+    left = Path(out.stdout.strip())
+    assert left.parent == tmp_path and (left / "bot-1.sock").exists(), out.stdout
+    # Not ours to touch: another user's name pattern, and a live process's folder.
+    foreign = tmp_path / "arena-referee-notapid"
+    foreign.mkdir()
+    alive = tmp_path / f"arena-referee-{os.getppid()}-abcdefgh"
+    alive.mkdir()
+
+    async def main():
+        server = RefereeServer(authenticate)
+        await server.start()
+        own = server.socket_dir
+        swept = [not left.exists(), foreign.is_dir(), alive.is_dir()]  # noqa: ASYNC240
+        await server.stop(0)
+        return own, swept
+
+    own, swept = run(main())
+    assert own is not None and own.parent == tmp_path
+    assert swept == [True, True, True], "the dead referee's folder gone, the others kept"
+    assert not own.exists()  # and its own, at its stop
