@@ -58,6 +58,7 @@ from arena.referee.launcher import ResourceLimits
 from arena.referee.match import Limits
 from arena.results import MatchResult
 from arena.runtimes import Preparation, find_preparation
+from arena.stopsignals import reclaim_stop_signals
 from arena.store import Bot, Ladder, StoredMatch
 from arena.store.snapshots import is_snapshot_version
 
@@ -404,6 +405,7 @@ class RayExecutor:
             self._runtime_env = self._make_runtime_env(extra_roots)
             self._roots = {Path(p).name: p for p in extra_roots}
             await asyncio.to_thread(self._connect)
+            reclaim_stop_signals()  # Ray's core took SIGTERM: a stop would abort in 3 s
         else:
             await self._ship_late(extra_roots)
         known = {s.name for s in self._specs}

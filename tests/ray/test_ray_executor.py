@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import sqlite3
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -475,3 +476,41 @@ def test_a_version_submitted_to_a_serving_arena_on_the_cluster_is_verified_and_p
     con.close()
     assert nodes and all(n and "/" in n for (n,) in nodes)  # ADDRESS/NODE_ID: on the cluster
     assert list((tmp_path / "runs").rglob(".received")) == []  # the nodes' copies, removed
+
+
+STOP_AFTER_CONNECT = """
+import asyncio, os, signal, sys
+from pathlib import Path
+from arena.ladder.ray_executor import RayExecutor
+from arena.stopsignals import on_stop_signals
+
+async def main():
+    stopped = asyncio.Event()
+    with on_stop_signals(stopped.set):
+        executor = RayExecutor(sys.argv[1], Path(sys.argv[2]))
+        await executor.start([])
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            await asyncio.wait_for(stopped.wait(), 60)
+            print("alarm", signal.alarm(0), flush=True)
+        finally:
+            await executor.close()
+
+asyncio.run(main())
+"""
+
+
+def test_a_stop_signal_after_connecting_to_ray_is_the_platform_s_alone(ray_cluster, tmp_path):
+    """Connecting installs Ray core's failure handler (Abseil's) for SIGTERM: it printed a stack
+    dump at every stop and armed a 3 s alarm that aborted `arena serve --executor ray` (exit
+    -6) when its graceful stop waited longer for a match in flight (seen under load). After
+    the executor connects, SIGTERM reaches the platform's own handler, and no alarm is set."""
+    out = subprocess.run(
+        [sys.executable, "-c", STOP_AFTER_CONNECT, ray_cluster.address, str(tmp_path / "runs")],
+        capture_output=True,
+        text=True,
+        timeout=scaled(120),
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["alarm", "0"], out.stdout + out.stderr[-3000:]
+    assert "SIGTERM received" not in out.stderr, out.stderr[-3000:]
