@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 
 
 def pid_exists(pid: int) -> bool:
@@ -14,3 +15,38 @@ def pid_exists(pid: int) -> bool:
     except PermissionError:  # exists, owned by someone else
         return True
     return True
+
+
+def process_start(pid: int) -> int | None:
+    """When process `pid` started (clock ticks after boot), or None if there is no such
+    process (or /proc cannot say)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            # Field 22; the command name (field 2) may hold spaces and ')', so split after it.
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def group_is_theirs(pgid: int, leader_start: int | None) -> bool:
+    """Whether the process group number `pgid` may still be the group whose leader started
+    at `leader_start`: False only when a process `pgid` exists that started at another time
+    (a newcomer: the old group is empty). See signal_group."""
+    now = process_start(pgid)
+    return now is None or leader_start is None or now == leader_start
+
+
+def signal_group(pgid: int, sig: signal.Signals, leader_start: int | None) -> None:
+    """Send `sig` to the process group `pgid`, whose leader (the process `pgid`) started at
+    `leader_start` (process_start's figure, taken while it ran), unless that number is now
+    another process's. Once its leader is reaped and its last member gone, a group's number is
+    free, and a new session leader that gets it (this host may have only 32,768 pids, and a
+    fork bomb runs through them in seconds) would take a signal meant for the old group: the
+    platform once killed a starting bot's guard so. While the leader lives (or is a zombie)
+    or a member is left, the number cannot be reused, and the signal reaches the group."""
+    if not group_is_theirs(pgid, leader_start):
+        return
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass

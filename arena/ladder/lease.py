@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, AsyncIterator, Callable, Sequence
 
-from arena.processes import pid_exists
+from arena.processes import pid_exists, process_start
 from arena.store import Lease, LeaseLost, Store, StoreError
 
 log = logging.getLogger(__name__)
@@ -84,17 +84,6 @@ def machine_id() -> str:
         return f"{boot}/{os.readlink('/proc/self/ns/pid')}"
     except OSError:
         return ""
-
-
-def process_start(pid: int) -> int | None:
-    """When process `pid` started (clock ticks after boot), or None if there is no such
-    process (or /proc cannot say)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            # Field 22; the command name (field 2) may hold spaces and ')', so split after it.
-            return int(f.read().rsplit(")", 1)[1].split()[19])
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def holder_alive(holder: Holder, heartbeat: float, now: float, me: Holder) -> bool:

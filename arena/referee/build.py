@@ -43,6 +43,7 @@ from pathlib import Path
 
 from arena.botcommand import BadManifest, Manifest, read_manifest
 from arena.deadlines import within
+from arena.processes import process_start, signal_group
 from arena.runtimes import RECORD_SUFFIX, Preparation, Runtime, Runtimes, Step, write_preparation
 from arena.submissions.archive import content_digest
 
@@ -529,6 +530,7 @@ class BuildBox:
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
+        started = process_start(proc.pid)  # the group's number may be reused once it is free
         tail = bytearray()
         printed = 0
         forks = 1  # 0 once the process limit is said to have stopped the step
@@ -576,20 +578,14 @@ class BuildBox:
                     )
                     break
         finally:
-            if proc.returncode is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGTERM)  # the guard ends the sandbox and all in it
-                except ProcessLookupError:
-                    pass
+            if proc.returncode is None:  # the guard ends the sandbox and all in it
+                signal_group(proc.pid, signal.SIGTERM, started)
             # The output is read to its end (and dropped): asyncio's wait() returns once the
             # pipe is closed too, and a reader stopped at the output limit would hold it open.
             try:
                 code = await within(_drain_and_wait(proc), GUARD_EXIT_S)
             except TimeoutError:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+                signal_group(proc.pid, signal.SIGKILL, started)
                 code = await _drain_and_wait(proc)
             oom = group.oom_kills() if group is not None else 0
             forks = _pids_hits(group) if group is not None and forks else 0

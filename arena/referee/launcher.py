@@ -41,6 +41,7 @@ from pathlib import Path
 from arena import botcommand
 from arena.botcommand import MANIFEST, BotCommand, BotCommandError  # noqa: F401 (re-exported)
 from arena.deadlines import within
+from arena.processes import group_is_theirs, process_start, signal_group
 
 from . import cgroups, sandbox, seccomp, workdir
 
@@ -143,6 +144,7 @@ class BotProcess:
         self.limits = limits
         self.proc: asyncio.subprocess.Process | None = None
         self.pgid: int | None = None
+        self._pgid_start: int | None = None
         self.uid: int | None = None  # the sandbox's own user, when the platform is root
         self._pidns: str | None = None
         self._init_pid: int | None = None
@@ -272,6 +274,7 @@ class BotProcess:
                 if end is not None:
                     end.close()  # the guard's (then its keeper's) alone
         self.pgid = self.proc.pid  # a new session: the guard's pid is the group id
+        self._pgid_start = process_start(self.pgid)  # the number may be reused once it is free
         if ready is not None:
             await self._mount_when_kept(ready)
         if self.group is not None:
@@ -430,9 +433,15 @@ class BotProcess:
         """Pids (as the platform sees them) of every live process in the bot's sandbox, the
         namespace's init included; for an unconfined bot, of its process group."""
         if not self.limits.sandbox:
-            return group_members(self.pgid) if self.pgid is not None else []
+            return self._group_members()
         namespace = self._pid_namespace()
         return namespace_members(namespace) if namespace is not None else []
+
+    def _group_members(self) -> list[int]:
+        """The live members of its process group, while the group's number is still its."""
+        if self.pgid is None or not group_is_theirs(self.pgid, self._pgid_start):
+            return []
+        return group_members(self.pgid)
 
     def _pid_namespace(self) -> str | None:
         # The namespace of bubblewrap's child (its init; bubblewrap is the guard's child), found
@@ -456,7 +465,7 @@ class BotProcess:
             return
         namespace = self._pid_namespace() if self.limits.sandbox else None
         if namespace is None:
-            targets = [p for p in group_members(self.proc.pid) if p != self.proc.pid]
+            targets = [p for p in self._group_members() if p != self.proc.pid]
         else:
             targets = [p for p in namespace_members(namespace) if p != self._init_pid]
         for pid in targets:
@@ -488,7 +497,8 @@ class BotProcess:
             except TimeoutError:
                 pass
         # Kill the group even if the guard is gone (or stuck): its children may still be in it.
-        _signal_group(self.pgid, signal.SIGKILL)
+        if self.pgid is not None:
+            signal_group(self.pgid, signal.SIGKILL, self._pgid_start)
         await self.proc.wait()
         # SIGKILL is delivered asynchronously and the kernel offers no event for "the group is
         # empty", so look until no member is left running (bounded).
@@ -612,15 +622,6 @@ def _under_dir(path: str, directory: Path) -> bool:
 def _signal(pid: int, sig: int) -> None:
     try:
         os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _signal_group(pgid: int | None, sig: int) -> None:
-    if pgid is None:
-        return
-    try:
-        os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
         pass
 

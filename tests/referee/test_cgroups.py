@@ -240,7 +240,7 @@ def test_two_platforms_sweeping_the_same_dead_one_at_once_both_go_on(monkeypatch
         d.mkdir(exist_ok=True)
         (d / "left-behind").mkdir(exist_ok=True)
 
-    alive = cgroups._alive
+    alive = cgroups.pid_exists
 
     def swept_by_the_other(pid: int) -> bool:  # the other platform sweeps it meanwhile
         if pid != dead.pid:
@@ -250,7 +250,7 @@ def test_two_platforms_sweeping_the_same_dead_one_at_once_both_go_on(monkeypatch
             d.rmdir()
         return False
 
-    monkeypatch.setattr(cgroups, "_alive", swept_by_the_other)
+    monkeypatch.setattr(cgroups, "pid_exists", swept_by_the_other)
     cgroups.sweep(V1, os.getpid())
     assert not any(d.exists() for d in dirs)
 
