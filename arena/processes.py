@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import tempfile
+from pathlib import Path
+from typing import Callable
 
 
 def pid_exists(pid: int) -> bool:
@@ -50,3 +54,48 @@ def signal_group(pgid: int, sig: signal.Signals, leader_start: int | None) -> No
         os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def owned_dir(
+    base: str | Path, prefix: str, release: Callable[[Path], object] | None = None
+) -> Path:
+    """A new private folder in `base` named after this process (PREFIX + PID + "-" + random),
+    after sweeping the folders of that prefix whose process is gone (sweep_owned_dirs): a
+    process killed -9 cannot remove its own."""
+    sweep_owned_dirs(base, prefix, release)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=base))
+
+
+def sweep_owned_dirs(
+    base: str | Path, prefix: str, release: Callable[[Path], object] | None = None
+) -> int:
+    """Remove the folders in `base` made by owned_dir(base, prefix) of processes that are
+    gone (this user's; root: anyone's), calling `release` on each first (to unmount it,
+    say); how many. A folder whose process lives, or whose name is not owned_dir's, stays."""
+    removed = 0
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.name.startswith(prefix):
+            continue
+        pid_text, _, rest = entry.name[len(prefix) :].partition("-")
+        if not pid_text.isdigit() or not rest:
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            # Another user's folder is theirs to sweep; root's are all (a build's tmpfs is
+            # owned by the build's user).
+            if os.geteuid() != 0 and entry.stat().st_uid != os.geteuid():
+                continue
+        except OSError:
+            continue
+        if pid_exists(int(pid_text)):
+            continue
+        if release is not None:
+            release(Path(entry.path))
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed += 1
+    return removed

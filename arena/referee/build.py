@@ -43,7 +43,7 @@ from pathlib import Path
 
 from arena.botcommand import BadManifest, Manifest, read_manifest
 from arena.deadlines import within
-from arena.processes import process_start, signal_group
+from arena.processes import owned_dir, process_start, signal_group
 from arena.runtimes import RECORD_SUFFIX, Preparation, Runtime, Runtimes, Step, write_preparation
 from arena.submissions.archive import content_digest
 
@@ -388,6 +388,14 @@ def _keep(made: Path, entry: Path) -> None:
         shutil.rmtree(part, ignore_errors=True)
 
 
+BUILD_DIR_PREFIX = "arena-build-"
+
+
+def _unmount_if_mounted(path: Path) -> None:
+    if workdir.is_mounted(path):
+        workdir.unmount(path)
+
+
 class BuildBox:
     """One preparation's sandboxed folder (/home/bot inside): a tmpfs of its own when the
     platform is root, owned by a user picked for this preparation; removed on exit."""
@@ -419,9 +427,9 @@ class BuildBox:
         await asyncio.to_thread(self._close)
 
     def _open(self) -> None:
-        import tempfile
-
-        self.path = Path(tempfile.mkdtemp(prefix="arena-build-", dir=self.parent))
+        # Named after this process: a platform killed mid-build (a Ray node's worker) leaves
+        # its folder, mounted; the next build on the host unmounts and removes it.
+        self.path = owned_dir(self.parent, BUILD_DIR_PREFIX, _unmount_if_mounted)
         if self.confined and os.geteuid() == 0:
             self.uid = sandbox.pick_uid()
             try:

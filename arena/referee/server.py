@@ -24,7 +24,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena.deadlines import within
 from arena.games.base import Event, State
-from arena.processes import pid_exists
+from arena.processes import owned_dir
 from arena.results import MALFORMED, MatchResult
 from arena.tokens import hash_token
 
@@ -116,34 +116,9 @@ def _socket_base() -> str:
 
 def make_socket_dir(base: str) -> Path:
     """A private folder for one referee's bot sockets, named after this process
-    (arena-referee-PID-XXXXXXXX), after sweeping the folders of referees that died without
-    removing theirs (killed -9: a stop removes its own)."""
-    sweep_socket_dirs(base)
-    return Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIR_PREFIX}{os.getpid()}-", dir=base))
-
-
-def sweep_socket_dirs(base: str) -> int:
-    """Remove the socket folders in `base` of this user's referees whose process is gone;
-    how many. A folder whose process lives (or whose name is not one of ours) stays."""
-    removed = 0
-    try:
-        entries = list(os.scandir(base))
-    except OSError:
-        return 0
-    for entry in entries:
-        pid_text, _, rest = entry.name.removeprefix(SOCKET_DIR_PREFIX).partition("-")
-        if not entry.name.startswith(SOCKET_DIR_PREFIX) or not pid_text.isdigit() or not rest:
-            continue
-        try:
-            if not entry.is_dir(follow_symlinks=False) or entry.stat().st_uid != os.geteuid():
-                continue
-        except OSError:
-            continue
-        if pid_exists(int(pid_text)):
-            continue
-        shutil.rmtree(entry.path, ignore_errors=True)
-        removed += 1
-    return removed
+    (arena-referee-PID-XXXXXXXX), after removing those of referees that died without removing
+    theirs (killed -9: a stop removes its own)."""
+    return owned_dir(base, SOCKET_DIR_PREFIX)
 
 
 class Refused(Exception):

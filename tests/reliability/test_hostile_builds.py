@@ -8,11 +8,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from arena.referee import cgroups, sandbox
+from arena.referee import cgroups, sandbox, workdir
 from arena.referee.build import BuildBox, BuildLimits, Preparer
 from arena.referee.launcher import group_layout
 from arena.runtimes import find_preparation
@@ -163,3 +166,47 @@ def test_a_failed_build_keeps_no_cache_entry_and_records_its_step(tmp_path):
     assert find_preparation(version) == prepared
     builds = tmp_path / "cache" / "builds"
     assert not builds.exists() or not any(builds.iterdir())
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a build's folder is a tmpfs only as root")
+def test_a_build_folder_left_mounted_by_a_killed_platform_goes_at_the_next_build(tmp_path):
+    """A platform killed mid-build (a Ray node's worker) leaves its build folder, a tmpfs of
+    up to the build's disk limit in host memory; the next build on the host unmounts and
+    removes it (its folder names the dead process), and leaves a live process's alone."""
+    code = (
+        "import asyncio, os, signal, sys\n"
+        "from pathlib import Path\n"
+        "from arena.referee.build import BuildBox, BuildLimits\n"
+        "async def main():\n"
+        "    box = BuildBox(BuildLimits(disk_mb=8), True, (), 'killed', parent=Path(sys.argv[1]))\n"
+        "    await box.__aenter__()\n"
+        "    (box.path / 'half-built').write_text('x')\n"
+        "    print(box.path, box.mounted, flush=True)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "asyncio.run(main())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+    )
+    assert out.returncode == -signal.SIGKILL, out.stderr
+    path, mounted = out.stdout.split()
+    left = Path(path)
+    assert mounted == "True" and os.path.ismount(left), out.stdout
+    alive = tmp_path / f"arena-build-{os.getpid()}-abcdefgh"
+    alive.mkdir()
+
+    async def next_build():
+        async with BuildBox(LIMITS, True, (), "next", parent=tmp_path) as box:
+            return box.path
+
+    try:
+        folder = asyncio.run(next_build())
+        assert not os.path.ismount(left) and not left.exists()
+        assert str(left) not in _mounts()
+        assert alive.is_dir() and not folder.exists()
+    finally:
+        if os.path.ismount(left):  # the sweep failed: not left on the host
+            workdir.unmount(left)
