@@ -163,6 +163,7 @@ class BotProcess:
         # Where in its log this launch's next match begins: the log's size at launch, then
         # the end of each match's read (host.py: a match's BotLog).
         self.log_read = 0
+        self.log_start = 0  # where this launch's lines begin in the log
 
     async def start(self) -> None:
         """Launch the bot. Raises sandbox.SandboxUnavailable when it should run in a sandbox
@@ -258,7 +259,8 @@ class BotProcess:
         ]
         try:
             with open(self.log_path, "ab") as log:  # noqa: ASYNC230 (a local file: instant)
-                self.log_read = log.seek(0, os.SEEK_END)  # an earlier launch's lines are not its
+                # An earlier launch's lines are not this one's.
+                self.log_start = self.log_read = log.seek(0, os.SEEK_END)
                 self.proc = await asyncio.create_subprocess_exec(
                     *argv,
                     cwd=cwd,
@@ -529,11 +531,14 @@ class BotProcess:
             return b""
 
     def log_tail(self, limit: int = 2000) -> str:
+        """The end of what this launch wrote (at most `limit` bytes): a relaunch's log holds
+        its earlier launches' lines too (a bot that exited before its match was seated is
+        launched again), which are not this one's."""
         try:
             with open(self.log_path, "rb") as f:
-                f.seek(0, os.SEEK_END)
-                size = f.tell()
-                f.seek(max(0, size - limit))
+                size = f.seek(0, os.SEEK_END)
+                start = self.log_start if self.log_start <= size else 0
+                f.seek(max(start, size - limit))
                 return f.read().decode("utf-8", "replace")
         except OSError:
             return ""
