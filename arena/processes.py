@@ -44,10 +44,13 @@ def signal_group(pgid: int, sig: signal.Signals, leader_start: int | None) -> No
     """Send `sig` to the process group `pgid`, whose leader (the process `pgid`) started at
     `leader_start` (process_start's figure, taken while it ran), unless that number is now
     another process's. Once its leader is reaped and its last member gone, a group's number is
-    free, and a new session leader that gets it (this host may have only 32,768 pids, and a
-    fork bomb runs through them in seconds) would take a signal meant for the old group: the
-    platform once killed a starting bot's guard so. While the leader lives (or is a zombie)
-    or a member is left, the number cannot be reused, and the signal reaches the group."""
+    free, and a new session leader that gets it would take a signal meant for the old group.
+    Pids are handed out in turn, so the newest processes are the ones that get a freed number:
+    a host with 32,768 pids (this one) goes through them every few minutes under a busy test
+    run, and a stop that came that long after its guard ended could kill a bot's guard as it
+    started (the likely cause of a good bot that "exited before it connected" with an empty
+    log). While the leader lives (or is a zombie) or a member is left, the number cannot be
+    reused, and the signal reaches the group."""
     if not group_is_theirs(pgid, leader_start):
         return
     try:
