@@ -75,3 +75,17 @@ def test_the_ladder_page_shows_the_opening_round_then_the_sets(ladders, page):
     )
     expect(shown.locator("progress")).to_have_count(0)
     assert problems == []
+
+
+def test_the_opening_round_line_fits_a_phone(ladders, browser):
+    _, server = ladders
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/ladders/op")
+        expect(page.locator("#opening-round progress")).to_be_visible()
+        widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert widths[0] <= widths[1], widths
+        page.screenshot(path=screenshot_path("ladder-opening-round-phone.png"), full_page=True)
+    finally:
+        context.close()
