@@ -158,12 +158,22 @@ def list_cmd(db):
     """List the ladders in the database."""
     with open_store(db) as store:
         ladders = store.list_ladders()
+        # A ladder with an opening round: how far through it (its rankings' head counts it).
+        openings = {
+            ladder.name: store.rankings(ladder.name).opening_round
+            for ladder in ladders
+            if ladder.settings.get("opening_round")
+        }
     if not ladders:
         click.echo("no ladders yet; run one with arena ladder run")
     for ladder in ladders:
         opts = " ".join(k for k, v in ladder.options.items() if v)
         if "comparison" in ladder.settings:
             opts = f"{opts} (a comparison: arena compare)".strip()
+        opening = openings.get(ladder.name)
+        if opening is not None:
+            state = "done" if opening.done else f"{opening.completed}/{opening.matches}"
+            opts = f"{opts} opening round {state}".strip()
         click.echo(
             f"{ladder.name:<24} {ladder.game:<8} k={ladder.table_size} "
             f"bots={len(ladder.bots)} matches {ladder.completed}/{ladder.num_matches}"

@@ -40,6 +40,9 @@ def print_rankings(rankings) -> None:
         f"{rankings.table_size}, {rankings.completed}/{rankings.scheduled} matches played, "
         f"{rankings.rated} rated ({rankings.rating_mode} rating)"
     )
+    opening = rankings.opening_round
+    if opening is not None:
+        click.echo(opening.describe())
     header = (
         f"{'rank':>5}  {'bot':<24} {'rating':>7} {'mu':>7} {'sigma':>6} {'> next':>6} "
         f"{'matches':>7} {'mean score':>10} {'wins':>5} {'faults':>6}"

@@ -3,8 +3,9 @@
 The archive is a zip of JSON files:
 
     competition.json      what was played: game, table size, options, the entrants, the finals'
-                          seed, rounds, rating mode and parameters, confidence and budget, and
-                          why the finals stopped (settled or budget)
+                          seed, rounds, whether they opened with an opening round (absent:
+                          no), rating mode and parameters, confidence and budget, and why the
+                          finals stopped (settled or budget)
     standings.json        the final standings: rank, bot, mu, sigma, the rating interval,
                           P(better than the next), matches
     crosstable.json       for each pair of bots, how often each finished above the other
@@ -22,6 +23,7 @@ by what differs; an archive with none is accepted.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import math
 import zipfile
@@ -29,7 +31,15 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from arena import replay
-from arena.ratings import Rater, RatingParams, SkillRating, p_better, rating_interval, set_ranks
+from arena.ratings import (
+    SET_MODE,
+    Rater,
+    RatingParams,
+    SkillRating,
+    p_better,
+    rating_interval,
+    set_ranks,
+)
 from arena.results import COMPLETED
 from arena.schedule import make_schedule, tables_per_round
 
@@ -140,16 +150,17 @@ def standings_from(
 
 
 def rate(
-    entrants: Sequence[str], table_size: int, params: RatingParams, matches: Sequence[Mapping]
+    entrants: Sequence[str], params: RatingParams, matches: Sequence[Mapping]
 ) -> tuple[dict[str, SkillRating], dict[str, int]]:
-    """The finals' ratings from their results, each duplicate set (k consecutive matches) rated
-    once as the store rates a ladder in set mode: a set with one completed match by its ranks,
-    with more by their summed scores (arena.ratings.set_ranks); a set with none is skipped."""
+    """The finals' ratings from their results, each duplicate set (the consecutive matches
+    sharing a set index: a table's worth, or one in an opening round) rated once as the
+    store rates a ladder in set mode: a set with one completed match by its ranks, with more by
+    their summed scores (arena.ratings.set_ranks); a set with none is skipped."""
     rater = Rater(params)
     ratings = {bot: rater.initial() for bot in entrants}
     played = {bot: 0 for bot in entrants}
-    for start in range(0, len(matches), table_size):
-        done = [m for m in matches[start : start + table_size] if m["status"] == COMPLETED]
+    for _, in_set in itertools.groupby(matches, key=lambda m: m["set_index"]):
+        done = [m for m in in_set if m["status"] == COMPLETED]
         if not done:
             continue
         if len(done) == 1:
@@ -178,12 +189,25 @@ def verify(data: bytes) -> Verification:
         k = int(competition["table_size"])
         finals = competition["finals"]
         params = RatingParams.from_dict(finals["rating_params"])
+        # An opening round of single matches (arena.schedule), if the finals had one (a
+        # competition's finals have none; an archive from before this key had none either).
+        opening = finals.get("opening_round", False)
+        if not isinstance(opening, bool):
+            raise ValueError(f"opening_round is {opening!r}, not true or false")
         schedule = make_schedule(
             entrants, k, int(finals["rounds"]), int(finals["seed"]),
-            max_full_tables=int(finals["max_full_tables"]),
+            max_full_tables=int(finals["max_full_tables"]), opening_round=opening,
         )  # fmt: skip
     except (KeyError, TypeError, ValueError) as err:
         raise ArchiveError(f"competition.json is damaged: {err!r}") from None
+    # The ratings are recomputed as set mode rates (the finals' mode): another mode's standings
+    # would be checked against the wrong ratings.
+    if finals.get("rating_mode", SET_MODE) != SET_MODE:
+        problems.append(
+            f"the finals were rated in {finals['rating_mode']!r} mode; verify recomputes the "
+            f"ratings of {SET_MODE!r} mode only"
+        )
+        return result
     if len(matches) != len(schedule):
         problems.append(
             f"the archive holds {len(matches)} matches; the finals' seed and rounds make "
@@ -214,7 +238,7 @@ def verify(data: bytes) -> Verification:
             problems.append(f"{where}: {err}")
     if problems:
         return result
-    ratings, played = rate(entrants, k, params, matches)
+    ratings, played = rate(entrants, params, matches)
     recomputed = standings_from(ratings, played, params)
     if [s.get("bot") for s in standings] != [s["bot"] for s in recomputed]:
         problems.append(
@@ -234,7 +258,7 @@ def verify(data: bytes) -> Verification:
     rounds = int(finals["rounds"])
     for r in range(rounds):
         upto = [m for m in matches if m["round"] <= r]
-        ranked = standings_from(*rate(entrants, k, params, upto), params)
+        ranked = standings_from(*rate(entrants, params, upto), params)
         p_next = [s["p_better_than_next"] for s in ranked[:-1]]
         verdict = finals_verdict(
             p_next,

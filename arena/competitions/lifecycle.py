@@ -127,6 +127,7 @@ def archive_head(
         "finals": {
             "seed": ladder.seed,
             "rounds": ladder.rounds,
+            "opening_round": bool(ladder.settings.get("opening_round", False)),
             "rating_mode": ladder.rating_mode,
             "rating_params": RatingParams.to_dict(ladder.rating_params),
             "max_full_tables": ladder.settings["max_full_tables"],

@@ -22,7 +22,7 @@ from arena.results import COMPLETED, FINISHED, MATCH_STATUSES, RUNNING
 
 from .errors import UnknownBot, UnknownLadder
 from .rankings import LADDER_HEAD, LADDER_HEAD_SQL, standing_of
-from .records import Standing, from_row
+from .records import OpeningRound, Standing, from_row
 from .schema import one_row
 
 if TYPE_CHECKING:
@@ -84,6 +84,13 @@ class LadderRow:
     comparison: bool = False  # the matches of an `arena compare` (its own page: /comparisons/)
     # Its remote bots (arena/ladder/remote.py): its page says what they mean for fair play.
     remote_bots: int = 0
+    # Its opening round's matches (0: none) and how many completed (records.OpeningRound).
+    opening: int = 0
+    opening_completed: int = 0
+
+    @property
+    def opening_round(self) -> OpeningRound | None:
+        return OpeningRound.of(self)
 
 
 @dataclass(slots=True)

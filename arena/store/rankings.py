@@ -8,21 +8,34 @@ import json
 from typing import Any, Sequence
 
 from arena.ratings import SETTLED_CONFIDENCE, SkillRating, adjacent_settled, p_next
-from arena.results import MATCH_STATUSES
+from arena.results import COMPLETED, MATCH_STATUSES
 
 from .errors import UnknownLadder, sqlite_errors
 from .ladders import Ladders, no_ladder
 from .records import MatchScores, Rankings, Standing, from_row
 from .schema import one_row
 
+# A ladder's opening round (arena.schedule), for a ladder row `l`: its matches, 0 if it has
+# none. They are the schedule's first, each a set of its own, so the round ends where the first
+# duplicate set's second match (rotation 1) is: found through the (ladder_id, idx) index after
+# reading the round's rows, whatever the size of the ladder.
+OPENING_SQL = (
+    "(CASE WHEN json_extract(l.settings, '$.opening_round') THEN coalesce((SELECT o.idx - 1 "
+    "FROM matches o WHERE o.ladder_id = l.id AND o.rotation > 0 ORDER BY o.idx LIMIT 1), "
+    "l.num_matches) ELSE 0 END)"
+)
 # A ladder's head, as its rankings and the web's list of ladders show it: the columns of the
 # ladders table (as `l`) and, in the same order, the records' fields they fill (after the
-# ladder's name: Rankings.ladder, LadderRow.name).
+# ladder's name: Rankings.ladder, LadderRow.name); the last two are its opening round's matches
+# and how many of them completed (records.OpeningRound).
 LADDER_HEAD_SQL = (
     "l.name, l.game, l.options, l.table_size, l.rating_mode, l.num_matches, l.completed, "
-    "l.rated_through"
+    f"l.rated_through, {OPENING_SQL}, (SELECT count(*) FROM matches o WHERE o.ladder_id = l.id "
+    f"AND o.idx < {OPENING_SQL} AND o.status = '{COMPLETED}')"
 )
-LADDER_HEAD = "game options table_size rating_mode scheduled completed rated"
+LADDER_HEAD = (
+    "game options table_size rating_mode scheduled completed rated opening opening_completed"
+)
 
 
 def standing_of(

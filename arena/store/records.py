@@ -213,6 +213,52 @@ class Standing:
 
 
 @dataclass(frozen=True, slots=True)
+class OpeningRound:
+    """A ladder's opening round (arena.schedule: single matches, each rated on its own, before
+    the duplicate sets) and how far the ladder is through it and through the sets after it."""
+
+    matches: int  # the opening round's
+    completed: int  # of them
+    done: bool  # every one finished and rated: the sets are being rated now
+    set_matches: int  # the duplicate sets' matches scheduled after it
+    set_completed: int
+    table_size: int  # a set's matches
+
+    @classmethod
+    def of(cls, ladder: Any) -> OpeningRound | None:
+        """The opening round of a ladder's head (Rankings, or the web's LadderRow: `opening`,
+        `opening_completed`, `scheduled`, `completed`, `rated`, `table_size`); None if it has
+        none."""
+        if not ladder.opening:
+            return None
+        return cls(
+            matches=ladder.opening,
+            completed=ladder.opening_completed,
+            done=ladder.rated >= ladder.opening,
+            set_matches=ladder.scheduled - ladder.opening,
+            set_completed=ladder.completed - ladder.opening_completed,
+            table_size=ladder.table_size,
+        )
+
+    @property
+    def sets(self) -> int:
+        return self.set_matches // self.table_size
+
+    def describe(self) -> str:
+        """One line: "opening round: 12 of 21 single matches played; then 35 duplicate sets
+        (105 matches): 0 played"."""
+        state = " (done)" if self.done else ""
+        return (
+            f"opening round: {self.completed} of {self.matches} single matches played{state}; "
+            f"then {self.sets} duplicate set{'s' if self.sets != 1 else ''} "
+            f"({self.set_matches} matches): {self.set_completed} played"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return _fields(self, "matches completed done set_matches set_completed")
+
+
+@dataclass(frozen=True, slots=True)
 class Rankings:
     ladder: str
     game: str
@@ -224,19 +270,28 @@ class Rankings:
     rated: int
     confidence: float  # at which a standing is `settled`
     standings: tuple[Standing, ...] = field(default=())
+    # Its opening round's matches (0: none; the schedule's first) and how many completed.
+    opening: int = 0
+    opening_completed: int = 0
 
     @property
     def all_settled(self) -> bool:
         """Every rank settled: each bot better than the next at the confidence."""
         return all(s.settled for s in self.standings)
 
+    @property
+    def opening_round(self) -> OpeningRound | None:
+        return OpeningRound.of(self)
+
     def to_dict(self) -> dict[str, Any]:
+        opening = self.opening_round
         return {
             **_fields(
                 self,
                 "ladder game options table_size rating_mode scheduled completed rated "
                 "confidence all_settled",
             ),
+            "opening_round": opening.to_dict() if opening is not None else None,
             "standings": [s.to_dict() for s in self.standings],
         }
 

@@ -53,6 +53,11 @@ class LadderOut(BaseModel):
         "every hand of a set over its rotations, so results are fair only among trusted "
         "remote bots"
     )
+    opening: int = Field(
+        description="matches of its opening round (single matches, each rated on its own, "
+        "before the duplicate sets: the schedule's first); 0 if it has none"
+    )
+    opening_completed: int = Field(description="of its opening round's matches, completed")
 
 
 # A bot's standing in a ladder: the store's record (arena.store.Standing), in two views.

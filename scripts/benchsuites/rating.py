@@ -45,7 +45,15 @@ Explored before and run only with ARENA_RATING_ALL_WAYS=1 (EXPLORED_WAYS):
 - spread, then serve, set: the first round of the round-robin in spread order (coverage:
   every bot and pair met), then `choose_table`, rated per set;
 - half sets (even k only): a set's rotations played as opposite pairs (0 and k/2, then 1 and
-  k/2 + 1, ...), each pair rated by summed scores: half the latency, half the luck cancelled.
+  k/2 + 1, ...), each pair rated by summed scores: half the latency, half the luck cancelled;
+- variations of the default for issue 31's close goal on Balloon 3p close (2026-12-02
+  evening): the opening round, then the first set of each bot rated per match; tau 0 once the
+  opening round is rated, or throughout; the sets rated with beta over sqrt(k) or k, or times
+  sqrt(k) or k (a set's summed scores taken as more, or less, than one match's evidence); two
+  opening rounds of single matches before the sets.
+A short run for one question: ARENA_RATING_WAYS, ARENA_RATING_POOLS, ARENA_RATING_TRIAL_RANGE
+and ARENA_RATING_CALIBRATED (where they are read says how); the report's goals are those of the
+product's default, *opening round, then set* (arena.app.DEFAULT_OPENING_ROUND), where it ran.
 
 Calibration of "settled" (issue 31; `Calibration`): for the ways in CALIBRATED_WAYS, after every
 rating update each adjacent pair of the board whose P(upper better than lower) is at least
@@ -81,9 +89,10 @@ import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Sequence
 
+from arena.app import DEFAULT_OPENING_ROUND
 from arena.games import make_game
 from arena.games.base import ranks_from_scores
 from arena.ratings import (
@@ -151,12 +160,21 @@ class Way:
     pair rated by summed scores: half the set's latency, each bot in opposite seats).
     live: the leaderboard between sets also shows the set in progress, its matches rated one by
     one on a copy of the ratings that the set's own rating then replaces.
-    params: the TrueSkill parameters (the ladder's default, or tau 0 for fixed entrants)."""
+    params: the TrueSkill parameters (the ladder's default, or tau 0 for fixed entrants).
+    after_opening: with tables "opening", the parameters once the opening round is rated (None:
+    `params` throughout).
+    set_beta_power: a set rated as one result is rated with TrueSkill's beta over k to this power
+    (a set's summed scores, its deal's luck cancelled, say more than one match's: 0.5 takes
+    them as k independent matches' worth); single matches keep the parameters' beta.
+    opening_rounds: with tables "opening", how many rounds of single matches come first."""
 
     tables: str
     rating: str
     live: bool = False
     params: RatingParams = RatingParams()
+    after_opening: RatingParams | None = None
+    set_beta_power: float = 0.0
+    opening_rounds: int = 1
 
     def applies(self, k: int) -> bool:
         return self.rating != "half sets" or k % 2 == 0
@@ -192,14 +210,38 @@ EXPLORED_WAYS = {
     "set as pairs": Way("schedule", "pairs"),
     "set + live, spread order": Way("spread", "set", live=True),
     "half sets": Way("schedule", "half sets"),
+    # Issue 31's close goal on Balloon 3p close (2026-12-02 evening): variations of the default.
+    "opening round, then first set per match": Way("opening", "first set per match"),
+    "opening round, then set, tau 0": Way("opening", "set", after_opening=FROZEN_FIELD),
+    "opening round, then set, tau 0 throughout": Way("opening", "set", params=FROZEN_FIELD),
+    "opening round, then set, set beta / sqrt(k)": Way("opening", "set", set_beta_power=0.5),
+    "opening round, then set, set beta / k": Way("opening", "set", set_beta_power=1.0),
+    "opening round, then set, set beta * sqrt(k)": Way("opening", "set", set_beta_power=-0.5),
+    "opening round, then set, set beta * k": Way("opening", "set", set_beta_power=-1.0),
+    "two opening rounds, then set": Way("opening", "set", opening_rounds=2),
 }
 if os.environ.get("ARENA_RATING_ALL_WAYS") == "1":
     WAYS.update(EXPLORED_WAYS)
+# A short run of a few ways, pools and trials, for a question of one pool (the full suite takes
+# an hour): ARENA_RATING_WAYS="way;way" runs only these ways of WAYS and EXPLORED_WAYS (and
+# plain, the reference); ARENA_RATING_POOLS="balloon 3p, close;..." only these pools (as the
+# report names them); ARENA_RATING_TRIAL_RANGE=FIRST:END only trials FIRST..END-1 (a trial's
+# seed is its number's, so trial t is the same matches in every run).
+if os.environ.get("ARENA_RATING_WAYS"):
+    _chosen = ["plain", *(w.strip() for w in os.environ["ARENA_RATING_WAYS"].split(";"))]
+    _known = {**WAYS, **EXPLORED_WAYS}
+    WAYS = {w: _known[w] for w in dict.fromkeys(_chosen)}
 # The way each rating mode of `arena ladder run` is.
 MODE_WAYS = {"match": "duplicate, per match", "set": "duplicate, set"}
+# The way a new ladder of `arena ladder run` is, with its opening round (the default), per mode.
+OPENING_WAYS = {"set": "opening round, then set"}
 # Ways whose "settled" calls are checked (the calibration part): the default (a competition's
 # finals are rated in set mode), per-match rating and plain.
 CALIBRATED_WAYS = ("duplicate, set", "duplicate, set, tau 0", "duplicate, per match", "plain")
+# ARENA_RATING_CALIBRATED="way;way": these ways' calls are checked too (a variation of the
+# default's rating must stay calibrated).
+if os.environ.get("ARENA_RATING_CALIBRATED"):
+    CALIBRATED_WAYS += tuple(w.strip() for w in os.environ["ARENA_RATING_CALIBRATED"].split(";"))
 # Ways a competition's finals could be (set mode, rated from scratch): their cost is matches
 # until every adjacent pair is settled, against plain reaching the same order.
 FINALS_WAYS = ("duplicate, set", "duplicate, set, tau 0")
@@ -399,6 +441,10 @@ def run_way(
     """The leaderboard after each match of one way (the same Board object, updated in place,
     except while a live way shows a set in progress), up to `cap` matches."""
     board = Board(n, Rater(way.params), names)
+    set_rater = None
+    if way.set_beta_power:
+        params = way.after_opening or way.params
+        set_rater = Rater(replace(params, beta=params.beta / k**way.set_beta_power))
     uses: dict[tuple[int, ...], int] = {}
     played = 0
     counts = {b: 0 for b in range(n)}
@@ -417,11 +463,16 @@ def run_way(
     if way.tables == "opening":
         # One round of single matches first (each table once, a fresh deal, random seats, rated
         # per match: plain's start), then the round-robin's duplicate sets from its beginning.
-        for table in itertools.islice(schedule_tables(n, k, seed, per_round), per_round):
-            uses[table] = 1
-            _rate_match(board, bank.match(table, 0, 0))
+        # `opening_rounds` 2: the round-robin's first two rounds' tables so, then the sets.
+        singles = way.opening_rounds * per_round
+        for table in itertools.islice(schedule_tables(n, k, seed, singles), singles):
+            j = uses.get(table, 0)
+            uses[table] = j + 1
+            _rate_match(board, bank.match(table, j, 0))
             played += 1
             yield board
+        if way.after_opening is not None:
+            board.rater = Rater(way.after_opening)
     for table in tables:
         j = uses.get(table, 0)
         uses[table] = j + 1
@@ -455,7 +506,11 @@ def run_way(
                 else:
                     for _ in matches[:-1]:
                         yield board  # the set is rated when its last match is in
+                if set_rater is not None:
+                    single, board.rater = board.rater, set_rater
                 _rate_set(board, "set" if way.rating == "half sets" else way.rating, matches)
+                if set_rater is not None:
+                    board.rater = single
                 yield board
             played += k
             for b in table:
@@ -749,16 +804,22 @@ def run(seconds: float, log, quick: bool = False, workers: int | None = None) ->
     share = params["cap_share"]
     caps = {name: int(cap * share) for name, cap in CAPS.items()}
     case_caps = {c[0]: {**caps, "plain": int(c[4] * share)} for c in CASES}
+    pools = os.environ.get("ARENA_RATING_POOLS")
+    chosen = {p.strip() for p in pools.split(";")} if pools else None
+    first, end = 0, params["trials"]
+    if os.environ.get("ARENA_RATING_TRIAL_RANGE"):
+        first, end = map(int, os.environ["ARENA_RATING_TRIAL_RANGE"].split(":"))
     # Trial by trial across the pools, so that a run stopped early has every pool's first trials.
     tasks = [
         (c[0], pool, t, case_caps[c[0]])
-        for t in range(params["trials"])
+        for t in range(first, end)
         for c in CASES
         for pool in POOL_NAMES
+        if chosen is None or f"{c[0]}, {pool}" in chosen
     ]
     log(
         f"{len(tasks)} trials on {workers} worker processes "
-        f"({params['trials']} per pool and game; caps {case_caps})..."
+        f"(trials {first} to {end - 1} of each pool run; caps {case_caps})..."
     )
     start = time.perf_counter()
     # ARENA_RATING_TRIALS=PATH: each trial's raw result also goes to PATH as one JSON line when
@@ -772,7 +833,7 @@ def run(seconds: float, log, quick: bool = False, workers: int | None = None) ->
                 with open(trials_out, "a") as f:
                     f.write(json.dumps(d) + "\n")
     elapsed = time.perf_counter() - start
-    return report(done, case_caps, params["trials"], elapsed, log)
+    return report(done, case_caps, end - first, elapsed, log)
 
 
 def report(done: Sequence[dict], case_caps: dict, trials: int, elapsed: float, log) -> dict:
@@ -791,7 +852,13 @@ def report(done: Sequence[dict], case_caps: dict, trials: int, elapsed: float, l
         "cases": {},
     }
     goals: dict = {}
-    default_way = MODE_WAYS[DEFAULT_RATING_MODE]
+    # The goals are the product's default's: a new ladder of `arena ladder run` opens with its
+    # opening round (arena.app.DEFAULT_OPENING_ROUND), then its sets in the default mode.
+    default_way = (
+        OPENING_WAYS[DEFAULT_RATING_MODE]
+        if DEFAULT_OPENING_ROUND
+        else MODE_WAYS[DEFAULT_RATING_MODE]
+    )
     for case_name, game_name, _, _, _ in CASES:
         caps = case_caps[case_name]
         for pool in POOL_NAMES:
@@ -868,6 +935,8 @@ def report(done: Sequence[dict], case_caps: dict, trials: int, elapsed: float, l
                 )
             # Each rating mode's leaderboard, with its own widening.
             for mode, way in MODE_WAYS.items():
+                if way not in calibration:  # not run (ARENA_RATING_WAYS)
+                    continue
                 widen = CALIBRATED_WIDEN[mode]
                 cell = calibration[way][str(widen)]
                 share = cell["share_right"]
@@ -882,6 +951,8 @@ def report(done: Sequence[dict], case_caps: dict, trials: int, elapsed: float, l
                     "calls": cell["calls"],
                     "met": share is None or share >= SETTLED_CONFIDENCE,
                 }
+            if default_way not in summary:  # not run (ARENA_RATING_WAYS)
+                continue
             value, bound = _ratio(summary[default_way], plain)
             met = value is not None and order_ok
             if plain["median"] is None or plain["median"] >= CLOSE_PLAIN:

@@ -5,6 +5,7 @@ archive accepted by verify, and rejected once a result, a standing or a seed is 
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import sqlite3
@@ -16,7 +17,8 @@ import pytest
 
 from arena.competitions import archive, lifecycle
 from arena.competitions.config import parse
-from arena.competitions.phases import BUDGET, FINALS, FROZEN, OPEN, PUBLISHED
+from arena.competitions.phases import BUDGET, FINALS, FROZEN, OPEN, PUBLISHED, finals_verdict
+from arena.ratings import RatingParams
 from arena.store import RUNNABLE, Competition, CompetitionError, Store
 from tests.cli import ROOT
 from tests.store.helpers import use_seed_key
@@ -210,3 +212,60 @@ def test_finals_need_as_many_entrants_as_a_table(tmp_path):
         with pytest.raises(CompetitionError, match="has 1 entrants .a.; its finals at tables"):
             lifecycle.advance(store, "cup")
         assert store.get_competition("cup").phase == FROZEN
+
+
+def test_verify_rates_an_opening_round_match_by_match_and_refuses_what_it_cannot_recompute(
+    tmp_path,
+):
+    """A competition's finals have no opening round, but an archive of finals that had one
+    (arena.schedule: single matches, each a set of its own, before the duplicate sets) is
+    checked as the store rated it, not in chunks of a table's matches; one whose
+    competition.json leaves the opening round out, or names another rating mode, is refused."""
+    with Store(tmp_path / "arena.db") as store:
+        for name in ("a", "b", "c", "d"):
+            store.add_bot(name, RANDOM, cwd=ROOT)
+        config = parse(config_text(top='bots = ["a", "b", "c", "d"]'))
+        lifecycle.create(store, config, NOW)
+        # The lifecycle's archive of a competition whose finals' ladder opened with a round.
+        comp = dataclasses.replace(store.get_competition("cup"), name="opened")
+        store.create_ladder(
+            comp.finals_ladder, "balloon", 3, ["a", "b", "c", "d"], seed=7, rating_mode="set",
+            opening_round=True,
+        )  # fmt: skip
+        play_pending(store, comp.finals_ladder)
+        matches = store.matches(comp.finals_ladder)
+        assert [m.set_index for m in matches[:5]] == [0, 1, 2, 3, 4]  # 4 single matches first
+        standings = lifecycle.final_standings(store, comp)
+        verdict = finals_verdict(
+            [s["p_better_than_next"] for s in standings[:-1]],
+            config.confidence,
+            len(matches),
+            4 * 3,
+            config.max_matches,
+        )
+        head = lifecycle.archive_head(comp, config, store, verdict)
+        archived = lifecycle.archive_matches(store, comp)
+        data = archive.write(head, standings, archived)
+    assert head["finals"]["opening_round"] is True
+    checked = archive.verify(data)
+    assert checked.accepted, checked.problems
+    assert checked.matches == len(matches) == 4 + 12
+    # The store's ratings are the archive's, set by set: chunks of three would not give them.
+    ratings, _ = archive.rate(list(head["entrants"]), RatingParams(), archived)
+    assert {s["bot"]: s["mu"] for s in standings} == pytest.approx(
+        {bot: r.mu for bot, r in ratings.items()}
+    )
+
+    def no_opening(doc):
+        del doc["finals"]["opening_round"]
+
+    def per_match(doc):
+        doc["finals"]["rating_mode"] = "match"
+
+    for change, problem in (
+        (no_opening, "the archive holds 16 matches; the finals' seed and rounds make 12"),
+        (per_match, "the finals were rated in 'match' mode; verify recomputes the ratings of"),
+    ):
+        checked = archive.verify(rewrite(data, "competition.json", change))
+        assert not checked.accepted
+        assert any(problem in p for p in checked.problems), checked.problems
