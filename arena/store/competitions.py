@@ -131,7 +131,7 @@ class Competitions(Ladders):
     ) -> Competition:
         """A new competition, open from now (its definition checked by arena.competitions)."""
         check_name("competition", name, CompetitionError)
-        with self._write(immediate=True) as conn:
+        with self._write() as conn:
             if conn.execute("SELECT 1 FROM competitions WHERE name = ?", (name,)).fetchone():
                 raise CompetitionError(
                     f"a competition called {name!r} already exists; choose another name"
@@ -210,7 +210,7 @@ class Competitions(Ladders):
         open ladder (by that version's conservative rating there; a version it has not rated
         comes last). With `finals_after_s`, the finals begin that long after now (a freeze
         earlier than planned brings them forward). Nothing happens if it is frozen already."""
-        with self._write(immediate=True) as conn:
+        with self._write() as conn:
             comp_id, phase = self._phase(conn, name)
             if phase != OPEN:
                 return self.get_competition(name)
@@ -261,7 +261,7 @@ class Competitions(Ladders):
         """frozen -> finals: the finals' ladder, one round-robin of duplicate sets among the
         entrants with a seed drawn now (None: a fresh one; nobody saw its deals), rated in set
         mode from scratch. Nothing happens if the finals have started already."""
-        with self._write(immediate=True) as conn:
+        with self._write() as conn:
             comp_id, phase = self._phase(conn, name)
             if phase != FROZEN:
                 return self.get_competition(name)
@@ -291,7 +291,7 @@ class Competitions(Ladders):
     def extend_finals(self, name: str, rounds: int) -> None:
         """The finals' schedule grown to `rounds` round-robins (the longer schedule begins with
         the shorter: arena.schedule), while the competition is in its finals."""
-        with self._write(immediate=True) as conn:
+        with self._write() as conn:
             _, phase = self._phase(conn, name)
             if phase != FINALS:
                 raise CompetitionError(f"competition {name!r} is {phase}, not in its finals")
@@ -311,7 +311,7 @@ class Competitions(Ladders):
     ) -> Competition:
         """finals -> published: the standings and the archive, kept as they are from then on.
         Nothing happens if it is published already."""
-        with self._write(immediate=True) as conn:
+        with self._write() as conn:
             comp_id, phase = self._phase(conn, name)
             if phase != FINALS:
                 return self.get_competition(name)

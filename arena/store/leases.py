@@ -45,7 +45,7 @@ class Leases(StoreFile):
         `me`: at once if it is free or its holder is dead (`me.sees_alive`: arena.ladder.lease
         says how that is known), else LadderBusy naming the holder."""
         now = clock() if now is None else now
-        with self._write(immediate=True) as conn:
+        with self._write() as conn:
             row = conn.execute(
                 f"SELECT {_LEASE_COLUMNS} FROM ladder_leases WHERE ladder = ?", (ladder,)
             ).fetchone()

@@ -298,7 +298,7 @@ class Registry(StoreFile):
         token = new_token()
         placed: Path | None = None
         try:
-            with self._write(immediate=True) as conn:  # the number, then the row: one writer
+            with self._write() as conn:  # the number, then the row: one writer
                 if digest is not None and uploads_per_day is not None:
                     refuse_over_limit(conn, name, uploads_per_day)
                 if digest is not None:

@@ -588,18 +588,22 @@ class StoreFile:
         self.close()
 
     @contextlib.contextmanager
-    def _write(self, immediate: bool = False) -> Iterator[sqlite3.Connection]:
-        """A write transaction. `immediate` takes the write lock at its start, for a
-        read-then-write that another process must not interleave with (a lease)."""
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction, holding the write lock from its start (BEGIN IMMEDIATE; inside
+        another one, a savepoint of it). A deferred one that reads before it writes fails at
+        its first write, at once and whatever the busy timeout, when another process has
+        committed since its read (SQLITE_BUSY_SNAPSHOT in WAL mode): `arena serve` stopped so
+        while `arena competition advance` wrote (a fresh-clone run beside two CPU spinners).
+        Taking the lock first, a writer waits up to the timeout for another's to end."""
         if self.readonly:
             raise StoreError(f"database {self.path} was opened read-only; open it for writing")
         if self.damaged is not None:
             raise self.damaged
-        if not immediate:
-            with self.db.atomic():
-                yield self.db.conn
-            return
         conn = self.db.conn
+        if conn.in_transaction:
+            with self.db.atomic():
+                yield conn
+            return
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn

@@ -128,7 +128,7 @@ class Submissions(StoreFile):
         """Store the verdict of the version `bot` (being verified) and return its new status:
         failed; or, passed, active (the older active versions retired) unless a newer version
         passed meanwhile (then it is retired at once: the newest passed version plays)."""
-        with self._write(immediate=True) as conn:
+        with self._write() as conn:
             row = conn.execute(
                 "SELECT family, version, status FROM bots WHERE name = ? AND removed IS NULL",
                 (bot,),
@@ -179,7 +179,7 @@ class Submissions(StoreFile):
         """Make the version `version` of the bot `family`, one that passed (or was made before
         verification existed), the one a ladder naming the bot plays again; every other active
         version of it is retired. Returns that version's bot row name."""
-        with self._write(immediate=True) as conn:
+        with self._write() as conn:
             row = conn.execute(
                 "SELECT name, status FROM bots WHERE family = ? AND version = ? "
                 "AND removed IS NULL",

@@ -134,3 +134,29 @@ def test_a_file_that_is_not_sqlite_says_so(tmp_path):
     path.write_bytes(b"PK\x03\x04 a zip file, perhaps" * 200)
     with pytest.raises(store_module.StoreError, match="is not an Arena database: it is not SQLite"):
         Store(path, readonly=True)
+
+
+def test_a_write_that_reads_first_holds_the_lock_so_another_process_cannot_slip_in(tmp_path):
+    """A store's write transaction takes the write lock at its start. Deferred, a transaction
+    that read before writing failed at its first write, at once and whatever the busy timeout,
+    when another process had committed since its read (SQLITE_BUSY_SNAPSHOT): `arena serve`
+    stopped so while `arena competition advance` wrote. Now the other writer waits (here, with
+    no timeout, it is refused), and the store's transaction goes through."""
+    db = tmp_path / "arena.db"
+    Store(db).close()
+    setup = sqlite3.connect(db)
+    setup.execute("CREATE TABLE scratch (x INTEGER)")
+    setup.commit()
+    setup.close()
+    store = Store(db)
+    other = sqlite3.connect(db, timeout=0)  # another process's connection, as the CLI's
+    try:
+        with store._write() as conn:
+            conn.execute("SELECT count(*) FROM scratch").fetchone()  # read first
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                other.execute("INSERT INTO scratch VALUES (2)")
+            conn.execute("INSERT INTO scratch VALUES (1)")  # then write: not refused
+        assert other.execute("SELECT x FROM scratch").fetchall() == [(1,)]
+    finally:
+        other.close()
+        store.close()
