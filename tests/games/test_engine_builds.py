@@ -150,6 +150,35 @@ def test_each_build_and_plain_play_random_matches_alike(each_build, players):
         assert refusal(plain, 0, 50) == refusal(compiled, 0, 50)  # the match is over
 
 
+DEAL_SEEDS = (0, 1, -1, 7, 2**31, 2**32 - 1, 2**32, -(2**32), 2**63 - 1, -(2**63) + 1)
+# |seed| of 2**63 and more: dealt through random.Random itself
+BIG_SEEDS = (-(2**63), 2**63, 2**64 - 1, 2**64, 2**100 + 5, -(2**70))
+
+
+def test_balloon_native_deals_every_seed_as_random_random_does():
+    """The native core draws random.Random(seed).random() in C (its own Mersenne Twister, for
+    seeds of magnitude below 2**63; larger ones through random.Random): every deck of every
+    round as the plain engine deals it, and new_match's state (dealt and started in one call)
+    alike."""
+    plain_engine, native_engine = built("native")
+    for n in (2, 3, 4, 5):
+        plain_game, native_game = plain_engine.BalloonGame(n), native_engine.BalloonGame(n)
+        for seed in (*DEAL_SEEDS, *BIG_SEEDS, *range(100, 140)):
+            decks = plain_game.match_decks(seed)
+            assert native_game.match_decks(seed) == decks
+            direct = native_engine.seeded_decks(seed, n)
+            assert direct == (None if seed in BIG_SEEDS else decks)
+            native = native_game.new_match(seed)
+            assert type(native) is native_engine.BalloonState
+            assert native.snapshot() == plain_game.new_match(seed).snapshot()
+    # a seed that is not an int is refused as the plain engine refuses it
+    for seed in (True, 1.0, "1", None):
+        with pytest.raises(Exception) as plain_refused:
+            plain_engine.BalloonGame(4).new_match(seed)
+        with pytest.raises(type(plain_refused.value), match=str(plain_refused.value)):
+            native_engine.BalloonGame(4).new_match(seed)
+
+
 def run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True,

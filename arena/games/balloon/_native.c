@@ -12,6 +12,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <structmember.h>
 
 #define MAX_SEATS 5
@@ -35,7 +36,7 @@ static PyTypeObject *obs_type, *played_type, *event_type;
 static Py_ssize_t obs_offsets[NUM_OBS_FIELDS], played_offsets[3], event_offsets[3];
 static PyObject *event_from_entry; /* engine.py's _event_from_entry, for the rarer entries */
 static PyObject *k_play, *k_drop_out, *k_card, *k_turn, *k_third, *k_chips, *k_early, *k_first;
-static PyObject *k_round_start, *k_round_end, *minus_one;
+static PyObject *k_round_start, *k_round_end, *minus_one, *k_match_end, *k_totals, *k_ranks;
 /* the data keys of round_start and round_end events, for the entry's items from 1 on */
 static const char *round_start_keys[] = {"round", "start_seat", "hand_sizes", "face_up",
                                          "chips_in_middle", "first_drop_out_chips"};
@@ -62,6 +63,9 @@ typedef struct {
 } Core;
 
 static PyTypeObject CoreType;
+static PyObject *str_num_players;
+static int core_init(Core *self, PyObject *game, int n, PyObject *decks);
+static int start_round(Core *self, int round);
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -412,6 +416,31 @@ static PyObject *event(PyObject *e) {
         return keyed_event(k_round_start, PyTuple_GET_ITEM(e, 2), e, k_start_data, 6);
     if (seat == s_round_end && len == 10)
         return keyed_event(k_round_end, minus_one, e, k_end_data, 9);
+    if (seat == s_match_end && len == 2 && PyTuple_CheckExact(PyTuple_GET_ITEM(e, 1))) {
+        /* (MATCH_END, totals): the totals and their ranks (base.ranks_from_scores) */
+        PyObject *totals = PyTuple_GET_ITEM(e, 1);
+        Py_ssize_t n = PyTuple_GET_SIZE(totals);
+        long t[MAX_SEATS], ranks[MAX_SEATS];
+        if (n > MAX_SEATS) return PyObject_CallOneArg(event_from_entry, e);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int ok;
+            t[i] = small_int(PyTuple_GET_ITEM(totals, i), &ok);
+            if (!ok) return PyObject_CallOneArg(event_from_entry, e);
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            ranks[i] = 0;
+            for (Py_ssize_t j = 0; j < n; j++) ranks[i] += t[j] > t[i];
+        }
+        PyObject *data = _PyDict_NewPresized(2), *r = small_ints(ranks, (int)n);
+        if (!data || !r || PyDict_SetItem(data, k_totals, totals) < 0 || PyDict_SetItem(data, k_ranks, r) < 0) {
+            Py_XDECREF(data);
+            Py_XDECREF(r);
+            return NULL;
+        }
+        Py_DECREF(r);
+        PyObject *values[3] = {Py_NewRef(k_match_end), Py_NewRef(minus_one), data};
+        return fill(event_type, event_offsets, values, 3);
+    }
     if (!PyLong_CheckExact(seat) || (len != 4 && len != 5))
         return PyObject_CallOneArg(event_from_entry, e);
     PyObject *data = _PyDict_NewPresized(4), *kind;
@@ -583,31 +612,41 @@ static PyObject *Core_start(Core *self, PyObject *unused) {
 
 /* ---- the type ------------------------------------------------------------------------------- */
 
+static int core_init(Core *self, PyObject *game, int n, PyObject *decks) {
+    /* a new core's fields (steals decks) */
+    self->n = n;
+    if (n < 2 || n > MAX_SEATS || PyTuple_GET_SIZE(decks) != num_rounds) {
+        Py_DECREF(decks);
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "the native core takes 2..5 players and every round's deck");
+        return -1;
+    }
+    self->game = Py_NewRef(game);
+    self->decks = decks;
+    self->log = PyList_New(0);
+    self->events_cache = PyList_New(0);
+    self->table = Py_NewRef(empty);
+    self->face_up = Py_NewRef(empty);
+    self->undealt = Py_NewRef(empty);
+    for (int s = 0; s < n; s++) self->legal[s] = Py_NewRef(empty);
+    self->table_start = -1;
+    return self->log && self->events_cache ? 0 : -1;
+}
+
 static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *game, *decks;
     if (!configured) { PyErr_SetString(PyExc_RuntimeError, "the native core is not configured"); return NULL; }
     if (!PyArg_ParseTuple(args, "OO!", &game, &PyTuple_Type, &decks)) return NULL;
     Core *self = (Core *)type->tp_alloc(type, 0);
     if (!self) return NULL;
-    PyObject *n = PyObject_GetAttrString(game, "num_players");
-    if (!n) { Py_DECREF(self); return NULL; }
-    self->n = (int)PyLong_AsLong(n);
-    Py_DECREF(n);
-    if (self->n < 2 || self->n > MAX_SEATS || PyTuple_GET_SIZE(decks) != num_rounds) {
-        PyErr_SetString(PyExc_ValueError, "the native core takes 2..5 players and every round's deck");
+    PyObject *num = PyObject_GetAttr(game, str_num_players);
+    if (!num) { Py_DECREF(self); return NULL; }
+    long n = PyLong_AsLong(num);
+    Py_DECREF(num);
+    if (core_init(self, game, (int)n, Py_NewRef(decks)) < 0) {
         Py_DECREF(self);
         return NULL;
     }
-    self->game = Py_NewRef(game);
-    self->decks = Py_NewRef(decks);
-    self->log = PyList_New(0);
-    self->events_cache = PyList_New(0);
-    self->table = Py_NewRef(empty);
-    self->face_up = Py_NewRef(empty);
-    self->undealt = Py_NewRef(empty);
-    for (int s = 0; s < self->n; s++) self->legal[s] = Py_NewRef(empty);
-    self->table_start = -1;
-    if (!self->log || !self->events_cache) { Py_DECREF(self); return NULL; }
     return (PyObject *)self;
 }
 
@@ -829,15 +868,165 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
     k_round_start = PyUnicode_InternFromString("round_start");
     k_round_end = PyUnicode_InternFromString("round_end");
     minus_one = PyLong_FromLong(-1);
-    if (!k_round_start || !k_round_end || !minus_one) return NULL;
+    k_match_end = PyUnicode_InternFromString("match_end");
+    k_totals = PyUnicode_InternFromString("totals");
+    k_ranks = PyUnicode_InternFromString("ranks");
+    if (!k_round_start || !k_round_end || !minus_one || !k_match_end || !k_totals || !k_ranks) return NULL;
     for (int i = 0; i < 6; i++)
         if (!(k_start_data[i] = PyUnicode_InternFromString(round_start_keys[i]))) return NULL;
     for (int i = 0; i < 9; i++)
         if (!(k_end_data[i] = PyUnicode_InternFromString(round_end_keys[i]))) return NULL;
     empty = PyTuple_New(0);
+    str_num_players = PyUnicode_InternFromString("num_players");
+    if (!empty || !str_num_players) return NULL;
     for (int s = 0; s < MAX_SEATS; s++) seat_tuples[s] = Py_BuildValue("(i)", s);
     configured = 1;
     Py_RETURN_NONE;
+}
+
+/* ---- the deal from a seed: random.Random(seed).random() in C --------------------------------
+ * CPython's Mersenne Twister (Modules/_randommodule.c: init_genrand, init_by_array,
+ * genrand_uint32, random_random), seeded as random.Random(seed) seeds an int (its absolute
+ * value, in 32-bit words from the lowest), for seeds of magnitude below 2**63 (larger ones take
+ * the Python path). match_decks below with a random.Random is the plain version;
+ * tests/games/test_engine_builds.py holds the two equal. */
+
+#define MT_N 624
+#define MT_M 397
+
+typedef struct {
+    uint32_t mt[MT_N];
+    int index;
+} Twister;
+
+static void mt_init_genrand(Twister *t, uint32_t s) {
+    uint32_t *mt = t->mt;
+    mt[0] = s;
+    for (int i = 1; i < MT_N; i++) mt[i] = 1812433253U * (mt[i - 1] ^ (mt[i - 1] >> 30)) + (uint32_t)i;
+    t->index = MT_N;
+}
+
+static void mt_init_by_array(Twister *t, const uint32_t *key, int key_length) {
+    uint32_t *mt = t->mt;
+    mt_init_genrand(t, 19650218U);
+    int i = 1, j = 0;
+    for (int k = MT_N > key_length ? MT_N : key_length; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
+        i++;
+        j++;
+        if (i >= MT_N) { mt[0] = mt[MT_N - 1]; i = 1; }
+        if (j >= key_length) j = 0;
+    }
+    for (int k = MT_N - 1; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
+        i++;
+        if (i >= MT_N) { mt[0] = mt[MT_N - 1]; i = 1; }
+    }
+    mt[0] = 0x80000000U;
+}
+
+static uint32_t mt_next(Twister *t) {
+    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
+    uint32_t *mt = t->mt, y;
+    if (t->index >= MT_N) {
+        int kk;
+        for (kk = 0; kk < MT_N - MT_M; kk++) {
+            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+            mt[kk] = mt[kk + MT_M] ^ (y >> 1) ^ mag01[y & 0x1U];
+        }
+        for (; kk < MT_N - 1; kk++) {
+            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+            mt[kk] = mt[kk + (MT_M - MT_N)] ^ (y >> 1) ^ mag01[y & 0x1U];
+        }
+        y = (mt[MT_N - 1] & 0x80000000U) | (mt[0] & 0x7fffffffU);
+        mt[MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ mag01[y & 0x1U];
+        t->index = 0;
+    }
+    y = mt[t->index++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+}
+
+static double mt_random(Twister *t) {
+    uint32_t a = mt_next(t) >> 5, b = mt_next(t) >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+
+static int mt_seed(Twister *t, PyObject *seed) {
+    /* seeded as random.Random(seed); 0 (no error set) for a seed of magnitude 2**63 or more */
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(seed, &overflow);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (overflow || v == LLONG_MIN) return 0;
+    unsigned long long a = (unsigned long long)(v < 0 ? -v : v);
+    uint32_t key[2] = {(uint32_t)a, (uint32_t)(a >> 32)};
+    mt_init_by_array(t, key, key[1] ? 2 : 1);
+    return 1;
+}
+
+static PyObject *seeded_decks(PyObject *seed, int n) {
+    /* match_decks(random.Random(seed).random, n), the draws in C; None for a seed of 64 bits
+     * or more */
+    Twister t;
+    int r = mt_seed(&t, seed);
+    if (r <= 0) return r < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *decks = PyTuple_New(num_rounds);
+    if (!decks) return NULL;
+    for (int round = 0; round < num_rounds; round++) {
+        int deck[MAX_CARDS], dealt = n * hand_size_by_round[round] + face_up_by_count[n];
+        for (int c = 0; c < num_cards; c++) deck[c] = c;
+        for (int i = 0; i < dealt; i++) {
+            int j = i + (int)(mt_random(&t) * (double)(num_cards - i)); /* int(rnd() * (total - i)) */
+            int x = deck[i];
+            deck[i] = deck[j];
+            deck[j] = x;
+        }
+        PyObject *d = ints(deck, num_cards);
+        if (!d) { Py_DECREF(decks); return NULL; }
+        PyTuple_SET_ITEM(decks, round, d);
+    }
+    return decks;
+}
+
+static PyObject *module_seeded_decks(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    long n;
+    if (nargs != 2 || !PyLong_CheckExact(args[0]) || (n = PyLong_AsLong(args[1])) < 2 || n > MAX_SEATS) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "seeded_decks(seed: int, num_players)");
+        return NULL;
+    }
+    return seeded_decks(args[0], (int)n);
+}
+
+static PyObject *module_new_state(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    /* new_state(cls, game, seed): a started state of cls (a subclass of Core) dealt from an
+     * int seed (new_match's deal), in one call; None for a seed of magnitude 2**63 or more */
+    if (nargs != 3 || !PyType_Check(args[0]) || !PyType_IsSubtype((PyTypeObject *)args[0], &CoreType)
+        || !PyLong_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "new_state(cls, game, seed: int)");
+        return NULL;
+    }
+    PyTypeObject *cls = (PyTypeObject *)args[0];
+    PyObject *game = args[1];
+    PyObject *num = PyObject_GetAttr(game, str_num_players);
+    if (!num) return NULL;
+    long n = PyLong_AsLong(num);
+    Py_DECREF(num);
+    if (n < 2 || n > MAX_SEATS) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "the native core takes 2..5 players");
+        return NULL;
+    }
+    PyObject *decks = seeded_decks(args[2], (int)n);
+    if (!decks || decks == Py_None) return decks;
+    Core *self = (Core *)cls->tp_alloc(cls, 0);
+    if (!self) { Py_DECREF(decks); return NULL; }
+    if (core_init(self, game, (int)n, decks) < 0 || start_round(self, 1) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
 }
 
 static PyObject *match_decks(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
@@ -873,6 +1062,10 @@ static PyObject *match_decks(PyObject *module, PyObject *const *args, Py_ssize_t
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_O, "Read the rules' constants and classes from engine.py."},
     {"match_decks", (PyCFunction)(void (*)(void))match_decks, METH_FASTCALL, "Every round's deck."},
+    {"seeded_decks", (PyCFunction)(void (*)(void))module_seeded_decks, METH_FASTCALL,
+     "Every round's deck, dealt from an int seed as random.Random(seed) deals it."},
+    {"new_state", (PyCFunction)(void (*)(void))module_new_state, METH_FASTCALL,
+     "A started state of a Core subclass dealt from an int seed."},
     {NULL}};
 
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_native_core", NULL, -1, module_methods};
