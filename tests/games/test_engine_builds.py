@@ -13,6 +13,7 @@ scripts/test runs Balloon's and Boom's own tests once more with ARENA_ENGINE=pla
 
 from __future__ import annotations
 
+import array
 import dataclasses
 import importlib
 import os
@@ -298,9 +299,29 @@ def boom_alike(native: Any, fast: Any, plain: Any, n: int) -> None:
         assert native.hand(seat) == fast.hand(seat) == plain.hand(seat)
         assert native.pending_choice(seat) == fast.pending_choice(seat)
         assert native.paradise(seat) == fast.paradise(seat) == plain.paradise(seat)
+    for whole in (True, False):
+        assert boom_written(native, n, whole) == boom_written(fast, n, whole)
     assert native.game_scores() == fast.game_scores() == plain.game_scores()
     assert native.guard_order() == fast.guard_order()
     assert native.hidden_discards() == fast.hidden_discards() == plain.hidden_discards()
+
+
+def boom_written(state: Any, n: int, whole: bool) -> list[float]:
+    """What write_feature_values (whole) or write_step_values writes into a float32 buffer laid
+    out as arena/games/boom/arrays.py lays it (the native core writes that itself), over values
+    that are not zero, so that what is left alone shows too."""
+    own, head, block = 52, 129, 105
+    size = n * own + head - own + n * block
+    buffer = array.array("f", [0.25] * size)
+    own_at = [s * own for s in range(n)]
+    block_at = [n * own + head - own + s * block for s in range(n)]
+    write = state.write_feature_values if whole else state.write_step_values
+    write(memoryview(buffer), own_at, n * own - own, block_at)
+    if hasattr(state, "_write_values"):  # the native core took it, not its twin
+        again = array.array("f", [0.25] * size)
+        assert state._write_values(memoryview(again), own_at, n * own - own, block_at, whole)
+        assert again == buffer
+    return buffer.tolist()
 
 
 def boom_refusals(seat: int, legal: Any, hand: tuple[int, ...], n: int) -> list[tuple]:

@@ -1123,6 +1123,122 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
     return fill(obs_type, obs_offsets, v, NUM_OBS_FIELDS);
 }
 
+/* ---- the environments' observation values (the fast engine's write_feature_values and
+ * write_step_values, which stay as the plain version: native.py hands them what this does not
+ * take; tests/envs/test_env_features.py and tests/games/test_engine_builds.py hold them equal) */
+
+typedef struct {
+    float *v;
+    int own_at[MAX_SEATS], head, block_at[MAX_SEATS];
+} Target;
+
+static int read_target(Core *self, PyObject *const *args, Target *t, Py_buffer *view) {
+    /* 1: the arguments (values, own_at, head, block_at) as write_feature_values takes them, values
+     * a writable float32 buffer that holds every index written; 0 (no error set) for anything
+     * else (native.py hands that to the fast engine, which writes a list or raises as it does) */
+    if (PyObject_GetBuffer(args[0], view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    int ok = view->itemsize == 4 && view->format && strcmp(view->format, "f") == 0 && view->ndim == 1
+             && PyList_CheckExact(args[1]) && PyList_GET_SIZE(args[1]) == self->n && PyLong_CheckExact(args[2])
+             && PyList_CheckExact(args[3]) && PyList_GET_SIZE(args[3]) == self->n;
+    Py_ssize_t len = view->len / 4;
+    long lo = 0, hi = -1;
+    if (ok) {
+        int good;
+        long head = small_int(args[2], &good);
+        ok = good && head >= -(1L << 30) && head < (1L << 30);
+        t->head = (int)head;
+        lo = head + 52, hi = head + 128;
+        for (int s = 0; ok && s < self->n; s++) {
+            long own = small_int(PyList_GET_ITEM(args[1], s), &good), block;
+            ok = good && own >= 0 && own < len && (block = small_int(PyList_GET_ITEM(args[3], s), &good), good)
+                 && block >= 0 && block < len;
+            if (!ok) break;
+            t->own_at[s] = (int)own;
+            t->block_at[s] = (int)block;
+            if (own < lo) lo = own;
+            if (block < lo) lo = block;
+            if (own + 51 > hi) hi = own + 51;
+            if (block + 104 > hi) hi = block + 104;
+        }
+    }
+    if (!ok || lo < 0 || hi >= len) {
+        PyBuffer_Release(view);
+        return 0;
+    }
+    t->v = (float *)view->buf;
+    return 1;
+}
+
+static void write_step(Core *self, const Target *t) {
+    float *v = t->v;
+    int head = t->head, step = self->over ? 0 : self->step;
+    v[head + 52] = v[head + 53] = v[head + 54] = 0.0f;
+    v[head + 52 + (step < 2 ? step : 2)] = 1.0f;
+    for (int s = 0; s < self->n; s++) {
+        int base = t->block_at[s], at = t->own_at[s];
+        PyObject *cards = PyTuple_GET_ITEM(self->revealed, s), *played = self->choice[s];
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cards); i++)
+            v[base + PyLong_AsLong(PyTuple_GET_ITEM(cards, i))] = 1.0f;
+        int size = hand_len(self, s), chosen = played && PyTuple_GET_SIZE(played) > 0;
+        if (chosen) /* face-down cards count until they are revealed */
+            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(played); i++)
+                size += PyLong_AsLong(PyTuple_GET_ITEM(played, i)) != ruse_card;
+        v[base + 101] = (float)(size / 16.0);
+        v[base + 102] = chosen ? 1.0f : 0.0f;
+        v[at + 51] = (float)((played ? 0 : self->to_play[s]) / 2.0);
+    }
+}
+
+static PyObject *Core_write_values(Core *self, PyObject *const *args, Py_ssize_t nargs) {
+    /* _write_values(values, own_at, head, block_at, whole): write_feature_values (whole true)
+     * or write_step_values natively; False when values is not a float32 buffer that holds them
+     * (native.py then hands them to the fast engine) */
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "_write_values(values, own_at, head, block_at, whole)");
+        return NULL;
+    }
+    Py_buffer view;
+    Target t;
+    if (!read_target(self, args, &t, &view)) Py_RETURN_FALSE;
+    int whole = PyObject_IsTrue(args[4]);
+    if (whole < 0) { PyBuffer_Release(&view); return NULL; }
+    if (whole) {
+        float *v = t.v;
+        int head = t.head, n = self->n;
+        /* guard card 55.., guards used 68.., cards discarded face up 79.. */
+        v[head + 55 + self->guard] = 1.0f;
+        for (int i = 0; i <= self->gpos; i++) v[head + 68 + self->order[i]] = 1.0f;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->disc_up); i++)
+            v[head + 79 + PyLong_AsLong(PyTuple_GET_ITEM(self->disc_up, i))] = 1.0f;
+        /* limits 63..67, guards left 76, round 77, game number 78 */
+        for (int c = 0; c < NCOLOURS; c++) v[head + 63 + c] = (float)(guards[self->guard][c] / 16.0);
+        v[head + 76] = (float)((NGUARDS - (self->gpos + 1)) / 8.0);
+        v[head + 77] = (float)(self->round / 20.0);
+        v[head + 78] = (float)(self->game_no / 10.0);
+        for (int s = 0; s < n; s++) {
+            int base = t.block_at[s], at = t.own_at[s];
+            /* the block: paradise cards 51.. (1 face up, 0.5 face down: codes are card * 2 +
+             * face up), score / 100 at 103, series total / 200 at 104 */
+            for (int i = 0; i < self->npar[s]; i++) {
+                int code = self->par[s][i];
+                v[base + 51 + (code >> 1)] = code & 1 ? 1.0f : 0.5f;
+            }
+            v[base + 103] = (float)(self->scores[s] / 100.0);
+            v[base + 104] = (float)((self->totals[s] + (self->over ? self->scores[s] : 0)) / 200.0);
+            /* the seat's own part: its hand 0..49, its ruse card at 50 */
+            for (uint64_t m = self->hand[s]; m; m &= m - 1) v[at + __builtin_ctzll(m)] = 1.0f;
+            if (self->has_ruse[s]) v[at + 50] = 1.0f;
+        }
+    }
+    write_step(self, &t);
+    PyBuffer_Release(&view);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_TRUE;
+}
+
 static PyObject *Core_feature_key(Core *self, PyObject *unused) {
     return Py_BuildValue("(Oi)", self->key, self->pending);
 }
@@ -1462,6 +1578,8 @@ static PyMethodDef Core_methods[] = {
     {"clone", (PyCFunction)Core_clone, METH_NOARGS, "An independent copy."},
     {"feature_key", (PyCFunction)Core_feature_key, METH_NOARGS, "The fast engine's feature_key."},
     {"round_key", (PyCFunction)Core_round_key, METH_NOARGS, "(game number, round)."},
+    {"_write_values", (PyCFunction)(void (*)(void))Core_write_values, METH_FASTCALL,
+     "write_feature_values or write_step_values into a float32 buffer."},
     {"_export", (PyCFunction)Core_export, METH_NOARGS, "The fields a twin state is made of."},
     {"_load", (PyCFunction)Core_load, METH_O, "Set from a dict of fields."},
     {"_start", (PyCFunction)Core_start, METH_NOARGS, "Deal the first game."},

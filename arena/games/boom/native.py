@@ -183,12 +183,15 @@ class BoomState(Core, State):
     def write_feature_values(
         self, values: Any, own_at: Sequence[int], head: int, block_at: Sequence[int]
     ) -> None:
-        self._twin().write_feature_values(values, own_at, head, block_at)
+        # written by the core into a float32 buffer (the environments'), else by the twin
+        if not self._write_values(values, own_at, head, block_at, True):
+            self._twin().write_feature_values(values, own_at, head, block_at)
 
     def write_step_values(
         self, values: Any, own_at: Sequence[int], head: int, block_at: Sequence[int]
     ) -> None:
-        self._twin().write_step_values(values, own_at, head, block_at)
+        if not self._write_values(values, own_at, head, block_at, False):
+            self._twin().write_step_values(values, own_at, head, block_at)
 
 
 def _restore(game: BoomGame, twin: Any) -> BoomState:
