@@ -149,6 +149,29 @@ static PyObject *cached(PyObject **slot, const int *values, int count) {
     return Py_XNewRef(*slot);
 }
 
+/* tuples of hand sizes, shared by every state (a tuple is a value): an observation's hand_sizes
+ * change at every play, and take few values (each under 32, at most MAX_SEATS of them) */
+#define SIZES_SLOTS 1024
+static struct {
+    uint32_t key;
+    PyObject *tuple;
+} sizes_cache[SIZES_SLOTS];
+
+static PyObject *shared_sizes(const int *sizes, int count) {
+    uint32_t key = (uint32_t)count;
+    for (int i = 0; i < count; i++) {
+        if (sizes[i] < 0 || sizes[i] >= 32) return ints(sizes, count);
+        key = key << 5 | (uint32_t)sizes[i];
+    }
+    uint32_t slot = (key * 2654435761U) >> 22; /* the top 10 bits of a multiplicative hash */
+    if (sizes_cache[slot].tuple && sizes_cache[slot].key == key) return Py_NewRef(sizes_cache[slot].tuple);
+    PyObject *t = ints(sizes, count);
+    if (!t) return NULL;
+    Py_XSETREF(sizes_cache[slot].tuple, Py_NewRef(t));
+    sizes_cache[slot].key = key;
+    return t;
+}
+
 static int log_append(Core *self, PyObject *entry) {
     if (!entry) return -1;
     int r = PyList_Append(self->log, entry);
@@ -384,7 +407,8 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
     PyObject *values[NUM_OBS_FIELDS] = {
         Py_NewRef(seat_obj), PyLong_FromLong(n), PyLong_FromLong(self->round),
         PyLong_FromLong(self->turn), PyLong_FromLong(self->start),
-        PyLong_FromLong(self->over ? -1 : self->to_act), hand, cached(&self->hand_sizes, sizes, n),
+        PyLong_FromLong(self->over ? -1 : self->to_act), hand,
+        Py_XNewRef(self->hand_sizes ? self->hand_sizes : (self->hand_sizes = shared_sizes(sizes, n))),
         Py_NewRef(self->face_up), table(self), cached(&self->dropped_t, self->dropped, n),
         cached(&self->chips_t, self->chips, n), PyLong_FromLong(self->middle),
         PyBool_FromLong(self->first_chip > 0), cached(&self->totals_t, self->totals, n),
@@ -395,6 +419,11 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
             return NULL;
         }
     return fill(obs_type, obs_offsets, values, NUM_OBS_FIELDS);
+}
+
+static PyObject *Core_public_observation(Core *self, PyObject *unused) {
+    /* State.public_observation, without a Python frame: observation(-1) */
+    return Core_observation(self, minus_one);
 }
 
 static PyObject *keyed_event(PyObject *kind, PyObject *seat, PyObject *e, PyObject **keys, int count) {
@@ -688,6 +717,7 @@ static PyMethodDef Core_methods[] = {
     {"is_over", (PyCFunction)Core_is_over, METH_NOARGS, "Whether the match is over."},
     {"scores", (PyCFunction)Core_scores, METH_NOARGS, "The totals so far."},
     {"observation", (PyCFunction)Core_observation, METH_O, "What the seat may see."},
+    {"public_observation", (PyCFunction)Core_public_observation, METH_NOARGS, "What a spectator may see."},
     {"clone", (PyCFunction)Core_clone, METH_NOARGS, "An independent copy."},
     {"_export", (PyCFunction)Core_export, METH_NOARGS, "The plain engine's fields."},
     {"_load", (PyCFunction)Core_load, METH_O, "Set from a plain state's fields."},

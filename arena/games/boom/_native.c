@@ -181,6 +181,11 @@ static int log_append(PyObject *list, PyObject *entry) {
 }
 
 static PyObject *hand_tuple(uint64_t mask) {
+    /* the cards of a mask, sorted; one or two cards are the shared tuples (tuples are values:
+     * an escape's cards, the last cards of a hand, need no tuple of their own) */
+    uint64_t rest = mask & (mask - 1);
+    if (mask && !(rest & (rest - 1)))
+        return Py_NewRef(rest ? pairs[__builtin_ctzll(mask)][__builtin_ctzll(rest)] : singles[__builtin_ctzll(mask)]);
     PyObject *t = PyTuple_New(popcount(mask));
     if (!t) return NULL;
     int i = 0;
@@ -1239,6 +1244,13 @@ static PyObject *Core_write_values(Core *self, PyObject *const *args, Py_ssize_t
     Py_RETURN_TRUE;
 }
 
+static PyObject *minus_one;
+
+static PyObject *Core_public_observation(Core *self, PyObject *unused) {
+    /* State.public_observation, without a Python frame: observation(-1) */
+    return Core_observation(self, minus_one);
+}
+
 static PyObject *Core_feature_key(Core *self, PyObject *unused) {
     return Py_BuildValue("(Oi)", self->key, self->pending);
 }
@@ -1504,10 +1516,29 @@ static PyObject *seed_bytes(PyObject *seed) {
     return b;
 }
 
+static PyObject *core_make(PyTypeObject *type, PyObject *game, PyObject *seed);
+
 static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *game, *seed;
     if (!configured) { PyErr_SetString(PyExc_RuntimeError, "the native core is not configured"); return NULL; }
     if (!PyArg_ParseTuple(args, "OO!", &game, &PyLong_Type, &seed)) return NULL;
+    return core_make(type, game, seed);
+}
+
+static PyObject *module_new_state(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    /* new_state(cls, game, seed): Core_new and _start in one call (new_match's state) */
+    if (!configured) { PyErr_SetString(PyExc_RuntimeError, "the native core is not configured"); return NULL; }
+    if (nargs != 3 || !PyType_Check(args[0]) || !PyType_IsSubtype((PyTypeObject *)args[0], &CoreType)
+        || !PyLong_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "new_state(cls, game, seed: int)");
+        return NULL;
+    }
+    Core *self = (Core *)core_make((PyTypeObject *)args[0], args[1], args[2]);
+    if (self && deal_game(self) < 0) Py_CLEAR(self);
+    return (PyObject *)self;
+}
+
+static PyObject *core_make(PyTypeObject *type, PyObject *game, PyObject *seed) {
     Core *self = (Core *)type->tp_alloc(type, 0);
     if (!self) return NULL;
     self->game = Py_NewRef(game);
@@ -1575,6 +1606,7 @@ static PyMethodDef Core_methods[] = {
     {"is_over", (PyCFunction)Core_is_over, METH_NOARGS, "Whether the match is over."},
     {"scores", (PyCFunction)Core_scores, METH_NOARGS, "The totals so far."},
     {"observation", (PyCFunction)Core_observation, METH_O, "What the seat may see."},
+    {"public_observation", (PyCFunction)Core_public_observation, METH_NOARGS, "What a spectator may see."},
     {"clone", (PyCFunction)Core_clone, METH_NOARGS, "An independent copy."},
     {"feature_key", (PyCFunction)Core_feature_key, METH_NOARGS, "The fast engine's feature_key."},
     {"round_key", (PyCFunction)Core_round_key, METH_NOARGS, "(game number, round)."},
@@ -1754,6 +1786,7 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (!(*names[i].at = PyUnicode_InternFromString(names[i].name))) return NULL;
     empty = PyTuple_New(0);
+    if (!minus_one && !(minus_one = PyLong_FromLong(-1))) return NULL;
     for (int c = 0; c <= NCARDS; c++) {
         singles[c] = Py_BuildValue("(i)", c);
         for (int d = c + 1; d <= NCARDS; d++) pairs[c][d] = Py_BuildValue("(ii)", c, d);
@@ -1792,6 +1825,8 @@ static PyObject *module_blake2b(PyObject *module, PyObject *data) {
 }
 
 static PyMethodDef module_methods[] = {
+    {"new_state", (PyCFunction)(void (*)(void))module_new_state, METH_FASTCALL,
+     "A started state of a Core subclass for a game and a seed (Core(game, seed), then _start)."},
     {"configure", configure, METH_O, "Read the rules' constants and classes from the engine."},
     {"_blake2b", module_blake2b, METH_O, "BLAKE2b-512 of bytes (the tests check it)."},
     {NULL}};

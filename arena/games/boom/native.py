@@ -30,6 +30,7 @@ from ._native_core import (  # type: ignore[import-not-found]
     Core,
     LegalPairs,
     configure,
+    new_state,
 )
 
 
@@ -73,9 +74,7 @@ class BoomGame(fast.FastBoomGame):
         if type(seed) is not int:
             super().new_match(seed)  # refused, with the fast engine's reason
             raise AssertionError(f"the fast engine took the seed {seed!r}")  # pragma: no cover
-        state = BoomState(self, seed)
-        state._start()
-        return state
+        return new_state(BoomState, self, seed)
 
     def start_state(self, seed, game_number, series_totals, hands, ruse, discards, guard_order):
         return BoomState.of(
