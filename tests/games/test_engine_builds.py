@@ -180,6 +180,45 @@ def test_balloon_native_deals_every_seed_as_random_random_does():
             native_engine.BalloonGame(4).new_match(seed)
 
 
+@pytest.mark.parametrize("game", ["balloon", "boom"])
+def test_native_observations_recycled_only_when_nobody_holds_them(game):
+    """A native core hands its last observation out again, with new values, once nothing else
+    holds it (and the tuple of its hand, once nothing else holds that; Balloon's legal actions
+    the same): an observation, a hand or legal actions that a caller keeps never change, and
+    every observation equals the plain engine's."""
+    if game == "balloon":
+        plain_engine, native_engine = built("native")
+        plain_game, native_game = plain_engine.BalloonGame(4), native_engine.BalloonGame(4)
+    else:
+        from arena.games.boom.plain import PlainBoomGame
+
+        native_game, plain_game = boom_native().BoomGame(4), PlainBoomGame(4)
+    rng = random.Random(game)
+    kept: list[tuple[Any, Any]] = []  # (an observation or a hand kept, its values then)
+    recycled = 0
+    for seed in range(3):
+        native, plain = native_game.new_match(seed), plain_game.new_match(seed)
+        while not plain.is_over():
+            for seat in plain.seats_to_act():
+                last = id(native.observation(seat))  # dropped at once: recyclable
+                seen = native.observation(seat)
+                recycled += id(seen) == last
+                assert values(seen) == values(plain.observation(seat))
+                if rng.random() < 0.3:
+                    kept.append((seen, values(seen)))
+                del seen
+                hand = native.observation(seat).hand
+                kept.append((hand, tuple(hand)))
+                if rng.random() < 0.3:  # (Balloon takes a card out of its own tuple in place)
+                    legal = native.legal_actions(seat)
+                    kept.append((legal, tuple(legal)))
+                action = rng.choice(list(plain.legal_actions(seat)))
+                plain.apply_action(seat, action)
+                native.apply_action(seat, action)
+        assert [values(thing) for thing, _ in kept] == [then for _, then in kept]
+    assert recycled > 0  # (the recycling ran)
+
+
 def run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True,

@@ -54,6 +54,7 @@ typedef struct {
     PyObject *log;          /* list of the plain engine's log tuples */
     PyObject *events_cache; /* list of Event, read by native.py */
     PyObject *table;        /* the table's Played tuple as last built, from table_start */
+    PyObject *spare;        /* the last observation made (recycled once only this holds it) */
     /* observations' tuples as last built, NULL once their field changes (stale) */
     PyObject *hand_sizes, *dropped_t, *chips_t, *totals_t;
     Py_ssize_t table_start, table_scanned, round_log;
@@ -115,6 +116,42 @@ static PyObject *fill(PyTypeObject *type, const Py_ssize_t *offsets, PyObject **
     }
     for (int i = 0; i < count; i++) *(PyObject **)((char *)o + offsets[i]) = values[i];
     return o;
+}
+
+/* Recycling (as CPython's zip recycles its result tuple): the last observation a state made,
+ * once nothing else holds it (its refcount 1: only the state's own reference), is given new
+ * values and handed out again instead of a new one, and so is a tuple of its that only it
+ * holds; nobody can tell (the object was unreachable: a new one could have had its address).
+ * Not where the class could be reached otherwise (weak references, a __dict__; configure). */
+static int recycling;
+
+#define SLOT(o, i) (*(PyObject **)((char *)(o) + obs_offsets[i]))
+#define OBS_HAND 6 /* BalloonObservation's fields: hand */
+
+static PyObject *recyclable(PyObject *o) {
+    return recycling && o && Py_REFCNT(o) == 1 ? o : NULL;
+}
+
+static PyObject *refill(PyObject *o, const Py_ssize_t *offsets, PyObject **values, int count) {
+    /* o (recyclable) with these values (stolen) in its slots; a new reference */
+    for (int i = 0; i < count; i++) {
+        PyObject **slot = (PyObject **)((char *)o + offsets[i]), *old = *slot;
+        *slot = values[i];
+        Py_XDECREF(old);
+    }
+    return Py_NewRef(o);
+}
+
+static PyObject *refilled(PyObject *old, PyObject *items, Py_ssize_t count) {
+    /* items[:count] as a tuple: old refilled if only its holder holds it and it is that long */
+    if (!old || !PyTuple_CheckExact(old) || Py_REFCNT(old) != 1 || PyTuple_GET_SIZE(old) != count || !count)
+        return PyTuple_GetSlice(items, 0, count);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *was = PyTuple_GET_ITEM(old, i);
+        PyTuple_SET_ITEM(old, i, Py_NewRef(PyTuple_GET_ITEM(items, i)));
+        Py_DECREF(was);
+    }
+    return Py_NewRef(old);
 }
 
 static int refuse(Core *self, PyObject *seat, PyObject *action) {
@@ -297,11 +334,18 @@ static int play(Core *self, int seat, int card, PyObject *seat_obj, PyObject *ac
     for (Py_ssize_t i = 0; i < len - 1; i++)
         if (PyLong_AsLong(PyTuple_GET_ITEM(legal, i)) == card) { at = i; break; }
     if (at < 0) return refuse(self, seat_obj, action);
-    PyObject *rest = PyTuple_New(len - 1);
-    if (!rest) return -1;
-    for (Py_ssize_t i = 0, j = 0; i < len; i++)
-        if (i != at) PyTuple_SET_ITEM(rest, j++, Py_NewRef(PyTuple_GET_ITEM(legal, i)));
-    Py_SETREF(self->legal[seat], rest);
+    if (Py_REFCNT(legal) == 1) { /* only the state holds it: the card taken out in place */
+        PyObject *card_obj = PyTuple_GET_ITEM(legal, at);
+        for (Py_ssize_t i = at; i < len - 1; i++) PyTuple_SET_ITEM(legal, i, PyTuple_GET_ITEM(legal, i + 1));
+        PyTuple_SET_ITEM(legal, len - 1, card_obj);
+        if (_PyTuple_Resize(&self->legal[seat], len - 1) < 0) return -1; /* (drops card_obj) */
+    } else {
+        PyObject *rest = PyTuple_New(len - 1);
+        if (!rest) return -1;
+        for (Py_ssize_t i = 0, j = 0; i < len; i++)
+            if (i != at) PyTuple_SET_ITEM(rest, j++, Py_NewRef(PyTuple_GET_ITEM(legal, i)));
+        Py_SETREF(self->legal[seat], rest);
+    }
     Py_CLEAR(self->hand_sizes);
     self->vol[seat] -= card_value[card];
     int colour = card_colour[card];
@@ -403,7 +447,9 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
     }
     int n = self->n, sizes[MAX_SEATS];
     for (int s = 0; s < n; s++) sizes[s] = (int)PyTuple_GET_SIZE(self->legal[s]) - 1;
-    PyObject *hand = seat >= 0 ? PyTuple_GetSlice(self->legal[seat], 0, sizes[seat]) : Py_NewRef(empty);
+    PyObject *spare = recyclable(self->spare);
+    PyObject *hand = seat < 0 ? Py_NewRef(empty)
+                     : refilled(spare ? SLOT(spare, OBS_HAND) : NULL, self->legal[seat], sizes[seat]);
     PyObject *values[NUM_OBS_FIELDS] = {
         Py_NewRef(seat_obj), PyLong_FromLong(n), PyLong_FromLong(self->round),
         PyLong_FromLong(self->turn), PyLong_FromLong(self->start),
@@ -418,7 +464,10 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
             for (int j = 0; j < NUM_OBS_FIELDS; j++) Py_XDECREF(values[j]);
             return NULL;
         }
-    return fill(obs_type, obs_offsets, values, NUM_OBS_FIELDS);
+    if (spare) return refill(spare, obs_offsets, values, NUM_OBS_FIELDS);
+    PyObject *o = fill(obs_type, obs_offsets, values, NUM_OBS_FIELDS);
+    Py_XSETREF(self->spare, Py_XNewRef(o));
+    return o;
 }
 
 static PyObject *Core_public_observation(Core *self, PyObject *unused) {
@@ -685,6 +734,7 @@ static int Core_traverse(Core *self, visitproc visit, void *arg) {
     Py_VISIT(self->log);
     Py_VISIT(self->events_cache);
     Py_VISIT(self->table);
+    Py_VISIT(self->spare);
     return 0;
 }
 
@@ -697,6 +747,7 @@ static int Core_clear(Core *self) {
     Py_CLEAR(self->log);
     Py_CLEAR(self->events_cache);
     Py_CLEAR(self->table);
+    Py_CLEAR(self->spare);
     stale(self);
     return 0;
 }
@@ -886,6 +937,19 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
     if (slot_offsets(obs_type, obs_offsets, NUM_OBS_FIELDS) < 0 || slot_offsets(played_type, played_offsets, 3) < 0
         || slot_offsets(event_type, event_offsets, 3) < 0)
         return NULL;
+    {
+        /* (the hand is the field OBS_HAND; an observation with no weak references, __dict__
+         * or finalizer is reachable only through its references) */
+        PyObject *fields = PyObject_GetAttrString((PyObject *)obs_type, "__dataclass_fields__");
+        PyObject *names = fields ? PySequence_List(fields) : NULL;
+        Py_XDECREF(fields);
+        if (!names) return NULL;
+        PyObject *hand = PyList_GET_SIZE(names) > OBS_HAND ? PyList_GET_ITEM(names, OBS_HAND) : NULL;
+        recycling = hand && PyUnicode_Check(hand) && PyUnicode_CompareWithASCIIString(hand, "hand") == 0
+                    && !obs_type->tp_weaklistoffset && !obs_type->tp_dictoffset && !obs_type->tp_del
+                    && !obs_type->tp_finalize;
+        Py_DECREF(names);
+    }
     k_play = PyUnicode_InternFromString("play");
     k_drop_out = PyUnicode_InternFromString("drop_out");
     k_card = PyUnicode_InternFromString("card");

@@ -67,6 +67,7 @@ typedef struct {
     /* an observation's parts as last built (NULL once stale): round view, then per action */
     PyObject *used_t, *paradise_t, *scores_t, *totals_t;
     PyObject *sizes_t; /* hand sizes: the same through a step (a choice moves cards, not counts) */
+    PyObject *spare;   /* the last observation made (recycled once only this holds it) */
     /* ints from here on (clone copies them at once) */
     Py_ssize_t expanded; /* log records whose events are in events_cache */
     /* the points of the rounds whose events were built since the last game_start, and how many
@@ -163,6 +164,46 @@ static PyObject *fill(PyTypeObject *type, const Py_ssize_t *offsets, PyObject **
     }
     for (int i = 0; i < count; i++) *(PyObject **)((char *)o + offsets[i]) = v[i];
     return o;
+}
+
+/* Recycling (as CPython's zip recycles its result tuple): the last observation a state made,
+ * once nothing else holds it (its refcount 1: only the state's own reference), is given new
+ * values and handed out again instead of a new one, and so is its hand's tuple when only it
+ * holds that; nobody can tell (the object was unreachable: a new one could have had its
+ * address). Not where the class could be reached otherwise (weak references, a __dict__;
+ * configure). */
+static int recycling;
+
+#define SLOT(o, i) (*(PyObject **)((char *)(o) + obs_offsets[i]))
+#define OBS_HAND 10 /* BoomObservation's fields: hand */
+
+static PyObject *recyclable(PyObject *o) {
+    return recycling && o && Py_REFCNT(o) == 1 ? o : NULL;
+}
+
+static PyObject *refill(PyObject *o, const Py_ssize_t *offsets, PyObject **values, int count) {
+    /* o (recyclable) with these values (stolen) in its slots; a new reference */
+    for (int i = 0; i < count; i++) {
+        PyObject **slot = (PyObject **)((char *)o + offsets[i]), *old = *slot;
+        *slot = values[i];
+        Py_XDECREF(old);
+    }
+    return Py_NewRef(o);
+}
+
+static PyObject *hand_tuple(uint64_t mask);
+
+static PyObject *hand_refilled(PyObject *old, uint64_t mask) {
+    /* hand_tuple(mask): old refilled if only its holder holds it and it has as many items */
+    int count = popcount(mask);
+    if (!old || !PyTuple_CheckExact(old) || Py_REFCNT(old) != 1 || PyTuple_GET_SIZE(old) != count || count < 3)
+        return hand_tuple(mask);
+    for (int i = 0; mask; i++, mask &= mask - 1) {
+        PyObject *was = PyTuple_GET_ITEM(old, i);
+        PyTuple_SET_ITEM(old, i, Py_NewRef(PyTuple_GET_ITEM(singles[__builtin_ctzll(mask)], 0)));
+        Py_DECREF(was);
+    }
+    return Py_NewRef(old);
 }
 
 static int refuse(Core *self, PyObject *seat, PyObject *action) {
@@ -1110,12 +1151,14 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
     }
     if (!self->sizes_t && !(self->sizes_t = ints(sizes, n))) return NULL;
     int to_play = seat >= 0 && !self->choice[seat] ? self->to_play[seat] : 0;
+    PyObject *spare = recyclable(self->spare);
+    PyObject *hand = seat < 0 ? Py_NewRef(empty) : hand_refilled(spare ? SLOT(spare, OBS_HAND) : NULL, self->hand[seat]);
     PyObject *v[NUM_OBS_FIELDS] = {
         Py_NewRef(seat_obj), PyLong_FromLong(n), PyLong_FromLong(self->game_no),
         PyLong_FromLong(self->round), PyLong_FromLong(self->over ? 0 : self->step),
         PyLong_FromLong(self->guard), Py_NewRef(PyTuple_GET_ITEM(guard_tuples, self->guard)),
         PyLong_FromLong(NGUARDS - (self->gpos + 1)), Py_NewRef(self->used_t), PyLong_FromLong(to_play),
-        seat >= 0 ? hand_tuple(self->hand[seat]) : Py_NewRef(empty),
+        hand,
         PyBool_FromLong(seat >= 0 && self->has_ruse[seat]), Py_NewRef(self->sizes_t), Py_NewRef(flags_of[n][acted]),
         Py_NewRef(self->revealed), Py_NewRef(self->paradise_t), Py_NewRef(self->disc_up),
         Py_NewRef(self->scores_t), Py_NewRef(self->totals_t),
@@ -1125,7 +1168,10 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
             for (int j = 0; j < NUM_OBS_FIELDS; j++) Py_XDECREF(v[j]);
             return NULL;
         }
-    return fill(obs_type, obs_offsets, v, NUM_OBS_FIELDS);
+    if (spare) return refill(spare, obs_offsets, v, NUM_OBS_FIELDS);
+    PyObject *o = fill(obs_type, obs_offsets, v, NUM_OBS_FIELDS);
+    Py_XSETREF(self->spare, Py_XNewRef(o));
+    return o;
 }
 
 /* ---- the environments' observation values (the fast engine's write_feature_values and
@@ -1565,6 +1611,7 @@ static PyObject *core_make(PyTypeObject *type, PyObject *game, PyObject *seed) {
 static int Core_traverse(Core *self, visitproc visit, void *arg) {
     Py_VISIT(self->game);
     Py_VISIT(self->events_cache);
+    Py_VISIT(self->spare);
     Py_VISIT(self->log);
     Py_VISIT(self->game_rounds);
     Py_VISIT(self->key);
@@ -1578,6 +1625,7 @@ static int Core_clear(Core *self) {
     Py_CLEAR(self->deal_sizes);
     Py_CLEAR(self->all_ruse);
     Py_CLEAR(self->events_cache);
+    Py_CLEAR(self->spare);
     for (int s = 0; s < MAX_SEATS; s++) {
         Py_CLEAR(self->choice[s]);
         Py_CLEAR(self->legal[s]);
@@ -1763,6 +1811,19 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         return NULL;
     }
     if (slot_offsets(obs_type, obs_offsets, NUM_OBS_FIELDS) < 0) return NULL;
+    {
+        /* (the hand is the field OBS_HAND; an observation with no weak references, __dict__
+         * or finalizer is reachable only through its references) */
+        PyObject *fields = PyObject_GetAttrString((PyObject *)obs_type, "__dataclass_fields__");
+        PyObject *names = fields ? PySequence_List(fields) : NULL;
+        Py_XDECREF(fields);
+        if (!names) return NULL;
+        PyObject *hand = PyList_GET_SIZE(names) > OBS_HAND ? PyList_GET_ITEM(names, OBS_HAND) : NULL;
+        recycling = hand && PyUnicode_Check(hand) && PyUnicode_CompareWithASCIIString(hand, "hand") == 0
+                    && !obs_type->tp_weaklistoffset && !obs_type->tp_dictoffset && !obs_type->tp_del
+                    && !obs_type->tp_finalize;
+        Py_DECREF(names);
+    }
     event_type = (PyTypeObject *)PyObject_GetAttrString(engine, "Event");
     r_game_start = PyObject_GetAttrString(engine, "_GAME_START");
     colour_names = PyObject_GetAttrString(engine, "COLOURS");
