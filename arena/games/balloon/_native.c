@@ -30,6 +30,9 @@ static int card_value[MAX_CARDS], card_colour[MAX_CARDS];
 static int hand_size_by_round[MAX_ROUNDS], chip_points_by_round[MAX_ROUNDS];
 static int chips_by_count[MAX_SEATS + 1], face_up_by_count[MAX_SEATS + 1];
 static int early_chips_by_turn[MAX_TURNS];
+/* the observation array's layout (engine.py's _FACE_UP_FEATURE, _TABLE_FEATURE, _FEATURE_TAIL) */
+static int face_up_feature[MAX_CARDS], table_feature[MAX_CARDS], tail_at[MAX_SEATS + 1][12 + 6 * MAX_SEATS];
+static Py_ssize_t feature_size[MAX_SEATS + 1];
 static PyObject *s_round_start, *s_round_end, *s_match_end, *nobody;
 static PyObject *seat_tuples[MAX_SEATS], *empty;
 static PyTypeObject *obs_type, *played_type, *event_type;
@@ -760,6 +763,7 @@ static void Core_dealloc(Core *self) {
 
 static PyObject *Core_hand(Core *self, PyObject *seat_obj);
 static PyObject *Core_feature_tail(Core *self, PyObject *seat_obj);
+static PyObject *Core_write_observation(Core *self, PyObject *const *args, Py_ssize_t nargs);
 
 static PyMethodDef Core_methods[] = {
     {"seats_to_act", (PyCFunction)Core_seats_to_act, METH_NOARGS, "The seat to act, or none."},
@@ -775,6 +779,8 @@ static PyMethodDef Core_methods[] = {
     {"_start", (PyCFunction)Core_start, METH_NOARGS, "Deal the first round."},
     {"_hand", (PyCFunction)Core_hand, METH_O, "A seat's true hand."},
     {"_feature_tail", (PyCFunction)Core_feature_tail, METH_O, "feature_tail for a checked seat."},
+    {"_write_observation", (PyCFunction)(void (*)(void))Core_write_observation, METH_FASTCALL,
+     "A seat's observation array written into a float32 buffer of zeros."},
     {NULL}};
 
 static PyObject *Core_hand(Core *self, PyObject *seat_obj) {
@@ -785,13 +791,9 @@ static PyObject *Core_hand(Core *self, PyObject *seat_obj) {
     return PyTuple_GetSlice(self->legal[seat], 0, PyTuple_GET_SIZE(self->legal[seat]) - 1);
 }
 
-static PyObject *Core_feature_tail(Core *self, PyObject *seat_obj) {
-    /* engine.py's _feature_tail, for a seat checked by native.py's feature_tail */
-    long seat = PyLong_AsLong(seat_obj);
-    if (seat == -1 && PyErr_Occurred()) return NULL;
-    if (seat < 0 || seat >= self->n) { PyErr_SetString(PyExc_IndexError, "no such seat"); return NULL; }
+static int feature_tail(Core *self, long seat, double *v) {
+    /* engine.py's _feature_tail into v (12 + 6n values); how many */
     int n = self->n, k = 0;
-    double v[12 + 6 * MAX_SEATS];
     for (int c = 0; c < 6; c++) v[k++] = self->counts[c] / 8.0;
     v[k++] = self->round / 5.0;
     v[k++] = self->turn / 12.0;
@@ -808,6 +810,16 @@ static PyObject *Core_feature_tail(Core *self, PyObject *seat_obj) {
         v[k++] = !self->over && self->to_act == s ? 1.0 : 0.0;
         v[k++] = self->start == s ? 1.0 : 0.0;
     }
+    return k;
+}
+
+static PyObject *Core_feature_tail(Core *self, PyObject *seat_obj) {
+    /* engine.py's _feature_tail, for a seat checked by native.py's feature_tail */
+    long seat = PyLong_AsLong(seat_obj);
+    if (seat == -1 && PyErr_Occurred()) return NULL;
+    if (seat < 0 || seat >= self->n) { PyErr_SetString(PyExc_IndexError, "no such seat"); return NULL; }
+    double v[12 + 6 * MAX_SEATS];
+    int k = feature_tail(self, seat, v);
     PyObject *out = PyList_New(k);
     if (!out) return NULL;
     for (int i = 0; i < k; i++) {
@@ -816,6 +828,46 @@ static PyObject *Core_feature_tail(Core *self, PyObject *seat_obj) {
         PyList_SET_ITEM(out, i, f);
     }
     return out;
+}
+
+static PyObject *Core_write_observation(Core *self, PyObject *const *args, Py_ssize_t nargs) {
+    /* _write_observation(values, seat): the seat's observation array (engine.py's
+     * feature_values: its ones, then its values from FEATURE_TAIL on) written into values, a
+     * float32 buffer of zeros as long as it; False (nothing written) for anything else */
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "_write_observation(values, seat)");
+        return NULL;
+    }
+    int ok, n = self->n;
+    long seat = small_int(args[1], &ok);
+    if (!ok || seat < 0 || seat >= n) Py_RETURN_FALSE;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    if (view.itemsize != 4 || !view.format || strcmp(view.format, "f") != 0 || view.ndim != 1
+        || view.len / 4 != feature_size[n]) {
+        PyBuffer_Release(&view);
+        Py_RETURN_FALSE;
+    }
+    float *out = (float *)view.buf;
+    PyObject *hand = self->legal[seat], *log = self->log;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(hand) - 1; i++) /* (the last is DROP_OUT) */
+        out[PyLong_AsLong(PyTuple_GET_ITEM(hand, i))] = 1.0f;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->face_up); i++)
+        out[face_up_feature[PyLong_AsLong(PyTuple_GET_ITEM(self->face_up, i))]] = 1.0f;
+    for (Py_ssize_t i = self->round_log; i < PyList_GET_SIZE(log); i++) { /* the table's plays */
+        PyObject *e = PyList_GET_ITEM(log, i);
+        if (PyTuple_GET_SIZE(e) == 4 && PyLong_CheckExact(PyTuple_GET_ITEM(e, 0)))
+            out[table_feature[PyLong_AsLong(PyTuple_GET_ITEM(e, 1))]] = 1.0f;
+    }
+    double v[12 + 6 * MAX_SEATS];
+    int k = feature_tail(self, seat, v);
+    for (int i = 0; i < k; i++) out[tail_at[n][i]] = (float)v[i];
+    PyBuffer_Release(&view);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_TRUE;
 }
 
 static PyMemberDef Core_members[] = {
@@ -923,6 +975,31 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         dealt = (int)PyLong_AsLong(d);
         Py_DECREF(d);
         if (dealt > num_cards) { PyErr_SetString(PyExc_ValueError, "deal outgrows the deck"); return NULL; }
+    }
+    if (get_ints(engine, "_FACE_UP_FEATURE", face_up_feature, MAX_CARDS) != num_cards
+        || get_ints(engine, "_TABLE_FEATURE", table_feature, MAX_CARDS) != num_cards)
+        return PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_ValueError, "a feature map is not one per card"), NULL);
+    {
+        PyObject *tails = PyObject_GetAttrString(engine, "_FEATURE_TAIL");
+        if (!tails) return NULL;
+        for (int n = 2; n <= MAX_SEATS; n++) {
+            PyObject *key = PyLong_FromLong(n), *at = key ? PyObject_GetItem(tails, key) : NULL;
+            Py_XDECREF(key);
+            int k = at ? read_ints(at, tail_at[n], 12 + 6 * MAX_SEATS, "_FEATURE_TAIL") : -1;
+            Py_XDECREF(at);
+            if (k != 12 + 6 * n) {
+                Py_DECREF(tails);
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_FEATURE_TAIL is not 12 + 6n long");
+                return NULL;
+            }
+            int top = tail_at[n][k - 1];
+            for (int c = 0; c < num_cards; c++) {
+                if (face_up_feature[c] > top) top = face_up_feature[c];
+                if (table_feature[c] > top) top = table_feature[c];
+            }
+            feature_size[n] = top + 1;
+        }
+        Py_DECREF(tails);
     }
     s_round_start = PyObject_GetAttrString(engine, "_ROUND_START");
     s_round_end = PyObject_GetAttrString(engine, "_ROUND_END");
