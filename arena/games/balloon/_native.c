@@ -71,13 +71,22 @@ static PyObject *str_num_players;
 static int core_init(Core *self, PyObject *game, int n, PyObject *decks);
 static int start_round(Core *self, int round);
 
+/* ints 0..255 as objects, looked up once (CPython keeps one object for each: this saves a
+ * call into it per int, on the hot path) */
+#define NUM_SMALL 256
+static PyObject *small_ints_table[NUM_SMALL];
+
+static inline PyObject *new_int(long v) {
+    return v >= 0 && v < NUM_SMALL && small_ints_table[v] ? Py_NewRef(small_ints_table[v]) : PyLong_FromLong(v);
+}
+
 /* ---- helpers ------------------------------------------------------------------------------ */
 
 static PyObject *ints(const int *values, int count) {
     PyObject *t = PyTuple_New(count);
     if (!t) return NULL;
     for (int i = 0; i < count; i++) {
-        PyObject *v = PyLong_FromLong(values[i]);
+        PyObject *v = new_int(values[i]);
         if (!v) { Py_DECREF(t); return NULL; }
         PyTuple_SET_ITEM(t, i, v);
     }
@@ -170,7 +179,7 @@ static PyObject *small_ints(const long *values, int count) {
     PyObject *t = PyTuple_New(count);
     if (!t) return NULL;
     for (int i = 0; i < count; i++) {
-        PyObject *v = PyLong_FromLong(values[i]);
+        PyObject *v = new_int(values[i]);
         if (!v) { Py_DECREF(t); return NULL; }
         PyTuple_SET_ITEM(t, i, v);
     }
@@ -454,12 +463,12 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
     PyObject *hand = seat < 0 ? Py_NewRef(empty)
                      : refilled(spare ? SLOT(spare, OBS_HAND) : NULL, self->legal[seat], sizes[seat]);
     PyObject *values[NUM_OBS_FIELDS] = {
-        Py_NewRef(seat_obj), PyLong_FromLong(n), PyLong_FromLong(self->round),
-        PyLong_FromLong(self->turn), PyLong_FromLong(self->start),
-        PyLong_FromLong(self->over ? -1 : self->to_act), hand,
+        Py_NewRef(seat_obj), new_int(n), new_int(self->round),
+        new_int(self->turn), new_int(self->start),
+        new_int(self->over ? -1 : self->to_act), hand,
         Py_XNewRef(self->hand_sizes ? self->hand_sizes : (self->hand_sizes = shared_sizes(sizes, n))),
         Py_NewRef(self->face_up), table(self), cached(&self->dropped_t, self->dropped, n),
-        cached(&self->chips_t, self->chips, n), PyLong_FromLong(self->middle),
+        cached(&self->chips_t, self->chips, n), new_int(self->middle),
         PyBool_FromLong(self->first_chip > 0), cached(&self->totals_t, self->totals, n),
     };
     for (int i = 0; i < NUM_OBS_FIELDS; i++)
@@ -604,7 +613,7 @@ static PyObject *Core_export(Core *self, PyObject *unused) {
         "s:N,s:n}",
         "_n", n, "_decks", self->decks, "_round", self->round, "_start", self->start,
         "_turn", self->turn, "_order", int_list(self->order, self->norder), "_pos", self->pos,
-        "_to_act", self->over ? Py_NewRef(nobody) : PyLong_FromLong(self->to_act),
+        "_to_act", self->over ? Py_NewRef(nobody) : new_int(self->to_act),
         "_seats", self->over ? empty : seat_tuples[self->to_act],
         "_over", self->over ? Py_True : Py_False, "_legal", legal, "_vol", int_list(self->vol, n),
         "_counts", int_list(self->counts, black_index + 1), "_size", self->size,
@@ -963,7 +972,7 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
     for (int n = 2; n <= MAX_SEATS; n++) {
         PyObject *r = PyObject_CallMethod(engine, "face_up_count", "i", n);
         PyObject *chips = PyObject_GetAttrString(engine, "CHIPS_BY_PLAYER_COUNT");
-        PyObject *c = chips ? PyObject_GetItem(chips, PyLong_FromLong(n)) : NULL;
+        PyObject *c = chips ? PyObject_GetItem(chips, new_int(n)) : NULL;
         Py_XDECREF(chips);
         if (!r || !c) { Py_XDECREF(r); Py_XDECREF(c); return NULL; }
         face_up_by_count[n] = (int)PyLong_AsLong(r);
@@ -983,7 +992,7 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         PyObject *tails = PyObject_GetAttrString(engine, "_FEATURE_TAIL");
         if (!tails) return NULL;
         for (int n = 2; n <= MAX_SEATS; n++) {
-            PyObject *key = PyLong_FromLong(n), *at = key ? PyObject_GetItem(tails, key) : NULL;
+            PyObject *key = new_int(n), *at = key ? PyObject_GetItem(tails, key) : NULL;
             Py_XDECREF(key);
             int k = at ? read_ints(at, tail_at[n], 12 + 6 * MAX_SEATS, "_FEATURE_TAIL") : -1;
             Py_XDECREF(at);
@@ -1038,7 +1047,7 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
     if (!k_play || !k_drop_out || !k_card || !k_turn || !k_third || !k_chips || !k_early || !k_first) return NULL;
     k_round_start = PyUnicode_InternFromString("round_start");
     k_round_end = PyUnicode_InternFromString("round_end");
-    minus_one = PyLong_FromLong(-1);
+    minus_one = new_int(-1);
     k_match_end = PyUnicode_InternFromString("match_end");
     k_totals = PyUnicode_InternFromString("totals");
     k_ranks = PyUnicode_InternFromString("ranks");
@@ -1047,6 +1056,8 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         if (!(k_start_data[i] = PyUnicode_InternFromString(round_start_keys[i]))) return NULL;
     for (int i = 0; i < 9; i++)
         if (!(k_end_data[i] = PyUnicode_InternFromString(round_end_keys[i]))) return NULL;
+    for (int i = 0; i < NUM_SMALL; i++)
+        if (!small_ints_table[i] && !(small_ints_table[i] = PyLong_FromLong(i))) return NULL;
     empty = PyTuple_New(0);
     str_num_players = PyUnicode_InternFromString("num_players");
     if (!empty || !str_num_players) return NULL;

@@ -86,6 +86,15 @@ typedef struct {
 
 static PyTypeObject CoreType;
 
+/* ints 0..255 as objects, looked up once (CPython keeps one object for each: this saves a
+ * call into it per int, on the hot path) */
+#define NUM_SMALL 256
+static PyObject *small_ints_table[NUM_SMALL];
+
+static inline PyObject *new_int(long v) {
+    return v >= 0 && v < NUM_SMALL && small_ints_table[v] ? Py_NewRef(small_ints_table[v]) : PyLong_FromLong(v);
+}
+
 /* ---- helpers ------------------------------------------------------------------------------ */
 
 static inline int popcount(uint64_t x) {
@@ -100,7 +109,7 @@ static PyObject *ints(const int *v, int count) {
     PyObject *t = PyTuple_New(count);
     if (!t) return NULL;
     for (int i = 0; i < count; i++) {
-        PyObject *x = PyLong_FromLong(v[i]);
+        PyObject *x = new_int(v[i]);
         if (!x) { Py_DECREF(t); return NULL; }
         PyTuple_SET_ITEM(t, i, x);
     }
@@ -111,7 +120,7 @@ static PyObject *int_list(const int *v, int count) {
     PyObject *l = PyList_New(count);
     if (!l) return NULL;
     for (int i = 0; i < count; i++) {
-        PyObject *x = PyLong_FromLong(v[i]);
+        PyObject *x = new_int(v[i]);
         if (!x) { Py_DECREF(l); return NULL; }
         PyList_SET_ITEM(l, i, x);
     }
@@ -741,9 +750,9 @@ static int resolve_round(Core *self, PyObject *second) {
     /* (_ROUND, guard, words (None: native.py's _full), bonus, outcome cache, game, round, guards
      * left, reshuffled, first reveal, second), built item by item (the hot path: no format) */
     PyObject *items[11] = {
-        Py_NewRef(r_round), PyLong_FromLong(guard), Py_NewRef(Py_None),
-        nbonus ? ints(bonus, nbonus) : Py_NewRef(empty), PyList_New(0), PyLong_FromLong(self->game_no),
-        PyLong_FromLong(self->round), PyLong_FromLong(NGUARDS - 1 - self->gpos),
+        Py_NewRef(r_round), new_int(guard), Py_NewRef(Py_None),
+        nbonus ? ints(bonus, nbonus) : Py_NewRef(empty), PyList_New(0), new_int(self->game_no),
+        new_int(self->round), new_int(NGUARDS - 1 - self->gpos),
         PyBool_FromLong(self->reshuffled), Py_NewRef(self->revealed), Py_NewRef(second)};
     PyObject *record = PyTuple_New(11);
     for (int i = 0; i < 11; i++)
@@ -817,7 +826,7 @@ static int is_kind(PyObject *kind, PyObject *name) {
 static int add_event(PyObject *out, PyObject *kind, long seat, PyObject *data) {
     /* Event(kind, seat, data) appended to out; steals data */
     if (!data) return -1;
-    PyObject *v[3] = {Py_NewRef(kind), PyLong_FromLong(seat), data};
+    PyObject *v[3] = {Py_NewRef(kind), new_int(seat), data};
     if (!v[1]) { Py_DECREF(v[0]); Py_DECREF(data); return -1; }
     return log_append(out, fill(event_type, event_offsets, v, 3));
 }
@@ -851,14 +860,14 @@ static int played_masks(PyObject *cards, int n, uint64_t *masks) {
 static int guard_event(PyObject *out, PyObject *game_no, PyObject *round, long guard, PyObject *left,
                        PyObject *reshuffled) {
     PyObject *keys[6] = {k_game, k_round, k_guard_no, k_limits, k_guards_left, k_reshuffled};
-    PyObject *vals[6] = {Py_NewRef(game_no), Py_NewRef(round), PyLong_FromLong(guard),
+    PyObject *vals[6] = {Py_NewRef(game_no), Py_NewRef(round), new_int(guard),
                          Py_NewRef(PyTuple_GET_ITEM(guard_tuples, guard)), Py_NewRef(left), Py_NewRef(reshuffled)};
     return add_event(out, k_guard, -1, data_of(6, keys, vals));
 }
 
 static int reveal_event(PyObject *out, int step, PyObject *cards) {
     PyObject *keys[2] = {k_step, k_cards};
-    PyObject *vals[2] = {PyLong_FromLong(step), Py_NewRef(cards)};
+    PyObject *vals[2] = {new_int(step), Py_NewRef(cards)};
     return add_event(out, k_reveal, -1, data_of(2, keys, vals));
 }
 
@@ -893,7 +902,7 @@ static int round_outcome(PyObject *rec, int n, PyObject *out, int *gains) {
             gains[s] += points;
             if (!out) continue;
             PyObject *keys[4] = {k_colour, k_cards, k_face_up, k_points};
-            PyObject *vals[4] = {Py_NewRef(colour), hand_tuple(cards), PyBool_FromLong(face_up), PyLong_FromLong(points)};
+            PyObject *vals[4] = {Py_NewRef(colour), hand_tuple(cards), PyBool_FromLong(face_up), new_int(points)};
             if (add_event(out, k_escape, s, data_of(4, keys, vals)) < 0) return -1;
         }
     }
@@ -1002,8 +1011,8 @@ static PyObject *Core_events(Core *self, void *unused) {
     if (self->over) return PyList_AsTuple(self->events_cache);
     PyObject *so_far = PyList_GetSlice(self->events_cache, 0, PyList_GET_SIZE(self->events_cache));
     if (!so_far) return NULL;
-    PyObject *game_no = PyLong_FromLong(self->game_no), *round = PyLong_FromLong(self->round),
-             *left = PyLong_FromLong(NGUARDS - 1 - self->gpos);
+    PyObject *game_no = new_int(self->game_no), *round = new_int(self->round),
+             *left = new_int(NGUARDS - 1 - self->gpos);
     int r = !game_no || !round || !left
             || guard_event(so_far, game_no, round, self->guard, left, self->reshuffled ? Py_True : Py_False) < 0
             || (self->step == 2 && reveal_event(so_far, 1, self->revealed) < 0);
@@ -1154,10 +1163,10 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
     PyObject *spare = recyclable(self->spare);
     PyObject *hand = seat < 0 ? Py_NewRef(empty) : hand_refilled(spare ? SLOT(spare, OBS_HAND) : NULL, self->hand[seat]);
     PyObject *v[NUM_OBS_FIELDS] = {
-        Py_NewRef(seat_obj), PyLong_FromLong(n), PyLong_FromLong(self->game_no),
-        PyLong_FromLong(self->round), PyLong_FromLong(self->over ? 0 : self->step),
-        PyLong_FromLong(self->guard), Py_NewRef(PyTuple_GET_ITEM(guard_tuples, self->guard)),
-        PyLong_FromLong(NGUARDS - (self->gpos + 1)), Py_NewRef(self->used_t), PyLong_FromLong(to_play),
+        Py_NewRef(seat_obj), new_int(n), new_int(self->game_no),
+        new_int(self->round), new_int(self->over ? 0 : self->step),
+        new_int(self->guard), Py_NewRef(PyTuple_GET_ITEM(guard_tuples, self->guard)),
+        new_int(NGUARDS - (self->gpos + 1)), Py_NewRef(self->used_t), new_int(to_play),
         hand,
         PyBool_FromLong(seat >= 0 && self->has_ruse[seat]), Py_NewRef(self->sizes_t), Py_NewRef(flags_of[n][acted]),
         Py_NewRef(self->revealed), Py_NewRef(self->paradise_t), Py_NewRef(self->disc_up),
@@ -1363,7 +1372,7 @@ static PyObject *Core_export(Core *self, PyObject *unused) {
         PyList_SET_ITEM(choice, s, Py_NewRef(self->choice[s] ? self->choice[s] : Py_None));
         PyObject *codes = PyTuple_New(self->npar[s]);
         if (!codes) goto fail;
-        for (int i = 0; i < self->npar[s]; i++) PyTuple_SET_ITEM(codes, i, PyLong_FromLong(self->par[s][i]));
+        for (int i = 0; i < self->npar[s]; i++) PyTuple_SET_ITEM(codes, i, new_int(self->par[s][i]));
         PyTuple_SET_ITEM(paradise, s, codes);
     }
     int ruse[MAX_SEATS];
@@ -1767,13 +1776,13 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
     PyObject *pwh = PyObject_GetAttrString(engine, "plays_whole_hand");
     if (!steps || !ruse_steps || !pwh) { Py_XDECREF(steps); Py_XDECREF(ruse_steps); Py_XDECREF(pwh); return NULL; }
     for (int step = 1; step <= 2; step++) {
-        PyObject *k = PyLong_FromLong(step);
+        PyObject *k = new_int(step);
         ruse_in_step[step] = PySequence_Contains(ruse_steps, k);
         Py_DECREF(k);
         if (ruse_in_step[step] < 0) goto fail;
     }
     for (int n = 2; n <= MAX_SEATS; n++) {
-        PyObject *k = PyLong_FromLong(n), *t = PyObject_GetItem(steps, k);
+        PyObject *k = new_int(n), *t = PyObject_GetItem(steps, k);
         Py_DECREF(k);
         if (!t) goto fail;
         int r = read_ints(t, step_cards[n], 2, "STEP_CARDS");
@@ -1846,8 +1855,10 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         {&k_end, "end"}, {&k_stalemate, "stalemate"}, {&k_games, "games"}, {&k_totals, "totals"}};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (!(*names[i].at = PyUnicode_InternFromString(names[i].name))) return NULL;
+    for (int i = 0; i < NUM_SMALL; i++)
+        if (!small_ints_table[i] && !(small_ints_table[i] = PyLong_FromLong(i))) return NULL;
     empty = PyTuple_New(0);
-    if (!minus_one && !(minus_one = PyLong_FromLong(-1))) return NULL;
+    if (!minus_one && !(minus_one = new_int(-1))) return NULL;
     for (int c = 0; c <= NCARDS; c++) {
         singles[c] = Py_BuildValue("(i)", c);
         for (int d = c + 1; d <= NCARDS; d++) pairs[c][d] = Py_BuildValue("(ii)", c, d);
@@ -1857,7 +1868,7 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         zeros_t[n] = PyTuple_New(n);
         for (int s = 0; s < n; s++) {
             PyTuple_SET_ITEM(no_cards[n], s, Py_NewRef(empty));
-            PyTuple_SET_ITEM(zeros_t[n], s, PyLong_FromLong(0));
+            PyTuple_SET_ITEM(zeros_t[n], s, new_int(0));
         }
         for (int mask = 0; mask < (1 << n); mask++) {
             int seats[MAX_SEATS], k = 0;
