@@ -183,9 +183,9 @@ def test_balloon_native_deals_every_seed_as_random_random_does():
 @pytest.mark.parametrize("game", ["balloon", "boom"])
 def test_native_observations_recycled_only_when_nobody_holds_them(game):
     """A native core hands its last observation out again, with new values, once nothing else
-    holds it (and the tuple of its hand, once nothing else holds that; Balloon's legal actions
-    the same): an observation, a hand or legal actions that a caller keeps never change, and
-    every observation equals the plain engine's."""
+    holds it (and the tuple of its hand, once nothing else holds that; Balloon's table and
+    legal actions the same): an observation, a hand, a table or legal actions that a caller
+    keeps never change, and every observation equals the plain engine's."""
     if game == "balloon":
         plain_engine, native_engine = built("native")
         plain_game, native_game = plain_engine.BalloonGame(4), native_engine.BalloonGame(4)
@@ -209,6 +209,9 @@ def test_native_observations_recycled_only_when_nobody_holds_them(game):
                 del seen
                 hand = native.observation(seat).hand
                 kept.append((hand, tuple(hand)))
+                if game == "balloon" and rng.random() < 0.3:  # (its table grows in place)
+                    table = native.observation(seat).table
+                    kept.append((table, values(table)))
                 if rng.random() < 0.3:  # (Balloon takes a card out of its own tuple in place)
                     legal = native.legal_actions(seat)
                     kept.append((legal, tuple(legal)))

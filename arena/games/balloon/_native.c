@@ -138,7 +138,8 @@ static PyObject *fill(PyTypeObject *type, const Py_ssize_t *offsets, PyObject **
 static int recycling;
 
 #define SLOT(o, i) (*(PyObject **)((char *)(o) + obs_offsets[i]))
-#define OBS_HAND 6 /* BalloonObservation's fields: hand */
+#define OBS_HAND 6 /* BalloonObservation's fields: hand, table */
+#define OBS_TABLE 9
 
 static PyObject *recyclable(PyObject *o) {
     return recycling && o && Py_REFCNT(o) == 1 ? o : NULL;
@@ -413,8 +414,9 @@ static PyObject *Core_is_over(Core *self, PyObject *unused) { return PyBool_From
 
 static PyObject *Core_scores(Core *self, PyObject *unused) { return ints(self->totals, self->n); }
 
-static PyObject *table(Core *self) {
-    /* engine.py's _table: the round's plays as Played, extending the last answer */
+static PyObject *table(Core *self, PyObject *spare) {
+    /* engine.py's _table: the round's plays as Played, extending the last answer (in place
+     * when only the state holds it: its own reference, and the recyclable spare's, dropped) */
     Py_ssize_t len = PyList_GET_SIZE(self->log);
     if (self->table_start != self->round_log) {
         self->table_start = self->table_scanned = self->round_log;
@@ -427,10 +429,23 @@ static PyObject *table(Core *self) {
             if (PyTuple_GET_SIZE(e) == 4 && PyLong_CheckExact(PyTuple_GET_ITEM(e, 0))) more++;
         }
         if (more) {
-            PyObject *t = PyTuple_New(have + more);
-            if (!t) return NULL;
-            for (Py_ssize_t i = 0; i < have; i++)
-                PyTuple_SET_ITEM(t, i, Py_NewRef(PyTuple_GET_ITEM(self->table, i)));
+            if (spare && SLOT(spare, OBS_TABLE) == self->table) /* (refilled below) */
+                Py_SETREF(SLOT(spare, OBS_TABLE), Py_NewRef(Py_None));
+            PyObject *t;
+            if (Py_REFCNT(self->table) == 1 && have) {
+                if (_PyTuple_Resize(&self->table, have + more) < 0) { /* (the table dropped) */
+                    self->table = Py_NewRef(empty);
+                    self->table_start = -1;
+                    return NULL;
+                }
+                t = self->table;
+                self->table = NULL;
+            } else {
+                t = PyTuple_New(have + more);
+                if (!t) return NULL;
+                for (Py_ssize_t i = 0; i < have; i++)
+                    PyTuple_SET_ITEM(t, i, Py_NewRef(PyTuple_GET_ITEM(self->table, i)));
+            }
             Py_ssize_t j = have;
             for (Py_ssize_t i = self->table_scanned; i < len; i++) {
                 PyObject *e = PyList_GET_ITEM(self->log, i);
@@ -438,10 +453,15 @@ static PyObject *table(Core *self) {
                 PyObject *values[3] = {Py_NewRef(PyTuple_GET_ITEM(e, 0)), Py_NewRef(PyTuple_GET_ITEM(e, 1)),
                                        Py_NewRef(PyTuple_GET_ITEM(e, 2))};
                 PyObject *p = fill(played_type, played_offsets, values, 3);
-                if (!p) { Py_DECREF(t); return NULL; }
+                if (!p) {
+                    Py_XSETREF(self->table, Py_NewRef(empty)); /* (built again from the round's start) */
+                    self->table_start = -1;
+                    Py_DECREF(t);
+                    return NULL;
+                }
                 PyTuple_SET_ITEM(t, j++, p);
             }
-            Py_SETREF(self->table, t);
+            Py_XSETREF(self->table, t);
         }
         self->table_scanned = len;
     }
@@ -467,7 +487,7 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
         new_int(self->turn), new_int(self->start),
         new_int(self->over ? -1 : self->to_act), hand,
         Py_XNewRef(self->hand_sizes ? self->hand_sizes : (self->hand_sizes = shared_sizes(sizes, n))),
-        Py_NewRef(self->face_up), table(self), cached(&self->dropped_t, self->dropped, n),
+        Py_NewRef(self->face_up), table(self, spare), cached(&self->dropped_t, self->dropped, n),
         cached(&self->chips_t, self->chips, n), new_int(self->middle),
         PyBool_FromLong(self->first_chip > 0), cached(&self->totals_t, self->totals, n),
     };
@@ -1030,8 +1050,10 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         PyObject *names = fields ? PySequence_List(fields) : NULL;
         Py_XDECREF(fields);
         if (!names) return NULL;
-        PyObject *hand = PyList_GET_SIZE(names) > OBS_HAND ? PyList_GET_ITEM(names, OBS_HAND) : NULL;
+        PyObject *hand = PyList_GET_SIZE(names) > OBS_TABLE ? PyList_GET_ITEM(names, OBS_HAND) : NULL;
+        PyObject *table = hand ? PyList_GET_ITEM(names, OBS_TABLE) : NULL;
         recycling = hand && PyUnicode_Check(hand) && PyUnicode_CompareWithASCIIString(hand, "hand") == 0
+                    && PyUnicode_Check(table) && PyUnicode_CompareWithASCIIString(table, "table") == 0
                     && !obs_type->tp_weaklistoffset && !obs_type->tp_dictoffset && !obs_type->tp_del
                     && !obs_type->tp_finalize;
         Py_DECREF(names);
