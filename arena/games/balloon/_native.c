@@ -121,12 +121,15 @@ static long small_int(PyObject *o, int *ok) {
 /* a frozen, slotted dataclass instance with its slots written directly (its __init__ sets each
  * through object.__setattr__, twenty times slower); steals the references in values */
 static PyObject *fill(PyTypeObject *type, const Py_ssize_t *offsets, PyObject **values, int count) {
-    PyObject *o = type->tp_alloc(type, 0);
+    /* (a slotted dataclass: every slot is one of the fields, each written here, so the object
+     * need not be zeroed first as tp_alloc does; tracked once they are) */
+    PyObject *o = _PyObject_GC_New(type);
     if (!o) {
         for (int i = 0; i < count; i++) Py_XDECREF(values[i]);
         return NULL;
     }
     for (int i = 0; i < count; i++) *(PyObject **)((char *)o + offsets[i]) = values[i];
+    PyObject_GC_Track(o);
     return o;
 }
 
@@ -946,6 +949,12 @@ static int get_ints(PyObject *mod, const char *name, int *out, int max) {
 }
 
 static int slot_offsets(PyTypeObject *type, Py_ssize_t *offsets, int count) {
+    /* (fill writes every slot, unzeroed: the fields must be all there is) */
+    if (type->tp_basicsize != (Py_ssize_t)(sizeof(PyObject) + count * sizeof(PyObject *)) || type->tp_itemsize
+        || type->tp_dictoffset || type->tp_weaklistoffset || !(type->tp_flags & Py_TPFLAGS_HAVE_GC)) {
+        PyErr_Format(PyExc_TypeError, "%s is not a slotted dataclass of its fields alone", type->tp_name);
+        return -1;
+    }
     PyObject *fields = PyObject_GetAttrString((PyObject *)type, "__dataclass_fields__");
     if (!fields) return -1;
     PyObject *names = PySequence_List(fields); /* a dict's keys, in field order */
@@ -1110,9 +1119,12 @@ static void mt_init_genrand(Twister *t, uint32_t s) {
     t->index = MT_N;
 }
 
+static Twister mt_start; /* mt_init_genrand(19650218), where every seeding starts (index 0: not yet) */
+
 static void mt_init_by_array(Twister *t, const uint32_t *key, int key_length) {
     uint32_t *mt = t->mt;
-    mt_init_genrand(t, 19650218U);
+    if (!mt_start.index) mt_init_genrand(&mt_start, 19650218U);
+    memcpy(t, &mt_start, sizeof mt_start); /* mt_init_genrand(t, 19650218U) */
     int i = 1, j = 0;
     for (int k = MT_N > key_length ? MT_N : key_length; k; k--) {
         mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;

@@ -165,13 +165,16 @@ static long small_int(PyObject *o, int *ok) {
 }
 
 static PyObject *fill(PyTypeObject *type, const Py_ssize_t *offsets, PyObject **v, int count) {
-    /* a frozen, slotted dataclass instance with its slots written directly; steals v */
-    PyObject *o = type->tp_alloc(type, 0);
+    /* a frozen, slotted dataclass instance with its slots written directly; steals v (every
+     * slot is one of the fields, each written here, so the object need not be zeroed first as
+     * tp_alloc does; tracked once they are) */
+    PyObject *o = _PyObject_GC_New(type);
     if (!o) {
         for (int i = 0; i < count; i++) Py_XDECREF(v[i]);
         return NULL;
     }
     for (int i = 0; i < count; i++) *(PyObject **)((char *)o + offsets[i]) = v[i];
+    PyObject_GC_Track(o);
     return o;
 }
 
@@ -1710,6 +1713,12 @@ static int get_int(PyObject *mod, const char *name, int *out) {
 }
 
 static int slot_offsets(PyTypeObject *type, Py_ssize_t *offsets, int count) {
+    /* (fill writes every slot, unzeroed: the fields must be all there is) */
+    if (type->tp_basicsize != (Py_ssize_t)(sizeof(PyObject) + count * sizeof(PyObject *)) || type->tp_itemsize
+        || type->tp_dictoffset || type->tp_weaklistoffset || !(type->tp_flags & Py_TPFLAGS_HAVE_GC)) {
+        PyErr_Format(PyExc_TypeError, "%s is not a slotted dataclass of its fields alone", type->tp_name);
+        return -1;
+    }
     PyObject *fields = PyObject_GetAttrString((PyObject *)type, "__dataclass_fields__");
     if (!fields) return -1;
     PyObject *names = PySequence_List(fields); /* a dict's keys, in field order */
