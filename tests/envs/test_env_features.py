@@ -126,14 +126,17 @@ def test_feature_values_refuses_a_seat_that_is_not_there(name):
                 state.feature_tail(seat)
 
 
+@pytest.mark.parametrize("native", [True, False], ids=["native writes", "kept"])
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
-def test_the_balloon_environments_kept_ones_equal_the_plain_encoding_after_every_action(n):
+def test_the_balloon_environments_kept_ones_equal_the_plain_encoding_after_every_action(n, native):
     """ArenaEnv tells its Balloon arrays (arena.games.balloon.arrays) of every action, and the
     table's ones are then set card by card, not worked out anew: every seat's observation and
     mask after every action equal encode and legal_mask, with the ones worked out anew once a
-    round."""
+    round. Where the native core runs, it writes every array itself (nothing kept), unless
+    told not to."""
     env = ArenaEnv("balloon", n)
     arrays = env._arrays
+    arrays.native = native
     kept = []
     keep = arrays._keep
     arrays._keep = lambda state, seat: (kept.append(state.round), keep(state, seat))
@@ -153,7 +156,10 @@ def test_the_balloon_environments_kept_ones_equal_the_plain_encoding_after_every
             _, _, done, _, _ = env.last()
             mask = env.observe(agent)["action_mask"]
             env.step(None if done else int(rng.choice(np.flatnonzero(mask))))
-        assert kept == [1, 2, 3, 4, 5]  # once a round: the plays in between were set by `played`
+        if native and hasattr(env.engine_state, "_write_observation"):
+            assert kept == []  # every array written by the native core
+        else:  # once a round: the plays in between were set by `played`
+            assert kept == [1, 2, 3, 4, 5]
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c[0] == "boom"], ids=label)

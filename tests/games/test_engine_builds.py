@@ -13,6 +13,7 @@ scripts/test runs Balloon's and Boom's own tests once more with ARENA_ENGINE=pla
 
 from __future__ import annotations
 
+import array
 import dataclasses
 import importlib
 import os
@@ -150,6 +151,77 @@ def test_each_build_and_plain_play_random_matches_alike(each_build, players):
         assert refusal(plain, 0, 50) == refusal(compiled, 0, 50)  # the match is over
 
 
+DEAL_SEEDS = (0, 1, -1, 7, 2**31, 2**32 - 1, 2**32, -(2**32), 2**63 - 1, -(2**63) + 1)
+# |seed| of 2**63 and more: dealt through random.Random itself
+BIG_SEEDS = (-(2**63), 2**63, 2**64 - 1, 2**64, 2**100 + 5, -(2**70))
+
+
+def test_balloon_native_deals_every_seed_as_random_random_does():
+    """The native core draws random.Random(seed).random() in C (its own Mersenne Twister, for
+    seeds of magnitude below 2**63; larger ones through random.Random): every deck of every
+    round as the plain engine deals it, and new_match's state (dealt and started in one call)
+    alike."""
+    plain_engine, native_engine = built("native")
+    for n in (2, 3, 4, 5):
+        plain_game, native_game = plain_engine.BalloonGame(n), native_engine.BalloonGame(n)
+        for seed in (*DEAL_SEEDS, *BIG_SEEDS, *range(100, 140)):
+            decks = plain_game.match_decks(seed)
+            assert native_game.match_decks(seed) == decks
+            direct = native_engine.seeded_decks(seed, n)
+            assert direct == (None if seed in BIG_SEEDS else decks)
+            native = native_game.new_match(seed)
+            assert type(native) is native_engine.BalloonState
+            assert native.snapshot() == plain_game.new_match(seed).snapshot()
+    # a seed that is not an int is refused as the plain engine refuses it
+    for seed in (True, 1.0, "1", None):
+        with pytest.raises(Exception) as plain_refused:
+            plain_engine.BalloonGame(4).new_match(seed)
+        with pytest.raises(type(plain_refused.value), match=str(plain_refused.value)):
+            native_engine.BalloonGame(4).new_match(seed)
+
+
+@pytest.mark.parametrize("game", ["balloon", "boom"])
+def test_native_observations_recycled_only_when_nobody_holds_them(game):
+    """A native core hands its last observation out again, with new values, once nothing else
+    holds it (and the tuple of its hand, once nothing else holds that; Balloon's table and
+    legal actions the same): an observation, a hand, a table or legal actions that a caller
+    keeps never change, and every observation equals the plain engine's."""
+    if game == "balloon":
+        plain_engine, native_engine = built("native")
+        plain_game, native_game = plain_engine.BalloonGame(4), native_engine.BalloonGame(4)
+    else:
+        from arena.games.boom.plain import PlainBoomGame
+
+        native_game, plain_game = boom_native().BoomGame(4), PlainBoomGame(4)
+    rng = random.Random(game)
+    kept: list[tuple[Any, Any]] = []  # (an observation or a hand kept, its values then)
+    recycled = 0
+    for seed in range(3):
+        native, plain = native_game.new_match(seed), plain_game.new_match(seed)
+        while not plain.is_over():
+            for seat in plain.seats_to_act():
+                last = id(native.observation(seat))  # dropped at once: recyclable
+                seen = native.observation(seat)
+                recycled += id(seen) == last
+                assert values(seen) == values(plain.observation(seat))
+                if rng.random() < 0.3:
+                    kept.append((seen, values(seen)))
+                del seen
+                hand = native.observation(seat).hand
+                kept.append((hand, tuple(hand)))
+                if game == "balloon" and rng.random() < 0.3:  # (its table grows in place)
+                    table = native.observation(seat).table
+                    kept.append((table, values(table)))
+                if rng.random() < 0.3:  # (Balloon takes a card out of its own tuple in place)
+                    legal = native.legal_actions(seat)
+                    kept.append((legal, tuple(legal)))
+                action = rng.choice(list(plain.legal_actions(seat)))
+                plain.apply_action(seat, action)
+                native.apply_action(seat, action)
+        assert [values(thing) for thing, _ in kept] == [then for _, then in kept]
+    assert recycled > 0  # (the recycling ran)
+
+
 def run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True,
@@ -269,9 +341,29 @@ def boom_alike(native: Any, fast: Any, plain: Any, n: int) -> None:
         assert native.hand(seat) == fast.hand(seat) == plain.hand(seat)
         assert native.pending_choice(seat) == fast.pending_choice(seat)
         assert native.paradise(seat) == fast.paradise(seat) == plain.paradise(seat)
+    for whole in (True, False):
+        assert boom_written(native, n, whole) == boom_written(fast, n, whole)
     assert native.game_scores() == fast.game_scores() == plain.game_scores()
     assert native.guard_order() == fast.guard_order()
     assert native.hidden_discards() == fast.hidden_discards() == plain.hidden_discards()
+
+
+def boom_written(state: Any, n: int, whole: bool) -> list[float]:
+    """What write_feature_values (whole) or write_step_values writes into a float32 buffer laid
+    out as arena/games/boom/arrays.py lays it (the native core writes that itself), over values
+    that are not zero, so that what is left alone shows too."""
+    own, head, block = 52, 129, 105
+    size = n * own + head - own + n * block
+    buffer = array.array("f", [0.25] * size)
+    own_at = [s * own for s in range(n)]
+    block_at = [n * own + head - own + s * block for s in range(n)]
+    write = state.write_feature_values if whole else state.write_step_values
+    write(memoryview(buffer), own_at, n * own - own, block_at)
+    if hasattr(state, "_write_values"):  # the native core took it, not its twin
+        again = array.array("f", [0.25] * size)
+        assert state._write_values(memoryview(again), own_at, n * own - own, block_at, whole)
+        assert again == buffer
+    return buffer.tolist()
 
 
 def boom_refusals(seat: int, legal: Any, hand: tuple[int, ...], n: int) -> list[tuple]:

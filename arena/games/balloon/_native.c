@@ -12,6 +12,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <structmember.h>
 
 #define MAX_SEATS 5
@@ -29,13 +30,16 @@ static int card_value[MAX_CARDS], card_colour[MAX_CARDS];
 static int hand_size_by_round[MAX_ROUNDS], chip_points_by_round[MAX_ROUNDS];
 static int chips_by_count[MAX_SEATS + 1], face_up_by_count[MAX_SEATS + 1];
 static int early_chips_by_turn[MAX_TURNS];
+/* the observation array's layout (engine.py's _FACE_UP_FEATURE, _TABLE_FEATURE, _FEATURE_TAIL) */
+static int face_up_feature[MAX_CARDS], table_feature[MAX_CARDS], tail_at[MAX_SEATS + 1][12 + 6 * MAX_SEATS];
+static Py_ssize_t feature_size[MAX_SEATS + 1];
 static PyObject *s_round_start, *s_round_end, *s_match_end, *nobody;
 static PyObject *seat_tuples[MAX_SEATS], *empty;
 static PyTypeObject *obs_type, *played_type, *event_type;
 static Py_ssize_t obs_offsets[NUM_OBS_FIELDS], played_offsets[3], event_offsets[3];
 static PyObject *event_from_entry; /* engine.py's _event_from_entry, for the rarer entries */
 static PyObject *k_play, *k_drop_out, *k_card, *k_turn, *k_third, *k_chips, *k_early, *k_first;
-static PyObject *k_round_start, *k_round_end, *minus_one;
+static PyObject *k_round_start, *k_round_end, *minus_one, *k_match_end, *k_totals, *k_ranks;
 /* the data keys of round_start and round_end events, for the entry's items from 1 on */
 static const char *round_start_keys[] = {"round", "start_seat", "hand_sizes", "face_up",
                                          "chips_in_middle", "first_drop_out_chips"};
@@ -53,6 +57,7 @@ typedef struct {
     PyObject *log;          /* list of the plain engine's log tuples */
     PyObject *events_cache; /* list of Event, read by native.py */
     PyObject *table;        /* the table's Played tuple as last built, from table_start */
+    PyObject *spare;        /* the last observation made (recycled once only this holds it) */
     /* observations' tuples as last built, NULL once their field changes (stale) */
     PyObject *hand_sizes, *dropped_t, *chips_t, *totals_t;
     Py_ssize_t table_start, table_scanned, round_log;
@@ -62,6 +67,18 @@ typedef struct {
 } Core;
 
 static PyTypeObject CoreType;
+static PyObject *str_num_players;
+static int core_init(Core *self, PyObject *game, int n, PyObject *decks);
+static int start_round(Core *self, int round);
+
+/* ints 0..255 as objects, looked up once (CPython keeps one object for each: this saves a
+ * call into it per int, on the hot path) */
+#define NUM_SMALL 256
+static PyObject *small_ints_table[NUM_SMALL];
+
+static inline PyObject *new_int(long v) {
+    return v >= 0 && v < NUM_SMALL && small_ints_table[v] ? Py_NewRef(small_ints_table[v]) : PyLong_FromLong(v);
+}
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -69,7 +86,7 @@ static PyObject *ints(const int *values, int count) {
     PyObject *t = PyTuple_New(count);
     if (!t) return NULL;
     for (int i = 0; i < count; i++) {
-        PyObject *v = PyLong_FromLong(values[i]);
+        PyObject *v = new_int(values[i]);
         if (!v) { Py_DECREF(t); return NULL; }
         PyTuple_SET_ITEM(t, i, v);
     }
@@ -104,13 +121,53 @@ static long small_int(PyObject *o, int *ok) {
 /* a frozen, slotted dataclass instance with its slots written directly (its __init__ sets each
  * through object.__setattr__, twenty times slower); steals the references in values */
 static PyObject *fill(PyTypeObject *type, const Py_ssize_t *offsets, PyObject **values, int count) {
-    PyObject *o = type->tp_alloc(type, 0);
+    /* (a slotted dataclass: every slot is one of the fields, each written here, so the object
+     * need not be zeroed first as tp_alloc does; tracked once they are) */
+    PyObject *o = _PyObject_GC_New(type);
     if (!o) {
         for (int i = 0; i < count; i++) Py_XDECREF(values[i]);
         return NULL;
     }
     for (int i = 0; i < count; i++) *(PyObject **)((char *)o + offsets[i]) = values[i];
+    PyObject_GC_Track(o);
     return o;
+}
+
+/* Recycling (as CPython's zip recycles its result tuple): the last observation a state made,
+ * once nothing else holds it (its refcount 1: only the state's own reference), is given new
+ * values and handed out again instead of a new one, and so is a tuple of its that only it
+ * holds; nobody can tell (the object was unreachable: a new one could have had its address).
+ * Not where the class could be reached otherwise (weak references, a __dict__; configure). */
+static int recycling;
+
+#define SLOT(o, i) (*(PyObject **)((char *)(o) + obs_offsets[i]))
+#define OBS_HAND 6 /* BalloonObservation's fields: hand, table */
+#define OBS_TABLE 9
+
+static PyObject *recyclable(PyObject *o) {
+    return recycling && o && Py_REFCNT(o) == 1 ? o : NULL;
+}
+
+static PyObject *refill(PyObject *o, const Py_ssize_t *offsets, PyObject **values, int count) {
+    /* o (recyclable) with these values (stolen) in its slots; a new reference */
+    for (int i = 0; i < count; i++) {
+        PyObject **slot = (PyObject **)((char *)o + offsets[i]), *old = *slot;
+        *slot = values[i];
+        Py_XDECREF(old);
+    }
+    return Py_NewRef(o);
+}
+
+static PyObject *refilled(PyObject *old, PyObject *items, Py_ssize_t count) {
+    /* items[:count] as a tuple: old refilled if only its holder holds it and it is that long */
+    if (!old || !PyTuple_CheckExact(old) || Py_REFCNT(old) != 1 || PyTuple_GET_SIZE(old) != count || !count)
+        return PyTuple_GetSlice(items, 0, count);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *was = PyTuple_GET_ITEM(old, i);
+        PyTuple_SET_ITEM(old, i, Py_NewRef(PyTuple_GET_ITEM(items, i)));
+        Py_DECREF(was);
+    }
+    return Py_NewRef(old);
 }
 
 static int refuse(Core *self, PyObject *seat, PyObject *action) {
@@ -126,7 +183,7 @@ static PyObject *small_ints(const long *values, int count) {
     PyObject *t = PyTuple_New(count);
     if (!t) return NULL;
     for (int i = 0; i < count; i++) {
-        PyObject *v = PyLong_FromLong(values[i]);
+        PyObject *v = new_int(values[i]);
         if (!v) { Py_DECREF(t); return NULL; }
         PyTuple_SET_ITEM(t, i, v);
     }
@@ -143,6 +200,29 @@ static void stale(Core *self) {
 static PyObject *cached(PyObject **slot, const int *values, int count) {
     if (!*slot) *slot = ints(values, count);
     return Py_XNewRef(*slot);
+}
+
+/* tuples of hand sizes, shared by every state (a tuple is a value): an observation's hand_sizes
+ * change at every play, and take few values (each under 32, at most MAX_SEATS of them) */
+#define SIZES_SLOTS 1024
+static struct {
+    uint32_t key;
+    PyObject *tuple;
+} sizes_cache[SIZES_SLOTS];
+
+static PyObject *shared_sizes(const int *sizes, int count) {
+    uint32_t key = (uint32_t)count;
+    for (int i = 0; i < count; i++) {
+        if (sizes[i] < 0 || sizes[i] >= 32) return ints(sizes, count);
+        key = key << 5 | (uint32_t)sizes[i];
+    }
+    uint32_t slot = (key * 2654435761U) >> 22; /* the top 10 bits of a multiplicative hash */
+    if (sizes_cache[slot].tuple && sizes_cache[slot].key == key) return Py_NewRef(sizes_cache[slot].tuple);
+    PyObject *t = ints(sizes, count);
+    if (!t) return NULL;
+    Py_XSETREF(sizes_cache[slot].tuple, Py_NewRef(t));
+    sizes_cache[slot].key = key;
+    return t;
 }
 
 static int log_append(Core *self, PyObject *entry) {
@@ -270,11 +350,18 @@ static int play(Core *self, int seat, int card, PyObject *seat_obj, PyObject *ac
     for (Py_ssize_t i = 0; i < len - 1; i++)
         if (PyLong_AsLong(PyTuple_GET_ITEM(legal, i)) == card) { at = i; break; }
     if (at < 0) return refuse(self, seat_obj, action);
-    PyObject *rest = PyTuple_New(len - 1);
-    if (!rest) return -1;
-    for (Py_ssize_t i = 0, j = 0; i < len; i++)
-        if (i != at) PyTuple_SET_ITEM(rest, j++, Py_NewRef(PyTuple_GET_ITEM(legal, i)));
-    Py_SETREF(self->legal[seat], rest);
+    if (Py_REFCNT(legal) == 1) { /* only the state holds it: the card taken out in place */
+        PyObject *card_obj = PyTuple_GET_ITEM(legal, at);
+        for (Py_ssize_t i = at; i < len - 1; i++) PyTuple_SET_ITEM(legal, i, PyTuple_GET_ITEM(legal, i + 1));
+        PyTuple_SET_ITEM(legal, len - 1, card_obj);
+        if (_PyTuple_Resize(&self->legal[seat], len - 1) < 0) return -1; /* (drops card_obj) */
+    } else {
+        PyObject *rest = PyTuple_New(len - 1);
+        if (!rest) return -1;
+        for (Py_ssize_t i = 0, j = 0; i < len; i++)
+            if (i != at) PyTuple_SET_ITEM(rest, j++, Py_NewRef(PyTuple_GET_ITEM(legal, i)));
+        Py_SETREF(self->legal[seat], rest);
+    }
     Py_CLEAR(self->hand_sizes);
     self->vol[seat] -= card_value[card];
     int colour = card_colour[card];
@@ -330,8 +417,9 @@ static PyObject *Core_is_over(Core *self, PyObject *unused) { return PyBool_From
 
 static PyObject *Core_scores(Core *self, PyObject *unused) { return ints(self->totals, self->n); }
 
-static PyObject *table(Core *self) {
-    /* engine.py's _table: the round's plays as Played, extending the last answer */
+static PyObject *table(Core *self, PyObject *spare) {
+    /* engine.py's _table: the round's plays as Played, extending the last answer (in place
+     * when only the state holds it: its own reference, and the recyclable spare's, dropped) */
     Py_ssize_t len = PyList_GET_SIZE(self->log);
     if (self->table_start != self->round_log) {
         self->table_start = self->table_scanned = self->round_log;
@@ -344,10 +432,23 @@ static PyObject *table(Core *self) {
             if (PyTuple_GET_SIZE(e) == 4 && PyLong_CheckExact(PyTuple_GET_ITEM(e, 0))) more++;
         }
         if (more) {
-            PyObject *t = PyTuple_New(have + more);
-            if (!t) return NULL;
-            for (Py_ssize_t i = 0; i < have; i++)
-                PyTuple_SET_ITEM(t, i, Py_NewRef(PyTuple_GET_ITEM(self->table, i)));
+            if (spare && SLOT(spare, OBS_TABLE) == self->table) /* (refilled below) */
+                Py_SETREF(SLOT(spare, OBS_TABLE), Py_NewRef(Py_None));
+            PyObject *t;
+            if (Py_REFCNT(self->table) == 1 && have) {
+                if (_PyTuple_Resize(&self->table, have + more) < 0) { /* (the table dropped) */
+                    self->table = Py_NewRef(empty);
+                    self->table_start = -1;
+                    return NULL;
+                }
+                t = self->table;
+                self->table = NULL;
+            } else {
+                t = PyTuple_New(have + more);
+                if (!t) return NULL;
+                for (Py_ssize_t i = 0; i < have; i++)
+                    PyTuple_SET_ITEM(t, i, Py_NewRef(PyTuple_GET_ITEM(self->table, i)));
+            }
             Py_ssize_t j = have;
             for (Py_ssize_t i = self->table_scanned; i < len; i++) {
                 PyObject *e = PyList_GET_ITEM(self->log, i);
@@ -355,10 +456,15 @@ static PyObject *table(Core *self) {
                 PyObject *values[3] = {Py_NewRef(PyTuple_GET_ITEM(e, 0)), Py_NewRef(PyTuple_GET_ITEM(e, 1)),
                                        Py_NewRef(PyTuple_GET_ITEM(e, 2))};
                 PyObject *p = fill(played_type, played_offsets, values, 3);
-                if (!p) { Py_DECREF(t); return NULL; }
+                if (!p) {
+                    Py_XSETREF(self->table, Py_NewRef(empty)); /* (built again from the round's start) */
+                    self->table_start = -1;
+                    Py_DECREF(t);
+                    return NULL;
+                }
                 PyTuple_SET_ITEM(t, j++, p);
             }
-            Py_SETREF(self->table, t);
+            Py_XSETREF(self->table, t);
         }
         self->table_scanned = len;
     }
@@ -376,13 +482,16 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
     }
     int n = self->n, sizes[MAX_SEATS];
     for (int s = 0; s < n; s++) sizes[s] = (int)PyTuple_GET_SIZE(self->legal[s]) - 1;
-    PyObject *hand = seat >= 0 ? PyTuple_GetSlice(self->legal[seat], 0, sizes[seat]) : Py_NewRef(empty);
+    PyObject *spare = recyclable(self->spare);
+    PyObject *hand = seat < 0 ? Py_NewRef(empty)
+                     : refilled(spare ? SLOT(spare, OBS_HAND) : NULL, self->legal[seat], sizes[seat]);
     PyObject *values[NUM_OBS_FIELDS] = {
-        Py_NewRef(seat_obj), PyLong_FromLong(n), PyLong_FromLong(self->round),
-        PyLong_FromLong(self->turn), PyLong_FromLong(self->start),
-        PyLong_FromLong(self->over ? -1 : self->to_act), hand, cached(&self->hand_sizes, sizes, n),
-        Py_NewRef(self->face_up), table(self), cached(&self->dropped_t, self->dropped, n),
-        cached(&self->chips_t, self->chips, n), PyLong_FromLong(self->middle),
+        Py_NewRef(seat_obj), new_int(n), new_int(self->round),
+        new_int(self->turn), new_int(self->start),
+        new_int(self->over ? -1 : self->to_act), hand,
+        Py_XNewRef(self->hand_sizes ? self->hand_sizes : (self->hand_sizes = shared_sizes(sizes, n))),
+        Py_NewRef(self->face_up), table(self, spare), cached(&self->dropped_t, self->dropped, n),
+        cached(&self->chips_t, self->chips, n), new_int(self->middle),
         PyBool_FromLong(self->first_chip > 0), cached(&self->totals_t, self->totals, n),
     };
     for (int i = 0; i < NUM_OBS_FIELDS; i++)
@@ -390,7 +499,15 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
             for (int j = 0; j < NUM_OBS_FIELDS; j++) Py_XDECREF(values[j]);
             return NULL;
         }
-    return fill(obs_type, obs_offsets, values, NUM_OBS_FIELDS);
+    if (spare) return refill(spare, obs_offsets, values, NUM_OBS_FIELDS);
+    PyObject *o = fill(obs_type, obs_offsets, values, NUM_OBS_FIELDS);
+    Py_XSETREF(self->spare, Py_XNewRef(o));
+    return o;
+}
+
+static PyObject *Core_public_observation(Core *self, PyObject *unused) {
+    /* State.public_observation, without a Python frame: observation(-1) */
+    return Core_observation(self, minus_one);
 }
 
 static PyObject *keyed_event(PyObject *kind, PyObject *seat, PyObject *e, PyObject **keys, int count) {
@@ -412,6 +529,31 @@ static PyObject *event(PyObject *e) {
         return keyed_event(k_round_start, PyTuple_GET_ITEM(e, 2), e, k_start_data, 6);
     if (seat == s_round_end && len == 10)
         return keyed_event(k_round_end, minus_one, e, k_end_data, 9);
+    if (seat == s_match_end && len == 2 && PyTuple_CheckExact(PyTuple_GET_ITEM(e, 1))) {
+        /* (MATCH_END, totals): the totals and their ranks (base.ranks_from_scores) */
+        PyObject *totals = PyTuple_GET_ITEM(e, 1);
+        Py_ssize_t n = PyTuple_GET_SIZE(totals);
+        long t[MAX_SEATS], ranks[MAX_SEATS];
+        if (n > MAX_SEATS) return PyObject_CallOneArg(event_from_entry, e);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int ok;
+            t[i] = small_int(PyTuple_GET_ITEM(totals, i), &ok);
+            if (!ok) return PyObject_CallOneArg(event_from_entry, e);
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            ranks[i] = 0;
+            for (Py_ssize_t j = 0; j < n; j++) ranks[i] += t[j] > t[i];
+        }
+        PyObject *data = _PyDict_NewPresized(2), *r = small_ints(ranks, (int)n);
+        if (!data || !r || PyDict_SetItem(data, k_totals, totals) < 0 || PyDict_SetItem(data, k_ranks, r) < 0) {
+            Py_XDECREF(data);
+            Py_XDECREF(r);
+            return NULL;
+        }
+        Py_DECREF(r);
+        PyObject *values[3] = {Py_NewRef(k_match_end), Py_NewRef(minus_one), data};
+        return fill(event_type, event_offsets, values, 3);
+    }
     if (!PyLong_CheckExact(seat) || (len != 4 && len != 5))
         return PyObject_CallOneArg(event_from_entry, e);
     PyObject *data = _PyDict_NewPresized(4), *kind;
@@ -494,7 +636,7 @@ static PyObject *Core_export(Core *self, PyObject *unused) {
         "s:N,s:n}",
         "_n", n, "_decks", self->decks, "_round", self->round, "_start", self->start,
         "_turn", self->turn, "_order", int_list(self->order, self->norder), "_pos", self->pos,
-        "_to_act", self->over ? Py_NewRef(nobody) : PyLong_FromLong(self->to_act),
+        "_to_act", self->over ? Py_NewRef(nobody) : new_int(self->to_act),
         "_seats", self->over ? empty : seat_tuples[self->to_act],
         "_over", self->over ? Py_True : Py_False, "_legal", legal, "_vol", int_list(self->vol, n),
         "_counts", int_list(self->counts, black_index + 1), "_size", self->size,
@@ -583,31 +725,41 @@ static PyObject *Core_start(Core *self, PyObject *unused) {
 
 /* ---- the type ------------------------------------------------------------------------------- */
 
+static int core_init(Core *self, PyObject *game, int n, PyObject *decks) {
+    /* a new core's fields (steals decks) */
+    self->n = n;
+    if (n < 2 || n > MAX_SEATS || PyTuple_GET_SIZE(decks) != num_rounds) {
+        Py_DECREF(decks);
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "the native core takes 2..5 players and every round's deck");
+        return -1;
+    }
+    self->game = Py_NewRef(game);
+    self->decks = decks;
+    self->log = PyList_New(0);
+    self->events_cache = PyList_New(0);
+    self->table = Py_NewRef(empty);
+    self->face_up = Py_NewRef(empty);
+    self->undealt = Py_NewRef(empty);
+    for (int s = 0; s < n; s++) self->legal[s] = Py_NewRef(empty);
+    self->table_start = -1;
+    return self->log && self->events_cache ? 0 : -1;
+}
+
 static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *game, *decks;
     if (!configured) { PyErr_SetString(PyExc_RuntimeError, "the native core is not configured"); return NULL; }
     if (!PyArg_ParseTuple(args, "OO!", &game, &PyTuple_Type, &decks)) return NULL;
     Core *self = (Core *)type->tp_alloc(type, 0);
     if (!self) return NULL;
-    PyObject *n = PyObject_GetAttrString(game, "num_players");
-    if (!n) { Py_DECREF(self); return NULL; }
-    self->n = (int)PyLong_AsLong(n);
-    Py_DECREF(n);
-    if (self->n < 2 || self->n > MAX_SEATS || PyTuple_GET_SIZE(decks) != num_rounds) {
-        PyErr_SetString(PyExc_ValueError, "the native core takes 2..5 players and every round's deck");
+    PyObject *num = PyObject_GetAttr(game, str_num_players);
+    if (!num) { Py_DECREF(self); return NULL; }
+    long n = PyLong_AsLong(num);
+    Py_DECREF(num);
+    if (core_init(self, game, (int)n, Py_NewRef(decks)) < 0) {
         Py_DECREF(self);
         return NULL;
     }
-    self->game = Py_NewRef(game);
-    self->decks = Py_NewRef(decks);
-    self->log = PyList_New(0);
-    self->events_cache = PyList_New(0);
-    self->table = Py_NewRef(empty);
-    self->face_up = Py_NewRef(empty);
-    self->undealt = Py_NewRef(empty);
-    for (int s = 0; s < self->n; s++) self->legal[s] = Py_NewRef(empty);
-    self->table_start = -1;
-    if (!self->log || !self->events_cache) { Py_DECREF(self); return NULL; }
     return (PyObject *)self;
 }
 
@@ -617,6 +769,7 @@ static int Core_traverse(Core *self, visitproc visit, void *arg) {
     Py_VISIT(self->log);
     Py_VISIT(self->events_cache);
     Py_VISIT(self->table);
+    Py_VISIT(self->spare);
     return 0;
 }
 
@@ -629,6 +782,7 @@ static int Core_clear(Core *self) {
     Py_CLEAR(self->log);
     Py_CLEAR(self->events_cache);
     Py_CLEAR(self->table);
+    Py_CLEAR(self->spare);
     stale(self);
     return 0;
 }
@@ -641,6 +795,7 @@ static void Core_dealloc(Core *self) {
 
 static PyObject *Core_hand(Core *self, PyObject *seat_obj);
 static PyObject *Core_feature_tail(Core *self, PyObject *seat_obj);
+static PyObject *Core_write_observation(Core *self, PyObject *const *args, Py_ssize_t nargs);
 
 static PyMethodDef Core_methods[] = {
     {"seats_to_act", (PyCFunction)Core_seats_to_act, METH_NOARGS, "The seat to act, or none."},
@@ -649,12 +804,15 @@ static PyMethodDef Core_methods[] = {
     {"is_over", (PyCFunction)Core_is_over, METH_NOARGS, "Whether the match is over."},
     {"scores", (PyCFunction)Core_scores, METH_NOARGS, "The totals so far."},
     {"observation", (PyCFunction)Core_observation, METH_O, "What the seat may see."},
+    {"public_observation", (PyCFunction)Core_public_observation, METH_NOARGS, "What a spectator may see."},
     {"clone", (PyCFunction)Core_clone, METH_NOARGS, "An independent copy."},
     {"_export", (PyCFunction)Core_export, METH_NOARGS, "The plain engine's fields."},
     {"_load", (PyCFunction)Core_load, METH_O, "Set from a plain state's fields."},
     {"_start", (PyCFunction)Core_start, METH_NOARGS, "Deal the first round."},
     {"_hand", (PyCFunction)Core_hand, METH_O, "A seat's true hand."},
     {"_feature_tail", (PyCFunction)Core_feature_tail, METH_O, "feature_tail for a checked seat."},
+    {"_write_observation", (PyCFunction)(void (*)(void))Core_write_observation, METH_FASTCALL,
+     "A seat's observation array written into a float32 buffer of zeros."},
     {NULL}};
 
 static PyObject *Core_hand(Core *self, PyObject *seat_obj) {
@@ -665,13 +823,9 @@ static PyObject *Core_hand(Core *self, PyObject *seat_obj) {
     return PyTuple_GetSlice(self->legal[seat], 0, PyTuple_GET_SIZE(self->legal[seat]) - 1);
 }
 
-static PyObject *Core_feature_tail(Core *self, PyObject *seat_obj) {
-    /* engine.py's _feature_tail, for a seat checked by native.py's feature_tail */
-    long seat = PyLong_AsLong(seat_obj);
-    if (seat == -1 && PyErr_Occurred()) return NULL;
-    if (seat < 0 || seat >= self->n) { PyErr_SetString(PyExc_IndexError, "no such seat"); return NULL; }
+static int feature_tail(Core *self, long seat, double *v) {
+    /* engine.py's _feature_tail into v (12 + 6n values); how many */
     int n = self->n, k = 0;
-    double v[12 + 6 * MAX_SEATS];
     for (int c = 0; c < 6; c++) v[k++] = self->counts[c] / 8.0;
     v[k++] = self->round / 5.0;
     v[k++] = self->turn / 12.0;
@@ -688,6 +842,16 @@ static PyObject *Core_feature_tail(Core *self, PyObject *seat_obj) {
         v[k++] = !self->over && self->to_act == s ? 1.0 : 0.0;
         v[k++] = self->start == s ? 1.0 : 0.0;
     }
+    return k;
+}
+
+static PyObject *Core_feature_tail(Core *self, PyObject *seat_obj) {
+    /* engine.py's _feature_tail, for a seat checked by native.py's feature_tail */
+    long seat = PyLong_AsLong(seat_obj);
+    if (seat == -1 && PyErr_Occurred()) return NULL;
+    if (seat < 0 || seat >= self->n) { PyErr_SetString(PyExc_IndexError, "no such seat"); return NULL; }
+    double v[12 + 6 * MAX_SEATS];
+    int k = feature_tail(self, seat, v);
     PyObject *out = PyList_New(k);
     if (!out) return NULL;
     for (int i = 0; i < k; i++) {
@@ -696,6 +860,46 @@ static PyObject *Core_feature_tail(Core *self, PyObject *seat_obj) {
         PyList_SET_ITEM(out, i, f);
     }
     return out;
+}
+
+static PyObject *Core_write_observation(Core *self, PyObject *const *args, Py_ssize_t nargs) {
+    /* _write_observation(values, seat): the seat's observation array (engine.py's
+     * feature_values: its ones, then its values from FEATURE_TAIL on) written into values, a
+     * float32 buffer of zeros as long as it; False (nothing written) for anything else */
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "_write_observation(values, seat)");
+        return NULL;
+    }
+    int ok, n = self->n;
+    long seat = small_int(args[1], &ok);
+    if (!ok || seat < 0 || seat >= n) Py_RETURN_FALSE;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyErr_Clear();
+        Py_RETURN_FALSE;
+    }
+    if (view.itemsize != 4 || !view.format || strcmp(view.format, "f") != 0 || view.ndim != 1
+        || view.len / 4 != feature_size[n]) {
+        PyBuffer_Release(&view);
+        Py_RETURN_FALSE;
+    }
+    float *out = (float *)view.buf;
+    PyObject *hand = self->legal[seat], *log = self->log;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(hand) - 1; i++) /* (the last is DROP_OUT) */
+        out[PyLong_AsLong(PyTuple_GET_ITEM(hand, i))] = 1.0f;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->face_up); i++)
+        out[face_up_feature[PyLong_AsLong(PyTuple_GET_ITEM(self->face_up, i))]] = 1.0f;
+    for (Py_ssize_t i = self->round_log; i < PyList_GET_SIZE(log); i++) { /* the table's plays */
+        PyObject *e = PyList_GET_ITEM(log, i);
+        if (PyTuple_GET_SIZE(e) == 4 && PyLong_CheckExact(PyTuple_GET_ITEM(e, 0)))
+            out[table_feature[PyLong_AsLong(PyTuple_GET_ITEM(e, 1))]] = 1.0f;
+    }
+    double v[12 + 6 * MAX_SEATS];
+    int k = feature_tail(self, seat, v);
+    for (int i = 0; i < k; i++) out[tail_at[n][i]] = (float)v[i];
+    PyBuffer_Release(&view);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_TRUE;
 }
 
 static PyMemberDef Core_members[] = {
@@ -745,6 +949,12 @@ static int get_ints(PyObject *mod, const char *name, int *out, int max) {
 }
 
 static int slot_offsets(PyTypeObject *type, Py_ssize_t *offsets, int count) {
+    /* (fill writes every slot, unzeroed: the fields must be all there is) */
+    if (type->tp_basicsize != (Py_ssize_t)(sizeof(PyObject) + count * sizeof(PyObject *)) || type->tp_itemsize
+        || type->tp_dictoffset || type->tp_weaklistoffset || !(type->tp_flags & Py_TPFLAGS_HAVE_GC)) {
+        PyErr_Format(PyExc_TypeError, "%s is not a slotted dataclass of its fields alone", type->tp_name);
+        return -1;
+    }
     PyObject *fields = PyObject_GetAttrString((PyObject *)type, "__dataclass_fields__");
     if (!fields) return -1;
     PyObject *names = PySequence_List(fields); /* a dict's keys, in field order */
@@ -791,7 +1001,7 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
     for (int n = 2; n <= MAX_SEATS; n++) {
         PyObject *r = PyObject_CallMethod(engine, "face_up_count", "i", n);
         PyObject *chips = PyObject_GetAttrString(engine, "CHIPS_BY_PLAYER_COUNT");
-        PyObject *c = chips ? PyObject_GetItem(chips, PyLong_FromLong(n)) : NULL;
+        PyObject *c = chips ? PyObject_GetItem(chips, new_int(n)) : NULL;
         Py_XDECREF(chips);
         if (!r || !c) { Py_XDECREF(r); Py_XDECREF(c); return NULL; }
         face_up_by_count[n] = (int)PyLong_AsLong(r);
@@ -803,6 +1013,31 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         dealt = (int)PyLong_AsLong(d);
         Py_DECREF(d);
         if (dealt > num_cards) { PyErr_SetString(PyExc_ValueError, "deal outgrows the deck"); return NULL; }
+    }
+    if (get_ints(engine, "_FACE_UP_FEATURE", face_up_feature, MAX_CARDS) != num_cards
+        || get_ints(engine, "_TABLE_FEATURE", table_feature, MAX_CARDS) != num_cards)
+        return PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_ValueError, "a feature map is not one per card"), NULL);
+    {
+        PyObject *tails = PyObject_GetAttrString(engine, "_FEATURE_TAIL");
+        if (!tails) return NULL;
+        for (int n = 2; n <= MAX_SEATS; n++) {
+            PyObject *key = new_int(n), *at = key ? PyObject_GetItem(tails, key) : NULL;
+            Py_XDECREF(key);
+            int k = at ? read_ints(at, tail_at[n], 12 + 6 * MAX_SEATS, "_FEATURE_TAIL") : -1;
+            Py_XDECREF(at);
+            if (k != 12 + 6 * n) {
+                Py_DECREF(tails);
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_FEATURE_TAIL is not 12 + 6n long");
+                return NULL;
+            }
+            int top = tail_at[n][k - 1];
+            for (int c = 0; c < num_cards; c++) {
+                if (face_up_feature[c] > top) top = face_up_feature[c];
+                if (table_feature[c] > top) top = table_feature[c];
+            }
+            feature_size[n] = top + 1;
+        }
+        Py_DECREF(tails);
     }
     s_round_start = PyObject_GetAttrString(engine, "_ROUND_START");
     s_round_end = PyObject_GetAttrString(engine, "_ROUND_END");
@@ -817,6 +1052,21 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
     if (slot_offsets(obs_type, obs_offsets, NUM_OBS_FIELDS) < 0 || slot_offsets(played_type, played_offsets, 3) < 0
         || slot_offsets(event_type, event_offsets, 3) < 0)
         return NULL;
+    {
+        /* (the hand is the field OBS_HAND; an observation with no weak references, __dict__
+         * or finalizer is reachable only through its references) */
+        PyObject *fields = PyObject_GetAttrString((PyObject *)obs_type, "__dataclass_fields__");
+        PyObject *names = fields ? PySequence_List(fields) : NULL;
+        Py_XDECREF(fields);
+        if (!names) return NULL;
+        PyObject *hand = PyList_GET_SIZE(names) > OBS_TABLE ? PyList_GET_ITEM(names, OBS_HAND) : NULL;
+        PyObject *table = hand ? PyList_GET_ITEM(names, OBS_TABLE) : NULL;
+        recycling = hand && PyUnicode_Check(hand) && PyUnicode_CompareWithASCIIString(hand, "hand") == 0
+                    && PyUnicode_Check(table) && PyUnicode_CompareWithASCIIString(table, "table") == 0
+                    && !obs_type->tp_weaklistoffset && !obs_type->tp_dictoffset && !obs_type->tp_del
+                    && !obs_type->tp_finalize;
+        Py_DECREF(names);
+    }
     k_play = PyUnicode_InternFromString("play");
     k_drop_out = PyUnicode_InternFromString("drop_out");
     k_card = PyUnicode_InternFromString("card");
@@ -828,16 +1078,171 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
     if (!k_play || !k_drop_out || !k_card || !k_turn || !k_third || !k_chips || !k_early || !k_first) return NULL;
     k_round_start = PyUnicode_InternFromString("round_start");
     k_round_end = PyUnicode_InternFromString("round_end");
-    minus_one = PyLong_FromLong(-1);
-    if (!k_round_start || !k_round_end || !minus_one) return NULL;
+    minus_one = new_int(-1);
+    k_match_end = PyUnicode_InternFromString("match_end");
+    k_totals = PyUnicode_InternFromString("totals");
+    k_ranks = PyUnicode_InternFromString("ranks");
+    if (!k_round_start || !k_round_end || !minus_one || !k_match_end || !k_totals || !k_ranks) return NULL;
     for (int i = 0; i < 6; i++)
         if (!(k_start_data[i] = PyUnicode_InternFromString(round_start_keys[i]))) return NULL;
     for (int i = 0; i < 9; i++)
         if (!(k_end_data[i] = PyUnicode_InternFromString(round_end_keys[i]))) return NULL;
+    for (int i = 0; i < NUM_SMALL; i++)
+        if (!small_ints_table[i] && !(small_ints_table[i] = PyLong_FromLong(i))) return NULL;
     empty = PyTuple_New(0);
+    str_num_players = PyUnicode_InternFromString("num_players");
+    if (!empty || !str_num_players) return NULL;
     for (int s = 0; s < MAX_SEATS; s++) seat_tuples[s] = Py_BuildValue("(i)", s);
     configured = 1;
     Py_RETURN_NONE;
+}
+
+/* ---- the deal from a seed: random.Random(seed).random() in C --------------------------------
+ * CPython's Mersenne Twister (Modules/_randommodule.c: init_genrand, init_by_array,
+ * genrand_uint32, random_random), seeded as random.Random(seed) seeds an int (its absolute
+ * value, in 32-bit words from the lowest), for seeds of magnitude below 2**63 (larger ones take
+ * the Python path). match_decks below with a random.Random is the plain version;
+ * tests/games/test_engine_builds.py holds the two equal. */
+
+#define MT_N 624
+#define MT_M 397
+
+typedef struct {
+    uint32_t mt[MT_N];
+    int index;
+} Twister;
+
+static void mt_init_genrand(Twister *t, uint32_t s) {
+    uint32_t *mt = t->mt;
+    mt[0] = s;
+    for (int i = 1; i < MT_N; i++) mt[i] = 1812433253U * (mt[i - 1] ^ (mt[i - 1] >> 30)) + (uint32_t)i;
+    t->index = MT_N;
+}
+
+static Twister mt_start; /* mt_init_genrand(19650218), where every seeding starts (index 0: not yet) */
+
+static void mt_init_by_array(Twister *t, const uint32_t *key, int key_length) {
+    uint32_t *mt = t->mt;
+    if (!mt_start.index) mt_init_genrand(&mt_start, 19650218U);
+    memcpy(t, &mt_start, sizeof mt_start); /* mt_init_genrand(t, 19650218U) */
+    int i = 1, j = 0;
+    for (int k = MT_N > key_length ? MT_N : key_length; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
+        i++;
+        j++;
+        if (i >= MT_N) { mt[0] = mt[MT_N - 1]; i = 1; }
+        if (j >= key_length) j = 0;
+    }
+    for (int k = MT_N - 1; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
+        i++;
+        if (i >= MT_N) { mt[0] = mt[MT_N - 1]; i = 1; }
+    }
+    mt[0] = 0x80000000U;
+}
+
+static uint32_t mt_next(Twister *t) {
+    static const uint32_t mag01[2] = {0x0U, 0x9908b0dfU};
+    uint32_t *mt = t->mt, y;
+    if (t->index >= MT_N) {
+        int kk;
+        for (kk = 0; kk < MT_N - MT_M; kk++) {
+            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+            mt[kk] = mt[kk + MT_M] ^ (y >> 1) ^ mag01[y & 0x1U];
+        }
+        for (; kk < MT_N - 1; kk++) {
+            y = (mt[kk] & 0x80000000U) | (mt[kk + 1] & 0x7fffffffU);
+            mt[kk] = mt[kk + (MT_M - MT_N)] ^ (y >> 1) ^ mag01[y & 0x1U];
+        }
+        y = (mt[MT_N - 1] & 0x80000000U) | (mt[0] & 0x7fffffffU);
+        mt[MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ mag01[y & 0x1U];
+        t->index = 0;
+    }
+    y = mt[t->index++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+}
+
+static double mt_random(Twister *t) {
+    uint32_t a = mt_next(t) >> 5, b = mt_next(t) >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+
+static int mt_seed(Twister *t, PyObject *seed) {
+    /* seeded as random.Random(seed); 0 (no error set) for a seed of magnitude 2**63 or more */
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(seed, &overflow);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (overflow || v == LLONG_MIN) return 0;
+    unsigned long long a = (unsigned long long)(v < 0 ? -v : v);
+    uint32_t key[2] = {(uint32_t)a, (uint32_t)(a >> 32)};
+    mt_init_by_array(t, key, key[1] ? 2 : 1);
+    return 1;
+}
+
+static PyObject *seeded_decks(PyObject *seed, int n) {
+    /* match_decks(random.Random(seed).random, n), the draws in C; None for a seed of 64 bits
+     * or more */
+    Twister t;
+    int r = mt_seed(&t, seed);
+    if (r <= 0) return r < 0 ? NULL : Py_NewRef(Py_None);
+    PyObject *decks = PyTuple_New(num_rounds);
+    if (!decks) return NULL;
+    for (int round = 0; round < num_rounds; round++) {
+        int deck[MAX_CARDS], dealt = n * hand_size_by_round[round] + face_up_by_count[n];
+        for (int c = 0; c < num_cards; c++) deck[c] = c;
+        for (int i = 0; i < dealt; i++) {
+            int j = i + (int)(mt_random(&t) * (double)(num_cards - i)); /* int(rnd() * (total - i)) */
+            int x = deck[i];
+            deck[i] = deck[j];
+            deck[j] = x;
+        }
+        PyObject *d = ints(deck, num_cards);
+        if (!d) { Py_DECREF(decks); return NULL; }
+        PyTuple_SET_ITEM(decks, round, d);
+    }
+    return decks;
+}
+
+static PyObject *module_seeded_decks(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    long n;
+    if (nargs != 2 || !PyLong_CheckExact(args[0]) || (n = PyLong_AsLong(args[1])) < 2 || n > MAX_SEATS) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "seeded_decks(seed: int, num_players)");
+        return NULL;
+    }
+    return seeded_decks(args[0], (int)n);
+}
+
+static PyObject *module_new_state(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    /* new_state(cls, game, seed): a started state of cls (a subclass of Core) dealt from an
+     * int seed (new_match's deal), in one call; None for a seed of magnitude 2**63 or more */
+    if (nargs != 3 || !PyType_Check(args[0]) || !PyType_IsSubtype((PyTypeObject *)args[0], &CoreType)
+        || !PyLong_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "new_state(cls, game, seed: int)");
+        return NULL;
+    }
+    PyTypeObject *cls = (PyTypeObject *)args[0];
+    PyObject *game = args[1];
+    PyObject *num = PyObject_GetAttr(game, str_num_players);
+    if (!num) return NULL;
+    long n = PyLong_AsLong(num);
+    Py_DECREF(num);
+    if (n < 2 || n > MAX_SEATS) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "the native core takes 2..5 players");
+        return NULL;
+    }
+    PyObject *decks = seeded_decks(args[2], (int)n);
+    if (!decks || decks == Py_None) return decks;
+    Core *self = (Core *)cls->tp_alloc(cls, 0);
+    if (!self) { Py_DECREF(decks); return NULL; }
+    if (core_init(self, game, (int)n, decks) < 0 || start_round(self, 1) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
 }
 
 static PyObject *match_decks(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
@@ -873,6 +1278,10 @@ static PyObject *match_decks(PyObject *module, PyObject *const *args, Py_ssize_t
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_O, "Read the rules' constants and classes from engine.py."},
     {"match_decks", (PyCFunction)(void (*)(void))match_decks, METH_FASTCALL, "Every round's deck."},
+    {"seeded_decks", (PyCFunction)(void (*)(void))module_seeded_decks, METH_FASTCALL,
+     "Every round's deck, dealt from an int seed as random.Random(seed) deals it."},
+    {"new_state", (PyCFunction)(void (*)(void))module_new_state, METH_FASTCALL,
+     "A started state of a Core subclass dealt from an int seed."},
     {NULL}};
 
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_native_core", NULL, -1, module_methods};

@@ -1,7 +1,8 @@
 """Balloon Challenge's observation arrays and action masks for the training environments
 (arena/envs/arrays.py says how the environments use them), by the engine's fast path
-(`feature_values`) instead of `arena_sdk.features.encode`; tests/envs/test_env_features.py holds
-them equal to it. Needs numpy (the `rl` extra)."""
+(`feature_values`; the native core's `_write_observation` where it runs) instead of
+`arena_sdk.features.encode`; tests/envs/test_env_features.py holds them equal to it. Needs numpy
+(the `rl` extra)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ class Arrays:
         self._state: Any = None
         self._round = 0
         self._balloon = -1
+        self.native = True  # a native state writes its arrays itself (False: kept here, tests)
 
     def __call__(self, state: Any, seat: int) -> tuple[np.ndarray, np.ndarray | None]:
         out = self.observation(state, seat)
@@ -56,6 +58,12 @@ class Arrays:
 
     def observation(self, state: Any, seat: int) -> np.ndarray:
         """The seat's observation array (a new one)."""
+        # the native core writes it all (in C: one call), the ones kept here left alone
+        write = getattr(state, "_write_observation", None) if self.native else None
+        if write is not None:
+            out = np.zeros(self._size, np.float32)
+            if write(out, seat):
+                return out
         tail = state.feature_tail(seat)  # RulesError for a seat that is not there
         if state is not self._state or state.round != self._round or state.size != self._balloon:
             self._keep(state, seat)

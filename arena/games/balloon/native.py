@@ -26,6 +26,8 @@ from ._native_core import (  # type: ignore[import-not-found]
     Core,
     configure,
     match_decks,
+    new_state,
+    seeded_decks,
 )
 
 
@@ -48,11 +50,19 @@ class BalloonGame(plain.BalloonGame):
     ) -> tuple[tuple[int, ...], ...]:
         if decks or type(seed) is not int:  # engine.py's checks and overrides
             return super().match_decks(seed, decks)
-        return match_decks(random.Random(seed).random, self.num_players)
+        # the draws of random.Random(seed) in C, the same (None: |seed| >= 2**63)
+        dealt = seeded_decks(seed, self.num_players)
+        if dealt is None:
+            dealt = match_decks(random.Random(seed).random, self.num_players)
+        return dealt
 
     def new_match(
         self, seed: int, *, decks: Mapping[int, Sequence[int]] | None = None
     ) -> BalloonState:
+        if not decks and type(seed) is int:  # dealt and started in one call
+            state = new_state(BalloonState, self, seed)
+            if state is not None:
+                return state
         state = BalloonState(self, self.match_decks(seed, decks))
         state._start()
         return state

@@ -67,6 +67,7 @@ typedef struct {
     /* an observation's parts as last built (NULL once stale): round view, then per action */
     PyObject *used_t, *paradise_t, *scores_t, *totals_t;
     PyObject *sizes_t; /* hand sizes: the same through a step (a choice moves cards, not counts) */
+    PyObject *spare;   /* the last observation made (recycled once only this holds it) */
     /* ints from here on (clone copies them at once) */
     Py_ssize_t expanded; /* log records whose events are in events_cache */
     /* the points of the rounds whose events were built since the last game_start, and how many
@@ -85,6 +86,15 @@ typedef struct {
 
 static PyTypeObject CoreType;
 
+/* ints 0..255 as objects, looked up once (CPython keeps one object for each: this saves a
+ * call into it per int, on the hot path) */
+#define NUM_SMALL 256
+static PyObject *small_ints_table[NUM_SMALL];
+
+static inline PyObject *new_int(long v) {
+    return v >= 0 && v < NUM_SMALL && small_ints_table[v] ? Py_NewRef(small_ints_table[v]) : PyLong_FromLong(v);
+}
+
 /* ---- helpers ------------------------------------------------------------------------------ */
 
 static inline int popcount(uint64_t x) {
@@ -99,7 +109,7 @@ static PyObject *ints(const int *v, int count) {
     PyObject *t = PyTuple_New(count);
     if (!t) return NULL;
     for (int i = 0; i < count; i++) {
-        PyObject *x = PyLong_FromLong(v[i]);
+        PyObject *x = new_int(v[i]);
         if (!x) { Py_DECREF(t); return NULL; }
         PyTuple_SET_ITEM(t, i, x);
     }
@@ -110,7 +120,7 @@ static PyObject *int_list(const int *v, int count) {
     PyObject *l = PyList_New(count);
     if (!l) return NULL;
     for (int i = 0; i < count; i++) {
-        PyObject *x = PyLong_FromLong(v[i]);
+        PyObject *x = new_int(v[i]);
         if (!x) { Py_DECREF(l); return NULL; }
         PyList_SET_ITEM(l, i, x);
     }
@@ -155,14 +165,57 @@ static long small_int(PyObject *o, int *ok) {
 }
 
 static PyObject *fill(PyTypeObject *type, const Py_ssize_t *offsets, PyObject **v, int count) {
-    /* a frozen, slotted dataclass instance with its slots written directly; steals v */
-    PyObject *o = type->tp_alloc(type, 0);
+    /* a frozen, slotted dataclass instance with its slots written directly; steals v (every
+     * slot is one of the fields, each written here, so the object need not be zeroed first as
+     * tp_alloc does; tracked once they are) */
+    PyObject *o = _PyObject_GC_New(type);
     if (!o) {
         for (int i = 0; i < count; i++) Py_XDECREF(v[i]);
         return NULL;
     }
     for (int i = 0; i < count; i++) *(PyObject **)((char *)o + offsets[i]) = v[i];
+    PyObject_GC_Track(o);
     return o;
+}
+
+/* Recycling (as CPython's zip recycles its result tuple): the last observation a state made,
+ * once nothing else holds it (its refcount 1: only the state's own reference), is given new
+ * values and handed out again instead of a new one, and so is its hand's tuple when only it
+ * holds that; nobody can tell (the object was unreachable: a new one could have had its
+ * address). Not where the class could be reached otherwise (weak references, a __dict__;
+ * configure). */
+static int recycling;
+
+#define SLOT(o, i) (*(PyObject **)((char *)(o) + obs_offsets[i]))
+#define OBS_HAND 10 /* BoomObservation's fields: hand */
+
+static PyObject *recyclable(PyObject *o) {
+    return recycling && o && Py_REFCNT(o) == 1 ? o : NULL;
+}
+
+static PyObject *refill(PyObject *o, const Py_ssize_t *offsets, PyObject **values, int count) {
+    /* o (recyclable) with these values (stolen) in its slots; a new reference */
+    for (int i = 0; i < count; i++) {
+        PyObject **slot = (PyObject **)((char *)o + offsets[i]), *old = *slot;
+        *slot = values[i];
+        Py_XDECREF(old);
+    }
+    return Py_NewRef(o);
+}
+
+static PyObject *hand_tuple(uint64_t mask);
+
+static PyObject *hand_refilled(PyObject *old, uint64_t mask) {
+    /* hand_tuple(mask): old refilled if only its holder holds it and it has as many items */
+    int count = popcount(mask);
+    if (!old || !PyTuple_CheckExact(old) || Py_REFCNT(old) != 1 || PyTuple_GET_SIZE(old) != count || count < 3)
+        return hand_tuple(mask);
+    for (int i = 0; mask; i++, mask &= mask - 1) {
+        PyObject *was = PyTuple_GET_ITEM(old, i);
+        PyTuple_SET_ITEM(old, i, Py_NewRef(PyTuple_GET_ITEM(singles[__builtin_ctzll(mask)], 0)));
+        Py_DECREF(was);
+    }
+    return Py_NewRef(old);
 }
 
 static int refuse(Core *self, PyObject *seat, PyObject *action) {
@@ -181,6 +234,11 @@ static int log_append(PyObject *list, PyObject *entry) {
 }
 
 static PyObject *hand_tuple(uint64_t mask) {
+    /* the cards of a mask, sorted; one or two cards are the shared tuples (tuples are values:
+     * an escape's cards, the last cards of a hand, need no tuple of their own) */
+    uint64_t rest = mask & (mask - 1);
+    if (mask && !(rest & (rest - 1)))
+        return Py_NewRef(rest ? pairs[__builtin_ctzll(mask)][__builtin_ctzll(rest)] : singles[__builtin_ctzll(mask)]);
     PyObject *t = PyTuple_New(popcount(mask));
     if (!t) return NULL;
     int i = 0;
@@ -695,9 +753,9 @@ static int resolve_round(Core *self, PyObject *second) {
     /* (_ROUND, guard, words (None: native.py's _full), bonus, outcome cache, game, round, guards
      * left, reshuffled, first reveal, second), built item by item (the hot path: no format) */
     PyObject *items[11] = {
-        Py_NewRef(r_round), PyLong_FromLong(guard), Py_NewRef(Py_None),
-        nbonus ? ints(bonus, nbonus) : Py_NewRef(empty), PyList_New(0), PyLong_FromLong(self->game_no),
-        PyLong_FromLong(self->round), PyLong_FromLong(NGUARDS - 1 - self->gpos),
+        Py_NewRef(r_round), new_int(guard), Py_NewRef(Py_None),
+        nbonus ? ints(bonus, nbonus) : Py_NewRef(empty), PyList_New(0), new_int(self->game_no),
+        new_int(self->round), new_int(NGUARDS - 1 - self->gpos),
         PyBool_FromLong(self->reshuffled), Py_NewRef(self->revealed), Py_NewRef(second)};
     PyObject *record = PyTuple_New(11);
     for (int i = 0; i < 11; i++)
@@ -771,7 +829,7 @@ static int is_kind(PyObject *kind, PyObject *name) {
 static int add_event(PyObject *out, PyObject *kind, long seat, PyObject *data) {
     /* Event(kind, seat, data) appended to out; steals data */
     if (!data) return -1;
-    PyObject *v[3] = {Py_NewRef(kind), PyLong_FromLong(seat), data};
+    PyObject *v[3] = {Py_NewRef(kind), new_int(seat), data};
     if (!v[1]) { Py_DECREF(v[0]); Py_DECREF(data); return -1; }
     return log_append(out, fill(event_type, event_offsets, v, 3));
 }
@@ -805,14 +863,14 @@ static int played_masks(PyObject *cards, int n, uint64_t *masks) {
 static int guard_event(PyObject *out, PyObject *game_no, PyObject *round, long guard, PyObject *left,
                        PyObject *reshuffled) {
     PyObject *keys[6] = {k_game, k_round, k_guard_no, k_limits, k_guards_left, k_reshuffled};
-    PyObject *vals[6] = {Py_NewRef(game_no), Py_NewRef(round), PyLong_FromLong(guard),
+    PyObject *vals[6] = {Py_NewRef(game_no), Py_NewRef(round), new_int(guard),
                          Py_NewRef(PyTuple_GET_ITEM(guard_tuples, guard)), Py_NewRef(left), Py_NewRef(reshuffled)};
     return add_event(out, k_guard, -1, data_of(6, keys, vals));
 }
 
 static int reveal_event(PyObject *out, int step, PyObject *cards) {
     PyObject *keys[2] = {k_step, k_cards};
-    PyObject *vals[2] = {PyLong_FromLong(step), Py_NewRef(cards)};
+    PyObject *vals[2] = {new_int(step), Py_NewRef(cards)};
     return add_event(out, k_reveal, -1, data_of(2, keys, vals));
 }
 
@@ -847,7 +905,7 @@ static int round_outcome(PyObject *rec, int n, PyObject *out, int *gains) {
             gains[s] += points;
             if (!out) continue;
             PyObject *keys[4] = {k_colour, k_cards, k_face_up, k_points};
-            PyObject *vals[4] = {Py_NewRef(colour), hand_tuple(cards), PyBool_FromLong(face_up), PyLong_FromLong(points)};
+            PyObject *vals[4] = {Py_NewRef(colour), hand_tuple(cards), PyBool_FromLong(face_up), new_int(points)};
             if (add_event(out, k_escape, s, data_of(4, keys, vals)) < 0) return -1;
         }
     }
@@ -956,8 +1014,8 @@ static PyObject *Core_events(Core *self, void *unused) {
     if (self->over) return PyList_AsTuple(self->events_cache);
     PyObject *so_far = PyList_GetSlice(self->events_cache, 0, PyList_GET_SIZE(self->events_cache));
     if (!so_far) return NULL;
-    PyObject *game_no = PyLong_FromLong(self->game_no), *round = PyLong_FromLong(self->round),
-             *left = PyLong_FromLong(NGUARDS - 1 - self->gpos);
+    PyObject *game_no = new_int(self->game_no), *round = new_int(self->round),
+             *left = new_int(NGUARDS - 1 - self->gpos);
     int r = !game_no || !round || !left
             || guard_event(so_far, game_no, round, self->guard, left, self->reshuffled ? Py_True : Py_False) < 0
             || (self->step == 2 && reveal_event(so_far, 1, self->revealed) < 0);
@@ -1105,12 +1163,14 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
     }
     if (!self->sizes_t && !(self->sizes_t = ints(sizes, n))) return NULL;
     int to_play = seat >= 0 && !self->choice[seat] ? self->to_play[seat] : 0;
+    PyObject *spare = recyclable(self->spare);
+    PyObject *hand = seat < 0 ? Py_NewRef(empty) : hand_refilled(spare ? SLOT(spare, OBS_HAND) : NULL, self->hand[seat]);
     PyObject *v[NUM_OBS_FIELDS] = {
-        Py_NewRef(seat_obj), PyLong_FromLong(n), PyLong_FromLong(self->game_no),
-        PyLong_FromLong(self->round), PyLong_FromLong(self->over ? 0 : self->step),
-        PyLong_FromLong(self->guard), Py_NewRef(PyTuple_GET_ITEM(guard_tuples, self->guard)),
-        PyLong_FromLong(NGUARDS - (self->gpos + 1)), Py_NewRef(self->used_t), PyLong_FromLong(to_play),
-        seat >= 0 ? hand_tuple(self->hand[seat]) : Py_NewRef(empty),
+        Py_NewRef(seat_obj), new_int(n), new_int(self->game_no),
+        new_int(self->round), new_int(self->over ? 0 : self->step),
+        new_int(self->guard), Py_NewRef(PyTuple_GET_ITEM(guard_tuples, self->guard)),
+        new_int(NGUARDS - (self->gpos + 1)), Py_NewRef(self->used_t), new_int(to_play),
+        hand,
         PyBool_FromLong(seat >= 0 && self->has_ruse[seat]), Py_NewRef(self->sizes_t), Py_NewRef(flags_of[n][acted]),
         Py_NewRef(self->revealed), Py_NewRef(self->paradise_t), Py_NewRef(self->disc_up),
         Py_NewRef(self->scores_t), Py_NewRef(self->totals_t),
@@ -1120,7 +1180,133 @@ static PyObject *Core_observation(Core *self, PyObject *seat_obj) {
             for (int j = 0; j < NUM_OBS_FIELDS; j++) Py_XDECREF(v[j]);
             return NULL;
         }
-    return fill(obs_type, obs_offsets, v, NUM_OBS_FIELDS);
+    if (spare) return refill(spare, obs_offsets, v, NUM_OBS_FIELDS);
+    PyObject *o = fill(obs_type, obs_offsets, v, NUM_OBS_FIELDS);
+    Py_XSETREF(self->spare, Py_XNewRef(o));
+    return o;
+}
+
+/* ---- the environments' observation values (the fast engine's write_feature_values and
+ * write_step_values, which stay as the plain version: native.py hands them what this does not
+ * take; tests/envs/test_env_features.py and tests/games/test_engine_builds.py hold them equal) */
+
+typedef struct {
+    float *v;
+    int own_at[MAX_SEATS], head, block_at[MAX_SEATS];
+} Target;
+
+static int read_target(Core *self, PyObject *const *args, Target *t, Py_buffer *view) {
+    /* 1: the arguments (values, own_at, head, block_at) as write_feature_values takes them, values
+     * a writable float32 buffer that holds every index written; 0 (no error set) for anything
+     * else (native.py hands that to the fast engine, which writes a list or raises as it does) */
+    if (PyObject_GetBuffer(args[0], view, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    int ok = view->itemsize == 4 && view->format && strcmp(view->format, "f") == 0 && view->ndim == 1
+             && PyList_CheckExact(args[1]) && PyList_GET_SIZE(args[1]) == self->n && PyLong_CheckExact(args[2])
+             && PyList_CheckExact(args[3]) && PyList_GET_SIZE(args[3]) == self->n;
+    Py_ssize_t len = view->len / 4;
+    long lo = 0, hi = -1;
+    if (ok) {
+        int good;
+        long head = small_int(args[2], &good);
+        ok = good && head >= -(1L << 30) && head < (1L << 30);
+        t->head = (int)head;
+        lo = head + 52, hi = head + 128;
+        for (int s = 0; ok && s < self->n; s++) {
+            long own = small_int(PyList_GET_ITEM(args[1], s), &good), block;
+            ok = good && own >= 0 && own < len && (block = small_int(PyList_GET_ITEM(args[3], s), &good), good)
+                 && block >= 0 && block < len;
+            if (!ok) break;
+            t->own_at[s] = (int)own;
+            t->block_at[s] = (int)block;
+            if (own < lo) lo = own;
+            if (block < lo) lo = block;
+            if (own + 51 > hi) hi = own + 51;
+            if (block + 104 > hi) hi = block + 104;
+        }
+    }
+    if (!ok || lo < 0 || hi >= len) {
+        PyBuffer_Release(view);
+        return 0;
+    }
+    t->v = (float *)view->buf;
+    return 1;
+}
+
+static void write_step(Core *self, const Target *t) {
+    float *v = t->v;
+    int head = t->head, step = self->over ? 0 : self->step;
+    v[head + 52] = v[head + 53] = v[head + 54] = 0.0f;
+    v[head + 52 + (step < 2 ? step : 2)] = 1.0f;
+    for (int s = 0; s < self->n; s++) {
+        int base = t->block_at[s], at = t->own_at[s];
+        PyObject *cards = PyTuple_GET_ITEM(self->revealed, s), *played = self->choice[s];
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cards); i++)
+            v[base + PyLong_AsLong(PyTuple_GET_ITEM(cards, i))] = 1.0f;
+        int size = hand_len(self, s), chosen = played && PyTuple_GET_SIZE(played) > 0;
+        if (chosen) /* face-down cards count until they are revealed */
+            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(played); i++)
+                size += PyLong_AsLong(PyTuple_GET_ITEM(played, i)) != ruse_card;
+        v[base + 101] = (float)(size / 16.0);
+        v[base + 102] = chosen ? 1.0f : 0.0f;
+        v[at + 51] = (float)((played ? 0 : self->to_play[s]) / 2.0);
+    }
+}
+
+static PyObject *Core_write_values(Core *self, PyObject *const *args, Py_ssize_t nargs) {
+    /* _write_values(values, own_at, head, block_at, whole): write_feature_values (whole true)
+     * or write_step_values natively; False when values is not a float32 buffer that holds them
+     * (native.py then hands them to the fast engine) */
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "_write_values(values, own_at, head, block_at, whole)");
+        return NULL;
+    }
+    Py_buffer view;
+    Target t;
+    if (!read_target(self, args, &t, &view)) Py_RETURN_FALSE;
+    int whole = PyObject_IsTrue(args[4]);
+    if (whole < 0) { PyBuffer_Release(&view); return NULL; }
+    if (whole) {
+        float *v = t.v;
+        int head = t.head, n = self->n;
+        /* guard card 55.., guards used 68.., cards discarded face up 79.. */
+        v[head + 55 + self->guard] = 1.0f;
+        for (int i = 0; i <= self->gpos; i++) v[head + 68 + self->order[i]] = 1.0f;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->disc_up); i++)
+            v[head + 79 + PyLong_AsLong(PyTuple_GET_ITEM(self->disc_up, i))] = 1.0f;
+        /* limits 63..67, guards left 76, round 77, game number 78 */
+        for (int c = 0; c < NCOLOURS; c++) v[head + 63 + c] = (float)(guards[self->guard][c] / 16.0);
+        v[head + 76] = (float)((NGUARDS - (self->gpos + 1)) / 8.0);
+        v[head + 77] = (float)(self->round / 20.0);
+        v[head + 78] = (float)(self->game_no / 10.0);
+        for (int s = 0; s < n; s++) {
+            int base = t.block_at[s], at = t.own_at[s];
+            /* the block: paradise cards 51.. (1 face up, 0.5 face down: codes are card * 2 +
+             * face up), score / 100 at 103, series total / 200 at 104 */
+            for (int i = 0; i < self->npar[s]; i++) {
+                int code = self->par[s][i];
+                v[base + 51 + (code >> 1)] = code & 1 ? 1.0f : 0.5f;
+            }
+            v[base + 103] = (float)(self->scores[s] / 100.0);
+            v[base + 104] = (float)((self->totals[s] + (self->over ? self->scores[s] : 0)) / 200.0);
+            /* the seat's own part: its hand 0..49, its ruse card at 50 */
+            for (uint64_t m = self->hand[s]; m; m &= m - 1) v[at + __builtin_ctzll(m)] = 1.0f;
+            if (self->has_ruse[s]) v[at + 50] = 1.0f;
+        }
+    }
+    write_step(self, &t);
+    PyBuffer_Release(&view);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_TRUE;
+}
+
+static PyObject *minus_one;
+
+static PyObject *Core_public_observation(Core *self, PyObject *unused) {
+    /* State.public_observation, without a Python frame: observation(-1) */
+    return Core_observation(self, minus_one);
 }
 
 static PyObject *Core_feature_key(Core *self, PyObject *unused) {
@@ -1189,7 +1375,7 @@ static PyObject *Core_export(Core *self, PyObject *unused) {
         PyList_SET_ITEM(choice, s, Py_NewRef(self->choice[s] ? self->choice[s] : Py_None));
         PyObject *codes = PyTuple_New(self->npar[s]);
         if (!codes) goto fail;
-        for (int i = 0; i < self->npar[s]; i++) PyTuple_SET_ITEM(codes, i, PyLong_FromLong(self->par[s][i]));
+        for (int i = 0; i < self->npar[s]; i++) PyTuple_SET_ITEM(codes, i, new_int(self->par[s][i]));
         PyTuple_SET_ITEM(paradise, s, codes);
     }
     int ruse[MAX_SEATS];
@@ -1388,10 +1574,29 @@ static PyObject *seed_bytes(PyObject *seed) {
     return b;
 }
 
+static PyObject *core_make(PyTypeObject *type, PyObject *game, PyObject *seed);
+
 static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *game, *seed;
     if (!configured) { PyErr_SetString(PyExc_RuntimeError, "the native core is not configured"); return NULL; }
     if (!PyArg_ParseTuple(args, "OO!", &game, &PyLong_Type, &seed)) return NULL;
+    return core_make(type, game, seed);
+}
+
+static PyObject *module_new_state(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    /* new_state(cls, game, seed): Core_new and _start in one call (new_match's state) */
+    if (!configured) { PyErr_SetString(PyExc_RuntimeError, "the native core is not configured"); return NULL; }
+    if (nargs != 3 || !PyType_Check(args[0]) || !PyType_IsSubtype((PyTypeObject *)args[0], &CoreType)
+        || !PyLong_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "new_state(cls, game, seed: int)");
+        return NULL;
+    }
+    Core *self = (Core *)core_make((PyTypeObject *)args[0], args[1], args[2]);
+    if (self && deal_game(self) < 0) Py_CLEAR(self);
+    return (PyObject *)self;
+}
+
+static PyObject *core_make(PyTypeObject *type, PyObject *game, PyObject *seed) {
     Core *self = (Core *)type->tp_alloc(type, 0);
     if (!self) return NULL;
     self->game = Py_NewRef(game);
@@ -1418,6 +1623,7 @@ static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
 static int Core_traverse(Core *self, visitproc visit, void *arg) {
     Py_VISIT(self->game);
     Py_VISIT(self->events_cache);
+    Py_VISIT(self->spare);
     Py_VISIT(self->log);
     Py_VISIT(self->game_rounds);
     Py_VISIT(self->key);
@@ -1431,6 +1637,7 @@ static int Core_clear(Core *self) {
     Py_CLEAR(self->deal_sizes);
     Py_CLEAR(self->all_ruse);
     Py_CLEAR(self->events_cache);
+    Py_CLEAR(self->spare);
     for (int s = 0; s < MAX_SEATS; s++) {
         Py_CLEAR(self->choice[s]);
         Py_CLEAR(self->legal[s]);
@@ -1459,9 +1666,12 @@ static PyMethodDef Core_methods[] = {
     {"is_over", (PyCFunction)Core_is_over, METH_NOARGS, "Whether the match is over."},
     {"scores", (PyCFunction)Core_scores, METH_NOARGS, "The totals so far."},
     {"observation", (PyCFunction)Core_observation, METH_O, "What the seat may see."},
+    {"public_observation", (PyCFunction)Core_public_observation, METH_NOARGS, "What a spectator may see."},
     {"clone", (PyCFunction)Core_clone, METH_NOARGS, "An independent copy."},
     {"feature_key", (PyCFunction)Core_feature_key, METH_NOARGS, "The fast engine's feature_key."},
     {"round_key", (PyCFunction)Core_round_key, METH_NOARGS, "(game number, round)."},
+    {"_write_values", (PyCFunction)(void (*)(void))Core_write_values, METH_FASTCALL,
+     "write_feature_values or write_step_values into a float32 buffer."},
     {"_export", (PyCFunction)Core_export, METH_NOARGS, "The fields a twin state is made of."},
     {"_load", (PyCFunction)Core_load, METH_O, "Set from a dict of fields."},
     {"_start", (PyCFunction)Core_start, METH_NOARGS, "Deal the first game."},
@@ -1503,6 +1713,12 @@ static int get_int(PyObject *mod, const char *name, int *out) {
 }
 
 static int slot_offsets(PyTypeObject *type, Py_ssize_t *offsets, int count) {
+    /* (fill writes every slot, unzeroed: the fields must be all there is) */
+    if (type->tp_basicsize != (Py_ssize_t)(sizeof(PyObject) + count * sizeof(PyObject *)) || type->tp_itemsize
+        || type->tp_dictoffset || type->tp_weaklistoffset || !(type->tp_flags & Py_TPFLAGS_HAVE_GC)) {
+        PyErr_Format(PyExc_TypeError, "%s is not a slotted dataclass of its fields alone", type->tp_name);
+        return -1;
+    }
     PyObject *fields = PyObject_GetAttrString((PyObject *)type, "__dataclass_fields__");
     if (!fields) return -1;
     PyObject *names = PySequence_List(fields); /* a dict's keys, in field order */
@@ -1569,13 +1785,13 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
     PyObject *pwh = PyObject_GetAttrString(engine, "plays_whole_hand");
     if (!steps || !ruse_steps || !pwh) { Py_XDECREF(steps); Py_XDECREF(ruse_steps); Py_XDECREF(pwh); return NULL; }
     for (int step = 1; step <= 2; step++) {
-        PyObject *k = PyLong_FromLong(step);
+        PyObject *k = new_int(step);
         ruse_in_step[step] = PySequence_Contains(ruse_steps, k);
         Py_DECREF(k);
         if (ruse_in_step[step] < 0) goto fail;
     }
     for (int n = 2; n <= MAX_SEATS; n++) {
-        PyObject *k = PyLong_FromLong(n), *t = PyObject_GetItem(steps, k);
+        PyObject *k = new_int(n), *t = PyObject_GetItem(steps, k);
         Py_DECREF(k);
         if (!t) goto fail;
         int r = read_ints(t, step_cards[n], 2, "STEP_CARDS");
@@ -1613,6 +1829,19 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         return NULL;
     }
     if (slot_offsets(obs_type, obs_offsets, NUM_OBS_FIELDS) < 0) return NULL;
+    {
+        /* (the hand is the field OBS_HAND; an observation with no weak references, __dict__
+         * or finalizer is reachable only through its references) */
+        PyObject *fields = PyObject_GetAttrString((PyObject *)obs_type, "__dataclass_fields__");
+        PyObject *names = fields ? PySequence_List(fields) : NULL;
+        Py_XDECREF(fields);
+        if (!names) return NULL;
+        PyObject *hand = PyList_GET_SIZE(names) > OBS_HAND ? PyList_GET_ITEM(names, OBS_HAND) : NULL;
+        recycling = hand && PyUnicode_Check(hand) && PyUnicode_CompareWithASCIIString(hand, "hand") == 0
+                    && !obs_type->tp_weaklistoffset && !obs_type->tp_dictoffset && !obs_type->tp_del
+                    && !obs_type->tp_finalize;
+        Py_DECREF(names);
+    }
     event_type = (PyTypeObject *)PyObject_GetAttrString(engine, "Event");
     r_game_start = PyObject_GetAttrString(engine, "_GAME_START");
     colour_names = PyObject_GetAttrString(engine, "COLOURS");
@@ -1635,7 +1864,10 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         {&k_end, "end"}, {&k_stalemate, "stalemate"}, {&k_games, "games"}, {&k_totals, "totals"}};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (!(*names[i].at = PyUnicode_InternFromString(names[i].name))) return NULL;
+    for (int i = 0; i < NUM_SMALL; i++)
+        if (!small_ints_table[i] && !(small_ints_table[i] = PyLong_FromLong(i))) return NULL;
     empty = PyTuple_New(0);
+    if (!minus_one && !(minus_one = new_int(-1))) return NULL;
     for (int c = 0; c <= NCARDS; c++) {
         singles[c] = Py_BuildValue("(i)", c);
         for (int d = c + 1; d <= NCARDS; d++) pairs[c][d] = Py_BuildValue("(ii)", c, d);
@@ -1645,7 +1877,7 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         zeros_t[n] = PyTuple_New(n);
         for (int s = 0; s < n; s++) {
             PyTuple_SET_ITEM(no_cards[n], s, Py_NewRef(empty));
-            PyTuple_SET_ITEM(zeros_t[n], s, PyLong_FromLong(0));
+            PyTuple_SET_ITEM(zeros_t[n], s, new_int(0));
         }
         for (int mask = 0; mask < (1 << n); mask++) {
             int seats[MAX_SEATS], k = 0;
@@ -1674,6 +1906,8 @@ static PyObject *module_blake2b(PyObject *module, PyObject *data) {
 }
 
 static PyMethodDef module_methods[] = {
+    {"new_state", (PyCFunction)(void (*)(void))module_new_state, METH_FASTCALL,
+     "A started state of a Core subclass for a game and a seed (Core(game, seed), then _start)."},
     {"configure", configure, METH_O, "Read the rules' constants and classes from the engine."},
     {"_blake2b", module_blake2b, METH_O, "BLAKE2b-512 of bytes (the tests check it)."},
     {NULL}};

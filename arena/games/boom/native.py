@@ -30,6 +30,7 @@ from ._native_core import (  # type: ignore[import-not-found]
     Core,
     LegalPairs,
     configure,
+    new_state,
 )
 
 
@@ -73,9 +74,7 @@ class BoomGame(fast.FastBoomGame):
         if type(seed) is not int:
             super().new_match(seed)  # refused, with the fast engine's reason
             raise AssertionError(f"the fast engine took the seed {seed!r}")  # pragma: no cover
-        state = BoomState(self, seed)
-        state._start()
-        return state
+        return new_state(BoomState, self, seed)
 
     def start_state(self, seed, game_number, series_totals, hands, ruse, discards, guard_order):
         return BoomState.of(
@@ -183,12 +182,15 @@ class BoomState(Core, State):
     def write_feature_values(
         self, values: Any, own_at: Sequence[int], head: int, block_at: Sequence[int]
     ) -> None:
-        self._twin().write_feature_values(values, own_at, head, block_at)
+        # written by the core into a float32 buffer (the environments'), else by the twin
+        if not self._write_values(values, own_at, head, block_at, True):
+            self._twin().write_feature_values(values, own_at, head, block_at)
 
     def write_step_values(
         self, values: Any, own_at: Sequence[int], head: int, block_at: Sequence[int]
     ) -> None:
-        self._twin().write_step_values(values, own_at, head, block_at)
+        if not self._write_values(values, own_at, head, block_at, False):
+            self._twin().write_step_values(values, own_at, head, block_at)
 
 
 def _restore(game: BoomGame, twin: Any) -> BoomState:
