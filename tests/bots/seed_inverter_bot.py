@@ -80,7 +80,10 @@ class SeedInverter(Bot):
             "redealt_hand": dealt,
             "recovered": dealt == hand,
         }
-        print(PREFIX + json.dumps(seen), file=sys.stderr, flush=True)
+        line = PREFIX + json.dumps(seen) + "\n"
+        with self._lock:  # act() runs in several threads at once: one whole line at a time
+            sys.stderr.write(line)
+            sys.stderr.flush()
 
 
 if __name__ == "__main__":
