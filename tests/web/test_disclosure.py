@@ -267,9 +267,13 @@ def _moments(
     full: Callable[[int, dict], dict],
     alive: Callable[[], None],
     served_only: Sequence[str] = (),
+    at_once: int | None = None,
 ) -> dict[str, Moment]:
     """Drive the ladder through the three moments, looking at each once it is frozen.
-    `served_only`: routes of `arena serve` that `arena web` has not (the runtimes it offers)."""
+    `served_only`: routes of `arena serve` that `arena web` has not (the runtimes it offers).
+    `at_once`: how many matches the run plays at once; frozen then means that many running
+    and held (a run that had one running and held but was about to start the next, freed
+    by the match the test had just let finish, moved while the test looked: seen once)."""
 
     def settled(completed: set[int]) -> Callable[[], bool]:
         # These matches completed, the others not, and every running one held by its bots.
@@ -283,6 +287,7 @@ def _moments(
             return (
                 {i for i, r in rows.items() if r["status"] == "completed"} == completed
                 and bool(running)
+                and (at_once is None or len(running) == at_once)
                 and all(any((g / f"waiting-{i}").exists() for g in gates) for i in running)
             )
 
@@ -300,6 +305,9 @@ def _moments(
     moments["C"] = _look(run_dir, "C", db, web, full, served_only)
     indexes.open("all")  # let the ladder finish or stop without waiting for a deadline
     return moments
+
+
+WORKERS = 2  # the ladder run's matches at once (-j)
 
 
 @pytest.fixture(scope="module")
@@ -370,7 +378,7 @@ def ladder_run(tmp_path_factory) -> Run:
             stderr=logs,
             start_new_session=True,
         ),
-        "arena ladder run": start_gated_ladder(db, runs, LADDER, BOTS, 5, 2, logs),
+        "arena ladder run": start_gated_ladder(db, runs, LADDER, BOTS, 5, WORKERS, logs),
     }
     indexes = MatchIndexes(db, gates).start()
 
@@ -392,7 +400,7 @@ def ladder_run(tmp_path_factory) -> Run:
                 return False
 
         wait_until(web_up, "arena web")
-        moments = _moments(tmp, db, web, gates, indexes, _engine_view(db), alive)
+        moments = _moments(tmp, db, web, gates, indexes, _engine_view(db), alive, at_once=WORKERS)
         assert procs["arena ladder run"].wait(scaled(120)) == 0
         yield Run(kind="ladder", db=db, gates=gates, web=web, moments=moments)
     finally:
