@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.games.engines import compiled_name, source_digest  # noqa: E402
+from arena.games.engines import compiled_name, native_source_digest, source_digest  # noqa: E402
 
 # The engines compiled: plain module -> its source.
 ENGINES = {"arena.games.balloon.engine": ROOT / "arena/games/balloon/engine.py"}
@@ -125,7 +125,7 @@ def build_native(source: Path, name: str, force: bool) -> bool:
     """Compile a native core with the C compiler Python was built with, its digest in it;
     False (saying why) if it does not compile."""
     package = ".".join(source.parent.relative_to(ROOT).parts)
-    digest = source_digest(source.read_bytes())
+    digest = native_source_digest(source)
     probe = f"import {package}.{name} as m; print(m.SOURCE_DIGEST)"
     done = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=False

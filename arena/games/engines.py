@@ -36,6 +36,7 @@ ENGINE_VARIABLE = "ARENA_ENGINE"
 CHOICES = ("auto", "plain", "compiled", "native")
 NATIVE_MODULE = "native"  # a package's engine with a native core: its native.py
 NATIVE_SOURCE = "_native.c"
+NATIVE_HEADER = "native_core.h"  # beside the game packages: what their native cores share
 COMPILED_SUFFIX = "_mypyc"  # engine.py compiles to _engine_mypyc
 
 log = logging.getLogger(__name__)
@@ -51,6 +52,13 @@ def compiled_name(module: str) -> str:
 def source_digest(source: bytes) -> str:
     """The digest a compiled engine carries (SOURCE_DIGEST) of the source it was built from."""
     return _blake2b(source, digest_size=16).hexdigest()
+
+
+def native_source_digest(source: Path) -> str:
+    """The digest a native core carries (SOURCE_DIGEST) of its source: its _native.c and the
+    header the cores share (NATIVE_HEADER, in the folder above), which it includes."""
+    header = source.parent.parent / NATIVE_HEADER
+    return source_digest(source.read_bytes() + b"\0" + header.read_bytes())
 
 
 def requested() -> str:
@@ -112,7 +120,7 @@ def _native(module: str) -> tuple[ModuleType | None, str]:
         native = importlib.import_module(name)
     except ImportError as err:
         return None, f"no usable native core ({err}); scripts/setup builds it where gcc is"
-    if getattr(native, "SOURCE_DIGEST", None) != source_digest(source.read_bytes()):
+    if getattr(native, "SOURCE_DIGEST", None) != native_source_digest(source):
         return None, "its native core was built from another version of its source"
     return native, ""
 

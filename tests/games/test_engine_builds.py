@@ -20,6 +20,7 @@ import os
 import random
 import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -180,6 +181,26 @@ def test_balloon_native_deals_every_seed_as_random_random_does():
             native_engine.BalloonGame(4).new_match(seed)
 
 
+def test_balloon_native_keeps_a_plain_log_and_refuses_a_play_it_cannot_hold():
+    """Balloon's native core holds plays and drop-outs as C records: a plain state's log comes
+    back from it as it went in (entries of every kind, a sampled state's start among them), and
+    a log whose play does not fit a record is refused, saying which entry."""
+    plain_engine, native_engine = built("native")
+    game = plain_engine.BalloonGame(4)
+    state = plain_engine.sample_state(game.new_match(3).observation(0), random.Random(5))
+    rng = random.Random(9)
+    for _ in range(40):
+        seat = state.seats_to_act()[0]
+        state.apply_action(seat, rng.choice(state.legal_actions(seat)))
+    native = native_engine.BalloonState.of(native_engine.BalloonGame(4), state)
+    assert native._log == state._log and native.events == state.events
+    kinds = {len(entry) for entry in state._log}
+    assert {3, 4, 5, 7, 10} <= kinds, kinds  # sampled start, play, drop-out, round start, end
+    state._log.append((0, 2**70, 1, 0))
+    with pytest.raises(ValueError, match=r"_log: entry \d+ is no play of small ints"):
+        native_engine.BalloonState.of(native_engine.BalloonGame(4), state)
+
+
 @pytest.mark.parametrize("game", ["balloon", "boom"])
 def test_native_observations_recycled_only_when_nobody_holds_them(game):
     """A native core hands its last observation out again, with new values, once nothing else
@@ -278,6 +299,22 @@ def test_a_build_older_than_its_source_is_not_run(monkeypatch, caplog, builds):
     monkeypatch.setenv("ARENA_ENGINE", "native")
     with pytest.raises(engines.ConfigError, match="native core was built from another version"):
         engines.load_engine(PLAIN)
+
+
+def test_the_header_the_native_cores_share_is_part_of_their_digest(tmp_path):
+    """A native core is stale when the header it includes (arena/games/native_core.h) changes,
+    as when its own _native.c does."""
+    games = Path(engines.__file__).parent
+    copy = tmp_path / "games"
+    (copy / "balloon").mkdir(parents=True)
+    source = copy / "balloon" / engines.NATIVE_SOURCE
+    source.write_bytes((games / "balloon" / engines.NATIVE_SOURCE).read_bytes())
+    header = (games / engines.NATIVE_HEADER).read_bytes()
+    (copy / engines.NATIVE_HEADER).write_bytes(header)
+    built = engines.native_source_digest(games / "balloon" / engines.NATIVE_SOURCE)
+    assert engines.native_source_digest(source) == built
+    (copy / engines.NATIVE_HEADER).write_bytes(header + b"/* an edit */\n")
+    assert engines.native_source_digest(source) != built
 
 
 def test_a_clone_shares_and_copies_exactly_the_declared_fields(builds):

@@ -7,13 +7,15 @@
  * Rule constants are not restated here: configure() reads them from engine.py at import. The
  * state is the plain engine's, field for field (engine.py's BalloonState), in C ints; the legal
  * actions of each seat stay a tuple (the hand, sorted, then DROP_OUT), rebuilt when a card leaves
- * it, and the log holds the plain engine's compact tuples. Why the C API and not a binding
+ * it, and the log holds the plain engine's compact entries: plays and drop-outs as C records
+ * (Entry), made the plain engine's tuples only when read, the rest as those tuples. Why the C API and not a binding
  * library: docs/architecture.md, "A native core".
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
-#include <structmember.h>
+
+#include "../native_core.h"
 
 #define MAX_SEATS 5
 #define MAX_CARDS 64
@@ -47,6 +49,15 @@ static const char *round_end_keys[] = {"round", "size", "hands", "volumes", "com
                                        "complete_share", "chips", "round_scores", "totals"};
 static PyObject *k_start_data[6], *k_end_data[9];
 
+/* One entry of the log: a play (seat, card, turn, the third card's chips) or a drop-out (seat,
+ * DROP_OUT, turn, early chips, first chip) in C, as the plain engine's tuple of those ints; any
+ * other entry (a round's start or end, the match's end, a sampled state's start) is the plain
+ * engine's tuple itself, held in the state's `others` list at `at`. */
+enum { ENTRY_PLAY, ENTRY_DROP, ENTRY_OTHER };
+typedef struct {
+    int kind, seat, action, turn, a, b; /* (ENTRY_OTHER: a is the index in others) */
+} Entry;
+
 typedef struct {
     PyObject_HEAD
     PyObject *game;
@@ -54,13 +65,14 @@ typedef struct {
     PyObject *legal[MAX_SEATS];
     PyObject *face_up;
     PyObject *undealt;
-    PyObject *log;          /* list of the plain engine's log tuples */
+    Entry *log;             /* the log, `logged` entries of `log_room` */
+    PyObject *others;       /* list: the log's entries other than plays and drop-outs */
     PyObject *events_cache; /* list of Event, read by native.py */
     PyObject *table;        /* the table's Played tuple as last built, from table_start */
     PyObject *spare;        /* the last observation made (recycled once only this holds it) */
     /* observations' tuples as last built, NULL once their field changes (stale) */
     PyObject *hand_sizes, *dropped_t, *chips_t, *totals_t;
-    Py_ssize_t table_start, table_scanned, round_log;
+    Py_ssize_t table_start, table_scanned, round_log, logged, log_room;
     int n, round, start, turn, pos, to_act, over, size, middle, first_chip, norder;
     int order[MAX_SEATS], vol[MAX_SEATS], counts[MAX_COLOURS];
     int chips[MAX_SEATS], dropped[MAX_SEATS], totals[MAX_SEATS];
@@ -71,92 +83,13 @@ static PyObject *str_num_players;
 static int core_init(Core *self, PyObject *game, int n, PyObject *decks);
 static int start_round(Core *self, int round);
 
-/* ints 0..255 as objects, looked up once (CPython keeps one object for each: this saves a
- * call into it per int, on the hot path) */
-#define NUM_SMALL 256
-static PyObject *small_ints_table[NUM_SMALL];
-
-static inline PyObject *new_int(long v) {
-    return v >= 0 && v < NUM_SMALL && small_ints_table[v] ? Py_NewRef(small_ints_table[v]) : PyLong_FromLong(v);
-}
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-static PyObject *ints(const int *values, int count) {
-    PyObject *t = PyTuple_New(count);
-    if (!t) return NULL;
-    for (int i = 0; i < count; i++) {
-        PyObject *v = new_int(values[i]);
-        if (!v) { Py_DECREF(t); return NULL; }
-        PyTuple_SET_ITEM(t, i, v);
-    }
-    return t;
-}
-
-static int read_ints(PyObject *seq, int *out, int max, const char *what) {
-    PyObject *fast = PySequence_Fast(seq, what);
-    if (!fast) return -1;
-    Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
-    if (len > max) { Py_DECREF(fast); PyErr_Format(PyExc_ValueError, "%s: too long", what); return -1; }
-    for (Py_ssize_t i = 0; i < len; i++) {
-        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
-        if (v == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
-        out[i] = (int)v;
-    }
-    Py_DECREF(fast);
-    return (int)len;
-}
-
-static long small_int(PyObject *o, int *ok) {
-    /* an exact int's value; *ok 0 for anything else (a bool, a float, a huge int) */
-    *ok = 0;
-    if (!PyLong_CheckExact(o)) return 0;
-    int overflow;
-    long v = PyLong_AsLongAndOverflow(o, &overflow);
-    if (overflow || (v == -1 && PyErr_Occurred())) { PyErr_Clear(); return 0; }
-    *ok = 1;
-    return v;
-}
-
-/* a frozen, slotted dataclass instance with its slots written directly (its __init__ sets each
- * through object.__setattr__, twenty times slower); steals the references in values */
-static PyObject *fill(PyTypeObject *type, const Py_ssize_t *offsets, PyObject **values, int count) {
-    /* (a slotted dataclass: every slot is one of the fields, each written here, so the object
-     * need not be zeroed first as tp_alloc does; tracked once they are) */
-    PyObject *o = _PyObject_GC_New(type);
-    if (!o) {
-        for (int i = 0; i < count; i++) Py_XDECREF(values[i]);
-        return NULL;
-    }
-    for (int i = 0; i < count; i++) *(PyObject **)((char *)o + offsets[i]) = values[i];
-    PyObject_GC_Track(o);
-    return o;
-}
-
-/* Recycling (as CPython's zip recycles its result tuple): the last observation a state made,
- * once nothing else holds it (its refcount 1: only the state's own reference), is given new
- * values and handed out again instead of a new one, and so is a tuple of its that only it
- * holds; nobody can tell (the object was unreachable: a new one could have had its address).
- * Not where the class could be reached otherwise (weak references, a __dict__; configure). */
-static int recycling;
 
 #define SLOT(o, i) (*(PyObject **)((char *)(o) + obs_offsets[i]))
 #define OBS_HAND 6 /* BalloonObservation's fields: hand, table */
 #define OBS_TABLE 9
-
-static PyObject *recyclable(PyObject *o) {
-    return recycling && o && Py_REFCNT(o) == 1 ? o : NULL;
-}
-
-static PyObject *refill(PyObject *o, const Py_ssize_t *offsets, PyObject **values, int count) {
-    /* o (recyclable) with these values (stolen) in its slots; a new reference */
-    for (int i = 0; i < count; i++) {
-        PyObject **slot = (PyObject **)((char *)o + offsets[i]), *old = *slot;
-        *slot = values[i];
-        Py_XDECREF(old);
-    }
-    return Py_NewRef(o);
-}
 
 static PyObject *refilled(PyObject *old, PyObject *items, Py_ssize_t count) {
     /* items[:count] as a tuple: old refilled if only its holder holds it and it is that long */
@@ -168,26 +101,6 @@ static PyObject *refilled(PyObject *old, PyObject *items, Py_ssize_t count) {
         Py_DECREF(was);
     }
     return Py_NewRef(old);
-}
-
-static int refuse(Core *self, PyObject *seat, PyObject *action) {
-    /* native.py's _refuse raises the plain engine's IllegalActionError */
-    PyObject *r = PyObject_CallMethod((PyObject *)self, "_refuse", "OO", seat, action);
-    Py_XDECREF(r);
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_refuse did not raise");
-    return -1;
-}
-
-static PyObject *small_ints(const long *values, int count) {
-    /* a tuple of ints (no format string to parse: the hot path's log entries) */
-    PyObject *t = PyTuple_New(count);
-    if (!t) return NULL;
-    for (int i = 0; i < count; i++) {
-        PyObject *v = new_int(values[i]);
-        if (!v) { Py_DECREF(t); return NULL; }
-        PyTuple_SET_ITEM(t, i, v);
-    }
-    return t;
 }
 
 static void stale(Core *self) {
@@ -225,11 +138,44 @@ static PyObject *shared_sizes(const int *sizes, int count) {
     return t;
 }
 
+static int log_push(Core *self, Entry e) {
+    if (self->logged == self->log_room) {
+        Py_ssize_t room = self->log_room ? 2 * self->log_room : 128;
+        Entry *log = PyMem_Realloc(self->log, room * sizeof(Entry));
+        if (!log) { PyErr_NoMemory(); return -1; }
+        self->log = log;
+        self->log_room = room;
+    }
+    self->log[self->logged++] = e;
+    return 0;
+}
+
 static int log_append(Core *self, PyObject *entry) {
+    /* an entry other than a play or a drop-out (stolen) */
     if (!entry) return -1;
-    int r = PyList_Append(self->log, entry);
+    Entry e = {ENTRY_OTHER, -1, 0, 0, (int)PyList_GET_SIZE(self->others), 0};
+    int r = PyList_Append(self->others, entry);
     Py_DECREF(entry);
-    return r;
+    return r < 0 ? -1 : log_push(self, e);
+}
+
+static PyObject *entry_tuple(Core *self, const Entry *e) {
+    /* the plain engine's tuple of an entry */
+    if (e->kind == ENTRY_OTHER) return Py_NewRef(PyList_GET_ITEM(self->others, e->a));
+    long values[5] = {e->seat, e->action, e->turn, e->a, e->b};
+    return small_ints(values, e->kind == ENTRY_PLAY ? 4 : 5);
+}
+
+static PyObject *log_list(Core *self) {
+    /* the plain engine's log: a list of its tuples */
+    PyObject *log = PyList_New(self->logged);
+    if (!log) return NULL;
+    for (Py_ssize_t i = 0; i < self->logged; i++) {
+        PyObject *t = entry_tuple(self, &self->log[i]);
+        if (!t) { Py_DECREF(log); return NULL; }
+        PyList_SET_ITEM(log, i, t);
+    }
+    return log;
 }
 
 /* ---- the rules (engine.py's _start_round, _drop_out, _pass_turn, _end_round, apply_action) */
@@ -274,7 +220,7 @@ static int start_round(Core *self, int round) {
     self->first_chip = first_drop_out_chips;
     self->middle = chips_by_count[n] - first_drop_out_chips;
     for (int s = 0; s < n; s++) self->chips[s] = self->dropped[s] = 0;
-    self->round_log = PyList_GET_SIZE(self->log);
+    self->round_log = self->logged;
     int sizes[MAX_SEATS];
     for (int s = 0; s < n; s++) sizes[s] = size;
     PyObject *hand_sizes = ints(sizes, n);
@@ -335,8 +281,7 @@ static int drop(Core *self, int seat) {
     self->first_chip = 0;
     self->chips[seat] += early + first;
     self->dropped[seat] = turn;
-    long entry[5] = {seat, drop_out, turn, early, first};
-    if (log_append(self, small_ints(entry, 5)) < 0) return -1;
+    if (log_push(self, (Entry){ENTRY_DROP, seat, drop_out, turn, early, first}) < 0) return -1;
     for (int i = self->pos; i < self->norder - 1; i++) self->order[i] = self->order[i + 1];
     self->norder--;
     if (self->norder == 0) return end_round(self);
@@ -349,7 +294,7 @@ static int play(Core *self, int seat, int card, PyObject *seat_obj, PyObject *ac
     Py_ssize_t len = PyTuple_GET_SIZE(legal), at = -1;
     for (Py_ssize_t i = 0; i < len - 1; i++)
         if (PyLong_AsLong(PyTuple_GET_ITEM(legal, i)) == card) { at = i; break; }
-    if (at < 0) return refuse(self, seat_obj, action);
+    if (at < 0) return refuse((PyObject *)self, seat_obj, action);
     if (Py_REFCNT(legal) == 1) { /* only the state holds it: the card taken out in place */
         PyObject *card_obj = PyTuple_GET_ITEM(legal, at);
         for (Py_ssize_t i = at; i < len - 1; i++) PyTuple_SET_ITEM(legal, i, PyTuple_GET_ITEM(legal, i + 1));
@@ -373,8 +318,7 @@ static int play(Core *self, int seat, int card, PyObject *seat_obj, PyObject *ac
         self->chips[seat] += chip;
         Py_CLEAR(self->chips_t);
     }
-    long entry[4] = {seat, card, self->turn, chip};
-    if (log_append(self, small_ints(entry, 4)) < 0) return -1;
+    if (log_push(self, (Entry){ENTRY_PLAY, seat, card, self->turn, chip, 0}) < 0) return -1;
     self->size++;
     pass_turn(self, self->pos + 1);
     return 0;
@@ -402,11 +346,11 @@ static PyObject *Core_apply_action(Core *self, PyObject *const *args, Py_ssize_t
     long seat = small_int(args[0], &seat_ok), action = small_int(args[1], &action_ok);
     int r;
     if (!seat_ok || !action_ok || self->over || seat != self->to_act)
-        r = refuse(self, args[0], args[1]);
+        r = refuse((PyObject *)self, args[0], args[1]);
     else if (action == drop_out)
         r = drop(self, (int)seat);
     else if (action < 0 || action >= num_cards)
-        r = refuse(self, args[0], args[1]);
+        r = refuse((PyObject *)self, args[0], args[1]);
     else
         r = play(self, (int)seat, (int)action, args[0], args[1]);
     if (r < 0) return NULL;
@@ -420,17 +364,14 @@ static PyObject *Core_scores(Core *self, PyObject *unused) { return ints(self->t
 static PyObject *table(Core *self, PyObject *spare) {
     /* engine.py's _table: the round's plays as Played, extending the last answer (in place
      * when only the state holds it: its own reference, and the recyclable spare's, dropped) */
-    Py_ssize_t len = PyList_GET_SIZE(self->log);
+    Py_ssize_t len = self->logged;
     if (self->table_start != self->round_log) {
         self->table_start = self->table_scanned = self->round_log;
         Py_SETREF(self->table, Py_NewRef(empty));
     }
     if (self->table_scanned < len) {
         Py_ssize_t have = PyTuple_GET_SIZE(self->table), more = 0;
-        for (Py_ssize_t i = self->table_scanned; i < len; i++) {
-            PyObject *e = PyList_GET_ITEM(self->log, i);
-            if (PyTuple_GET_SIZE(e) == 4 && PyLong_CheckExact(PyTuple_GET_ITEM(e, 0))) more++;
-        }
+        for (Py_ssize_t i = self->table_scanned; i < len; i++) more += self->log[i].kind == ENTRY_PLAY;
         if (more) {
             if (spare && SLOT(spare, OBS_TABLE) == self->table) /* (refilled below) */
                 Py_SETREF(SLOT(spare, OBS_TABLE), Py_NewRef(Py_None));
@@ -451,11 +392,13 @@ static PyObject *table(Core *self, PyObject *spare) {
             }
             Py_ssize_t j = have;
             for (Py_ssize_t i = self->table_scanned; i < len; i++) {
-                PyObject *e = PyList_GET_ITEM(self->log, i);
-                if (PyTuple_GET_SIZE(e) != 4 || !PyLong_CheckExact(PyTuple_GET_ITEM(e, 0))) continue;
-                PyObject *values[3] = {Py_NewRef(PyTuple_GET_ITEM(e, 0)), Py_NewRef(PyTuple_GET_ITEM(e, 1)),
-                                       Py_NewRef(PyTuple_GET_ITEM(e, 2))};
-                PyObject *p = fill(played_type, played_offsets, values, 3);
+                const Entry *e = &self->log[i];
+                if (e->kind != ENTRY_PLAY) continue;
+                PyObject *values[3] = {new_int(e->seat), new_int(e->action), new_int(e->turn)}, *p = NULL;
+                if (values[0] && values[1] && values[2])
+                    p = fill(played_type, played_offsets, values, 3); /* (its values stolen, even if it fails) */
+                else
+                    for (int v = 0; v < 3; v++) Py_XDECREF(values[v]);
                 if (!p) {
                     Py_XSETREF(self->table, Py_NewRef(empty)); /* (built again from the round's start) */
                     self->table_start = -1;
@@ -520,6 +463,33 @@ static PyObject *keyed_event(PyObject *kind, PyObject *seat, PyObject *e, PyObje
     return fill(event_type, event_offsets, values, 3);
 }
 
+static PyObject *entry_event(const Entry *e) {
+    /* engine.py's _event_from_entry for a play or a drop-out */
+    PyObject *data = _PyDict_NewPresized(4), *kind, *turn = new_int(e->turn), *a = new_int(e->a);
+    int r = !data || !turn || !a;
+    if (r) {
+    } else if (e->kind == ENTRY_DROP) { /* (seat, DROP_OUT, turn, early, first) */
+        kind = k_drop_out;
+        PyObject *b = new_int(e->b), *chips = new_int(e->a + e->b);
+        r = !b || !chips || PyDict_SetItem(data, k_turn, turn) < 0 || PyDict_SetItem(data, k_early, a) < 0
+            || PyDict_SetItem(data, k_first, b) < 0 || PyDict_SetItem(data, k_chips, chips) < 0;
+        Py_XDECREF(b);
+        Py_XDECREF(chips);
+    } else { /* (seat, card, turn, third_card_chips) */
+        kind = k_play;
+        PyObject *card = new_int(e->action);
+        r = !card || PyDict_SetItem(data, k_card, card) < 0 || PyDict_SetItem(data, k_turn, turn) < 0
+            || PyDict_SetItem(data, k_third, a) < 0 || PyDict_SetItem(data, k_chips, a) < 0;
+        Py_XDECREF(card);
+    }
+    Py_XDECREF(turn);
+    Py_XDECREF(a);
+    PyObject *seat = r ? NULL : new_int(e->seat);
+    if (!seat) { Py_XDECREF(data); return NULL; }
+    PyObject *values[3] = {Py_NewRef(kind), seat, data};
+    return fill(event_type, event_offsets, values, 3);
+}
+
 static PyObject *event(PyObject *e) {
     /* engine.py's _event_from_entry: plays, drop-outs, round starts and ends here, the rest
      * (the match's end, a sampled state's start) by engine.py */
@@ -581,9 +551,9 @@ static PyObject *event(PyObject *e) {
 
 static PyObject *Core_events(Core *self, void *unused) {
     /* the public event log: the events cache extended to the log's end, as a tuple */
-    Py_ssize_t len = PyList_GET_SIZE(self->log);
-    for (Py_ssize_t i = PyList_GET_SIZE(self->events_cache); i < len; i++) {
-        PyObject *ev = event(PyList_GET_ITEM(self->log, i));
+    for (Py_ssize_t i = PyList_GET_SIZE(self->events_cache); i < self->logged; i++) {
+        const Entry *e = &self->log[i];
+        PyObject *ev = e->kind == ENTRY_OTHER ? event(PyList_GET_ITEM(self->others, e->a)) : entry_event(e);
         if (!ev || PyList_Append(self->events_cache, ev) < 0) { Py_XDECREF(ev); return NULL; }
         Py_DECREF(ev);
     }
@@ -593,9 +563,17 @@ static PyObject *Core_events(Core *self, void *unused) {
 static PyObject *Core_clone(Core *self, PyObject *unused) {
     Core *new = (Core *)Py_TYPE(self)->tp_alloc(Py_TYPE(self), 0);
     if (!new) return NULL;
-    PyObject *log = PyList_GetSlice(self->log, 0, PyList_GET_SIZE(self->log));
+    PyObject *others = PyList_GetSlice(self->others, 0, PyList_GET_SIZE(self->others));
     PyObject *events = PyList_GetSlice(self->events_cache, 0, PyList_GET_SIZE(self->events_cache));
-    if (!log || !events) { Py_XDECREF(log); Py_XDECREF(events); Py_DECREF(new); return NULL; }
+    Entry *log = PyMem_Malloc((self->log_room ? self->log_room : 1) * sizeof(Entry));
+    if (!others || !events || !log) {
+        Py_XDECREF(others);
+        Py_XDECREF(events);
+        PyMem_Free(log);
+        Py_DECREF(new);
+        return log ? NULL : PyErr_NoMemory();
+    }
+    if (self->logged) memcpy(log, self->log, self->logged * sizeof(Entry));
     /* every int field, then the references */
     size_t head = offsetof(Core, table_start);
     memcpy((char *)new + head, (char *)self + head, sizeof(Core) - head);
@@ -610,19 +588,12 @@ static PyObject *Core_clone(Core *self, PyObject *unused) {
     new->chips_t = Py_XNewRef(self->chips_t);
     new->totals_t = Py_XNewRef(self->totals_t);
     new->log = log;
+    new->others = others;
     new->events_cache = events;
     return (PyObject *)new;
 }
 
 /* ---- to and from the plain engine's fields ------------------------------------------------ */
-
-static PyObject *int_list(const int *values, int count) {
-    PyObject *t = ints(values, count);
-    if (!t) return NULL;
-    PyObject *l = PySequence_List(t);
-    Py_DECREF(t);
-    return l;
-}
 
 static PyObject *Core_export(Core *self, PyObject *unused) {
     /* the plain BalloonState's fields, by name (native.py sets them on a plain state) */
@@ -643,8 +614,37 @@ static PyObject *Core_export(Core *self, PyObject *unused) {
         "_face_up", self->face_up, "_undealt", self->undealt, "_middle", self->middle,
         "_first_chip", self->first_chip, "_chips", int_list(self->chips, n),
         "_dropped", int_list(self->dropped, n), "_totals", int_list(self->totals, n),
-        "_log", PyList_GetSlice(self->log, 0, PyList_GET_SIZE(self->log)),
+        "_log", log_list(self),
         "_round_log", self->round_log);
+}
+
+static int load_log(Core *self, PyObject *log) {
+    /* the log set from the plain engine's: its plays and drop-outs as records, the rest kept */
+    PyObject *fast = PySequence_Fast(log, "_log");
+    if (!fast) return -1;
+    self->logged = 0;
+    Py_XSETREF(self->others, PyList_New(0));
+    int r = self->others ? 0 : -1;
+    for (Py_ssize_t i = 0; r == 0 && i < PySequence_Fast_GET_SIZE(fast); i++) {
+        PyObject *t = PySequence_Fast_GET_ITEM(fast, i);
+        Py_ssize_t len = PyTuple_CheckExact(t) ? PyTuple_GET_SIZE(t) : 0;
+        long v[5] = {0};
+        int ok = (len == 4 || len == 5) && PyLong_CheckExact(PyTuple_GET_ITEM(t, 0));
+        for (Py_ssize_t j = 0; ok && j < len; j++) {
+            v[j] = small_int(PyTuple_GET_ITEM(t, j), &ok);
+            ok = ok && v[j] >= INT_MIN && v[j] <= INT_MAX;
+        }
+        if (ok && ((len == 4 && v[1] >= 0 && v[1] < num_cards) || (len == 5 && v[1] == drop_out)))
+            r = log_push(self, (Entry){len == 4 ? ENTRY_PLAY : ENTRY_DROP, (int)v[0], (int)v[1], (int)v[2],
+                                       (int)v[3], (int)v[4]});
+        else if (len == 4 && PyLong_CheckExact(PyTuple_GET_ITEM(t, 0))) { /* (a play this core cannot hold) */
+            PyErr_Format(PyExc_ValueError, "_log: entry %zd is no play of small ints: %R", i, t);
+            r = -1;
+        } else
+            r = log_append(self, Py_NewRef(t));
+    }
+    Py_DECREF(fast);
+    return r;
 }
 
 static PyObject *Core_load(Core *self, PyObject *plain) {
@@ -702,9 +702,9 @@ static PyObject *Core_load(Core *self, PyObject *plain) {
     Py_XSETREF(self->undealt, PySequence_Tuple(undealt));
     self->middle = (int)PyLong_AsLong(middle);
     self->first_chip = (int)PyLong_AsLong(first_chip);
-    Py_XSETREF(self->log, PySequence_List(log));
+    if (load_log(self, log) < 0) goto fail;
     self->round_log = PyLong_AsSsize_t(round_log);
-    if (!self->face_up || !self->undealt || !self->log || PyErr_Occurred()) goto fail;
+    if (!self->face_up || !self->undealt || PyErr_Occurred()) goto fail;
     stale(self);
     Py_XSETREF(self->events_cache, PyList_New(0));
     Py_XSETREF(self->table, Py_NewRef(empty));
@@ -736,14 +736,14 @@ static int core_init(Core *self, PyObject *game, int n, PyObject *decks) {
     }
     self->game = Py_NewRef(game);
     self->decks = decks;
-    self->log = PyList_New(0);
+    self->others = PyList_New(0);
     self->events_cache = PyList_New(0);
     self->table = Py_NewRef(empty);
     self->face_up = Py_NewRef(empty);
     self->undealt = Py_NewRef(empty);
     for (int s = 0; s < n; s++) self->legal[s] = Py_NewRef(empty);
     self->table_start = -1;
-    return self->log && self->events_cache ? 0 : -1;
+    return self->others && self->events_cache ? 0 : -1;
 }
 
 static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
@@ -766,7 +766,7 @@ static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
 static int Core_traverse(Core *self, visitproc visit, void *arg) {
     Py_VISIT(self->game);
     Py_VISIT(self->decks);
-    Py_VISIT(self->log);
+    Py_VISIT(self->others);
     Py_VISIT(self->events_cache);
     Py_VISIT(self->table);
     Py_VISIT(self->spare);
@@ -779,7 +779,10 @@ static int Core_clear(Core *self) {
     for (int s = 0; s < MAX_SEATS; s++) Py_CLEAR(self->legal[s]);
     Py_CLEAR(self->face_up);
     Py_CLEAR(self->undealt);
-    Py_CLEAR(self->log);
+    Py_CLEAR(self->others);
+    PyMem_Free(self->log);
+    self->log = NULL;
+    self->logged = self->log_room = 0;
     Py_CLEAR(self->events_cache);
     Py_CLEAR(self->table);
     Py_CLEAR(self->spare);
@@ -884,16 +887,13 @@ static PyObject *Core_write_observation(Core *self, PyObject *const *args, Py_ss
         Py_RETURN_FALSE;
     }
     float *out = (float *)view.buf;
-    PyObject *hand = self->legal[seat], *log = self->log;
+    PyObject *hand = self->legal[seat];
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(hand) - 1; i++) /* (the last is DROP_OUT) */
         out[PyLong_AsLong(PyTuple_GET_ITEM(hand, i))] = 1.0f;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->face_up); i++)
         out[face_up_feature[PyLong_AsLong(PyTuple_GET_ITEM(self->face_up, i))]] = 1.0f;
-    for (Py_ssize_t i = self->round_log; i < PyList_GET_SIZE(log); i++) { /* the table's plays */
-        PyObject *e = PyList_GET_ITEM(log, i);
-        if (PyTuple_GET_SIZE(e) == 4 && PyLong_CheckExact(PyTuple_GET_ITEM(e, 0)))
-            out[table_feature[PyLong_AsLong(PyTuple_GET_ITEM(e, 1))]] = 1.0f;
-    }
+    for (Py_ssize_t i = self->round_log; i < self->logged; i++) /* the table's plays */
+        if (self->log[i].kind == ENTRY_PLAY) out[table_feature[self->log[i].action]] = 1.0f;
     double v[12 + 6 * MAX_SEATS];
     int k = feature_tail(self, seat, v);
     for (int i = 0; i < k; i++) out[tail_at[n][i]] = (float)v[i];
@@ -908,12 +908,12 @@ static PyMemberDef Core_members[] = {
     {"round", T_INT, offsetof(Core, round), READONLY, "The round, 1-based."},
     {"turn", T_INT, offsetof(Core, turn), READONLY, "The turn (row) of the round, 1-based."},
     {"size", T_INT, offsetof(Core, size), READONLY, "Cards on the table, face-up ones included."},
-    {"_log", T_OBJECT, offsetof(Core, log), READONLY, "The compact log."},
     {"_events_cache", T_OBJECT, offsetof(Core, events_cache), READONLY, "Events built so far."},
     {NULL}};
 
 static PyGetSetDef Core_getset[] = {
     {"events", (getter)Core_events, NULL, "The public event log so far.", NULL},
+    {"_log", (getter)log_list, NULL, "The compact log, as the plain engine's (a new list).", NULL},
     {NULL}};
 
 static PyTypeObject CoreType = {
@@ -931,54 +931,6 @@ static PyTypeObject CoreType = {
 };
 
 /* ---- configure: the rules' constants and classes from engine.py ----------------------------- */
-
-static int get_int(PyObject *mod, const char *name, int *out) {
-    PyObject *v = PyObject_GetAttrString(mod, name);
-    if (!v) return -1;
-    *out = (int)PyLong_AsLong(v);
-    Py_DECREF(v);
-    return PyErr_Occurred() ? -1 : 0;
-}
-
-static int get_ints(PyObject *mod, const char *name, int *out, int max) {
-    PyObject *v = PyObject_GetAttrString(mod, name);
-    if (!v) return -1;
-    int r = read_ints(v, out, max, name);
-    Py_DECREF(v);
-    return r;
-}
-
-static int slot_offsets(PyTypeObject *type, Py_ssize_t *offsets, int count) {
-    /* (fill writes every slot, unzeroed: the fields must be all there is) */
-    if (type->tp_basicsize != (Py_ssize_t)(sizeof(PyObject) + count * sizeof(PyObject *)) || type->tp_itemsize
-        || type->tp_dictoffset || type->tp_weaklistoffset || !(type->tp_flags & Py_TPFLAGS_HAVE_GC)) {
-        PyErr_Format(PyExc_TypeError, "%s is not a slotted dataclass of its fields alone", type->tp_name);
-        return -1;
-    }
-    PyObject *fields = PyObject_GetAttrString((PyObject *)type, "__dataclass_fields__");
-    if (!fields) return -1;
-    PyObject *names = PySequence_List(fields); /* a dict's keys, in field order */
-    Py_DECREF(fields);
-    if (!names) return -1;
-    if (PyList_GET_SIZE(names) != count) {
-        Py_DECREF(names);
-        PyErr_Format(PyExc_TypeError, "%s has not %d fields", type->tp_name, count);
-        return -1;
-    }
-    for (int i = 0; i < count; i++) {
-        PyObject *d = PyObject_GetAttr((PyObject *)type, PyList_GET_ITEM(names, i));
-        if (!d || Py_TYPE(d) != &PyMemberDescr_Type) {
-            Py_XDECREF(d);
-            Py_DECREF(names);
-            if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s is not slotted", type->tp_name);
-            return -1;
-        }
-        offsets[i] = ((PyMemberDescrObject *)d)->d_member->offset;
-        Py_DECREF(d);
-    }
-    Py_DECREF(names);
-    return 0;
-}
 
 static PyObject *configure(PyObject *module, PyObject *engine) {
     int dealt;
@@ -1053,19 +1005,9 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         || slot_offsets(event_type, event_offsets, 3) < 0)
         return NULL;
     {
-        /* (the hand is the field OBS_HAND; an observation with no weak references, __dict__
-         * or finalizer is reachable only through its references) */
-        PyObject *fields = PyObject_GetAttrString((PyObject *)obs_type, "__dataclass_fields__");
-        PyObject *names = fields ? PySequence_List(fields) : NULL;
-        Py_XDECREF(fields);
-        if (!names) return NULL;
-        PyObject *hand = PyList_GET_SIZE(names) > OBS_TABLE ? PyList_GET_ITEM(names, OBS_HAND) : NULL;
-        PyObject *table = hand ? PyList_GET_ITEM(names, OBS_TABLE) : NULL;
-        recycling = hand && PyUnicode_Check(hand) && PyUnicode_CompareWithASCIIString(hand, "hand") == 0
-                    && PyUnicode_Check(table) && PyUnicode_CompareWithASCIIString(table, "table") == 0
-                    && !obs_type->tp_weaklistoffset && !obs_type->tp_dictoffset && !obs_type->tp_del
-                    && !obs_type->tp_finalize;
-        Py_DECREF(names);
+        static const int at[2] = {OBS_HAND, OBS_TABLE};
+        static const char *const names[2] = {"hand", "table"};
+        if ((recycling = recycling_allowed(obs_type, at, names, 2)) < 0) return NULL;
     }
     k_play = PyUnicode_InternFromString("play");
     k_drop_out = PyUnicode_InternFromString("drop_out");
@@ -1087,8 +1029,7 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         if (!(k_start_data[i] = PyUnicode_InternFromString(round_start_keys[i]))) return NULL;
     for (int i = 0; i < 9; i++)
         if (!(k_end_data[i] = PyUnicode_InternFromString(round_end_keys[i]))) return NULL;
-    for (int i = 0; i < NUM_SMALL; i++)
-        if (!small_ints_table[i] && !(small_ints_table[i] = PyLong_FromLong(i))) return NULL;
+    if (small_ints_init() < 0) return NULL;
     empty = PyTuple_New(0);
     str_num_players = PyUnicode_InternFromString("num_players");
     if (!empty || !str_num_players) return NULL;
@@ -1125,18 +1066,21 @@ static void mt_init_by_array(Twister *t, const uint32_t *key, int key_length) {
     uint32_t *mt = t->mt;
     if (!mt_start.index) mt_init_genrand(&mt_start, 19650218U);
     memcpy(t, &mt_start, sizeof mt_start); /* mt_init_genrand(t, 19650218U) */
+    /* (mt[i - 1] is carried in `last`, not read back from memory: each step waits on the one
+     * before, and a store read straight back costs that chain several cycles a step) */
     int i = 1, j = 0;
+    uint32_t last = mt[0];
     for (int k = MT_N > key_length ? MT_N : key_length; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
+        last = mt[i] = (mt[i] ^ ((last ^ (last >> 30)) * 1664525U)) + key[j] + (uint32_t)j;
         i++;
         j++;
-        if (i >= MT_N) { mt[0] = mt[MT_N - 1]; i = 1; }
+        if (i >= MT_N) { mt[0] = last; i = 1; }
         if (j >= key_length) j = 0;
     }
     for (int k = MT_N - 1; k; k--) {
-        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
+        last = mt[i] = (mt[i] ^ ((last ^ (last >> 30)) * 1566083941U)) - (uint32_t)i;
         i++;
-        if (i >= MT_N) { mt[0] = mt[MT_N - 1]; i = 1; }
+        if (i >= MT_N) { mt[0] = last; i = 1; }
     }
     mt[0] = 0x80000000U;
 }

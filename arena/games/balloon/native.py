@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..base import State
-from ..engines import source_digest
+from ..engines import native_source_digest
 from . import engine as plain
 from ._native_core import (  # type: ignore[import-not-found]
     SOURCE_DIGEST,
@@ -32,11 +32,13 @@ from ._native_core import (  # type: ignore[import-not-found]
 
 
 class NativeStale(ImportError):
-    """The native core was built from another version of _native.c."""
+    """The native core was built from another version of _native.c (or the header it includes)."""
 
 
-if SOURCE_DIGEST != source_digest((Path(__file__).parent / "_native.c").read_bytes()):
-    raise NativeStale("the native core was built from another version of _native.c")
+if SOURCE_DIGEST != native_source_digest(Path(__file__).parent / "_native.c"):
+    raise NativeStale(
+        "the native core was built from another version of _native.c or ../native_core.h"
+    )
 
 try:  # the rules' constants and classes, from engine.py
     configure(plain)

@@ -15,7 +15,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
-#include <structmember.h>
+
+#include "../native_core.h"
 
 #define MAX_SEATS 5
 #define NCARDS 50 /* bomb cards 0..49; RUSE is 50 */
@@ -86,14 +87,6 @@ typedef struct {
 
 static PyTypeObject CoreType;
 
-/* ints 0..255 as objects, looked up once (CPython keeps one object for each: this saves a
- * call into it per int, on the hot path) */
-#define NUM_SMALL 256
-static PyObject *small_ints_table[NUM_SMALL];
-
-static inline PyObject *new_int(long v) {
-    return v >= 0 && v < NUM_SMALL && small_ints_table[v] ? Py_NewRef(small_ints_table[v]) : PyLong_FromLong(v);
-}
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -103,42 +96,6 @@ static inline int popcount(uint64_t x) {
     x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
     return (int)((x * 0x0101010101010101ULL) >> 56);
-}
-
-static PyObject *ints(const int *v, int count) {
-    PyObject *t = PyTuple_New(count);
-    if (!t) return NULL;
-    for (int i = 0; i < count; i++) {
-        PyObject *x = new_int(v[i]);
-        if (!x) { Py_DECREF(t); return NULL; }
-        PyTuple_SET_ITEM(t, i, x);
-    }
-    return t;
-}
-
-static PyObject *int_list(const int *v, int count) {
-    PyObject *l = PyList_New(count);
-    if (!l) return NULL;
-    for (int i = 0; i < count; i++) {
-        PyObject *x = new_int(v[i]);
-        if (!x) { Py_DECREF(l); return NULL; }
-        PyList_SET_ITEM(l, i, x);
-    }
-    return l;
-}
-
-static int read_ints(PyObject *seq, int *out, int max, const char *what) {
-    PyObject *fast = PySequence_Fast(seq, what);
-    if (!fast) return -1;
-    Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
-    if (len > max) { Py_DECREF(fast); PyErr_Format(PyExc_ValueError, "%s: too long", what); return -1; }
-    for (Py_ssize_t i = 0; i < len; i++) {
-        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
-        if (v == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
-        out[i] = (int)v;
-    }
-    Py_DECREF(fast);
-    return (int)len;
 }
 
 static int read_mask(PyObject *seq, uint64_t *out) {
@@ -153,55 +110,9 @@ static int read_mask(PyObject *seq, uint64_t *out) {
     return 0;
 }
 
-static long small_int(PyObject *o, int *ok) {
-    /* an exact int's value; *ok 0 for anything else (a bool, a float, a huge int) */
-    *ok = 0;
-    if (!PyLong_CheckExact(o)) return 0;
-    int overflow;
-    long v = PyLong_AsLongAndOverflow(o, &overflow);
-    if (overflow || (v == -1 && PyErr_Occurred())) { PyErr_Clear(); return 0; }
-    *ok = 1;
-    return v;
-}
-
-static PyObject *fill(PyTypeObject *type, const Py_ssize_t *offsets, PyObject **v, int count) {
-    /* a frozen, slotted dataclass instance with its slots written directly; steals v (every
-     * slot is one of the fields, each written here, so the object need not be zeroed first as
-     * tp_alloc does; tracked once they are) */
-    PyObject *o = _PyObject_GC_New(type);
-    if (!o) {
-        for (int i = 0; i < count; i++) Py_XDECREF(v[i]);
-        return NULL;
-    }
-    for (int i = 0; i < count; i++) *(PyObject **)((char *)o + offsets[i]) = v[i];
-    PyObject_GC_Track(o);
-    return o;
-}
-
-/* Recycling (as CPython's zip recycles its result tuple): the last observation a state made,
- * once nothing else holds it (its refcount 1: only the state's own reference), is given new
- * values and handed out again instead of a new one, and so is its hand's tuple when only it
- * holds that; nobody can tell (the object was unreachable: a new one could have had its
- * address). Not where the class could be reached otherwise (weak references, a __dict__;
- * configure). */
-static int recycling;
 
 #define SLOT(o, i) (*(PyObject **)((char *)(o) + obs_offsets[i]))
 #define OBS_HAND 10 /* BoomObservation's fields: hand */
-
-static PyObject *recyclable(PyObject *o) {
-    return recycling && o && Py_REFCNT(o) == 1 ? o : NULL;
-}
-
-static PyObject *refill(PyObject *o, const Py_ssize_t *offsets, PyObject **values, int count) {
-    /* o (recyclable) with these values (stolen) in its slots; a new reference */
-    for (int i = 0; i < count; i++) {
-        PyObject **slot = (PyObject **)((char *)o + offsets[i]), *old = *slot;
-        *slot = values[i];
-        Py_XDECREF(old);
-    }
-    return Py_NewRef(o);
-}
 
 static PyObject *hand_tuple(uint64_t mask);
 
@@ -216,14 +127,6 @@ static PyObject *hand_refilled(PyObject *old, uint64_t mask) {
         Py_DECREF(was);
     }
     return Py_NewRef(old);
-}
-
-static int refuse(Core *self, PyObject *seat, PyObject *action) {
-    /* native.py's _refuse raises the engine's IllegalActionError, with its reason */
-    PyObject *r = PyObject_CallMethod((PyObject *)self, "_refuse", "OO", seat, action);
-    Py_XDECREF(r);
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_refuse did not raise");
-    return -1;
 }
 
 static int log_append(PyObject *list, PyObject *entry) {
@@ -1078,19 +981,19 @@ static PyObject *Core_apply_action(Core *self, PyObject *const *args, Py_ssize_t
     long seat = small_int(args[0], &ok);
     if (!ok || seat < 0 || seat >= self->n || self->choice[seat] || !PyTuple_CheckExact(action)
         || PyTuple_GET_SIZE(action) != self->to_play[seat])
-        return refuse(self, args[0], action), NULL;
+        return refuse((PyObject *)self, args[0], action), NULL;
     int k = (int)PyTuple_GET_SIZE(action), last = -1, ruse = 0, bombs = 0;
     uint64_t cards = 0, hand = self->hand[seat];
     for (int i = 0; i < k; i++) {
         long c = small_int(PyTuple_GET_ITEM(action, i), &ok);
-        if (!ok || c <= last) return refuse(self, args[0], action), NULL;
+        if (!ok || c <= last) return refuse((PyObject *)self, args[0], action), NULL;
         last = (int)c;
         if (c == ruse_card) {
             if (!(self->ruse_v && ruse_in_step[self->step] && self->has_ruse[seat]))
-                return refuse(self, args[0], action), NULL;
+                return refuse((PyObject *)self, args[0], action), NULL;
             ruse = 1;
         } else if (c < 0 || c >= NCARDS || !(hand >> c & 1)) {
-            return refuse(self, args[0], action), NULL;
+            return refuse((PyObject *)self, args[0], action), NULL;
         } else {
             cards |= (uint64_t)1 << c;
             bombs++;
@@ -1502,8 +1405,6 @@ static PyObject *Core_start(Core *self, PyObject *unused) {
 
 /* ---- the type ------------------------------------------------------------------------------- */
 
-static int get_int(PyObject *mod, const char *name, int *out);
-
 /* The game's settings a state starts from, read from the game once and kept for the next
  * state of the same game (a playout loop makes many): the last game's, with a reference to it. */
 static struct {
@@ -1704,46 +1605,6 @@ static PyTypeObject CoreType = {
 
 /* ---- configure: the rules' constants and classes from the engine ---------------------------- */
 
-static int get_int(PyObject *mod, const char *name, int *out) {
-    PyObject *v = PyObject_GetAttrString(mod, name);
-    if (!v) return -1;
-    *out = (int)PyLong_AsLong(v);
-    Py_DECREF(v);
-    return PyErr_Occurred() ? -1 : 0;
-}
-
-static int slot_offsets(PyTypeObject *type, Py_ssize_t *offsets, int count) {
-    /* (fill writes every slot, unzeroed: the fields must be all there is) */
-    if (type->tp_basicsize != (Py_ssize_t)(sizeof(PyObject) + count * sizeof(PyObject *)) || type->tp_itemsize
-        || type->tp_dictoffset || type->tp_weaklistoffset || !(type->tp_flags & Py_TPFLAGS_HAVE_GC)) {
-        PyErr_Format(PyExc_TypeError, "%s is not a slotted dataclass of its fields alone", type->tp_name);
-        return -1;
-    }
-    PyObject *fields = PyObject_GetAttrString((PyObject *)type, "__dataclass_fields__");
-    if (!fields) return -1;
-    PyObject *names = PySequence_List(fields); /* a dict's keys, in field order */
-    Py_DECREF(fields);
-    if (!names) return -1;
-    if (PyList_GET_SIZE(names) != count) {
-        Py_DECREF(names);
-        PyErr_Format(PyExc_TypeError, "%s has not %d fields", type->tp_name, count);
-        return -1;
-    }
-    for (int i = 0; i < count; i++) {
-        PyObject *d = PyObject_GetAttr((PyObject *)type, PyList_GET_ITEM(names, i));
-        if (!d || Py_TYPE(d) != &PyMemberDescr_Type) {
-            Py_XDECREF(d);
-            Py_DECREF(names);
-            if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s is not slotted", type->tp_name);
-            return -1;
-        }
-        offsets[i] = ((PyMemberDescrObject *)d)->d_member->offset;
-        Py_DECREF(d);
-    }
-    Py_DECREF(names);
-    return 0;
-}
-
 static PyObject *configure(PyObject *module, PyObject *engine) {
     int num_cards, num_colours, num_guards, v;
     if (get_int(engine, "NUM_CARDS", &num_cards) < 0 || get_int(engine, "RUSE", &ruse_card) < 0
@@ -1830,17 +1691,9 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
     }
     if (slot_offsets(obs_type, obs_offsets, NUM_OBS_FIELDS) < 0) return NULL;
     {
-        /* (the hand is the field OBS_HAND; an observation with no weak references, __dict__
-         * or finalizer is reachable only through its references) */
-        PyObject *fields = PyObject_GetAttrString((PyObject *)obs_type, "__dataclass_fields__");
-        PyObject *names = fields ? PySequence_List(fields) : NULL;
-        Py_XDECREF(fields);
-        if (!names) return NULL;
-        PyObject *hand = PyList_GET_SIZE(names) > OBS_HAND ? PyList_GET_ITEM(names, OBS_HAND) : NULL;
-        recycling = hand && PyUnicode_Check(hand) && PyUnicode_CompareWithASCIIString(hand, "hand") == 0
-                    && !obs_type->tp_weaklistoffset && !obs_type->tp_dictoffset && !obs_type->tp_del
-                    && !obs_type->tp_finalize;
-        Py_DECREF(names);
+        static const int at[1] = {OBS_HAND};
+        static const char *const names[1] = {"hand"};
+        if ((recycling = recycling_allowed(obs_type, at, names, 1)) < 0) return NULL;
     }
     event_type = (PyTypeObject *)PyObject_GetAttrString(engine, "Event");
     r_game_start = PyObject_GetAttrString(engine, "_GAME_START");
@@ -1864,8 +1717,7 @@ static PyObject *configure(PyObject *module, PyObject *engine) {
         {&k_end, "end"}, {&k_stalemate, "stalemate"}, {&k_games, "games"}, {&k_totals, "totals"}};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (!(*names[i].at = PyUnicode_InternFromString(names[i].name))) return NULL;
-    for (int i = 0; i < NUM_SMALL; i++)
-        if (!small_ints_table[i] && !(small_ints_table[i] = PyLong_FromLong(i))) return NULL;
+    if (small_ints_init() < 0) return NULL;
     empty = PyTuple_New(0);
     if (!minus_one && !(minus_one = new_int(-1))) return NULL;
     for (int c = 0; c <= NCARDS; c++) {

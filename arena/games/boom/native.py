@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import arena.games.boom as fast
 
 from ..base import Event, State
-from ..engines import source_digest
+from ..engines import native_source_digest
 from ._native_core import (  # type: ignore[import-not-found]
     SOURCE_DIGEST,
     Core,
@@ -35,11 +35,13 @@ from ._native_core import (  # type: ignore[import-not-found]
 
 
 class NativeStale(ImportError):
-    """The native core was built from another version of _native.c."""
+    """The native core was built from another version of _native.c (or the header it includes)."""
 
 
-if SOURCE_DIGEST != source_digest((Path(__file__).parent / "_native.c").read_bytes()):
-    raise NativeStale("the native core was built from another version of _native.c")
+if SOURCE_DIGEST != native_source_digest(Path(__file__).parent / "_native.c"):
+    raise NativeStale(
+        "the native core was built from another version of _native.c or ../native_core.h"
+    )
 
 try:  # the rules' constants and classes, from the fast engine (and through it, plain.py)
     configure(fast)
