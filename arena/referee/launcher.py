@@ -148,6 +148,7 @@ class BotProcess:
         self.uid: int | None = None  # the sandbox's own user, when the platform is root
         self._pidns: str | None = None
         self._init_pid: int | None = None
+        self._init_start: int | None = None  # when that init started (process_start)
         self.group: cgroups.BotGroup | None = None
         self._mounted = False  # the work directory is a tmpfs of this launch
         self._tmpfs = False  # it is to be one (mounted once the guard's keeper runs)
@@ -436,8 +437,28 @@ class BotProcess:
         namespace's init included; for an unconfined bot, of its process group."""
         if not self.limits.sandbox:
             return self._group_members()
+        return self._namespace_members()
+
+    def _namespace_members(self) -> list[int]:
+        """The live processes of its sandbox's PID namespace, while that namespace is still its
+        own. The kernel numbers namespaces by the lowest free number: once a sandbox has ended,
+        the next namespace made on the host (another bot's sandbox) gets its number, and the
+        link text found earlier names that one. So the members count only while the sandbox's
+        init lives, checked after the scan: a namespace outlives no init, and while the init
+        lives its number is not free."""
         namespace = self._pid_namespace()
-        return namespace_members(namespace) if namespace is not None else []
+        if namespace is None:
+            return []
+        members = namespace_members(namespace)
+        return members if self._namespace_is_ours() else []
+
+    def _namespace_is_ours(self) -> bool:
+        if self._init_pid is None or process_start(self._init_pid) != self._init_start:
+            return False
+        try:
+            return os.readlink(f"/proc/{self._init_pid}/ns/pid") == self._pidns
+        except OSError:
+            return False
 
     def _group_members(self) -> list[int]:
         """The live members of its process group, while the group's number is still its."""
@@ -456,6 +477,7 @@ class BotProcess:
                     continue
                 if namespace != os.readlink("/proc/self/ns/pid"):
                     self._pidns, self._init_pid = namespace, pid
+                    self._init_start = process_start(pid)
         return self._pidns
 
     def _terminate(self) -> None:
@@ -468,8 +490,8 @@ class BotProcess:
         namespace = self._pid_namespace() if self.limits.sandbox else None
         if namespace is None:
             targets = [p for p in self._group_members() if p != self.proc.pid]
-        else:
-            targets = [p for p in namespace_members(namespace) if p != self._init_pid]
+        else:  # (none once its sandbox has ended: its namespace's number may be another's)
+            targets = [p for p in self._namespace_members() if p != self._init_pid]
         for pid in targets:
             _signal(pid, signal.SIGTERM)
 
