@@ -50,7 +50,12 @@ Explored before and run only with ARENA_RATING_ALL_WAYS=1 (EXPLORED_WAYS):
   evening): the opening round, then the first set of each bot rated per match; tau 0 once the
   opening round is rated, or throughout; the sets rated with beta over sqrt(k) or k, or times
   sqrt(k) or k (a set's summed scores taken as more, or less, than one match's evidence); two
-  opening rounds of single matches before the sets.
+  opening rounds of single matches before the sets;
+- duplicate, set, margins / opening round, then set, margins (2026-12-03): not TrueSkill: each
+  set rated by its bots' score margins, not their order (`MarginBoard`: a Gaussian model of
+  the sets' mean scores a match, updated exactly; the single matches of an opening round by
+  their own margins). Better than the default on every pool measured (docs/benchmarks.md,
+  "Rating a set by its score margins"); a rating mode of the product only once built there.
 A short run for one question: ARENA_RATING_WAYS, ARENA_RATING_POOLS, ARENA_RATING_TRIAL_RANGE
 and ARENA_RATING_CALIBRATED (where they are read says how); the report's goals are those of the
 product's default, *opening round, then set* (arena.app.DEFAULT_OPENING_ROUND), where it ran.
@@ -219,6 +224,9 @@ EXPLORED_WAYS = {
     "opening round, then set, set beta * sqrt(k)": Way("opening", "set", set_beta_power=-0.5),
     "opening round, then set, set beta * k": Way("opening", "set", set_beta_power=-1.0),
     "two opening rounds, then set": Way("opening", "set", opening_rounds=2),
+    # Issue 31's close goal (2026-12-03): a set's score margins rather than its order.
+    "duplicate, set, margins": Way("schedule", "margins"),
+    "opening round, then set, margins": Way("opening", "margins"),
 }
 if os.environ.get("ARENA_RATING_ALL_WAYS") == "1":
     WAYS.update(EXPLORED_WAYS)
@@ -366,6 +374,73 @@ class Board:
         return sorted(r, key=lambda b: (-(r[b].mu - 3 * r[b].sigma), -r[b].mu, self.names[b]))
 
 
+@dataclass(frozen=True)
+class _Estimate:
+    mu: float
+    sigma: float
+
+
+class MarginBoard(Board):
+    """Ratings from score margins, not ranks ("margins"; an explored way, not TrueSkill): a
+    Gaussian prior over the bots' skills in points a match, each result (a set's mean scores a
+    match, or one match's scores) observed as its bots' margins over the table's last bot with
+    Gaussian noise, the posterior updated exactly (a Kalman step over the full covariance); the
+    noise's variance, per number of matches a result sums, estimated from the residuals so far.
+    The leaderboard is mu - 3 sigma, as TrueSkill's."""
+
+    PRIOR_SD = 10.0  # points a match: vague beside both games' neighbour gaps (about 1 to 3)
+    NOISE_PRIOR = (25.0, 2.0)  # a variance of 5 points squared, worth two results
+
+    def __init__(self, n: int, names: Sequence[str]):
+        import numpy as np
+
+        self.np = np
+        self.mean = np.zeros(n)
+        self.cov = np.eye(n) * self.PRIOR_SD**2
+        self.noise: dict[int, list[float]] = {}
+        self.rater = None
+        self.ratings = {b: _Estimate(0.0, self.PRIOR_SD) for b in range(n)}
+        self.names = names
+        self.version = 0
+        self.shown = tuple(self.order())
+        self.tau = kendall_tau(self.shown)
+
+    def observe(self, played: Sequence[Played]) -> None:
+        np = self.np
+        bots = list(played[0].seats)
+        totals = {b: 0.0 for b in bots}
+        for p in played:
+            for bot, score in zip(p.seats, p.scores):
+                totals[bot] += score
+        k, m = len(bots), len(played)
+        h = np.zeros((k - 1, len(self.mean)))
+        for row, bot in enumerate(bots[:-1]):
+            h[row, bot], h[row, bots[-1]] = 1.0, -1.0
+        margins = np.array([(totals[b] - totals[bots[-1]]) / m for b in bots[:-1]])
+        shape = np.eye(k - 1) + np.ones((k - 1, k - 1))  # iid noise on each bot's mean
+        total, weight = self.noise.setdefault(
+            m, [self.NOISE_PRIOR[0] * self.NOISE_PRIOR[1], self.NOISE_PRIOR[1]]
+        )
+        variance = max(total / weight, 1.0)
+        residual = margins - h @ self.mean
+        spread = h @ self.cov @ h.T
+        gain = self.cov @ h.T @ np.linalg.inv(spread + variance * shape)
+        self.mean = self.mean + gain @ residual
+        self.cov = self.cov - gain @ h @ self.cov
+        # (the innovation's spread counted as noise too: an overestimate while the skills are
+        # uncertain, which only slows the first updates; subtracting it let early results
+        # drive the estimate to nothing, and the posterior froze on them)
+        sample = residual @ np.linalg.inv(shape) @ residual / (k - 1)
+        self.noise[m] = [total + sample, weight + 1]
+        self.ratings = {
+            b: _Estimate(float(self.mean[b]), float(math.sqrt(max(self.cov[b, b], 0.0))))
+            for b in range(len(self.mean))
+        }
+        self.version += 1
+        self.shown = tuple(self.order())
+        self.tau = kendall_tau(self.shown)
+
+
 def kendall_tau(order: Sequence[int]) -> float:
     """Kendall's tau between a leaderboard (best first) and the true order 0, 1, 2, ..."""
     pairs = list(itertools.combinations(order, 2))
@@ -387,6 +462,9 @@ def _set_ranks_by_score(played: Sequence[Played]) -> dict[int, int]:
 
 
 def _rate_match(board: Board, played: Played) -> None:
+    if isinstance(board, MarginBoard):
+        board.observe([played])
+        return
     board.rate(dict(zip(played.seats, ranks_from_scores(played.scores))))
 
 
@@ -425,7 +503,9 @@ def _rate_pairs(board: Board, played: Sequence[Played]) -> None:
 
 
 def _rate_set(board: Board, rating: str, played: Sequence[Played]) -> None:
-    if rating == "pairs":
+    if isinstance(board, MarginBoard):
+        board.observe(played)
+    elif rating == "pairs":
         _rate_pairs(board, played)
     elif rating == "rank sum":
         board.rate(_set_ranks_by_rank_sum(played))
@@ -440,7 +520,7 @@ def run_way(
 ) -> Iterator[Board]:
     """The leaderboard after each match of one way (the same Board object, updated in place,
     except while a live way shows a set in progress), up to `cap` matches."""
-    board = Board(n, Rater(way.params), names)
+    board = MarginBoard(n, names) if way.rating == "margins" else Board(n, Rater(way.params), names)
     set_rater = None
     if way.set_beta_power:
         params = way.after_opening or way.params
