@@ -227,6 +227,7 @@ EXPLORED_WAYS = {
     # Issue 31's close goal (2026-12-03): a set's score margins rather than its order.
     "duplicate, set, margins": Way("schedule", "margins"),
     "opening round, then set, margins": Way("opening", "margins"),
+    "duplicate, set, margins, diagonal": Way("schedule", "margins, diagonal"),
 }
 if os.environ.get("ARENA_RATING_ALL_WAYS") == "1":
     WAYS.update(EXPLORED_WAYS)
@@ -368,6 +369,10 @@ class Board:
         self.shown = tuple(self.order())
         self.tau = kendall_tau(self.shown)
 
+    def p_better(self, upper: int, lower: int, widen: float) -> float:
+        """P(upper's skill is above lower's), its spread widened by `widen` (Calibration)."""
+        return p_better(self.ratings[upper], self.ratings[lower], widen)
+
     def order(self) -> list[int]:
         # As Store.rankings: conservative rating, then mu, then name (here a random one).
         r = self.ratings
@@ -386,15 +391,19 @@ class MarginBoard(Board):
     match, or one match's scores) observed as its bots' margins over the table's last bot with
     Gaussian noise, the posterior updated exactly (a Kalman step over the full covariance); the
     noise's variance, per number of matches a result sums, estimated from the residuals so far.
-    The leaderboard is mu - 3 sigma, as TrueSkill's."""
+    The leaderboard is mu - 3 sigma, as TrueSkill's. With `diagonal`, only each bot's own
+    variance is kept after an update (as TrueSkill keeps a mu and sigma a bot, and as a store
+    would), and P(better) takes the bots as independent; else the full covariance is kept, and
+    P(better) is that of their difference."""
 
     PRIOR_SD = 10.0  # points a match: vague beside both games' neighbour gaps (about 1 to 3)
     NOISE_PRIOR = (25.0, 2.0)  # a variance of 5 points squared, worth two results
 
-    def __init__(self, n: int, names: Sequence[str]):
+    def __init__(self, n: int, names: Sequence[str], diagonal: bool = False):
         import numpy as np
 
         self.np = np
+        self.diagonal = diagonal
         self.mean = np.zeros(n)
         self.cov = np.eye(n) * self.PRIOR_SD**2
         self.noise: dict[int, list[float]] = {}
@@ -427,6 +436,8 @@ class MarginBoard(Board):
         gain = self.cov @ h.T @ np.linalg.inv(spread + variance * shape)
         self.mean = self.mean + gain @ residual
         self.cov = self.cov - gain @ h @ self.cov
+        if self.diagonal:
+            self.cov = np.diag(np.diag(self.cov))
         # (the innovation's spread counted as noise too: an overestimate while the skills are
         # uncertain, which only slows the first updates; subtracting it let early results
         # drive the estimate to nothing, and the posterior froze on them)
@@ -439,6 +450,14 @@ class MarginBoard(Board):
         self.version += 1
         self.shown = tuple(self.order())
         self.tau = kendall_tau(self.shown)
+
+    def p_better(self, upper: int, lower: int, widen: float) -> float:
+        c = self.cov
+        spread = math.sqrt(max(c[upper, upper] + c[lower, lower] - 2 * c[upper, lower], 0.0))
+        gap = float(self.mean[upper] - self.mean[lower])
+        if spread == 0.0:
+            return 1.0 if gap > 0 else 0.0 if gap < 0 else 0.5
+        return 0.5 * math.erfc(-gap / (spread * widen * math.sqrt(2.0)))
 
 
 def kendall_tau(order: Sequence[int]) -> float:
@@ -520,7 +539,11 @@ def run_way(
 ) -> Iterator[Board]:
     """The leaderboard after each match of one way (the same Board object, updated in place,
     except while a live way shows a set in progress), up to `cap` matches."""
-    board = MarginBoard(n, names) if way.rating == "margins" else Board(n, Rater(way.params), names)
+    board = (
+        MarginBoard(n, names, diagonal=way.rating == "margins, diagonal")
+        if way.rating.startswith("margins")
+        else Board(n, Rater(way.params), names)
+    )
     set_rater = None
     if way.set_beta_power:
         params = way.after_opening or way.params
@@ -716,12 +739,12 @@ class Calibration:
     def see(self, count: int, board: Board) -> None:
         if board.version != self.version:
             self.version = board.version
-            order, r = board.shown, board.ratings
+            order = board.shown
             for w in WIDENINGS:
                 now = {
                     (u, v)
                     for u, v in zip(order, order[1:])
-                    if p_better(r[u], r[v], w) >= SETTLED_CONFIDENCE
+                    if board.p_better(u, v, w) >= SETTLED_CONFIDENCE
                 }
                 new = now - self.marked[w]
                 self.calls[w] += len(new)
