@@ -35,18 +35,6 @@ static PyObject *ints(const int *values, int count) {
     return t;
 }
 
-static PyObject *small_ints(const long *values, int count) {
-    /* a tuple of ints, from longs */
-    PyObject *t = PyTuple_New(count);
-    if (!t) return NULL;
-    for (int i = 0; i < count; i++) {
-        PyObject *v = new_int(values[i]);
-        if (!v) { Py_DECREF(t); return NULL; }
-        PyTuple_SET_ITEM(t, i, v);
-    }
-    return t;
-}
-
 static PyObject *int_list(const int *values, int count) {
     /* a list of ints */
     PyObject *l = PyList_New(count);

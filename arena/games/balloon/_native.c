@@ -162,8 +162,8 @@ static int log_append(Core *self, PyObject *entry) {
 static PyObject *entry_tuple(Core *self, const Entry *e) {
     /* the plain engine's tuple of an entry */
     if (e->kind == ENTRY_OTHER) return Py_NewRef(PyList_GET_ITEM(self->others, e->a));
-    long values[5] = {e->seat, e->action, e->turn, e->a, e->b};
-    return small_ints(values, e->kind == ENTRY_PLAY ? 4 : 5);
+    int values[5] = {e->seat, e->action, e->turn, e->a, e->b};
+    return ints(values, e->kind == ENTRY_PLAY ? 4 : 5);
 }
 
 static PyObject *log_list(Core *self) {
@@ -503,7 +503,8 @@ static PyObject *event(PyObject *e) {
         /* (MATCH_END, totals): the totals and their ranks (base.ranks_from_scores) */
         PyObject *totals = PyTuple_GET_ITEM(e, 1);
         Py_ssize_t n = PyTuple_GET_SIZE(totals);
-        long t[MAX_SEATS], ranks[MAX_SEATS];
+        long t[MAX_SEATS];
+        int ranks[MAX_SEATS];
         if (n > MAX_SEATS) return PyObject_CallOneArg(event_from_entry, e);
         for (Py_ssize_t i = 0; i < n; i++) {
             int ok;
@@ -514,7 +515,7 @@ static PyObject *event(PyObject *e) {
             ranks[i] = 0;
             for (Py_ssize_t j = 0; j < n; j++) ranks[i] += t[j] > t[i];
         }
-        PyObject *data = _PyDict_NewPresized(2), *r = small_ints(ranks, (int)n);
+        PyObject *data = _PyDict_NewPresized(2), *r = ints(ranks, (int)n);
         if (!data || !r || PyDict_SetItem(data, k_totals, totals) < 0 || PyDict_SetItem(data, k_ranks, r) < 0) {
             Py_XDECREF(data);
             Py_XDECREF(r);
