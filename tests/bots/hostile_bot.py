@@ -47,7 +47,8 @@ the same as a line "REPORT {json}" to its stderr (its log, kept after the bot en
                 SIGTERM it reads on for 1 s (what is already on its stream), then exits
   fd_hog        forks P processes, each holding C plain connections (nothing written) to its
                 referee address (ARG "P,C", default "8,200") and opening a new one for each the
-                referee closes, each writing ./fd_hog-N.json with its counts; plays well
+                referee closes, each writing its counts to ./fd_hog-N.json and to its log as
+                "FD_HOG N {...}"; once each has filled its share (or within 10 s), plays well
   hello_hog     never says Hello: holds ARG (default 1000) Play streams on channels of 16
                 streams, opening a new one for each that ends; reports how they ended and how
                 many were open at most (the token may be empty: a tokenless client)
@@ -57,6 +58,7 @@ the same as a line "REPORT {json}" to its stderr (its log, kept after the bot en
 import asyncio
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -519,15 +521,32 @@ def plain_connect(address: str) -> socket.socket:
 
 
 def fd_hog(address: str, processes: int, conns: int) -> None:
+    # The main process waits (bounded) until each child has filled its share, then goes on to
+    # play: its own stream finds the socket full and it dies, and its sandbox with it. So each
+    # child also reports to the bot's log, which outlives the sandbox and its work directory.
+    ready_r, ready_w = os.pipe()
     for n in range(processes):
         if os.fork() == 0:
             try:
-                fd_hog_process(address, n, conns)
+                os.close(ready_r)
+                fd_hog_process(address, n, conns, ready_w)
             finally:
                 os._exit(0)
+    os.close(ready_w)
+    deadline = time.monotonic() + 10
+    ready = 0
+    while ready < processes and time.monotonic() < deadline:
+        readable, _, _ = select.select([ready_r], [], [], deadline - time.monotonic())
+        if not readable:
+            break
+        got = os.read(ready_r, processes)
+        if not got:  # every child gone
+            break
+        ready += len(got)
+    os.close(ready_r)
 
 
-def fd_hog_process(address: str, n: int, conns: int) -> None:
+def fd_hog_process(address: str, n: int, conns: int, ready_w: int) -> None:
     held: list[socket.socket] = []
     counts = {"connected": 0, "closed_by_referee": 0, "failed": 0, "most_held": 0}
     errors: dict[str, int] = {}
@@ -542,6 +561,10 @@ def fd_hog_process(address: str, n: int, conns: int) -> None:
                 name = type(err).__name__
                 errors[name] = errors.get(name, 0) + 1
                 break
+        if ready_w >= 0:  # its share filled (or refused): the main process may go on
+            os.write(ready_w, b"x")
+            os.close(ready_w)
+            ready_w = -1
         counts["most_held"] = max(counts["most_held"], len(held))
         for sock in list(held):
             try:
@@ -556,8 +579,13 @@ def fd_hog_process(address: str, n: int, conns: int) -> None:
                 sock.close()
         if time.monotonic() - last_report > 0.5:
             last_report = time.monotonic()
+            data = {**counts, "held": len(held), "errors": errors}
+            try:
+                print(f"FD_HOG {n} {json.dumps(data)}", file=sys.stderr, flush=True)
+            except OSError:
+                pass
             with open(f"fd_hog-{n}.json.tmp", "w") as f:
-                json.dump({**counts, "held": len(held), "errors": errors}, f)
+                json.dump(data, f)
             os.replace(f"fd_hog-{n}.json.tmp", f"fd_hog-{n}.json")
         time.sleep(0.05)
 
