@@ -206,20 +206,31 @@ def test_v1_kill_ends_every_process_of_the_group_forks_included(owner):
 @needs_v1
 def test_the_sweep_ends_and_removes_the_groups_of_a_dead_platform():
     assert isinstance(V1, Layout)
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()  # a pid that was a platform's and is no more
-    for d in V1.owner_dirs(dead.pid):
-        d.mkdir(exist_ok=True)
-    group = BotGroup.create(V1, dead.pid, "left-behind", GroupLimits(64, 10, 1.0))
-    orphan = child_in(group, "import time; time.sleep(600)")
+    # A platform process, alive while its group is made and its bot joins it: a platform
+    # starting meanwhile in another test worker sweeps only the groups of dead ones (it swept
+    # this group away half made when the platform was dead from the start).
+    platform = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     try:
+        for d in V1.owner_dirs(platform.pid):
+            d.mkdir(exist_ok=True)
+        group = BotGroup.create(V1, platform.pid, "left-behind", GroupLimits(64, 10, 1.0))
+        orphan = child_in(group, "import time; time.sleep(600)")
         deadline = time.monotonic() + 20
         while not group.pids():
-            assert time.monotonic() < deadline, "the orphan never joined its group"
+            if time.monotonic() > deadline:
+                orphan.kill()
+                orphan.wait()
+                raise AssertionError("the orphan never joined its group")
             time.sleep(0.01)
-        assert cgroups.sweep(V1, os.getpid()) >= 1
+    finally:
+        platform.kill()  # then it dies (kill -9), leaving its group behind
+        platform.wait()
+    try:
+        # This sweep or one of another worker's platform starting now ends it: either way the
+        # sweep's code, which is what must end the orphan and remove the dead platform's dirs.
+        cgroups.sweep(V1, os.getpid())
         assert orphan.wait(timeout=10) == -9
-        assert not any(d.exists() for d in V1.owner_dirs(dead.pid))
+        assert not any(d.exists() for d in V1.owner_dirs(platform.pid))
     finally:
         orphan.kill()
         orphan.wait()
