@@ -18,7 +18,13 @@ from typing import Callable, Sequence
 from arena.botcommand import SCRIPT_SUFFIXES
 from arena.games.base import Game
 from arena.ladder.executors import RunSettings
-from arena.ratings import SETTLED_CONFIDENCE
+from arena.ratings import (
+    DEFAULT_RATING_MODE,
+    MARGINS_MODE,
+    MATCH_MODE,
+    SET_MODE,
+    SETTLED_CONFIDENCE,
+)
 from arena.referee.host import RefereeHost
 from arena.referee.launcher import BotCommand, ResourceLimits
 from arena.referee.match import Limits
@@ -102,9 +108,10 @@ def random_seed() -> int:
 # ---------------------------------------------------------------- ladders
 
 
-# A new ladder of `arena ladder run` opens with a round of single matches before its duplicate
-# sets: fewer matches to the right ranking on wide and close pools (docs/benchmarks.md, issue 31).
-DEFAULT_OPENING_ROUND = True
+# Whether a new ladder of `arena ladder run` opens with a round of single matches before its
+# duplicate sets, by its rating mode: TrueSkill's set mode reaches the right ranking in fewer
+# matches with one; the margin model (the default mode) does not (docs/benchmarks.md, issue 31).
+DEFAULT_OPENING_ROUND = {SET_MODE: True, MATCH_MODE: True, MARGINS_MODE: False}
 
 
 @dataclass(frozen=True)
@@ -251,7 +258,7 @@ async def _ensure_ladder(store, settings: LadderSettings, rounds: int):
         try:
             await store.run(Store.get_ladder, settings.name)
         except UnknownLadder:
-            opening_round = DEFAULT_OPENING_ROUND
+            opening_round = DEFAULT_OPENING_ROUND[settings.rating_mode or DEFAULT_RATING_MODE]
     return await store.run(
         Store.ensure_ladder,
         settings.name,

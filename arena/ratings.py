@@ -32,17 +32,20 @@ that are installed (mpmath, then scipy); if every backend fails, the ratings are
 for that match and the update says why (the store records that note with the match). With the
 parameters above this needs a mu gap of hundreds of points, far outside what ladders produce.
 
-Rating modes: "set" (the default for a new ladder, in `arena ladder run` and `arena serve`) rates
-each duplicate set once, as one free-for-all ranked by the bots' summed scores over the set (a bot
+Rating modes: "margins" (the default for a new ladder, in `arena ladder run`, `arena serve` and a
+competition's finals) rates each duplicate set by its bots' score margins with a Gaussian model
+kept whole (arena.margins: not TrueSkill; its figures are there). "set" rates each duplicate set
+once with TrueSkill, as one free-for-all ranked by the bots' summed scores over the set (a bot
 that faulted in any match of the set ranks below those that did not); "match" updates after every
-match. An existing ladder keeps the mode it was created with.
+match. An existing ladder keeps the mode it was created with. What follows is about the TrueSkill
+modes.
 
-Why set: measured by `scripts/bench.py rating` (docs/benchmarks.md#rating), the number of matches a
-ladder needs before its leaderboard reaches and keeps the right order (Kendall tau >= 0.9), on
-pools of 7 bots of known order. Per-match rating of duplicate sets does NOT converge faster, as
-this docstring used to say: each match of a set rates the same deal again, so TrueSkill, which
-takes every match as independent evidence, is told the deal's luck k times and chases it; rated
-once by summed scores, the deal's luck cancels before TrueSkill sees the result. Medians of 5
+Why set (over match): measured by `scripts/bench.py rating` (docs/benchmarks.md#rating), the number
+of matches a ladder needs before its leaderboard reaches and keeps the right order (Kendall tau >=
+0.9), on pools of 7 bots of known order. Per-match rating of duplicate sets does NOT converge
+faster, as this docstring used to say: each match of a set rates the same deal again, so TrueSkill,
+which takes every match as independent evidence, is told the deal's luck k times and chases it;
+rated once by summed scores, the deal's luck cancels before TrueSkill sees the result. Medians of 5
 trials, cap 2,000 matches:
 
     pool (7 bots)        plain TrueSkill   duplicate, per match   duplicate, set
@@ -72,9 +75,11 @@ if TYPE_CHECKING:
 
 MATCH_MODE = "match"
 SET_MODE = "set"
-RATING_MODES = (MATCH_MODE, SET_MODE)
+# Each set rated by its score margins (arena.margins), not TrueSkill: the default since issue 31.
+MARGINS_MODE = "margins"
+RATING_MODES = (MATCH_MODE, SET_MODE, MARGINS_MODE)
 # The mode of a new ladder (`arena ladder run`, `arena serve`); see the module docstring.
-DEFAULT_RATING_MODE = SET_MODE
+DEFAULT_RATING_MODE = MARGINS_MODE
 # The confidence at which the leaderboard calls a rank settled (see p_better_calibrated).
 SETTLED_CONFIDENCE = 0.95
 # How much wider than TrueSkill's posteriors say the leaderboard takes the gap between two bots'
@@ -86,7 +91,9 @@ SETTLED_CONFIDENCE = 0.95
 # with TrueSkill's dynamics factor keeping sigma from collapsing, its calls were right 98.3% to
 # 100% of the time unwidened. Per-match rating of duplicate sets tells TrueSkill each deal's luck
 # k times as if it were k independent results, and its posteriors are narrower than the evidence.
-CALIBRATED_WIDEN = {SET_MODE: 1.0, MATCH_MODE: 1.5}
+# The margin model's calls (P(better) of the two bots' difference under its full covariance) were
+# right 99.3% to 100% of the time unwidened.
+CALIBRATED_WIDEN = {SET_MODE: 1.0, MATCH_MODE: 1.5, MARGINS_MODE: 1.0}
 
 K = TypeVar("K", bound=Hashable)
 

@@ -52,11 +52,13 @@ def ladder_group():
     "existing one keeps its own.",
 )
 @click.option(
-    "--no-opening-round",
-    is_flag=True,
-    help="Schedule a new ladder without its opening round (one round of single matches, each "
-    "table once with a fresh deal, rated match by match, before the duplicate sets: the "
-    "default, docs/store.md#schedule). An existing ladder keeps what it was made with.",
+    "--opening-round/--no-opening-round",
+    default=None,
+    help="Whether a new ladder opens with an opening round (one round of single matches, each "
+    "table once with a fresh deal, rated match by match, before the duplicate sets; "
+    "docs/store.md#schedule). Default: with one in the TrueSkill modes (set, match), without "
+    "in margins mode, as measured (docs/benchmarks.md#rating). An existing ladder keeps what "
+    "it was made with.",
 )
 @click.option(
     "--until-settled",
@@ -90,7 +92,7 @@ def run_cmd(
     seed,
     variant,
     rating_mode,
-    no_opening_round,
+    opening_round,
     until_settled,
     max_rounds,
     no_remote,
@@ -128,7 +130,7 @@ def run_cmd(
         rounds=rounds,
         seed=seed,
         rating_mode=rating_mode,
-        opening_round=False if no_opening_round else None,
+        opening_round=opening_round,
         until_settled=until_settled,
         max_rounds=max_rounds,
         run=run,

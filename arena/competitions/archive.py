@@ -14,10 +14,11 @@ The archive is a zip of JSON files:
 
 `verify` re-derives it all: the schedule from the finals' seed (every match is the one the seed
 made: no deal was chosen), each replay re-run through the engine (arena.replay.verify: its result
-follows from its moves), the ratings recomputed from the results in schedule order (each
-duplicate set rated once, as the store rates the finals), and the standings, the crosstable
-and the stopping reason compared with what the archive says. Any difference is a problem named
-by what differs; an archive with none is accepted.
+follows from its moves), the ratings recomputed from the results in schedule order (each duplicate
+set rated once, as the store rates the finals: by their score margins, or in an archive from before
+margins were the finals' mode, by TrueSkill's set mode), and the standings, the crosstable and the
+stopping reason compared with what the archive says. Any difference is a problem named by what
+differs; an archive with none is accepted.
 """
 
 from __future__ import annotations
@@ -28,15 +29,18 @@ import json
 import math
 import zipfile
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from arena import replay
+from arena.margins import MarginModel, fault_adjusted
 from arena.ratings import (
+    CALIBRATED_WIDEN,
+    MARGINS_MODE,
     SET_MODE,
     Rater,
     RatingParams,
     SkillRating,
-    p_better,
+    p_better_calibrated,
     rating_interval,
     set_ranks,
 )
@@ -122,8 +126,15 @@ def crosstable(entrants: Sequence[str], matches: Sequence[Mapping[str, Any]]) ->
     return {"bots": list(entrants), "above": above}
 
 
+# P(the first bot is better than the second), as the finals' rating mode computes it.
+Better = Callable[[str, str], float]
+
+
 def standings_from(
-    ratings: Mapping[str, SkillRating], played: Mapping[str, int], params: RatingParams
+    ratings: Mapping[str, SkillRating],
+    played: Mapping[str, int],
+    params: RatingParams,
+    better: Better,
 ) -> list[dict[str, Any]]:
     """The standings of these ratings: best first by the conservative rating (then mu, then
     name, as the store's rankings), each with its interval and P(better than the next)."""
@@ -133,7 +144,7 @@ def standings_from(
     for rank, bot in enumerate(order):
         r = ratings[bot]
         low, high = rating_interval(r.mu, r.sigma, params)
-        nxt = ratings[order[rank + 1]] if rank + 1 < len(order) else None
+        nxt = order[rank + 1] if rank + 1 < len(order) else None
         out.append(
             {
                 "rank": rank + 1,
@@ -142,7 +153,7 @@ def standings_from(
                 "sigma": r.sigma,
                 "low": low,
                 "high": high,
-                "p_better_than_next": p_better(r, nxt) if nxt is not None else None,
+                "p_better_than_next": better(bot, nxt) if nxt is not None else None,
                 "matches": played.get(bot, 0),
             }
         )
@@ -150,32 +161,49 @@ def standings_from(
 
 
 def rate(
-    entrants: Sequence[str], params: RatingParams, matches: Sequence[Mapping]
-) -> tuple[dict[str, SkillRating], dict[str, int]]:
-    """The finals' ratings from their results, each duplicate set (the consecutive matches
-    sharing a set index: a table's worth, or one in an opening round) rated once as the
-    store rates a ladder in set mode: a set with one completed match by its ranks, with more by
-    their summed scores (arena.ratings.set_ranks); a set with none is skipped."""
+    entrants: Sequence[str], params: RatingParams, matches: Sequence[Mapping], mode: str
+) -> tuple[dict[str, SkillRating], dict[str, int], Better]:
+    """The finals' ratings from their results, and how P(better) follows from them: each
+    duplicate set (the consecutive matches sharing a set index: a table's worth, or one in an
+    opening round) rated once as the store rates a ladder in `mode`, margins (arena.margins:
+    faulted seats' scores at most their table's lowest) or set (a set with one completed match
+    by its ranks, with more by their summed scores: arena.ratings.set_ranks); a set with no
+    completed match is skipped."""
     rater = Rater(params)
+    model = MarginModel()  # margins: the bots join as they first play, as in the store
     ratings = {bot: rater.initial() for bot in entrants}
     played = {bot: 0 for bot in entrants}
     for _, in_set in itertools.groupby(matches, key=lambda m: m["set_index"]):
         done = [m for m in in_set if m["status"] == COMPLETED]
         if not done:
             continue
-        if len(done) == 1:
-            ranks = dict(zip(done[0]["seats"], done[0]["replay"]["ranks"]))
-        else:
-            ranks = set_ranks(
-                (m["seats"], m["replay"]["scores"], {f["seat"] for f in m["replay"]["faults"]})
-                for m in done
+        faulted = [{f["seat"] for f in m["replay"]["faults"]} for m in done]
+        if mode == MARGINS_MODE:
+            model.observe(
+                [
+                    (m["seats"], fault_adjusted(m["replay"]["scores"], seats))
+                    for m, seats in zip(done, faulted)
+                ]
             )
-        update = rater.rate({b: ratings[b] for b in ranks}, ranks)
-        ratings.update(update.ratings)
+        else:
+            if len(done) == 1:
+                ranks = dict(zip(done[0]["seats"], done[0]["replay"]["ranks"]))
+            else:
+                ranks = set_ranks(
+                    (m["seats"], m["replay"]["scores"], seats) for m, seats in zip(done, faulted)
+                )
+            update = rater.rate({b: ratings[b] for b in ranks}, ranks)
+            ratings.update(update.ratings)
         for m in done:
             for bot in m["seats"]:
                 played[bot] += 1
-    return ratings, played
+    if mode == MARGINS_MODE:
+        for bot in entrants:
+            model.join(bot)
+        ratings = {bot: model.rating(bot) for bot in entrants}
+        widen = CALIBRATED_WIDEN[MARGINS_MODE]
+        return ratings, played, lambda a, b: model.p_better(a, b, widen)
+    return ratings, played, lambda a, b: p_better_calibrated(ratings[a], ratings[b], mode)
 
 
 def verify(data: bytes) -> Verification:
@@ -200,12 +228,13 @@ def verify(data: bytes) -> Verification:
         )  # fmt: skip
     except (KeyError, TypeError, ValueError) as err:
         raise ArchiveError(f"competition.json is damaged: {err!r}") from None
-    # The ratings are recomputed as set mode rates (the finals' mode): another mode's standings
-    # would be checked against the wrong ratings.
-    if finals.get("rating_mode", SET_MODE) != SET_MODE:
+    # The ratings are recomputed as the finals' mode rates (margins; set in archives from
+    # before margins): another mode's standings would be checked against the wrong ratings.
+    mode = finals.get("rating_mode", SET_MODE)
+    if mode not in (MARGINS_MODE, SET_MODE):
         problems.append(
-            f"the finals were rated in {finals['rating_mode']!r} mode; verify recomputes the "
-            f"ratings of {SET_MODE!r} mode only"
+            f"the finals were rated in {mode!r} mode; verify recomputes the ratings of "
+            f"{MARGINS_MODE!r} and {SET_MODE!r} mode only"
         )
         return result
     if len(matches) != len(schedule):
@@ -238,8 +267,8 @@ def verify(data: bytes) -> Verification:
             problems.append(f"{where}: {err}")
     if problems:
         return result
-    ratings, played = rate(entrants, params, matches)
-    recomputed = standings_from(ratings, played, params)
+    ratings, played, better = rate(entrants, params, matches, mode)
+    recomputed = standings_from(ratings, played, params, better)
     if [s.get("bot") for s in standings] != [s["bot"] for s in recomputed]:
         problems.append(
             "the standings do not follow from the results: they give the order "
@@ -258,7 +287,8 @@ def verify(data: bytes) -> Verification:
     rounds = int(finals["rounds"])
     for r in range(rounds):
         upto = [m for m in matches if m["round"] <= r]
-        ranked = standings_from(*rate(entrants, params, upto), params)
+        ratings, played, better = rate(entrants, params, upto, mode)
+        ranked = standings_from(ratings, played, params, better)
         p_next = [s["p_better_than_next"] for s in ranked[:-1]]
         verdict = finals_verdict(
             p_next,

@@ -111,7 +111,15 @@ def final_standings(store: Store, comp: Competition) -> list[dict[str, Any]]:
     ranking = store.rankings(comp.finals_ladder)
     ratings = {s.bot: SkillRating(s.mu, s.sigma) for s in ranking.standings}
     played = {s.bot: s.matches for s in ranking.standings}
-    return archive.standings_from(ratings, played, ladder.rating_params)
+    # P(better than the next) as the rankings computed it (in margins mode, from the model's
+    # covariance, which the standings' mu and sigma do not hold); the order is theirs too.
+    below = {
+        (upper.bot, lower.bot): upper.p_better_than_next
+        for upper, lower in zip(ranking.standings, ranking.standings[1:])
+    }
+    return archive.standings_from(
+        ratings, played, ladder.rating_params, lambda a, b: below[a, b] or 0.0
+    )
 
 
 def archive_head(

@@ -15,6 +15,8 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
+from arena.ratings import MARGINS_MODE
+
 from .errors import StoreError, sqlite_errors
 from .ladders import Ladders
 from .records import Bot, from_row
@@ -26,7 +28,9 @@ FROZEN = "frozen"
 FINALS = "finals"
 PUBLISHED = "published"
 PHASES = (OPEN, FROZEN, FINALS, PUBLISHED)
-FINALS_RATING_MODE = "set"
+# The finals are rated by their sets' score margins (arena.margins): of the suite's ways, the one
+# that settles every adjacent pair soonest, its calls calibrated (docs/benchmarks.md#rating).
+FINALS_RATING_MODE = MARGINS_MODE
 
 
 class CompetitionError(StoreError):

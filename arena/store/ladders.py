@@ -31,6 +31,7 @@ from .errors import (
     UnknownLadder,
     sqlite_errors,
 )
+from .rating import start_rating
 from .records import Ladder, LadderInfo, StoredMatch, from_row
 from .schema import StoreFile, check_name, now, one_row
 
@@ -176,7 +177,7 @@ class Ladders(StoreFile):
         )
         ladder_id = int(cur.lastrowid)  # type: ignore[arg-type]
         rater = Rater(RatingParams.from_dict(settings.get("rating_params", {})))
-        start = rater.initial()
+        start, low = start_rating(rating_mode, rater)
         conn.executemany(
             "INSERT INTO ladder_bots (ladder_id, position, bot_id) VALUES (?, ?, ?)",
             [(ladder_id, i, b) for i, b in enumerate(bot_ids)],
@@ -184,7 +185,7 @@ class Ladders(StoreFile):
         conn.executemany(
             "INSERT INTO ratings (ladder_id, bot_id, mu, sigma, conservative) "
             "VALUES (?, ?, ?, ?, ?)",
-            [(ladder_id, b, start.mu, start.sigma, rater.conservative(start)) for b in bot_ids],
+            [(ladder_id, b, start.mu, start.sigma, low) for b in bot_ids],
         )
         return ladder_id, bot_ids
 
@@ -286,11 +287,11 @@ class Ladders(StoreFile):
                 "INSERT INTO ladder_bots (ladder_id, position, bot_id) VALUES (?, ?, ?)",
                 (info.id, position, bot_id),
             )
-            start = rater.initial()
+            start, low = start_rating(info.rating_mode, rater)
             conn.execute(
                 "INSERT INTO ratings (ladder_id, bot_id, mu, sigma, conservative) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (info.id, bot_id, start.mu, start.sigma, rater.conservative(start)),
+                (info.id, bot_id, start.mu, start.sigma, low),
             )
         info.bot_names[bot_id] = bot
         return True

@@ -7,11 +7,19 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from arena.ratings import SETTLED_CONFIDENCE, SkillRating, adjacent_settled, p_next
+from arena.ratings import (
+    CALIBRATED_WIDEN,
+    MARGINS_MODE,
+    SETTLED_CONFIDENCE,
+    SkillRating,
+    adjacent_settled,
+    p_next,
+)
 from arena.results import COMPLETED, MATCH_STATUSES
 
 from .errors import UnknownLadder, sqlite_errors
 from .ladders import Ladders, no_ladder
+from .rating import load_margin_model
 from .records import MatchScores, Rankings, Standing, from_row
 from .schema import one_row
 
@@ -87,14 +95,21 @@ class RankingQueries(Ladders):
         )
         rows = self.db.execute(
             "SELECT b.name, r.conservative, r.mu, r.sigma, r.matches, r.score_sum, r.wins, "
-            "r.faults, b.suspended FROM ratings r JOIN bots b ON b.id = r.bot_id "
+            "r.faults, b.suspended, b.id FROM ratings r JOIN bots b ON b.id = r.bot_id "
             "WHERE r.ladder_id = ? ORDER BY r.conservative DESC, r.mu DESC, b.name",
             (head[0],),
         ).fetchall()
         if confidence is None:
             confidence = SETTLED_CONFIDENCE
-        skills = [SkillRating(r[2], r[3]) for r in rows]
-        better = p_next(skills, head[5])  # head[5]: the ladder's rating mode
+        if head[5] == MARGINS_MODE:  # head[5]: the ladder's rating mode
+            # P(better) of each pair's difference under the model's full covariance; a bot
+            # that has not played yet is at the prior.
+            model = load_margin_model(self.db, head[0])
+            for r in rows:
+                model.join(r[9])
+            better = model.p_next([r[9] for r in rows], CALIBRATED_WIDEN[MARGINS_MODE])
+        else:
+            better = p_next([SkillRating(r[2], r[3]) for r in rows], head[5])
         settled = adjacent_settled(better, confidence)
         standings = tuple(
             standing_of(
@@ -102,7 +117,7 @@ class RankingQueries(Ladders):
                 head[2],
                 i + 1,
                 len(rows),
-                row,
+                row[:9],
                 p_better_than_next=better[i] if i < len(better) else None,
                 settled=settled[i],
             )

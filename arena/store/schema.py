@@ -310,6 +310,19 @@ def _m0009_match_logs(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m0010_margin_models(db: sqlite_utils.Database) -> None:
+    # A margins-mode ladder's rating model (arena.margins), kept whole: every bot's mean and the
+    # full covariance, and the noise estimates (MarginModel.dumps). The ratings table holds each
+    # bot's mean and sigma from it, for the queries that rank.
+    db.executescript("""
+    CREATE TABLE margin_models (
+        ladder_id INTEGER PRIMARY KEY REFERENCES ladders(id),
+        state BLOB NOT NULL
+    );
+    PRAGMA user_version = 10;
+    """)
+
+
 # A reader of a database from before versions or submissions (which it cannot migrate) sees
 # its bots as the migrations would make them: each its own version 1, active. A TEMP view is the
 # connection's own (it writes nothing to the file) and is found before the file's table of the
@@ -323,7 +336,7 @@ _BOTS_COLUMNS_ADDED = {
 
 
 # Each migration ends by setting PRAGMA user_version to its number; add one, bump this.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 # The oldest schema the reading queries work on: a read-only open (which cannot migrate, say in
 # a read-only folder) accepts it. Raise it when a migration changes what they read.
 READABLE_FROM = 1
@@ -337,6 +350,7 @@ _MIGRATION_STEPS = (
     ("0007_service_settings", _m0007_service_settings),
     ("0008_competitions", _m0008_competitions),
     ("0009_match_logs", _m0009_match_logs),
+    ("0010_margin_models", _m0010_margin_models),
 )
 _MIGRATION_NAMES = tuple(name for name, _ in _MIGRATION_STEPS)
 # The tables of the first migration: with it recorded as applied, an Arena database from before

@@ -100,10 +100,12 @@ from typing import Callable, Iterator, Sequence
 from arena.app import DEFAULT_OPENING_ROUND
 from arena.games import make_game
 from arena.games.base import ranks_from_scores
+from arena.margins import MarginModel
 from arena.ratings import (
     CALIBRATED_WIDEN,
     DEFAULT_RATING_MODE,
     FROZEN_FIELD,
+    MARGINS_MODE,
     SET_MODE,
     SETTLED_CONFIDENCE,
     Rater,
@@ -200,6 +202,9 @@ WAYS = {
     "set, first set per match": Way("schedule", "first set per match"),
     # For a competition's finals, whose entrants are frozen: no skill drift to allow for.
     "duplicate, set, tau 0": Way("schedule", "set", params=FROZEN_FIELD),
+    # Issue 31's close goal (2026-12-03): a set's score margins rather than its order; the
+    # product's default mode ("margins") since then, with no opening round.
+    "duplicate, set, margins": Way("schedule", "margins"),
 }
 # Ways measured before (2026-12-01, docs/benchmarks.md#rating): clearly worse than the default
 # on every pool, game-dependent, or (serve) simulating sets of their own: run only when
@@ -224,8 +229,7 @@ EXPLORED_WAYS = {
     "opening round, then set, set beta * sqrt(k)": Way("opening", "set", set_beta_power=-0.5),
     "opening round, then set, set beta * k": Way("opening", "set", set_beta_power=-1.0),
     "two opening rounds, then set": Way("opening", "set", opening_rounds=2),
-    # Issue 31's close goal (2026-12-03): a set's score margins rather than its order.
-    "duplicate, set, margins": Way("schedule", "margins"),
+    # Issue 31's close goal (2026-12-03): variations of the margins way.
     "opening round, then set, margins": Way("opening", "margins"),
     "duplicate, set, margins, diagonal": Way("schedule", "margins, diagonal"),
 }
@@ -241,20 +245,31 @@ if os.environ.get("ARENA_RATING_WAYS"):
     _known = {**WAYS, **EXPLORED_WAYS}
     WAYS = {w: _known[w] for w in dict.fromkeys(_chosen)}
 # The way each rating mode of `arena ladder run` is.
-MODE_WAYS = {"match": "duplicate, per match", "set": "duplicate, set"}
+MODE_WAYS = {
+    "match": "duplicate, per match",
+    "set": "duplicate, set",
+    "margins": "duplicate, set, margins",
+}
 # The way a new ladder of `arena ladder run` is, with its opening round (the default), per mode.
-OPENING_WAYS = {"set": "opening round, then set"}
-# Ways whose "settled" calls are checked (the calibration part): the default (a competition's
-# finals are rated in set mode), per-match rating and plain.
-CALIBRATED_WAYS = ("duplicate, set", "duplicate, set, tau 0", "duplicate, per match", "plain")
+OPENING_WAYS = {"set": "opening round, then set", "margins": "opening round, then set, margins"}
+# Ways whose "settled" calls are checked (the calibration part): the default (margins, as a
+# competition's finals are rated), TrueSkill's set and per-match modes, and plain.
+CALIBRATED_WAYS = (
+    "duplicate, set, margins",
+    "duplicate, set",
+    "duplicate, set, tau 0",
+    "duplicate, per match",
+    "plain",
+)
 # ARENA_RATING_CALIBRATED="way;way": these ways' calls are checked too (a variation of the
 # default's rating must stay calibrated).
 if os.environ.get("ARENA_RATING_CALIBRATED"):
     CALIBRATED_WAYS += tuple(w.strip() for w in os.environ["ARENA_RATING_CALIBRATED"].split(";"))
-# Ways a competition's finals could be (set mode, rated from scratch): their cost is matches
-# until every adjacent pair is settled, against plain reaching the same order.
-FINALS_WAYS = ("duplicate, set", "duplicate, set, tau 0")
-FINALS_WIDEN = CALIBRATED_WIDEN[SET_MODE]
+# Ways a competition's finals could be (rated from scratch; the product's: margins): their cost
+# is matches until every adjacent pair is settled, against plain reaching the same order.
+FINALS_WAYS = ("duplicate, set, margins", "duplicate, set", "duplicate, set, tau 0")
+FINALS_WIDEN = CALIBRATED_WIDEN[MARGINS_MODE]
+assert CALIBRATED_WIDEN[SET_MODE] == FINALS_WIDEN  # one widening for every finals way
 # The widenings of TrueSkill's posterior spread tried (arena.ratings.p_better's `widen`); the
 # product's, per rating mode, are arena.ratings.CALIBRATED_WIDEN.
 WIDENINGS = (1.0, 1.5, 2.0, 2.5, 3.0)
@@ -379,85 +394,36 @@ class Board:
         return sorted(r, key=lambda b: (-(r[b].mu - 3 * r[b].sigma), -r[b].mu, self.names[b]))
 
 
-@dataclass(frozen=True)
-class _Estimate:
-    mu: float
-    sigma: float
-
-
 class MarginBoard(Board):
-    """Ratings from score margins, not ranks ("margins"; an explored way, not TrueSkill): a
-    Gaussian prior over the bots' skills in points a match, each result (a set's mean scores a
-    match, or one match's scores) observed as its bots' margins over the table's last bot with
-    Gaussian noise, the posterior updated exactly (a Kalman step over the full covariance); the
-    noise's variance, per number of matches a result sums, estimated from the residuals so far.
-    The leaderboard is mu - 3 sigma, as TrueSkill's. With `diagonal`, only each bot's own
-    variance is kept after an update (as TrueSkill keeps a mu and sigma a bot, and as a store
-    would), and P(better) takes the bots as independent; else the full covariance is kept, and
-    P(better) is that of their difference."""
-
-    PRIOR_SD = 10.0  # points a match: vague beside both games' neighbour gaps (about 1 to 3)
-    NOISE_PRIOR = (25.0, 2.0)  # a variance of 5 points squared, worth two results
+    """Ratings from score margins, not ranks: the product's margins mode (arena.margins, its
+    MarginModel, which its docstring describes). The leaderboard is mu - 3 sigma, as the store
+    ranks it. With `diagonal` (explored), only each bot's own variance is kept after an update
+    (as TrueSkill keeps a mu and sigma a bot), and P(better) takes the bots as independent; else
+    the full covariance is kept, and P(better) is that of their difference (the product)."""
 
     def __init__(self, n: int, names: Sequence[str], diagonal: bool = False):
-        import numpy as np
-
-        self.np = np
+        self.model = MarginModel(range(n))
         self.diagonal = diagonal
-        self.mean = np.zeros(n)
-        self.cov = np.eye(n) * self.PRIOR_SD**2
-        self.noise: dict[int, list[float]] = {}
         self.rater = None
-        self.ratings = {b: _Estimate(0.0, self.PRIOR_SD) for b in range(n)}
+        self.ratings = dict(self.model.ratings())
         self.names = names
         self.version = 0
         self.shown = tuple(self.order())
         self.tau = kendall_tau(self.shown)
 
     def observe(self, played: Sequence[Played]) -> None:
-        np = self.np
-        bots = list(played[0].seats)
-        totals = {b: 0.0 for b in bots}
-        for p in played:
-            for bot, score in zip(p.seats, p.scores):
-                totals[bot] += score
-        k, m = len(bots), len(played)
-        h = np.zeros((k - 1, len(self.mean)))
-        for row, bot in enumerate(bots[:-1]):
-            h[row, bot], h[row, bots[-1]] = 1.0, -1.0
-        margins = np.array([(totals[b] - totals[bots[-1]]) / m for b in bots[:-1]])
-        shape = np.eye(k - 1) + np.ones((k - 1, k - 1))  # iid noise on each bot's mean
-        total, weight = self.noise.setdefault(
-            m, [self.NOISE_PRIOR[0] * self.NOISE_PRIOR[1], self.NOISE_PRIOR[1]]
-        )
-        variance = max(total / weight, 1.0)
-        residual = margins - h @ self.mean
-        spread = h @ self.cov @ h.T
-        gain = self.cov @ h.T @ np.linalg.inv(spread + variance * shape)
-        self.mean = self.mean + gain @ residual
-        self.cov = self.cov - gain @ h @ self.cov
+        self.model.observe([(p.seats, p.scores) for p in played])
         if self.diagonal:
-            self.cov = np.diag(np.diag(self.cov))
-        # (the innovation's spread counted as noise too: an overestimate while the skills are
-        # uncertain, which only slows the first updates; subtracting it let early results
-        # drive the estimate to nothing, and the posterior froze on them)
-        sample = residual @ np.linalg.inv(shape) @ residual / (k - 1)
-        self.noise[m] = [total + sample, weight + 1]
-        self.ratings = {
-            b: _Estimate(float(self.mean[b]), float(math.sqrt(max(self.cov[b, b], 0.0))))
-            for b in range(len(self.mean))
-        }
+            cov = self.model.cov
+            for i, row in enumerate(cov):
+                cov[i] = [value if j == i else 0.0 for j, value in enumerate(row)]
+        self.ratings = dict(self.model.ratings())
         self.version += 1
         self.shown = tuple(self.order())
         self.tau = kendall_tau(self.shown)
 
     def p_better(self, upper: int, lower: int, widen: float) -> float:
-        c = self.cov
-        spread = math.sqrt(max(c[upper, upper] + c[lower, lower] - 2 * c[upper, lower], 0.0))
-        gap = float(self.mean[upper] - self.mean[lower])
-        if spread == 0.0:
-            return 1.0 if gap > 0 else 0.0 if gap < 0 else 0.5
-        return 0.5 * math.erfc(-gap / (spread * widen * math.sqrt(2.0)))
+        return self.model.p_better(upper, lower, widen)
 
 
 def kendall_tau(order: Sequence[int]) -> float:
@@ -959,7 +925,7 @@ def report(done: Sequence[dict], case_caps: dict, trials: int, elapsed: float, l
     # opening round (arena.app.DEFAULT_OPENING_ROUND), then its sets in the default mode.
     default_way = (
         OPENING_WAYS[DEFAULT_RATING_MODE]
-        if DEFAULT_OPENING_ROUND
+        if DEFAULT_OPENING_ROUND[DEFAULT_RATING_MODE]
         else MODE_WAYS[DEFAULT_RATING_MODE]
     )
     for case_name, game_name, _, _, _ in CASES:

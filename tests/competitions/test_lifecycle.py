@@ -251,7 +251,7 @@ def test_verify_rates_an_opening_round_match_by_match_and_refuses_what_it_cannot
     assert checked.accepted, checked.problems
     assert checked.matches == len(matches) == 4 + 12
     # The store's ratings are the archive's, set by set: chunks of three would not give them.
-    ratings, _ = archive.rate(list(head["entrants"]), RatingParams(), archived)
+    ratings, _, _ = archive.rate(list(head["entrants"]), RatingParams(), archived, "set")
     assert {s["bot"]: s["mu"] for s in standings} == pytest.approx(
         {bot: r.mu for bot, r in ratings.items()}
     )

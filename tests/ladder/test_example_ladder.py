@@ -32,6 +32,7 @@ def test_ladder_ranks_strong_above_heuristic_above_random(tmp_path):
     doc = json.loads(arena("rankings", "strength", "--json", "--db", str(db)).stdout)
     order = [s["bot"] for s in doc["standings"]]
     assert order == ["strong", "heuristic", "random"], doc["standings"]
-    # The opening round (each of the 3 tables of 2 once), then 5 rounds of 3 sets of 2.
-    assert doc["completed"] == doc["scheduled"] == 3 + 30
+    # 5 rounds of 3 sets of 2 (margins mode: no opening round).
+    assert doc["completed"] == doc["scheduled"] == 30
+    assert doc["rating_mode"] == "margins"
     assert all(s["faults"] == 0 for s in doc["standings"])

@@ -129,12 +129,12 @@ def test_a_ladder_tells_bots_nothing_of_seeds_or_sets(tmp_path):
     proc = run_arena(*args)
     assert proc.returncode == 0, proc.stderr
     stored = _stored(db)
-    # The opening round's 4 single matches, then 2 rounds of 4 sets of 3.
-    assert len(stored) == 4 + 2 * 4 * 3
+    # 2 rounds of 4 sets of 3 (margins mode: no opening round).
+    assert len(stored) == 2 * 4 * 3
     assert all(m["status"] == "completed" for m in stored.values())
     entries = seen(runs, "inv1") + seen(runs, "inv2")
-    # Each inverter sits at 3 of the 4 tables of a round: 3 opening matches, then 2 * 3 sets.
-    assert len(entries) == 2 * (3 + 2 * 3 * 3)
+    # Each inverter sits at 3 of the 4 tables of a round: 2 * 3 sets of 3 matches.
+    assert len(entries) == 2 * (2 * 3 * 3)
     for entry in entries:
         match = stored[entry["match_id"]]  # the store's opaque id for the match it played
         doc = json.loads(match["replay"])

@@ -4,6 +4,7 @@ ratings in schedule order."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import math
 import os
@@ -13,7 +14,8 @@ import sqlite3
 import pytest
 import trueskill
 
-from arena.ratings import CALIBRATED_WIDEN, Rater
+from arena.margins import MarginModel, fault_adjusted
+from arena.ratings import CALIBRATED_WIDEN, Rater, SkillRating, p_better
 from arena.results import ABANDONED, TIMEOUT, Fault
 from arena.schedule import make_schedule
 from arena.store import (
@@ -296,10 +298,11 @@ def test_a_failure_inside_record_leaves_nothing_partial(tmp_path, monkeypatch):
     tables = ("results", "faults", "rating_history", "ratings", "ladders", "matches")
     snapshot = {t: list(store.db[t].rows) for t in tables}
 
-    def broken(self, before, ranks):
+    def broken(self, *args):
         raise RuntimeError("rating blew up")
 
-    monkeypatch.setattr(Rater, "rate", broken)
+    monkeypatch.setattr(Rater, "rate", broken)  # TrueSkill's modes
+    monkeypatch.setattr(MarginModel, "observe", broken)  # the margins mode (the default)
     with pytest.raises(RuntimeError, match="rating blew up"):
         store.record_result("l", 0, results[0])
     assert {t: list(store.db[t].rows) for t in tables} == snapshot
@@ -664,10 +667,10 @@ def test_each_standing_has_the_probability_it_is_better_than_the_next(tmp_path, 
     assert [s["p_better_than_next"] for s in doc["standings"]] == p + [None]
 
 
-def test_a_new_ladder_is_rated_by_set_and_an_existing_one_keeps_its_mode(tmp_path):
+def test_a_new_ladder_is_rated_by_margins_and_an_existing_one_keeps_its_mode(tmp_path):
     store = new_store(tmp_path)
     bots = add_remote_bots(store, 4)
-    assert store.create_ladder("new", "balloon", 3, bots, seed=1).rating_mode == "set"
+    assert store.create_ladder("new", "balloon", 3, bots, seed=1).rating_mode == "margins"
     old = store.create_ladder("old", "balloon", 3, bots, seed=1, rating_mode="match")
     # Resumed without a mode (what `arena ladder run` does unless told), it stays per match;
     # asked for the other mode, it says so instead of changing it.
@@ -676,7 +679,7 @@ def test_a_new_ladder_is_rated_by_set_and_an_existing_one_keeps_its_mode(tmp_pat
     with pytest.raises(LadderMismatch, match="rating mode is 'match', not 'set'"):
         store.ensure_ladder("old", "balloon", 3, bots, rating_mode="set")
     assert store.get_ladder("old").rating_mode == "match" == old.rating_mode
-    assert store.ensure_open_ladder("open", "balloon", 3).rating_mode == "set"
+    assert store.ensure_open_ladder("open", "balloon", 3).rating_mode == "margins"
     assert (
         store.ensure_open_ladder("open-m", "balloon", 3, rating_mode="match").rating_mode == "match"
     )
@@ -705,3 +708,36 @@ def test_an_opening_match_is_a_finished_set_of_its_own_for_disclosure(tmp_path):
         }
         assert rows == {0: True, opening: False}
         assert q.finished_prefix("l") == 1
+
+
+def test_a_margins_ladder_keeps_its_model_whole_and_ranks_by_it(tmp_path):
+    """In margins mode each set is one update of the ladder's stored model (every bot's rating
+    follows it, a faulted seat counting at most its table's lowest score) and P(better than the
+    next) is the model's, covariance included: recomputed here from the results alone."""
+    store, names, ladder, matches, results = ladder_with_results(
+        tmp_path, 5, 3, results_seed=8, seed=2, rounds=2, rating_mode="margins"
+    )
+    # A fault of the seat that scored best: it counts as its table's lowest.
+    slow = (Fault(0, TIMEOUT, 2, 1500.0, "slow"),)
+    results[0] = make_result(matches[0], ladder.config, (40, 10, 25), slow)
+    store.record_results("l", list(results.items()))
+    expected = MarginModel()
+    for _, in_set in itertools.groupby(matches, key=lambda m: m.set_index):
+        played = [results[m.index] for m in in_set]
+        expected.observe(
+            [(r.seat_names, fault_adjusted(r.scores, {f.seat for f in r.faults})) for r in played]
+        )
+    table = store.rankings("l")
+    assert table.rated == len(matches) and table.rating_mode == "margins"
+    for s in table.standings:
+        want = expected.rating(s.bot)
+        assert (s.mu, s.sigma) == pytest.approx((want.mu, want.sigma))
+        assert s.conservative == pytest.approx(want.mu - 3 * want.sigma)
+    order = [s.bot for s in table.standings]
+    assert [s.p_better_than_next for s in table.standings[:-1]] == pytest.approx(
+        expected.p_next(order)
+    )
+    # Not what independent sigmas would give: the model's covariance is in it.
+    a, b = table.standings[0], table.standings[1]
+    independent = p_better(SkillRating(a.mu, a.sigma), SkillRating(b.mu, b.sigma))
+    assert a.p_better_than_next != pytest.approx(independent, abs=1e-3)

@@ -37,6 +37,9 @@ def test_leaderboard_shows_the_standings_in_rating_order(server, page, web_db):
         table = store.rankings("balloon3")
         suspended = {b.name for b in store.list_bots() if b.suspended}
     page.goto(f"{server.url}/ladders/balloon3")
+    # Its rating mode, named with its unit (the demo ladder: the default, score margins).
+    assert table.rating_mode == "margins"
+    expect(page.locator("#rating-mode")).to_have_text("rated by score margins (points a match)")
     rows = page.locator("#leaderboard tbody tr")
     expect(rows).to_have_count(len(table.standings))
     for i, s in enumerate(table.standings):
