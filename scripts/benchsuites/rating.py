@@ -52,13 +52,15 @@ Explored before and run only with ARENA_RATING_ALL_WAYS=1 (EXPLORED_WAYS):
   sqrt(k) or k (a set's summed scores taken as more, or less, than one match's evidence); two
   opening rounds of single matches before the sets;
 - duplicate, set, margins / opening round, then set, margins (2026-12-03): not TrueSkill: each
-  set rated by its bots' score margins, not their order (`MarginBoard`: a Gaussian model of
-  the sets' mean scores a match, updated exactly; the single matches of an opening round by
-  their own margins). Better than the default on every pool measured (docs/benchmarks.md,
-  "Rating a set by its score margins"); a rating mode of the product only once built there.
+  set rated by its bots' score margins, not their order (`MarginBoard`: the product's
+  arena.margins model, a Gaussian of the sets' mean scores a match, updated exactly; the single
+  matches of an opening round by their own margins). Better than the set mode on every pool
+  measured (docs/benchmarks.md, "Rating a set by its score margins"), and since then the
+  product's default mode, `margins`, without an opening round.
 A short run for one question: ARENA_RATING_WAYS, ARENA_RATING_POOLS, ARENA_RATING_TRIAL_RANGE
 and ARENA_RATING_CALIBRATED (where they are read says how); the report's goals are those of the
-product's default, *opening round, then set* (arena.app.DEFAULT_OPENING_ROUND), where it ran.
+product's default, *duplicate, set, margins* (arena.ratings.DEFAULT_RATING_MODE, with an opening
+round when arena.app.DEFAULT_OPENING_ROUND says so for that mode), where it ran.
 
 Calibration of "settled" (issue 31; `Calibration`): for the ways in CALIBRATED_WAYS, after every
 rating update each adjacent pair of the board whose P(upper better than lower) is at least
