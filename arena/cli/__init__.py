@@ -19,6 +19,11 @@ COMMANDS = {
     "ladder": ("ladder", "ladder_group", "Round-robin ladders with duplicate deals."),
     "rankings": ("rankings", "rankings_cmd", "Show a ladder's rankings."),
     "submit": ("submit", "submit_cmd", "Upload a bot version to a running Arena server."),
+    "scrimmage": (
+        "scrimmage",
+        "scrimmage_cmd",
+        "Ask a server for unrated duplicate sets against chosen opponents.",
+    ),
     "competition": (
         "competition",
         "competition_group",

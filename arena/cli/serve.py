@@ -19,6 +19,7 @@ from arena.service.service import ArenaService, LadderSpec, ServiceSettings
 from arena.service.verification import DEFAULT_CACHE_MB, VerificationSettings
 from arena.startup import configure_logging
 from arena.store import DEFAULT_UPLOADS_PER_DAY
+from arena.store.scrimmages import DEFAULT_SCRIMMAGE_SETS_PER_DAY
 
 from .common import (
     db_option,
@@ -180,6 +181,13 @@ def apply_members(specs: tuple[LadderSpec, ...], members: tuple[str, ...]):
     f"later start without this flag keeps it [default: {DEFAULT_UPLOADS_PER_DAY}].",
 )
 @click.option(
+    "--scrimmage-sets-per-day",
+    type=click.IntRange(0),
+    help="Unrated duplicate sets (arena scrimmage) each bot's owner may ask for in 24 hours; "
+    "0 turns scrimmages off; kept in the database, so a later start without this flag keeps "
+    f"it [default: {DEFAULT_SCRIMMAGE_SETS_PER_DAY}].",
+)
+@click.option(
     "--allow-remote",
     is_flag=True,
     help="Seat remote bots (registered with --remote, connecting by themselves). Off by "
@@ -272,6 +280,7 @@ def serve_cmd(
     admin_key_value,
     grace,
     uploads_per_day,
+    scrimmage_sets_per_day,
     allow_remote,
     match_logs_days,
     match_logs_mb,
@@ -311,6 +320,7 @@ def serve_cmd(
         run=run,
         grace_s=grace,
         uploads_per_day=uploads_per_day,
+        scrimmage_sets_per_day=scrimmage_sets_per_day,
         allow_remote=allow_remote,
         match_logs_days=match_logs_days,
         match_logs_mb=match_logs_mb,

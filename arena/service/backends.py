@@ -1,15 +1,15 @@
-"""What the service's web side asks of it: each router (the admin API in web.py, the owners' API
-in submissions.py) and the web server (web.py) is given an object with just these members, not
-the whole ArenaService. ArenaService has them all; a test gives a router a small object of its
-own. (So web.py needs nothing of service.py, which starts it.)"""
+"""What the service's web side asks of it: each router (the admin API in web.py, the owners' API in
+submissions.py, its scrimmages in scrimmages.py) and the web server (web.py) is given an object with
+just these members, not the whole ArenaService. ArenaService has them all; a test gives a router a
+small object of its own. (So web.py needs nothing of service.py, which starts it.)"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, Sequence
 
 from arena.runtimes import Runtimes
-from arena.store import AsyncStore
+from arena.store import AsyncStore, Bot, Ladder
 from arena.submissions.archive import Limits
 
 
@@ -57,7 +57,24 @@ class UploadBackend(StoreBackend, Protocol):
         competition it enters takes no more)."""
 
 
-class WebBackend(AdminBackend, UploadBackend, Protocol):
+class ScrimmageBackend(StoreBackend, Protocol):
+    """What the owners' scrimmage API asks of the service (scrimmages.py)."""
+
+    @property
+    def scrimmage_sets_per_day(self) -> int:
+        """The scrimmage sets a bot may have in 24 hours."""
+
+    async def plan_scrimmage(
+        self, family: str, opponents: Sequence[str]
+    ) -> tuple[Ladder, Bot, list[Bot]]:
+        """The ladder, the bot's version and the opponents' of a scrimmage (raises
+        scrimmages.ScrimmageRefused saying why none can be played)."""
+
+    def scrimmage_later(self, scrimmage_id: int, family: str) -> None:
+        """Play the stored scrimmage in the background."""
+
+
+class WebBackend(AdminBackend, UploadBackend, ScrimmageBackend, Protocol):
     """What the service's web server asks of it: both APIs' members, and the replay so far of
     a match it is playing (the web app's LiveSource, arena/web/site.py)."""
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from fastapi import HTTPException
 
-from arena.store import Store, parse_bot_spec
+from arena.store import AsyncStore, Store, parse_bot_spec
+
+from .backends import StoreBackend
 
 OWNER_HEADER = "X-Owner-Key"
 
@@ -36,3 +38,17 @@ def require_owner(store: Store, bot: str, key: str | None) -> None:
     refusal = owner_refusal(store, bot, key)
     if refusal is not None:
         raise HTTPException(401, refusal)
+
+
+def running_store(service: StoreBackend) -> AsyncStore:
+    """The service's store for a route, or 503 while it starts or stops."""
+    if service.store is None:
+        raise HTTPException(503, "the server is starting or stopping; try again shortly")
+    return service.store
+
+
+async def owned(service: StoreBackend, name: str, key: str | None) -> str:
+    """The bot's name (NAME, whichever version `name` is), once `key` is checked as its
+    owner's (require_owner: 401 otherwise)."""
+    await running_store(service).run(require_owner, name, key)
+    return parse_bot_spec(name)[0]

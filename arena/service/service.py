@@ -20,7 +20,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from arena.deadlines import within
 from arena.ladder import lease, remote
@@ -42,10 +42,13 @@ from arena.store import (
     playing_versions,
 )
 from arena.store.registry import VERIFYING
+from arena.store.scrimmages import DEFAULT_SCRIMMAGE_SETS_PER_DAY
 from arena.submissions.archive import Limits as UploadLimits
 
 from .competitions import CompetitionDriver, open_ladders
 from .scheduler import Scheduler, SchedulerSettings, Step
+from .scrimmages import Scrimmager
+from .scrimmages import plan as plan_scrimmage
 from .tables import FaultPolicy
 from .verification import VerificationSettings, Verifier
 
@@ -87,6 +90,9 @@ class ServiceSettings:
     # Uploads a bot may have in 24 hours; None: the store's setting (the last one given), else
     # arena.store.DEFAULT_UPLOADS_PER_DAY. A value given is stored for later starts.
     uploads_per_day: int | None = None
+    # Scrimmage sets (scrimmages.py) a bot may have in 24 hours; None: the store's setting (the
+    # last one given), else arena.store.scrimmages.DEFAULT_SCRIMMAGE_SETS_PER_DAY; stored.
+    scrimmage_sets_per_day: int | None = None
     verification: VerificationSettings = VerificationSettings()
     # Seat remote bots (they run on their owners' machines, where lanes cannot be enforced:
     # arena/ladder/remote.py). Off by default: a public server seats only bots it launches.
@@ -136,6 +142,12 @@ class ArenaService:
         self.verifier: Verifier | None = None  # submitted versions' verification
         # The upload limit in force: settings.uploads_per_day, or the store's once it is open.
         self.uploads_per_day = settings.uploads_per_day or DEFAULT_UPLOADS_PER_DAY
+        self.scrimmager: Scrimmager | None = None  # owners' scrimmages
+        self.scrimmage_sets_per_day = (
+            settings.scrimmage_sets_per_day
+            if settings.scrimmage_sets_per_day is not None
+            else DEFAULT_SCRIMMAGE_SETS_PER_DAY
+        )
 
     # ------------------------------------------------------------ lifecycle
 
@@ -150,6 +162,9 @@ class ArenaService:
         leases = contextlib.AsyncExitStack()  # one run per ladder: see arena/ladder/lease.py
         try:
             self.uploads_per_day = await self.store.run(Store.uploads_per_day, s.uploads_per_day)
+            self.scrimmage_sets_per_day = await self.store.run(
+                Store.scrimmage_sets_per_day, s.scrimmage_sets_per_day
+            )
             competitions = await self._read_competitions()
             finals = [c.finals_ladder for c in competitions]
             await leases.enter_async_context(
@@ -192,6 +207,9 @@ class ArenaService:
                 playing=lambda: any(self._in_flight.values()),  # a build then yields to them
             )
             await self.verifier.sweep()  # before any verification makes an entry
+            self.scrimmager = Scrimmager(
+                self.store, self.executor, s.run.limits, self._ladders.get, self._barred
+            )
             self.web = await self._start_web()
             self.ready.set()
             log.info(
@@ -208,6 +226,7 @@ class ArenaService:
             loops.append(asyncio.ensure_future(self._rotate_match_logs()))
             for name in await self.store.run(Store.versions_verifying):  # left by a stop
                 self.verify_later(name)
+            await self.scrimmager.start()  # and the scrimmages a stop left unfinished
             await self._stopping.wait()
             for task in loops:
                 task.cancel()
@@ -216,6 +235,8 @@ class ArenaService:
             if self._lost is not None:
                 raise self._lost
         finally:
+            if self.scrimmager is not None:
+                await self.scrimmager.close()
             if self.verifier is not None:
                 await self.verifier.close()
             if self.web is not None:
@@ -526,6 +547,20 @@ class ArenaService:
         """Verify the submitted version `name` in the background (verification.py)."""
         assert self.verifier is not None, "versions are submitted only while the service runs"
         self.verifier.start(name)
+
+    async def plan_scrimmage(
+        self, family: str, opponents: Sequence[str]
+    ) -> tuple[Ladder, Bot, list[Bot]]:
+        """A scrimmage's ladder, bot and opponents (scrimmages.plan: the bots that ladder may
+        seat now)."""
+        assert self.store is not None, "scrimmages are asked for only while the service runs"
+        return await plan_scrimmage(
+            self.store, family, opponents, self._ladder_for, self._opponents
+        )
+
+    def scrimmage_later(self, scrimmage_id: int, family: str) -> None:
+        assert self.scrimmager is not None, "scrimmages are asked for only while it runs"
+        self.scrimmager.play_later(scrimmage_id, family)
 
     def _ladder_for(self, bot: Bot) -> Ladder | None:
         """The ladder a version of `bot` is verified for: the first it may play in."""

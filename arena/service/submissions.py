@@ -26,13 +26,13 @@ from pydantic import BaseModel, Field
 from arena.botcommand import BadManifest, read_manifest
 from arena.runtimes import Runtimes, find_preparation
 from arena.store import (
+    AsyncStore,
     DuplicateBot,
     Store,
     StoreError,
     UnknownBot,
     UploadLimitReached,
     UploadsClosed,
-    parse_bot_spec,
     version_name,
 )
 from arena.store.browse import BrowseQueries
@@ -41,7 +41,7 @@ from arena.store.snapshots import snapshot_root
 from arena.submissions.archive import Limits, SubmissionRefused, size_text, unpack
 
 from .backends import UploadBackend
-from .owners import require_owner
+from .owners import owned, running_store
 
 
 class UploadedVersion(BaseModel):
@@ -128,15 +128,11 @@ def runtimes_router(service: UploadBackend) -> APIRouter:
 def submissions_router(service: UploadBackend) -> APIRouter:
     router = APIRouter(prefix="/api/bots", tags=["owners"])
 
-    def store():
-        if service.store is None:
-            raise HTTPException(503, "the server is starting or stopping; try again shortly")
-        return service.store
+    def store() -> AsyncStore:
+        return running_store(service)
 
     async def owner(name: str, key: str | None) -> str:
-        """The bot's name (NAME, whichever version was named), once the key is checked."""
-        await store().run(require_owner, name, key)
-        return parse_bot_spec(name)[0]
+        return await owned(service, name, key)
 
     @router.post("/{name}/versions", status_code=202, response_model=UploadedVersion)
     async def upload(

@@ -30,7 +30,6 @@ from arena.referee.match import Limits
 from arena.referee.sandbox import SandboxUnavailable
 from arena.results import MatchResult
 from arena.runtimes import Preparation, Runtimes
-from arena.seeds import new_match_id
 from arena.store import AsyncStore, Bot, Ladder, Store, StoredMatch
 from arena.store.snapshots import snapshot_root
 
@@ -229,23 +228,7 @@ class Verifier:
         self.rng.shuffle(seats)
         names = tuple(b.name for b in seats)
         await self.executor.start(seats)
-        match = StoredMatch(
-            ladder=ladder.name,
-            index=-1,
-            set_index=-1,
-            round=0,
-            rotation=0,
-            seed=self.rng.randrange(2**31),
-            seats=names,
-            status="running",
-            attempts=1,
-            node=None,
-            started=None,
-            finished=None,
-            rated=False,
-            rating_note=None,
-            match_key=new_match_id(),  # opaque, as a ladder's (arena.seeds)
-        )
+        match = StoredMatch.outside_ladder(ladder.name, names, self.rng.randrange(2**31))
         result, _ = await self.executor.play(ladder, match, self.settings.limits)
         return judge(result, name, self._log_tail(name))
 

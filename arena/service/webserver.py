@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from arena.store import Store, StoreError, UnknownBot
 
 from .backends import AdminBackend, WebBackend
+from .scrimmages import scrimmages_router
 from .submissions import runtimes_router, submissions_router
 
 
@@ -171,6 +172,7 @@ class WebServer:
         self.app.include_router(admin_router(service))
         self.app.include_router(submissions_router(service))
         self.app.include_router(runtimes_router(service))
+        self.app.include_router(scrimmages_router(service))
         self.app.state.owners_api = True
         # The bot page's upload form lists them (_owner.html).
         self.app.state.web.env.globals["runtimes"] = [

@@ -8,6 +8,7 @@ SQLite through sqlite-utils 4. Schema and decisions: docs/store.md. Each concern
                   suspension, removal
     submissions.py  owner keys, uploaded versions' verdicts, rollback
     quotas.py     uploads per bot per day: arena serve's setting, and the count
+    scrimmages.py  unrated duplicate sets an owner asks for: schedule, quota, results
     snapshots.py  the copies of bot directories that versions run from
     leases.py     ladder leases as stored (one run per ladder; arena.ladder.lease decides)
     competitions.py  competitions: definition, phase steps, entrants, finals' ladder,
@@ -86,7 +87,7 @@ from .matches import (
     log_excerpt,
     match_log,
 )
-from .quotas import DEFAULT_UPLOADS_PER_DAY, Quotas, UploadLimitReached
+from .quotas import DEFAULT_UPLOADS_PER_DAY, UploadLimitReached
 from .rankings import RankingQueries
 from .records import (
     Bot,
@@ -119,11 +120,24 @@ from .schema import (
     SCHEMA_VERSION,
     StoreFile,
 )
+from .scrimmages import (
+    Scrimmage,
+    ScrimmageLimitReached,
+    Scrimmages,
+    UnknownScrimmage,
+)
 from .submissions import Submissions
 
 
 class Store(
-    Registry, Submissions, Quotas, Leases, Competitions, RankingQueries, Matches, StoreFile
+    Registry,
+    Submissions,
+    Scrimmages,  # and Quotas, whose service settings it keeps too
+    Leases,
+    Competitions,
+    RankingQueries,
+    Matches,
+    StoreFile,
 ):
     """The SQLite store. Owns one connection; use it from one thread (see AsyncStore).
 
@@ -205,6 +219,9 @@ __all__ = [
     "UnknownLadder",
     "UploadLimitReached",
     "DEFAULT_UPLOADS_PER_DAY",
+    "Scrimmage",
+    "ScrimmageLimitReached",
+    "UnknownScrimmage",
     "check_bot_name",
     "check_ladder_name",
     "describe_error",

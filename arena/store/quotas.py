@@ -58,27 +58,31 @@ def refuse_over_limit(conn: sqlite3.Connection, family: str, per_day: int) -> No
 class Quotas(StoreFile):
     """The upload limit's part of the Store."""
 
-    @sqlite_errors
-    def uploads_per_day(self, given: int | None = None) -> int:
-        """The uploads a bot's owner may make in 24 hours: `given` (arena serve's flag), which
-        is stored and so holds across restarts; else the one stored last; else the default."""
+    def service_setting(self, name: str, given: int | None, default: int, least: int) -> int:
+        """An integer setting of `arena serve` kept in the store: `given` (its flag), which is
+        stored and so holds across restarts; else the one stored last; else `default`."""
         if given is not None:
-            if given < 1:
-                raise RegistryError(f"uploads per day is at least 1, not {given}")
+            if given < least:
+                raise RegistryError(f"{name.replace('_', ' ')} is at least {least}, not {given}")
             with self._write() as conn:
                 conn.execute(
                     "INSERT INTO service_settings (name, value, updated) VALUES (?, ?, ?) "
                     "ON CONFLICT (name) DO UPDATE SET value = excluded.value, "
                     "updated = excluded.updated",
-                    (UPLOADS_PER_DAY, json.dumps(given), now()),
+                    (name, json.dumps(given), now()),
                 )
             return given
         if not self.has_table("service_settings"):  # a read-only open of an older schema
-            return DEFAULT_UPLOADS_PER_DAY
+            return default
         row = self.db.execute(
-            "SELECT value FROM service_settings WHERE name = ?", (UPLOADS_PER_DAY,)
+            "SELECT value FROM service_settings WHERE name = ?", (name,)
         ).fetchone()
-        return json.loads(row[0]) if row is not None else DEFAULT_UPLOADS_PER_DAY
+        return json.loads(row[0]) if row is not None else default
+
+    @sqlite_errors
+    def uploads_per_day(self, given: int | None = None) -> int:
+        """The uploads a bot's owner may make in 24 hours (service_setting)."""
+        return self.service_setting(UPLOADS_PER_DAY, given, DEFAULT_UPLOADS_PER_DAY, 1)
 
     @sqlite_errors
     def check_upload_allowed(self, family: str, per_day: int) -> None:

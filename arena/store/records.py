@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from arena.ratings import Rater, RatingParams
+from arena.seeds import new_match_id
 
 R = TypeVar("R")
 
@@ -167,6 +168,31 @@ class StoredMatch:
     # would let a bot group the matches of a set.
     match_key: str | None = None
     bot_seeds: tuple[int, ...] = ()
+
+    @classmethod
+    def outside_ladder(
+        cls, ladder: str, seats: Sequence[str], seed: int, rotation: int = 0
+    ) -> "StoredMatch":
+        """A match played with `ladder`'s game and limits but none of its matches (a
+        version's verification, a scrimmage): no index, never rated; an opaque id as a
+        ladder's (arena.seeds)."""
+        return cls(
+            ladder=ladder,
+            index=-1,
+            set_index=-1,
+            round=0,
+            rotation=rotation,
+            seed=seed,
+            seats=tuple(seats),
+            status="running",
+            attempts=1,
+            node=None,
+            started=None,
+            finished=None,
+            rated=False,
+            rating_note=None,
+            match_key=new_match_id(),
+        )
 
 
 @dataclass(frozen=True, slots=True)

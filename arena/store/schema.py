@@ -323,6 +323,43 @@ def _m0010_margin_models(db: sqlite_utils.Database) -> None:
     """)
 
 
+def _m0011_scrimmages(db: sqlite_utils.Database) -> None:
+    # Scrimmages (scrimmages.py): unrated duplicate sets an owner asks for, with their schedule
+    # and, as they are played, each match's result and replay. No ladder's: nothing public
+    # reads these tables.
+    db.executescript("""
+    CREATE TABLE scrimmages (
+        id INTEGER PRIMARY KEY,
+        family TEXT NOT NULL,
+        bot TEXT NOT NULL,
+        opponents TEXT NOT NULL,
+        sets INTEGER NOT NULL,
+        ladder TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'running', 'done', 'failed')),
+        requested REAL NOT NULL,
+        finished REAL,
+        note TEXT
+    );
+    CREATE INDEX scrimmages_by_family ON scrimmages (family, requested);
+    CREATE TABLE scrimmage_matches (
+        scrimmage_id INTEGER NOT NULL REFERENCES scrimmages(id),
+        idx INTEGER NOT NULL,
+        set_index INTEGER NOT NULL,
+        rotation INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        seats TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'completed', 'failed')),
+        scores TEXT,
+        ranks TEXT,
+        faults TEXT,
+        replay TEXT,
+        note TEXT,
+        PRIMARY KEY (scrimmage_id, idx)
+    );
+    PRAGMA user_version = 11;
+    """)
+
+
 # A reader of a database from before versions or submissions (which it cannot migrate) sees
 # its bots as the migrations would make them: each its own version 1, active. A TEMP view is the
 # connection's own (it writes nothing to the file) and is found before the file's table of the
@@ -336,7 +373,7 @@ _BOTS_COLUMNS_ADDED = {
 
 
 # Each migration ends by setting PRAGMA user_version to its number; add one, bump this.
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 # The oldest schema the reading queries work on: a read-only open (which cannot migrate, say in
 # a read-only folder) accepts it. Raise it when a migration changes what they read.
 READABLE_FROM = 1
@@ -351,6 +388,7 @@ _MIGRATION_STEPS = (
     ("0008_competitions", _m0008_competitions),
     ("0009_match_logs", _m0009_match_logs),
     ("0010_margin_models", _m0010_margin_models),
+    ("0011_scrimmages", _m0011_scrimmages),
 )
 _MIGRATION_NAMES = tuple(name for name, _ in _MIGRATION_STEPS)
 # The tables of the first migration: with it recorded as applied, an Arena database from before

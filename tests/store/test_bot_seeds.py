@@ -102,7 +102,8 @@ def test_an_older_database_gets_a_key_at_its_first_writing_open(tmp_path):
         store.path,
         "0006_secrets",
         "DROP TABLE secrets; DROP TABLE service_settings; DROP INDEX submissions_by_time; "
-        "DROP TABLE match_logs; DROP TABLE margin_models;",
+        "DROP TABLE match_logs; DROP TABLE margin_models; "
+        "DROP TABLE scrimmage_matches; DROP TABLE scrimmages;",
     )
     with Store(store.path, readonly=True) as reader:  # a reader cannot migrate, and need not
         assert reader.schema_version() == before

@@ -90,7 +90,8 @@ def test_a_database_of_the_previous_schema_gets_the_table_and_keeps_its_matches(
         store.path,
         "0005_fault_logs",
         "DROP TABLE fault_logs; DROP TABLE secrets; DROP TABLE service_settings; "
-        "DROP INDEX submissions_by_time; DROP TABLE match_logs; DROP TABLE margin_models;",
+        "DROP INDEX submissions_by_time; DROP TABLE match_logs; DROP TABLE margin_models; "
+        "DROP TABLE scrimmage_matches; DROP TABLE scrimmages;",
     )
     # A reader (which cannot migrate) finds no excerpts, and no error.
     with Store(store.path, readonly=True) as reader:

@@ -72,13 +72,14 @@ def test_an_arena_database_from_before_the_mark_is_adopted(tmp_path):
         "DROP TABLE bot_owners; DROP TABLE fault_logs; DROP TABLE submissions; "
         "DROP TABLE service_settings; DROP TABLE secrets; DROP TABLE competition_steps; "
         "DROP TABLE competition_entrants; DROP TABLE competitions; DROP TABLE match_logs; "
-        "DROP TABLE margin_models; UPDATE ladders SET rating_mode = 'set'; "
+        "DROP TABLE margin_models; DROP TABLE scrimmage_matches; DROP TABLE scrimmages; "
+        "UPDATE ladders SET rating_mode = 'set'; "
         "ALTER TABLE bots DROP COLUMN status; "
         "ALTER TABLE bots DROP COLUMN family; ALTER TABLE bots DROP COLUMN version; "
         "ALTER TABLE bots DROP COLUMN note; DELETE FROM _sqlite_migrations WHERE "
         "name IN ('0002_ladder_leases', '0003_bot_versions', '0004_submissions', "
         "'0005_fault_logs', '0006_secrets', '0007_service_settings', '0008_competitions', "
-        "'0009_match_logs', '0010_margin_models'); "
+        "'0009_match_logs', '0010_margin_models', '0011_scrimmages'); "
         "PRAGMA application_id = 0; PRAGMA user_version = 1;"
     )
     con.close()

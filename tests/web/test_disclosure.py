@@ -80,6 +80,8 @@ OWNER_ROUTES = {
     "/api/bots/{bot}/faults",
     "/api/ladders/{ladder}/matches/{index}/logs",
     "/api/organiser/bots",
+    "/api/bots/{name}/scrimmages",
+    "/api/bots/{name}/scrimmages/{scrimmage_id}",
 }
 REPLAY_DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 
@@ -589,9 +591,11 @@ def test_every_public_api_route_was_looked_at(serve_run):
     }
     assert routes == API_ROUTES | OWNER_ROUTES
     for route in OWNER_ROUTES:  # with no key, nothing (what they answer with one:
-        # tests/submissions/test_submit_api.py and tests/web/test_fault_logs.py)
+        # tests/submissions/test_submit_api.py, tests/web/test_fault_logs.py and
+        # tests/service/test_scrimmages.py)
         url = serve_run.web + route.replace("{name}", BOTS[0]).replace("{version}", "1")
         url = url.replace("{ladder}", LADDER).replace("{index}", "0")
+        url = url.replace("{scrimmage_id}", "1")
         r = httpx.get(url.replace("{bot}", BOTS[0]))
         assert r.status_code == 401, (route, r.text)
     looked = {
