@@ -92,7 +92,8 @@ def _missing(name: str, package: str) -> click.Command:
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="arena")
 def main() -> None:
-    """Arena: bots play Balloon Challenge and Boom: Runaway; ladders rate them with TrueSkill."""
+    """Arena: bots play Balloon Challenge and Boom: Runaway; ladders rate them from duplicate
+    sets."""
 
 
 def run() -> None:

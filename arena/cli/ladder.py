@@ -23,7 +23,8 @@ from .rankings import print_rankings
 
 @click.group("ladder")
 def ladder_group():
-    """Round-robin ladders with duplicate deals, rated with TrueSkill."""
+    """Round-robin ladders with duplicate deals, each set rated by its score margins (or with
+    TrueSkill: --rating-mode set or match)."""
 
 
 @ladder_group.command("run")

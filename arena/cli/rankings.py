@@ -6,7 +6,7 @@ import json
 
 import click
 
-from arena.ratings import SETTLED_CONFIDENCE
+from arena.ratings import MARGINS_MODE, SETTLED_CONFIDENCE
 
 from .common import db_option, open_store
 
@@ -59,8 +59,13 @@ def print_rankings(rankings) -> None:
             f"{s.faults:>6}"
         )
     if not rankings.all_settled:
+        source = (
+            "the score-margin model, their covariance included"
+            if rankings.rating_mode == MARGINS_MODE
+            else "TrueSkill posteriors"
+        )
         click.echo(
             f"?: not settled. '> next' is the probability that the bot is better than "
-            f"the next one (TrueSkill posteriors); a rank is settled when that and the "
+            f"the next one ({source}); a rank is settled when that and the "
             f"previous bot's are at least {rankings.confidence:g}."
         )

@@ -80,7 +80,8 @@ else:
         p_better_than_next=(
             float | None,
             "probability that this bot's skill is above the next "
-            "one's (TrueSkill posteriors); null for the last",
+            "one's (in the ladder's rating mode: margins, its model with the two bots' "
+            "covariance; set or match, TrueSkill posteriors); null for the last",
         ),
         settled=(
             bool,

@@ -184,7 +184,9 @@ def test_until_settled_stops_at_the_cap_and_the_same_command_with_a_higher_cap_g
     assert "after 3 rounds" in proc.stderr
     assert settled_after_each_round(db, "c", 0.95) == [False, False, False]
     assert results(db)["count"] == 2 * 2 * 3 * 3
-    assert "?" in arena("rankings", "--db", str(db)).stdout  # unsettled ranks are marked
+    shown = arena("rankings", "--db", str(db)).stdout
+    assert "?" in shown  # unsettled ranks are marked, and what P(> next) comes from is said
+    assert "(margins rating)" in shown and "the score-margin model" in shown
 
 
 def test_until_settled_killed_after_adding_a_round_resumes_to_the_uninterrupted_result(tmp_path):
