@@ -4,6 +4,7 @@ Python, started in the repository's root unless told otherwise."""
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -104,13 +105,42 @@ def ladder_run_args(
     return [*ladder, "--db", str(db), *work, "--no-progress", *options]
 
 
-def free_ports(n: int) -> list[int]:
-    """n distinct free ports: the sockets stay bound until all are chosen, so that the kernel
-    cannot hand the same port out twice."""
-    sockets = [socket.socket() for _ in range(n)]
+# Test servers listen on ports below the kernel's ephemeral range: a port the kernel handed out
+# for "any free port" (bind to 0) is one it may hand out again at once as the local end of an
+# outgoing connection (a bot connecting to its referee, say), and a fresh clone's run lost a
+# server that way ("Failed to bind to address 127.0.0.1:40815"). Below the range, only a
+# process that binds that very port can take it.
+LISTEN_PORTS = (10000, 32768)
+
+
+def _listen_range() -> tuple[int, int]:
     try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return LISTEN_PORTS
+    return LISTEN_PORTS[0], max(LISTEN_PORTS[0] + 1000, min(LISTEN_PORTS[1], low))
+
+
+def free_ports(n: int) -> list[int]:
+    """n distinct free ports, drawn at random below the ephemeral range (LISTEN_PORTS) and
+    bound to check them: the sockets stay bound until all are chosen, so that no port is
+    handed out twice."""
+    low, high = _listen_range()
+    rng = random.SystemRandom()  # two test workers must not draw alike
+    sockets: list[socket.socket] = []
+    try:
+        for _ in range(200 * n):
+            if len(sockets) == n:
+                break
+            s = socket.socket()
+            try:
+                s.bind(("127.0.0.1", rng.randrange(low, high)))
+            except OSError:  # taken: draw again
+                s.close()
+                continue
+            sockets.append(s)
+        if len(sockets) < n:
+            raise RuntimeError(f"found only {len(sockets)} free ports of {n} in {low}-{high}")
         return [s.getsockname()[1] for s in sockets]
     finally:
         for s in sockets:

@@ -398,9 +398,7 @@ def test_a_node_killed_mid_ladder_leaves_a_complete_correct_ladder(
 
 def test_arena_serve_runs_its_matches_on_the_cluster(ray_cluster, tmp_path):
     """The executor choice for the server: `arena serve --executor ray`."""
-    import socket
-
-    from tests.cli import run_arena, serve_args
+    from tests.cli import free_ports, run_arena, serve_args
 
     db = tmp_path / "serve.db"
     for name in ("r1", "r2", "r3"):
@@ -408,9 +406,7 @@ def test_arena_serve_runs_its_matches_on_the_cluster(ray_cluster, tmp_path):
             "bot", "add", name, "--command", "python example_bots/random_bot.py", "--db", str(db)
         )
         assert added.returncode == 0, added.stderr
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        web_port = s.getsockname()[1]
+    (web_port,) = free_ports(1)  # below the ephemeral range (tests/cli.py)
     proc = run_arena(
         *serve_args(
             "bal=balloon:3",
