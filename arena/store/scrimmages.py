@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from arena.results import MatchResult
-from arena.schedule import random_seed
 
 from .errors import RegistryError, StoreError, sqlite_errors
 from .quotas import DAY_S, Quotas, _duration
@@ -188,7 +187,9 @@ class Scrimmages(Quotas):
         seats = [bot, *opponents]
         if len(set(seats)) != len(seats):
             raise RegistryError(f"a scrimmage seats each bot once: {seats}")
-        rng = random.Random(random_seed())
+        # The operating system's randomness: one set's deal, shown once the set is over, must
+        # tell nothing of the next set's (a seeded generator's outputs would, in numbers).
+        rng = random.SystemRandom()
         with self._write() as conn:
             since = now() - DAY_S
             rows = conn.execute(
